@@ -1,0 +1,20 @@
+//! # clarray: OpenCL arrays whose data stays on the device
+//!
+//! clarray is layered; each layer is one module and uses only the layers above it in this
+//! table. `unsafe` code and calls into `opencl3` live in [`runtime`] alone; everything below
+//! it in the table is safe Rust.
+//!
+//! | layer | module | what it holds |
+//! |---|---|---|
+//! | runtime | [`runtime`] | platforms, devices, contexts, queues, events; buffers, images, pinned memory and every copy between them (bounds-checked, blocking or safely non-blocking); programs and kernel launches with checked arguments |
+//! | programs | [`program`] | the program cache (memory and disk), kernels created once and reused |
+//!
+//! Start with [`Context::new`], which picks the device named by `CLARRAY_DEVICE` or else the
+//! GPU with the most memory (PoCL's CPU device on a machine without a GPU).
+
+pub mod error;
+pub mod program;
+pub mod runtime;
+
+pub use error::{BuildFailure, Error, Result};
+pub use runtime::{Buffer, Context, Device, Event, Image, Pinned, Queue};

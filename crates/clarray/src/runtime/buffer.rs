@@ -1,0 +1,374 @@
+//! `Buffer`: an untyped device allocation (OpenCL's malloc), and the linear copies between host
+//! memory and buffers.
+//!
+//! Every copy is checked before it is enqueued; the checks are what make the `unsafe` calls
+//! below sound, so they live here, next to those calls.
+
+use std::ffi::c_void;
+use std::fmt;
+use std::sync::Arc;
+
+use bytemuck::Pod;
+use opencl3::memory::{
+    CL_MEM_ALLOC_HOST_PTR, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE, CL_MEM_WRITE_ONLY,
+};
+use opencl3::types::{cl_buffer_region, cl_mem, CL_BLOCKING};
+
+use super::context::{Context, Queue};
+use super::event::{list_ptr, raw_list, Event};
+use crate::error::{ClResultExt, Error, Result};
+
+/// How kernels may access a buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Access {
+    /// Kernels read and write it (the default).
+    #[default]
+    ReadWrite,
+    /// Kernels only read it.
+    ReadOnly,
+    /// Kernels only write it.
+    WriteOnly,
+}
+
+impl Access {
+    fn flags(self) -> u64 {
+        match self {
+            Access::ReadWrite => CL_MEM_READ_WRITE,
+            Access::ReadOnly => CL_MEM_READ_ONLY,
+            Access::WriteOnly => CL_MEM_WRITE_ONLY,
+        }
+    }
+}
+
+pub(crate) struct MemObject {
+    pub(crate) mem: cl_mem,
+    pub(crate) ctx: Context,
+}
+
+// SAFETY: cl_mem handles may be used from any thread (OpenCL 1.1+ is thread-safe for every call
+// but clSetKernelArg, which clarray serialises per kernel).
+unsafe impl Send for MemObject {}
+// SAFETY: as above; the handle itself is never mutated.
+unsafe impl Sync for MemObject {}
+
+impl Drop for MemObject {
+    fn drop(&mut self) {
+        // SAFETY: `mem` was returned by clCreate* and this is its only owner. OpenCL keeps the
+        // object alive until commands that use it have finished.
+        if let Err(code) = unsafe { opencl3::memory::release_mem_object(self.mem) } {
+            self.ctx.defer_error(Error::opencl("clReleaseMemObject", code));
+        }
+    }
+}
+
+struct BufferInner {
+    obj: MemObject,
+    len: usize,
+    access: Access,
+    /// For sub-buffers: the parent (kept alive) and the origin in it.
+    parent: Option<(Buffer, usize)>,
+}
+
+/// An untyped device allocation: a bag of bytes that copies understand. Cheap to clone (all
+/// clones are the same allocation).
+#[derive(Clone)]
+pub struct Buffer {
+    inner: Arc<BufferInner>,
+}
+
+impl fmt::Debug for Buffer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Buffer({} bytes, {:?}", self.inner.len, self.inner.access)?;
+        if let Some((_, origin)) = &self.inner.parent {
+            write!(f, ", sub-buffer at {origin}")?;
+        }
+        write!(f, ")")
+    }
+}
+
+impl Buffer {
+    /// An uninitialised buffer of `bytes` bytes (read-write). A size above the device's
+    /// maximum allocation is refused before the driver is asked. Zero bytes is allowed.
+    pub fn uninit(ctx: &Context, bytes: usize) -> Result<Buffer> {
+        Buffer::with_access(ctx, bytes, Access::ReadWrite)
+    }
+
+    /// An uninitialised buffer with the given kernel access.
+    pub fn with_access(ctx: &Context, bytes: usize, access: Access) -> Result<Buffer> {
+        Buffer::create(ctx, bytes, access.flags(), access)
+    }
+
+    pub(crate) fn create(ctx: &Context, bytes: usize, flags: u64, access: Access) -> Result<Buffer> {
+        ctx.check_deferred()?;
+        let info = ctx.device().info();
+        if bytes as u64 > info.max_alloc_bytes {
+            return Err(Error::TooLarge(format!(
+                "a buffer of {bytes} bytes was asked for, but {} allows at most {} bytes in one \
+                 allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE); split the data into several buffers",
+                info.name, info.max_alloc_bytes
+            )));
+        }
+        // OpenCL refuses zero-sized buffers; an empty buffer is backed by one byte.
+        let physical = bytes.max(1);
+        // SAFETY: the context is valid and no host pointer is passed.
+        let mem = unsafe {
+            opencl3::memory::create_buffer(ctx.queue.inner.core.ctx.get(), flags, physical, std::ptr::null_mut())
+        }
+        .map_err(|code| {
+            if code == opencl3::error_codes::CL_MEM_OBJECT_ALLOCATION_FAILURE
+                || code == opencl3::error_codes::CL_OUT_OF_RESOURCES
+            {
+                Error::OutOfDeviceMemory { requested: bytes as u64, in_use: 0, held: 0, limit: info.global_mem_bytes }
+            } else {
+                Error::opencl("clCreateBuffer", code)
+            }
+        })?;
+        Ok(Buffer {
+            inner: Arc::new(BufferInner { obj: MemObject { mem, ctx: ctx.clone() }, len: bytes, access, parent: None }),
+        })
+    }
+
+    /// A buffer that the host can map cheaply (`CL_MEM_ALLOC_HOST_PTR`), used for pinned memory.
+    pub(crate) fn host_allocated(ctx: &Context, bytes: usize) -> Result<Buffer> {
+        Buffer::create(ctx, bytes, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, Access::ReadWrite)
+    }
+
+    /// Size in bytes.
+    pub fn len(&self) -> usize {
+        self.inner.len
+    }
+
+    /// Whether the buffer holds no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.inner.len == 0
+    }
+
+    /// Kernel access given at creation.
+    pub fn access(&self) -> Access {
+        self.inner.access
+    }
+
+    /// The context the buffer was created in (with its work queue).
+    pub fn context(&self) -> &Context {
+        &self.inner.obj.ctx
+    }
+
+    /// For a sub-buffer, its parent and its byte offset in it.
+    pub fn parent(&self) -> Option<(&Buffer, usize)> {
+        self.inner.parent.as_ref().map(|(b, o)| (b, *o))
+    }
+
+    /// Whether two handles are the same allocation.
+    pub fn same_as(&self, other: &Buffer) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    pub(crate) fn raw(&self) -> cl_mem {
+        self.inner.obj.mem
+    }
+
+    /// A buffer that aliases `len` bytes of this one from `origin`. The origin must be a
+    /// multiple of the device's base address alignment (`CL_DEVICE_MEM_BASE_ADDR_ALIGN`).
+    pub fn sub_buffer(&self, origin: usize, len: usize) -> Result<Buffer> {
+        check_range("sub-buffer", origin, len, self.len())?;
+        if len == 0 {
+            return Err(Error::InvalidArgument("a sub-buffer of 0 bytes was asked for; OpenCL needs at least 1".into()));
+        }
+        let align = self.context().device().info().mem_base_addr_align_bytes.max(1) as usize;
+        if origin % align != 0 {
+            return Err(Error::InvalidArgument(format!(
+                "sub-buffer origin {origin} is not a multiple of the device's base address \
+                 alignment of {align} bytes; round it down to {}",
+                origin / align * align
+            )));
+        }
+        if self.inner.parent.is_some() {
+            return Err(Error::InvalidArgument(
+                "a sub-buffer of a sub-buffer was asked for; OpenCL allows only one level, take it \
+                 from the parent with the origins added"
+                    .into(),
+            ));
+        }
+        let region = cl_buffer_region { origin, size: len };
+        // SAFETY: the parent is valid, the region was checked to lie inside it and is aligned,
+        // and `region` outlives the call.
+        let mem = unsafe {
+            opencl3::memory::create_sub_buffer(
+                self.raw(),
+                self.inner.access.flags(),
+                opencl3::memory::CL_BUFFER_CREATE_TYPE_REGION,
+                (&region as *const cl_buffer_region).cast::<c_void>(),
+            )
+        }
+        .cl("clCreateSubBuffer")?;
+        Ok(Buffer {
+            inner: Arc::new(BufferInner {
+                obj: MemObject { mem, ctx: self.context().clone() },
+                len,
+                access: self.inner.access,
+                parent: Some((self.clone(), origin)),
+            }),
+        })
+    }
+}
+
+/// Checks that `[offset, offset + len)` lies inside `size` bytes.
+pub(crate) fn check_range(what: &str, offset: usize, len: usize, size: usize) -> Result<()> {
+    match offset.checked_add(len) {
+        Some(end) if end <= size => Ok(()),
+        _ => Err(Error::OutOfBounds(format!(
+            "{what}: {len} bytes at offset {offset} reach byte {}, but the buffer holds {size} bytes",
+            offset as u128 + len as u128
+        ))),
+    }
+}
+
+pub(crate) fn check_queue(queue: &Queue, buf: &Buffer) -> Result<()> {
+    queue.context_of().check_same(buf.context())
+}
+
+impl Queue {
+    /// Copies `data` into `buffer` at byte `offset` and waits for it (blocking). `wait`: events
+    /// that must complete first.
+    pub fn write_buffer<T: Pod>(&self, buffer: &Buffer, offset: usize, data: &[T], wait: &[Event]) -> Result<Event> {
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        // SAFETY: blocking, so `bytes` is only read during the call.
+        unsafe { self.write_raw(buffer, offset, bytes, true, wait) }
+    }
+
+    /// Copies bytes from `buffer` at byte `offset` into `out` and waits for it (blocking).
+    pub fn read_buffer<T: Pod>(&self, buffer: &Buffer, offset: usize, out: &mut [T], wait: &[Event]) -> Result<Event> {
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
+        // SAFETY: blocking, so `bytes` is only written during the call.
+        unsafe { self.read_raw(buffer, offset, bytes, true, wait) }
+    }
+
+    /// # Safety
+    /// When `blocking` is false, `data` must stay valid and unmodified until the event completes.
+    pub(crate) unsafe fn write_raw(&self, buffer: &Buffer, offset: usize, data: &[u8], blocking: bool, wait: &[Event]) -> Result<Event> {
+        check_queue(self, buffer)?;
+        check_range("host → buffer copy", offset, data.len(), buffer.len())?;
+        if data.is_empty() {
+            return self.marker(wait);
+        }
+        let ids = raw_list(wait);
+        // SAFETY: queue and buffer are valid and of one context; the range lies inside the
+        // buffer (checked above); `data` is valid for `data.len()` bytes for as long as the
+        // caller guarantees (the whole call when blocking).
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_write_buffer(
+                self.inner.queue.get(),
+                buffer.raw(),
+                if blocking { CL_BLOCKING } else { 0 },
+                offset,
+                data.len(),
+                data.as_ptr() as *mut c_void,
+                ids.len() as u32,
+                list_ptr(&ids),
+            )
+        }
+        .cl("clEnqueueWriteBuffer")?;
+        Ok(Event::from_raw(ev, self.is_profiling()))
+    }
+
+    /// # Safety
+    /// When `blocking` is false, `out` must stay valid and untouched until the event completes.
+    pub(crate) unsafe fn read_raw(&self, buffer: &Buffer, offset: usize, out: &mut [u8], blocking: bool, wait: &[Event]) -> Result<Event> {
+        check_queue(self, buffer)?;
+        check_range("buffer → host copy", offset, out.len(), buffer.len())?;
+        if out.is_empty() {
+            return self.marker(wait);
+        }
+        let ids = raw_list(wait);
+        // SAFETY: as in write_raw; `out` is writable for `out.len()` bytes.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_read_buffer(
+                self.inner.queue.get(),
+                buffer.raw(),
+                if blocking { CL_BLOCKING } else { 0 },
+                offset,
+                out.len(),
+                out.as_mut_ptr().cast::<c_void>(),
+                ids.len() as u32,
+                list_ptr(&ids),
+            )
+        }
+        .cl("clEnqueueReadBuffer")?;
+        Ok(Event::from_raw(ev, self.is_profiling()))
+    }
+
+    /// Copies `bytes` bytes from `src` at `src_offset` to `dst` at `dst_offset` on the device.
+    /// Non-blocking: returns the copy's event. Overlapping ranges of one buffer are refused
+    /// (OpenCL leaves them undefined).
+    pub fn copy_buffer(&self, src: &Buffer, src_offset: usize, dst: &Buffer, dst_offset: usize, bytes: usize, wait: &[Event]) -> Result<Event> {
+        check_queue(self, src)?;
+        check_queue(self, dst)?;
+        check_range("buffer → buffer copy (source)", src_offset, bytes, src.len())?;
+        check_range("buffer → buffer copy (destination)", dst_offset, bytes, dst.len())?;
+        if bytes == 0 {
+            return self.marker(wait);
+        }
+        if src.same_as(dst) && src_offset < dst_offset + bytes && dst_offset < src_offset + bytes {
+            return Err(Error::InvalidArgument(format!(
+                "buffer → buffer copy of {bytes} bytes from offset {src_offset} to offset \
+                 {dst_offset} of the same buffer overlaps; copy through a temporary buffer"
+            )));
+        }
+        let ids = raw_list(wait);
+        // SAFETY: both buffers are valid, of this queue's context, and both ranges were checked.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_copy_buffer(
+                self.inner.queue.get(),
+                src.raw(),
+                dst.raw(),
+                src_offset,
+                dst_offset,
+                bytes,
+                ids.len() as u32,
+                list_ptr(&ids),
+            )
+        }
+        .cl("clEnqueueCopyBuffer")?;
+        Ok(Event::from_raw(ev, self.is_profiling()))
+    }
+
+    /// Fills `bytes` bytes of `buffer` from `offset` with copies of `pattern` (non-blocking).
+    /// The pattern's size must be 1, 2, 4, …, 128 bytes, and offset and size multiples of it.
+    pub fn fill_buffer<T: Pod>(&self, buffer: &Buffer, pattern: &[T], offset: usize, bytes: usize, wait: &[Event]) -> Result<Event> {
+        check_queue(self, buffer)?;
+        let pat: &[u8] = bytemuck::cast_slice(pattern);
+        let p = pat.len();
+        if !p.is_power_of_two() || p > 128 {
+            return Err(Error::InvalidArgument(format!(
+                "a fill pattern of {p} bytes was given; OpenCL allows 1, 2, 4, 8, 16, 32, 64 or 128"
+            )));
+        }
+        if offset % p != 0 || bytes % p != 0 {
+            return Err(Error::InvalidArgument(format!(
+                "fill of {bytes} bytes at offset {offset}: both must be multiples of the pattern \
+                 size {p}"
+            )));
+        }
+        check_range("fill", offset, bytes, buffer.len())?;
+        if bytes == 0 {
+            return self.marker(wait);
+        }
+        let ids = raw_list(wait);
+        // SAFETY: buffer valid and of this context; range checked; the pattern is copied by the
+        // driver during the call.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_fill_buffer(
+                self.inner.queue.get(),
+                buffer.raw(),
+                pat.as_ptr().cast::<c_void>(),
+                p,
+                offset,
+                bytes,
+                ids.len() as u32,
+                list_ptr(&ids),
+            )
+        }
+        .cl("clEnqueueFillBuffer")?;
+        Ok(Event::from_raw(ev, self.is_profiling()))
+    }
+}

@@ -1,0 +1,242 @@
+//! Contexts and in-order command queues.
+//!
+//! A [`Context`] is an OpenCL context on one device *plus the queue that work goes to*: cloning
+//! is cheap, and [`Context::with_queue`] gives the same context with another queue, so arrays
+//! and buffers made from it enqueue there.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
+use opencl3::context::Context as ClContext;
+
+use super::device::{default_device, Device};
+use super::event::Event;
+use crate::error::{ClResultExt, Error, Result};
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Locks a mutex, recovering from poisoning (a panic elsewhere never makes clarray panic).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+pub(crate) struct ContextCore {
+    pub(crate) ctx: ClContext,
+    pub(crate) device: Device,
+    pub(crate) id: u64,
+    deferred: Mutex<Vec<Error>>,
+    slots: Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
+}
+
+impl ContextCore {
+    pub(crate) fn defer(&self, e: Error) {
+        log::error!("clarray: error in a destructor, reported at the next call: {e}");
+        lock(&self.deferred).push(e);
+    }
+
+    pub(crate) fn take_deferred(&self) -> Result<()> {
+        let mut d = lock(&self.deferred);
+        if d.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Deferred(std::mem::take(&mut *d)))
+        }
+    }
+}
+
+pub(crate) struct QueueCore {
+    pub(crate) queue: CommandQueue,
+    pub(crate) core: Arc<ContextCore>,
+    pub(crate) profiling: bool,
+    pub(crate) id: u64,
+}
+
+/// An in-order command queue on a context's device. Cheap to clone; all clones are one queue.
+#[derive(Clone)]
+pub struct Queue {
+    pub(crate) inner: Arc<QueueCore>,
+}
+
+impl fmt::Debug for Queue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Queue(#{} on {}, profiling {})", self.inner.id, self.inner.core.device.name(), self.inner.profiling)
+    }
+}
+
+impl Queue {
+    fn new(core: Arc<ContextCore>, profiling: bool) -> Result<Queue> {
+        let props = if profiling { CL_QUEUE_PROFILING_ENABLE } else { 0 };
+        let queue = CommandQueue::create_default_with_properties(&core.ctx, props, 0)
+            .or_else(|_| {
+                #[allow(deprecated)]
+                CommandQueue::create_default(&core.ctx, props)
+            })
+            .cl("clCreateCommandQueue")?;
+        Ok(Queue {
+            inner: Arc::new(QueueCore { queue, core, profiling, id: NEXT_ID.fetch_add(1, Ordering::Relaxed) }),
+        })
+    }
+
+    /// Whether commands on this queue record device times.
+    pub fn is_profiling(&self) -> bool {
+        self.inner.profiling
+    }
+
+    /// A process-unique number for this queue.
+    pub fn id(&self) -> u64 {
+        self.inner.id
+    }
+
+    /// Sends queued commands to the device without waiting.
+    pub fn flush(&self) -> Result<()> {
+        self.inner.queue.flush().cl("clFlush")
+    }
+
+    /// Waits until every command on the queue has completed; reports errors recorded in
+    /// destructors since the last checked call.
+    pub fn finish(&self) -> Result<()> {
+        self.inner.queue.finish().cl("clFinish")?;
+        self.inner.core.take_deferred()
+    }
+
+    /// An event that completes when every command enqueued so far (and `wait` events) has.
+    pub fn marker(&self, wait: &[Event]) -> Result<Event> {
+        let ids = super::event::raw_list(wait);
+        // SAFETY: the queue is valid and the wait list holds `ids.len()` valid events, kept
+        // alive by `wait` for the duration of the call.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_marker_with_wait_list(
+                self.inner.queue.get(),
+                ids.len() as u32,
+                super::event::list_ptr(&ids),
+            )
+        }
+        .cl("clEnqueueMarkerWithWaitList")?;
+        Ok(Event::from_raw(ev, self.inner.profiling))
+    }
+}
+
+/// An OpenCL context on one device together with the queue that work goes to.
+#[derive(Clone)]
+pub struct Context {
+    pub(crate) queue: Queue,
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Context(#{} on {:?}, {:?})", self.queue.inner.core.id, self.device(), self.queue)
+    }
+}
+
+impl Context {
+    /// A context on the default device (`CLARRAY_DEVICE`, else the largest GPU, else any),
+    /// with a queue without profiling.
+    pub fn new() -> Result<Context> {
+        Context::on(&default_device()?)
+    }
+
+    /// A context on `device` with a queue without profiling.
+    pub fn on(device: &Device) -> Result<Context> {
+        Context::on_with(device, false)
+    }
+
+    /// A context on `device`; its queue profiles when `profiling` is set (costs a few
+    /// microseconds per command on some drivers).
+    pub fn on_with(device: &Device, profiling: bool) -> Result<Context> {
+        let cl_dev = opencl3::device::Device::new(device.id);
+        let ctx = ClContext::from_device(&cl_dev).cl("clCreateContext")?;
+        let core = Arc::new(ContextCore {
+            ctx,
+            device: device.clone(),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            deferred: Mutex::new(Vec::new()),
+            slots: Mutex::new(HashMap::new()),
+        });
+        Ok(Context { queue: Queue::new(core, profiling)? })
+    }
+
+    /// The device of this context.
+    pub fn device(&self) -> &Device {
+        &self.queue.inner.core.device
+    }
+
+    /// The queue work goes to.
+    pub fn queue(&self) -> &Queue {
+        &self.queue
+    }
+
+    /// A new in-order queue on this context's device.
+    pub fn create_queue(&self, profiling: bool) -> Result<Queue> {
+        Queue::new(self.queue.inner.core.clone(), profiling)
+    }
+
+    /// The same context, with `queue` as the queue work goes to. `queue` must belong to this
+    /// context.
+    pub fn with_queue(&self, queue: &Queue) -> Result<Context> {
+        self.check_same(&queue.context_of())?;
+        Ok(Context { queue: queue.clone() })
+    }
+
+    /// The same context with a new profiling queue.
+    pub fn profiled(&self) -> Result<Context> {
+        Ok(Context { queue: self.create_queue(true)? })
+    }
+
+    /// A process-unique number for the OpenCL context (shared by every queue on it).
+    pub fn id(&self) -> u64 {
+        self.queue.inner.core.id
+    }
+
+    /// Whether two handles are the same OpenCL context.
+    pub fn same_context(&self, other: &Context) -> bool {
+        self.id() == other.id()
+    }
+
+    /// An error unless `other` is the same OpenCL context.
+    pub fn check_same(&self, other: &Context) -> Result<()> {
+        if self.same_context(other) {
+            Ok(())
+        } else {
+            Err(Error::ContextMismatch(format!(
+                "objects from context #{} and context #{} were used together; create both from \
+                 the same Context (clone it) or copy through the host",
+                self.id(),
+                other.id()
+            )))
+        }
+    }
+
+    /// Reports errors recorded in destructors since the last checked call.
+    pub fn check_deferred(&self) -> Result<()> {
+        self.queue.inner.core.take_deferred()
+    }
+
+    /// Records an error that could not be returned (e.g. in `Drop`); it is reported at the
+    /// next checked call ([`Queue::finish`], [`Context::check_deferred`]).
+    pub fn defer_error(&self, e: Error) {
+        self.queue.inner.core.defer(e);
+    }
+
+    /// Per-context state of type `T` owned by a layer above the runtime (program cache,
+    /// memory pool, …), created with `T::default()` on first use.
+    pub fn slot<T: Any + Send + Sync + Default>(&self) -> Arc<T> {
+        let mut slots = lock(&self.queue.inner.core.slots);
+        let entry = slots.entry(TypeId::of::<T>()).or_insert_with(|| Arc::new(T::default()));
+        match entry.clone().downcast::<T>() {
+            Ok(t) => t,
+            // The map is keyed by the TypeId of the value it holds, so this cannot fail.
+            Err(_) => Arc::new(T::default()),
+        }
+    }
+}
+
+impl Queue {
+    /// The context this queue belongs to, with this queue as its work queue.
+    pub fn context_of(&self) -> Context {
+        Context { queue: self.clone() }
+    }
+}

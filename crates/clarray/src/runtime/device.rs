@@ -1,0 +1,303 @@
+//! Platforms, devices, their facts, and the choice of a device (`CLARRAY_DEVICE`).
+
+use std::fmt;
+use std::sync::Arc;
+
+use opencl3::device::{
+    Device as ClDevice, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU,
+    CL_DEVICE_TYPE_GPU,
+};
+use opencl3::types::cl_device_id;
+use serde::Serialize;
+
+use crate::error::{ClResultExt, Error, Result};
+
+/// The environment variable that picks a device: `P:D`, part of a name, `gpu` or `cpu`.
+pub const DEVICE_ENV: &str = "CLARRAY_DEVICE";
+
+/// The kind of an OpenCL device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeviceType {
+    /// A graphics processor.
+    Gpu,
+    /// A CPU (PoCL's, Intel's or AMD's CPU runtimes).
+    Cpu,
+    /// An accelerator (FPGA, DSP, …).
+    Accelerator,
+    /// Anything else.
+    Other,
+}
+
+impl fmt::Display for DeviceType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DeviceType::Gpu => "GPU",
+            DeviceType::Cpu => "CPU",
+            DeviceType::Accelerator => "accelerator",
+            DeviceType::Other => "other",
+        })
+    }
+}
+
+/// An OpenCL platform (one installed driver) and what it reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlatformInfo {
+    /// Index among the platforms, as in `CLARRAY_DEVICE=P:D`.
+    pub index: usize,
+    /// `CL_PLATFORM_NAME`.
+    pub name: String,
+    /// `CL_PLATFORM_VENDOR`.
+    pub vendor: String,
+    /// `CL_PLATFORM_VERSION`.
+    pub version: String,
+}
+
+/// Everything about a device that users of clarray ask for.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeviceInfo {
+    /// Platform index (the `P` of `P:D`).
+    pub platform_index: usize,
+    /// Device index within its platform (the `D` of `P:D`).
+    pub device_index: usize,
+    /// The platform's name.
+    pub platform_name: String,
+    /// `CL_DEVICE_NAME`.
+    pub name: String,
+    /// `CL_DEVICE_VENDOR`.
+    pub vendor: String,
+    /// GPU, CPU, …
+    pub device_type: DeviceType,
+    /// `CL_DRIVER_VERSION`.
+    pub driver_version: String,
+    /// `CL_DEVICE_VERSION`, e.g. `OpenCL 3.0 CUDA`.
+    pub opencl_version: String,
+    /// `CL_DEVICE_OPENCL_C_VERSION`.
+    pub opencl_c_version: String,
+    /// Global memory in bytes.
+    pub global_mem_bytes: u64,
+    /// Largest single allocation in bytes.
+    pub max_alloc_bytes: u64,
+    /// Compute units (multiprocessors, cores).
+    pub compute_units: u32,
+    /// Largest work-group.
+    pub max_work_group_size: usize,
+    /// Largest work-group along each dimension.
+    pub max_work_item_sizes: Vec<usize>,
+    /// Local (shared) memory per work-group in bytes.
+    pub local_mem_bytes: u64,
+    /// Whether `double` works in kernels.
+    pub fp64: bool,
+    /// Whether `half` arithmetic works in kernels (cl_khr_fp16).
+    pub fp16: bool,
+    /// Whether images are supported.
+    pub image_support: bool,
+    /// Largest 2-D image, width and height.
+    pub image2d_max: [usize; 2],
+    /// Largest 3-D image, width, height and depth.
+    pub image3d_max: [usize; 3],
+    /// Alignment of sub-buffer origins, in bytes.
+    pub mem_base_addr_align_bytes: u64,
+    /// Whether the device shares memory with the host.
+    pub host_unified_memory: bool,
+    /// Device extensions, space separated.
+    pub extensions: String,
+}
+
+impl DeviceInfo {
+    /// `P:D name (type)`, the way errors and `clarray devices` name a device.
+    pub fn label(&self) -> String {
+        format!("{}:{} {} ({})", self.platform_index, self.device_index, self.name, self.device_type)
+    }
+
+    /// Whether the device lists an extension.
+    pub fn has_extension(&self, ext: &str) -> bool {
+        self.extensions.split_whitespace().any(|e| e == ext)
+    }
+}
+
+/// An OpenCL device together with its facts. Cheap to clone.
+#[derive(Clone)]
+pub struct Device {
+    pub(crate) id: cl_device_id,
+    info: Arc<DeviceInfo>,
+}
+
+// SAFETY: a cl_device_id is an opaque handle that OpenCL allows to be used from any thread.
+unsafe impl Send for Device {}
+// SAFETY: as above; the device handle is never mutated.
+unsafe impl Sync for Device {}
+
+impl fmt::Debug for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Device({})", self.info.label())
+    }
+}
+
+impl Device {
+    /// The device's facts.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// The device's name.
+    pub fn name(&self) -> &str {
+        &self.info.name
+    }
+}
+
+fn device_type_of(bits: u64) -> DeviceType {
+    if bits & CL_DEVICE_TYPE_GPU != 0 {
+        DeviceType::Gpu
+    } else if bits & CL_DEVICE_TYPE_CPU != 0 {
+        DeviceType::Cpu
+    } else if bits & CL_DEVICE_TYPE_ACCELERATOR != 0 {
+        DeviceType::Accelerator
+    } else {
+        DeviceType::Other
+    }
+}
+
+fn query(platform: &PlatformInfo, device_index: usize, id: cl_device_id) -> Result<DeviceInfo> {
+    let d = ClDevice::new(id);
+    let opencl_version = d.version().cl("clGetDeviceInfo(CL_DEVICE_VERSION)")?;
+    Ok(DeviceInfo {
+        platform_index: platform.index,
+        device_index,
+        platform_name: platform.name.clone(),
+        name: d.name().cl("clGetDeviceInfo(CL_DEVICE_NAME)")?.trim().to_string(),
+        vendor: d.vendor().cl("clGetDeviceInfo(CL_DEVICE_VENDOR)")?.trim().to_string(),
+        device_type: device_type_of(d.dev_type().cl("clGetDeviceInfo(CL_DEVICE_TYPE)")?),
+        driver_version: d.driver_version().cl("clGetDeviceInfo(CL_DRIVER_VERSION)")?,
+        opencl_c_version: d.opencl_c_version().unwrap_or_default(),
+        opencl_version,
+        global_mem_bytes: d.global_mem_size().cl("clGetDeviceInfo(CL_DEVICE_GLOBAL_MEM_SIZE)")?,
+        max_alloc_bytes: d.max_mem_alloc_size().cl("clGetDeviceInfo(CL_DEVICE_MAX_MEM_ALLOC_SIZE)")?,
+        compute_units: d.max_compute_units().cl("clGetDeviceInfo(CL_DEVICE_MAX_COMPUTE_UNITS)")?,
+        max_work_group_size: d
+            .max_work_group_size()
+            .cl("clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)")?,
+        max_work_item_sizes: d.max_work_item_sizes().unwrap_or_default(),
+        local_mem_bytes: d.local_mem_size().cl("clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)")?,
+        fp64: d.double_fp_config().map(|c| c != 0).unwrap_or(false),
+        fp16: d.extensions().map(|e| e.contains("cl_khr_fp16")).unwrap_or(false),
+        image_support: d.image_support().unwrap_or(false),
+        image2d_max: [d.image2d_max_width().unwrap_or(0), d.image2d_max_height().unwrap_or(0)],
+        image3d_max: [
+            d.image3d_max_width().unwrap_or(0),
+            d.image3d_max_height().unwrap_or(0),
+            d.image3d_max_depth().unwrap_or(0),
+        ],
+        mem_base_addr_align_bytes: u64::from(d.mem_base_addr_align().unwrap_or(1024)) / 8,
+        host_unified_memory: d.host_unified_memory().unwrap_or(false),
+        extensions: d.extensions().unwrap_or_default(),
+    })
+}
+
+/// Every OpenCL platform. An error of kind [`Error::NoRuntime`] when no loader or no
+/// platform can be found.
+pub fn platforms() -> Result<Vec<PlatformInfo>> {
+    let list = opencl3::platform::get_platforms().map_err(|e| {
+        Error::NoRuntime(format!(
+            "clGetPlatformIDs failed with {} (no OpenCL loader, or no platform registered in \
+             /etc/OpenCL/vendors)",
+            opencl3::error_codes::error_text(e.0)
+        ))
+    })?;
+    if list.is_empty() {
+        return Err(Error::NoRuntime("the OpenCL loader found no platform".into()));
+    }
+    Ok(list
+        .iter()
+        .enumerate()
+        .map(|(index, p)| PlatformInfo {
+            index,
+            name: p.name().unwrap_or_default().trim().to_string(),
+            vendor: p.vendor().unwrap_or_default().trim().to_string(),
+            version: p.version().unwrap_or_default().trim().to_string(),
+        })
+        .collect())
+}
+
+/// Every device of every platform, in `P:D` order. Platforms whose devices cannot be listed
+/// (a broken driver) are skipped with a log message.
+pub fn devices() -> Result<Vec<Device>> {
+    let plats = opencl3::platform::get_platforms().map_err(|e| {
+        Error::NoRuntime(format!("clGetPlatformIDs failed with {}", opencl3::error_codes::error_text(e.0)))
+    })?;
+    let infos = platforms()?;
+    let mut out = Vec::new();
+    for (p, info) in plats.iter().zip(&infos) {
+        let ids = match p.get_devices(CL_DEVICE_TYPE_ALL) {
+            Ok(ids) => ids,
+            Err(e) => {
+                log::warn!("platform {} `{}`: clGetDeviceIDs failed: {}", info.index, info.name, e);
+                continue;
+            }
+        };
+        for (d, id) in ids.into_iter().enumerate() {
+            match query(info, d, id) {
+                Ok(i) => out.push(Device { id, info: Arc::new(i) }),
+                Err(e) => log::warn!("device {}:{}: {}", info.index, d, e),
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn list(devs: &[Device]) -> String {
+    if devs.is_empty() {
+        return "no devices".into();
+    }
+    devs.iter().map(|d| d.info().label()).collect::<Vec<_>>().join(", ")
+}
+
+/// Picks one device from `devs` by a selector: `P:D`, `gpu`, `cpu`, or a case-insensitive part
+/// of the platform or device name. `None` picks the GPU with the most global memory, else the
+/// first device.
+pub fn choose(devs: &[Device], selector: Option<&str>) -> Result<Device> {
+    let no = |wanted: String| Error::NoDevice { wanted, found: list(devs) };
+    let Some(sel) = selector.map(str::trim).filter(|s| !s.is_empty()) else {
+        let best_gpu = devs
+            .iter()
+            .filter(|d| d.info().device_type == DeviceType::Gpu)
+            .max_by_key(|d| d.info().global_mem_bytes);
+        return best_gpu.or(devs.first()).cloned().ok_or_else(|| no("any device".into()));
+    };
+    let wanted = format!("{DEVICE_ENV}={sel}");
+    if let Some((p, d)) = sel.split_once(':') {
+        if let (Ok(p), Ok(d)) = (p.parse::<usize>(), d.parse::<usize>()) {
+            return devs
+                .iter()
+                .find(|x| x.info().platform_index == p && x.info().device_index == d)
+                .cloned()
+                .ok_or_else(|| no(wanted));
+        }
+    }
+    let lower = sel.to_lowercase();
+    let by_type = match lower.as_str() {
+        "gpu" => Some(DeviceType::Gpu),
+        "cpu" => Some(DeviceType::Cpu),
+        "accelerator" => Some(DeviceType::Accelerator),
+        _ => None,
+    };
+    let mut matching: Vec<&Device> = devs
+        .iter()
+        .filter(|x| match by_type {
+            Some(t) => x.info().device_type == t,
+            None => {
+                x.info().name.to_lowercase().contains(&lower)
+                    || x.info().platform_name.to_lowercase().contains(&lower)
+            }
+        })
+        .collect();
+    matching.sort_by_key(|d| std::cmp::Reverse(d.info().global_mem_bytes));
+    matching.first().map(|d| (*d).clone()).ok_or_else(|| no(wanted))
+}
+
+/// The device clarray uses by default: `CLARRAY_DEVICE` if set, else the GPU with the most
+/// global memory, else any device.
+pub fn default_device() -> Result<Device> {
+    let devs = devices()?;
+    choose(&devs, std::env::var(DEVICE_ENV).ok().as_deref())
+}

@@ -1,0 +1,146 @@
+//! Events: completion, status and device times of enqueued commands.
+
+use std::fmt;
+use std::sync::Arc;
+
+use opencl3::event::{
+    Event as ClEvent, CL_COMPLETE, CL_QUEUED, CL_RUNNING, CL_SUBMITTED,
+};
+use opencl3::types::cl_event;
+use serde::Serialize;
+
+use crate::error::{ClResultExt, Error, Result};
+
+/// Where a command is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventStatus {
+    /// In the queue, not yet sent to the device.
+    Queued,
+    /// Sent to the device.
+    Submitted,
+    /// Executing.
+    Running,
+    /// Done.
+    Complete,
+    /// Ended with an error (the OpenCL status code).
+    Failed(i32),
+}
+
+/// Device timestamps of a command, in nanoseconds of the device's clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ProfileTimes {
+    /// When the host enqueued it.
+    pub queued: u64,
+    /// When it was sent to the device.
+    pub submit: u64,
+    /// When it started to execute.
+    pub start: u64,
+    /// When it finished.
+    pub end: u64,
+}
+
+impl ProfileTimes {
+    /// Execution time, end − start, in nanoseconds.
+    pub fn duration_ns(&self) -> u64 {
+        self.end.saturating_sub(self.start)
+    }
+}
+
+/// A handle to an enqueued command. Cheap to clone.
+#[derive(Clone)]
+pub struct Event {
+    inner: Arc<ClEvent>,
+    profiling: bool,
+}
+
+impl fmt::Debug for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Event({:?})", self.status())
+    }
+}
+
+impl Event {
+    pub(crate) fn from_raw(ev: cl_event, profiling: bool) -> Event {
+        Event { inner: Arc::new(ClEvent::new(ev)), profiling }
+    }
+
+    pub(crate) fn raw(&self) -> cl_event {
+        self.inner.get()
+    }
+
+    /// Blocks until the command has completed.
+    pub fn wait(&self) -> Result<()> {
+        self.inner.wait().cl("clWaitForEvents")
+    }
+
+    /// The command's current status.
+    pub fn status(&self) -> EventStatus {
+        match self.inner.command_execution_status() {
+            Ok(s) => match s.0 {
+                CL_COMPLETE => EventStatus::Complete,
+                CL_RUNNING => EventStatus::Running,
+                CL_SUBMITTED => EventStatus::Submitted,
+                CL_QUEUED => EventStatus::Queued,
+                code => EventStatus::Failed(code),
+            },
+            Err(e) => EventStatus::Failed(e.0),
+        }
+    }
+
+    /// Whether the command has completed.
+    pub fn is_complete(&self) -> bool {
+        self.status() == EventStatus::Complete
+    }
+
+    /// Whether this event came from a profiling queue.
+    pub fn has_profiling(&self) -> bool {
+        self.profiling
+    }
+
+    /// The command's device times; waits for it first. An error on a queue created without
+    /// profiling.
+    pub fn profile(&self) -> Result<ProfileTimes> {
+        if !self.profiling {
+            return Err(Error::Unsupported(
+                "profiling times were asked of an event from a queue without profiling; create \
+                 the queue with profiling on (Context::profiled, or CLARRAY_PROFILE=1)"
+                    .into(),
+            ));
+        }
+        self.wait()?;
+        let i = &self.inner;
+        Ok(ProfileTimes {
+            queued: i.profiling_command_queued().cl("clGetEventProfilingInfo")?,
+            submit: i.profiling_command_submit().cl("clGetEventProfilingInfo")?,
+            start: i.profiling_command_start().cl("clGetEventProfilingInfo")?,
+            end: i.profiling_command_end().cl("clGetEventProfilingInfo")?,
+        })
+    }
+
+    /// Execution time in seconds (end − start); waits first. Needs a profiling queue.
+    pub fn seconds(&self) -> Result<f64> {
+        Ok(self.profile()?.duration_ns() as f64 * 1e-9)
+    }
+}
+
+/// Waits for every event in the list.
+pub fn wait_all(events: &[Event]) -> Result<()> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let ids = raw_list(events);
+    opencl3::event::wait_for_events(&ids).cl("clWaitForEvents")
+}
+
+pub(crate) fn raw_list(events: &[Event]) -> Vec<cl_event> {
+    events.iter().map(Event::raw).collect()
+}
+
+/// The pointer OpenCL expects for a wait list: null when it is empty.
+pub(crate) fn list_ptr(ids: &[cl_event]) -> *const cl_event {
+    if ids.is_empty() {
+        std::ptr::null()
+    } else {
+        ids.as_ptr()
+    }
+}

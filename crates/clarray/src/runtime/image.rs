@@ -1,0 +1,380 @@
+//! Images (2-D and 3-D) and the copies image ↔ host, image ↔ buffer and image ↔ image.
+//!
+//! Origins and regions of images are in pixels, `[x, y, z]`; for 2-D images `z` is 0 and the
+//! region's depth is 1. Host pitches are in bytes (0: tightly packed).
+
+use std::ffi::c_void;
+use std::fmt;
+use std::sync::Arc;
+
+use bytemuck::Pod;
+use opencl3::memory::{
+    CL_FLOAT, CL_MEM_OBJECT_IMAGE2D, CL_MEM_OBJECT_IMAGE3D, CL_MEM_READ_WRITE, CL_R, CL_RGBA,
+    CL_UNORM_INT8, CL_UNSIGNED_INT8,
+};
+use opencl3::types::{cl_image_desc, cl_image_format, CL_BLOCKING};
+
+use super::buffer::{check_range, Buffer, MemObject};
+use super::context::{Context, Queue};
+use super::event::{list_ptr, raw_list, Event};
+use super::rect::{resolve, RectSide};
+use crate::error::{ClResultExt, Error, Result};
+
+/// Channels of a pixel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChannelOrder {
+    /// One channel.
+    R,
+    /// Four channels.
+    Rgba,
+}
+
+/// Type of each channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChannelType {
+    /// 8-bit unsigned integer, read as `uint` in kernels (`read_imageui`).
+    U8,
+    /// 8-bit unsigned, normalised to [0, 1] in kernels (`read_imagef`).
+    UnormU8,
+    /// 32-bit float.
+    F32,
+}
+
+/// A pixel format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageFormat {
+    /// Channels.
+    pub order: ChannelOrder,
+    /// Channel type.
+    pub channel: ChannelType,
+}
+
+impl ImageFormat {
+    /// A format from its parts.
+    pub fn new(order: ChannelOrder, channel: ChannelType) -> ImageFormat {
+        ImageFormat { order, channel }
+    }
+
+    /// Bytes per pixel.
+    pub fn pixel_bytes(&self) -> usize {
+        let c = match self.order {
+            ChannelOrder::R => 1,
+            ChannelOrder::Rgba => 4,
+        };
+        let s = match self.channel {
+            ChannelType::U8 | ChannelType::UnormU8 => 1,
+            ChannelType::F32 => 4,
+        };
+        c * s
+    }
+
+    fn raw(&self) -> cl_image_format {
+        cl_image_format {
+            image_channel_order: match self.order {
+                ChannelOrder::R => CL_R,
+                ChannelOrder::Rgba => CL_RGBA,
+            },
+            image_channel_data_type: match self.channel {
+                ChannelType::U8 => CL_UNSIGNED_INT8,
+                ChannelType::UnormU8 => CL_UNORM_INT8,
+                ChannelType::F32 => CL_FLOAT,
+            },
+        }
+    }
+}
+
+struct ImageInner {
+    obj: MemObject,
+    format: ImageFormat,
+    dims: [usize; 3],
+    three_d: bool,
+}
+
+/// A 2-D or 3-D image on the device. Cheap to clone.
+#[derive(Clone)]
+pub struct Image {
+    inner: Arc<ImageInner>,
+}
+
+impl fmt::Debug for Image {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Image({:?}, {:?})", self.inner.dims, self.inner.format)
+    }
+}
+
+impl Image {
+    /// A 2-D image of `width × height` pixels (uninitialised).
+    pub fn new_2d(ctx: &Context, format: ImageFormat, width: usize, height: usize) -> Result<Image> {
+        Image::create(ctx, format, [width, height, 1], false)
+    }
+
+    /// A 3-D image of `width × height × depth` pixels (uninitialised).
+    pub fn new_3d(ctx: &Context, format: ImageFormat, width: usize, height: usize, depth: usize) -> Result<Image> {
+        Image::create(ctx, format, [width, height, depth], true)
+    }
+
+    fn create(ctx: &Context, format: ImageFormat, dims: [usize; 3], three_d: bool) -> Result<Image> {
+        ctx.check_deferred()?;
+        let info = ctx.device().info();
+        if !info.image_support {
+            return Err(Error::Unsupported(format!("{} has no image support (CL_DEVICE_IMAGE_SUPPORT is false)", info.name)));
+        }
+        let max: Vec<usize> = if three_d { info.image3d_max.to_vec() } else { info.image2d_max.to_vec() };
+        let kind = if three_d { "3-D" } else { "2-D" };
+        for (i, (&d, &m)) in dims.iter().zip(&max).enumerate() {
+            if d == 0 || d > m {
+                return Err(Error::TooLarge(format!(
+                    "a {kind} image of {:?} pixels was asked for; extent {i} must be between 1 and \
+                     {m} on {}",
+                    &dims[..max.len()],
+                    info.name
+                )));
+            }
+        }
+        let image_type = if three_d { CL_MEM_OBJECT_IMAGE3D } else { CL_MEM_OBJECT_IMAGE2D };
+        let supported = ctx
+            .queue
+            .inner
+            .core
+            .ctx
+            .get_supported_image_formats(CL_MEM_READ_WRITE, image_type)
+            .cl("clGetSupportedImageFormats")?;
+        let raw = format.raw();
+        if !supported.iter().any(|f| {
+            f.image_channel_order == raw.image_channel_order && f.image_channel_data_type == raw.image_channel_data_type
+        }) {
+            return Err(Error::Unsupported(format!("{kind} images of format {format:?} on {}", info.name)));
+        }
+        let desc = cl_image_desc {
+            image_type,
+            image_width: dims[0],
+            image_height: dims[1],
+            image_depth: if three_d { dims[2] } else { 1 },
+            image_array_size: 1,
+            image_row_pitch: 0,
+            image_slice_pitch: 0,
+            num_mip_levels: 0,
+            num_samples: 0,
+            buffer: std::ptr::null_mut(),
+        };
+        // SAFETY: context valid; format and descriptor are valid for the call; no host pointer.
+        let mem = unsafe {
+            opencl3::memory::create_image(ctx.queue.inner.core.ctx.get(), CL_MEM_READ_WRITE, &raw, &desc, std::ptr::null_mut())
+        }
+        .cl("clCreateImage")?;
+        Ok(Image { inner: Arc::new(ImageInner { obj: MemObject { mem, ctx: ctx.clone() }, format, dims, three_d }) })
+    }
+
+    /// `[width, height, depth]` in pixels (depth 1 for 2-D images).
+    pub fn dims(&self) -> [usize; 3] {
+        self.inner.dims
+    }
+
+    /// The pixel format.
+    pub fn format(&self) -> ImageFormat {
+        self.inner.format
+    }
+
+    /// Whether this is a 3-D image.
+    pub fn is_3d(&self) -> bool {
+        self.inner.three_d
+    }
+
+    /// The context the image belongs to.
+    pub fn context(&self) -> &Context {
+        &self.inner.obj.ctx
+    }
+
+    /// Bytes the whole image holds when tightly packed.
+    pub fn byte_len(&self) -> usize {
+        self.inner.dims.iter().product::<usize>() * self.inner.format.pixel_bytes()
+    }
+
+    fn check_region(&self, what: &str, origin: [usize; 3], region: [usize; 3]) -> Result<()> {
+        if region.contains(&0) {
+            return Err(Error::InvalidArgument(format!("{what}: region {region:?} has a zero extent")));
+        }
+        for i in 0..3 {
+            let end = origin[i] as u128 + region[i] as u128;
+            if end > self.inner.dims[i] as u128 {
+                return Err(Error::OutOfBounds(format!(
+                    "{what}: origin {origin:?} + region {region:?} reaches {end} along axis {i}, \
+                     but the image is {:?} pixels",
+                    self.inner.dims
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn raw(&self) -> opencl3::types::cl_mem {
+        self.inner.obj.mem
+    }
+}
+
+fn check_image_queue(queue: &Queue, img: &Image) -> Result<()> {
+    queue.context_of().check_same(img.context())
+}
+
+impl Queue {
+    /// Writes host pixels into a region of `image` and waits. `row_pitch`/`slice_pitch` are the
+    /// host layout in bytes (0: packed).
+    pub fn write_image<T: Pod>(&self, image: &Image, origin: [usize; 3], region: [usize; 3], host: &[T], row_pitch: usize, slice_pitch: usize, wait: &[Event]) -> Result<Event> {
+        // SAFETY: blocking, so `host` is only read during the call.
+        unsafe { self.write_image_raw(image, origin, region, bytemuck::cast_slice(host), row_pitch, slice_pitch, true, wait) }
+    }
+
+    /// Reads a region of `image` into host memory and waits.
+    pub fn read_image<T: Pod>(&self, image: &Image, origin: [usize; 3], region: [usize; 3], host: &mut [T], row_pitch: usize, slice_pitch: usize, wait: &[Event]) -> Result<Event> {
+        // SAFETY: blocking, so `host` is only written during the call.
+        unsafe { self.read_image_raw(image, origin, region, bytemuck::cast_slice_mut(host), row_pitch, slice_pitch, true, wait) }
+    }
+
+    fn host_side(image: &Image, what: &str, region: [usize; 3], len: usize, row_pitch: usize, slice_pitch: usize) -> Result<(usize, usize)> {
+        let px = image.format().pixel_bytes();
+        let bytes_region = [region[0] * px, region[1], region[2]];
+        let r = resolve(what, &RectSide::new([0, 0, 0], row_pitch, slice_pitch), bytes_region, len)?;
+        // For a 2-D image OpenCL requires slice pitch 0.
+        Ok((r.row, if image.is_3d() { r.slice } else { 0 }))
+    }
+
+    /// # Safety
+    /// When not blocking, `host` must stay valid and unmodified until the event completes.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn write_image_raw(&self, image: &Image, origin: [usize; 3], region: [usize; 3], host: &[u8], row_pitch: usize, slice_pitch: usize, blocking: bool, wait: &[Event]) -> Result<Event> {
+        check_image_queue(self, image)?;
+        image.check_region("host → image copy", origin, region)?;
+        let (row, slice) = Queue::host_side(image, "host → image copy (host side)", region, host.len(), row_pitch, slice_pitch)?;
+        let ids = raw_list(wait);
+        // SAFETY: image region and host range were checked; pointers outlive the call; the host
+        // memory outlives the command as the caller guarantees.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_write_image(
+                self.inner.queue.get(),
+                image.raw(),
+                if blocking { CL_BLOCKING } else { 0 },
+                origin.as_ptr(),
+                region.as_ptr(),
+                row,
+                slice,
+                host.as_ptr() as *mut c_void,
+                ids.len() as u32,
+                list_ptr(&ids),
+            )
+        }
+        .cl("clEnqueueWriteImage")?;
+        Ok(Event::from_raw(ev, self.is_profiling()))
+    }
+
+    /// # Safety
+    /// When not blocking, `host` must stay valid and untouched until the event completes.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn read_image_raw(&self, image: &Image, origin: [usize; 3], region: [usize; 3], host: &mut [u8], row_pitch: usize, slice_pitch: usize, blocking: bool, wait: &[Event]) -> Result<Event> {
+        check_image_queue(self, image)?;
+        image.check_region("image → host copy", origin, region)?;
+        let (row, slice) = Queue::host_side(image, "image → host copy (host side)", region, host.len(), row_pitch, slice_pitch)?;
+        let ids = raw_list(wait);
+        // SAFETY: as in write_image_raw, with `host` writable.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_read_image(
+                self.inner.queue.get(),
+                image.raw(),
+                if blocking { CL_BLOCKING } else { 0 },
+                origin.as_ptr(),
+                region.as_ptr(),
+                row,
+                slice,
+                host.as_mut_ptr().cast::<c_void>(),
+                ids.len() as u32,
+                list_ptr(&ids),
+            )
+        }
+        .cl("clEnqueueReadImage")?;
+        Ok(Event::from_raw(ev, self.is_profiling()))
+    }
+
+    /// Copies a region between two images of the same format (non-blocking).
+    pub fn copy_image(&self, src: &Image, src_origin: [usize; 3], dst: &Image, dst_origin: [usize; 3], region: [usize; 3], wait: &[Event]) -> Result<Event> {
+        check_image_queue(self, src)?;
+        check_image_queue(self, dst)?;
+        if src.format() != dst.format() {
+            return Err(Error::InvalidArgument(format!(
+                "image → image copy between formats {:?} and {:?}; OpenCL copies only between equal formats",
+                src.format(),
+                dst.format()
+            )));
+        }
+        src.check_region("image → image copy (source)", src_origin, region)?;
+        dst.check_region("image → image copy (destination)", dst_origin, region)?;
+        if Arc::ptr_eq(&src.inner, &dst.inner) && (0..3).all(|i| src_origin[i] < dst_origin[i] + region[i] && dst_origin[i] < src_origin[i] + region[i]) {
+            return Err(Error::InvalidArgument("image → image copy within one image with overlapping regions".into()));
+        }
+        let ids = raw_list(wait);
+        // SAFETY: both images valid and of this context; regions checked.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_copy_image(
+                self.inner.queue.get(),
+                src.raw(),
+                dst.raw(),
+                src_origin.as_ptr(),
+                dst_origin.as_ptr(),
+                region.as_ptr(),
+                ids.len() as u32,
+                list_ptr(&ids),
+            )
+        }
+        .cl("clEnqueueCopyImage")?;
+        Ok(Event::from_raw(ev, self.is_profiling()))
+    }
+
+    /// Copies a region of an image into a buffer at `dst_offset`, tightly packed (non-blocking).
+    pub fn copy_image_to_buffer(&self, src: &Image, origin: [usize; 3], region: [usize; 3], dst: &Buffer, dst_offset: usize, wait: &[Event]) -> Result<Event> {
+        check_image_queue(self, src)?;
+        super::buffer::check_queue(self, dst)?;
+        src.check_region("image → buffer copy", origin, region)?;
+        let bytes = region.iter().product::<usize>() * src.format().pixel_bytes();
+        check_range("image → buffer copy (destination)", dst_offset, bytes, dst.len())?;
+        let ids = raw_list(wait);
+        // SAFETY: image region and buffer range checked; both objects valid and of this context.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_copy_image_to_buffer(
+                self.inner.queue.get(),
+                src.raw(),
+                dst.raw(),
+                origin.as_ptr(),
+                region.as_ptr(),
+                dst_offset,
+                ids.len() as u32,
+                list_ptr(&ids),
+            )
+        }
+        .cl("clEnqueueCopyImageToBuffer")?;
+        Ok(Event::from_raw(ev, self.is_profiling()))
+    }
+
+    /// Copies tightly packed pixels from a buffer at `src_offset` into a region of an image
+    /// (non-blocking).
+    pub fn copy_buffer_to_image(&self, src: &Buffer, src_offset: usize, dst: &Image, origin: [usize; 3], region: [usize; 3], wait: &[Event]) -> Result<Event> {
+        super::buffer::check_queue(self, src)?;
+        check_image_queue(self, dst)?;
+        dst.check_region("buffer → image copy", origin, region)?;
+        let bytes = region.iter().product::<usize>() * dst.format().pixel_bytes();
+        check_range("buffer → image copy (source)", src_offset, bytes, src.len())?;
+        let ids = raw_list(wait);
+        // SAFETY: as in copy_image_to_buffer.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_copy_buffer_to_image(
+                self.inner.queue.get(),
+                src.raw(),
+                dst.raw(),
+                src_offset,
+                origin.as_ptr(),
+                region.as_ptr(),
+                ids.len() as u32,
+                list_ptr(&ids),
+            )
+        }
+        .cl("clEnqueueCopyBufferToImage")?;
+        Ok(Event::from_raw(ev, self.is_profiling()))
+    }
+}

@@ -1,0 +1,25 @@
+//! The runtime layer: the only place with `unsafe` code and calls into `opencl3`.
+//!
+//! It wraps OpenCL's objects (platforms, devices, contexts, queues, events, buffers, images,
+//! pinned memory, programs and kernels) in safe types, and checks every argument that the
+//! soundness of a call depends on (ranges, pitches, argument kinds) before the call is made.
+
+pub mod buffer;
+pub mod context;
+pub mod device;
+pub mod event;
+pub mod image;
+pub mod pinned;
+pub mod program;
+pub mod rect;
+pub mod transfer;
+
+pub use buffer::{Access, Buffer};
+pub use context::{Context, Queue};
+pub use device::{choose, default_device, devices, platforms, Device, DeviceInfo, DeviceType, PlatformInfo, DEVICE_ENV};
+pub use event::{wait_all, Event, EventStatus, ProfileTimes};
+pub use image::{ChannelOrder, ChannelType, Image, ImageFormat};
+pub use pinned::Pinned;
+pub use program::{opencl_type_size, AddressSpace, Arg, ArgInfo, Kernel, LaunchDims, Program};
+pub use rect::RectSide;
+pub use transfer::{HostSink, HostSource, Pending, Scope};

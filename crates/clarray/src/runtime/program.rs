@@ -1,0 +1,444 @@
+//! Programs, kernels, and kernel launches with checked arguments.
+//!
+//! A [`Kernel`] is created once and reused. Setting arguments and enqueueing happen under the
+//! kernel's own lock, so one kernel can be launched from several threads at once (OpenCL makes
+//! `clSetKernelArg` on a shared kernel the one call that is not thread-safe).
+
+use std::ffi::c_void;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use opencl3::kernel::{
+    Kernel as ClKernel, CL_KERNEL_ARG_ADDRESS_CONSTANT, CL_KERNEL_ARG_ADDRESS_GLOBAL,
+    CL_KERNEL_ARG_ADDRESS_LOCAL,
+};
+use opencl3::program::Program as ClProgram;
+use opencl3::types::cl_mem;
+
+use super::buffer::Buffer;
+use super::context::{lock, Context, Queue};
+use super::event::{list_ptr, raw_list, Event};
+use super::image::Image;
+use crate::error::{BuildFailure, ClResultExt, Error, Result};
+
+/// A built OpenCL program. Cheap to clone.
+#[derive(Clone)]
+pub struct Program {
+    inner: Arc<ProgramInner>,
+}
+
+struct ProgramInner {
+    raw: ClProgram,
+    ctx: Context,
+    options: String,
+}
+
+// SAFETY: program objects may be used from any thread.
+unsafe impl Send for ProgramInner {}
+// SAFETY: as above; the program is not mutated after it is built.
+unsafe impl Sync for ProgramInner {}
+
+impl fmt::Debug for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Program(options `{}`)", self.inner.options)
+    }
+}
+
+/// The source lines a build log points at (`<source>:LINE:`), numbered; else the first lines.
+pub(crate) fn excerpt(source: &str, log: &str) -> String {
+    let lines: Vec<&str> = source.lines().collect();
+    let mut wanted: Vec<usize> = Vec::new();
+    for part in log.split(|c: char| c == '\n') {
+        // Both PoCL/Clang (`<source>:12:5: error`) and NVIDIA (`<kernel>:12:5: error`) put the line
+        // number after the first colon.
+        let mut it = part.split(':');
+        if let (Some(_), Some(n)) = (it.next(), it.next()) {
+            if let Ok(n) = n.trim().parse::<usize>() {
+                if n >= 1 && n <= lines.len() && !wanted.contains(&n) {
+                    wanted.push(n);
+                }
+            }
+        }
+    }
+    let show = |n: usize| format!("{n:5} | {}", lines[n - 1]);
+    if wanted.is_empty() {
+        lines.iter().take(20).enumerate().map(|(i, _)| show(i + 1)).collect::<Vec<_>>().join("\n")
+    } else {
+        let mut out = Vec::new();
+        for n in wanted.into_iter().take(10) {
+            for m in n.saturating_sub(1).max(1)..=(n + 1).min(lines.len()) {
+                let s = show(m);
+                if !out.contains(&s) {
+                    out.push(s);
+                }
+            }
+        }
+        out.join("\n")
+    }
+}
+
+impl Program {
+    /// Builds a program from source for the context's device. A build error carries the
+    /// device's log, the options and the source lines it points at.
+    pub fn build(ctx: &Context, source: &str, options: &str) -> Result<Program> {
+        ctx.check_deferred()?;
+        let core = &ctx.queue.inner.core;
+        let mut raw = ClProgram::create_from_source(&core.ctx, source).cl("clCreateProgramWithSource")?;
+        if let Err(e) = raw.build(&[ctx.device().id], options) {
+            let log = raw.get_build_log(ctx.device().id).unwrap_or_default();
+            if e.0 != opencl3::error_codes::CL_BUILD_PROGRAM_FAILURE && log.trim().is_empty() {
+                return Err(Error::opencl("clBuildProgram", e.0));
+            }
+            return Err(Error::Build(Box::new(BuildFailure {
+                device: ctx.device().name().to_string(),
+                options: options.to_string(),
+                log,
+                excerpt: excerpt(source, &raw.get_build_log(ctx.device().id).unwrap_or_default()),
+            })));
+        }
+        Ok(Program { inner: Arc::new(ProgramInner { raw, ctx: ctx.clone(), options: options.to_string() }) })
+    }
+
+    /// Loads a program from a device binary returned earlier by [`Program::binary`] for the
+    /// same device and driver. An incompatible or corrupt binary is an error (the caller
+    /// rebuilds from source).
+    pub fn from_binary(ctx: &Context, binary: &[u8], options: &str) -> Result<Program> {
+        ctx.check_deferred()?;
+        if binary.is_empty() {
+            return Err(Error::InvalidArgument("an empty program binary".into()));
+        }
+        let core = &ctx.queue.inner.core;
+        // SAFETY: one device and one binary, both valid for the call.
+        let mut raw = unsafe { ClProgram::create_from_binary(&core.ctx, &[ctx.device().id], &[binary]) }
+            .cl("clCreateProgramWithBinary")?;
+        raw.build(&[ctx.device().id], options).cl("clBuildProgram (from binary)")?;
+        Ok(Program { inner: Arc::new(ProgramInner { raw, ctx: ctx.clone(), options: options.to_string() }) })
+    }
+
+    /// The device binary, for caching.
+    pub fn binary(&self) -> Result<Vec<u8>> {
+        let mut b = self.inner.raw.get_binaries().cl("clGetProgramInfo(CL_PROGRAM_BINARIES)")?;
+        Ok(if b.is_empty() { Vec::new() } else { b.swap_remove(0) })
+    }
+
+    /// Names of the kernels in the program.
+    pub fn kernel_names(&self) -> Result<Vec<String>> {
+        let names = self.inner.raw.get_kernel_names().cl("clGetProgramInfo(CL_PROGRAM_KERNEL_NAMES)")?;
+        Ok(names.split(';').filter(|s| !s.is_empty()).map(str::to_string).collect())
+    }
+
+    /// The options the program was built with.
+    pub fn options(&self) -> &str {
+        &self.inner.options
+    }
+
+    /// The context the program was built in.
+    pub fn context(&self) -> &Context {
+        &self.inner.ctx
+    }
+
+    /// Creates the kernel `name`. Create it once and reuse it: kernels are meant to be kept.
+    pub fn kernel(&self, name: &str) -> Result<Kernel> {
+        let raw = ClKernel::create(&self.inner.raw, name).map_err(|e| {
+            let names = self.kernel_names().map(|n| n.join(", ")).unwrap_or_default();
+            if e.0 == opencl3::error_codes::CL_INVALID_KERNEL_NAME {
+                Error::InvalidArgument(format!("the program has no kernel `{name}`; it has: {names}"))
+            } else {
+                Error::opencl("clCreateKernel", e.0)
+            }
+        })?;
+        let n = raw.num_args().cl("clGetKernelInfo(CL_KERNEL_NUM_ARGS)")? as usize;
+        let mut args = Vec::with_capacity(n);
+        for i in 0..n as u32 {
+            // Argument information is only there for programs built with -cl-kernel-arg-info.
+            let space = match raw.get_arg_address_qualifier(i) {
+                Ok(q) if q == CL_KERNEL_ARG_ADDRESS_GLOBAL => Some(AddressSpace::Global),
+                Ok(q) if q == CL_KERNEL_ARG_ADDRESS_CONSTANT => Some(AddressSpace::Constant),
+                Ok(q) if q == CL_KERNEL_ARG_ADDRESS_LOCAL => Some(AddressSpace::Local),
+                Ok(_) => Some(AddressSpace::Private),
+                Err(_) => None,
+            };
+            args.push(ArgInfo {
+                name: raw.get_arg_name(i).ok().map(|s| s.trim_end_matches('\0').to_string()),
+                type_name: raw.get_arg_type_name(i).ok().map(|s| s.trim_end_matches('\0').to_string()),
+                space,
+            });
+        }
+        let wg = raw.get_work_group_size(self.inner.ctx.device().id).unwrap_or(0);
+        Ok(Kernel {
+            inner: Arc::new(KernelInner {
+                raw: Mutex::new(raw),
+                name: name.to_string(),
+                args,
+                max_work_group: wg,
+                program: self.clone(),
+            }),
+        })
+    }
+}
+
+/// The address space of a kernel argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddressSpace {
+    /// `__global` pointer (or image).
+    Global,
+    /// `__constant` pointer.
+    Constant,
+    /// `__local` pointer.
+    Local,
+    /// A value passed by copy (scalar, vector, struct, sampler).
+    Private,
+}
+
+/// What the kernel's argument information says of one argument (empty where the program was
+/// built without `-cl-kernel-arg-info`).
+#[derive(Debug, Clone)]
+pub struct ArgInfo {
+    /// The parameter's name.
+    pub name: Option<String>,
+    /// The type as written, e.g. `float*`, `uint`, `image2d_t`.
+    pub type_name: Option<String>,
+    /// The address space.
+    pub space: Option<AddressSpace>,
+}
+
+struct KernelInner {
+    raw: Mutex<ClKernel>,
+    name: String,
+    args: Vec<ArgInfo>,
+    max_work_group: usize,
+    program: Program,
+}
+
+// SAFETY: kernel objects may be used from any thread; clSetKernelArg is serialised by `raw`'s
+// mutex, held from the first argument until the launch is enqueued.
+unsafe impl Send for KernelInner {}
+// SAFETY: as above.
+unsafe impl Sync for KernelInner {}
+
+/// A kernel of a built program. Cheap to clone; safe to launch from several threads.
+#[derive(Clone)]
+pub struct Kernel {
+    inner: Arc<KernelInner>,
+}
+
+impl fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Kernel({}, {} args)", self.inner.name, self.inner.args.len())
+    }
+}
+
+/// One argument of a launch.
+#[derive(Debug, Clone, Copy)]
+pub enum Arg<'a> {
+    /// A buffer (`__global` or `__constant` pointer).
+    Buffer(&'a Buffer),
+    /// An image.
+    Image(&'a Image),
+    /// A value passed by copy: its bytes and the name of its Rust type (for messages).
+    Scalar(&'a [u8], &'static str),
+    /// `__local` memory of this many bytes.
+    Local(usize),
+}
+
+/// The size in bytes of an OpenCL C scalar or vector type, if it is one.
+pub fn opencl_type_size(name: &str) -> Option<usize> {
+    let name = name.trim().trim_start_matches("const ").trim();
+    let (base, n) = match name.find(|c: char| c.is_ascii_digit()) {
+        Some(i) => (&name[..i], name[i..].parse::<usize>().ok()?),
+        None => (name, 1),
+    };
+    let n = if n == 3 { 4 } else { n };
+    let s = match base {
+        "char" | "uchar" | "bool" => 1,
+        "short" | "ushort" | "half" => 2,
+        "int" | "uint" | "float" => 4,
+        "long" | "ulong" | "double" => 8,
+        "size_t" | "ptrdiff_t" | "intptr_t" | "uintptr_t" => return None,
+        _ => return None,
+    };
+    Some(s * n)
+}
+
+impl Kernel {
+    /// The kernel's name.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The kernel's arguments as the driver reports them.
+    pub fn args(&self) -> &[ArgInfo] {
+        &self.inner.args
+    }
+
+    /// The largest work-group this kernel can be launched with on its device.
+    pub fn max_work_group_size(&self) -> usize {
+        self.inner.max_work_group
+    }
+
+    /// The program it came from.
+    pub fn program(&self) -> &Program {
+        &self.inner.program
+    }
+
+    fn arg_error(&self, i: usize, message: String) -> Error {
+        let who = match self.inner.args.get(i).and_then(|a| a.name.clone()) {
+            Some(n) => format!("argument {i} (`{n}`)"),
+            None => format!("argument {i}"),
+        };
+        Error::KernelArgs { kernel: self.inner.name.clone(), message: format!("{who}: {message}") }
+    }
+
+    /// Checks launch arguments against the kernel's signature.
+    pub fn check_args(&self, args: &[Arg<'_>]) -> Result<()> {
+        let want = self.inner.args.len();
+        if args.len() != want {
+            let sig: Vec<String> = self
+                .inner
+                .args
+                .iter()
+                .map(|a| format!("{} {}", a.type_name.as_deref().unwrap_or("?"), a.name.as_deref().unwrap_or("?")))
+                .collect();
+            return Err(Error::KernelArgs {
+                kernel: self.inner.name.clone(),
+                message: format!("{} arguments were given, but it takes {want}: ({})", args.len(), sig.join(", ")),
+            });
+        }
+        let ctx = self.inner.program.context();
+        for (i, (arg, info)) in args.iter().zip(&self.inner.args).enumerate() {
+            let ty = info.type_name.clone().unwrap_or_default();
+            let is_image = ty.starts_with("image");
+            match (arg, info.space) {
+                (Arg::Buffer(b), space) => {
+                    ctx.check_same(b.context()).map_err(|e| self.arg_error(i, e.to_string()))?;
+                    if is_image || matches!(space, Some(AddressSpace::Local | AddressSpace::Private)) {
+                        return Err(self.arg_error(i, format!("a buffer was given where the kernel takes `{ty}`")));
+                    }
+                }
+                (Arg::Image(im), _) => {
+                    ctx.check_same(im.context()).map_err(|e| self.arg_error(i, e.to_string()))?;
+                    if info.type_name.is_some() && !is_image {
+                        return Err(self.arg_error(i, format!("an image was given where the kernel takes `{ty}`")));
+                    }
+                }
+                (Arg::Local(bytes), space) => {
+                    if space.is_some() && space != Some(AddressSpace::Local) {
+                        return Err(self.arg_error(i, format!("local memory was given where the kernel takes `{ty}`")));
+                    }
+                    if *bytes == 0 {
+                        return Err(self.arg_error(i, "local memory of 0 bytes".into()));
+                    }
+                }
+                (Arg::Scalar(bytes, rust), space) => {
+                    if matches!(space, Some(AddressSpace::Global | AddressSpace::Constant | AddressSpace::Local)) || is_image {
+                        return Err(self.arg_error(i, format!("a scalar ({rust}) was given where the kernel takes `{ty}`; pass a buffer or array")));
+                    }
+                    if let Some(size) = opencl_type_size(&ty) {
+                        if size != bytes.len() {
+                            return Err(self.arg_error(
+                                i,
+                                format!("a {rust} of {} bytes was given where the kernel takes `{ty}` of {size} bytes", bytes.len()),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The shape of a launch: global size, and optionally local size and global offset (1–3 D).
+#[derive(Debug, Clone, Default)]
+pub struct LaunchDims<'a> {
+    /// Work-items along each dimension.
+    pub global: &'a [usize],
+    /// Work-group size along each dimension; `None` lets the driver choose.
+    pub local: Option<&'a [usize]>,
+    /// Global offset along each dimension.
+    pub offset: Option<&'a [usize]>,
+}
+
+impl Queue {
+    /// Launches `kernel` with `args` over `dims` after checking both. Non-blocking.
+    pub fn launch(&self, kernel: &Kernel, args: &[Arg<'_>], dims: &LaunchDims<'_>, wait: &[Event]) -> Result<Event> {
+        let name = || kernel.name().to_string();
+        let dims_err = |m: String| Error::KernelArgs { kernel: name(), message: m };
+        let d = dims.global.len();
+        if !(1..=3).contains(&d) {
+            return Err(dims_err(format!("a global size of {d} dimensions; OpenCL takes 1 to 3")));
+        }
+        self.context_of().check_same(kernel.program().context())?;
+        let info = self.context_of().device().info().clone();
+        if let Some(l) = dims.local {
+            if l.len() != d {
+                return Err(dims_err(format!("local size {l:?} has {} dimensions, global size {:?} has {d}", l.len(), dims.global)));
+            }
+            let total: usize = l.iter().product();
+            let max = kernel.max_work_group_size().min(info.max_work_group_size).max(1);
+            if total == 0 || total > max {
+                return Err(dims_err(format!("a work-group of {l:?} = {total} work-items; this kernel allows 1 to {max} on {}", info.name)));
+            }
+            for (i, (&g, &s)) in dims.global.iter().zip(l).enumerate() {
+                if let Some(&m) = info.max_work_item_sizes.get(i) {
+                    if s > m {
+                        return Err(dims_err(format!("local size {s} along dimension {i} exceeds the device's {m}")));
+                    }
+                }
+                if g % s != 0 && !info.opencl_version.contains("OpenCL 2") && !info.opencl_version.contains("OpenCL 3") {
+                    return Err(dims_err(format!("global size {g} is not a multiple of local size {s} along dimension {i}")));
+                }
+            }
+        }
+        if let Some(o) = dims.offset {
+            if o.len() != d {
+                return Err(dims_err(format!("offset {o:?} has {} dimensions, global size has {d}", o.len())));
+            }
+        }
+        kernel.check_args(args)?;
+        if dims.global.contains(&0) {
+            return self.marker(wait);
+        }
+        let raw = lock(&kernel.inner.raw);
+        for (i, arg) in args.iter().enumerate() {
+            let idx = i as u32;
+            // SAFETY: each argument was checked against the kernel's signature above: buffers and
+            // images are valid memory objects of the kernel's context passed by handle, scalars
+            // are passed with their exact size, local sizes are non-zero. The kernel lock is held
+            // until the launch is enqueued, so no other thread changes the arguments between.
+            let r = unsafe {
+                match arg {
+                    Arg::Buffer(b) => {
+                        let m: cl_mem = b.raw();
+                        raw.set_arg(idx, &m).map_err(|e| e.0)
+                    }
+                    Arg::Image(im) => {
+                        let m: cl_mem = im.raw();
+                        raw.set_arg(idx, &m).map_err(|e| e.0)
+                    }
+                    Arg::Local(bytes) => raw.set_arg_local_buffer(idx, *bytes).map_err(|e| e.0),
+                    Arg::Scalar(bytes, _) => opencl3::kernel::set_kernel_arg(raw.get(), idx, bytes.len(), bytes.as_ptr().cast::<c_void>()),
+                }
+            };
+            r.map_err(|code| kernel.arg_error(i, format!("clSetKernelArg failed: {}", opencl3::error_codes::error_text(code))))?;
+        }
+        let ids = raw_list(wait);
+        // SAFETY: the kernel's arguments are all set (count checked); the size arrays have `d`
+        // entries each and outlive the call.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_nd_range_kernel(
+                self.inner.queue.get(),
+                raw.get(),
+                d as u32,
+                dims.offset.map_or(std::ptr::null(), <[usize]>::as_ptr),
+                dims.global.as_ptr(),
+                dims.local.map_or(std::ptr::null(), <[usize]>::as_ptr),
+                ids.len() as u32,
+                list_ptr(&ids),
+            )
+        }
+        .map_err(|code| Error::opencl("clEnqueueNDRangeKernel", code))?;
+        drop(raw);
+        Ok(Event::from_raw(ev, self.is_profiling()))
+    }
+}

@@ -1,0 +1,194 @@
+//! Rectangular (2-D and 3-D) copies between host memory and buffers, and between buffers.
+//!
+//! A region is `[width in bytes, rows, slices]`. Each side of a copy is a [`RectSide`]: an
+//! origin `[x in bytes, row, slice]` and its row and slice pitches in bytes (0 means tightly
+//! packed: `row_pitch = width`, `slice_pitch = rows × row_pitch`).
+
+use std::ffi::c_void;
+
+use bytemuck::Pod;
+use opencl3::types::CL_BLOCKING;
+
+use super::buffer::{check_queue, Buffer};
+use super::context::Queue;
+use super::event::{list_ptr, raw_list, Event};
+use crate::error::{ClResultExt, Error, Result};
+
+/// One side of a rectangular copy: origin and pitches, in bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RectSide {
+    /// `[x in bytes, row, slice]`.
+    pub origin: [usize; 3],
+    /// Bytes from one row to the next; 0 means the region's width.
+    pub row_pitch: usize,
+    /// Bytes from one slice to the next; 0 means rows × row pitch.
+    pub slice_pitch: usize,
+}
+
+impl RectSide {
+    /// A side with the given origin and pitches.
+    pub fn new(origin: [usize; 3], row_pitch: usize, slice_pitch: usize) -> RectSide {
+        RectSide { origin, row_pitch, slice_pitch }
+    }
+
+    /// A tightly packed side starting at the origin.
+    pub fn packed() -> RectSide {
+        RectSide::default()
+    }
+}
+
+/// The pitches actually used, and the half-open byte range the copy touches.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Resolved {
+    pub row: usize,
+    pub slice: usize,
+    pub start: u128,
+    pub end: u128,
+}
+
+/// Checks one side of a rectangular copy against `size` bytes of memory.
+pub(crate) fn resolve(what: &str, side: &RectSide, region: [usize; 3], size: usize) -> Result<Resolved> {
+    if region.contains(&0) {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: region {region:?} has a zero extent; every extent must be at least 1"
+        )));
+    }
+    let row = if side.row_pitch == 0 { region[0] } else { side.row_pitch };
+    if row < region[0] {
+        return Err(Error::OutOfBounds(format!(
+            "{what}: row pitch {row} is smaller than the region's width of {} bytes",
+            region[0]
+        )));
+    }
+    let min_slice = region[1] as u128 * row as u128;
+    let slice = if side.slice_pitch == 0 { min_slice } else { side.slice_pitch as u128 };
+    if slice < min_slice || slice % row as u128 != 0 {
+        return Err(Error::OutOfBounds(format!(
+            "{what}: slice pitch {slice} must be at least rows × row pitch = {} × {row} = \
+             {min_slice} and a multiple of the row pitch",
+            region[1]
+        )));
+    }
+    let o = side.origin.map(|v| v as u128);
+    let start = o[2] * slice + o[1] * row as u128 + o[0];
+    let end = start + (region[2] as u128 - 1) * slice + (region[1] as u128 - 1) * row as u128 + region[0] as u128;
+    if end > size as u128 {
+        return Err(Error::OutOfBounds(format!(
+            "{what}: origin {:?} with region {region:?}, row pitch {row} and slice pitch {slice} \
+             reaches byte {end}, but the memory holds {size} bytes",
+            side.origin
+        )));
+    }
+    let slice = usize::try_from(slice).map_err(|_| Error::TooLarge(format!("{what}: slice pitch {slice}")))?;
+    Ok(Resolved { row, slice, start, end })
+}
+
+impl Queue {
+    /// Copies a rectangular region of host memory into `buffer` and waits for it.
+    pub fn write_buffer_rect<T: Pod>(&self, buffer: &Buffer, buffer_side: RectSide, host: &[T], host_side: RectSide, region: [usize; 3], wait: &[Event]) -> Result<Event> {
+        // SAFETY: blocking, so `host` is only read during the call.
+        unsafe { self.write_rect_raw(buffer, buffer_side, bytemuck::cast_slice(host), host_side, region, true, wait) }
+    }
+
+    /// Copies a rectangular region of `buffer` into host memory and waits for it.
+    pub fn read_buffer_rect<T: Pod>(&self, buffer: &Buffer, buffer_side: RectSide, host: &mut [T], host_side: RectSide, region: [usize; 3], wait: &[Event]) -> Result<Event> {
+        // SAFETY: blocking, so `host` is only written during the call.
+        unsafe { self.read_rect_raw(buffer, buffer_side, bytemuck::cast_slice_mut(host), host_side, region, true, wait) }
+    }
+
+    /// # Safety
+    /// When not blocking, `host` must stay valid and unmodified until the event completes.
+    pub(crate) unsafe fn write_rect_raw(&self, buffer: &Buffer, bs: RectSide, host: &[u8], hs: RectSide, region: [usize; 3], blocking: bool, wait: &[Event]) -> Result<Event> {
+        check_queue(self, buffer)?;
+        let b = resolve("rectangular host → buffer copy (buffer side)", &bs, region, buffer.len())?;
+        let h = resolve("rectangular host → buffer copy (host side)", &hs, region, host.len())?;
+        let ids = raw_list(wait);
+        // SAFETY: both sides were checked to lie inside their memory; the host pointer is valid
+        // for `host.len()` bytes as long as the caller guarantees; origins and region outlive
+        // the call.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_write_buffer_rect(
+                self.inner.queue.get(),
+                buffer.raw(),
+                if blocking { CL_BLOCKING } else { 0 },
+                bs.origin.as_ptr(),
+                hs.origin.as_ptr(),
+                region.as_ptr(),
+                b.row,
+                b.slice,
+                h.row,
+                h.slice,
+                host.as_ptr() as *mut c_void,
+                ids.len() as u32,
+                list_ptr(&ids),
+            )
+        }
+        .cl("clEnqueueWriteBufferRect")?;
+        Ok(Event::from_raw(ev, self.is_profiling()))
+    }
+
+    /// # Safety
+    /// When not blocking, `host` must stay valid and untouched until the event completes.
+    pub(crate) unsafe fn read_rect_raw(&self, buffer: &Buffer, bs: RectSide, host: &mut [u8], hs: RectSide, region: [usize; 3], blocking: bool, wait: &[Event]) -> Result<Event> {
+        check_queue(self, buffer)?;
+        let b = resolve("rectangular buffer → host copy (buffer side)", &bs, region, buffer.len())?;
+        let h = resolve("rectangular buffer → host copy (host side)", &hs, region, host.len())?;
+        let ids = raw_list(wait);
+        // SAFETY: as in write_rect_raw, with `host` writable.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_read_buffer_rect(
+                self.inner.queue.get(),
+                buffer.raw(),
+                if blocking { CL_BLOCKING } else { 0 },
+                bs.origin.as_ptr(),
+                hs.origin.as_ptr(),
+                region.as_ptr(),
+                b.row,
+                b.slice,
+                h.row,
+                h.slice,
+                host.as_mut_ptr().cast::<c_void>(),
+                ids.len() as u32,
+                list_ptr(&ids),
+            )
+        }
+        .cl("clEnqueueReadBufferRect")?;
+        Ok(Event::from_raw(ev, self.is_profiling()))
+    }
+
+    /// Copies a rectangular region from one buffer to another on the device (non-blocking).
+    /// Within one buffer the two byte ranges must not overlap.
+    pub fn copy_buffer_rect(&self, src: &Buffer, src_side: RectSide, dst: &Buffer, dst_side: RectSide, region: [usize; 3], wait: &[Event]) -> Result<Event> {
+        check_queue(self, src)?;
+        check_queue(self, dst)?;
+        let s = resolve("rectangular buffer → buffer copy (source)", &src_side, region, src.len())?;
+        let d = resolve("rectangular buffer → buffer copy (destination)", &dst_side, region, dst.len())?;
+        if src.same_as(dst) && s.start < d.end && d.start < s.end {
+            return Err(Error::InvalidArgument(format!(
+                "rectangular copy within one buffer: source bytes {}..{} and destination bytes \
+                 {}..{} overlap; copy through a temporary buffer",
+                s.start, s.end, d.start, d.end
+            )));
+        }
+        let ids = raw_list(wait);
+        // SAFETY: both buffers are valid and of this context; both sides were checked.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_copy_buffer_rect(
+                self.inner.queue.get(),
+                src.raw(),
+                dst.raw(),
+                src_side.origin.as_ptr(),
+                dst_side.origin.as_ptr(),
+                region.as_ptr(),
+                s.row,
+                s.slice,
+                d.row,
+                d.slice,
+                ids.len() as u32,
+                list_ptr(&ids),
+            )
+        }
+        .cl("clEnqueueCopyBufferRect")?;
+        Ok(Event::from_raw(ev, self.is_profiling()))
+    }
+}

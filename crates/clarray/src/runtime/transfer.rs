@@ -1,0 +1,253 @@
+//! Non-blocking copies that touch host memory, made safe.
+//!
+//! A non-blocking read writes into host memory *after* the call returns, so that memory must
+//! not be freed, moved or read until the copy completes. clarray enforces it with types:
+//!
+//! - [`Pending`] holds the host memory (a borrow or an owned `Vec`) until the copy completes;
+//!   [`Pending::wait`] hands it back, and dropping a `Pending` waits.
+//! - Borrowed host memory can only be used inside [`Queue::scope`], whose end waits for every
+//!   copy started in it. So even a `Pending` that is leaked with `mem::forget` cannot let a copy
+//!   outlive the memory it writes: the borrow checker makes the memory outlive the scope.
+//! - Owned host memory (`Vec<T>`) needs no scope: if its `Pending` is leaked, so is the `Vec`.
+//!
+//! The compile-fail tests in `tests/compile_fail/` show what the borrow checker refuses.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Mutex;
+
+use bytemuck::Pod;
+
+use super::buffer::Buffer;
+use super::context::{lock, Queue};
+use super::event::Event;
+use super::image::Image;
+use super::rect::RectSide;
+use crate::error::Result;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Host memory a non-blocking copy may read from. Implemented for slices (shared or mutable)
+/// and `Vec<T>`, whose data does not move when the value is moved.
+pub trait HostSource: sealed::Sealed {
+    /// The bytes to copy from.
+    fn host_bytes(&self) -> &[u8];
+}
+
+/// Host memory a non-blocking copy may write into: mutable slices and `Vec<T>`.
+pub trait HostSink: HostSource {
+    /// The bytes to copy into.
+    fn host_bytes_mut(&mut self) -> &mut [u8];
+}
+
+impl<T: Pod> sealed::Sealed for &[T] {}
+impl<T: Pod> sealed::Sealed for &mut [T] {}
+impl<T: Pod> sealed::Sealed for Vec<T> {}
+
+impl<T: Pod> HostSource for &[T] {
+    fn host_bytes(&self) -> &[u8] {
+        bytemuck::cast_slice(self)
+    }
+}
+impl<T: Pod> HostSource for &mut [T] {
+    fn host_bytes(&self) -> &[u8] {
+        bytemuck::cast_slice(self)
+    }
+}
+impl<T: Pod> HostSource for Vec<T> {
+    fn host_bytes(&self) -> &[u8] {
+        bytemuck::cast_slice(self)
+    }
+}
+impl<T: Pod> HostSink for &mut [T] {
+    fn host_bytes_mut(&mut self) -> &mut [u8] {
+        bytemuck::cast_slice_mut(self)
+    }
+}
+impl<T: Pod> HostSink for Vec<T> {
+    fn host_bytes_mut(&mut self) -> &mut [u8] {
+        bytemuck::cast_slice_mut(self)
+    }
+}
+
+/// A non-blocking copy in flight, holding the host memory it uses until it completes.
+#[must_use = "dropping a Pending waits for the copy at once; keep it to overlap work"]
+pub struct Pending<'scope, H: HostSource> {
+    event: Event,
+    host: Option<H>,
+    queue: Queue,
+    _scope: PhantomData<&'scope ()>,
+}
+
+impl<H: HostSource> fmt::Debug for Pending<'_, H> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Pending({:?})", self.event)
+    }
+}
+
+impl<'scope, H: HostSource> Pending<'scope, H> {
+    fn new(event: Event, host: H, queue: &Queue) -> Self {
+        Pending { event, host: Some(host), queue: queue.clone(), _scope: PhantomData }
+    }
+
+    /// The copy's event, e.g. to make other commands wait for it.
+    pub fn event(&self) -> &Event {
+        &self.event
+    }
+
+    /// Whether the copy has completed (the host memory is still held until `wait`).
+    pub fn is_complete(&self) -> bool {
+        self.event.is_complete()
+    }
+
+    /// Waits for the copy and hands the host memory back.
+    pub fn wait(mut self) -> Result<H> {
+        self.event.wait()?;
+        // `host` is Some until here; wait consumes self, so Drop sees None and does not wait.
+        Ok(self.host.take().expect("Pending holds its host memory until wait"))
+    }
+}
+
+impl<H: HostSource> Drop for Pending<'_, H> {
+    fn drop(&mut self) {
+        if self.host.is_some() {
+            if let Err(e) = self.event.wait() {
+                self.queue.context_of().defer_error(e);
+            }
+        }
+    }
+}
+
+/// A region in which non-blocking copies may borrow host memory; see [`Queue::scope`].
+pub struct Scope<'scope, 'env: 'scope> {
+    queue: Queue,
+    events: Mutex<Vec<Event>>,
+    _scope: PhantomData<&'scope mut &'scope ()>,
+    _env: PhantomData<&'env mut &'env ()>,
+}
+
+impl fmt::Debug for Scope<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Scope({:?}, {} copies)", self.queue, lock(&self.events).len())
+    }
+}
+
+struct WaitAll<'a>(&'a Mutex<Vec<Event>>, &'a Queue);
+
+impl Drop for WaitAll<'_> {
+    fn drop(&mut self) {
+        for ev in lock(self.0).drain(..) {
+            if let Err(e) = ev.wait() {
+                self.1.context_of().defer_error(e);
+            }
+        }
+    }
+}
+
+impl Queue {
+    /// Runs `f` with a [`Scope`] in which non-blocking copies may borrow host memory from
+    /// outside the scope. Every copy started in the scope has completed when `scope` returns,
+    /// even if `f` panics or leaks a [`Pending`].
+    ///
+    /// ```no_run
+    /// # fn demo(q: &clarray::runtime::Queue, buf: &clarray::runtime::Buffer) -> clarray::Result<()> {
+    /// let mut host = vec![0f32; 1024];
+    /// q.scope(|s| {
+    ///     let pending = s.read_buffer(buf, 0, &mut host[..], &[])?;
+    ///     // … other work overlaps the copy here …
+    ///     let host = pending.wait()?; // the borrow comes back
+    ///     host[0] = 1.0;
+    ///     Ok(())
+    /// })?;
+    /// # Ok(()) }
+    /// ```
+    pub fn scope<'env, R>(&self, f: impl for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> Result<R>) -> Result<R> {
+        let scope = Scope { queue: self.clone(), events: Mutex::new(Vec::new()), _scope: PhantomData, _env: PhantomData };
+        let result = {
+            let _guard = WaitAll(&scope.events, &scope.queue);
+            f(&scope)
+        };
+        self.context_of().check_deferred()?;
+        result
+    }
+
+    /// Non-blocking read of `buffer` from byte `offset` into an owned vector (its whole length).
+    pub fn read_buffer_async<T: Pod>(&self, buffer: &Buffer, offset: usize, mut out: Vec<T>, wait: &[Event]) -> Result<Pending<'static, Vec<T>>> {
+        // SAFETY: the Vec's heap memory does not move when the Vec is moved into the Pending,
+        // which keeps it until the copy has completed (or leaks it, if the Pending is leaked).
+        let ev = unsafe { self.read_raw(buffer, offset, out.host_bytes_mut(), false, wait)? };
+        Ok(Pending::new(ev, out, self))
+    }
+
+    /// Non-blocking write of an owned vector into `buffer` at byte `offset`.
+    pub fn write_buffer_async<T: Pod>(&self, buffer: &Buffer, offset: usize, data: Vec<T>, wait: &[Event]) -> Result<Pending<'static, Vec<T>>> {
+        // SAFETY: as in read_buffer_async.
+        let ev = unsafe { self.write_raw(buffer, offset, data.host_bytes(), false, wait)? };
+        Ok(Pending::new(ev, data, self))
+    }
+}
+
+impl<'scope> Scope<'scope, '_> {
+    fn track(&self, ev: &Event) {
+        lock(&self.events).push(ev.clone());
+    }
+
+    /// The queue the copies go to.
+    pub fn queue(&self) -> &Queue {
+        &self.queue
+    }
+
+    /// Non-blocking host → buffer copy of `data` to byte `offset`.
+    pub fn write_buffer<H: HostSource + 'scope>(&'scope self, buffer: &Buffer, offset: usize, data: H, wait: &[Event]) -> Result<Pending<'scope, H>> {
+        // SAFETY: `data` outlives the scope ('scope), whose end waits for this copy; its bytes
+        // do not move (HostSource is only implemented for slices and Vec) and are not mutated
+        // while the Pending holds them.
+        let ev = unsafe { self.queue.write_raw(buffer, offset, data.host_bytes(), false, wait)? };
+        self.track(&ev);
+        Ok(Pending::new(ev, data, &self.queue))
+    }
+
+    /// Non-blocking buffer → host copy from byte `offset` into `out` (its whole length).
+    pub fn read_buffer<H: HostSink + 'scope>(&'scope self, buffer: &Buffer, offset: usize, mut out: H, wait: &[Event]) -> Result<Pending<'scope, H>> {
+        // SAFETY: as in write_buffer; `out` is exclusively held by the Pending.
+        let ev = unsafe { self.queue.read_raw(buffer, offset, out.host_bytes_mut(), false, wait)? };
+        self.track(&ev);
+        Ok(Pending::new(ev, out, &self.queue))
+    }
+
+    /// Non-blocking rectangular host → buffer copy (see [`Queue::write_buffer_rect`]).
+    pub fn write_buffer_rect<H: HostSource + 'scope>(&'scope self, buffer: &Buffer, buffer_side: RectSide, data: H, host_side: RectSide, region: [usize; 3], wait: &[Event]) -> Result<Pending<'scope, H>> {
+        // SAFETY: as in write_buffer.
+        let ev = unsafe { self.queue.write_rect_raw(buffer, buffer_side, data.host_bytes(), host_side, region, false, wait)? };
+        self.track(&ev);
+        Ok(Pending::new(ev, data, &self.queue))
+    }
+
+    /// Non-blocking rectangular buffer → host copy (see [`Queue::read_buffer_rect`]).
+    pub fn read_buffer_rect<H: HostSink + 'scope>(&'scope self, buffer: &Buffer, buffer_side: RectSide, mut out: H, host_side: RectSide, region: [usize; 3], wait: &[Event]) -> Result<Pending<'scope, H>> {
+        // SAFETY: as in read_buffer.
+        let ev = unsafe { self.queue.read_rect_raw(buffer, buffer_side, out.host_bytes_mut(), host_side, region, false, wait)? };
+        self.track(&ev);
+        Ok(Pending::new(ev, out, &self.queue))
+    }
+
+    /// Non-blocking host → image copy (see [`Queue::write_image`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn write_image<H: HostSource + 'scope>(&'scope self, image: &Image, origin: [usize; 3], region: [usize; 3], data: H, row_pitch: usize, slice_pitch: usize, wait: &[Event]) -> Result<Pending<'scope, H>> {
+        // SAFETY: as in write_buffer.
+        let ev = unsafe { self.queue.write_image_raw(image, origin, region, data.host_bytes(), row_pitch, slice_pitch, false, wait)? };
+        self.track(&ev);
+        Ok(Pending::new(ev, data, &self.queue))
+    }
+
+    /// Non-blocking image → host copy (see [`Queue::read_image`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn read_image<H: HostSink + 'scope>(&'scope self, image: &Image, origin: [usize; 3], region: [usize; 3], mut out: H, row_pitch: usize, slice_pitch: usize, wait: &[Event]) -> Result<Pending<'scope, H>> {
+        // SAFETY: as in read_buffer.
+        let ev = unsafe { self.queue.read_image_raw(image, origin, region, out.host_bytes_mut(), row_pitch, slice_pitch, false, wait)? };
+        self.track(&ev);
+        Ok(Pending::new(ev, out, &self.queue))
+    }
+}
