@@ -11,6 +11,13 @@ fn roundtrip() {
     ctx.queue().read_buffer(&b, 0, &mut out, &[]).unwrap();
     assert_eq!(out, data);
     let mut v = vec![0f32; 10];
-    ctx.queue().scope(|s| { let p = s.read_buffer(&b, 40, &mut v[..], &[])?; let h = p.wait()?; h[0] += 1.0; Ok(()) }).unwrap();
+    ctx.queue()
+        .scope(|s| {
+            let p = s.read_buffer(&b, 40, &mut v[..], &[])?;
+            let h = p.wait()?;
+            h[0] += 1.0;
+            Ok(())
+        })
+        .unwrap();
     assert_eq!(v[0], 11.0);
 }

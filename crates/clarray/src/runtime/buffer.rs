@@ -9,9 +9,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use bytemuck::Pod;
-use opencl3::memory::{
-    CL_MEM_ALLOC_HOST_PTR, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE, CL_MEM_WRITE_ONLY,
-};
+use opencl3::memory::{CL_MEM_ALLOC_HOST_PTR, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE, CL_MEM_WRITE_ONLY};
 use opencl3::types::{cl_buffer_region, cl_mem, CL_BLOCKING};
 
 use super::context::{Context, Queue};
@@ -112,19 +110,34 @@ impl Buffer {
         let physical = bytes.max(1);
         // SAFETY: the context is valid and no host pointer is passed.
         let mem = unsafe {
-            opencl3::memory::create_buffer(ctx.queue.inner.core.ctx.get(), flags, physical, std::ptr::null_mut())
+            opencl3::memory::create_buffer(
+                ctx.queue.inner.core.ctx.get(),
+                flags,
+                physical,
+                std::ptr::null_mut(),
+            )
         }
         .map_err(|code| {
             if code == opencl3::error_codes::CL_MEM_OBJECT_ALLOCATION_FAILURE
                 || code == opencl3::error_codes::CL_OUT_OF_RESOURCES
             {
-                Error::OutOfDeviceMemory { requested: bytes as u64, in_use: 0, held: 0, limit: info.global_mem_bytes }
+                Error::OutOfDeviceMemory {
+                    requested: bytes as u64,
+                    in_use: 0,
+                    held: 0,
+                    limit: info.global_mem_bytes,
+                }
             } else {
                 Error::opencl("clCreateBuffer", code)
             }
         })?;
         Ok(Buffer {
-            inner: Arc::new(BufferInner { obj: MemObject { mem, ctx: ctx.clone() }, len: bytes, access, parent: None }),
+            inner: Arc::new(BufferInner {
+                obj: MemObject { mem, ctx: ctx.clone() },
+                len: bytes,
+                access,
+                parent: None,
+            }),
         })
     }
 
@@ -172,7 +185,9 @@ impl Buffer {
     pub fn sub_buffer(&self, origin: usize, len: usize) -> Result<Buffer> {
         check_range("sub-buffer", origin, len, self.len())?;
         if len == 0 {
-            return Err(Error::InvalidArgument("a sub-buffer of 0 bytes was asked for; OpenCL needs at least 1".into()));
+            return Err(Error::InvalidArgument(
+                "a sub-buffer of 0 bytes was asked for; OpenCL needs at least 1".into(),
+            ));
         }
         let align = self.context().device().info().mem_base_addr_align_bytes.max(1) as usize;
         if origin % align != 0 {
@@ -230,14 +245,26 @@ pub(crate) fn check_queue(queue: &Queue, buf: &Buffer) -> Result<()> {
 impl Queue {
     /// Copies `data` into `buffer` at byte `offset` and waits for it (blocking). `wait`: events
     /// that must complete first.
-    pub fn write_buffer<T: Pod>(&self, buffer: &Buffer, offset: usize, data: &[T], wait: &[Event]) -> Result<Event> {
+    pub fn write_buffer<T: Pod>(
+        &self,
+        buffer: &Buffer,
+        offset: usize,
+        data: &[T],
+        wait: &[Event],
+    ) -> Result<Event> {
         let bytes: &[u8] = bytemuck::cast_slice(data);
         // SAFETY: blocking, so `bytes` is only read during the call.
         unsafe { self.write_raw(buffer, offset, bytes, true, wait) }
     }
 
     /// Copies bytes from `buffer` at byte `offset` into `out` and waits for it (blocking).
-    pub fn read_buffer<T: Pod>(&self, buffer: &Buffer, offset: usize, out: &mut [T], wait: &[Event]) -> Result<Event> {
+    pub fn read_buffer<T: Pod>(
+        &self,
+        buffer: &Buffer,
+        offset: usize,
+        out: &mut [T],
+        wait: &[Event],
+    ) -> Result<Event> {
         let bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
         // SAFETY: blocking, so `bytes` is only written during the call.
         unsafe { self.read_raw(buffer, offset, bytes, true, wait) }
@@ -245,7 +272,14 @@ impl Queue {
 
     /// # Safety
     /// When `blocking` is false, `data` must stay valid and unmodified until the event completes.
-    pub(crate) unsafe fn write_raw(&self, buffer: &Buffer, offset: usize, data: &[u8], blocking: bool, wait: &[Event]) -> Result<Event> {
+    pub(crate) unsafe fn write_raw(
+        &self,
+        buffer: &Buffer,
+        offset: usize,
+        data: &[u8],
+        blocking: bool,
+        wait: &[Event],
+    ) -> Result<Event> {
         check_queue(self, buffer)?;
         check_range("host → buffer copy", offset, data.len(), buffer.len())?;
         if data.is_empty() {
@@ -273,7 +307,14 @@ impl Queue {
 
     /// # Safety
     /// When `blocking` is false, `out` must stay valid and untouched until the event completes.
-    pub(crate) unsafe fn read_raw(&self, buffer: &Buffer, offset: usize, out: &mut [u8], blocking: bool, wait: &[Event]) -> Result<Event> {
+    pub(crate) unsafe fn read_raw(
+        &self,
+        buffer: &Buffer,
+        offset: usize,
+        out: &mut [u8],
+        blocking: bool,
+        wait: &[Event],
+    ) -> Result<Event> {
         check_queue(self, buffer)?;
         check_range("buffer → host copy", offset, out.len(), buffer.len())?;
         if out.is_empty() {
@@ -300,7 +341,15 @@ impl Queue {
     /// Copies `bytes` bytes from `src` at `src_offset` to `dst` at `dst_offset` on the device.
     /// Non-blocking: returns the copy's event. Overlapping ranges of one buffer are refused
     /// (OpenCL leaves them undefined).
-    pub fn copy_buffer(&self, src: &Buffer, src_offset: usize, dst: &Buffer, dst_offset: usize, bytes: usize, wait: &[Event]) -> Result<Event> {
+    pub fn copy_buffer(
+        &self,
+        src: &Buffer,
+        src_offset: usize,
+        dst: &Buffer,
+        dst_offset: usize,
+        bytes: usize,
+        wait: &[Event],
+    ) -> Result<Event> {
         check_queue(self, src)?;
         check_queue(self, dst)?;
         check_range("buffer → buffer copy (source)", src_offset, bytes, src.len())?;
@@ -334,7 +383,14 @@ impl Queue {
 
     /// Fills `bytes` bytes of `buffer` from `offset` with copies of `pattern` (non-blocking).
     /// The pattern's size must be 1, 2, 4, …, 128 bytes, and offset and size multiples of it.
-    pub fn fill_buffer<T: Pod>(&self, buffer: &Buffer, pattern: &[T], offset: usize, bytes: usize, wait: &[Event]) -> Result<Event> {
+    pub fn fill_buffer<T: Pod>(
+        &self,
+        buffer: &Buffer,
+        pattern: &[T],
+        offset: usize,
+        bytes: usize,
+        wait: &[Event],
+    ) -> Result<Event> {
         check_queue(self, buffer)?;
         let pat: &[u8] = bytemuck::cast_slice(pattern);
         let p = pat.len();

@@ -63,7 +63,13 @@ pub struct Queue {
 
 impl fmt::Debug for Queue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Queue(#{} on {}, profiling {})", self.inner.id, self.inner.core.device.name(), self.inner.profiling)
+        write!(
+            f,
+            "Queue(#{} on {}, profiling {})",
+            self.inner.id,
+            self.inner.core.device.name(),
+            self.inner.profiling
+        )
     }
 }
 
@@ -77,7 +83,12 @@ impl Queue {
             })
             .cl("clCreateCommandQueue")?;
         Ok(Queue {
-            inner: Arc::new(QueueCore { queue, core, profiling, id: NEXT_ID.fetch_add(1, Ordering::Relaxed) }),
+            inner: Arc::new(QueueCore {
+                queue,
+                core,
+                profiling,
+                id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            }),
         })
     }
 

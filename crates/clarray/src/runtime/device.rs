@@ -174,9 +174,7 @@ fn query(platform: &PlatformInfo, device_index: usize, id: cl_device_id) -> Resu
         global_mem_bytes: d.global_mem_size().cl("clGetDeviceInfo(CL_DEVICE_GLOBAL_MEM_SIZE)")?,
         max_alloc_bytes: d.max_mem_alloc_size().cl("clGetDeviceInfo(CL_DEVICE_MAX_MEM_ALLOC_SIZE)")?,
         compute_units: d.max_compute_units().cl("clGetDeviceInfo(CL_DEVICE_MAX_COMPUTE_UNITS)")?,
-        max_work_group_size: d
-            .max_work_group_size()
-            .cl("clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)")?,
+        max_work_group_size: d.max_work_group_size().cl("clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)")?,
         max_work_item_sizes: d.max_work_item_sizes().unwrap_or_default(),
         local_mem_bytes: d.local_mem_size().cl("clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)")?,
         fp64: d.double_fp_config().map(|c| c != 0).unwrap_or(false),

@@ -3,9 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use opencl3::event::{
-    Event as ClEvent, CL_COMPLETE, CL_QUEUED, CL_RUNNING, CL_SUBMITTED,
-};
+use opencl3::event::{Event as ClEvent, CL_COMPLETE, CL_QUEUED, CL_RUNNING, CL_SUBMITTED};
 use opencl3::types::cl_event;
 use serde::Serialize;
 

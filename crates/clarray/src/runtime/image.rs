@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use bytemuck::Pod;
 use opencl3::memory::{
-    CL_FLOAT, CL_MEM_OBJECT_IMAGE2D, CL_MEM_OBJECT_IMAGE3D, CL_MEM_READ_WRITE, CL_R, CL_RGBA,
-    CL_UNORM_INT8, CL_UNSIGNED_INT8,
+    CL_FLOAT, CL_MEM_OBJECT_IMAGE2D, CL_MEM_OBJECT_IMAGE3D, CL_MEM_READ_WRITE, CL_R, CL_RGBA, CL_UNORM_INT8,
+    CL_UNSIGNED_INT8,
 };
 use opencl3::types::{cl_image_desc, cl_image_format, CL_BLOCKING};
 
@@ -109,7 +109,13 @@ impl Image {
     }
 
     /// A 3-D image of `width × height × depth` pixels (uninitialised).
-    pub fn new_3d(ctx: &Context, format: ImageFormat, width: usize, height: usize, depth: usize) -> Result<Image> {
+    pub fn new_3d(
+        ctx: &Context,
+        format: ImageFormat,
+        width: usize,
+        height: usize,
+        depth: usize,
+    ) -> Result<Image> {
         Image::create(ctx, format, [width, height, depth], true)
     }
 
@@ -117,7 +123,10 @@ impl Image {
         ctx.check_deferred()?;
         let info = ctx.device().info();
         if !info.image_support {
-            return Err(Error::Unsupported(format!("{} has no image support (CL_DEVICE_IMAGE_SUPPORT is false)", info.name)));
+            return Err(Error::Unsupported(format!(
+                "{} has no image support (CL_DEVICE_IMAGE_SUPPORT is false)",
+                info.name
+            )));
         }
         let max: Vec<usize> = if three_d { info.image3d_max.to_vec() } else { info.image2d_max.to_vec() };
         let kind = if three_d { "3-D" } else { "2-D" };
@@ -141,7 +150,8 @@ impl Image {
             .cl("clGetSupportedImageFormats")?;
         let raw = format.raw();
         if !supported.iter().any(|f| {
-            f.image_channel_order == raw.image_channel_order && f.image_channel_data_type == raw.image_channel_data_type
+            f.image_channel_order == raw.image_channel_order
+                && f.image_channel_data_type == raw.image_channel_data_type
         }) {
             return Err(Error::Unsupported(format!("{kind} images of format {format:?} on {}", info.name)));
         }
@@ -159,10 +169,18 @@ impl Image {
         };
         // SAFETY: context valid; format and descriptor are valid for the call; no host pointer.
         let mem = unsafe {
-            opencl3::memory::create_image(ctx.queue.inner.core.ctx.get(), CL_MEM_READ_WRITE, &raw, &desc, std::ptr::null_mut())
+            opencl3::memory::create_image(
+                ctx.queue.inner.core.ctx.get(),
+                CL_MEM_READ_WRITE,
+                &raw,
+                &desc,
+                std::ptr::null_mut(),
+            )
         }
         .cl("clCreateImage")?;
-        Ok(Image { inner: Arc::new(ImageInner { obj: MemObject { mem, ctx: ctx.clone() }, format, dims, three_d }) })
+        Ok(Image {
+            inner: Arc::new(ImageInner { obj: MemObject { mem, ctx: ctx.clone() }, format, dims, three_d }),
+        })
     }
 
     /// `[width, height, depth]` in pixels (depth 1 for 2-D images).
@@ -219,18 +237,65 @@ fn check_image_queue(queue: &Queue, img: &Image) -> Result<()> {
 impl Queue {
     /// Writes host pixels into a region of `image` and waits. `row_pitch`/`slice_pitch` are the
     /// host layout in bytes (0: packed).
-    pub fn write_image<T: Pod>(&self, image: &Image, origin: [usize; 3], region: [usize; 3], host: &[T], row_pitch: usize, slice_pitch: usize, wait: &[Event]) -> Result<Event> {
+    pub fn write_image<T: Pod>(
+        &self,
+        image: &Image,
+        origin: [usize; 3],
+        region: [usize; 3],
+        host: &[T],
+        row_pitch: usize,
+        slice_pitch: usize,
+        wait: &[Event],
+    ) -> Result<Event> {
         // SAFETY: blocking, so `host` is only read during the call.
-        unsafe { self.write_image_raw(image, origin, region, bytemuck::cast_slice(host), row_pitch, slice_pitch, true, wait) }
+        unsafe {
+            self.write_image_raw(
+                image,
+                origin,
+                region,
+                bytemuck::cast_slice(host),
+                row_pitch,
+                slice_pitch,
+                true,
+                wait,
+            )
+        }
     }
 
     /// Reads a region of `image` into host memory and waits.
-    pub fn read_image<T: Pod>(&self, image: &Image, origin: [usize; 3], region: [usize; 3], host: &mut [T], row_pitch: usize, slice_pitch: usize, wait: &[Event]) -> Result<Event> {
+    pub fn read_image<T: Pod>(
+        &self,
+        image: &Image,
+        origin: [usize; 3],
+        region: [usize; 3],
+        host: &mut [T],
+        row_pitch: usize,
+        slice_pitch: usize,
+        wait: &[Event],
+    ) -> Result<Event> {
         // SAFETY: blocking, so `host` is only written during the call.
-        unsafe { self.read_image_raw(image, origin, region, bytemuck::cast_slice_mut(host), row_pitch, slice_pitch, true, wait) }
+        unsafe {
+            self.read_image_raw(
+                image,
+                origin,
+                region,
+                bytemuck::cast_slice_mut(host),
+                row_pitch,
+                slice_pitch,
+                true,
+                wait,
+            )
+        }
     }
 
-    fn host_side(image: &Image, what: &str, region: [usize; 3], len: usize, row_pitch: usize, slice_pitch: usize) -> Result<(usize, usize)> {
+    fn host_side(
+        image: &Image,
+        what: &str,
+        region: [usize; 3],
+        len: usize,
+        row_pitch: usize,
+        slice_pitch: usize,
+    ) -> Result<(usize, usize)> {
         let px = image.format().pixel_bytes();
         let bytes_region = [region[0] * px, region[1], region[2]];
         let r = resolve(what, &RectSide::new([0, 0, 0], row_pitch, slice_pitch), bytes_region, len)?;
@@ -241,10 +306,27 @@ impl Queue {
     /// # Safety
     /// When not blocking, `host` must stay valid and unmodified until the event completes.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) unsafe fn write_image_raw(&self, image: &Image, origin: [usize; 3], region: [usize; 3], host: &[u8], row_pitch: usize, slice_pitch: usize, blocking: bool, wait: &[Event]) -> Result<Event> {
+    pub(crate) unsafe fn write_image_raw(
+        &self,
+        image: &Image,
+        origin: [usize; 3],
+        region: [usize; 3],
+        host: &[u8],
+        row_pitch: usize,
+        slice_pitch: usize,
+        blocking: bool,
+        wait: &[Event],
+    ) -> Result<Event> {
         check_image_queue(self, image)?;
         image.check_region("host → image copy", origin, region)?;
-        let (row, slice) = Queue::host_side(image, "host → image copy (host side)", region, host.len(), row_pitch, slice_pitch)?;
+        let (row, slice) = Queue::host_side(
+            image,
+            "host → image copy (host side)",
+            region,
+            host.len(),
+            row_pitch,
+            slice_pitch,
+        )?;
         let ids = raw_list(wait);
         // SAFETY: image region and host range were checked; pointers outlive the call; the host
         // memory outlives the command as the caller guarantees.
@@ -269,10 +351,27 @@ impl Queue {
     /// # Safety
     /// When not blocking, `host` must stay valid and untouched until the event completes.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) unsafe fn read_image_raw(&self, image: &Image, origin: [usize; 3], region: [usize; 3], host: &mut [u8], row_pitch: usize, slice_pitch: usize, blocking: bool, wait: &[Event]) -> Result<Event> {
+    pub(crate) unsafe fn read_image_raw(
+        &self,
+        image: &Image,
+        origin: [usize; 3],
+        region: [usize; 3],
+        host: &mut [u8],
+        row_pitch: usize,
+        slice_pitch: usize,
+        blocking: bool,
+        wait: &[Event],
+    ) -> Result<Event> {
         check_image_queue(self, image)?;
         image.check_region("image → host copy", origin, region)?;
-        let (row, slice) = Queue::host_side(image, "image → host copy (host side)", region, host.len(), row_pitch, slice_pitch)?;
+        let (row, slice) = Queue::host_side(
+            image,
+            "image → host copy (host side)",
+            region,
+            host.len(),
+            row_pitch,
+            slice_pitch,
+        )?;
         let ids = raw_list(wait);
         // SAFETY: as in write_image_raw, with `host` writable.
         let ev = unsafe {
@@ -294,7 +393,15 @@ impl Queue {
     }
 
     /// Copies a region between two images of the same format (non-blocking).
-    pub fn copy_image(&self, src: &Image, src_origin: [usize; 3], dst: &Image, dst_origin: [usize; 3], region: [usize; 3], wait: &[Event]) -> Result<Event> {
+    pub fn copy_image(
+        &self,
+        src: &Image,
+        src_origin: [usize; 3],
+        dst: &Image,
+        dst_origin: [usize; 3],
+        region: [usize; 3],
+        wait: &[Event],
+    ) -> Result<Event> {
         check_image_queue(self, src)?;
         check_image_queue(self, dst)?;
         if src.format() != dst.format() {
@@ -306,8 +413,14 @@ impl Queue {
         }
         src.check_region("image → image copy (source)", src_origin, region)?;
         dst.check_region("image → image copy (destination)", dst_origin, region)?;
-        if Arc::ptr_eq(&src.inner, &dst.inner) && (0..3).all(|i| src_origin[i] < dst_origin[i] + region[i] && dst_origin[i] < src_origin[i] + region[i]) {
-            return Err(Error::InvalidArgument("image → image copy within one image with overlapping regions".into()));
+        if Arc::ptr_eq(&src.inner, &dst.inner)
+            && (0..3).all(|i| {
+                src_origin[i] < dst_origin[i] + region[i] && dst_origin[i] < src_origin[i] + region[i]
+            })
+        {
+            return Err(Error::InvalidArgument(
+                "image → image copy within one image with overlapping regions".into(),
+            ));
         }
         let ids = raw_list(wait);
         // SAFETY: both images valid and of this context; regions checked.
@@ -328,7 +441,15 @@ impl Queue {
     }
 
     /// Copies a region of an image into a buffer at `dst_offset`, tightly packed (non-blocking).
-    pub fn copy_image_to_buffer(&self, src: &Image, origin: [usize; 3], region: [usize; 3], dst: &Buffer, dst_offset: usize, wait: &[Event]) -> Result<Event> {
+    pub fn copy_image_to_buffer(
+        &self,
+        src: &Image,
+        origin: [usize; 3],
+        region: [usize; 3],
+        dst: &Buffer,
+        dst_offset: usize,
+        wait: &[Event],
+    ) -> Result<Event> {
         check_image_queue(self, src)?;
         super::buffer::check_queue(self, dst)?;
         src.check_region("image → buffer copy", origin, region)?;
@@ -354,7 +475,15 @@ impl Queue {
 
     /// Copies tightly packed pixels from a buffer at `src_offset` into a region of an image
     /// (non-blocking).
-    pub fn copy_buffer_to_image(&self, src: &Buffer, src_offset: usize, dst: &Image, origin: [usize; 3], region: [usize; 3], wait: &[Event]) -> Result<Event> {
+    pub fn copy_buffer_to_image(
+        &self,
+        src: &Buffer,
+        src_offset: usize,
+        dst: &Image,
+        origin: [usize; 3],
+        region: [usize; 3],
+        wait: &[Event],
+    ) -> Result<Event> {
         super::buffer::check_queue(self, src)?;
         check_image_queue(self, dst)?;
         dst.check_region("buffer → image copy", origin, region)?;

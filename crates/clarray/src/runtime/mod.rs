@@ -16,7 +16,9 @@ pub mod transfer;
 
 pub use buffer::{Access, Buffer};
 pub use context::{Context, Queue};
-pub use device::{choose, default_device, devices, platforms, Device, DeviceInfo, DeviceType, PlatformInfo, DEVICE_ENV};
+pub use device::{
+    choose, default_device, devices, platforms, Device, DeviceInfo, DeviceType, PlatformInfo, DEVICE_ENV,
+};
 pub use event::{wait_all, Event, EventStatus, ProfileTimes};
 pub use image::{ChannelOrder, ChannelType, Image, ImageFormat};
 pub use pinned::Pinned;

@@ -38,7 +38,10 @@ impl<T: Pod> Pinned<T> {
     /// Allocates `len` zeroed elements of pinned host memory in `ctx`.
     pub fn new(ctx: &Context, len: usize) -> Result<Pinned<T>> {
         let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| {
-            Error::TooLarge(format!("pinned memory of {len} elements of {} bytes overflows", std::mem::size_of::<T>()))
+            Error::TooLarge(format!(
+                "pinned memory of {len} elements of {} bytes overflows",
+                std::mem::size_of::<T>()
+            ))
         })?;
         let buffer = Buffer::host_allocated(ctx, bytes)?;
         let q = ctx.queue();

@@ -297,11 +297,17 @@ impl Kernel {
                 .inner
                 .args
                 .iter()
-                .map(|a| format!("{} {}", a.type_name.as_deref().unwrap_or("?"), a.name.as_deref().unwrap_or("?")))
+                .map(|a| {
+                    format!("{} {}", a.type_name.as_deref().unwrap_or("?"), a.name.as_deref().unwrap_or("?"))
+                })
                 .collect();
             return Err(Error::KernelArgs {
                 kernel: self.inner.name.clone(),
-                message: format!("{} arguments were given, but it takes {want}: ({})", args.len(), sig.join(", ")),
+                message: format!(
+                    "{} arguments were given, but it takes {want}: ({})",
+                    args.len(),
+                    sig.join(", ")
+                ),
             });
         }
         let ctx = self.inner.program.context();
@@ -312,25 +318,34 @@ impl Kernel {
                 (Arg::Buffer(b), space) => {
                     ctx.check_same(b.context()).map_err(|e| self.arg_error(i, e.to_string()))?;
                     if is_image || matches!(space, Some(AddressSpace::Local | AddressSpace::Private)) {
-                        return Err(self.arg_error(i, format!("a buffer was given where the kernel takes `{ty}`")));
+                        return Err(
+                            self.arg_error(i, format!("a buffer was given where the kernel takes `{ty}`"))
+                        );
                     }
                 }
                 (Arg::Image(im), _) => {
                     ctx.check_same(im.context()).map_err(|e| self.arg_error(i, e.to_string()))?;
                     if info.type_name.is_some() && !is_image {
-                        return Err(self.arg_error(i, format!("an image was given where the kernel takes `{ty}`")));
+                        return Err(
+                            self.arg_error(i, format!("an image was given where the kernel takes `{ty}`"))
+                        );
                     }
                 }
                 (Arg::Local(bytes), space) => {
                     if space.is_some() && space != Some(AddressSpace::Local) {
-                        return Err(self.arg_error(i, format!("local memory was given where the kernel takes `{ty}`")));
+                        return Err(self
+                            .arg_error(i, format!("local memory was given where the kernel takes `{ty}`")));
                     }
                     if *bytes == 0 {
                         return Err(self.arg_error(i, "local memory of 0 bytes".into()));
                     }
                 }
                 (Arg::Scalar(bytes, rust), space) => {
-                    if matches!(space, Some(AddressSpace::Global | AddressSpace::Constant | AddressSpace::Local)) || is_image {
+                    if matches!(
+                        space,
+                        Some(AddressSpace::Global | AddressSpace::Constant | AddressSpace::Local)
+                    ) || is_image
+                    {
                         return Err(self.arg_error(i, format!("a scalar ({rust}) was given where the kernel takes `{ty}`; pass a buffer or array")));
                     }
                     if let Some(size) = opencl_type_size(&ty) {
@@ -361,7 +376,13 @@ pub struct LaunchDims<'a> {
 
 impl Queue {
     /// Launches `kernel` with `args` over `dims` after checking both. Non-blocking.
-    pub fn launch(&self, kernel: &Kernel, args: &[Arg<'_>], dims: &LaunchDims<'_>, wait: &[Event]) -> Result<Event> {
+    pub fn launch(
+        &self,
+        kernel: &Kernel,
+        args: &[Arg<'_>],
+        dims: &LaunchDims<'_>,
+        wait: &[Event],
+    ) -> Result<Event> {
         let name = || kernel.name().to_string();
         let dims_err = |m: String| Error::KernelArgs { kernel: name(), message: m };
         let d = dims.global.len();
@@ -372,27 +393,44 @@ impl Queue {
         let info = self.context_of().device().info().clone();
         if let Some(l) = dims.local {
             if l.len() != d {
-                return Err(dims_err(format!("local size {l:?} has {} dimensions, global size {:?} has {d}", l.len(), dims.global)));
+                return Err(dims_err(format!(
+                    "local size {l:?} has {} dimensions, global size {:?} has {d}",
+                    l.len(),
+                    dims.global
+                )));
             }
             let total: usize = l.iter().product();
             let max = kernel.max_work_group_size().min(info.max_work_group_size).max(1);
             if total == 0 || total > max {
-                return Err(dims_err(format!("a work-group of {l:?} = {total} work-items; this kernel allows 1 to {max} on {}", info.name)));
+                return Err(dims_err(format!(
+                    "a work-group of {l:?} = {total} work-items; this kernel allows 1 to {max} on {}",
+                    info.name
+                )));
             }
             for (i, (&g, &s)) in dims.global.iter().zip(l).enumerate() {
                 if let Some(&m) = info.max_work_item_sizes.get(i) {
                     if s > m {
-                        return Err(dims_err(format!("local size {s} along dimension {i} exceeds the device's {m}")));
+                        return Err(dims_err(format!(
+                            "local size {s} along dimension {i} exceeds the device's {m}"
+                        )));
                     }
                 }
-                if g % s != 0 && !info.opencl_version.contains("OpenCL 2") && !info.opencl_version.contains("OpenCL 3") {
-                    return Err(dims_err(format!("global size {g} is not a multiple of local size {s} along dimension {i}")));
+                if g % s != 0
+                    && !info.opencl_version.contains("OpenCL 2")
+                    && !info.opencl_version.contains("OpenCL 3")
+                {
+                    return Err(dims_err(format!(
+                        "global size {g} is not a multiple of local size {s} along dimension {i}"
+                    )));
                 }
             }
         }
         if let Some(o) = dims.offset {
             if o.len() != d {
-                return Err(dims_err(format!("offset {o:?} has {} dimensions, global size has {d}", o.len())));
+                return Err(dims_err(format!(
+                    "offset {o:?} has {} dimensions, global size has {d}",
+                    o.len()
+                )));
             }
         }
         kernel.check_args(args)?;
@@ -417,10 +455,20 @@ impl Queue {
                         raw.set_arg(idx, &m).map_err(|e| e.0)
                     }
                     Arg::Local(bytes) => raw.set_arg_local_buffer(idx, *bytes).map_err(|e| e.0),
-                    Arg::Scalar(bytes, _) => opencl3::kernel::set_kernel_arg(raw.get(), idx, bytes.len(), bytes.as_ptr().cast::<c_void>()),
+                    Arg::Scalar(bytes, _) => opencl3::kernel::set_kernel_arg(
+                        raw.get(),
+                        idx,
+                        bytes.len(),
+                        bytes.as_ptr().cast::<c_void>(),
+                    ),
                 }
             };
-            r.map_err(|code| kernel.arg_error(i, format!("clSetKernelArg failed: {}", opencl3::error_codes::error_text(code))))?;
+            r.map_err(|code| {
+                kernel.arg_error(
+                    i,
+                    format!("clSetKernelArg failed: {}", opencl3::error_codes::error_text(code)),
+                )
+            })?;
         }
         let ids = raw_list(wait);
         // SAFETY: the kernel's arguments are all set (count checked); the size arrays have `d`

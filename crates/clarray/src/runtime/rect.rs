@@ -71,7 +71,8 @@ pub(crate) fn resolve(what: &str, side: &RectSide, region: [usize; 3], size: usi
     }
     let o = side.origin.map(|v| v as u128);
     let start = o[2] * slice + o[1] * row as u128 + o[0];
-    let end = start + (region[2] as u128 - 1) * slice + (region[1] as u128 - 1) * row as u128 + region[0] as u128;
+    let end =
+        start + (region[2] as u128 - 1) * slice + (region[1] as u128 - 1) * row as u128 + region[0] as u128;
     if end > size as u128 {
         return Err(Error::OutOfBounds(format!(
             "{what}: origin {:?} with region {region:?}, row pitch {row} and slice pitch {slice} \
@@ -79,26 +80,72 @@ pub(crate) fn resolve(what: &str, side: &RectSide, region: [usize; 3], size: usi
             side.origin
         )));
     }
-    let slice = usize::try_from(slice).map_err(|_| Error::TooLarge(format!("{what}: slice pitch {slice}")))?;
+    let slice =
+        usize::try_from(slice).map_err(|_| Error::TooLarge(format!("{what}: slice pitch {slice}")))?;
     Ok(Resolved { row, slice, start, end })
 }
 
 impl Queue {
     /// Copies a rectangular region of host memory into `buffer` and waits for it.
-    pub fn write_buffer_rect<T: Pod>(&self, buffer: &Buffer, buffer_side: RectSide, host: &[T], host_side: RectSide, region: [usize; 3], wait: &[Event]) -> Result<Event> {
+    pub fn write_buffer_rect<T: Pod>(
+        &self,
+        buffer: &Buffer,
+        buffer_side: RectSide,
+        host: &[T],
+        host_side: RectSide,
+        region: [usize; 3],
+        wait: &[Event],
+    ) -> Result<Event> {
         // SAFETY: blocking, so `host` is only read during the call.
-        unsafe { self.write_rect_raw(buffer, buffer_side, bytemuck::cast_slice(host), host_side, region, true, wait) }
+        unsafe {
+            self.write_rect_raw(
+                buffer,
+                buffer_side,
+                bytemuck::cast_slice(host),
+                host_side,
+                region,
+                true,
+                wait,
+            )
+        }
     }
 
     /// Copies a rectangular region of `buffer` into host memory and waits for it.
-    pub fn read_buffer_rect<T: Pod>(&self, buffer: &Buffer, buffer_side: RectSide, host: &mut [T], host_side: RectSide, region: [usize; 3], wait: &[Event]) -> Result<Event> {
+    pub fn read_buffer_rect<T: Pod>(
+        &self,
+        buffer: &Buffer,
+        buffer_side: RectSide,
+        host: &mut [T],
+        host_side: RectSide,
+        region: [usize; 3],
+        wait: &[Event],
+    ) -> Result<Event> {
         // SAFETY: blocking, so `host` is only written during the call.
-        unsafe { self.read_rect_raw(buffer, buffer_side, bytemuck::cast_slice_mut(host), host_side, region, true, wait) }
+        unsafe {
+            self.read_rect_raw(
+                buffer,
+                buffer_side,
+                bytemuck::cast_slice_mut(host),
+                host_side,
+                region,
+                true,
+                wait,
+            )
+        }
     }
 
     /// # Safety
     /// When not blocking, `host` must stay valid and unmodified until the event completes.
-    pub(crate) unsafe fn write_rect_raw(&self, buffer: &Buffer, bs: RectSide, host: &[u8], hs: RectSide, region: [usize; 3], blocking: bool, wait: &[Event]) -> Result<Event> {
+    pub(crate) unsafe fn write_rect_raw(
+        &self,
+        buffer: &Buffer,
+        bs: RectSide,
+        host: &[u8],
+        hs: RectSide,
+        region: [usize; 3],
+        blocking: bool,
+        wait: &[Event],
+    ) -> Result<Event> {
         check_queue(self, buffer)?;
         let b = resolve("rectangular host → buffer copy (buffer side)", &bs, region, buffer.len())?;
         let h = resolve("rectangular host → buffer copy (host side)", &hs, region, host.len())?;
@@ -129,7 +176,16 @@ impl Queue {
 
     /// # Safety
     /// When not blocking, `host` must stay valid and untouched until the event completes.
-    pub(crate) unsafe fn read_rect_raw(&self, buffer: &Buffer, bs: RectSide, host: &mut [u8], hs: RectSide, region: [usize; 3], blocking: bool, wait: &[Event]) -> Result<Event> {
+    pub(crate) unsafe fn read_rect_raw(
+        &self,
+        buffer: &Buffer,
+        bs: RectSide,
+        host: &mut [u8],
+        hs: RectSide,
+        region: [usize; 3],
+        blocking: bool,
+        wait: &[Event],
+    ) -> Result<Event> {
         check_queue(self, buffer)?;
         let b = resolve("rectangular buffer → host copy (buffer side)", &bs, region, buffer.len())?;
         let h = resolve("rectangular buffer → host copy (host side)", &hs, region, host.len())?;
@@ -158,7 +214,15 @@ impl Queue {
 
     /// Copies a rectangular region from one buffer to another on the device (non-blocking).
     /// Within one buffer the two byte ranges must not overlap.
-    pub fn copy_buffer_rect(&self, src: &Buffer, src_side: RectSide, dst: &Buffer, dst_side: RectSide, region: [usize; 3], wait: &[Event]) -> Result<Event> {
+    pub fn copy_buffer_rect(
+        &self,
+        src: &Buffer,
+        src_side: RectSide,
+        dst: &Buffer,
+        dst_side: RectSide,
+        region: [usize; 3],
+        wait: &[Event],
+    ) -> Result<Event> {
         check_queue(self, src)?;
         check_queue(self, dst)?;
         let s = resolve("rectangular buffer → buffer copy (source)", &src_side, region, src.len())?;

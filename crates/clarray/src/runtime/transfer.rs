@@ -163,8 +163,16 @@ impl Queue {
     /// })?;
     /// # Ok(()) }
     /// ```
-    pub fn scope<'env, R>(&self, f: impl for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> Result<R>) -> Result<R> {
-        let scope = Scope { queue: self.clone(), events: Mutex::new(Vec::new()), _scope: PhantomData, _env: PhantomData };
+    pub fn scope<'env, R>(
+        &self,
+        f: impl for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> Result<R>,
+    ) -> Result<R> {
+        let scope = Scope {
+            queue: self.clone(),
+            events: Mutex::new(Vec::new()),
+            _scope: PhantomData,
+            _env: PhantomData,
+        };
         let result = {
             let _guard = WaitAll(&scope.events, &scope.queue);
             f(&scope)
@@ -174,7 +182,13 @@ impl Queue {
     }
 
     /// Non-blocking read of `buffer` from byte `offset` into an owned vector (its whole length).
-    pub fn read_buffer_async<T: Pod>(&self, buffer: &Buffer, offset: usize, mut out: Vec<T>, wait: &[Event]) -> Result<Pending<'static, Vec<T>>> {
+    pub fn read_buffer_async<T: Pod>(
+        &self,
+        buffer: &Buffer,
+        offset: usize,
+        mut out: Vec<T>,
+        wait: &[Event],
+    ) -> Result<Pending<'static, Vec<T>>> {
         // SAFETY: the Vec's heap memory does not move when the Vec is moved into the Pending,
         // which keeps it until the copy has completed (or leaks it, if the Pending is leaked).
         let ev = unsafe { self.read_raw(buffer, offset, out.host_bytes_mut(), false, wait)? };
@@ -182,7 +196,13 @@ impl Queue {
     }
 
     /// Non-blocking write of an owned vector into `buffer` at byte `offset`.
-    pub fn write_buffer_async<T: Pod>(&self, buffer: &Buffer, offset: usize, data: Vec<T>, wait: &[Event]) -> Result<Pending<'static, Vec<T>>> {
+    pub fn write_buffer_async<T: Pod>(
+        &self,
+        buffer: &Buffer,
+        offset: usize,
+        data: Vec<T>,
+        wait: &[Event],
+    ) -> Result<Pending<'static, Vec<T>>> {
         // SAFETY: as in read_buffer_async.
         let ev = unsafe { self.write_raw(buffer, offset, data.host_bytes(), false, wait)? };
         Ok(Pending::new(ev, data, self))
@@ -200,7 +220,13 @@ impl<'scope> Scope<'scope, '_> {
     }
 
     /// Non-blocking host → buffer copy of `data` to byte `offset`.
-    pub fn write_buffer<H: HostSource + 'scope>(&'scope self, buffer: &Buffer, offset: usize, data: H, wait: &[Event]) -> Result<Pending<'scope, H>> {
+    pub fn write_buffer<H: HostSource + 'scope>(
+        &'scope self,
+        buffer: &Buffer,
+        offset: usize,
+        data: H,
+        wait: &[Event],
+    ) -> Result<Pending<'scope, H>> {
         // SAFETY: `data` outlives the scope ('scope), whose end waits for this copy; its bytes
         // do not move (HostSource is only implemented for slices and Vec) and are not mutated
         // while the Pending holds them.
@@ -210,7 +236,13 @@ impl<'scope> Scope<'scope, '_> {
     }
 
     /// Non-blocking buffer → host copy from byte `offset` into `out` (its whole length).
-    pub fn read_buffer<H: HostSink + 'scope>(&'scope self, buffer: &Buffer, offset: usize, mut out: H, wait: &[Event]) -> Result<Pending<'scope, H>> {
+    pub fn read_buffer<H: HostSink + 'scope>(
+        &'scope self,
+        buffer: &Buffer,
+        offset: usize,
+        mut out: H,
+        wait: &[Event],
+    ) -> Result<Pending<'scope, H>> {
         // SAFETY: as in write_buffer; `out` is exclusively held by the Pending.
         let ev = unsafe { self.queue.read_raw(buffer, offset, out.host_bytes_mut(), false, wait)? };
         self.track(&ev);
@@ -218,35 +250,111 @@ impl<'scope> Scope<'scope, '_> {
     }
 
     /// Non-blocking rectangular host → buffer copy (see [`Queue::write_buffer_rect`]).
-    pub fn write_buffer_rect<H: HostSource + 'scope>(&'scope self, buffer: &Buffer, buffer_side: RectSide, data: H, host_side: RectSide, region: [usize; 3], wait: &[Event]) -> Result<Pending<'scope, H>> {
+    pub fn write_buffer_rect<H: HostSource + 'scope>(
+        &'scope self,
+        buffer: &Buffer,
+        buffer_side: RectSide,
+        data: H,
+        host_side: RectSide,
+        region: [usize; 3],
+        wait: &[Event],
+    ) -> Result<Pending<'scope, H>> {
         // SAFETY: as in write_buffer.
-        let ev = unsafe { self.queue.write_rect_raw(buffer, buffer_side, data.host_bytes(), host_side, region, false, wait)? };
+        let ev = unsafe {
+            self.queue.write_rect_raw(
+                buffer,
+                buffer_side,
+                data.host_bytes(),
+                host_side,
+                region,
+                false,
+                wait,
+            )?
+        };
         self.track(&ev);
         Ok(Pending::new(ev, data, &self.queue))
     }
 
     /// Non-blocking rectangular buffer → host copy (see [`Queue::read_buffer_rect`]).
-    pub fn read_buffer_rect<H: HostSink + 'scope>(&'scope self, buffer: &Buffer, buffer_side: RectSide, mut out: H, host_side: RectSide, region: [usize; 3], wait: &[Event]) -> Result<Pending<'scope, H>> {
+    pub fn read_buffer_rect<H: HostSink + 'scope>(
+        &'scope self,
+        buffer: &Buffer,
+        buffer_side: RectSide,
+        mut out: H,
+        host_side: RectSide,
+        region: [usize; 3],
+        wait: &[Event],
+    ) -> Result<Pending<'scope, H>> {
         // SAFETY: as in read_buffer.
-        let ev = unsafe { self.queue.read_rect_raw(buffer, buffer_side, out.host_bytes_mut(), host_side, region, false, wait)? };
+        let ev = unsafe {
+            self.queue.read_rect_raw(
+                buffer,
+                buffer_side,
+                out.host_bytes_mut(),
+                host_side,
+                region,
+                false,
+                wait,
+            )?
+        };
         self.track(&ev);
         Ok(Pending::new(ev, out, &self.queue))
     }
 
     /// Non-blocking host → image copy (see [`Queue::write_image`]).
     #[allow(clippy::too_many_arguments)]
-    pub fn write_image<H: HostSource + 'scope>(&'scope self, image: &Image, origin: [usize; 3], region: [usize; 3], data: H, row_pitch: usize, slice_pitch: usize, wait: &[Event]) -> Result<Pending<'scope, H>> {
+    pub fn write_image<H: HostSource + 'scope>(
+        &'scope self,
+        image: &Image,
+        origin: [usize; 3],
+        region: [usize; 3],
+        data: H,
+        row_pitch: usize,
+        slice_pitch: usize,
+        wait: &[Event],
+    ) -> Result<Pending<'scope, H>> {
         // SAFETY: as in write_buffer.
-        let ev = unsafe { self.queue.write_image_raw(image, origin, region, data.host_bytes(), row_pitch, slice_pitch, false, wait)? };
+        let ev = unsafe {
+            self.queue.write_image_raw(
+                image,
+                origin,
+                region,
+                data.host_bytes(),
+                row_pitch,
+                slice_pitch,
+                false,
+                wait,
+            )?
+        };
         self.track(&ev);
         Ok(Pending::new(ev, data, &self.queue))
     }
 
     /// Non-blocking image → host copy (see [`Queue::read_image`]).
     #[allow(clippy::too_many_arguments)]
-    pub fn read_image<H: HostSink + 'scope>(&'scope self, image: &Image, origin: [usize; 3], region: [usize; 3], mut out: H, row_pitch: usize, slice_pitch: usize, wait: &[Event]) -> Result<Pending<'scope, H>> {
+    pub fn read_image<H: HostSink + 'scope>(
+        &'scope self,
+        image: &Image,
+        origin: [usize; 3],
+        region: [usize; 3],
+        mut out: H,
+        row_pitch: usize,
+        slice_pitch: usize,
+        wait: &[Event],
+    ) -> Result<Pending<'scope, H>> {
         // SAFETY: as in read_buffer.
-        let ev = unsafe { self.queue.read_image_raw(image, origin, region, out.host_bytes_mut(), row_pitch, slice_pitch, false, wait)? };
+        let ev = unsafe {
+            self.queue.read_image_raw(
+                image,
+                origin,
+                region,
+                out.host_bytes_mut(),
+                row_pitch,
+                slice_pitch,
+                false,
+                wait,
+            )?
+        };
         self.track(&ev);
         Ok(Pending::new(ev, out, &self.queue))
     }
