@@ -3,6 +3,8 @@
 //!
 //! Safe Rust only: everything here goes through [`crate::runtime`].
 
+pub mod args;
 pub mod cache;
 
+pub use args::{KernelArg, Local};
 pub use cache::{cached_kernel, cached_program};
