@@ -270,6 +270,16 @@ impl Queue {
         unsafe { self.read_raw(buffer, offset, bytes, true, wait) }
     }
 
+    /// The event of a copy of no bytes: a marker after `wait`, complete on return when the copy
+    /// was asked to block (as every blocking copy's event is).
+    fn empty_copy(&self, blocking: bool, wait: &[Event]) -> Result<Event> {
+        let ev = self.marker(wait)?;
+        if blocking {
+            ev.wait()?;
+        }
+        Ok(ev)
+    }
+
     /// # Safety
     /// When `blocking` is false, `data` must stay valid and unmodified until the event completes.
     pub(crate) unsafe fn write_raw(
@@ -283,7 +293,7 @@ impl Queue {
         check_queue(self, buffer)?;
         check_range("host → buffer copy", offset, data.len(), buffer.len())?;
         if data.is_empty() {
-            return self.marker(wait);
+            return self.empty_copy(blocking, wait);
         }
         let ids = raw_list(wait);
         // SAFETY: queue and buffer are valid and of one context; the range lies inside the
@@ -318,7 +328,7 @@ impl Queue {
         check_queue(self, buffer)?;
         check_range("buffer → host copy", offset, out.len(), buffer.len())?;
         if out.is_empty() {
-            return self.marker(wait);
+            return self.empty_copy(blocking, wait);
         }
         let ids = raw_list(wait);
         // SAFETY: as in write_raw; `out` is writable for `out.len()` bytes.

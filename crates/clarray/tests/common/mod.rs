@@ -1,0 +1,134 @@
+//! Helpers shared by the integration tests: the device context (a missing device is a failure,
+//! never a skip), seeded random data, poisoned memory and error-message checks.
+#![allow(dead_code)]
+
+use bytemuck::Pod;
+use clarray::runtime::{Arg, Kernel, LaunchDims, Program};
+use clarray::{Buffer, Context, Error, Event, Queue};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// The byte every destination is filled with before a copy writes it, so that bytes a copy must
+/// not touch can be checked.
+pub const POISON: u8 = 0xA5;
+
+/// A context on the default device (`CLARRAY_DEVICE`, else the largest GPU, else any).
+///
+/// Panics when there is no OpenCL runtime or device: the suite must run on a real device (PoCL's
+/// CPU device in CI), so a machine without one fails loudly instead of skipping.
+pub fn ctx() -> Context {
+    Context::new().unwrap_or_else(|e| {
+        panic!(
+            "the clarray tests need an OpenCL device and found none: {e}\n\
+             Install one (PoCL's CPU device is enough: run the set-up script, or \
+             `apt-get install ocl-icd-libopencl1 pocl-opencl-icd`), check it with `clarray doctor`, \
+             or pick one with CLARRAY_DEVICE=P:D|gpu|cpu|name"
+        )
+    })
+}
+
+/// A context on the default device whose queue records profiling times.
+pub fn profiled_ctx() -> Context {
+    ctx().profiled().expect("a profiling queue")
+}
+
+/// A seeded random generator. The seed is printed (shown when the test fails) and can be set with
+/// `CLARRAY_TEST_SEED` to replay a failure.
+pub fn rng() -> StdRng {
+    let seed = std::env::var("CLARRAY_TEST_SEED")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .unwrap_or_else(rand::random::<u64>);
+    println!("random seed: CLARRAY_TEST_SEED={seed}");
+    StdRng::seed_from_u64(seed)
+}
+
+/// `n` random values of a plain-data type (every bit pattern is random).
+pub fn random_vec<T: Pod>(rng: &mut impl Rng, n: usize) -> Vec<T> {
+    let mut v = vec![T::zeroed(); n];
+    rng.fill(bytemuck::cast_slice_mut::<T, u8>(&mut v));
+    v
+}
+
+/// `n` random finite floats in [-1000, 1000).
+pub fn random_f32(rng: &mut impl Rng, n: usize) -> Vec<f32> {
+    (0..n).map(|_| rng.random_range(-1000.0f32..1000.0)).collect()
+}
+
+/// A buffer of `len` bytes, every byte `POISON`.
+pub fn poisoned_buffer(ctx: &Context, len: usize) -> Buffer {
+    let b = Buffer::uninit(ctx, len).expect("buffer");
+    ctx.queue().write_buffer(&b, 0, &vec![POISON; len], &[]).expect("poison the buffer");
+    b
+}
+
+/// A buffer holding `data`.
+pub fn buffer_from<T: Pod>(ctx: &Context, data: &[T]) -> Buffer {
+    let b = Buffer::uninit(ctx, std::mem::size_of_val(data)).expect("buffer");
+    ctx.queue().write_buffer(&b, 0, data, &[]).expect("write the buffer");
+    b
+}
+
+/// Every byte of `buf`, read with a blocking copy on `queue`.
+pub fn read_all(queue: &Queue, buf: &Buffer) -> Vec<u8> {
+    let mut out = vec![0u8; buf.len()];
+    queue.read_buffer(buf, 0, &mut out, &[]).expect("read the buffer back");
+    out
+}
+
+/// Asserts that `err`'s message contains every one of `parts`.
+#[track_caller]
+pub fn assert_msg(err: &Error, parts: &[&str]) {
+    let msg = err.to_string();
+    for p in parts {
+        assert!(msg.contains(p), "the message\n  {msg}\nshould contain `{p}`");
+    }
+}
+
+/// The error of `r`, which must have failed.
+#[track_caller]
+pub fn expect_err<T: std::fmt::Debug>(r: clarray::Result<T>) -> Error {
+    match r {
+        Ok(v) => panic!("expected an error, got Ok({v:?})"),
+        Err(e) => e,
+    }
+}
+
+/// A kernel that keeps the device busy: `a[i]` = `iters` steps of a linear congruential
+/// generator started at `i`. Lets tests check that work waits for it.
+pub const LCG_SOURCE: &str = r"
+__kernel void lcg(__global uint* a, uint iters) {
+    uint x = (uint)get_global_id(0);
+    for (uint k = 0; k < iters; k++) x = x * 1664525u + 1013904223u;
+    a[get_global_id(0)] = x;
+}
+";
+
+/// The `lcg` kernel, built in `ctx`.
+pub fn lcg_kernel(ctx: &Context) -> Kernel {
+    Program::build(ctx, LCG_SOURCE, "-cl-kernel-arg-info").expect("build lcg").kernel("lcg").expect("lcg")
+}
+
+/// What the `lcg` kernel computes, on the host.
+pub fn lcg_reference(n: usize, iters: u32) -> Vec<u32> {
+    (0..n as u32)
+        .map(|mut x| {
+            for _ in 0..iters {
+                x = x.wrapping_mul(1664525).wrapping_add(1013904223);
+            }
+            x
+        })
+        .collect()
+}
+
+/// Launches `lcg` over the first `n` u32 of `buf` on `queue` after `wait`.
+pub fn launch_lcg(queue: &Queue, k: &Kernel, buf: &Buffer, n: usize, iters: u32, wait: &[Event]) -> Event {
+    queue
+        .launch(
+            k,
+            &[Arg::Buffer(buf), Arg::Scalar(bytemuck::bytes_of(&iters), "u32")],
+            &LaunchDims { global: &[n], local: None, offset: None },
+            wait,
+        )
+        .expect("launch lcg")
+}
