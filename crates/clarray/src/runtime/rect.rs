@@ -85,6 +85,22 @@ pub(crate) fn resolve(what: &str, side: &RectSide, region: [usize; 3], size: usi
     Ok(Resolved { row, slice, start, end })
 }
 
+/// Whether two regions of one buffer with the same pitches, starting at bytes `a` and `b`, share
+/// a byte. Each region is `region[1] × region[2]` rows of `region[0]` bytes at `start + y × row
+/// + z × slice`, so they meet exactly when the distance `b − a` lies within `region[0]` of the
+/// distance between two rows, `dy × row + dz × slice`. For each `dz` only the two `dy` nearest
+/// to the target can come close enough (`region[0] ≤ row`).
+pub(crate) fn rows_overlap(a: u128, b: u128, region: [usize; 3], row: usize, slice: usize) -> bool {
+    let (w, row, slice) = (region[0] as i128, row as i128, slice as i128);
+    let (h, d) = (region[1] as i128 - 1, region[2] as i128 - 1);
+    let delta = b as i128 - a as i128;
+    (-d..=d).any(|dz| {
+        let t = delta - dz * slice;
+        let q = t.div_euclid(row);
+        [q, q + 1].into_iter().any(|dy| (t - dy.clamp(-h, h) * row).abs() < w)
+    })
+}
+
 impl Queue {
     /// Copies a rectangular region of host memory into `buffer` and waits for it.
     pub fn write_buffer_rect<T: Pod>(
@@ -213,7 +229,7 @@ impl Queue {
     }
 
     /// Copies a rectangular region from one buffer to another on the device (non-blocking).
-    /// Within one buffer the two byte ranges must not overlap.
+    /// Within one buffer the two byte ranges must not overlap and the pitches must be equal.
     pub fn copy_buffer_rect(
         &self,
         src: &Buffer,
@@ -227,7 +243,15 @@ impl Queue {
         check_queue(self, dst)?;
         let s = resolve("rectangular buffer → buffer copy (source)", &src_side, region, src.len())?;
         let d = resolve("rectangular buffer → buffer copy (destination)", &dst_side, region, dst.len())?;
-        if src.same_as(dst) && s.start < d.end && d.start < s.end {
+        if src.same_as(dst) && (s.row != d.row || s.slice != d.slice) {
+            return Err(Error::InvalidArgument(format!(
+                "rectangular copy within one buffer with source pitches (row {}, slice {}) and \
+                 destination pitches (row {}, slice {}); OpenCL requires equal pitches within one \
+                 buffer, copy through a temporary buffer",
+                s.row, s.slice, d.row, d.slice
+            )));
+        }
+        if src.same_as(dst) && rows_overlap(s.start, d.start, region, s.row, s.slice) {
             return Err(Error::InvalidArgument(format!(
                 "rectangular copy within one buffer: source bytes {}..{} and destination bytes \
                  {}..{} overlap; copy through a temporary buffer",
