@@ -1,0 +1,381 @@
+//! Errors: deferred errors, objects of two contexts, build failures with the log and the source
+//! line, kernel launches checked against the signature; and kernels that compute, against the host.
+
+mod common;
+
+use clarray::program::{cached_kernel, KernelArg, Local};
+use clarray::runtime::{Arg, ChannelOrder, ChannelType, ImageFormat, LaunchDims, Program, RectSide};
+use clarray::{Buffer, Context, Error, Image};
+use common::*;
+use rand::Rng;
+
+const AXPY: &str = r"
+__kernel void axpy(__global float* y, __global const float* x, const float a, const uint n) {
+    uint i = get_global_id(0);
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+
+__kernel void block_sums(__global const uint* in, __global uint* out, __local uint* scratch) {
+    uint l = get_local_id(0);
+    scratch[l] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0) {
+        uint s = 0;
+        for (uint k = 0; k < get_local_size(0); k++) s += scratch[k];
+        out[get_group_id(0)] = s;
+    }
+}
+";
+
+fn dims(global: &[usize]) -> LaunchDims<'_> {
+    LaunchDims { global, local: None, offset: None }
+}
+
+#[test]
+fn deferred_errors_are_reported_at_the_next_checked_call() {
+    let ctx = ctx();
+    ctx.check_deferred().unwrap();
+    let first = Error::opencl("clReleaseMemObject", -38);
+    let second = Error::opencl("clWaitForEvents", -14);
+    ctx.defer_error(first.clone());
+    // Clones share the context and its record.
+    ctx.clone().defer_error(second.clone());
+    let e = expect_err(ctx.check_deferred());
+    assert_eq!(e, Error::Deferred(vec![first.clone(), second.clone()]));
+    assert_msg(
+        &e,
+        &[
+            "reported late because they happened in a destructor",
+            "clReleaseMemObject failed: CL_INVALID_MEM_OBJECT (-38); clWaitForEvents failed: \
+             CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST (-14)",
+        ],
+    );
+    ctx.check_deferred().expect("reported once, then cleared");
+
+    // Every checked entry point reports them: finish, allocation, builds, scopes.
+    ctx.defer_error(first.clone());
+    assert_eq!(expect_err(ctx.queue().finish()), Error::Deferred(vec![first.clone()]));
+    ctx.defer_error(first.clone());
+    assert!(matches!(expect_err(Buffer::uninit(&ctx, 8)), Error::Deferred(_)));
+    ctx.defer_error(first.clone());
+    assert!(matches!(expect_err(Program::build(&ctx, AXPY, "")), Error::Deferred(_)));
+    ctx.defer_error(first.clone());
+    assert!(matches!(expect_err(ctx.queue().scope(|_| Ok(()))), Error::Deferred(_)));
+    ctx.check_deferred().unwrap();
+
+    // Another context has its own record.
+    let other = Context::on(ctx.device()).unwrap();
+    other.defer_error(first);
+    ctx.check_deferred().unwrap();
+    assert!(other.check_deferred().is_err());
+}
+
+#[test]
+fn objects_of_two_contexts_are_refused() {
+    let a = ctx();
+    let b = Context::on(a.device()).unwrap();
+    assert!(!a.same_context(&b));
+    assert!(a.same_context(&a.clone()) && a.same_context(&a.profiled().unwrap()));
+    let (qa, qb) = (a.queue(), b.queue());
+    let buf_a = poisoned_buffer(&a, 64);
+    let buf_b = poisoned_buffer(&b, 64);
+    let img_a = Image::new_2d(&a, ImageFormat::new(ChannelOrder::R, ChannelType::U8), 8, 8).unwrap();
+    let mut host = [0u8; 64];
+    let mismatch = [
+        expect_err(qb.write_buffer(&buf_a, 0, &host, &[])),
+        expect_err(qb.read_buffer(&buf_a, 0, &mut host, &[])),
+        expect_err(qb.copy_buffer(&buf_a, 0, &buf_b, 0, 8, &[])),
+        expect_err(qa.copy_buffer(&buf_a, 0, &buf_b, 0, 8, &[])),
+        expect_err(qb.fill_buffer(&buf_a, &[0u8], 0, 8, &[])),
+        expect_err(qb.write_buffer_rect(
+            &buf_a,
+            RectSide::packed(),
+            &host,
+            RectSide::packed(),
+            [8, 8, 1],
+            &[],
+        )),
+        expect_err(qa.copy_buffer_rect(
+            &buf_a,
+            RectSide::packed(),
+            &buf_b,
+            RectSide::packed(),
+            [8, 8, 1],
+            &[],
+        )),
+        expect_err(qb.write_image(&img_a, [0, 0, 0], [8, 8, 1], &host, 0, 0, &[])),
+        expect_err(qb.copy_image_to_buffer(&img_a, [0, 0, 0], [8, 8, 1], &buf_b, 0, &[])),
+        expect_err(qa.copy_image_to_buffer(&img_a, [0, 0, 0], [8, 8, 1], &buf_b, 0, &[])),
+        expect_err(qb.scope(|s| s.read_buffer(&buf_a, 0, &mut host[..], &[]).map(drop))),
+        expect_err(a.with_queue(qb)),
+    ];
+    for e in &mismatch {
+        assert!(matches!(e, Error::ContextMismatch(_)), "{e:?}");
+        assert_msg(e, &[&format!("#{}", a.id()), &format!("#{}", b.id()), "from the same Context"]);
+    }
+    // A kernel of context a: launched on b's queue, or given b's buffer.
+    let k = Program::build(&a, AXPY, "-cl-kernel-arg-info").unwrap().kernel("axpy").unwrap();
+    let n = 16u32;
+    let args = [
+        Arg::Buffer(&buf_a),
+        Arg::Buffer(&buf_a),
+        Arg::Scalar(bytemuck::bytes_of(&1f32), "f32"),
+        Arg::Scalar(bytemuck::bytes_of(&n), "u32"),
+    ];
+    let e = expect_err(qb.launch(&k, &args, &dims(&[16]), &[]));
+    assert!(matches!(e, Error::ContextMismatch(_)), "{e:?}");
+    let mut bad = args;
+    bad[1] = Arg::Buffer(&buf_b);
+    let e = expect_err(qa.launch(&k, &bad, &dims(&[16]), &[]));
+    assert!(matches!(e, Error::KernelArgs { .. }), "{e:?}");
+    assert_msg(&e, &["kernel `axpy`", "argument 1 (`x`)", "context mismatch"]);
+    assert_eq!(read_all(qa, &buf_a), vec![POISON; 64], "nothing ran");
+}
+
+#[test]
+fn build_failures_carry_the_log_and_the_source_line() {
+    let ctx = ctx();
+    let src = "__kernel void broken(__global float* a) {\n    uint i = get_global_id(0);\n    a[i] = \
+               undefined_name * 2.0f;\n}\n";
+    let e = expect_err(Program::build(&ctx, src, "-DFOO=1"));
+    let Error::Build(b) = &e else { panic!("expected Error::Build, got {e:?}") };
+    assert!(b.log.contains("undefined_name"), "log: {}", b.log);
+    assert_eq!(b.options, "-DFOO=1");
+    assert_eq!(b.device, ctx.device().name());
+    assert!(b.excerpt.contains("    3 |     a[i] = undefined_name * 2.0f;"), "excerpt:\n{}", b.excerpt);
+    let first_log_line = b.log.lines().find(|l| !l.trim().is_empty()).unwrap();
+    assert_msg(
+        &e,
+        &[
+            "failed to build for",
+            ctx.device().name(),
+            "with options `-DFOO=1`",
+            first_log_line,
+            "--- source ---",
+            "    3 |     a[i] = undefined_name * 2.0f;",
+        ],
+    );
+    // Bad options are a build error too (or the driver's CL_INVALID_BUILD_OPTIONS), never a panic.
+    let e = expect_err(Program::build(&ctx, AXPY, "-this-is-not-an-option"));
+    assert!(matches!(e, Error::Build(_) | Error::OpenCl { .. }), "{e:?}");
+}
+
+#[test]
+fn kernel_arguments_are_checked_against_the_signature() {
+    let ctx = ctx();
+    let q = ctx.queue();
+    let p = Program::build(&ctx, AXPY, "-cl-kernel-arg-info").unwrap();
+    let mut names = p.kernel_names().unwrap();
+    names.sort();
+    assert_eq!(names, ["axpy", "block_sums"]);
+    assert_eq!(p.options(), "-cl-kernel-arg-info");
+    let e = expect_err(p.kernel("nope"));
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
+    assert_msg(&e, &["no kernel `nope`", "axpy", "block_sums"]);
+
+    let k = p.kernel("axpy").unwrap();
+    assert_eq!(k.name(), "axpy");
+    let names: Vec<_> = k.args().iter().map(|a| a.name.clone().unwrap()).collect();
+    assert_eq!(names, ["y", "x", "a", "n"]);
+    let y = poisoned_buffer(&ctx, 64);
+    let x = poisoned_buffer(&ctx, 64);
+    let img = Image::new_2d(&ctx, ImageFormat::new(ChannelOrder::R, ChannelType::F32), 4, 4).unwrap();
+    let (a, n) = (2f32, 16u32);
+    let good = [
+        Arg::Buffer(&y),
+        Arg::Buffer(&x),
+        Arg::Scalar(bytemuck::bytes_of(&a), "f32"),
+        Arg::Scalar(bytemuck::bytes_of(&n), "u32"),
+    ];
+    k.check_args(&good).unwrap();
+    let with = |i: usize, arg: Arg<'static>| {
+        let mut v = good.to_vec();
+        v[i] = arg;
+        v
+    };
+    let cases: Vec<(Vec<Arg>, Vec<&str>)> = vec![
+        (
+            good[..3].to_vec(),
+            vec!["3 arguments were given, but it takes 4", "(float* y, float* x, float a, uint n)"],
+        ),
+        ([&good[..], &good[..1]].concat(), vec!["5 arguments were given, but it takes 4"]),
+        (
+            with(2, Arg::Scalar(&[0u8; 8], "f64")),
+            vec!["argument 2 (`a`)", "a f64 of 8 bytes", "takes `float` of 4 bytes"],
+        ),
+        (
+            with(3, Arg::Scalar(&[0u8; 2], "u16")),
+            vec!["argument 3 (`n`)", "a u16 of 2 bytes", "`uint` of 4 bytes"],
+        ),
+        (
+            with(0, Arg::Scalar(&[0u8; 4], "f32")),
+            vec!["argument 0 (`y`)", "a scalar (f32) was given where the kernel takes `float*`"],
+        ),
+        (
+            with(0, Arg::Local(64)),
+            vec!["argument 0 (`y`)", "local memory was given where the kernel takes `float*`"],
+        ),
+    ];
+    for (args, parts) in cases {
+        let e = expect_err(q.launch(&k, &args, &dims(&[16]), &[]));
+        assert!(matches!(&e, Error::KernelArgs { kernel, .. } if kernel == "axpy"), "{e:?}");
+        assert_msg(&e, &[&["kernel `axpy`"], &parts[..]].concat());
+    }
+    let mut v = good.to_vec();
+    v[2] = Arg::Buffer(&x);
+    let e = expect_err(q.launch(&k, &v, &dims(&[16]), &[]));
+    assert_msg(
+        &e,
+        &["kernel `axpy`", "argument 2 (`a`)", "a buffer was given where the kernel takes `float`"],
+    );
+    v[2] = good[2];
+    v[1] = Arg::Image(&img);
+    let e = expect_err(q.launch(&k, &v, &dims(&[16]), &[]));
+    assert_msg(&e, &["argument 1 (`x`)", "an image was given where the kernel takes `float*`"]);
+
+    // Launch shapes.
+    let e = expect_err(q.launch(&k, &good, &dims(&[1, 1, 1, 1]), &[]));
+    assert_msg(&e, &["kernel `axpy`", "a global size of 4 dimensions; OpenCL takes 1 to 3"]);
+    let e = expect_err(q.launch(&k, &good, &dims(&[]), &[]));
+    assert_msg(&e, &["a global size of 0 dimensions"]);
+    let e = expect_err(q.launch(
+        &k,
+        &good,
+        &LaunchDims { global: &[16], local: Some(&[4, 4]), offset: None },
+        &[],
+    ));
+    assert_msg(&e, &["local size [4, 4] has 2 dimensions, global size [16] has 1"]);
+    let too_many = k.max_work_group_size() + 1;
+    let e = expect_err(q.launch(
+        &k,
+        &good,
+        &LaunchDims { global: &[too_many], local: Some(&[too_many]), offset: None },
+        &[],
+    ));
+    assert_msg(&e, &[&format!("= {too_many} work-items; this kernel allows 1 to")]);
+    let e = expect_err(q.launch(
+        &k,
+        &good,
+        &LaunchDims { global: &[16], local: None, offset: Some(&[0, 0]) },
+        &[],
+    ));
+    assert_msg(&e, &["offset [0, 0] has 2 dimensions, global size has 1"]);
+    assert_eq!(read_all(q, &y), vec![POISON; 64], "no refused launch ran");
+
+    // Local memory of zero bytes.
+    let bs = p.kernel("block_sums").unwrap();
+    let e = expect_err(q.launch(&bs, &[Arg::Buffer(&x), Arg::Buffer(&y), Arg::Local(0)], &dims(&[16]), &[]));
+    assert_msg(&e, &["kernel `block_sums`", "argument 2 (`scratch`)", "local memory of 0 bytes"]);
+}
+
+#[test]
+fn a_kernel_computes_what_the_host_computes() {
+    let ctx = ctx();
+    let q = ctx.queue();
+    let mut rng = rng();
+    let k = cached_kernel(&ctx, AXPY, "-cl-kernel-arg-info", "axpy").unwrap();
+    for _ in 0..5 {
+        let n = rng.random_range(1..5000usize);
+        let pad = 64;
+        let x = random_f32(&mut rng, n);
+        let y0 = random_f32(&mut rng, n);
+        let a: f32 = rng.random_range(-4.0..4.0);
+        let xb = buffer_from(&ctx, &x);
+        // y is followed by poisoned bytes that the kernel must not touch.
+        let yb = poisoned_buffer(&ctx, 4 * (n + pad));
+        q.write_buffer(&yb, 0, &y0, &[]).unwrap();
+        // Launch more work-items than elements; the kernel guards with `n`.
+        let global = n.div_ceil(64) * 64;
+        let n32 = n as u32;
+        let args = [yb.to_arg().unwrap(), xb.to_arg().unwrap(), a.to_arg().unwrap(), n32.to_arg().unwrap()];
+        q.launch(&k, &args, &dims(&[global]), &[]).unwrap().wait().unwrap();
+        let mut out = vec![0f32; n];
+        q.read_buffer(&yb, 0, &mut out, &[]).unwrap();
+        for i in 0..n {
+            let want = a as f64 * x[i] as f64 + y0[i] as f64;
+            let tol = 1e-6 * (a.abs() as f64 * x[i].abs() as f64 + y0[i].abs() as f64) + 1e-30;
+            assert!((out[i] as f64 - want).abs() <= tol, "y[{i}] = {} but the host says {want}", out[i]);
+        }
+        assert!(read_all(q, &yb)[4 * n..].iter().all(|&b| b == POISON));
+    }
+    // The cache hands out the same kernel.
+    assert_eq!(cached_kernel(&ctx, AXPY, "-cl-kernel-arg-info", "axpy").unwrap().name(), "axpy");
+}
+
+#[test]
+fn local_memory_work_groups_and_offsets() {
+    let ctx = ctx();
+    let q = ctx.queue();
+    let mut rng = rng();
+    let k = Program::build(&ctx, AXPY, "").unwrap().kernel("block_sums").unwrap();
+    let (groups, wg) = (rng.random_range(1..40usize), 64usize);
+    let data: Vec<u32> = (0..groups * wg).map(|_| rng.random_range(0..1_000_000)).collect();
+    let inb = buffer_from(&ctx, &data);
+    let outb = poisoned_buffer(&ctx, 4 * groups);
+    let scratch = Local(4 * wg);
+    let args = [inb.to_arg().unwrap(), outb.to_arg().unwrap(), scratch.to_arg().unwrap()];
+    q.launch(&k, &args, &LaunchDims { global: &[groups * wg], local: Some(&[wg]), offset: None }, &[])
+        .unwrap()
+        .wait()
+        .unwrap();
+    let mut sums = vec![0u32; groups];
+    q.read_buffer(&outb, 0, &mut sums, &[]).unwrap();
+    let want: Vec<u32> = data.chunks(wg).map(|c| c.iter().sum()).collect();
+    assert_eq!(sums, want);
+
+    // A global offset shifts the work-items: y[i] += a·x[i] for i in 8..24 only.
+    let axpy = Program::build(&ctx, AXPY, "").unwrap().kernel("axpy").unwrap();
+    let x = random_f32(&mut rng, 32);
+    let y0 = vec![0f32; 32];
+    let (xb, yb) = (buffer_from(&ctx, &x), buffer_from(&ctx, &y0));
+    let (a, n) = (1f32, 32u32);
+    q.launch(
+        &axpy,
+        &[yb.to_arg().unwrap(), xb.to_arg().unwrap(), a.to_arg().unwrap(), n.to_arg().unwrap()],
+        &LaunchDims { global: &[16], local: None, offset: Some(&[8]) },
+        &[],
+    )
+    .unwrap();
+    let mut y = vec![f32::NAN; 32];
+    q.read_buffer(&yb, 0, &mut y, &[]).unwrap();
+    for i in 0..32 {
+        assert_eq!(y[i], if (8..24).contains(&i) { x[i] } else { 0.0 }, "y[{i}]");
+    }
+}
+
+#[test]
+fn program_binaries_round_trip() {
+    let ctx = ctx();
+    let q = ctx.queue();
+    let p = Program::build(&ctx, AXPY, "-cl-kernel-arg-info").unwrap();
+    let bin = p.binary().unwrap();
+    assert!(!bin.is_empty());
+    let again = Program::from_binary(&ctx, &bin, "-cl-kernel-arg-info").unwrap();
+    let k = again.kernel("axpy").unwrap();
+    let x = vec![1f32, 2.0, 3.0];
+    let (xb, yb) = (buffer_from(&ctx, &x), buffer_from(&ctx, &x));
+    let (a, n) = (10f32, 3u32);
+    q.launch(
+        &k,
+        &[Arg::Buffer(&yb), Arg::Buffer(&xb), a.to_arg().unwrap(), n.to_arg().unwrap()],
+        &dims(&[3]),
+        &[],
+    )
+    .unwrap();
+    let mut y = vec![0f32; 3];
+    q.read_buffer(&yb, 0, &mut y, &[]).unwrap();
+    assert_eq!(y, [11.0, 22.0, 33.0]);
+    let e = expect_err(Program::from_binary(&ctx, &[], ""));
+    assert_msg(&e, &["empty program binary"]);
+    let e = expect_err(Program::from_binary(&ctx, b"certainly not a device binary", ""));
+    assert!(matches!(e, Error::OpenCl { .. }), "{e:?}");
+}
+
+#[test]
+fn opencl_status_codes_keep_their_names() {
+    let e = Error::opencl("clEnqueueReadBuffer", -5);
+    assert_eq!(e.to_string(), "clEnqueueReadBuffer failed: CL_OUT_OF_RESOURCES (-5)");
+    assert_eq!(e.cl_status(), Some(-5));
+    assert_eq!(Error::TooLarge("x".into()).cl_status(), None);
+    assert_msg(&Error::opencl("clFinish", -36), &["CL_INVALID_COMMAND_QUEUE"]);
+}
