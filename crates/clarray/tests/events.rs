@@ -24,7 +24,8 @@ fn events_reach_complete() {
     assert_eq!(format!("{ev:?}"), "Event(Complete)");
     // Waiting again, and waiting on clones, is fine.
     ev.clone().wait().unwrap();
-    let copy = q.copy_buffer(&buf, 0, &poisoned_buffer(&ctx, 4 * N), 0, 4 * N, &[ev.clone()]).unwrap();
+    let copy =
+        q.copy_buffer(&buf, 0, &poisoned_buffer(&ctx, 4 * N), 0, 4 * N, std::slice::from_ref(&ev)).unwrap();
     wait_all(&[copy.clone(), ev]).unwrap();
     assert!(copy.is_complete());
     wait_all(&[]).unwrap();
@@ -99,13 +100,13 @@ fn wait_lists_order_work_across_two_queues() {
         // q1: a slow kernel writes `a`. q2: copy a → b after it. q1: copy b → c after that.
         let iters = SLOW + round;
         let kev = launch_lcg(&q1, &k, &a, N, iters, &[]);
-        let ab = q2.copy_buffer(&a, 0, &b, 0, 4 * N, &[kev.clone()]).unwrap();
+        let ab = q2.copy_buffer(&a, 0, &b, 0, 4 * N, std::slice::from_ref(&kev)).unwrap();
         q2.flush().unwrap();
-        let bc = q1.copy_buffer(&b, 0, &c, 0, 4 * N, &[ab.clone()]).unwrap();
+        let bc = q1.copy_buffer(&b, 0, &c, 0, 4 * N, std::slice::from_ref(&ab)).unwrap();
         // Read c on q2, after q1's copy, by a marker on q2 that waits for it.
-        let m = q2.marker(&[bc.clone()]).unwrap();
+        let m = q2.marker(std::slice::from_ref(&bc)).unwrap();
         let mut out = vec![0u32; N];
-        q2.read_buffer(&c, 0, &mut out, &[m.clone()]).unwrap();
+        q2.read_buffer(&c, 0, &mut out, std::slice::from_ref(&m)).unwrap();
         assert!(kev.is_complete() && ab.is_complete() && bc.is_complete() && m.is_complete());
         assert_eq!(out, lcg_reference(N, iters), "round {round}");
     }
@@ -120,7 +121,7 @@ fn markers_complete_after_what_they_wait_for() {
     let a = poisoned_buffer(&ctx, 4 * N);
     let kev = launch_lcg(&q1, &k, &a, N, SLOW, &[]);
     let all = q1.marker(&[]).unwrap();
-    let m = q2.marker(&[kev.clone()]).unwrap();
+    let m = q2.marker(std::slice::from_ref(&kev)).unwrap();
     m.wait().unwrap();
     assert!(kev.is_complete(), "the marker on q2 waited for q1's kernel");
     all.wait().unwrap();

@@ -87,7 +87,7 @@ fn many_reads_in_flight_at_once() {
         let kev = launch_lcg(q, &k, &buf, N, SLOW, &[]);
         let mut pending = Vec::new();
         for (i, chunk) in host.chunks_mut(N / 8).enumerate() {
-            pending.push(s.read_buffer(&buf, i * 4 * (N / 8), chunk, &[kev.clone()])?);
+            pending.push(s.read_buffer(&buf, i * 4 * (N / 8), chunk, std::slice::from_ref(&kev))?);
         }
         // Dropping the handles waits for each copy.
         drop(pending);
@@ -149,7 +149,7 @@ fn an_error_inside_the_scope_still_waits_for_earlier_copies() {
         let kev = launch_lcg(q, &k, &buf, N, SLOW, &[]);
         let p = s.read_buffer(&buf, 0, &mut host[..], &[kev])?;
         std::mem::forget(p);
-        s.read_buffer(&buf, 0, &mut extra[..], &[])?;
+        let _never = s.read_buffer(&buf, 0, &mut extra[..], &[])?;
         unreachable!("the second read is out of bounds");
     });
     let e = expect_err(r);
@@ -167,11 +167,17 @@ fn scoped_rect_copies() {
     let src: Vec<u8> = random_vec(&mut rng, 50 * 3);
     let hs = RectSide::new([3, 1, 1], 10, 50);
     let buf = poisoned_buffer(&ctx, 48);
-    let mut back = vec![POISON; 150];
+    let mut back = [POISON; 150];
     q.scope(|s| {
         let w = s.write_buffer_rect(&buf, RectSide::packed(), &src[..], hs, [6, 4, 2], &[])?;
-        let r =
-            s.read_buffer_rect(&buf, RectSide::packed(), &mut back[..], hs, [6, 4, 2], &[w.event().clone()])?;
+        let r = s.read_buffer_rect(
+            &buf,
+            RectSide::packed(),
+            &mut back[..],
+            hs,
+            [6, 4, 2],
+            std::slice::from_ref(w.event()),
+        )?;
         r.wait()?;
         Ok(())
     })
@@ -194,8 +200,17 @@ fn scoped_image_copies() {
     let mut corner = vec![f32::NAN; 6];
     q.scope(|s| {
         let w = s.write_image(&img, [0, 0, 0], [16, 8, 1], &src[..], 0, 0, &[])?;
-        let r = s.read_image(&img, [0, 0, 0], [16, 8, 1], &mut back[..], 0, 0, &[w.event().clone()])?;
-        let c = s.read_image(&img, [13, 6, 0], [3, 2, 1], &mut corner[..], 12, 0, &[w.event().clone()])?;
+        let r =
+            s.read_image(&img, [0, 0, 0], [16, 8, 1], &mut back[..], 0, 0, std::slice::from_ref(w.event()))?;
+        let c = s.read_image(
+            &img,
+            [13, 6, 0],
+            [3, 2, 1],
+            &mut corner[..],
+            12,
+            0,
+            std::slice::from_ref(w.event()),
+        )?;
         drop((r, c));
         Ok(())
     })
@@ -224,7 +239,7 @@ fn owned_copies_need_no_scope() {
     // The read waits for the kernel; the handle can be stored and waited on later.
     let kev = launch_lcg(q, &k, &buf, N, SLOW, &[]);
     let pending = vec![
-        q.read_buffer_async(&buf, 0, vec![0u32; N / 2], &[kev.clone()]).unwrap(),
+        q.read_buffer_async(&buf, 0, vec![0u32; N / 2], std::slice::from_ref(&kev)).unwrap(),
         q.read_buffer_async(&buf, 2 * N, vec![0u32; N / 2], &[kev]).unwrap(),
     ];
     let halves: Vec<Vec<u32>> = pending.into_iter().map(|p| p.wait().unwrap()).collect();
@@ -232,7 +247,7 @@ fn owned_copies_need_no_scope() {
 
     let data: Vec<u32> = random_vec(&mut rng, N);
     let p = q.write_buffer_async(&buf, 0, data.clone(), &[]).unwrap();
-    let r = q.read_buffer_async(&buf, 0, vec![0u32; N], &[p.event().clone()]).unwrap();
+    let r = q.read_buffer_async(&buf, 0, vec![0u32; N], std::slice::from_ref(p.event())).unwrap();
     assert_eq!(p.wait().unwrap(), data, "the vector comes back unchanged");
     assert_eq!(r.wait().unwrap(), data);
 

@@ -152,6 +152,7 @@ impl Queue {
 
     /// # Safety
     /// When not blocking, `host` must stay valid and unmodified until the event completes.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn write_rect_raw(
         &self,
         buffer: &Buffer,
@@ -192,6 +193,7 @@ impl Queue {
 
     /// # Safety
     /// When not blocking, `host` must stay valid and untouched until the event completes.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn read_rect_raw(
         &self,
         buffer: &Buffer,
