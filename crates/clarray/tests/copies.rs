@@ -257,6 +257,32 @@ fn sub_buffer_refusals() {
 }
 
 #[test]
+fn copies_between_views_of_one_allocation() {
+    let ctx = ctx();
+    let q = ctx.queue();
+    let mut rng = rng();
+    let align = ctx.device().info().mem_base_addr_align_bytes as usize;
+    let data: Vec<u8> = random_vec(&mut rng, 4 * align);
+    let parent = buffer_from(&ctx, &data);
+    let a = parent.sub_buffer(0, 2 * align).unwrap();
+    let b = parent.sub_buffer(align, 2 * align).unwrap();
+    // Overlap through two sub-buffers, or a parent and its sub-buffer, is refused by clarray.
+    let e = expect_err(q.copy_buffer(&a, 0, &b, 0, 2 * align, &[]));
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
+    assert_msg(&e, &["overlaps", &format!("at offsets 0 and {align} of the parent")]);
+    let e = expect_err(q.copy_buffer(&parent, 2 * align, &b, align - 1, 2, &[]));
+    assert_msg(&e, &[&format!("at offsets {} and {} of the parent", 2 * align, 2 * align - 1)]);
+    // Disjoint ranges of overlapping views copy correctly.
+    q.copy_buffer(&a, 0, &b, align, align, &[]).unwrap().wait().unwrap();
+    let mut model = data.clone();
+    model.copy_within(0..align, 2 * align);
+    assert_eq!(read_all(q, &parent), model);
+    q.copy_buffer(&parent, 3 * align, &a, 0, align, &[]).unwrap().wait().unwrap();
+    model.copy_within(3 * align..4 * align, 0);
+    assert_eq!(read_all(q, &parent), model);
+}
+
+#[test]
 fn zero_length_buffers_and_copies() {
     let ctx = ctx();
     let q = ctx.queue();

@@ -253,6 +253,19 @@ fn kernel_arguments_are_checked_against_the_signature() {
         &[],
     ));
     assert_msg(&e, &[&format!("= {too_many} work-items; this kernel allows 1 to")]);
+    // Work-groups must tile the global size (unless the device and the program are OpenCL C
+    // 2.0+, which PoCL's are not).
+    if ctx.device().info().opencl_c_version.contains("OpenCL C 1.") {
+        for opts in ["", "-cl-std=CL2.0"] {
+            let k = Program::build(&ctx, AXPY, opts).unwrap().kernel("axpy").unwrap();
+            let tiles = LaunchDims { global: &[10], local: Some(&[4]), offset: None };
+            let e = expect_err(q.launch(&k, &good, &tiles, &[]));
+            assert_msg(
+                &e,
+                &["global size 10 is not a multiple of local size 4 along dimension 0", "round it up to 12"],
+            );
+        }
+    }
     let e = expect_err(q.launch(
         &k,
         &good,

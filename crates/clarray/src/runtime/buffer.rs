@@ -176,6 +176,14 @@ impl Buffer {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
 
+    /// The allocation this buffer views (itself, or its parent) and where `offset` lies in it.
+    fn root_offset(&self, offset: usize) -> (&Buffer, usize) {
+        match &self.inner.parent {
+            Some((parent, origin)) => (parent, origin + offset),
+            None => (self, offset),
+        }
+    }
+
     pub(crate) fn raw(&self) -> cl_mem {
         self.inner.obj.mem
     }
@@ -367,10 +375,19 @@ impl Queue {
         if bytes == 0 {
             return self.marker(wait);
         }
-        if src.same_as(dst) && src_offset < dst_offset + bytes && dst_offset < src_offset + bytes {
+        // Sub-buffers of one parent (or a parent and its sub-buffer) share memory too: compare
+        // ranges in the parent.
+        let (src_root, src_at) = src.root_offset(src_offset);
+        let (dst_root, dst_at) = dst.root_offset(dst_offset);
+        if src_root.same_as(dst_root) && src_at < dst_at + bytes && dst_at < src_at + bytes {
+            let shared = if src.same_as(dst) {
+                String::new()
+            } else {
+                format!(" (at offsets {src_at} and {dst_at} of the parent both views share)")
+            };
             return Err(Error::InvalidArgument(format!(
                 "buffer → buffer copy of {bytes} bytes from offset {src_offset} to offset \
-                 {dst_offset} of the same buffer overlaps; copy through a temporary buffer"
+                 {dst_offset} of the same buffer overlaps{shared}; copy through a temporary buffer"
             )));
         }
         let ids = raw_list(wait);

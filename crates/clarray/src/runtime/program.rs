@@ -399,6 +399,14 @@ impl Queue {
                     dims.global
                 )));
             }
+            // Work-groups of unequal sizes (global not a multiple of local) need a device whose
+            // OpenCL C is 2.0 or later and a program compiled for it; otherwise drivers refuse
+            // them with CL_INVALID_WORK_GROUP_SIZE (PoCL 3.1, whose OpenCL C is 1.2, does even
+            // with -cl-std=CL2.0).
+            let opts = kernel.program().options();
+            let nonuniform = (info.opencl_c_version.contains("OpenCL C 2")
+                || info.opencl_c_version.contains("OpenCL C 3"))
+                && (opts.contains("-cl-std=CL2") || opts.contains("-cl-std=CL3"));
             let total: usize = l.iter().product();
             let max = kernel.max_work_group_size().min(info.max_work_group_size).max(1);
             if total == 0 || total > max {
@@ -415,12 +423,13 @@ impl Queue {
                         )));
                     }
                 }
-                if g % s != 0
-                    && !info.opencl_version.contains("OpenCL 2")
-                    && !info.opencl_version.contains("OpenCL 3")
-                {
+                if g % s != 0 && !nonuniform {
                     return Err(dims_err(format!(
-                        "global size {g} is not a multiple of local size {s} along dimension {i}"
+                        "global size {g} is not a multiple of local size {s} along dimension {i}; \
+                         round it up to {} and let the kernel skip the extra work-items (work-groups \
+                         of unequal sizes need an OpenCL 2.0+ device and a program built with \
+                         -cl-std=CL2.0 or later)",
+                        g.div_ceil(s) * s
                     )));
                 }
             }
