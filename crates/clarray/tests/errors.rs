@@ -392,3 +392,57 @@ fn opencl_status_codes_keep_their_names() {
     assert_eq!(Error::TooLarge("x".into()).cl_status(), None);
     assert_msg(&Error::opencl("clFinish", -36), &["CL_INVALID_COMMAND_QUEUE"]);
 }
+
+#[test]
+fn handles_are_send_and_sync() {
+    fn both<T: Send + Sync>() {}
+    both::<clarray::Context>();
+    both::<clarray::Queue>();
+    both::<clarray::Device>();
+    both::<clarray::Event>();
+    both::<Buffer>();
+    both::<Image>();
+    both::<clarray::Pinned<f32>>();
+    both::<Program>();
+    both::<clarray::runtime::Kernel>();
+    both::<Error>();
+}
+
+#[test]
+fn one_kernel_launched_from_several_threads() {
+    let ctx = ctx();
+    let k = Program::build(&ctx, AXPY, "-cl-kernel-arg-info").unwrap().kernel("axpy").unwrap();
+    let threads: Vec<_> = (0..4u32)
+        .map(|t| {
+            let (ctx, k) = (ctx.clone(), k.clone());
+            std::thread::spawn(move || {
+                // Each thread has its own queue, buffers and scalar; a race on the kernel's
+                // arguments would mix them up.
+                let q = ctx.create_queue(false).unwrap();
+                let n = 1000 + t as usize;
+                let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+                for round in 0..20u32 {
+                    let xb = buffer_from(&ctx, &x);
+                    let yb = buffer_from(&ctx, &vec![t as f32; n]);
+                    let a = (t * 100 + round) as f32;
+                    let n32 = n as u32;
+                    let args = [
+                        yb.to_arg().unwrap(),
+                        xb.to_arg().unwrap(),
+                        a.to_arg().unwrap(),
+                        n32.to_arg().unwrap(),
+                    ];
+                    q.launch(&k, &args, &dims(&[n]), &[]).unwrap();
+                    let mut y = vec![0f32; n];
+                    q.read_buffer(&yb, 0, &mut y, &[]).unwrap();
+                    for (i, v) in y.iter().enumerate() {
+                        assert_eq!(*v, a * i as f32 + t as f32, "thread {t} round {round} y[{i}]");
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
