@@ -48,7 +48,7 @@ impl fmt::Debug for Program {
 pub(crate) fn excerpt(source: &str, log: &str) -> String {
     let lines: Vec<&str> = source.lines().collect();
     let mut wanted: Vec<usize> = Vec::new();
-    for part in log.split(|c: char| c == '\n') {
+    for part in log.split('\n') {
         // Both PoCL/Clang (`<source>:12:5: error`) and NVIDIA (`<kernel>:12:5: error`) put the line
         // number after the first colon.
         let mut it = part.split(':');
