@@ -21,3 +21,16 @@ fn roundtrip() {
         .unwrap();
     assert_eq!(v[0], 11.0);
 }
+
+#[test]
+fn constructors() {
+    let ctx = Context::new().unwrap();
+    let z = Buffer::zeroed(&ctx, 37).unwrap();
+    assert_eq!(z.to_vec::<u8>().unwrap(), vec![0u8; 37]);
+    let d: Vec<u16> = (0..50).map(|i| i * 3).collect();
+    let b = Buffer::from_slice(&ctx, &d).unwrap();
+    assert_eq!(b.len(), 100);
+    assert_eq!(b.to_vec::<u16>().unwrap(), d);
+    let e = b.to_vec::<[u8; 3]>().unwrap_err();
+    assert!(e.to_string().contains("leaves 1 bytes over"), "{e}");
+}
