@@ -339,3 +339,28 @@ fn access_flags_are_kept_and_host_copies_work_for_each() {
     }
     assert_eq!(Buffer::uninit(&ctx, 1).unwrap().access(), Access::ReadWrite);
 }
+
+#[test]
+fn zeroed_from_slice_and_to_vec() {
+    let ctx = ctx();
+    let mut rng = rng();
+    for _ in 0..10 {
+        let n = rng.random_range(0..3000);
+        // Dirty memory first, so that a recycled allocation would show through.
+        drop(buffer_from(&ctx, &vec![POISON; n]));
+        let z = Buffer::zeroed(&ctx, n).unwrap();
+        assert_eq!(z.len(), n);
+        assert_eq!(z.to_vec::<u8>().unwrap(), vec![0u8; n]);
+        let data: Vec<u16> = random_vec(&mut rng, n);
+        let b = Buffer::from_slice(&ctx, &data).unwrap();
+        assert_eq!(b.len(), 2 * n);
+        assert_eq!(b.to_vec::<u16>().unwrap(), data);
+        assert_eq!(read_all(ctx.queue(), &b), bytemuck::cast_slice::<u16, u8>(&data));
+    }
+    let b = Buffer::from_slice(&ctx, &[1u8; 100]).unwrap();
+    let e = expect_err(b.to_vec::<[u8; 3]>());
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
+    assert_msg(&e, &["a buffer of 100 bytes", "of 3 bytes", "leaves 1 bytes over"]);
+    let max = ctx.device().info().max_alloc_bytes as usize;
+    assert!(matches!(expect_err(Buffer::zeroed(&ctx, max + 1)), Error::TooLarge(_)));
+}

@@ -3,6 +3,8 @@
 //!
 //! Safe Rust only.
 
+pub mod staging;
+
 use crate::error::Result;
 use crate::runtime::{Buffer, Context};
 

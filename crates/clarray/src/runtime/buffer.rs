@@ -141,6 +141,38 @@ impl Buffer {
         })
     }
 
+    /// A buffer of `bytes` zero bytes.
+    pub fn zeroed(ctx: &Context, bytes: usize) -> Result<Buffer> {
+        let b = Buffer::uninit(ctx, bytes)?;
+        ctx.queue().fill_buffer(&b, &[0u8], 0, bytes, &[])?.wait()?;
+        Ok(b)
+    }
+
+    /// A buffer holding a copy of `data` (any `Pod` element type; the buffer keeps only bytes).
+    pub fn from_slice<T: Pod>(ctx: &Context, data: &[T]) -> Result<Buffer> {
+        let b = Buffer::uninit(ctx, std::mem::size_of_val(data))?;
+        ctx.queue().write_buffer(&b, 0, data, &[])?;
+        Ok(b)
+    }
+
+    /// The buffer's bytes read back as elements of `T` (its length must be a multiple of
+    /// `size_of::<T>()`). Blocking, on the buffer's context queue.
+    pub fn to_vec<T: Pod>(&self) -> Result<Vec<T>> {
+        let size = std::mem::size_of::<T>().max(1);
+        if self.len() % size != 0 {
+            return Err(Error::InvalidArgument(format!(
+                "a buffer of {} bytes read as {} (of {size} bytes) leaves {} bytes over; read it \
+                 as bytes or into a slice of the right length",
+                self.len(),
+                std::any::type_name::<T>(),
+                self.len() % size
+            )));
+        }
+        let mut out = vec![T::zeroed(); self.len() / size];
+        self.context().queue().read_buffer(self, 0, &mut out, &[])?;
+        Ok(out)
+    }
+
     /// A buffer that the host can map cheaply (`CL_MEM_ALLOC_HOST_PTR`), used for pinned memory.
     pub(crate) fn host_allocated(ctx: &Context, bytes: usize) -> Result<Buffer> {
         Buffer::create(ctx, bytes, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, Access::ReadWrite)

@@ -229,9 +229,25 @@ fn platforms_unlocked() -> Result<Vec<PlatformInfo>> {
         .collect())
 }
 
-/// Every device of every platform, in `P:D` order. Platforms whose devices cannot be listed
-/// (a broken driver) are skipped with a log message.
+/// Every device of every platform, in `P:D` order.
+///
+/// Discovery runs once per process, under a lock: some drivers (PoCL among them) return no
+/// devices when two threads initialise them at the same moment. A platform whose devices cannot
+/// be listed is skipped with a log message and named in the error if no device is left.
 pub fn devices() -> Result<Vec<Device>> {
+    static FOUND: Mutex<Option<Vec<Device>>> = Mutex::new(None);
+    let mut found = lock(&FOUND);
+    if let Some(devs) = found.as_ref() {
+        return Ok(devs.clone());
+    }
+    let devs = discover()?;
+    if !devs.is_empty() {
+        *found = Some(devs.clone());
+    }
+    Ok(devs)
+}
+
+fn discover() -> Result<Vec<Device>> {
     let _serial = lock(&ENUMERATION);
     let plats = opencl3::platform::get_platforms().map_err(|e| {
         Error::NoRuntime(format!("clGetPlatformIDs failed with {}", opencl3::error_codes::error_text(e.0)))

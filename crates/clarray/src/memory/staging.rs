@@ -1,0 +1,172 @@
+//! Fast transfers of ordinary (pageable) host memory through pinned staging buffers.
+//!
+//! A copy from a `Vec` or an ndarray is pageable memory: the driver copies it into its own
+//! pinned buffer first, one piece at a time, and on NVIDIA reaches 8–13 GB/s. Here the data goes
+//! through a ring of pinned staging buffers kept per context: while the device moves chunk *k*
+//! by DMA (about 54 GB/s on an H200 host), several host threads copy chunk *k+1* into the next
+//! staging buffer. Small copies, and devices that share memory with the host (CPU devices),
+//! take the direct path.
+//!
+//! Safe Rust only: built on [`Pinned`] and the scoped non-blocking copies of the runtime.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use bytemuck::Pod;
+
+use crate::error::{Error, Result};
+use crate::runtime::{Buffer, Pending, Pinned, Queue};
+
+/// Bytes per staging buffer.
+const CHUNK: usize = 32 << 20;
+/// Staging buffers in the ring.
+const STAGES: usize = 3;
+/// Below this many bytes the direct (driver-staged) copy is as fast.
+const DIRECT_BELOW: usize = 8 << 20;
+
+#[derive(Default)]
+struct Ring {
+    stages: Mutex<Vec<Pinned<u8>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Whether `bytes` bytes to or from this queue's device are worth staging.
+fn staged(queue: &Queue, bytes: usize) -> bool {
+    let info = queue.context_of().device().info().clone();
+    bytes >= DIRECT_BELOW && !info.host_unified_memory
+}
+
+/// Copies `src` into `dst` with up to `threads` threads.
+fn par_copy(dst: &mut [u8], src: &[u8], threads: usize) {
+    let parts = threads.clamp(1, 16);
+    if parts == 1 || src.len() < (1 << 20) {
+        dst.copy_from_slice(src);
+        return;
+    }
+    let per = src.len().div_ceil(parts);
+    std::thread::scope(|s| {
+        for (d, c) in dst.chunks_mut(per).zip(src.chunks(per)) {
+            s.spawn(move || d.copy_from_slice(c));
+        }
+    });
+}
+
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
+}
+
+fn with_ring<R>(queue: &Queue, chunk: usize, f: impl FnOnce(&mut [Pinned<u8>]) -> Result<R>) -> Result<R> {
+    let ctx = queue.context_of();
+    let ring: Arc<Ring> = ctx.slot();
+    let mut stages = lock(&ring.stages);
+    stages.retain(|p| p.len() == chunk);
+    while stages.len() < STAGES {
+        stages.push(Pinned::new(&ctx, chunk)?);
+    }
+    f(&mut stages)
+}
+
+/// Copies `data` into `buffer` at byte `offset` and waits, staging large pageable copies
+/// through pinned memory with host copies overlapped with the DMA.
+pub fn upload<T: Pod>(queue: &Queue, buffer: &Buffer, offset: usize, data: &[T]) -> Result<()> {
+    let src: &[u8] = bytemuck::cast_slice(data);
+    if !staged(queue, src.len()) {
+        queue.write_buffer(buffer, offset, src, &[])?;
+        return Ok(());
+    }
+    upload_staged(queue, buffer, offset, data, CHUNK)
+}
+
+/// [`upload`] through the staging ring always, in chunks of `chunk` bytes (for tests and tuning).
+pub fn upload_staged<T: Pod>(
+    queue: &Queue,
+    buffer: &Buffer,
+    offset: usize,
+    data: &[T],
+    chunk: usize,
+) -> Result<()> {
+    let src: &[u8] = bytemuck::cast_slice(data);
+    check(buffer, offset, src.len(), "host → buffer upload")?;
+    let chunk = chunk.max(1);
+    let nthreads = threads();
+    with_ring(queue, chunk, |stages| {
+        queue.scope(|s| {
+            let mut free: VecDeque<&mut [u8]> = stages.iter_mut().map(|p| &mut p[..]).collect();
+            let mut inflight: VecDeque<Pending<'_, &mut [u8]>> = VecDeque::new();
+            for (k, piece) in src.chunks(chunk).enumerate() {
+                let stage = match free.pop_front() {
+                    Some(st) => st,
+                    None => inflight.pop_front().ok_or_else(ring_error)?.wait()?,
+                };
+                let (head, _) = stage.split_at_mut(piece.len());
+                par_copy(head, piece, nthreads);
+                inflight.push_back(s.write_buffer(buffer, offset + k * chunk, head, &[])?);
+            }
+            for p in inflight {
+                p.wait()?;
+            }
+            Ok(())
+        })
+    })
+}
+
+/// Copies bytes of `buffer` from byte `offset` into `out` and waits, staging large pageable
+/// copies through pinned memory with host copies overlapped with the DMA.
+pub fn download<T: Pod>(queue: &Queue, buffer: &Buffer, offset: usize, out: &mut [T]) -> Result<()> {
+    let dst: &mut [u8] = bytemuck::cast_slice_mut(out);
+    if !staged(queue, dst.len()) {
+        queue.read_buffer(buffer, offset, dst, &[])?;
+        return Ok(());
+    }
+    download_staged(queue, buffer, offset, out, CHUNK)
+}
+
+/// [`download`] through the staging ring always, in chunks of `chunk` bytes.
+pub fn download_staged<T: Pod>(
+    queue: &Queue,
+    buffer: &Buffer,
+    offset: usize,
+    out: &mut [T],
+    chunk: usize,
+) -> Result<()> {
+    let dst: &mut [u8] = bytemuck::cast_slice_mut(out);
+    check(buffer, offset, dst.len(), "buffer → host download")?;
+    let chunk = chunk.max(1);
+    let nthreads = threads();
+    with_ring(queue, chunk, |stages| {
+        queue.scope(|s| {
+            let mut free: VecDeque<&mut [u8]> = stages.iter_mut().map(|p| &mut p[..]).collect();
+            // (destination piece, read in flight into a staging buffer)
+            let mut inflight = VecDeque::new();
+            let mut pieces = dst.chunks_mut(chunk).enumerate();
+            loop {
+                // Keep every staging buffer busy with a read before copying any out.
+                while let Some(stage) = free.pop_front() {
+                    let Some((k, piece)) = pieces.next() else {
+                        free.push_front(stage);
+                        break;
+                    };
+                    let (head, _) = stage.split_at_mut(piece.len());
+                    let p = s.read_buffer(buffer, offset + k * chunk, head, &[])?;
+                    inflight.push_back((piece, p));
+                }
+                let Some((piece, pending)) = inflight.pop_front() else { break };
+                let stage = pending.wait()?;
+                par_copy(piece, stage, nthreads);
+                free.push_back(stage);
+            }
+            Ok(())
+        })
+    })
+}
+
+fn ring_error() -> Error {
+    Error::InvalidArgument("staging ring exhausted with no copy in flight".into())
+}
+
+fn check(buffer: &Buffer, offset: usize, len: usize, what: &str) -> Result<()> {
+    crate::runtime::buffer::check_range(what, offset, len, buffer.len())
+}

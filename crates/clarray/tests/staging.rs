@@ -1,0 +1,54 @@
+//! Staged transfers (pinned ring, chunked, overlapped) against the direct copies.
+
+use clarray::memory::staging::{download, download_staged, upload, upload_staged};
+use clarray::{Buffer, Context};
+use rand::Rng;
+
+#[test]
+fn staged_round_trips_match_direct_copies() {
+    let ctx = Context::new().expect("an OpenCL device");
+    let q = ctx.queue();
+    let mut rng = rand::rng();
+    // Sizes around chunk boundaries, offsets not aligned to anything in particular.
+    for &(n, chunk, off) in
+        &[(1usize, 4usize, 0usize), (1000, 256, 12), (4096, 4096, 4), (10_000, 999, 100), (33_333, 4096, 0)]
+    {
+        let data: Vec<u8> = (0..n).map(|_| rng.random()).collect();
+        let buf = Buffer::uninit(&ctx, n + off + 7).unwrap();
+        q.fill_buffer(&buf, &[0xAAu8], 0, buf.len(), &[]).unwrap();
+        upload_staged(q, &buf, off, &data, chunk).unwrap();
+        let mut all = vec![0u8; buf.len()];
+        q.read_buffer(&buf, 0, &mut all, &[]).unwrap();
+        assert!(all[..off].iter().all(|&b| b == 0xAA), "bytes before the offset were touched");
+        assert_eq!(&all[off..off + n], &data[..], "n={n} chunk={chunk} off={off}");
+        assert!(all[off + n..].iter().all(|&b| b == 0xAA), "bytes after the range were touched");
+
+        let mut back = vec![0x55u8; n];
+        download_staged(q, &buf, off, &mut back, chunk).unwrap();
+        assert_eq!(back, data);
+        let mut direct = vec![0u8; n];
+        download(q, &buf, off, &mut direct).unwrap();
+        assert_eq!(direct, data);
+    }
+    // Typed data through the automatic path.
+    let v: Vec<f64> = (0..5000).map(|_| rng.random()).collect();
+    let buf = Buffer::uninit(&ctx, v.len() * 8).unwrap();
+    upload(q, &buf, 0, &v).unwrap();
+    let mut w = vec![0f64; v.len()];
+    download_staged(q, &buf, 0, &mut w, 1 << 12).unwrap();
+    assert_eq!(v, w);
+}
+
+#[test]
+fn staged_copies_check_bounds() {
+    let ctx = Context::new().expect("an OpenCL device");
+    let buf = Buffer::uninit(&ctx, 100).unwrap();
+    let e = upload_staged(ctx.queue(), &buf, 90, &[0u8; 20], 8).unwrap_err();
+    assert!(
+        e.to_string().contains("20 bytes at offset 90 reach byte 110, but the buffer holds 100 bytes"),
+        "{e}"
+    );
+    let mut out = [0u8; 20];
+    let e = download_staged(ctx.queue(), &buf, 81, &mut out, 8).unwrap_err();
+    assert!(e.to_string().contains("reach byte 101"), "{e}");
+}

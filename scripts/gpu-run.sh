@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (see gpu-bundle.sh): registers NVIDIA's OpenCL driver, then runs the
+# given steps: `tests` (every test executable on the GPU), `bench` (clarray bench --json),
+# `peers` (scripts/peers.py through CuPy and PyOpenCL), `induction` (solver benchmark).
+# Output goes to $OUT (or ./out) as logs and JSON.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
+mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
+export OCL_ICD_VENDORS=/tmp/icd CLARRAY_DEVICE=${CLARRAY_DEVICE:-gpu} CLARRAY_REQUIRE_DEVICE=1
+mkdir -p /tmp/gpu && tar -C /tmp/gpu -xzf .gpu/bundle.tar.gz
+B=/tmp/gpu/bin
+for step in "$@"; do
+  case "$step" in
+    tests)
+      # Tests baked with this checkout's path (CARGO_MANIFEST_DIR) find their files through it.
+      [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
+      : > "$OUT/tests-full.log"
+      for t in "$B"/tests/*; do
+        name=$(basename "$t"); crate=${name%%--*}
+        case "$name" in *compile_fail*) echo "$name skipped (needs cargo)"; continue ;; esac
+        (cd "crates/$crate" && timeout 300 "$t" --test-threads 4 > /tmp/t.log 2>&1); rc=$?
+        { echo "===== $name rc=$rc"; cat /tmp/t.log; } >> "$OUT/tests-full.log"
+        echo "$name rc=$rc $(grep 'test result' /tmp/t.log | tail -1)"
+      done | tee "$OUT/tests.log" ;;
+    bench) "$B"/clarray bench --json > "$OUT/bench.json" 2> "$OUT/bench.err"; "$B"/clarray bench 2>&1 | tee "$OUT/bench.txt" ;;
+    peers)
+      python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
+      PYTHONUNBUFFERED=1 python3 scripts/peers.py --json > "$OUT/peers.json" ;;
+    *) echo "unknown step $step" ;;
+  esac
+done
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$OUT/gpu.txt"
