@@ -140,7 +140,7 @@ fn build_failures_carry_the_log_and_the_source_line() {
     let e = expect_err(Program::build(&ctx, src, "-DFOO=1"));
     let Error::Build(b) = &e else { panic!("expected Error::Build, got {e:?}") };
     assert!(b.log.contains("undefined_name"), "log: {}", b.log);
-    assert_eq!(b.options, "-DFOO=1");
+    assert_eq!(b.options, "-DFOO=1 -cl-kernel-arg-info", "the argument information is always asked for");
     assert_eq!(b.device, ctx.device().name());
     assert!(b.excerpt.contains("    3 |     a[i] = undefined_name * 2.0f;"), "excerpt:\n{}", b.excerpt);
     let first_log_line = b.log.lines().find(|l| !l.trim().is_empty()).unwrap();
@@ -149,7 +149,7 @@ fn build_failures_carry_the_log_and_the_source_line() {
         &[
             "failed to build for",
             ctx.device().name(),
-            "with options `-DFOO=1`",
+            "with options `-DFOO=1 -cl-kernel-arg-info`",
             first_log_line,
             "--- source ---",
             "    3 |     a[i] = undefined_name * 2.0f;",
@@ -444,5 +444,29 @@ fn one_kernel_launched_from_several_threads() {
         .collect();
     for t in threads {
         t.join().unwrap();
+    }
+}
+
+/// Regression: a program built without `-cl-kernel-arg-info` had no argument information, so
+/// launches were not checked, and an 8-byte scalar given for a pointer reached the driver as a
+/// memory-object handle: PoCL crashed (SIGSEGV) in safe code.
+#[test]
+fn regression_unchecked_arguments_without_arg_info_option() {
+    let ctx = ctx();
+    let q = ctx.queue();
+    for opts in ["", "-DUNUSED=1"] {
+        let p = Program::build(&ctx, LCG_SOURCE, opts).unwrap();
+        assert_eq!(p.options(), opts);
+        for program in [p.clone(), Program::from_binary(&ctx, &p.binary().unwrap(), opts).unwrap()] {
+            let k = program.kernel("lcg").unwrap();
+            assert!(k.args().iter().all(|a| a.name.is_some() && a.space.is_some()), "{:?}", k.args());
+            let iters = 3u32;
+            let garbage = 0x1234_5678_9abc_u64;
+            let n = Arg::Scalar(bytemuck::bytes_of(&iters), "u32");
+            for bad in [Arg::Scalar(bytemuck::bytes_of(&garbage), "u64"), Arg::Local(64)] {
+                let e = expect_err(q.launch(&k, &[bad, n], &dims(&[10]), &[]));
+                assert_msg(&e, &["kernel `lcg`", "argument 0 (`a`)", "where the kernel takes `uint*`"]);
+            }
+        }
     }
 }

@@ -77,21 +77,36 @@ pub(crate) fn excerpt(source: &str, log: &str) -> String {
     }
 }
 
+/// `options` with `-cl-kernel-arg-info` added. Every program is built with it: without the
+/// argument information [`Queue::launch`] cannot check arguments, and a scalar of 8 bytes passed
+/// for a pointer would reach the driver as a memory-object handle (PoCL crashes on it).
+fn with_arg_info(options: &str) -> String {
+    if options.split_whitespace().any(|o| o == "-cl-kernel-arg-info") {
+        options.to_string()
+    } else if options.trim().is_empty() {
+        "-cl-kernel-arg-info".to_string()
+    } else {
+        format!("{} -cl-kernel-arg-info", options.trim_end())
+    }
+}
+
 impl Program {
     /// Builds a program from source for the context's device. A build error carries the
-    /// device's log, the options and the source lines it points at.
+    /// device's log, the options and the source lines it points at. `-cl-kernel-arg-info` is
+    /// always added, so that launches can check their arguments.
     pub fn build(ctx: &Context, source: &str, options: &str) -> Result<Program> {
         ctx.check_deferred()?;
         let core = &ctx.queue.inner.core;
         let mut raw = ClProgram::create_from_source(&core.ctx, source).cl("clCreateProgramWithSource")?;
-        if let Err(e) = raw.build(&[ctx.device().id], options) {
+        let build_options = with_arg_info(options);
+        if let Err(e) = raw.build(&[ctx.device().id], &build_options) {
             let log = raw.get_build_log(ctx.device().id).unwrap_or_default();
             if e.0 != opencl3::error_codes::CL_BUILD_PROGRAM_FAILURE && log.trim().is_empty() {
                 return Err(Error::opencl("clBuildProgram", e.0));
             }
             return Err(Error::Build(Box::new(BuildFailure {
                 device: ctx.device().name().to_string(),
-                options: options.to_string(),
+                options: build_options,
                 log,
                 excerpt: excerpt(source, &raw.get_build_log(ctx.device().id).unwrap_or_default()),
             })));
@@ -111,7 +126,7 @@ impl Program {
         // SAFETY: one device and one binary, both valid for the call.
         let mut raw = unsafe { ClProgram::create_from_binary(&core.ctx, &[ctx.device().id], &[binary]) }
             .cl("clCreateProgramWithBinary")?;
-        raw.build(&[ctx.device().id], options).cl("clBuildProgram (from binary)")?;
+        raw.build(&[ctx.device().id], &with_arg_info(options)).cl("clBuildProgram (from binary)")?;
         Ok(Program { inner: Arc::new(ProgramInner { raw, ctx: ctx.clone(), options: options.to_string() }) })
     }
 
