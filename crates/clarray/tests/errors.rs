@@ -470,3 +470,27 @@ fn regression_unchecked_arguments_without_arg_info_option() {
         }
     }
 }
+
+#[test]
+fn object_arguments_cannot_be_given_as_bytes() {
+    let ctx = ctx();
+    let src = "__kernel void sample(__read_only image2d_t img, sampler_t s, __global float4* out) {\n\
+               out[0] = read_imagef(img, s, (int2)(0, 0));\n}\n";
+    let k = Program::build(&ctx, src, "").unwrap().kernel("sample").unwrap();
+    let img = Image::new_2d(&ctx, ImageFormat::new(ChannelOrder::Rgba, ChannelType::F32), 2, 2).unwrap();
+    let out = poisoned_buffer(&ctx, 16);
+    let fake = 0xdead_beef_u64;
+    let args = [Arg::Image(&img), Arg::Scalar(bytemuck::bytes_of(&fake), "u64"), Arg::Buffer(&out)];
+    let e = expect_err(ctx.queue().launch(&k, &args, &dims(&[1]), &[]));
+    assert_msg(
+        &e,
+        &[
+            "kernel `sample`",
+            "argument 1 (`s`)",
+            "takes `sampler_t`",
+            "declare the sampler inside the kernel",
+        ],
+    );
+    let e = expect_err(ctx.queue().launch(&k, &[Arg::Buffer(&out), args[1], args[2]], &dims(&[1]), &[]));
+    assert_msg(&e, &["argument 0 (`img`)", "a buffer was given where the kernel takes `image2d_t`"]);
+}

@@ -341,3 +341,28 @@ fn image_sizes_are_checked() {
     let e = expect_err(Image::new_3d(&ctx, FORMATS[0], 1, 1, 0));
     assert!(matches!(e, Error::TooLarge(_)), "{e:?}");
 }
+
+#[test]
+fn kernels_read_and_write_images() {
+    let ctx = ctx();
+    let q = ctx.queue();
+    let mut rng = rng();
+    let src = r"
+        __constant sampler_t nearest = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_NONE | CLK_FILTER_NEAREST;
+        __kernel void twice(__read_only image2d_t in, __write_only image2d_t out) {
+            int2 p = (int2)(get_global_id(0), get_global_id(1));
+            write_imagef(out, p, 2.0f * read_imagef(in, nearest, p));
+        }";
+    let k = clarray::runtime::Program::build(&ctx, src, "").unwrap().kernel("twice").unwrap();
+    let format = FORMATS[3];
+    let (w, h) = (rng.random_range(1..40), rng.random_range(1..20));
+    let (input, model) = random_image(&ctx, &mut rng, format, [w, h, 1], false);
+    let output = Image::new_2d(&ctx, format, w, h).unwrap();
+    let args = [clarray::runtime::Arg::Image(&input), clarray::runtime::Arg::Image(&output)];
+    q.launch(&k, &args, &clarray::runtime::LaunchDims { global: &[w, h], local: None, offset: None }, &[])
+        .unwrap();
+    let got: Vec<f32> = bytemuck::pod_collect_to_vec(&read_image_all(&ctx, &output));
+    let want: Vec<f32> =
+        bytemuck::pod_collect_to_vec::<u8, f32>(&model.bytes).iter().map(|v| 2.0 * v).collect();
+    assert_eq!(got, want);
+}

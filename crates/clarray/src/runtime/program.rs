@@ -363,6 +363,17 @@ impl Kernel {
                     {
                         return Err(self.arg_error(i, format!("a scalar ({rust}) was given where the kernel takes `{ty}`; pass a buffer or array")));
                     }
+                    // Handles passed by value: bytes given for them would reach the driver as
+                    // an object handle.
+                    let base = ty.trim().trim_start_matches("const ").trim();
+                    if ["sampler_t", "queue_t", "clk_event_t", "event_t", "reserve_id_t"].contains(&base)
+                        || base.starts_with("pipe")
+                    {
+                        return Err(self.arg_error(
+                            i,
+                            format!("a scalar ({rust}) was given where the kernel takes `{ty}`, an OpenCL object that clarray cannot pass; declare the sampler inside the kernel (`const sampler_t s = CLK_…;`)"),
+                        ));
+                    }
                     if let Some(size) = opencl_type_size(&ty) {
                         if size != bytes.len() {
                             return Err(self.arg_error(
