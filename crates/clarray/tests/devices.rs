@@ -93,7 +93,7 @@ fn choose_by_selector() {
     }
 
     // Part of a device or platform name, in any case.
-    let part: String = first.name.chars().skip(1).take(6).collect::<String>().to_uppercase();
+    let part = first.name.chars().skip(1).take(6).collect::<String>().trim().to_uppercase();
     let d = choose(&devs, Some(&part)).unwrap();
     assert!(
         d.info().name.to_uppercase().contains(&part) || d.info().platform_name.to_uppercase().contains(&part)
