@@ -145,13 +145,16 @@ fn an_error_inside_the_scope_still_waits_for_earlier_copies() {
     let buf = poisoned_buffer(&ctx, 4 * N);
     let mut host = vec![0u32; N];
     let mut extra = vec![0u32; N + 1];
+    let mut ev = None;
     let r: clarray::Result<()> = q.scope(|s| {
         let kev = launch_lcg(q, &k, &buf, N, SLOW, &[]);
         let p = s.read_buffer(&buf, 0, &mut host[..], &[kev])?;
+        ev = Some(p.event().clone());
         std::mem::forget(p);
         let _never = s.read_buffer(&buf, 0, &mut extra[..], &[])?;
         unreachable!("the second read is out of bounds");
     });
+    assert!(ev.unwrap().is_complete(), "the scope waited for the leaked copy");
     let e = expect_err(r);
     assert!(matches!(e, Error::OutOfBounds(_)), "{e:?}");
     assert_msg(&e, &[&format!("{} bytes at offset 0", 4 * (N + 1)), &format!("holds {} bytes", 4 * N)]);
