@@ -116,9 +116,8 @@ fn platform_name(id: PlatformId) -> String {
     let mut len = 0usize;
     // SAFETY: the buffer's size is passed with it; the driver writes at most that many bytes
     // and the actual size to `len`.
-    let status = unsafe {
-        get_info(id, CL_PLATFORM_NAME, buf.len(), buf.as_mut_ptr().cast::<c_void>(), &mut len)
-    };
+    let status =
+        unsafe { get_info(id, CL_PLATFORM_NAME, buf.len(), buf.as_mut_ptr().cast::<c_void>(), &mut len) };
     if status != CL_SUCCESS {
         return format!("(clGetPlatformInfo failed with status {status})");
     }
