@@ -6,7 +6,7 @@ use clarray::runtime::{
 };
 use serde::Serialize;
 
-use crate::units::bytes;
+use crate::units::{bytes, emit};
 
 /// The device clarray would use, and why.
 #[derive(Debug, Serialize)]
@@ -91,14 +91,14 @@ pub fn run(json: bool) -> i32 {
     };
     if json {
         match serde_json::to_string_pretty(&report) {
-            Ok(s) => println!("{s}"),
+            Ok(s) => emit(&(s + "\n")),
             Err(e) => {
                 eprintln!("clarray devices: cannot write JSON: {e}");
                 return 1;
             }
         }
     } else {
-        print!("{}", render(&report));
+        emit(&render(&report));
     }
     i32::from(report.default.is_none())
 }

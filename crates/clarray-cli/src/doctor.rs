@@ -536,25 +536,26 @@ fn is_root() -> bool {
 /// Runs the command: prints the findings; the exit code is non-zero when OpenCL is unusable.
 pub fn run() -> i32 {
     let facts = gather();
-    let findings = diagnose(&facts);
-    for f in &findings {
+    let mut text = String::new();
+    for f in diagnose(&facts) {
         let tag = match f.level {
             Level::Ok => "ok     ",
             Level::Note => "note   ",
             Level::Problem => "PROBLEM",
         };
-        println!("{tag}  {}", f.what);
+        text += &format!("{tag}  {}\n", f.what);
         if let Some(fix) = &f.fix {
-            println!("         fix: {fix}");
+            text += &format!("         fix: {fix}\n");
         }
     }
-    if usable(&facts) {
-        println!("\nOpenCL is usable. `clarray devices` lists the devices.");
-        0
+    let ok = usable(&facts);
+    text += if ok {
+        "\nOpenCL is usable. `clarray devices` lists the devices.\n"
     } else {
-        println!("\nOpenCL is NOT usable here. Run the fixes above (or scripts/setup.sh), then `clarray doctor` again.");
-        1
-    }
+        "\nOpenCL is NOT usable here. Run the fixes above (or scripts/setup.sh), then `clarray doctor` again.\n"
+    };
+    crate::units::emit(&text);
+    i32::from(!ok)
 }
 
 #[cfg(test)]

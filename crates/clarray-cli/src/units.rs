@@ -1,6 +1,15 @@
-//! Formatting shared by the commands: byte sizes and the date.
+//! Output shared by the commands: byte sizes, the date, and printing that survives a closed
+//! pipe (`clarray devices --json | head`).
 
+use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Writes `text` to standard output. A reader that went away (a closed pipe) is not an error
+/// worth a panic, so write errors end the output quietly.
+pub fn emit(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
 
 /// `bytes` in the largest binary unit that keeps the number at or above 1, e.g. `4.47 GiB`.
 pub fn bytes(bytes: u64) -> String {

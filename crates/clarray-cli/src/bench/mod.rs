@@ -31,7 +31,7 @@ use std::time::Instant;
 use clarray::{Context, Queue};
 use serde::Serialize;
 
-use crate::units::now_utc;
+use crate::units::{emit, now_utc};
 
 /// How to run the benchmarks.
 #[derive(Debug, Clone)]
@@ -272,14 +272,14 @@ pub fn run(quick: bool, json: bool, only: Option<&str>) -> i32 {
     }
     if json {
         match serde_json::to_string_pretty(&report) {
-            Ok(s) => println!("{s}"),
+            Ok(s) => emit(&(s + "\n")),
             Err(e) => {
                 eprintln!("clarray bench: cannot write JSON: {e}");
                 return 1;
             }
         }
     } else {
-        print!("{}", render(&report));
+        emit(&render(&report));
     }
     0
 }

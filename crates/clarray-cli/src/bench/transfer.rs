@@ -1,6 +1,7 @@
 //! Copies and transfers (issue 2): the device-to-device copy that every other figure is
 //! divided by, and host <-> device transfers of ordinary (pageable) and pinned host memory.
 
+use clarray::memory::staging::{download, upload};
 use clarray::program::cache::cached_kernel;
 use clarray::runtime::{Arg, LaunchDims};
 use clarray::{Buffer, Context, Error, Pinned};
@@ -68,7 +69,10 @@ fn check_copied(ctx: &Context, dst: &Buffer, n: usize) -> clarray::Result<()> {
     Ok(())
 }
 
-/// Host -> device and device -> host, pageable (`Vec`) and pinned ([`Pinned`]) host memory,
+const STAGED: &str = "Vec<f32> through memory::staging (direct where the device shares host memory)";
+
+/// Host -> device and device -> host: pageable (`Vec`) host memory copied directly and through
+/// clarray's pinned staging ring, and pinned ([`Pinned`]) host memory,
 /// at 256 MiB and 1 GiB (64 MiB with `--quick`), each clamped to the device's max allocation.
 pub fn host_transfers(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     let mut sizes: Vec<usize> = opts.pick(vec![1 << 26], vec![1 << 28, 1 << 30]);
@@ -84,6 +88,10 @@ pub fn host_transfers(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Ro
         rows.push(Row::timed(format!("transfer: host->device pageable {size}"), n as f64, &t, "Vec<f32>"));
         let t = time(opts, q, || q.read_buffer(&buf, 0, &mut pageable, &[]).map(drop))?;
         rows.push(Row::timed(format!("transfer: device->host pageable {size}"), n as f64, &t, "Vec<f32>"));
+        let t = time(opts, q, || upload(q, &buf, 0, &pageable))?;
+        rows.push(Row::timed(format!("transfer: host->device staged {size}"), n as f64, &t, STAGED));
+        let t = time(opts, q, || download(q, &buf, 0, &mut pageable))?;
+        rows.push(Row::timed(format!("transfer: device->host staged {size}"), n as f64, &t, STAGED));
         drop(pageable);
 
         let mut pinned = Pinned::<f32>::new(ctx, n / 4)?;
