@@ -159,6 +159,8 @@ pub struct Report {
     pub driver: String,
     /// When it ran (UTC).
     pub date: String,
+    /// The git commit `clarray` was built from (`-dirty` with uncommitted changes).
+    pub commit: String,
     /// Whether `--quick` sizes were used.
     pub quick: bool,
     /// The copy ceiling in bytes per second.
@@ -201,6 +203,13 @@ pub fn measure(ctx: &Context, opts: &BenchOpts, only: Option<&str>) -> clarray::
         rows.extend((area.rows)(ctx, opts)?);
     }
     if let Some(f) = &filter {
+        if !rows.iter().any(|r| r.name.contains(f.as_str())) {
+            return Err(clarray::Error::InvalidArgument(format!(
+                "--only {f}: no area of that name ({}) and no row whose name contains it",
+                area_names()
+            )));
+        }
+        // The ceiling rows stay: every ratio refers to them.
         rows.retain(|r| r.name.contains(f.as_str()) || r.name.starts_with("copy"));
     }
     let info = ctx.device().info();
@@ -209,6 +218,7 @@ pub fn measure(ctx: &Context, opts: &BenchOpts, only: Option<&str>) -> clarray::
         platform: info.platform_name.clone(),
         driver: info.driver_version.clone(),
         date: now_utc(),
+        commit: env!("CLARRAY_GIT_COMMIT").to_string(),
         quick: opts.quick,
         ceiling_bytes_per_second: ceiling,
         rows: rows
@@ -225,12 +235,13 @@ pub fn measure(ctx: &Context, opts: &BenchOpts, only: Option<&str>) -> clarray::
 /// The report as a table.
 pub fn render(r: &Report) -> String {
     let mut s = format!(
-        "clarray bench{} on {} ({}, driver {}), {}\nceiling (device copy, read + write): {:.2} GB/s\n\n",
+        "clarray bench{} on {} ({}, driver {}), {}, commit {}\nceiling (device copy, read + write): {:.2} GB/s\n\n",
         if r.quick { " --quick" } else { "" },
         r.device,
         r.platform,
         r.driver,
         r.date,
+        r.commit,
         r.ceiling_bytes_per_second / 1e9
     );
     let width = r.rows.iter().map(|x| x.row.name.len()).max().unwrap_or(4).max(4);
@@ -263,13 +274,6 @@ pub fn run(quick: bool, json: bool, only: Option<&str>) -> i32 {
             return 1;
         }
     };
-    if only.is_some()
-        && report.rows.iter().all(|r| r.row.name.starts_with("copy"))
-        && select(only).1.is_some()
-    {
-        eprintln!("clarray bench: no row matches `{}`; areas: {}", only.unwrap_or_default(), area_names());
-        return 2;
-    }
     if json {
         match serde_json::to_string_pretty(&report) {
             Ok(s) => emit(&(s + "\n")),

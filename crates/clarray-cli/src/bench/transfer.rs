@@ -69,7 +69,9 @@ fn check_copied(ctx: &Context, dst: &Buffer, n: usize) -> clarray::Result<()> {
     Ok(())
 }
 
-const STAGED: &str = "Vec<f32> through memory::staging (direct where the device shares host memory)";
+/// Pageable memory through clarray's pinned staging ring (the direct path on devices that share
+/// memory with the host, such as CPUs).
+const STAGED: &str = "Vec<f32> via memory::staging";
 
 /// Host -> device and device -> host: pageable (`Vec`) host memory copied directly and through
 /// clarray's pinned staging ring, and pinned ([`Pinned`]) host memory,
