@@ -10,6 +10,7 @@ pub mod device;
 pub mod event;
 pub mod image;
 pub mod pinned;
+pub mod probe;
 pub mod program;
 pub mod rect;
 pub mod transfer;

@@ -1,0 +1,318 @@
+//! `clarray bench`: one module per area, each a list of row functions; every figure is printed
+//! with its ratio to the device-to-device copy bandwidth measured in the same run (the
+//! ceiling), so that results from different devices and days compare.
+//!
+//! # Adding an area
+//!
+//! Write `src/bench/NAME.rs` with a function of type [`RowFn`]:
+//!
+//! ```ignore
+//! pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
+//!     let n = opts.pick(1 << 20, 1 << 26); // --quick size, full size
+//!     let t = time(opts, ctx.queue(), || { /* enqueue the work once */ Ok(()) })?;
+//!     Ok(vec![Row::timed("NAME: what", bytes_moved_per_iteration, &t, "")])
+//! }
+//! ```
+//!
+//! then add `mod NAME;` below and one line `Area { name: "NAME", rows: NAME::rows },` to
+//! [`AREAS`]. That is all: `--only NAME`, the table, the ratios and `--json` follow.
+//!
+//! # Method
+//!
+//! [`time`] runs the work a few times to warm up (builds, first-touch allocation), then times
+//! each repetition by wall clock around enqueue and `finish()`, and keeps the best and the
+//! median. `Row::bytes` counts every byte moved through device memory or the bus per
+//! repetition (a copy of n bytes on the device moves 2n: read and write).
+
+mod transfer;
+
+use std::time::Instant;
+
+use clarray::{Context, Queue};
+use serde::Serialize;
+
+use crate::units::{emit, now_utc};
+
+/// How to run the benchmarks.
+#[derive(Debug, Clone)]
+pub struct BenchOpts {
+    /// Sizes that take seconds on a 2-core CPU instead of sizes that fill a GPU.
+    pub quick: bool,
+    /// Untimed runs before the timed ones.
+    pub warmup: usize,
+    /// Timed runs.
+    pub repeats: usize,
+}
+
+impl BenchOpts {
+    /// Options for a quick or a full run.
+    pub fn new(quick: bool) -> BenchOpts {
+        if quick {
+            BenchOpts { quick, warmup: 2, repeats: 5 }
+        } else {
+            BenchOpts { quick, warmup: 3, repeats: 20 }
+        }
+    }
+
+    /// `quick` with `--quick`, else `full`.
+    pub fn pick<T>(&self, quick: T, full: T) -> T {
+        if self.quick {
+            quick
+        } else {
+            full
+        }
+    }
+}
+
+/// One measured figure.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    /// `area: what`, e.g. `transfer: host->device pinned 256 MiB`.
+    pub name: String,
+    /// Bytes moved per iteration (0 for figures that are latencies, not bandwidths).
+    pub bytes: f64,
+    /// Best time per iteration in seconds.
+    pub seconds: f64,
+    /// Anything a reader needs to interpret the row (the median, the variant).
+    pub note: String,
+}
+
+impl Row {
+    /// A row from a [`Timing`]: the best time, with the median in the note.
+    pub fn timed(name: impl Into<String>, bytes: f64, t: &Timing, note: &str) -> Row {
+        let median = if bytes > 0.0 {
+            format!("median {:.2} GB/s", bytes / t.median / 1e9)
+        } else {
+            format!("median {:.1} us", t.median * 1e6)
+        };
+        let note = if note.is_empty() { median } else { format!("{median}; {note}") };
+        Row { name: name.into(), bytes, seconds: t.best, note }
+    }
+
+    /// Bandwidth in bytes per second (0 for latency rows).
+    pub fn rate(&self) -> f64 {
+        if self.bytes > 0.0 && self.seconds > 0.0 {
+            self.bytes / self.seconds
+        } else {
+            0.0
+        }
+    }
+}
+
+/// A row function: measures one area on `ctx`.
+pub type RowFn = fn(&Context, &BenchOpts) -> clarray::Result<Vec<Row>>;
+
+/// One area of the benchmark.
+#[derive(Debug, Clone, Copy)]
+pub struct Area {
+    /// The name `--only` selects it by.
+    pub name: &'static str,
+    /// Its rows.
+    pub rows: RowFn,
+}
+
+/// The device-to-device copy rows; the ceiling is the fastest of them. Always run first.
+const CEILING: RowFn = transfer::device_copy;
+
+/// Every area, in the order they run. Add one line per new area.
+pub const AREAS: &[Area] = &[Area { name: "transfer", rows: transfer::host_transfers }];
+
+/// Best and median of the timed repetitions, in seconds.
+#[derive(Debug, Clone, Copy)]
+pub struct Timing {
+    /// Fastest repetition.
+    pub best: f64,
+    /// Median repetition.
+    pub median: f64,
+}
+
+/// Runs `work` `opts.warmup` times, then `opts.repeats` times each timed by wall clock from
+/// before `work` enqueues until `queue.finish()` returns.
+pub fn time(
+    opts: &BenchOpts,
+    queue: &Queue,
+    mut work: impl FnMut() -> clarray::Result<()>,
+) -> clarray::Result<Timing> {
+    for _ in 0..opts.warmup {
+        work()?;
+        queue.finish()?;
+    }
+    let mut times = Vec::with_capacity(opts.repeats.max(1));
+    for _ in 0..opts.repeats.max(1) {
+        let start = Instant::now();
+        work()?;
+        queue.finish()?;
+        times.push(start.elapsed().as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(Timing { best: times[0], median: times[times.len() / 2] })
+}
+
+/// The whole run: where, when, the ceiling and every row.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    /// Device name.
+    pub device: String,
+    /// Platform name.
+    pub platform: String,
+    /// Driver version.
+    pub driver: String,
+    /// When it ran (UTC).
+    pub date: String,
+    /// The git commit `clarray` was built from (`-dirty` with uncommitted changes).
+    pub commit: String,
+    /// Whether `--quick` sizes were used.
+    pub quick: bool,
+    /// The copy ceiling in bytes per second.
+    pub ceiling_bytes_per_second: f64,
+    /// Every row with its ratio to the ceiling.
+    pub rows: Vec<RatedRow>,
+}
+
+/// A row and its bandwidth relative to the ceiling.
+#[derive(Debug, Serialize)]
+pub struct RatedRow {
+    /// The row.
+    #[serde(flatten)]
+    pub row: Row,
+    /// Bytes per second (0 for latency rows).
+    pub bytes_per_second: f64,
+    /// Bandwidth divided by the ceiling (absent for latency rows).
+    pub ratio_to_ceiling: Option<f64>,
+}
+
+/// Which areas run for `--only`: an area name selects that area; anything else runs every
+/// area and keeps the rows whose name contains it.
+fn select(only: Option<&str>) -> (Vec<Area>, Option<String>) {
+    match only {
+        None => (AREAS.to_vec(), None),
+        Some(o) => match AREAS.iter().find(|a| a.name == o) {
+            Some(a) => (vec![*a], None),
+            None => (AREAS.to_vec(), Some(o.to_string())),
+        },
+    }
+}
+
+/// Measures everything on `ctx`.
+pub fn measure(ctx: &Context, opts: &BenchOpts, only: Option<&str>) -> clarray::Result<Report> {
+    let ceiling_rows = CEILING(ctx, opts)?;
+    let ceiling = ceiling_rows.iter().map(Row::rate).fold(0.0, f64::max);
+    let (areas, filter) = select(only);
+    let mut rows = ceiling_rows;
+    for area in areas {
+        rows.extend((area.rows)(ctx, opts)?);
+    }
+    if let Some(f) = &filter {
+        if !rows.iter().any(|r| r.name.contains(f.as_str())) {
+            return Err(clarray::Error::InvalidArgument(format!(
+                "--only {f}: no area of that name ({}) and no row whose name contains it",
+                area_names()
+            )));
+        }
+        // The ceiling rows stay: every ratio refers to them.
+        rows.retain(|r| r.name.contains(f.as_str()) || r.name.starts_with("copy"));
+    }
+    let info = ctx.device().info();
+    Ok(Report {
+        device: info.name.clone(),
+        platform: info.platform_name.clone(),
+        driver: info.driver_version.clone(),
+        date: now_utc(),
+        commit: env!("CLARRAY_GIT_COMMIT").to_string(),
+        quick: opts.quick,
+        ceiling_bytes_per_second: ceiling,
+        rows: rows
+            .into_iter()
+            .map(|row| {
+                let rate = row.rate();
+                let ratio = (rate > 0.0 && ceiling > 0.0).then(|| rate / ceiling);
+                RatedRow { row, bytes_per_second: rate, ratio_to_ceiling: ratio }
+            })
+            .collect(),
+    })
+}
+
+/// The report as a table.
+pub fn render(r: &Report) -> String {
+    let mut s = format!(
+        "clarray bench{} on {} ({}, driver {}), {}, commit {}\nceiling (device copy, read + write): {:.2} GB/s\n\n",
+        if r.quick { " --quick" } else { "" },
+        r.device,
+        r.platform,
+        r.driver,
+        r.date,
+        r.commit,
+        r.ceiling_bytes_per_second / 1e9
+    );
+    let width = r.rows.iter().map(|x| x.row.name.len()).max().unwrap_or(4).max(4);
+    s += &format!("{:<width$}  {:>12}  {:>10}  {:>8}  note\n", "row", "time", "GB/s", "ceiling");
+    for x in &r.rows {
+        let t = x.row.seconds;
+        let time = if t >= 1e-3 { format!("{:.3} ms", t * 1e3) } else { format!("{:.1} us", t * 1e6) };
+        let (rate, ratio) = match x.ratio_to_ceiling {
+            Some(q) => (format!("{:.2}", x.bytes_per_second / 1e9), format!("{:.1}%", q * 100.0)),
+            None => ("-".into(), "-".into()),
+        };
+        s += &format!("{:<width$}  {time:>12}  {rate:>10}  {ratio:>8}  {}\n", x.row.name, x.row.note);
+    }
+    s
+}
+
+/// Runs the command.
+pub fn run(quick: bool, json: bool, only: Option<&str>) -> i32 {
+    if let Some(o) = only {
+        if o.trim().is_empty() {
+            eprintln!("clarray bench: --only needs an area ({}) or a part of a row name", area_names());
+            return 2;
+        }
+    }
+    let result = Context::new().and_then(|ctx| measure(&ctx, &BenchOpts::new(quick), only));
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("clarray bench: {e}");
+            return 1;
+        }
+    };
+    if json {
+        match serde_json::to_string_pretty(&report) {
+            Ok(s) => emit(&(s + "\n")),
+            Err(e) => {
+                eprintln!("clarray bench: cannot write JSON: {e}");
+                return 1;
+            }
+        }
+    } else {
+        emit(&render(&report));
+    }
+    0
+}
+
+fn area_names() -> String {
+    AREAS.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_rate_and_note_the_median() {
+        let t = Timing { best: 0.5, median: 1.0 };
+        let r = Row::timed("x", 2e9, &t, "pinned");
+        assert_eq!(r.rate(), 4e9);
+        assert_eq!(r.note, "median 2.00 GB/s; pinned");
+        let lat = Row::timed("launch", 0.0, &Timing { best: 1e-5, median: 2e-5 }, "");
+        assert_eq!(lat.rate(), 0.0);
+        assert_eq!(lat.note, "median 20.0 us");
+    }
+
+    #[test]
+    fn only_selects_an_area_or_filters_rows() {
+        assert_eq!(select(None).0.len(), AREAS.len());
+        let (areas, filter) = select(Some("transfer"));
+        assert_eq!((areas.len(), filter), (1, None));
+        let (areas, filter) = select(Some("pinned"));
+        assert_eq!((areas.len(), filter.as_deref()), (AREAS.len(), Some("pinned")));
+    }
+}

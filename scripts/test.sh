@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Runs every test of the workspace on a real OpenCL device, after scripts/setup.sh.
+# CLARRAY_REQUIRE_DEVICE=1 makes a test suite that finds no device fail instead of skipping.
+# Extra arguments go to `cargo test` (e.g. scripts/test.sh -p clarray --test smoke).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+args=("$@")
+source scripts/setup.sh --
+export CLARRAY_REQUIRE_DEVICE=1
+cargo test --workspace "${args[@]}"
