@@ -121,7 +121,8 @@ fn unknown_selectors_list_what_was_found() {
     assert_msg(&e, &["no OpenCL device matches any device; found: no devices"]);
 }
 
-/// The one test in this binary that reads `CLARRAY_DEVICE` (the others do not look at it).
+/// The one test in this binary that reads `CLARRAY_DEVICE` (the others do not look at it: they
+/// use `Context::on`, never `Context::new` or `common::ctx`).
 #[test]
 fn the_environment_variable_picks_the_default_device() {
     let devs = devices().unwrap();
@@ -161,4 +162,38 @@ fn regression_concurrent_first_enumeration() {
     for t in threads {
         t.join().unwrap();
     }
+}
+
+#[test]
+fn contexts_queues_and_slots() {
+    // Not `ctx()`: another test of this binary changes CLARRAY_DEVICE.
+    let ctx = Context::on(&devices().unwrap()[0]).unwrap();
+    let q2 = ctx.create_queue(false).unwrap();
+    let on_q2 = ctx.with_queue(&q2).unwrap();
+    assert!(on_q2.same_context(&ctx));
+    assert_eq!(on_q2.queue().id(), q2.id());
+    assert_ne!(ctx.queue().id(), q2.id());
+    assert!(!ctx.queue().is_profiling() && ctx.profiled().unwrap().queue().is_profiling());
+    ctx.check_same(&on_q2).unwrap();
+    // Buffers made through a context enqueue on its queue; any queue of the context may use them.
+    let b = buffer_from(&on_q2, &[5u8; 32]);
+    assert_eq!(read_all(ctx.queue(), &b), [5u8; 32]);
+    assert_eq!(b.context().queue().id(), q2.id());
+    q2.flush().unwrap();
+    q2.finish().unwrap();
+    assert!(format!("{ctx:?}").contains(ctx.device().name()));
+    assert!(format!("{:?}", ctx.queue()).contains("profiling false"));
+    let sub = b.sub_buffer(0, 8).unwrap();
+    assert_eq!(format!("{sub:?}"), "Buffer(8 bytes, ReadWrite, sub-buffer at 0)");
+
+    // Per-context slots: one value per type and context, shared by clones and queues.
+    #[derive(Default)]
+    struct Counter(std::sync::atomic::AtomicUsize);
+    let s1 = ctx.slot::<Counter>();
+    s1.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(on_q2.slot::<Counter>().0.load(std::sync::atomic::Ordering::Relaxed), 1);
+    assert!(std::sync::Arc::ptr_eq(&s1, &ctx.clone().slot::<Counter>()));
+    let other = Context::on(ctx.device()).unwrap();
+    assert_eq!(other.slot::<Counter>().0.load(std::sync::atomic::Ordering::Relaxed), 0);
+    assert_eq!(*ctx.slot::<String>(), "");
 }
