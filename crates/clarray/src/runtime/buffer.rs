@@ -13,7 +13,7 @@ use opencl3::memory::{CL_MEM_ALLOC_HOST_PTR, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE
 use opencl3::types::{cl_buffer_region, cl_mem, CL_BLOCKING};
 
 use super::context::{Context, Queue};
-use super::event::{list_ptr, raw_list, Event};
+use super::event::{list_ptr, Event};
 use crate::error::{ClResultExt, Error, Result};
 
 /// How kernels may access a buffer.
@@ -335,7 +335,7 @@ impl Queue {
         if data.is_empty() {
             return self.empty_copy(blocking, wait);
         }
-        let ids = raw_list(wait);
+        let ids = self.wait_list(wait)?;
         // SAFETY: queue and buffer are valid and of one context; the range lies inside the
         // buffer (checked above); `data` is valid for `data.len()` bytes for as long as the
         // caller guarantees (the whole call when blocking).
@@ -352,7 +352,7 @@ impl Queue {
             )
         }
         .cl("clEnqueueWriteBuffer")?;
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        Ok(Event::from_raw(ev, self))
     }
 
     /// # Safety
@@ -370,7 +370,7 @@ impl Queue {
         if out.is_empty() {
             return self.empty_copy(blocking, wait);
         }
-        let ids = raw_list(wait);
+        let ids = self.wait_list(wait)?;
         // SAFETY: as in write_raw; `out` is writable for `out.len()` bytes.
         let ev = unsafe {
             opencl3::command_queue::enqueue_read_buffer(
@@ -385,7 +385,7 @@ impl Queue {
             )
         }
         .cl("clEnqueueReadBuffer")?;
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        Ok(Event::from_raw(ev, self))
     }
 
     /// Copies `bytes` bytes from `src` at `src_offset` to `dst` at `dst_offset` on the device.
@@ -422,7 +422,7 @@ impl Queue {
                  {dst_offset} of the same buffer overlaps{shared}; copy through a temporary buffer"
             )));
         }
-        let ids = raw_list(wait);
+        let ids = self.wait_list(wait)?;
         // SAFETY: both buffers are valid, of this queue's context, and both ranges were checked.
         let ev = unsafe {
             opencl3::command_queue::enqueue_copy_buffer(
@@ -437,7 +437,7 @@ impl Queue {
             )
         }
         .cl("clEnqueueCopyBuffer")?;
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        Ok(Event::from_raw(ev, self))
     }
 
     /// Fills `bytes` bytes of `buffer` from `offset` with copies of `pattern` (non-blocking).
@@ -468,7 +468,7 @@ impl Queue {
         if bytes == 0 {
             return self.marker(wait);
         }
-        let ids = raw_list(wait);
+        let ids = self.wait_list(wait)?;
         // SAFETY: buffer valid and of this context; range checked; the pattern is copied by the
         // driver during the call.
         let ev = unsafe {
@@ -484,6 +484,6 @@ impl Queue {
             )
         }
         .cl("clEnqueueFillBuffer")?;
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        Ok(Event::from_raw(ev, self))
     }
 }

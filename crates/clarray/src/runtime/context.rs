@@ -116,7 +116,7 @@ impl Queue {
 
     /// An event that completes when every command enqueued so far (and `wait` events) has.
     pub fn marker(&self, wait: &[Event]) -> Result<Event> {
-        let ids = super::event::raw_list(wait);
+        let ids = self.wait_list(wait)?;
         // SAFETY: the queue is valid and the wait list holds `ids.len()` valid events, kept
         // alive by `wait` for the duration of the call.
         let ev = unsafe {
@@ -127,7 +127,7 @@ impl Queue {
             )
         }
         .cl("clEnqueueMarkerWithWaitList")?;
-        Ok(Event::from_raw(ev, self.inner.profiling))
+        Ok(Event::from_raw(ev, self))
     }
 }
 

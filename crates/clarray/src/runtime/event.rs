@@ -7,6 +7,7 @@ use opencl3::event::{Event as ClEvent, CL_COMPLETE, CL_QUEUED, CL_RUNNING, CL_SU
 use opencl3::types::cl_event;
 use serde::Serialize;
 
+use super::context::Queue;
 use crate::error::{ClResultExt, Error, Result};
 
 /// Where a command is in its life.
@@ -49,6 +50,8 @@ impl ProfileTimes {
 pub struct Event {
     inner: Arc<ClEvent>,
     profiling: bool,
+    /// The queue the command was enqueued on: flushed before another queue waits for it.
+    queue: Queue,
 }
 
 impl fmt::Debug for Event {
@@ -58,8 +61,8 @@ impl fmt::Debug for Event {
 }
 
 impl Event {
-    pub(crate) fn from_raw(ev: cl_event, profiling: bool) -> Event {
-        Event { inner: Arc::new(ClEvent::new(ev)), profiling }
+    pub(crate) fn from_raw(ev: cl_event, queue: &Queue) -> Event {
+        Event { inner: Arc::new(ClEvent::new(ev)), profiling: queue.is_profiling(), queue: queue.clone() }
     }
 
     pub(crate) fn raw(&self) -> cl_event {
@@ -128,6 +131,23 @@ pub fn wait_all(events: &[Event]) -> Result<()> {
     }
     let ids = raw_list(events);
     opencl3::event::wait_for_events(&ids).cl("clWaitForEvents")
+}
+
+impl Queue {
+    /// The wait list for a command on this queue. Events of other queues have their queue
+    /// flushed first: OpenCL leaves that to the application, and without it a command waiting
+    /// on work that was never submitted can wait forever (NVIDIA).
+    pub(crate) fn wait_list(&self, events: &[Event]) -> Result<Vec<cl_event>> {
+        let mut flushed: Vec<u64> = Vec::new();
+        for e in events {
+            let id = e.queue.id();
+            if id != self.id() && !flushed.contains(&id) {
+                e.queue.flush()?;
+                flushed.push(id);
+            }
+        }
+        Ok(raw_list(events))
+    }
 }
 
 pub(crate) fn raw_list(events: &[Event]) -> Vec<cl_event> {

@@ -16,7 +16,7 @@ use opencl3::types::{cl_image_desc, cl_image_format, CL_BLOCKING};
 
 use super::buffer::{check_range, Buffer, MemObject};
 use super::context::{Context, Queue};
-use super::event::{list_ptr, raw_list, Event};
+use super::event::{list_ptr, Event};
 use super::rect::{resolve, RectSide};
 use crate::error::{ClResultExt, Error, Result};
 
@@ -329,7 +329,7 @@ impl Queue {
             row_pitch,
             slice_pitch,
         )?;
-        let ids = raw_list(wait);
+        let ids = self.wait_list(wait)?;
         // SAFETY: image region and host range were checked; pointers outlive the call; the host
         // memory outlives the command as the caller guarantees.
         let ev = unsafe {
@@ -347,7 +347,7 @@ impl Queue {
             )
         }
         .cl("clEnqueueWriteImage")?;
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        Ok(Event::from_raw(ev, self))
     }
 
     /// # Safety
@@ -374,7 +374,7 @@ impl Queue {
             row_pitch,
             slice_pitch,
         )?;
-        let ids = raw_list(wait);
+        let ids = self.wait_list(wait)?;
         // SAFETY: as in write_image_raw, with `host` writable.
         let ev = unsafe {
             opencl3::command_queue::enqueue_read_image(
@@ -391,7 +391,7 @@ impl Queue {
             )
         }
         .cl("clEnqueueReadImage")?;
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        Ok(Event::from_raw(ev, self))
     }
 
     /// Copies a region between two images of the same format (non-blocking).
@@ -424,7 +424,7 @@ impl Queue {
                 "image → image copy within one image with overlapping regions".into(),
             ));
         }
-        let ids = raw_list(wait);
+        let ids = self.wait_list(wait)?;
         // SAFETY: both images valid and of this context; regions checked.
         let ev = unsafe {
             opencl3::command_queue::enqueue_copy_image(
@@ -439,7 +439,7 @@ impl Queue {
             )
         }
         .cl("clEnqueueCopyImage")?;
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        Ok(Event::from_raw(ev, self))
     }
 
     /// Copies a region of an image into a buffer at `dst_offset`, tightly packed (non-blocking).
@@ -457,7 +457,7 @@ impl Queue {
         src.check_region("image → buffer copy", origin, region)?;
         let bytes = region.iter().product::<usize>() * src.format().pixel_bytes();
         check_range("image → buffer copy (destination)", dst_offset, bytes, dst.len())?;
-        let ids = raw_list(wait);
+        let ids = self.wait_list(wait)?;
         // SAFETY: image region and buffer range checked; both objects valid and of this context.
         let ev = unsafe {
             opencl3::command_queue::enqueue_copy_image_to_buffer(
@@ -472,7 +472,7 @@ impl Queue {
             )
         }
         .cl("clEnqueueCopyImageToBuffer")?;
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        Ok(Event::from_raw(ev, self))
     }
 
     /// Copies tightly packed pixels from a buffer at `src_offset` into a region of an image
@@ -491,7 +491,7 @@ impl Queue {
         dst.check_region("buffer → image copy", origin, region)?;
         let bytes = region.iter().product::<usize>() * dst.format().pixel_bytes();
         check_range("buffer → image copy (source)", src_offset, bytes, src.len())?;
-        let ids = raw_list(wait);
+        let ids = self.wait_list(wait)?;
         // SAFETY: as in copy_image_to_buffer.
         let ev = unsafe {
             opencl3::command_queue::enqueue_copy_buffer_to_image(
@@ -506,6 +506,6 @@ impl Queue {
             )
         }
         .cl("clEnqueueCopyBufferToImage")?;
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        Ok(Event::from_raw(ev, self))
     }
 }

@@ -63,7 +63,7 @@ impl<T: Pod> Pinned<T> {
         }
         .cl("clEnqueueMapBuffer")?;
         // The blocking map is complete; release its event.
-        drop(super::event::Event::from_raw(ev, false));
+        drop(super::event::Event::from_raw(ev, q));
         let ptr = mapped.cast::<T>();
         if ptr.is_null() || (ptr as usize) % std::mem::align_of::<T>() != 0 {
             return Err(Error::Unsupported(format!(
@@ -139,7 +139,7 @@ impl<T: Pod> Drop for Pinned<T> {
         };
         match r {
             Ok(ev) => {
-                let ev = super::event::Event::from_raw(ev, false);
+                let ev = super::event::Event::from_raw(ev, &q);
                 if let Err(e) = ev.wait() {
                     self.buffer.context().defer_error(e);
                 }

@@ -17,7 +17,7 @@ use opencl3::types::cl_mem;
 
 use super::buffer::Buffer;
 use super::context::{lock, Context, Queue};
-use super::event::{list_ptr, raw_list, Event};
+use super::event::{list_ptr, Event};
 use super::image::Image;
 use crate::error::{BuildFailure, ClResultExt, Error, Result};
 
@@ -505,7 +505,7 @@ impl Queue {
                 )
             })?;
         }
-        let ids = raw_list(wait);
+        let ids = self.wait_list(wait)?;
         // SAFETY: the kernel's arguments are all set (count checked); the size arrays have `d`
         // entries each and outlive the call.
         let ev = unsafe {
@@ -522,6 +522,6 @@ impl Queue {
         }
         .map_err(|code| Error::opencl("clEnqueueNDRangeKernel", code))?;
         drop(raw);
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        Ok(Event::from_raw(ev, self))
     }
 }

@@ -11,7 +11,7 @@ use opencl3::types::CL_BLOCKING;
 
 use super::buffer::{check_queue, Buffer};
 use super::context::Queue;
-use super::event::{list_ptr, raw_list, Event};
+use super::event::{list_ptr, Event};
 use crate::error::{ClResultExt, Error, Result};
 
 /// One side of a rectangular copy: origin and pitches, in bytes.
@@ -166,7 +166,7 @@ impl Queue {
         check_queue(self, buffer)?;
         let b = resolve("rectangular host → buffer copy (buffer side)", &bs, region, buffer.len())?;
         let h = resolve("rectangular host → buffer copy (host side)", &hs, region, host.len())?;
-        let ids = raw_list(wait);
+        let ids = self.wait_list(wait)?;
         // SAFETY: both sides were checked to lie inside their memory; the host pointer is valid
         // for `host.len()` bytes as long as the caller guarantees; origins and region outlive
         // the call.
@@ -188,7 +188,7 @@ impl Queue {
             )
         }
         .cl("clEnqueueWriteBufferRect")?;
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        Ok(Event::from_raw(ev, self))
     }
 
     /// # Safety
@@ -207,7 +207,7 @@ impl Queue {
         check_queue(self, buffer)?;
         let b = resolve("rectangular buffer → host copy (buffer side)", &bs, region, buffer.len())?;
         let h = resolve("rectangular buffer → host copy (host side)", &hs, region, host.len())?;
-        let ids = raw_list(wait);
+        let ids = self.wait_list(wait)?;
         // SAFETY: as in write_rect_raw, with `host` writable.
         let ev = unsafe {
             opencl3::command_queue::enqueue_read_buffer_rect(
@@ -227,7 +227,7 @@ impl Queue {
             )
         }
         .cl("clEnqueueReadBufferRect")?;
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        Ok(Event::from_raw(ev, self))
     }
 
     /// Copies a rectangular region from one buffer to another on the device (non-blocking).
@@ -260,7 +260,7 @@ impl Queue {
                 s.start, s.end, d.start, d.end
             )));
         }
-        let ids = raw_list(wait);
+        let ids = self.wait_list(wait)?;
         // SAFETY: both buffers are valid and of this context; both sides were checked.
         let ev = unsafe {
             opencl3::command_queue::enqueue_copy_buffer_rect(
@@ -279,6 +279,6 @@ impl Queue {
             )
         }
         .cl("clEnqueueCopyBufferRect")?;
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        Ok(Event::from_raw(ev, self))
     }
 }
