@@ -100,8 +100,9 @@ fn wait_lists_order_work_across_two_queues() {
         // q1: a slow kernel writes `a`. q2: copy a → b after it. q1: copy b → c after that.
         let iters = SLOW + round;
         let kev = launch_lcg(&q1, &k, &a, N, iters, &[]);
+        // No explicit flush anywhere: the runtime flushes a queue whose events another waits on
+        // (without it NVIDIA may never submit the work that the other queue waits for).
         let ab = q2.copy_buffer(&a, 0, &b, 0, 4 * N, std::slice::from_ref(&kev)).unwrap();
-        q2.flush().unwrap();
         let bc = q1.copy_buffer(&b, 0, &c, 0, 4 * N, std::slice::from_ref(&ab)).unwrap();
         // Read c on q2, after q1's copy, by a marker on q2 that waits for it.
         let m = q2.marker(std::slice::from_ref(&bc)).unwrap();
