@@ -104,17 +104,35 @@ impl<'scope, H: HostSource> Pending<'scope, H> {
 
     /// Waits for the copy and hands the host memory back.
     pub fn wait(mut self) -> Result<H> {
-        self.event.wait()?;
-        // `host` is Some until here; wait consumes self, so Drop sees None and does not wait.
-        Ok(self.host.take().expect("Pending holds its host memory until wait"))
+        // `host` is Some until here; taking it tells Drop that nothing is left to wait for, so
+        // a failed wait is reported once, here, and not again from Drop.
+        let host = self.host.take().expect("Pending holds its host memory until wait");
+        match self.event.wait() {
+            Ok(()) => Ok(host),
+            Err(e) => {
+                leak_unless_done(&self.event, host);
+                Err(e)
+            }
+        }
+    }
+}
+
+/// After a failed wait the command may, for all the host knows, still use the memory: leak it
+/// (an owned `Vec` is never freed) rather than free it under a running copy.
+fn leak_unless_done<H>(event: &Event, host: H) {
+    if event.is_complete() {
+        drop(host);
+    } else {
+        std::mem::forget(host);
     }
 }
 
 impl<H: HostSource> Drop for Pending<'_, H> {
     fn drop(&mut self) {
-        if self.host.is_some() {
+        if let Some(host) = self.host.take() {
             if let Err(e) = self.event.wait() {
                 self.queue.context_of().defer_error(e);
+                leak_unless_done(&self.event, host);
             }
         }
     }
