@@ -133,6 +133,8 @@ fn the_environment_variable_picks_the_default_device() {
     let ctx = Context::new().map(|c| c.device().info().label());
     std::env::set_var(DEVICE_ENV, "9:9");
     let missing = default_device();
+    // The suite's `ctx()` panics, loudly, when it finds no device: it never skips.
+    let panicked = std::panic::catch_unwind(common::ctx);
     match before {
         Some(v) => std::env::set_var(DEVICE_ENV, v),
         None => std::env::remove_var(DEVICE_ENV),
@@ -141,6 +143,9 @@ fn the_environment_variable_picks_the_default_device() {
     assert_eq!(ctx.unwrap(), last.label());
     let e = expect_err(missing);
     assert_msg(&e, &["CLARRAY_DEVICE=9:9", &last.label()]);
+    let payload = panicked.expect_err("ctx() must panic without a device");
+    let msg = payload.downcast_ref::<String>().expect("a formatted panic message");
+    assert!(msg.contains("need an OpenCL device") && msg.contains("CLARRAY_DEVICE=9:9"), "{msg}");
 }
 
 /// Regression: PoCL 3.1 crashed (SIGSEGV) or reported no device when several threads made the
