@@ -279,6 +279,22 @@ fn kernel_arguments_are_checked_against_the_signature() {
     let bs = p.kernel("block_sums").unwrap();
     let e = expect_err(q.launch(&bs, &[Arg::Buffer(&x), Arg::Buffer(&y), Arg::Local(0)], &dims(&[16]), &[]));
     assert_msg(&e, &["kernel `block_sums`", "argument 2 (`scratch`)", "local memory of 0 bytes"]);
+    let have = ctx.device().info().local_mem_bytes;
+    let too_much = have as usize + 4;
+    let e = expect_err(q.launch(
+        &bs,
+        &[Arg::Buffer(&x), Arg::Buffer(&y), Arg::Local(too_much)],
+        &dims(&[16]),
+        &[],
+    ));
+    assert_msg(
+        &e,
+        &[
+            "kernel `block_sums`",
+            &format!("{too_much} bytes of local memory"),
+            &format!("has {have} bytes per work-group"),
+        ],
+    );
 }
 
 #[test]

@@ -434,7 +434,12 @@ impl Queue {
                 || info.opencl_c_version.contains("OpenCL C 3"))
                 && (opts.contains("-cl-std=CL2") || opts.contains("-cl-std=CL3"));
             let total: usize = l.iter().product();
-            let max = kernel.max_work_group_size().min(info.max_work_group_size).max(1);
+            // 0: the driver did not say (CL_KERNEL_WORK_GROUP_SIZE failed); the device's limit holds.
+            let max = match kernel.max_work_group_size() {
+                0 => info.max_work_group_size,
+                k => k.min(info.max_work_group_size),
+            }
+            .max(1);
             if total == 0 || total > max {
                 return Err(dims_err(format!(
                     "a work-group of {l:?} = {total} work-items; this kernel allows 1 to {max} on {}",
@@ -469,6 +474,13 @@ impl Queue {
             }
         }
         kernel.check_args(args)?;
+        let local: u64 = args.iter().map(|a| if let Arg::Local(n) = a { *n as u64 } else { 0 }).sum();
+        if local > info.local_mem_bytes {
+            return Err(dims_err(format!(
+                "{local} bytes of local memory were asked for, but {} has {} bytes per work-group",
+                info.name, info.local_mem_bytes
+            )));
+        }
         if dims.global.contains(&0) {
             return self.marker(wait);
         }
