@@ -267,3 +267,28 @@ fn owned_copies_need_no_scope() {
     let e = expect_err(q.write_buffer_async(&buf, 4 * N + 1, Vec::<u8>::new(), &[]));
     assert!(matches!(e, Error::OutOfBounds(_)), "{e:?}");
 }
+
+#[test]
+fn a_scope_is_shared_by_threads() {
+    let ctx = ctx();
+    let q = ctx.queue();
+    let mut rng = rng();
+    let data: Vec<u64> = random_vec(&mut rng, 8 * 1000);
+    let buf = buffer_from(&ctx, &data);
+    let mut host = vec![0u64; data.len()];
+    q.scope(|s| {
+        std::thread::scope(|t| {
+            let buf = &buf;
+            let handles: Vec<_> = host
+                .chunks_mut(1000)
+                .enumerate()
+                .map(|(i, chunk)| {
+                    t.spawn(move || s.read_buffer(buf, 8 * 1000 * i, chunk, &[])?.wait().map(drop))
+                })
+                .collect();
+            handles.into_iter().try_for_each(|h| h.join().unwrap())
+        })
+    })
+    .unwrap();
+    assert_eq!(host, data);
+}
