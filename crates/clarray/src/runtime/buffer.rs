@@ -6,14 +6,15 @@
 
 use std::ffi::c_void;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 
 use bytemuck::Pod;
 use opencl3::memory::{CL_MEM_ALLOC_HOST_PTR, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE, CL_MEM_WRITE_ONLY};
 use opencl3::types::{cl_buffer_region, cl_mem, CL_BLOCKING};
 
-use super::context::{Context, Queue};
-use super::event::{list_ptr, raw_list, Event};
+use super::context::{Context, ContextCore, Queue};
+use super::event::{list_ptr, Event};
+use super::track::{CommandKind, Hazards, Use};
 use crate::error::{ClResultExt, Error, Result};
 
 /// How kernels may access a buffer.
@@ -51,6 +52,10 @@ unsafe impl Sync for MemObject {}
 
 impl Drop for MemObject {
     fn drop(&mut self) {
+        if self.mem.is_null() {
+            // Handed over to a `Block` (see `BufferInner::drop`).
+            return;
+        }
         // SAFETY: `mem` was returned by clCreate* and this is its only owner. OpenCL keeps the
         // object alive until commands that use it have finished.
         if let Err(code) = unsafe { opencl3::memory::release_mem_object(self.mem) } {
@@ -65,6 +70,154 @@ struct BufferInner {
     access: Access,
     /// For sub-buffers: the parent (kept alive) and the origin in it.
     parent: Option<(Buffer, usize)>,
+    /// The last write and reads of the allocation (unused in sub-buffers: they use the parent's).
+    hazards: Mutex<Hazards>,
+    /// For pooled buffers: where the allocation goes when the last handle is dropped.
+    recycler: Option<(Arc<dyn Recycle>, usize)>,
+}
+
+impl Drop for BufferInner {
+    fn drop(&mut self) {
+        if let Some((recycler, bytes)) = self.recycler.take() {
+            let mem = std::mem::replace(&mut self.obj.mem, std::ptr::null_mut());
+            recycler.recycle(Block {
+                mem,
+                bytes,
+                ctx_id: self.obj.ctx.id(),
+                core: Arc::downgrade(&self.obj.ctx.queue.inner.core),
+                hazards: std::mem::take(self.hazards.get_mut().unwrap_or_else(|p| p.into_inner())),
+            });
+        }
+    }
+}
+
+/// Receives the allocations of pooled buffers when their last handle is dropped (see
+/// [`Buffer::from_block`]). Implemented by the memory pool.
+pub trait Recycle: Send + Sync {
+    /// Takes back `block`, which no handle refers to any more. Commands enqueued before may
+    /// still use it: its recorded events order later users after them.
+    fn recycle(&self, block: Block);
+}
+
+/// A device allocation that no [`Buffer`] refers to, kept by a pool for reuse. It remembers
+/// the events of the commands that last used it, so a buffer made from it on another queue
+/// waits for them. Dropping it releases the memory.
+pub struct Block {
+    mem: cl_mem,
+    bytes: usize,
+    ctx_id: u64,
+    /// Weak, so that a pool kept in its context's slots does not keep the context alive.
+    core: Weak<ContextCore>,
+    hazards: Hazards,
+}
+
+// SAFETY: a cl_mem handle may be used from any thread; the block owns it alone.
+unsafe impl Send for Block {}
+// SAFETY: as above; `&Block` exposes no way to use the handle.
+unsafe impl Sync for Block {}
+
+impl fmt::Debug for Block {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Block({} bytes, context #{})", self.bytes, self.ctx_id)
+    }
+}
+
+impl Drop for Block {
+    fn drop(&mut self) {
+        if self.mem.is_null() {
+            // Handed over to a buffer (see `Buffer::from_block`).
+            return;
+        }
+        // SAFETY: the block is the only owner of `mem` (taken from a buffer that no handle
+        // refers to). OpenCL keeps the object alive until commands using it have finished.
+        if let Err(code) = unsafe { opencl3::memory::release_mem_object(self.mem) } {
+            match self.core.upgrade() {
+                Some(core) => core.defer(Error::opencl("clReleaseMemObject", code)),
+                None => log::error!("clarray: clReleaseMemObject failed: {code}"),
+            }
+        }
+    }
+}
+
+impl Block {
+    /// Allocates `bytes` bytes (read-write) and makes the allocation real at once: the block
+    /// is migrated to the device and the call waits for it, so a device that cannot hold it
+    /// reports [`Error::OutOfDeviceMemory`] here rather than in a later, unrelated command.
+    pub fn new(ctx: &Context, bytes: usize) -> Result<Block> {
+        let mem = create_mem(ctx, bytes, CL_MEM_READ_WRITE)?;
+        let block = Block {
+            mem,
+            bytes,
+            ctx_id: ctx.id(),
+            core: Arc::downgrade(&ctx.queue.inner.core),
+            hazards: Hazards::default(),
+        };
+        let q = ctx.queue();
+        // SAFETY: the queue and the memory object are valid and of one context; the list
+        // holds exactly one handle and outlives the call.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_migrate_mem_object(
+                q.inner.queue.get(),
+                1,
+                &block.mem,
+                opencl3::memory::CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED,
+                0,
+                std::ptr::null(),
+            )
+        }
+        .map_err(|code| alloc_error(ctx, bytes, code, "clEnqueueMigrateMemObjects"))?;
+        Event::from_raw(ev, q.is_profiling()).wait().map_err(|e| {
+            alloc_error(ctx, bytes, e.cl_status().unwrap_or(0), "clWaitForEvents (allocation)")
+        })?;
+        Ok(block)
+    }
+
+    /// Size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// The id of the context it belongs to ([`Context::id`]).
+    pub fn context_id(&self) -> u64 {
+        self.ctx_id
+    }
+}
+
+/// An allocation failure as [`Error::OutOfDeviceMemory`] (the memory layer fills in its
+/// numbers), any other code as [`Error::OpenCl`].
+fn alloc_error(ctx: &Context, bytes: usize, code: i32, op: &'static str) -> Error {
+    if code == opencl3::error_codes::CL_MEM_OBJECT_ALLOCATION_FAILURE
+        || code == opencl3::error_codes::CL_OUT_OF_RESOURCES
+    {
+        Error::OutOfDeviceMemory {
+            requested: bytes as u64,
+            in_use: 0,
+            held: 0,
+            limit: ctx.device().info().global_mem_bytes,
+        }
+    } else {
+        Error::opencl(op, code)
+    }
+}
+
+/// Creates a memory object after checking the size against the device's maximum allocation.
+fn create_mem(ctx: &Context, bytes: usize, flags: u64) -> Result<cl_mem> {
+    ctx.check_deferred()?;
+    let info = ctx.device().info();
+    if bytes as u64 > info.max_alloc_bytes {
+        return Err(Error::TooLarge(format!(
+            "a buffer of {bytes} bytes was asked for, but {} allows at most {} bytes in one \
+             allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE); split the data into several buffers",
+            info.name, info.max_alloc_bytes
+        )));
+    }
+    // OpenCL refuses zero-sized buffers; an empty buffer is backed by one byte.
+    let physical = bytes.max(1);
+    // SAFETY: the context is valid and no host pointer is passed.
+    unsafe {
+        opencl3::memory::create_buffer(ctx.queue.inner.core.ctx.get(), flags, physical, std::ptr::null_mut())
+    }
+    .map_err(|code| alloc_error(ctx, bytes, code, "clCreateBuffer"))
 }
 
 /// An untyped device allocation: a bag of bytes that copies understand. Cheap to clone (all
@@ -97,46 +250,50 @@ impl Buffer {
     }
 
     pub(crate) fn create(ctx: &Context, bytes: usize, flags: u64, access: Access) -> Result<Buffer> {
-        ctx.check_deferred()?;
-        let info = ctx.device().info();
-        if bytes as u64 > info.max_alloc_bytes {
-            return Err(Error::TooLarge(format!(
-                "a buffer of {bytes} bytes was asked for, but {} allows at most {} bytes in one \
-                 allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE); split the data into several buffers",
-                info.name, info.max_alloc_bytes
-            )));
-        }
-        // OpenCL refuses zero-sized buffers; an empty buffer is backed by one byte.
-        let physical = bytes.max(1);
-        // SAFETY: the context is valid and no host pointer is passed.
-        let mem = unsafe {
-            opencl3::memory::create_buffer(
-                ctx.queue.inner.core.ctx.get(),
-                flags,
-                physical,
-                std::ptr::null_mut(),
-            )
-        }
-        .map_err(|code| {
-            if code == opencl3::error_codes::CL_MEM_OBJECT_ALLOCATION_FAILURE
-                || code == opencl3::error_codes::CL_OUT_OF_RESOURCES
-            {
-                Error::OutOfDeviceMemory {
-                    requested: bytes as u64,
-                    in_use: 0,
-                    held: 0,
-                    limit: info.global_mem_bytes,
-                }
-            } else {
-                Error::opencl("clCreateBuffer", code)
-            }
-        })?;
+        let mem = create_mem(ctx, bytes, flags)?;
         Ok(Buffer {
             inner: Arc::new(BufferInner {
                 obj: MemObject { mem, ctx: ctx.clone() },
                 len: bytes,
                 access,
                 parent: None,
+                hazards: Mutex::default(),
+                recycler: None,
+            }),
+        })
+    }
+
+    /// A buffer of `len` bytes on `block`, for a memory pool: when its last handle is dropped,
+    /// the block goes to `recycler` instead of being released. Its first command on a queue
+    /// other than the block's last users' waits for them.
+    pub fn from_block(ctx: &Context, block: Block, len: usize, recycler: Arc<dyn Recycle>) -> Result<Buffer> {
+        if block.ctx_id != ctx.id() {
+            return Err(Error::ContextMismatch(format!(
+                "a block of context #{} was given to a buffer of context #{}",
+                block.ctx_id,
+                ctx.id()
+            )));
+        }
+        if len > block.bytes {
+            return Err(Error::OutOfBounds(format!(
+                "a buffer of {len} bytes on a block of {} bytes",
+                block.bytes
+            )));
+        }
+        let mut block = block;
+        let mem = std::mem::replace(&mut block.mem, std::ptr::null_mut());
+        let hazards = std::mem::take(&mut block.hazards);
+        let bytes = block.bytes;
+        // The handle now belongs to the buffer; the emptied block releases nothing.
+        drop(block);
+        Ok(Buffer {
+            inner: Arc::new(BufferInner {
+                obj: MemObject { mem, ctx: ctx.clone() },
+                len,
+                access: Access::ReadWrite,
+                parent: None,
+                hazards: Mutex::new(hazards),
+                recycler: Some((recycler, bytes)),
             }),
         })
     }
@@ -178,6 +335,19 @@ impl Buffer {
 
     pub(crate) fn raw(&self) -> cl_mem {
         self.inner.obj.mem
+    }
+
+    /// The hazard record of the allocation (the parent's, for a sub-buffer).
+    pub(crate) fn hazards(&self) -> &Mutex<Hazards> {
+        match &self.inner.parent {
+            Some((p, _)) => p.hazards(),
+            None => &self.inner.hazards,
+        }
+    }
+
+    /// Whether the buffer's allocation came from a pool (see [`Buffer::from_block`]).
+    pub fn is_pooled(&self) -> bool {
+        self.inner.recycler.is_some()
     }
 
     /// A buffer that aliases `len` bytes of this one from `origin`. The origin must be a
@@ -222,6 +392,8 @@ impl Buffer {
                 len,
                 access: self.inner.access,
                 parent: Some((self.clone(), origin)),
+                hazards: Mutex::default(),
+                recycler: None,
             }),
         })
     }
@@ -285,24 +457,30 @@ impl Queue {
         if data.is_empty() {
             return self.marker(wait);
         }
-        let ids = raw_list(wait);
-        // SAFETY: queue and buffer are valid and of one context; the range lies inside the
-        // buffer (checked above); `data` is valid for `data.len()` bytes for as long as the
-        // caller guarantees (the whole call when blocking).
-        let ev = unsafe {
-            opencl3::command_queue::enqueue_write_buffer(
-                self.inner.queue.get(),
-                buffer.raw(),
-                if blocking { CL_BLOCKING } else { 0 },
-                offset,
-                data.len(),
-                data.as_ptr() as *mut c_void,
-                ids.len() as u32,
-                list_ptr(&ids),
-            )
-        }
-        .cl("clEnqueueWriteBuffer")?;
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        self.tracked(
+            &[(buffer, Use::Write)],
+            wait,
+            || CommandKind::Write,
+            data.len(),
+            |ids| {
+                // SAFETY: queue and buffer are valid and of one context; the range lies inside the
+                // buffer (checked above); `data` is valid for `data.len()` bytes for as long as the
+                // caller guarantees (the whole call when blocking).
+                unsafe {
+                    opencl3::command_queue::enqueue_write_buffer(
+                        self.inner.queue.get(),
+                        buffer.raw(),
+                        if blocking { CL_BLOCKING } else { 0 },
+                        offset,
+                        data.len(),
+                        data.as_ptr() as *mut c_void,
+                        ids.len() as u32,
+                        list_ptr(ids),
+                    )
+                }
+                .cl("clEnqueueWriteBuffer")
+            },
+        )
     }
 
     /// # Safety
@@ -320,22 +498,29 @@ impl Queue {
         if out.is_empty() {
             return self.marker(wait);
         }
-        let ids = raw_list(wait);
-        // SAFETY: as in write_raw; `out` is writable for `out.len()` bytes.
-        let ev = unsafe {
-            opencl3::command_queue::enqueue_read_buffer(
-                self.inner.queue.get(),
-                buffer.raw(),
-                if blocking { CL_BLOCKING } else { 0 },
-                offset,
-                out.len(),
-                out.as_mut_ptr().cast::<c_void>(),
-                ids.len() as u32,
-                list_ptr(&ids),
-            )
-        }
-        .cl("clEnqueueReadBuffer")?;
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        let len = out.len();
+        self.tracked(
+            &[(buffer, Use::Read)],
+            wait,
+            || CommandKind::Read,
+            len,
+            |ids| {
+                // SAFETY: as in write_raw; `out` is writable for `out.len()` bytes.
+                unsafe {
+                    opencl3::command_queue::enqueue_read_buffer(
+                        self.inner.queue.get(),
+                        buffer.raw(),
+                        if blocking { CL_BLOCKING } else { 0 },
+                        offset,
+                        out.len(),
+                        out.as_mut_ptr().cast::<c_void>(),
+                        ids.len() as u32,
+                        list_ptr(ids),
+                    )
+                }
+                .cl("clEnqueueReadBuffer")
+            },
+        )
     }
 
     /// Copies `bytes` bytes from `src` at `src_offset` to `dst` at `dst_offset` on the device.
@@ -363,22 +548,29 @@ impl Queue {
                  {dst_offset} of the same buffer overlaps; copy through a temporary buffer"
             )));
         }
-        let ids = raw_list(wait);
-        // SAFETY: both buffers are valid, of this queue's context, and both ranges were checked.
-        let ev = unsafe {
-            opencl3::command_queue::enqueue_copy_buffer(
-                self.inner.queue.get(),
-                src.raw(),
-                dst.raw(),
-                src_offset,
-                dst_offset,
-                bytes,
-                ids.len() as u32,
-                list_ptr(&ids),
-            )
-        }
-        .cl("clEnqueueCopyBuffer")?;
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        let uses = [(src, Use::Read), (dst, Use::Write)];
+        self.tracked(
+            &uses,
+            wait,
+            || CommandKind::Copy,
+            bytes,
+            |ids| {
+                // SAFETY: both buffers are valid, of this queue's context, and both ranges were checked.
+                unsafe {
+                    opencl3::command_queue::enqueue_copy_buffer(
+                        self.inner.queue.get(),
+                        src.raw(),
+                        dst.raw(),
+                        src_offset,
+                        dst_offset,
+                        bytes,
+                        ids.len() as u32,
+                        list_ptr(ids),
+                    )
+                }
+                .cl("clEnqueueCopyBuffer")
+            },
+        )
     }
 
     /// Fills `bytes` bytes of `buffer` from `offset` with copies of `pattern` (non-blocking).
@@ -409,22 +601,28 @@ impl Queue {
         if bytes == 0 {
             return self.marker(wait);
         }
-        let ids = raw_list(wait);
-        // SAFETY: buffer valid and of this context; range checked; the pattern is copied by the
-        // driver during the call.
-        let ev = unsafe {
-            opencl3::command_queue::enqueue_fill_buffer(
-                self.inner.queue.get(),
-                buffer.raw(),
-                pat.as_ptr().cast::<c_void>(),
-                p,
-                offset,
-                bytes,
-                ids.len() as u32,
-                list_ptr(&ids),
-            )
-        }
-        .cl("clEnqueueFillBuffer")?;
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        self.tracked(
+            &[(buffer, Use::Write)],
+            wait,
+            || CommandKind::Fill,
+            bytes,
+            |ids| {
+                // SAFETY: buffer valid and of this context; range checked; the pattern is copied by the
+                // driver during the call.
+                unsafe {
+                    opencl3::command_queue::enqueue_fill_buffer(
+                        self.inner.queue.get(),
+                        buffer.raw(),
+                        pat.as_ptr().cast::<c_void>(),
+                        p,
+                        offset,
+                        bytes,
+                        ids.len() as u32,
+                        list_ptr(ids),
+                    )
+                }
+                .cl("clEnqueueFillBuffer")
+            },
+        )
     }
 }

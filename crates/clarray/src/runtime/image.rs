@@ -16,8 +16,9 @@ use opencl3::types::{cl_image_desc, cl_image_format, CL_BLOCKING};
 
 use super::buffer::{check_range, Buffer, MemObject};
 use super::context::{Context, Queue};
-use super::event::{list_ptr, raw_list, Event};
+use super::event::{list_ptr, Event};
 use super::rect::{resolve, RectSide};
+use super::track::{CommandKind, Use};
 use crate::error::{ClResultExt, Error, Result};
 
 /// Channels of a pixel.
@@ -327,25 +328,32 @@ impl Queue {
             row_pitch,
             slice_pitch,
         )?;
-        let ids = raw_list(wait);
-        // SAFETY: image region and host range were checked; pointers outlive the call; the host
-        // memory outlives the command as the caller guarantees.
-        let ev = unsafe {
-            opencl3::command_queue::enqueue_write_image(
-                self.inner.queue.get(),
-                image.raw(),
-                if blocking { CL_BLOCKING } else { 0 },
-                origin.as_ptr(),
-                region.as_ptr(),
-                row,
-                slice,
-                host.as_ptr() as *mut c_void,
-                ids.len() as u32,
-                list_ptr(&ids),
-            )
-        }
-        .cl("clEnqueueWriteImage")?;
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        let moved: usize = host.len();
+        self.tracked(
+            &[],
+            wait,
+            || CommandKind::Write,
+            moved,
+            |ids| {
+                // SAFETY: image region and host range were checked; pointers outlive the call; the host
+                // memory outlives the command as the caller guarantees.
+                unsafe {
+                    opencl3::command_queue::enqueue_write_image(
+                        self.inner.queue.get(),
+                        image.raw(),
+                        if blocking { CL_BLOCKING } else { 0 },
+                        origin.as_ptr(),
+                        region.as_ptr(),
+                        row,
+                        slice,
+                        host.as_ptr() as *mut c_void,
+                        ids.len() as u32,
+                        list_ptr(ids),
+                    )
+                }
+                .cl("clEnqueueWriteImage")
+            },
+        )
     }
 
     /// # Safety
@@ -372,24 +380,31 @@ impl Queue {
             row_pitch,
             slice_pitch,
         )?;
-        let ids = raw_list(wait);
-        // SAFETY: as in write_image_raw, with `host` writable.
-        let ev = unsafe {
-            opencl3::command_queue::enqueue_read_image(
-                self.inner.queue.get(),
-                image.raw(),
-                if blocking { CL_BLOCKING } else { 0 },
-                origin.as_ptr(),
-                region.as_ptr(),
-                row,
-                slice,
-                host.as_mut_ptr().cast::<c_void>(),
-                ids.len() as u32,
-                list_ptr(&ids),
-            )
-        }
-        .cl("clEnqueueReadImage")?;
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        let moved: usize = host.len();
+        self.tracked(
+            &[],
+            wait,
+            || CommandKind::Read,
+            moved,
+            |ids| {
+                // SAFETY: as in write_image_raw, with `host` writable.
+                unsafe {
+                    opencl3::command_queue::enqueue_read_image(
+                        self.inner.queue.get(),
+                        image.raw(),
+                        if blocking { CL_BLOCKING } else { 0 },
+                        origin.as_ptr(),
+                        region.as_ptr(),
+                        row,
+                        slice,
+                        host.as_mut_ptr().cast::<c_void>(),
+                        ids.len() as u32,
+                        list_ptr(ids),
+                    )
+                }
+                .cl("clEnqueueReadImage")
+            },
+        )
     }
 
     /// Copies a region between two images of the same format (non-blocking).
@@ -422,22 +437,29 @@ impl Queue {
                 "image → image copy within one image with overlapping regions".into(),
             ));
         }
-        let ids = raw_list(wait);
-        // SAFETY: both images valid and of this context; regions checked.
-        let ev = unsafe {
-            opencl3::command_queue::enqueue_copy_image(
-                self.inner.queue.get(),
-                src.raw(),
-                dst.raw(),
-                src_origin.as_ptr(),
-                dst_origin.as_ptr(),
-                region.as_ptr(),
-                ids.len() as u32,
-                list_ptr(&ids),
-            )
-        }
-        .cl("clEnqueueCopyImage")?;
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        let moved: usize = region.iter().product::<usize>() * src.format().pixel_bytes();
+        self.tracked(
+            &[],
+            wait,
+            || CommandKind::Copy,
+            moved,
+            |ids| {
+                // SAFETY: both images valid and of this context; regions checked.
+                unsafe {
+                    opencl3::command_queue::enqueue_copy_image(
+                        self.inner.queue.get(),
+                        src.raw(),
+                        dst.raw(),
+                        src_origin.as_ptr(),
+                        dst_origin.as_ptr(),
+                        region.as_ptr(),
+                        ids.len() as u32,
+                        list_ptr(ids),
+                    )
+                }
+                .cl("clEnqueueCopyImage")
+            },
+        )
     }
 
     /// Copies a region of an image into a buffer at `dst_offset`, tightly packed (non-blocking).
@@ -455,22 +477,29 @@ impl Queue {
         src.check_region("image → buffer copy", origin, region)?;
         let bytes = region.iter().product::<usize>() * src.format().pixel_bytes();
         check_range("image → buffer copy (destination)", dst_offset, bytes, dst.len())?;
-        let ids = raw_list(wait);
-        // SAFETY: image region and buffer range checked; both objects valid and of this context.
-        let ev = unsafe {
-            opencl3::command_queue::enqueue_copy_image_to_buffer(
-                self.inner.queue.get(),
-                src.raw(),
-                dst.raw(),
-                origin.as_ptr(),
-                region.as_ptr(),
-                dst_offset,
-                ids.len() as u32,
-                list_ptr(&ids),
-            )
-        }
-        .cl("clEnqueueCopyImageToBuffer")?;
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        let moved: usize = bytes;
+        self.tracked(
+            &[(dst, Use::Write)],
+            wait,
+            || CommandKind::Copy,
+            moved,
+            |ids| {
+                // SAFETY: image region and buffer range checked; both objects valid and of this context.
+                unsafe {
+                    opencl3::command_queue::enqueue_copy_image_to_buffer(
+                        self.inner.queue.get(),
+                        src.raw(),
+                        dst.raw(),
+                        origin.as_ptr(),
+                        region.as_ptr(),
+                        dst_offset,
+                        ids.len() as u32,
+                        list_ptr(ids),
+                    )
+                }
+                .cl("clEnqueueCopyImageToBuffer")
+            },
+        )
     }
 
     /// Copies tightly packed pixels from a buffer at `src_offset` into a region of an image
@@ -489,21 +518,28 @@ impl Queue {
         dst.check_region("buffer → image copy", origin, region)?;
         let bytes = region.iter().product::<usize>() * dst.format().pixel_bytes();
         check_range("buffer → image copy (source)", src_offset, bytes, src.len())?;
-        let ids = raw_list(wait);
-        // SAFETY: as in copy_image_to_buffer.
-        let ev = unsafe {
-            opencl3::command_queue::enqueue_copy_buffer_to_image(
-                self.inner.queue.get(),
-                src.raw(),
-                dst.raw(),
-                src_offset,
-                origin.as_ptr(),
-                region.as_ptr(),
-                ids.len() as u32,
-                list_ptr(&ids),
-            )
-        }
-        .cl("clEnqueueCopyBufferToImage")?;
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        let moved: usize = bytes;
+        self.tracked(
+            &[(src, Use::Read)],
+            wait,
+            || CommandKind::Copy,
+            moved,
+            |ids| {
+                // SAFETY: as in copy_image_to_buffer.
+                unsafe {
+                    opencl3::command_queue::enqueue_copy_buffer_to_image(
+                        self.inner.queue.get(),
+                        src.raw(),
+                        dst.raw(),
+                        src_offset,
+                        origin.as_ptr(),
+                        region.as_ptr(),
+                        ids.len() as u32,
+                        list_ptr(ids),
+                    )
+                }
+                .cl("clEnqueueCopyBufferToImage")
+            },
+        )
     }
 }

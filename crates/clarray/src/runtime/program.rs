@@ -10,15 +10,16 @@ use std::sync::{Arc, Mutex};
 
 use opencl3::kernel::{
     Kernel as ClKernel, CL_KERNEL_ARG_ADDRESS_CONSTANT, CL_KERNEL_ARG_ADDRESS_GLOBAL,
-    CL_KERNEL_ARG_ADDRESS_LOCAL,
+    CL_KERNEL_ARG_ADDRESS_LOCAL, CL_KERNEL_ARG_TYPE_CONST,
 };
 use opencl3::program::Program as ClProgram;
 use opencl3::types::cl_mem;
 
 use super::buffer::Buffer;
 use super::context::{lock, Context, Queue};
-use super::event::{list_ptr, raw_list, Event};
+use super::event::{list_ptr, Event};
 use super::image::Image;
+use super::track::{CommandKind, Use};
 use crate::error::{BuildFailure, ClResultExt, Error, Result};
 
 /// A built OpenCL program. Cheap to clone.
@@ -162,15 +163,20 @@ impl Program {
                 name: raw.get_arg_name(i).ok().map(|s| s.trim_end_matches('\0').to_string()),
                 type_name: raw.get_arg_type_name(i).ok().map(|s| s.trim_end_matches('\0').to_string()),
                 space,
+                is_const: raw
+                    .get_arg_type_qualifier(i)
+                    .is_ok_and(|q| q & u64::from(CL_KERNEL_ARG_TYPE_CONST) != 0),
             });
         }
         let wg = raw.get_work_group_size(self.inner.ctx.device().id).unwrap_or(0);
+        let multiple = raw.get_work_group_size_multiple(self.inner.ctx.device().id).unwrap_or(1).max(1);
         Ok(Kernel {
             inner: Arc::new(KernelInner {
                 raw: Mutex::new(raw),
                 name: name.to_string(),
                 args,
                 max_work_group: wg,
+                preferred_multiple: multiple,
                 program: self.clone(),
             }),
         })
@@ -200,6 +206,9 @@ pub struct ArgInfo {
     pub type_name: Option<String>,
     /// The address space.
     pub space: Option<AddressSpace>,
+    /// Whether the pointed-to type is `const` (the kernel only reads that buffer; a launch on
+    /// another queue then need not wait for other readers).
+    pub is_const: bool,
 }
 
 struct KernelInner {
@@ -207,6 +216,7 @@ struct KernelInner {
     name: String,
     args: Vec<ArgInfo>,
     max_work_group: usize,
+    preferred_multiple: usize,
     program: Program,
 }
 
@@ -274,6 +284,12 @@ impl Kernel {
     /// The largest work-group this kernel can be launched with on its device.
     pub fn max_work_group_size(&self) -> usize {
         self.inner.max_work_group
+    }
+
+    /// The work-group size multiple the device prefers for this kernel
+    /// (`CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE`: the warp or wavefront width on GPUs).
+    pub fn preferred_multiple(&self) -> usize {
+        self.inner.preferred_multiple
     }
 
     /// The program it came from.
@@ -470,23 +486,131 @@ impl Queue {
                 )
             })?;
         }
-        let ids = raw_list(wait);
-        // SAFETY: the kernel's arguments are all set (count checked); the size arrays have `d`
-        // entries each and outlive the call.
+        let uses: Vec<(&Buffer, Use)> = args
+            .iter()
+            .zip(kernel.args())
+            .filter_map(|(a, info)| match a {
+                Arg::Buffer(b) => {
+                    let read_only = info.is_const || info.space == Some(AddressSpace::Constant);
+                    Some((*b, if read_only { Use::Read } else { Use::Write }))
+                }
+                _ => None,
+            })
+            .collect();
+        let ev = self.tracked(
+            &uses,
+            wait,
+            || CommandKind::Kernel(kernel.name().to_string()),
+            0,
+            |ids| {
+                // SAFETY: the kernel's arguments are all set (count checked); the size arrays have `d`
+                // entries each and outlive the call.
+                unsafe {
+                    opencl3::command_queue::enqueue_nd_range_kernel(
+                        self.inner.queue.get(),
+                        raw.get(),
+                        d as u32,
+                        dims.offset.map_or(std::ptr::null(), <[usize]>::as_ptr),
+                        dims.global.as_ptr(),
+                        dims.local.map_or(std::ptr::null(), <[usize]>::as_ptr),
+                        ids.len() as u32,
+                        list_ptr(ids),
+                    )
+                }
+                .map_err(|code| Error::opencl("clEnqueueNDRangeKernel", code))
+            },
+        )?;
+        drop(raw);
+        Ok(ev)
+    }
+}
+
+/// A launch with its arguments checked once, then enqueued with nothing but
+/// `clSetKernelArg` for each argument and `clEnqueueNDRangeKernel` — what a C program does.
+///
+/// It exists for measurement: benchmarks compare clarray's launch path ([`Queue::launch`]) with
+/// it to show what the library itself costs. It does no hazard tracking and records nothing
+/// for the profiler; use [`Queue::launch`] for real work.
+pub struct BareLaunch {
+    kernel: Kernel,
+    /// Per argument: its bytes (a `cl_mem` handle for buffers and images) or a local size.
+    values: Vec<BareArg>,
+    /// Keeps the buffers and images whose handles are in `values` alive.
+    _keep: (Vec<Buffer>, Vec<Image>),
+    global: Vec<usize>,
+}
+
+enum BareArg {
+    Bytes(Vec<u8>),
+    Local(usize),
+}
+
+impl fmt::Debug for BareLaunch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "BareLaunch({}, global {:?})", self.kernel.name(), self.global)
+    }
+}
+
+impl BareLaunch {
+    /// Checks `args` against `kernel` once (as [`Queue::launch`] does) for a launch over
+    /// `global` work-items with the driver's choice of work-group size.
+    pub fn new(kernel: &Kernel, args: &[Arg<'_>], global: &[usize]) -> Result<BareLaunch> {
+        kernel.check_args(args)?;
+        if !(1..=3).contains(&global.len()) || global.contains(&0) {
+            return Err(Error::InvalidArgument(format!(
+                "a bare launch needs 1 to 3 non-zero global sizes, got {global:?}"
+            )));
+        }
+        let mut buffers = Vec::new();
+        let mut images = Vec::new();
+        let values = args
+            .iter()
+            .map(|a| match a {
+                Arg::Buffer(b) => {
+                    buffers.push((*b).clone());
+                    BareArg::Bytes(bytemuck::bytes_of(&(b.raw() as usize)).to_vec())
+                }
+                Arg::Image(im) => {
+                    images.push((*im).clone());
+                    BareArg::Bytes(bytemuck::bytes_of(&(im.raw() as usize)).to_vec())
+                }
+                Arg::Scalar(bytes, _) => BareArg::Bytes(bytes.to_vec()),
+                Arg::Local(n) => BareArg::Local(*n),
+            })
+            .collect();
+        Ok(BareLaunch { kernel: kernel.clone(), values, _keep: (buffers, images), global: global.to_vec() })
+    }
+
+    /// Sets every argument and enqueues the kernel on `queue`; the event is released at once.
+    pub fn enqueue(&self, queue: &Queue) -> Result<()> {
+        queue.context_of().check_same(self.kernel.program().context())?;
+        let raw = lock(&self.kernel.inner.raw);
+        for (i, v) in self.values.iter().enumerate() {
+            let (size, ptr) = match v {
+                BareArg::Bytes(b) => (b.len(), b.as_ptr().cast::<c_void>()),
+                BareArg::Local(n) => (*n, std::ptr::null()),
+            };
+            // SAFETY: the arguments were checked against the kernel's signature in `new`;
+            // handles are of live objects (kept in `_keep`), scalars have their exact size, and
+            // local sizes pass a null pointer as OpenCL requires. The kernel lock is held.
+            unsafe { opencl3::kernel::set_kernel_arg(raw.get(), i as u32, size, ptr) }
+                .map_err(|code| Error::opencl("clSetKernelArg", code))?;
+        }
+        // SAFETY: every argument is set; `global` has 1 to 3 entries and outlives the call.
         let ev = unsafe {
             opencl3::command_queue::enqueue_nd_range_kernel(
-                self.inner.queue.get(),
+                queue.inner.queue.get(),
                 raw.get(),
-                d as u32,
-                dims.offset.map_or(std::ptr::null(), <[usize]>::as_ptr),
-                dims.global.as_ptr(),
-                dims.local.map_or(std::ptr::null(), <[usize]>::as_ptr),
-                ids.len() as u32,
-                list_ptr(&ids),
+                self.global.len() as u32,
+                std::ptr::null(),
+                self.global.as_ptr(),
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
             )
         }
         .map_err(|code| Error::opencl("clEnqueueNDRangeKernel", code))?;
-        drop(raw);
-        Ok(Event::from_raw(ev, self.is_profiling()))
+        drop(Event::from_raw(ev, false));
+        Ok(())
     }
 }
