@@ -129,6 +129,12 @@ impl KernelArgs for Vec<&dyn KernelArg> {
     }
 }
 
+impl KernelArgs for [Arg<'_>] {
+    fn args(&self) -> Result<Vec<Arg<'_>>> {
+        Ok(self.to_vec())
+    }
+}
+
 impl<T: KernelArgs + ?Sized> KernelArgs for &T {
     fn args(&self) -> Result<Vec<Arg<'_>>> {
         (**self).args()

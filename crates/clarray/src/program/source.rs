@@ -500,7 +500,7 @@ fn locate(log_line: &str, files: &[(String, String)]) -> Option<(usize, usize)> 
         if digits > 0 && bytes.get(at + 1 + digits) == Some(&b':') {
             let n: usize = log_line[at + 1..at + 1 + digits].parse().ok()?;
             let before = &log_line[..at];
-            let name = before.rsplit(|c: char| c == ' ').next().unwrap_or(before);
+            let name = before.rsplit(' ').next().unwrap_or(before);
             let file = files.iter().position(|(l, _)| l == name).unwrap_or(0);
             let len = files.get(file).map_or(0, |(_, t)| t.lines().count());
             return (n >= 1 && n <= len).then_some((file, n));

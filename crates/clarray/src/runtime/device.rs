@@ -220,6 +220,9 @@ pub fn platforms() -> Result<Vec<PlatformInfo>> {
 /// Every device of every platform, in `P:D` order. Platforms whose devices cannot be listed
 /// (a broken driver) are skipped with a log message.
 pub fn devices() -> Result<Vec<Device>> {
+    // Some drivers (PoCL 3) crash when several threads enumerate for the first time at once.
+    static ENUMERATING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = ENUMERATING.lock().unwrap_or_else(|p| p.into_inner());
     let plats = opencl3::platform::get_platforms().map_err(|e| {
         Error::NoRuntime(format!("clGetPlatformIDs failed with {}", opencl3::error_codes::error_text(e.0)))
     })?;
