@@ -431,12 +431,12 @@ impl Queue {
                         )));
                     }
                 }
-                if g % s != 0
-                    && !info.opencl_version.contains("OpenCL 2")
-                    && !info.opencl_version.contains("OpenCL 3")
-                {
+                // Non-uniform work-groups need OpenCL 2 *and* a program built with
+                // -cl-std=CL2.0 or later (optional in OpenCL 3), so they are not relied on.
+                if g % s != 0 {
                     return Err(dims_err(format!(
-                        "global size {g} is not a multiple of local size {s} along dimension {i}"
+                        "global size {g} is not a multiple of local size {s} along dimension {i}; \
+                         pick a local size that divides it, or pass none and let clarray choose"
                     )));
                 }
             }
