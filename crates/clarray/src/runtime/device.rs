@@ -1,7 +1,7 @@
 //! Platforms, devices, their facts, and the choice of a device (`CLARRAY_DEVICE`).
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use opencl3::device::{
     Device as ClDevice, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU,
@@ -10,6 +10,7 @@ use opencl3::device::{
 use opencl3::types::cl_device_id;
 use serde::Serialize;
 
+use super::context::lock;
 use crate::error::{ClResultExt, Error, Result};
 
 /// The environment variable that picks a device: `P:D`, part of a name, `gpu` or `cpu`.
@@ -195,6 +196,17 @@ fn query(platform: &PlatformInfo, device_index: usize, id: cl_device_id) -> Resu
 /// Every OpenCL platform. An error of kind [`Error::NoRuntime`] when no loader or no
 /// platform can be found.
 pub fn platforms() -> Result<Vec<PlatformInfo>> {
+    let _serial = lock(&ENUMERATION);
+    platforms_unlocked()
+}
+
+/// Serialises the enumeration of platforms and devices. OpenCL promises that these calls are
+/// thread-safe, but PoCL 3.1 initialises its devices lazily on the first call and crashes
+/// (SIGSEGV) or reports no device when several threads make that first call at once, as the
+/// threads of a test binary do.
+static ENUMERATION: Mutex<()> = Mutex::new(());
+
+fn platforms_unlocked() -> Result<Vec<PlatformInfo>> {
     let list = opencl3::platform::get_platforms().map_err(|e| {
         Error::NoRuntime(format!(
             "clGetPlatformIDs failed with {} (no OpenCL loader, or no platform registered in \
@@ -217,16 +229,30 @@ pub fn platforms() -> Result<Vec<PlatformInfo>> {
         .collect())
 }
 
-/// Every device of every platform, in `P:D` order. Platforms whose devices cannot be listed
-/// (a broken driver) are skipped with a log message.
+/// Every device of every platform, in `P:D` order.
+///
+/// Discovery runs once per process, under a lock: some drivers (PoCL among them) return no
+/// devices when two threads initialise them at the same moment. A platform whose devices cannot
+/// be listed is skipped with a log message and named in the error if no device is left.
 pub fn devices() -> Result<Vec<Device>> {
-    // Some drivers (PoCL 3) crash when several threads enumerate for the first time at once.
-    static ENUMERATING: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one_at_a_time = ENUMERATING.lock().unwrap_or_else(|p| p.into_inner());
+    static FOUND: Mutex<Option<Vec<Device>>> = Mutex::new(None);
+    let mut found = lock(&FOUND);
+    if let Some(devs) = found.as_ref() {
+        return Ok(devs.clone());
+    }
+    let devs = discover()?;
+    if !devs.is_empty() {
+        *found = Some(devs.clone());
+    }
+    Ok(devs)
+}
+
+fn discover() -> Result<Vec<Device>> {
+    let _serial = lock(&ENUMERATION);
     let plats = opencl3::platform::get_platforms().map_err(|e| {
         Error::NoRuntime(format!("clGetPlatformIDs failed with {}", opencl3::error_codes::error_text(e.0)))
     })?;
-    let infos = platforms()?;
+    let infos = platforms_unlocked()?;
     let mut out = Vec::new();
     for (p, info) in plats.iter().zip(&infos) {
         let ids = match p.get_devices(CL_DEVICE_TYPE_ALL) {

@@ -49,7 +49,7 @@ impl fmt::Debug for Program {
 pub(crate) fn excerpt(source: &str, log: &str) -> String {
     let lines: Vec<&str> = source.lines().collect();
     let mut wanted: Vec<usize> = Vec::new();
-    for part in log.split(|c: char| c == '\n') {
+    for part in log.split('\n') {
         // Both PoCL/Clang (`<source>:12:5: error`) and NVIDIA (`<kernel>:12:5: error`) put the line
         // number after the first colon.
         let mut it = part.split(':');
@@ -415,6 +415,14 @@ impl Queue {
                     dims.global
                 )));
             }
+            // Work-groups of unequal sizes (global not a multiple of local) need a device whose
+            // OpenCL C is 2.0 or later and a program compiled for it; otherwise drivers refuse
+            // them with CL_INVALID_WORK_GROUP_SIZE (PoCL 3.1, whose OpenCL C is 1.2, does even
+            // with -cl-std=CL2.0).
+            let opts = kernel.program().options();
+            let nonuniform = (info.opencl_c_version.contains("OpenCL C 2")
+                || info.opencl_c_version.contains("OpenCL C 3"))
+                && (opts.contains("-cl-std=CL2") || opts.contains("-cl-std=CL3"));
             let total: usize = l.iter().product();
             let max = kernel.max_work_group_size().min(info.max_work_group_size).max(1);
             if total == 0 || total > max {
@@ -431,12 +439,13 @@ impl Queue {
                         )));
                     }
                 }
-                // Non-uniform work-groups need OpenCL 2 *and* a program built with
-                // -cl-std=CL2.0 or later (optional in OpenCL 3), so they are not relied on.
-                if g % s != 0 {
+                if g % s != 0 && !nonuniform {
                     return Err(dims_err(format!(
                         "global size {g} is not a multiple of local size {s} along dimension {i}; \
-                         pick a local size that divides it, or pass none and let clarray choose"
+                         round it up to {} and let the kernel skip the extra work-items (work-groups \
+                         of unequal sizes need an OpenCL 2.0+ device and a program built with \
+                         -cl-std=CL2.0 or later)",
+                        g.div_ceil(s) * s
                     )));
                 }
             }
