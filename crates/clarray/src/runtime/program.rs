@@ -328,7 +328,7 @@ impl Kernel {
         }
         let ctx = self.inner.program.context();
         for (i, (arg, info)) in args.iter().zip(&self.inner.args).enumerate() {
-            let ty = info.type_name.clone().unwrap_or_default();
+            let ty = info.type_name.as_deref().unwrap_or("");
             let is_image = ty.starts_with("image");
             match (arg, info.space) {
                 (Arg::Buffer(b), space) => {
@@ -406,7 +406,8 @@ impl Queue {
             return Err(dims_err(format!("a global size of {d} dimensions; OpenCL takes 1 to 3")));
         }
         self.context_of().check_same(kernel.program().context())?;
-        let info = self.context_of().device().info().clone();
+        let ctx = self.context_of();
+        let info = ctx.device().info();
         if let Some(l) = dims.local {
             if l.len() != d {
                 return Err(dims_err(format!(
