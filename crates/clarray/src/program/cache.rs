@@ -75,9 +75,11 @@ impl Kernels {
     }
 }
 
+/// Per context: options → source → program. Nested so that a lookup borrows its keys (the
+/// hot path of every cached kernel allocates nothing).
 #[derive(Default)]
 struct Memory {
-    programs: Mutex<HashMap<(String, String), Kernels>>,
+    programs: Mutex<HashMap<String, HashMap<String, Kernels>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -106,8 +108,7 @@ pub(crate) fn cached_program_named(
     files: &[(String, String)],
 ) -> Result<Kernels> {
     let mem: Arc<Memory> = ctx.slot();
-    let key = (source.to_string(), options.to_string());
-    if let Some(k) = lock(&mem.programs).get(&key) {
+    if let Some(k) = lock(&mem.programs).get(options).and_then(|m| m.get(source)) {
         return Ok(k.clone());
     }
     let program = match DiskCache::from_env() {
@@ -115,7 +116,12 @@ pub(crate) fn cached_program_named(
         None => build(ctx, source, options, files)?,
     };
     let built = Kernels { program, kernels: Arc::default() };
-    let kept = lock(&mem.programs).entry(key).or_insert(built).clone();
+    let kept = lock(&mem.programs)
+        .entry(options.to_string())
+        .or_default()
+        .entry(source.to_string())
+        .or_insert(built)
+        .clone();
     Ok(kept)
 }
 

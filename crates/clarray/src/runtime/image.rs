@@ -238,6 +238,7 @@ fn check_image_queue(queue: &Queue, img: &Image) -> Result<()> {
 impl Queue {
     /// Writes host pixels into a region of `image` and waits. `row_pitch`/`slice_pitch` are the
     /// host layout in bytes (0: packed).
+    #[allow(clippy::too_many_arguments)]
     pub fn write_image<T: Pod>(
         &self,
         image: &Image,
@@ -264,6 +265,7 @@ impl Queue {
     }
 
     /// Reads a region of `image` into host memory and waits.
+    #[allow(clippy::too_many_arguments)]
     pub fn read_image<T: Pod>(
         &self,
         image: &Image,

@@ -364,7 +364,7 @@ impl Kernel {
                     {
                         return Err(self.arg_error(i, format!("a scalar ({rust}) was given where the kernel takes `{ty}`; pass a buffer or array")));
                     }
-                    if let Some(size) = opencl_type_size(&ty) {
+                    if let Some(size) = opencl_type_size(ty) {
                         if size != bytes.len() {
                             return Err(self.arg_error(
                                 i,

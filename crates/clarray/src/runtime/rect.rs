@@ -137,6 +137,7 @@ impl Queue {
 
     /// # Safety
     /// When not blocking, `host` must stay valid and unmodified until the event completes.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn write_rect_raw(
         &self,
         buffer: &Buffer,
@@ -184,6 +185,7 @@ impl Queue {
 
     /// # Safety
     /// When not blocking, `host` must stay valid and untouched until the event completes.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn read_rect_raw(
         &self,
         buffer: &Buffer,
