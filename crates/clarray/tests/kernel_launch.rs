@@ -52,7 +52,28 @@ fn every_scalar_type_arrives() {
 }
 
 #[test]
-fn half_scalar_and_local_memory() {
+fn vectors_and_complex_scalars() {
+    let ctx = Context::new().unwrap();
+    let k = Source::new(
+        "kernel void vec(global float* o, float4 v, float2 c, int2 p) {
+            o[0] = v.x; o[1] = v.y; o[2] = v.z; o[3] = v.w; o[4] = c.x; o[5] = c.y; o[6] = p.x; o[7] = p.y;
+        }",
+    )
+    .build(&ctx)
+    .unwrap()
+    .kernel("vec")
+    .unwrap();
+    let out = poisoned(&ctx, 32);
+    let c = num_complex::Complex::new(5.5f32, -6.25);
+    k.launch(ctx.queue(), 1, (&out, [1.0f32, 2.0, 3.0, 4.0], c, [7i32, -8])).unwrap();
+    let v: Vec<f32> = read(&ctx, &out, 8);
+    assert_eq!(v, vec![1.0, 2.0, 3.0, 4.0, 5.5, -6.25, 7.0, -8.0]);
+    let e = k.launch(ctx.queue(), 1, (&out, [1.0f32, 2.0], c, [7i32, -8])).unwrap_err();
+    assert!(e.to_string().contains("argument 1 (`v`)") && e.to_string().contains("float4"), "{e}");
+}
+
+#[test]
+fn local_memory_sized_at_launch() {
     let ctx = Context::new().unwrap();
     // Local memory: each group reverses its slice through a __local array sized at launch.
     let k = Source::new(

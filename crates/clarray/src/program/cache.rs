@@ -231,7 +231,8 @@ impl DiskCache {
             Ok(bytes) => match check(&bytes, &key) {
                 Err(why) => Outcome::Rebuilt(why),
                 Ok(binary) => match Program::from_binary(ctx, binary, options) {
-                    Ok(p) => return Ok((p, Outcome::Hit)),
+                    Ok(p) if has_arg_info(&p) => return Ok((p, Outcome::Hit)),
+                    Ok(_) => Outcome::Rebuilt(LOST_ARG_INFO.into()),
                     Err(e) => Outcome::Rebuilt(format!("the driver refused the binary: {e}")),
                 },
             },
@@ -240,6 +241,10 @@ impl DiskCache {
             log::info!("clarray: program cache entry {} rebuilt: {why}", path.display());
         }
         let program = build(ctx, source, options, files)?;
+        if outcome == Outcome::Rebuilt(LOST_ARG_INFO.into()) {
+            // Storing it again would only lose it again.
+            return Ok((program, outcome));
+        }
         match program.binary() {
             Ok(b) if !b.is_empty() => {
                 if let Err(e) = self.store(&path, &key, &b) {
@@ -281,6 +286,19 @@ impl DiskCache {
         }
         Ok(())
     }
+}
+
+const LOST_ARG_INFO: &str = "the driver dropped the kernels' argument information when loading the \
+     binary (launches could not be checked); built from source, not cached";
+
+/// Whether every kernel of `p` reports its arguments' address spaces and types, which launches
+/// are checked against.
+fn has_arg_info(p: &Program) -> bool {
+    p.kernel_names().is_ok_and(|names| {
+        names.iter().all(|n| {
+            p.kernel(n).is_ok_and(|k| k.args().iter().all(|a| a.space.is_some() && a.type_name.is_some()))
+        })
+    })
 }
 
 /// The binary in a cache file, after checking its header; else why it cannot be used.

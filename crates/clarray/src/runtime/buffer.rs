@@ -13,7 +13,7 @@ use opencl3::memory::{CL_MEM_ALLOC_HOST_PTR, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE
 use opencl3::types::{cl_buffer_region, cl_mem, CL_BLOCKING};
 
 use super::context::{Context, ContextCore, Queue};
-use super::event::{list_ptr, Event};
+use super::event::{list_ptr, Event, EventStatus};
 use super::track::{CommandKind, Hazards, Use};
 use crate::error::{ClResultExt, Error, Result};
 
@@ -166,9 +166,14 @@ impl Block {
             )
         }
         .map_err(|code| alloc_error(ctx, bytes, code, "clEnqueueMigrateMemObjects"))?;
-        Event::from_raw(ev, q.is_profiling()).wait().map_err(|e| {
-            alloc_error(ctx, bytes, e.cl_status().unwrap_or(0), "clWaitForEvents (allocation)")
-        })?;
+        let ev = Event::from_raw(ev, q.is_profiling());
+        if let Err(e) = ev.wait() {
+            // A failed command reports its own status; the wait only says that one failed.
+            return Err(match ev.status() {
+                EventStatus::Failed(code) => alloc_error(ctx, bytes, code, "clEnqueueMigrateMemObjects"),
+                _ => e,
+            });
+        }
         Ok(block)
     }
 
