@@ -25,7 +25,7 @@ use clarray::{Buffer, Context, Result};
 
 const KERNELS: &str = r#"
 // Every kernel takes the same arguments: the runner passes one list to all of them.
-#define ARGS global float* u, global float* v, global float* rows, global float* res, int n
+#define ARGS global float* u, global float* v, global float* cols, global float* res, int n
 
 // One explicit step from a to b; the boundary is held (copied).
 inline void heat(global const float* a, global float* b, int n) {
@@ -35,16 +35,17 @@ inline void heat(global const float* a, global float* b, int n) {
 }
 kernel void step_uv(ARGS) { heat(u, v, n); }
 kernel void step_vu(ARGS) { heat(v, u, n); }
-// Sum over each row of the squared change of the last step.
-kernel void change_rows(ARGS) {
-    int y = get_global_id(0);
+// Sum over each column of the squared change of the last step (one work-item per column, so
+// neighbouring work-items read neighbouring addresses).
+kernel void change_cols(ARGS) {
+    int x = get_global_id(0);
     float s = 0.0f;
-    for (int x = 0; x < n; ++x) { float d = u[y * n + x] - v[y * n + x]; s += d * d; }
-    rows[y] = s;
+    for (int y = 0; y < n; ++y) { float d = u[y * n + x] - v[y * n + x]; s += d * d; }
+    cols[x] = s;
 }
 kernel void change_norm(ARGS) {
     float s = 0.0f;
-    for (int y = 0; y < n; ++y) s += rows[y];
+    for (int x = 0; x < n; ++x) s += cols[x];
     res[0] = sqrt(s);
 }
 // Used by the resident run only, to put the initial grid in place.
@@ -62,7 +63,7 @@ fn steps(n: usize) -> Vec<Step> {
     vec![
         Step::new("step_uv", [n, n]),
         Step::new("step_vu", [n, n]),
-        Step::new("change_rows", n),
+        Step::new("change_cols", n),
         Step::new("change_norm", 1),
     ]
 }
@@ -85,7 +86,7 @@ fn run_copy(runner: &Runner, n: usize, calls: usize) -> Result<Outcome> {
     let start = Instant::now();
     let mut u = initial(n);
     let mut v = u.clone();
-    let mut rows = vec![0f32; n];
+    let mut cols = vec![0f32; n];
     let mut residuals = Vec::with_capacity(calls);
     let mut total = RunReport::default();
     for _ in 0..calls {
@@ -93,7 +94,7 @@ fn run_copy(runner: &Runner, n: usize, calls: usize) -> Result<Outcome> {
         let mut args = [
             RunArg::inout(&mut u),
             RunArg::inout(&mut v),
-            RunArg::inout(&mut rows),
+            RunArg::inout(&mut cols),
             RunArg::output(&mut res),
             RunArg::scalar(n as i32)?,
         ];
@@ -108,7 +109,7 @@ fn run_copy(runner: &Runner, n: usize, calls: usize) -> Result<Outcome> {
 fn run_resident(runner: &Runner, ctx: &Context, n: usize, calls: usize) -> Result<Outcome> {
     let start = Instant::now();
     let alloc = |len: usize| clarray::memory::alloc(ctx, len * 4);
-    let (u, v, rows): (Buffer, Buffer, Buffer) = (alloc(n * n)?, alloc(n * n)?, alloc(n)?);
+    let (u, v, cols): (Buffer, Buffer, Buffer) = (alloc(n * n)?, alloc(n * n)?, alloc(n)?);
     let mut total = RunReport::default();
     let u0 = initial(n);
     total.add(&runner.run(&["load"], n * n, &mut [RunArg::input(&u0), RunArg::device(&u)])?);
@@ -118,7 +119,7 @@ fn run_resident(runner: &Runner, ctx: &Context, n: usize, calls: usize) -> Resul
         let mut args = [
             RunArg::device(&u),
             RunArg::device(&v),
-            RunArg::device(&rows),
+            RunArg::device(&cols),
             RunArg::output(&mut res),
             RunArg::scalar(n as i32)?,
         ];

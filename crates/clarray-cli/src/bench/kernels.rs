@@ -83,7 +83,7 @@ fn launch_rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
 
 /// The heat-equation loop of `examples/02_resident_vs_copy.rs`.
 const HEAT: &str = r#"
-#define ARGS global float* u, global float* v, global float* rows, global float* res, int n
+#define ARGS global float* u, global float* v, global float* cols, global float* res, int n
 inline void heat(global const float* a, global float* b, int n) {
     int x = get_global_id(0), y = get_global_id(1), i = y * n + x;
     if (x == 0 || y == 0 || x == n - 1 || y == n - 1) { b[i] = a[i]; return; }
@@ -91,15 +91,15 @@ inline void heat(global const float* a, global float* b, int n) {
 }
 kernel void step_uv(ARGS) { heat(u, v, n); }
 kernel void step_vu(ARGS) { heat(v, u, n); }
-kernel void change_rows(ARGS) {
-    int y = get_global_id(0);
+kernel void change_cols(ARGS) {
+    int x = get_global_id(0);
     float s = 0.0f;
-    for (int x = 0; x < n; ++x) { float d = u[y * n + x] - v[y * n + x]; s += d * d; }
-    rows[y] = s;
+    for (int y = 0; y < n; ++y) { float d = u[y * n + x] - v[y * n + x]; s += d * d; }
+    cols[x] = s;
 }
 kernel void change_norm(ARGS) {
     float s = 0.0f;
-    for (int y = 0; y < n; ++y) s += rows[y];
+    for (int x = 0; x < n; ++x) s += cols[x];
     res[0] = sqrt(s);
 }
 "#;
@@ -111,12 +111,12 @@ fn resident_rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     let steps = [
         Step::new("step_uv", [n, n]),
         Step::new("step_vu", [n, n]),
-        Step::new("change_rows", n),
+        Step::new("change_cols", n),
         Step::new("change_norm", 1),
     ];
     let mut u = vec![0f32; n * n];
     u[n * n / 2 + n / 2] = 100.0;
-    let (mut v, mut rows) = (u.clone(), vec![0f32; n]);
+    let (mut v, mut cols) = (u.clone(), vec![0f32; n]);
     let mut copy = RunReport::default();
     let mut copy_res = Vec::new();
     // One call first, untimed: builds and first allocations.
@@ -127,7 +127,7 @@ fn resident_rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
             &mut [
                 RunArg::inout(&mut u),
                 RunArg::inout(&mut v),
-                RunArg::inout(&mut rows),
+                RunArg::inout(&mut cols),
                 RunArg::output(&mut res),
                 RunArg::scalar(n as i32)?,
             ],
