@@ -73,6 +73,37 @@ fn vectors_and_complex_scalars() {
 }
 
 #[test]
+fn images_are_arguments() {
+    use clarray::runtime::{ChannelOrder, ChannelType, ImageFormat};
+    use clarray::Image;
+    let ctx = Context::new().unwrap();
+    if !ctx.device().info().image_support {
+        return;
+    }
+    let k = Source::new(
+        "kernel void img(read_only image2d_t im, global float* o) {
+            const sampler_t s = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_NONE | CLK_FILTER_NEAREST;
+            int x = get_global_id(0), y = get_global_id(1);
+            o[y * get_global_size(0) + x] = read_imagef(im, s, (int2)(x, y)).x * 2.0f;
+        }",
+    )
+    .build(&ctx)
+    .unwrap()
+    .kernel("img")
+    .unwrap();
+    let (w, h) = (8, 4);
+    let im = Image::new_2d(&ctx, ImageFormat::new(ChannelOrder::R, ChannelType::F32), w, h).unwrap();
+    let pixels: Vec<f32> = (0..w * h).map(|i| i as f32 * 0.5).collect();
+    ctx.queue().write_image(&im, [0, 0, 0], [w, h, 1], &pixels, 0, 0, &[]).unwrap();
+    let out = poisoned(&ctx, w * h * 4);
+    k.launch(ctx.queue(), [w, h], (&im, &out)).unwrap();
+    let v: Vec<f32> = read(&ctx, &out, w * h);
+    assert_eq!(v, pixels.iter().map(|p| p * 2.0).collect::<Vec<_>>());
+    let e = k.launch(ctx.queue(), [w, h], (&out, &out)).unwrap_err();
+    assert!(e.to_string().contains("argument 0 (`im`)") && e.to_string().contains("image2d_t"), "{e}");
+}
+
+#[test]
 fn local_memory_sized_at_launch() {
     let ctx = Context::new().unwrap();
     // Local memory: each group reverses its slice through a __local array sized at launch.

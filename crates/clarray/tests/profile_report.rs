@@ -84,3 +84,21 @@ fn profiling_needs_a_profiling_queue() {
     assert!(matches!(e, Error::Unsupported(_)), "{e}");
     assert!(e.to_string().contains("CLARRAY_PROFILE=1"), "{e}");
 }
+
+#[test]
+fn idle_time_shows_host_pauses() {
+    let ctx = Context::new().unwrap().profiled().unwrap();
+    let k = Source::new(SRC).build(&ctx).unwrap().kernel("scale").unwrap();
+    let x = Buffer::uninit(&ctx, 4096).unwrap();
+    let p = Profiler::start(ctx.queue()).unwrap();
+    let pause = std::time::Duration::from_millis(30);
+    for _ in 0..3 {
+        k.launch(ctx.queue(), 1024, (&x, 1.0f32)).unwrap().wait().unwrap();
+        std::thread::sleep(pause);
+    }
+    let r = p.report().unwrap();
+    // Two pauses lie between the three kernels (the device clock may differ slightly).
+    assert!(r.idle_seconds >= 2.0 * pause.as_secs_f64() * 0.8, "{r:?}");
+    assert!(r.idle_seconds <= r.span_seconds);
+    assert!(r.busy_seconds < r.idle_seconds);
+}
