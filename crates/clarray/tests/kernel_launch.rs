@@ -273,6 +273,29 @@ fn bad_launches_name_kernel_and_argument() {
 }
 
 #[test]
+fn bare_launch_checks_once() {
+    use clarray::runtime::{Arg, BareLaunch};
+    let ctx = Context::new().unwrap();
+    let k = axpy(&ctx);
+    let x = Buffer::uninit(&ctx, 64).unwrap();
+    let y = Buffer::uninit(&ctx, 64).unwrap();
+    let a = 2.0f32.to_ne_bytes();
+    let n = 16i32.to_ne_bytes();
+    let e = BareLaunch::new(&k, &[Arg::Buffer(&x)], &[16]).unwrap_err();
+    assert!(e.to_string().contains("takes 4"), "{e}");
+    let args = [Arg::Scalar(&a, "f32"), Arg::Buffer(&x), Arg::Buffer(&y), Arg::Scalar(&n, "i32")];
+    let e = BareLaunch::new(&k, &args, &[0]).unwrap_err();
+    assert!(e.to_string().contains("non-zero global sizes"), "{e}");
+    ctx.queue().write_buffer(&x, 0, &[1.0f32; 16], &[]).unwrap();
+    ctx.queue().write_buffer(&y, 0, &[0.0f32; 16], &[]).unwrap();
+    let bare = BareLaunch::new(&k, &args, &[16]).unwrap();
+    bare.enqueue(ctx.queue()).unwrap();
+    bare.enqueue(ctx.queue()).unwrap();
+    let v: Vec<f32> = read(&ctx, &y, 16);
+    assert_eq!(v, vec![4.0f32; 16]);
+}
+
+#[test]
 fn zero_sized_launch_is_a_no_op() {
     let ctx = Context::new().unwrap();
     let k = axpy(&ctx);

@@ -3,6 +3,7 @@
 
 use clarray::memory::{self, Limit};
 use clarray::program::{Launch, Source};
+use clarray::runtime::{Block, Recycle};
 use clarray::{Buffer, Context, Error};
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
@@ -121,7 +122,41 @@ fn running_out_under_a_small_limit_leaves_every_buffer_intact() {
     // A single allocation above the limit.
     let e = memory::alloc(&ctx, 2 << 20).unwrap_err();
     assert!(matches!(e, Error::OutOfDeviceMemory { requested, .. } if requested == 2 << 20), "{e}");
-    assert!(memory::set_limit(&ctx, Limit::Fraction(1.5)).is_err());
+    let e = memory::set_limit(&ctx, Limit::Fraction(1.5)).unwrap_err();
+    assert!(e.to_string().contains("fraction in (0, 1]"), "{e}");
+}
+
+struct Keep(std::sync::Mutex<Vec<Block>>);
+impl Recycle for Keep {
+    fn recycle(&self, block: Block) {
+        self.0.lock().unwrap().push(block);
+    }
+}
+
+#[test]
+fn blocks_go_back_to_their_recycler_and_only_to_their_context() {
+    let ctx = Context::new().unwrap();
+    let other = Context::new().unwrap();
+    let keep = std::sync::Arc::new(Keep(Default::default()));
+    let e = Buffer::from_block(&other, Block::new(&ctx, 1024).unwrap(), 1024, keep.clone()).unwrap_err();
+    assert!(matches!(e, Error::ContextMismatch(_)) && e.to_string().contains("a block of context"), "{e}");
+    let e = Buffer::from_block(&ctx, Block::new(&ctx, 1024).unwrap(), 2048, keep.clone()).unwrap_err();
+    assert!(e.to_string().contains("2048 bytes on a block of 1024"), "{e}");
+    let b = Buffer::from_block(&ctx, Block::new(&ctx, 1024).unwrap(), 1000, keep.clone()).unwrap();
+    assert_eq!(b.len(), 1000);
+    ctx.queue().write_buffer(&b, 0, &[7u8; 1000], &[]).unwrap();
+    let copy = b.clone();
+    drop(b);
+    assert!(keep.0.lock().unwrap().is_empty(), "a clone still holds it");
+    drop(copy);
+    let blocks = std::mem::take(&mut *keep.0.lock().unwrap());
+    assert_eq!(blocks.len(), 1);
+    assert_eq!((blocks[0].bytes(), blocks[0].context_id()), (1024, ctx.id()));
+    // The block's data survives the round trip (nothing released it).
+    let again = Buffer::from_block(&ctx, blocks.into_iter().next().unwrap(), 1000, keep.clone()).unwrap();
+    let mut out = vec![0u8; 1000];
+    ctx.queue().read_buffer(&again, 0, &mut out, &[]).unwrap();
+    assert_eq!(out, vec![7u8; 1000]);
 }
 
 const KERNELS: &str = "

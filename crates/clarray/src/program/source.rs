@@ -527,7 +527,9 @@ mod tests {
             let back: f32 = s.trim_matches(|c| c == '(' || c == ')').trim_end_matches('f').parse().unwrap();
             assert_eq!(back, v, "{s}");
         }
-        assert!(f64::NAN.literal().is_err());
+        let e = f64::NAN.literal().unwrap_err();
+        assert!(e.to_string().contains("only finite numbers"), "{e}");
+        assert!(f32::INFINITY.literal().is_err());
     }
 
     #[test]
