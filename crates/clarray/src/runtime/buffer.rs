@@ -140,9 +140,10 @@ impl Drop for Block {
 }
 
 impl Block {
-    /// Allocates `bytes` bytes (read-write) and makes the allocation real at once: the block
-    /// is migrated to the device and the call waits for it, so a device that cannot hold it
-    /// reports [`Error::OutOfDeviceMemory`] here rather than in a later, unrelated command.
+    /// Allocates `bytes` bytes (read-write) and makes the allocation real at once: a one-byte
+    /// fill of its last byte is enqueued and waited for (drivers commit device memory on first
+    /// use), so a device that cannot hold the block reports [`Error::OutOfDeviceMemory`] here
+    /// rather than in a later, unrelated command.
     pub fn new(ctx: &Context, bytes: usize) -> Result<Block> {
         let mem = create_mem(ctx, bytes, CL_MEM_READ_WRITE)?;
         let block = Block {
@@ -153,24 +154,30 @@ impl Block {
             hazards: Hazards::default(),
         };
         let q = ctx.queue();
-        // SAFETY: the queue and the memory object are valid and of one context; the list
-        // holds exactly one handle and outlives the call.
+        let zero = 0u8;
+        // SAFETY: the queue and the memory object are valid and of one context; the one byte
+        // filled lies inside the object (at least one byte long, see `create_mem`); the
+        // pattern is copied by the driver during the call.
         let ev = unsafe {
-            opencl3::command_queue::enqueue_migrate_mem_object(
+            opencl3::command_queue::enqueue_fill_buffer(
                 q.inner.queue.get(),
+                block.mem,
+                (&zero as *const u8).cast::<c_void>(),
                 1,
-                &block.mem,
-                opencl3::memory::CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED,
+                bytes.max(1) - 1,
+                1,
                 0,
                 std::ptr::null(),
             )
         }
-        .map_err(|code| alloc_error(ctx, bytes, code, "clEnqueueMigrateMemObjects"))?;
+        .map_err(|code| alloc_error(ctx, bytes, code, "clEnqueueFillBuffer (allocation)"))?;
         let ev = Event::from_raw(ev, q.is_profiling());
         if let Err(e) = ev.wait() {
             // A failed command reports its own status; the wait only says that one failed.
             return Err(match ev.status() {
-                EventStatus::Failed(code) => alloc_error(ctx, bytes, code, "clEnqueueMigrateMemObjects"),
+                EventStatus::Failed(code) => {
+                    alloc_error(ctx, bytes, code, "clEnqueueFillBuffer (allocation)")
+                }
                 _ => e,
             });
         }
