@@ -11,9 +11,9 @@
 //!   device's global memory less a reserve (1/16 of it, between 64 MiB and 1 GiB); set with
 //!   [`set_limit`] or `CLARRAY_MEMORY_LIMIT` (bytes, with an optional `K`/`M`/`G` suffix, or a
 //!   percentage of the device's memory such as `50%`).
-//! - **Allocation is real at once.** A new block is touched on the device (a one-byte fill) before [`alloc`]
-//!   returns, so running out of memory is reported by the allocation that caused it, not later
-//!   by an unrelated kernel.
+//! - **Allocation is real at once.** A new block is touched on the device (a one-byte fill)
+//!   before [`alloc`] returns, so running out of memory is reported by the allocation that
+//!   caused it, not later by an unrelated kernel.
 //! - **Running out.** The pool's held blocks are released and the allocation retried; if it
 //!   still does not fit, [`Error::OutOfDeviceMemory`] says how much was asked for, in use, held
 //!   and the limit. Every buffer that existed before is untouched.
