@@ -233,7 +233,8 @@ impl Runner {
                 (RunArg::Device(d), _) => d.to_arg()?,
                 (RunArg::Scalar(bytes, ty), _) => Arg::Scalar(bytes, ty),
                 (_, Some(b)) => Arg::Buffer(b),
-                (_, None) => unreachable!("every host argument has a buffer"),
+                // The first pass gave every host argument a buffer.
+                (_, None) => return Err(Error::InvalidArgument(format!("runner: {a:?} has no buffer"))),
             });
         }
         let mut launches = Vec::with_capacity(steps.len());
