@@ -469,30 +469,25 @@ impl Queue {
         if data.is_empty() {
             return self.marker(wait);
         }
-        self.tracked(
-            &[(buffer, Use::Write)],
-            wait,
-            || CommandKind::Write,
-            data.len(),
-            |ids| {
-                // SAFETY: queue and buffer are valid and of one context; the range lies inside the
-                // buffer (checked above); `data` is valid for `data.len()` bytes for as long as the
-                // caller guarantees (the whole call when blocking).
-                unsafe {
-                    opencl3::command_queue::enqueue_write_buffer(
-                        self.inner.queue.get(),
-                        buffer.raw(),
-                        if blocking { CL_BLOCKING } else { 0 },
-                        offset,
-                        data.len(),
-                        data.as_ptr() as *mut c_void,
-                        ids.len() as u32,
-                        list_ptr(ids),
-                    )
-                }
-                .cl("clEnqueueWriteBuffer")
-            },
-        )
+        let track = self.track(&[(buffer, Use::Write)], wait)?;
+        let ids = track.ids();
+        // SAFETY: queue and buffer are valid and of one context; the range lies inside the
+        // buffer (checked above); `data` is valid for `data.len()` bytes for as long as the
+        // caller guarantees (the whole call when blocking).
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_write_buffer(
+                self.inner.queue.get(),
+                buffer.raw(),
+                if blocking { CL_BLOCKING } else { 0 },
+                offset,
+                data.len(),
+                data.as_ptr() as *mut c_void,
+                ids.len() as u32,
+                list_ptr(ids),
+            )
+        }
+        .cl("clEnqueueWriteBuffer")?;
+        Ok(track.finish(ev, || CommandKind::Write, data.len()))
     }
 
     /// # Safety
@@ -510,29 +505,23 @@ impl Queue {
         if out.is_empty() {
             return self.marker(wait);
         }
-        let len = out.len();
-        self.tracked(
-            &[(buffer, Use::Read)],
-            wait,
-            || CommandKind::Read,
-            len,
-            |ids| {
-                // SAFETY: as in write_raw; `out` is writable for `out.len()` bytes.
-                unsafe {
-                    opencl3::command_queue::enqueue_read_buffer(
-                        self.inner.queue.get(),
-                        buffer.raw(),
-                        if blocking { CL_BLOCKING } else { 0 },
-                        offset,
-                        out.len(),
-                        out.as_mut_ptr().cast::<c_void>(),
-                        ids.len() as u32,
-                        list_ptr(ids),
-                    )
-                }
-                .cl("clEnqueueReadBuffer")
-            },
-        )
+        let track = self.track(&[(buffer, Use::Read)], wait)?;
+        let ids = track.ids();
+        // SAFETY: as in write_raw; `out` is writable for `out.len()` bytes.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_read_buffer(
+                self.inner.queue.get(),
+                buffer.raw(),
+                if blocking { CL_BLOCKING } else { 0 },
+                offset,
+                out.len(),
+                out.as_mut_ptr().cast::<c_void>(),
+                ids.len() as u32,
+                list_ptr(ids),
+            )
+        }
+        .cl("clEnqueueReadBuffer")?;
+        Ok(track.finish(ev, || CommandKind::Read, out.len()))
     }
 
     /// Copies `bytes` bytes from `src` at `src_offset` to `dst` at `dst_offset` on the device.
@@ -560,29 +549,23 @@ impl Queue {
                  {dst_offset} of the same buffer overlaps; copy through a temporary buffer"
             )));
         }
-        let uses = [(src, Use::Read), (dst, Use::Write)];
-        self.tracked(
-            &uses,
-            wait,
-            || CommandKind::Copy,
-            bytes,
-            |ids| {
-                // SAFETY: both buffers are valid, of this queue's context, and both ranges were checked.
-                unsafe {
-                    opencl3::command_queue::enqueue_copy_buffer(
-                        self.inner.queue.get(),
-                        src.raw(),
-                        dst.raw(),
-                        src_offset,
-                        dst_offset,
-                        bytes,
-                        ids.len() as u32,
-                        list_ptr(ids),
-                    )
-                }
-                .cl("clEnqueueCopyBuffer")
-            },
-        )
+        let track = self.track(&[(src, Use::Read), (dst, Use::Write)], wait)?;
+        let ids = track.ids();
+        // SAFETY: both buffers are valid, of this queue's context, and both ranges were checked.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_copy_buffer(
+                self.inner.queue.get(),
+                src.raw(),
+                dst.raw(),
+                src_offset,
+                dst_offset,
+                bytes,
+                ids.len() as u32,
+                list_ptr(ids),
+            )
+        }
+        .cl("clEnqueueCopyBuffer")?;
+        Ok(track.finish(ev, || CommandKind::Copy, bytes))
     }
 
     /// Fills `bytes` bytes of `buffer` from `offset` with copies of `pattern` (non-blocking).
@@ -613,28 +596,23 @@ impl Queue {
         if bytes == 0 {
             return self.marker(wait);
         }
-        self.tracked(
-            &[(buffer, Use::Write)],
-            wait,
-            || CommandKind::Fill,
-            bytes,
-            |ids| {
-                // SAFETY: buffer valid and of this context; range checked; the pattern is copied by the
-                // driver during the call.
-                unsafe {
-                    opencl3::command_queue::enqueue_fill_buffer(
-                        self.inner.queue.get(),
-                        buffer.raw(),
-                        pat.as_ptr().cast::<c_void>(),
-                        p,
-                        offset,
-                        bytes,
-                        ids.len() as u32,
-                        list_ptr(ids),
-                    )
-                }
-                .cl("clEnqueueFillBuffer")
-            },
-        )
+        let track = self.track(&[(buffer, Use::Write)], wait)?;
+        let ids = track.ids();
+        // SAFETY: buffer valid and of this context; range checked; the pattern is copied by the
+        // driver during the call.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_fill_buffer(
+                self.inner.queue.get(),
+                buffer.raw(),
+                pat.as_ptr().cast::<c_void>(),
+                p,
+                offset,
+                bytes,
+                ids.len() as u32,
+                list_ptr(ids),
+            )
+        }
+        .cl("clEnqueueFillBuffer")?;
+        Ok(track.finish(ev, || CommandKind::Fill, bytes))
     }
 }

@@ -330,32 +330,30 @@ impl Queue {
             row_pitch,
             slice_pitch,
         )?;
-        let moved: usize = host.len();
-        self.tracked(
-            &[],
-            wait,
+        let track = self.track(&[], wait)?;
+        let ids = track.ids();
+        // SAFETY: image region and host range were checked; pointers outlive the call; the host
+        // memory outlives the command as the caller guarantees.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_write_image(
+                self.inner.queue.get(),
+                image.raw(),
+                if blocking { CL_BLOCKING } else { 0 },
+                origin.as_ptr(),
+                region.as_ptr(),
+                row,
+                slice,
+                host.as_ptr() as *mut c_void,
+                ids.len() as u32,
+                list_ptr(ids),
+            )
+        }
+        .cl("clEnqueueWriteImage")?;
+        Ok(track.finish(
+            ev,
             || CommandKind::Write,
-            moved,
-            |ids| {
-                // SAFETY: image region and host range were checked; pointers outlive the call; the host
-                // memory outlives the command as the caller guarantees.
-                unsafe {
-                    opencl3::command_queue::enqueue_write_image(
-                        self.inner.queue.get(),
-                        image.raw(),
-                        if blocking { CL_BLOCKING } else { 0 },
-                        origin.as_ptr(),
-                        region.as_ptr(),
-                        row,
-                        slice,
-                        host.as_ptr() as *mut c_void,
-                        ids.len() as u32,
-                        list_ptr(ids),
-                    )
-                }
-                .cl("clEnqueueWriteImage")
-            },
-        )
+            region.iter().product::<usize>() * image.format().pixel_bytes(),
+        ))
     }
 
     /// # Safety
@@ -382,31 +380,29 @@ impl Queue {
             row_pitch,
             slice_pitch,
         )?;
-        let moved: usize = host.len();
-        self.tracked(
-            &[],
-            wait,
+        let track = self.track(&[], wait)?;
+        let ids = track.ids();
+        // SAFETY: as in write_image_raw, with `host` writable.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_read_image(
+                self.inner.queue.get(),
+                image.raw(),
+                if blocking { CL_BLOCKING } else { 0 },
+                origin.as_ptr(),
+                region.as_ptr(),
+                row,
+                slice,
+                host.as_mut_ptr().cast::<c_void>(),
+                ids.len() as u32,
+                list_ptr(ids),
+            )
+        }
+        .cl("clEnqueueReadImage")?;
+        Ok(track.finish(
+            ev,
             || CommandKind::Read,
-            moved,
-            |ids| {
-                // SAFETY: as in write_image_raw, with `host` writable.
-                unsafe {
-                    opencl3::command_queue::enqueue_read_image(
-                        self.inner.queue.get(),
-                        image.raw(),
-                        if blocking { CL_BLOCKING } else { 0 },
-                        origin.as_ptr(),
-                        region.as_ptr(),
-                        row,
-                        slice,
-                        host.as_mut_ptr().cast::<c_void>(),
-                        ids.len() as u32,
-                        list_ptr(ids),
-                    )
-                }
-                .cl("clEnqueueReadImage")
-            },
-        )
+            region.iter().product::<usize>() * image.format().pixel_bytes(),
+        ))
     }
 
     /// Copies a region between two images of the same format (non-blocking).
@@ -439,29 +435,27 @@ impl Queue {
                 "image → image copy within one image with overlapping regions".into(),
             ));
         }
-        let moved: usize = region.iter().product::<usize>() * src.format().pixel_bytes();
-        self.tracked(
-            &[],
-            wait,
+        let track = self.track(&[], wait)?;
+        let ids = track.ids();
+        // SAFETY: both images valid and of this context; regions checked.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_copy_image(
+                self.inner.queue.get(),
+                src.raw(),
+                dst.raw(),
+                src_origin.as_ptr(),
+                dst_origin.as_ptr(),
+                region.as_ptr(),
+                ids.len() as u32,
+                list_ptr(ids),
+            )
+        }
+        .cl("clEnqueueCopyImage")?;
+        Ok(track.finish(
+            ev,
             || CommandKind::Copy,
-            moved,
-            |ids| {
-                // SAFETY: both images valid and of this context; regions checked.
-                unsafe {
-                    opencl3::command_queue::enqueue_copy_image(
-                        self.inner.queue.get(),
-                        src.raw(),
-                        dst.raw(),
-                        src_origin.as_ptr(),
-                        dst_origin.as_ptr(),
-                        region.as_ptr(),
-                        ids.len() as u32,
-                        list_ptr(ids),
-                    )
-                }
-                .cl("clEnqueueCopyImage")
-            },
-        )
+            region.iter().product::<usize>() * src.format().pixel_bytes(),
+        ))
     }
 
     /// Copies a region of an image into a buffer at `dst_offset`, tightly packed (non-blocking).
@@ -479,29 +473,23 @@ impl Queue {
         src.check_region("image → buffer copy", origin, region)?;
         let bytes = region.iter().product::<usize>() * src.format().pixel_bytes();
         check_range("image → buffer copy (destination)", dst_offset, bytes, dst.len())?;
-        let moved: usize = bytes;
-        self.tracked(
-            &[(dst, Use::Write)],
-            wait,
-            || CommandKind::Copy,
-            moved,
-            |ids| {
-                // SAFETY: image region and buffer range checked; both objects valid and of this context.
-                unsafe {
-                    opencl3::command_queue::enqueue_copy_image_to_buffer(
-                        self.inner.queue.get(),
-                        src.raw(),
-                        dst.raw(),
-                        origin.as_ptr(),
-                        region.as_ptr(),
-                        dst_offset,
-                        ids.len() as u32,
-                        list_ptr(ids),
-                    )
-                }
-                .cl("clEnqueueCopyImageToBuffer")
-            },
-        )
+        let track = self.track(&[(dst, Use::Write)], wait)?;
+        let ids = track.ids();
+        // SAFETY: image region and buffer range checked; both objects valid and of this context.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_copy_image_to_buffer(
+                self.inner.queue.get(),
+                src.raw(),
+                dst.raw(),
+                origin.as_ptr(),
+                region.as_ptr(),
+                dst_offset,
+                ids.len() as u32,
+                list_ptr(ids),
+            )
+        }
+        .cl("clEnqueueCopyImageToBuffer")?;
+        Ok(track.finish(ev, || CommandKind::Copy, bytes))
     }
 
     /// Copies tightly packed pixels from a buffer at `src_offset` into a region of an image
@@ -520,28 +508,22 @@ impl Queue {
         dst.check_region("buffer → image copy", origin, region)?;
         let bytes = region.iter().product::<usize>() * dst.format().pixel_bytes();
         check_range("buffer → image copy (source)", src_offset, bytes, src.len())?;
-        let moved: usize = bytes;
-        self.tracked(
-            &[(src, Use::Read)],
-            wait,
-            || CommandKind::Copy,
-            moved,
-            |ids| {
-                // SAFETY: as in copy_image_to_buffer.
-                unsafe {
-                    opencl3::command_queue::enqueue_copy_buffer_to_image(
-                        self.inner.queue.get(),
-                        src.raw(),
-                        dst.raw(),
-                        src_offset,
-                        origin.as_ptr(),
-                        region.as_ptr(),
-                        ids.len() as u32,
-                        list_ptr(ids),
-                    )
-                }
-                .cl("clEnqueueCopyBufferToImage")
-            },
-        )
+        let track = self.track(&[(src, Use::Read)], wait)?;
+        let ids = track.ids();
+        // SAFETY: as in copy_image_to_buffer.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_copy_buffer_to_image(
+                self.inner.queue.get(),
+                src.raw(),
+                dst.raw(),
+                src_offset,
+                origin.as_ptr(),
+                region.as_ptr(),
+                ids.len() as u32,
+                list_ptr(ids),
+            )
+        }
+        .cl("clEnqueueCopyBufferToImage")?;
+        Ok(track.finish(ev, || CommandKind::Copy, bytes))
     }
 }

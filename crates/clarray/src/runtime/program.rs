@@ -507,31 +507,25 @@ impl Queue {
                 _ => None,
             })
             .collect();
-        let ev = self.tracked(
-            &uses,
-            wait,
-            || CommandKind::Kernel(kernel.name().to_string()),
-            0,
-            |ids| {
-                // SAFETY: the kernel's arguments are all set (count checked); the size arrays have `d`
-                // entries each and outlive the call.
-                unsafe {
-                    opencl3::command_queue::enqueue_nd_range_kernel(
-                        self.inner.queue.get(),
-                        raw.get(),
-                        d as u32,
-                        dims.offset.map_or(std::ptr::null(), <[usize]>::as_ptr),
-                        dims.global.as_ptr(),
-                        dims.local.map_or(std::ptr::null(), <[usize]>::as_ptr),
-                        ids.len() as u32,
-                        list_ptr(ids),
-                    )
-                }
-                .map_err(|code| Error::opencl("clEnqueueNDRangeKernel", code))
-            },
-        )?;
+        let track = self.track(&uses, wait)?;
+        let ids = track.ids();
+        // SAFETY: the kernel's arguments are all set (count checked); the size arrays have `d`
+        // entries each and outlive the call.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_nd_range_kernel(
+                self.inner.queue.get(),
+                raw.get(),
+                d as u32,
+                dims.offset.map_or(std::ptr::null(), <[usize]>::as_ptr),
+                dims.global.as_ptr(),
+                dims.local.map_or(std::ptr::null(), <[usize]>::as_ptr),
+                ids.len() as u32,
+                list_ptr(ids),
+            )
+        }
+        .map_err(|code| Error::opencl("clEnqueueNDRangeKernel", code))?;
         drop(raw);
-        Ok(ev)
+        Ok(track.finish(ev, || CommandKind::Kernel(kernel.name().to_string()), 0))
     }
 }
 

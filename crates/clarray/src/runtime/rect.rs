@@ -151,36 +151,30 @@ impl Queue {
         check_queue(self, buffer)?;
         let b = resolve("rectangular host → buffer copy (buffer side)", &bs, region, buffer.len())?;
         let h = resolve("rectangular host → buffer copy (host side)", &hs, region, host.len())?;
-        let bytes: usize = region.iter().product();
-        self.tracked(
-            &[(buffer, Use::Write)],
-            wait,
-            || CommandKind::Write,
-            bytes,
-            |ids| {
-                // SAFETY: both sides were checked to lie inside their memory; the host pointer is valid
-                // for `host.len()` bytes as long as the caller guarantees; origins and region outlive
-                // the call.
-                unsafe {
-                    opencl3::command_queue::enqueue_write_buffer_rect(
-                        self.inner.queue.get(),
-                        buffer.raw(),
-                        if blocking { CL_BLOCKING } else { 0 },
-                        bs.origin.as_ptr(),
-                        hs.origin.as_ptr(),
-                        region.as_ptr(),
-                        b.row,
-                        b.slice,
-                        h.row,
-                        h.slice,
-                        host.as_ptr() as *mut c_void,
-                        ids.len() as u32,
-                        list_ptr(ids),
-                    )
-                }
-                .cl("clEnqueueWriteBufferRect")
-            },
-        )
+        let track = self.track(&[(buffer, Use::Write)], wait)?;
+        let ids = track.ids();
+        // SAFETY: both sides were checked to lie inside their memory; the host pointer is valid
+        // for `host.len()` bytes as long as the caller guarantees; origins and region outlive
+        // the call.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_write_buffer_rect(
+                self.inner.queue.get(),
+                buffer.raw(),
+                if blocking { CL_BLOCKING } else { 0 },
+                bs.origin.as_ptr(),
+                hs.origin.as_ptr(),
+                region.as_ptr(),
+                b.row,
+                b.slice,
+                h.row,
+                h.slice,
+                host.as_ptr() as *mut c_void,
+                ids.len() as u32,
+                list_ptr(ids),
+            )
+        }
+        .cl("clEnqueueWriteBufferRect")?;
+        Ok(track.finish(ev, || CommandKind::Write, region.iter().product()))
     }
 
     /// # Safety
@@ -199,34 +193,28 @@ impl Queue {
         check_queue(self, buffer)?;
         let b = resolve("rectangular buffer → host copy (buffer side)", &bs, region, buffer.len())?;
         let h = resolve("rectangular buffer → host copy (host side)", &hs, region, host.len())?;
-        let bytes: usize = region.iter().product();
-        self.tracked(
-            &[(buffer, Use::Read)],
-            wait,
-            || CommandKind::Read,
-            bytes,
-            |ids| {
-                // SAFETY: as in write_rect_raw, with `host` writable.
-                unsafe {
-                    opencl3::command_queue::enqueue_read_buffer_rect(
-                        self.inner.queue.get(),
-                        buffer.raw(),
-                        if blocking { CL_BLOCKING } else { 0 },
-                        bs.origin.as_ptr(),
-                        hs.origin.as_ptr(),
-                        region.as_ptr(),
-                        b.row,
-                        b.slice,
-                        h.row,
-                        h.slice,
-                        host.as_mut_ptr().cast::<c_void>(),
-                        ids.len() as u32,
-                        list_ptr(ids),
-                    )
-                }
-                .cl("clEnqueueReadBufferRect")
-            },
-        )
+        let track = self.track(&[(buffer, Use::Read)], wait)?;
+        let ids = track.ids();
+        // SAFETY: as in write_rect_raw, with `host` writable.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_read_buffer_rect(
+                self.inner.queue.get(),
+                buffer.raw(),
+                if blocking { CL_BLOCKING } else { 0 },
+                bs.origin.as_ptr(),
+                hs.origin.as_ptr(),
+                region.as_ptr(),
+                b.row,
+                b.slice,
+                h.row,
+                h.slice,
+                host.as_mut_ptr().cast::<c_void>(),
+                ids.len() as u32,
+                list_ptr(ids),
+            )
+        }
+        .cl("clEnqueueReadBufferRect")?;
+        Ok(track.finish(ev, || CommandKind::Read, region.iter().product()))
     }
 
     /// Copies a rectangular region from one buffer to another on the device (non-blocking).
@@ -251,32 +239,26 @@ impl Queue {
                 s.start, s.end, d.start, d.end
             )));
         }
-        let bytes: usize = region.iter().product();
-        self.tracked(
-            &[(src, Use::Read), (dst, Use::Write)],
-            wait,
-            || CommandKind::Copy,
-            bytes,
-            |ids| {
-                // SAFETY: both buffers are valid and of this context; both sides were checked.
-                unsafe {
-                    opencl3::command_queue::enqueue_copy_buffer_rect(
-                        self.inner.queue.get(),
-                        src.raw(),
-                        dst.raw(),
-                        src_side.origin.as_ptr(),
-                        dst_side.origin.as_ptr(),
-                        region.as_ptr(),
-                        s.row,
-                        s.slice,
-                        d.row,
-                        d.slice,
-                        ids.len() as u32,
-                        list_ptr(ids),
-                    )
-                }
-                .cl("clEnqueueCopyBufferRect")
-            },
-        )
+        let track = self.track(&[(src, Use::Read), (dst, Use::Write)], wait)?;
+        let ids = track.ids();
+        // SAFETY: both buffers are valid and of this context; both sides were checked.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_copy_buffer_rect(
+                self.inner.queue.get(),
+                src.raw(),
+                dst.raw(),
+                src_side.origin.as_ptr(),
+                dst_side.origin.as_ptr(),
+                region.as_ptr(),
+                s.row,
+                s.slice,
+                d.row,
+                d.slice,
+                ids.len() as u32,
+                list_ptr(ids),
+            )
+        }
+        .cl("clEnqueueCopyBufferRect")?;
+        Ok(track.finish(ev, || CommandKind::Copy, region.iter().product()))
     }
 }

@@ -134,18 +134,11 @@ impl Queue {
         Ok(out)
     }
 
-    /// Enqueues one command with the ordering its buffers need and records it when the queue
-    /// records. `enqueue` gets the full wait list and returns the command's event.
-    pub(crate) fn tracked(
-        &self,
-        uses: &[(&Buffer, Use)],
-        wait: &[Event],
-        kind: impl FnOnce() -> CommandKind,
-        bytes: usize,
-        enqueue: impl FnOnce(&[cl_event]) -> Result<cl_event>,
-    ) -> Result<Event> {
-        // One lock per allocation (sub-buffers resolve to their parent), taken in address
-        // order so that two threads never wait on each other.
+    /// Prepares one command that uses `uses`: locks their hazard records (in address order, so
+    /// that two threads never wait on each other) and gathers the events it must wait for —
+    /// `wait` and the other queues' conflicting commands. Enqueue the command with
+    /// [`Tracked::ids`] as its wait list, then hand its event to [`Tracked::finish`].
+    pub(crate) fn track<'a>(&'a self, uses: &[(&'a Buffer, Use)], wait: &[Event]) -> Result<Tracked<'a>> {
         let mut roots: Vec<(&Mutex<Hazards>, Use)> = Vec::with_capacity(uses.len());
         for (b, u) in uses {
             let m = b.hazards();
@@ -159,7 +152,7 @@ impl Queue {
             }
         }
         roots.sort_by_key(|(m, _)| *m as *const Mutex<Hazards> as usize);
-        let mut guards: Vec<(MutexGuard<'_, Hazards>, Use)> =
+        let guards: Vec<(MutexGuard<'a, Hazards>, Use)> =
             roots.into_iter().map(|(m, u)| (lock(m), u)).collect();
         let me = self.id();
         let mut ids: Vec<cl_event> = wait.iter().map(Event::raw).collect();
@@ -186,11 +179,33 @@ impl Queue {
                 }
             }
         }
-        // The events in `ids` stay alive: the caller holds `wait`, and the hazard records are
-        // locked until after the enqueue.
-        let ev = Event::from_raw(enqueue(&ids)?, self.is_profiling());
-        let mine = || Last { queue: me, owner: Arc::downgrade(&self.inner), event: ev.clone() };
-        for (h, u) in &mut guards {
+        Ok(Tracked { queue: self, guards, ids })
+    }
+}
+
+/// A command being enqueued: the hazard records of its buffers stay locked (so the events in
+/// the wait list stay alive and no other command slips in between) until [`Tracked::finish`]
+/// records its event, or until it is dropped because the enqueue failed.
+pub(crate) struct Tracked<'a> {
+    queue: &'a Queue,
+    guards: Vec<(MutexGuard<'a, Hazards>, Use)>,
+    ids: Vec<cl_event>,
+}
+
+impl Tracked<'_> {
+    /// The wait list for the command.
+    pub(crate) fn ids(&self) -> &[cl_event] {
+        &self.ids
+    }
+
+    /// Records the enqueued command `ev` as the latest user of its buffers and, when the queue
+    /// records, in the command log; returns its event.
+    pub(crate) fn finish(mut self, ev: cl_event, kind: impl FnOnce() -> CommandKind, bytes: usize) -> Event {
+        let q = self.queue;
+        let ev = Event::from_raw(ev, q.is_profiling());
+        let me = q.id();
+        let mine = || Last { queue: me, owner: Arc::downgrade(&q.inner), event: ev.clone() };
+        for (h, u) in &mut self.guards {
             match u {
                 Use::Read => match h.reads.iter_mut().find(|r| r.queue == me) {
                     Some(slot) => slot.event = ev.clone(),
@@ -202,10 +217,10 @@ impl Queue {
                 }
             }
         }
-        drop(guards);
-        if self.is_recording() {
-            lock(&self.inner.log).push(kind(), bytes as u64, &ev);
+        drop(self.guards);
+        if q.is_recording() {
+            lock(&q.inner.log).push(kind(), bytes as u64, &ev);
         }
-        Ok(ev)
+        ev
     }
 }
