@@ -8,14 +8,18 @@
 //! |---|---|---|
 //! | runtime | [`runtime`] | platforms, devices, contexts, queues, events; buffers, images, pinned memory and every copy between them (bounds-checked, blocking or safely non-blocking); programs and kernel launches with checked arguments |
 //! | memory | [`memory`] | every upper-layer allocation ([`memory::alloc`]): pool, device memory limit |
-//! | programs | [`program`] | the program cache (memory and disk), kernels created once and reused |
+//! | programs | [`program`] | sources with `#include`s and typed defines, the program cache (memory and disk), kernels created once and reused, launches with positional arguments |
+//! | runner | [`runner`] | MatCL-style runs: a list of kernels over one argument list, host data copied once per call, kernel and copy times apart |
+//! | profiler | [`profile`] | every command's device times per kernel and per transfer, idle time; table and JSON |
 //!
 //! Start with [`Context::new`], which picks the device named by `CLARRAY_DEVICE` or else the
 //! GPU with the most memory (PoCL's CPU device on a machine without a GPU).
 
 pub mod error;
 pub mod memory;
+pub mod profile;
 pub mod program;
+pub mod runner;
 pub mod runtime;
 
 pub use error::{BuildFailure, Error, Result};

@@ -24,6 +24,7 @@
 //! median. `Row::bytes` counts every byte moved through device memory or the bus per
 //! repetition (a copy of n bytes on the device moves 2n: read and write).
 
+mod kernels;
 mod transfer;
 
 use std::time::Instant;
@@ -115,7 +116,10 @@ pub struct Area {
 const CEILING: RowFn = transfer::device_copy;
 
 /// Every area, in the order they run. Add one line per new area.
-pub const AREAS: &[Area] = &[Area { name: "transfer", rows: transfer::host_transfers }];
+pub const AREAS: &[Area] = &[
+    Area { name: "transfer", rows: transfer::host_transfers },
+    Area { name: "kernels", rows: kernels::rows },
+];
 
 /// Best and median of the timed repetitions, in seconds.
 #[derive(Debug, Clone, Copy)]

@@ -1,15 +1,350 @@
 //! Device memory management above the runtime: every device allocation made by the layers
-//! above (arrays, temporaries, runner arguments) goes through [`alloc`].
+//! above (arrays, temporaries, runner arguments) goes through [`alloc`], so that the pool and
+//! the device memory limit apply to all of them.
+//!
+//! - **Pool.** Sizes are rounded up to bins (multiples of 256 bytes below 1 KiB, then four
+//!   bins per power of two, so at most 25% is wasted); a dropped buffer's block goes back to
+//!   its bin and the next allocation of that bin reuses it without asking the driver. A block
+//!   remembers the last commands that used it: a buffer made from it on another queue waits for
+//!   them, so a block is never handed to another queue while still in use.
+//! - **Limit.** Bytes in use plus bytes held by the pool never exceed the limit: by default the
+//!   device's global memory less a reserve (1/16 of it, between 64 MiB and 1 GiB); set with
+//!   [`set_limit`] or `CLARRAY_MEMORY_LIMIT` (bytes, with an optional `K`/`M`/`G` suffix, or a
+//!   percentage of the device's memory such as `50%`).
+//! - **Allocation is real at once.** A new block is touched on the device (a one-byte fill)
+//!   before [`alloc`] returns, so running out of memory is reported by the allocation that
+//!   caused it, not later by an unrelated kernel.
+//! - **Running out.** The pool's held blocks are released and the allocation retried; if it
+//!   still does not fit, [`Error::OutOfDeviceMemory`] says how much was asked for, in use, held
+//!   and the limit. Every buffer that existed before is untouched.
 //!
 //! Safe Rust only.
 
 pub mod staging;
 
-use crate::error::Result;
-use crate::runtime::{Buffer, Context};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
 
-/// Allocates `bytes` bytes of device memory for `ctx`. This is the one entry point for
-/// allocations of the upper layers, so that pooling and the device memory limit apply to all.
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::runtime::{Block, Buffer, Context, Recycle};
+
+/// Environment variable: the device memory limit (bytes, `K`/`M`/`G` suffixes, or `N%`).
+pub const MEMORY_LIMIT_ENV: &str = "CLARRAY_MEMORY_LIMIT";
+
+/// Allocates `bytes` bytes of device memory for `ctx`: from the pool when a block of the right
+/// bin is free, else from the driver (made real at once), within the device memory limit.
+/// This is the one entry point for allocations of the upper layers.
 pub fn alloc(ctx: &Context, bytes: usize) -> Result<Buffer> {
-    Buffer::uninit(ctx, bytes)
+    let mgr: Arc<Manager> = ctx.slot();
+    let bin = bin_size(bytes, ctx.device().info().max_alloc_bytes);
+    let mut st = mgr.state();
+    st.init(ctx)?;
+    st.requests += 1;
+    if st.pooling {
+        if let Some(block) = st.bins.get_mut(&bin).and_then(Vec::pop) {
+            st.held -= bin as u64;
+            st.in_use += bin as u64;
+            st.reuses += 1;
+            drop(st);
+            return Buffer::from_block(ctx, block, bytes, mgr.clone());
+        }
+    }
+    let limit = st.limit;
+    if st.in_use + st.held + bin as u64 > limit {
+        st.release_held();
+    }
+    if st.in_use + bin as u64 > limit {
+        return Err(st.out_of_memory(bytes));
+    }
+    // Reserve the bytes before the (slow) driver call, so concurrent allocations see them.
+    st.in_use += bin as u64;
+    drop(st);
+    let block = match Block::new(ctx, bin) {
+        Ok(b) => Ok(b),
+        Err(Error::OutOfDeviceMemory { .. }) => {
+            // The driver ran out below our limit (other processes, fragmentation): give back
+            // what the pool holds and try once more.
+            let released = mgr.state().release_held();
+            if released > 0 {
+                Block::new(ctx, bin)
+            } else {
+                Err(Error::OutOfDeviceMemory { requested: 0, in_use: 0, held: 0, limit: 0 })
+            }
+        }
+        Err(e) => Err(e),
+    };
+    let mut st = mgr.state();
+    match block {
+        Ok(block) => {
+            st.allocations += 1;
+            st.peak = st.peak.max(st.in_use + st.held);
+            drop(st);
+            Buffer::from_block(ctx, block, bytes, mgr.clone())
+        }
+        Err(e) => {
+            st.in_use -= bin as u64;
+            Err(match e {
+                Error::OutOfDeviceMemory { .. } => st.out_of_memory(bytes),
+                other => other,
+            })
+        }
+    }
+}
+
+/// What the memory manager of a context holds and has done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MemoryStats {
+    /// Bytes in blocks handed out and not yet returned (bin sizes, not requested sizes).
+    pub in_use: u64,
+    /// Bytes in free blocks the pool keeps for reuse.
+    pub held: u64,
+    /// The largest `in_use + held` so far: the device memory clarray has occupied.
+    pub peak: u64,
+    /// The limit in force (0 before the first allocation fixes it).
+    pub limit: u64,
+    /// Allocations asked of [`alloc`].
+    pub requests: u64,
+    /// Allocations served from the pool.
+    pub reuses: u64,
+    /// Blocks allocated from the driver.
+    pub allocations: u64,
+    /// Blocks released to the driver.
+    pub releases: u64,
+}
+
+/// The memory manager's numbers for `ctx`.
+pub fn stats(ctx: &Context) -> MemoryStats {
+    let mgr: Arc<Manager> = ctx.slot();
+    let st = mgr.state();
+    MemoryStats {
+        in_use: st.in_use,
+        held: st.held,
+        peak: st.peak,
+        limit: if st.initialised { st.limit } else { 0 },
+        requests: st.requests,
+        reuses: st.reuses,
+        allocations: st.allocations,
+        releases: st.releases,
+    }
+}
+
+/// Releases every block the pool holds for `ctx` to the driver; returns the bytes released.
+pub fn free_held(ctx: &Context) -> u64 {
+    let mgr: Arc<Manager> = ctx.slot();
+    let released = mgr.state().release_held();
+    released
+}
+
+/// A device memory limit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Limit {
+    /// This many bytes.
+    Bytes(u64),
+    /// This fraction (0 to 1] of the device's global memory.
+    Fraction(f64),
+    /// The default: `CLARRAY_MEMORY_LIMIT` if set, else the device's memory less a reserve.
+    Default,
+}
+
+/// Sets the device memory limit for `ctx`'s allocations. Lowering it below what is in use is
+/// allowed: later allocations fail until enough is freed. Held blocks above the new limit are
+/// released.
+pub fn set_limit(ctx: &Context, limit: Limit) -> Result<()> {
+    let global = ctx.device().info().global_mem_bytes;
+    let bytes = match limit {
+        Limit::Bytes(b) => b,
+        Limit::Fraction(f) if f > 0.0 && f <= 1.0 => (global as f64 * f) as u64,
+        Limit::Fraction(f) => {
+            return Err(Error::InvalidArgument(format!(
+                "a memory limit of {f} of the device's memory; give a fraction in (0, 1]"
+            )))
+        }
+        Limit::Default => default_limit(global)?,
+    };
+    let mgr: Arc<Manager> = ctx.slot();
+    let mut st = mgr.state();
+    st.initialised = true;
+    st.limit = bytes;
+    if st.in_use + st.held > bytes {
+        st.release_held();
+    }
+    Ok(())
+}
+
+/// The limit in force for `ctx` (fixing the default now if no allocation has yet).
+pub fn limit(ctx: &Context) -> Result<u64> {
+    let mgr: Arc<Manager> = ctx.slot();
+    let mut st = mgr.state();
+    st.init(ctx)?;
+    Ok(st.limit)
+}
+
+/// Turns pooling on (the default) or off for `ctx`. Off, a dropped buffer's block is released
+/// at once (and what the pool holds is released now); the limit still applies.
+pub fn set_pooling(ctx: &Context, on: bool) {
+    let mgr: Arc<Manager> = ctx.slot();
+    let mut st = mgr.state();
+    st.pooling_set = true;
+    st.pooling = on;
+    if !on {
+        st.release_held();
+    }
+}
+
+/// The size of the block an allocation of `bytes` gets.
+pub fn bin_size(bytes: usize, max_alloc: u64) -> usize {
+    const SMALL: usize = 256;
+    let n = bytes.max(1);
+    let bin = if n <= 4 * SMALL {
+        n.div_ceil(SMALL) * SMALL
+    } else {
+        // Four bins per power of two.
+        let step = (1usize << (usize::BITS - 1 - n.leading_zeros())) / 4;
+        n.div_ceil(step).saturating_mul(step)
+    };
+    if bin as u64 > max_alloc {
+        // Near the device's largest allocation: no rounding beyond what it allows.
+        n
+    } else {
+        bin
+    }
+}
+
+fn default_limit(global: u64) -> Result<u64> {
+    match std::env::var(MEMORY_LIMIT_ENV) {
+        Ok(v) if !v.trim().is_empty() => parse_limit(&v, global),
+        _ => Ok(global - (global / 16).clamp(64 << 20, 1 << 30).min(global / 2)),
+    }
+}
+
+/// Parses a limit: bytes (`1073741824`, `512M`, `4G`, `64K`) or a percentage of `global`.
+pub fn parse_limit(text: &str, global: u64) -> Result<u64> {
+    let t = text.trim();
+    let bad = || {
+        Error::InvalidArgument(format!(
+            "{MEMORY_LIMIT_ENV}=`{text}`: give bytes (e.g. 8000000000, 512M, 4G) or a percentage \
+             of the device's {global} bytes (e.g. 50%)"
+        ))
+    };
+    if let Some(p) = t.strip_suffix('%') {
+        let p: f64 = p.trim().parse().map_err(|_| bad())?;
+        if !(p > 0.0 && p <= 100.0) {
+            return Err(bad());
+        }
+        return Ok((global as f64 * p / 100.0) as u64);
+    }
+    let (num, mult) = match t.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&t[..i], 1u64 << 10),
+        Some((i, 'M' | 'm')) => (&t[..i], 1 << 20),
+        Some((i, 'G' | 'g')) => (&t[..i], 1 << 30),
+        _ => (t, 1),
+    };
+    num.trim().parse::<u64>().ok().and_then(|n| n.checked_mul(mult)).filter(|&n| n > 0).ok_or_else(bad)
+}
+
+#[derive(Default)]
+struct Manager {
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    initialised: bool,
+    limit: u64,
+    pooling_set: bool,
+    pooling: bool,
+    bins: BTreeMap<usize, Vec<Block>>,
+    in_use: u64,
+    held: u64,
+    peak: u64,
+    requests: u64,
+    reuses: u64,
+    allocations: u64,
+    releases: u64,
+}
+
+impl Manager {
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl State {
+    fn init(&mut self, ctx: &Context) -> Result<()> {
+        if !self.pooling_set {
+            self.pooling_set = true;
+            self.pooling = true;
+        }
+        if !self.initialised {
+            self.limit = default_limit(ctx.device().info().global_mem_bytes)?;
+            self.initialised = true;
+        }
+        Ok(())
+    }
+
+    /// Releases every held block; returns the bytes released.
+    fn release_held(&mut self) -> u64 {
+        let released = self.held;
+        for (_, blocks) in std::mem::take(&mut self.bins) {
+            self.releases += blocks.len() as u64;
+        }
+        self.held = 0;
+        released
+    }
+
+    fn out_of_memory(&self, requested: usize) -> Error {
+        Error::OutOfDeviceMemory {
+            requested: requested as u64,
+            in_use: self.in_use,
+            held: self.held,
+            limit: self.limit,
+        }
+    }
+}
+
+impl Recycle for Manager {
+    fn recycle(&self, block: Block) {
+        let bytes = block.bytes();
+        let mut st = self.state();
+        st.in_use = st.in_use.saturating_sub(bytes as u64);
+        if st.pooling && st.in_use + st.held + bytes as u64 <= st.limit {
+            st.held += bytes as u64;
+            st.bins.entry(bytes).or_default().push(block);
+        } else {
+            st.releases += 1;
+            drop(st);
+            drop(block);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bins_waste_at_most_a_quarter() {
+        for n in (1..5000).chain((1..40).map(|k| (1usize << k) + 3)) {
+            let b = bin_size(n, u64::MAX);
+            assert!(b >= n, "{n} -> {b}");
+            assert!(b % 256 == 0 || n > 1024, "{n} -> {b}");
+            assert!(n < 1024 || (b - n) as f64 <= 0.25 * n as f64 + 1.0, "{n} -> {b}");
+        }
+        assert_eq!(bin_size(1000, 900), 1000);
+    }
+
+    #[test]
+    fn limits_parse() {
+        let g = 1u64 << 34;
+        assert_eq!(parse_limit("1000", g).unwrap(), 1000);
+        assert_eq!(parse_limit("4G", g).unwrap(), 4 << 30);
+        assert_eq!(parse_limit(" 512M ", g).unwrap(), 512 << 20);
+        assert_eq!(parse_limit("50%", g).unwrap(), g / 2);
+        for bad in ["", "x", "0", "-5", "150%", "0%", "12Q"] {
+            let e = parse_limit(bad, g).unwrap_err().to_string();
+            assert!(e.contains("CLARRAY_MEMORY_LIMIT") && e.contains("percentage"), "{bad}: {e}");
+        }
+    }
 }

@@ -1,43 +1,328 @@
-//! The program cache: built programs kept per context, keyed by source and options, and their
-//! kernels created once and reused.
+//! The program cache: built programs kept per context in memory and on disk, and their kernels
+//! created once and reused.
+//!
+//! # On disk
+//! A program's device binary is stored under a key that is the SHA-256 of everything the binary
+//! depends on: the source (includes inlined, see [`super::Source`]), the build options, the
+//! device's name and vendor, the driver and OpenCL versions, the platform, and clarray's version.
+//! The directory is `CLARRAY_CACHE_DIR`, else `$XDG_CACHE_HOME/clarray`, else
+//! `~/.cache/clarray`; `CLARRAY_NO_CACHE=1` turns the disk cache off.
+//!
+//! Each file starts with a header (magic, format version, key, payload length and the payload's
+//! SHA-256) that is checked before the driver sees the binary — some drivers crash on a
+//! truncated one. An entry that fails a check, or that the driver refuses, is rebuilt from
+//! source and overwritten. Files are written to a temporary name in the same directory and
+//! renamed into place, which is atomic on POSIX file systems: readers see the old file or the
+//! new one, never half of one, and no lock files are needed (they break on shared file
+//! systems). Two processes building the same program at once both write the same bytes.
 
 use std::collections::HashMap;
+use std::fmt;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::error::Result;
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
 use crate::runtime::{Context, Kernel, Program};
 
+use super::source::{excerpt, with_arg_info, MAIN_LABEL};
+
+/// Environment variable: the cache directory.
+pub const CACHE_DIR_ENV: &str = "CLARRAY_CACHE_DIR";
+/// Environment variable: `1` turns the disk cache off.
+pub const NO_CACHE_ENV: &str = "CLARRAY_NO_CACHE";
+
+const MAGIC: &[u8; 8] = b"CLARRAYP";
+const FORMAT: u32 = 1;
+const HEADER: usize = 8 + 4 + 32 + 8 + 32;
+
+/// A built program with its kernels, each created once (on first use) and kept: creating a
+/// kernel object per call is what made PyOpenCL's launches 20x slower. Cheap to clone.
+#[derive(Clone)]
+pub struct Kernels {
+    program: Program,
+    kernels: Arc<Mutex<HashMap<String, Kernel>>>,
+}
+
+impl fmt::Debug for Kernels {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<String> = lock(&self.kernels).keys().cloned().collect();
+        write!(f, "Kernels({:?}, created: {names:?})", self.program)
+    }
+}
+
+impl Kernels {
+    /// The kernel `name`, created on first use and reused after.
+    pub fn kernel(&self, name: &str) -> Result<Kernel> {
+        if let Some(k) = lock(&self.kernels).get(name) {
+            return Ok(k.clone());
+        }
+        let k = self.program.kernel(name)?;
+        Ok(lock(&self.kernels).entry(name.to_string()).or_insert(k).clone())
+    }
+
+    /// The program.
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// The context it was built in.
+    pub fn context(&self) -> &Context {
+        self.program.context()
+    }
+}
+
+/// Per context: options → source → program. Nested so that a lookup borrows its keys (the
+/// hot path of every cached kernel allocates nothing).
 #[derive(Default)]
 struct Memory {
-    programs: Mutex<HashMap<(String, String), Program>>,
-    kernels: Mutex<HashMap<(String, String, String), Kernel>>,
+    programs: Mutex<HashMap<String, HashMap<String, Kernels>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The program built from `source` with `options` in `ctx`, built at most once per context.
+/// The program built from `source` with `options` (plus `-cl-kernel-arg-info`) in `ctx`,
+/// built at most once per context and loaded from the disk cache when it is there.
 pub fn cached_program(ctx: &Context, source: &str, options: &str) -> Result<Program> {
-    let mem: Arc<Memory> = ctx.slot();
-    let key = (source.to_string(), options.to_string());
-    if let Some(p) = lock(&mem.programs).get(&key) {
-        return Ok(p.clone());
-    }
-    let p = Program::build(ctx, source, options)?;
-    lock(&mem.programs).insert(key, p.clone());
-    Ok(p)
+    let files = [(MAIN_LABEL.to_string(), source.to_string())];
+    Ok(cached_program_named(ctx, source, &with_arg_info(options), &files)?.program)
 }
 
 /// The kernel `name` of the program built from `source` with `options`, created once per
 /// context and reused.
 pub fn cached_kernel(ctx: &Context, source: &str, options: &str, name: &str) -> Result<Kernel> {
+    let files = [(MAIN_LABEL.to_string(), source.to_string())];
+    cached_program_named(ctx, source, &with_arg_info(options), &files)?.kernel(name)
+}
+
+/// [`cached_program`] for an expanded source whose files are known (for build errors).
+pub(crate) fn cached_program_named(
+    ctx: &Context,
+    source: &str,
+    options: &str,
+    files: &[(String, String)],
+) -> Result<Kernels> {
     let mem: Arc<Memory> = ctx.slot();
-    let key = (source.to_string(), options.to_string(), name.to_string());
-    if let Some(k) = lock(&mem.kernels).get(&key) {
+    if let Some(k) = lock(&mem.programs).get(options).and_then(|m| m.get(source)) {
         return Ok(k.clone());
     }
-    let k = cached_program(ctx, source, options)?.kernel(name)?;
-    lock(&mem.kernels).insert(key, k.clone());
-    Ok(k)
+    let program = match DiskCache::from_env() {
+        Some(disk) => disk.load_or_build(ctx, source, options, files)?.0,
+        None => build(ctx, source, options, files)?,
+    };
+    let built = Kernels { program, kernels: Arc::default() };
+    let kept = lock(&mem.programs)
+        .entry(options.to_string())
+        .or_default()
+        .entry(source.to_string())
+        .or_insert(built)
+        .clone();
+    Ok(kept)
+}
+
+/// Builds from source; a build error's excerpt shows the lines in the files they are in.
+fn build(ctx: &Context, source: &str, options: &str, files: &[(String, String)]) -> Result<Program> {
+    Program::build(ctx, source, options).map_err(|e| match e {
+        Error::Build(mut failure) => {
+            failure.excerpt = excerpt(files, &failure.log);
+            Error::Build(failure)
+        }
+        other => other,
+    })
+}
+
+/// What the disk cache did for one program.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Loaded from the cache.
+    Hit,
+    /// Not in the cache: built and stored.
+    Miss,
+    /// In the cache but unusable (the reason says why): rebuilt and overwritten.
+    Rebuilt(String),
+}
+
+/// A program cache directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiskCache {
+    dir: PathBuf,
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl DiskCache {
+    /// A cache in `dir` (created when the first program is stored).
+    pub fn new(dir: impl AsRef<Path>) -> DiskCache {
+        DiskCache { dir: dir.as_ref().to_path_buf() }
+    }
+
+    /// The cache the environment asks for: `None` when `CLARRAY_NO_CACHE` is set (to anything
+    /// but `0` or empty) or no directory can be found.
+    pub fn from_env() -> Option<DiskCache> {
+        if std::env::var(NO_CACHE_ENV).is_ok_and(|v| !v.is_empty() && v != "0") {
+            return None;
+        }
+        let nonempty = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let dir = nonempty(CACHE_DIR_ENV)
+            .or_else(|| nonempty("XDG_CACHE_HOME").map(|d| d.join("clarray")))
+            .or_else(|| nonempty("HOME").map(|d| d.join(".cache").join("clarray")))?;
+        Some(DiskCache { dir })
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The key of a program: SHA-256 over everything its binary depends on.
+    pub fn key(ctx: &Context, source: &str, options: &str) -> [u8; 32] {
+        let info = ctx.device().info();
+        let mut h = Sha256::new();
+        let fields: [&str; 10] = [
+            "clarray program cache",
+            env!("CARGO_PKG_VERSION"),
+            &info.platform_name,
+            &info.name,
+            &info.vendor,
+            &info.driver_version,
+            &info.opencl_version,
+            &info.opencl_c_version,
+            options,
+            source,
+        ];
+        for f in fields {
+            // Length-prefixed, so that no two field lists hash alike.
+            h.update((f.len() as u64).to_le_bytes());
+            h.update(f.as_bytes());
+        }
+        h.finalize().into()
+    }
+
+    /// The file a program is stored in.
+    pub fn path(&self, ctx: &Context, source: &str, options: &str) -> PathBuf {
+        self.path_of(&DiskCache::key(ctx, source, options))
+    }
+
+    fn path_of(&self, key: &[u8; 32]) -> PathBuf {
+        let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+        self.dir.join(format!("{hex}.clbin"))
+    }
+
+    /// Loads the program from the cache, or builds it from source and stores it. A cache entry
+    /// that cannot be used is rebuilt and overwritten; a failure to store is logged, not
+    /// returned (the program was built).
+    pub fn load_or_build(
+        &self,
+        ctx: &Context,
+        source: &str,
+        options: &str,
+        files: &[(String, String)],
+    ) -> Result<(Program, Outcome)> {
+        let key = DiskCache::key(ctx, source, options);
+        let path = self.path_of(&key);
+        let outcome = match std::fs::read(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Outcome::Miss,
+            Err(e) => Outcome::Rebuilt(format!("unreadable: {e}")),
+            Ok(bytes) => match check(&bytes, &key) {
+                Err(why) => Outcome::Rebuilt(why),
+                Ok(binary) => match Program::from_binary(ctx, binary, options) {
+                    Ok(p) if has_arg_info(&p) => return Ok((p, Outcome::Hit)),
+                    Ok(_) => Outcome::Rebuilt(LOST_ARG_INFO.into()),
+                    Err(e) => Outcome::Rebuilt(format!("the driver refused the binary: {e}")),
+                },
+            },
+        };
+        if let Outcome::Rebuilt(why) = &outcome {
+            log::info!("clarray: program cache entry {} rebuilt: {why}", path.display());
+        }
+        let program = build(ctx, source, options, files)?;
+        if outcome == Outcome::Rebuilt(LOST_ARG_INFO.into()) {
+            // Storing it again would only lose it again.
+            return Ok((program, outcome));
+        }
+        match program.binary() {
+            Ok(b) if !b.is_empty() => {
+                if let Err(e) = self.store(&path, &key, &b) {
+                    log::warn!("clarray: could not store a program in the cache: {e}");
+                }
+            }
+            Ok(_) => log::debug!("clarray: the driver gave no program binary; nothing cached"),
+            Err(e) => log::warn!("clarray: could not read a program binary to cache it: {e}"),
+        }
+        Ok((program, outcome))
+    }
+
+    fn store(&self, path: &Path, key: &[u8; 32], binary: &[u8]) -> Result<()> {
+        let io = |what: &str, e: std::io::Error| Error::Io {
+            context: format!("{what} `{}`", path.display()),
+            message: e.to_string(),
+        };
+        std::fs::create_dir_all(&self.dir).map_err(|e| io("creating the program cache directory for", e))?;
+        let tmp = self.dir.join(format!(
+            ".{}.{}.{}.tmp",
+            path.file_name().and_then(|n| n.to_str()).unwrap_or("program"),
+            std::process::id(),
+            TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let mut data = Vec::with_capacity(HEADER + binary.len());
+        data.extend_from_slice(MAGIC);
+        data.extend_from_slice(&FORMAT.to_le_bytes());
+        data.extend_from_slice(key);
+        data.extend_from_slice(&(binary.len() as u64).to_le_bytes());
+        data.extend_from_slice(&Sha256::digest(binary));
+        data.extend_from_slice(binary);
+        let written = std::fs::File::create(&tmp).and_then(|mut f| {
+            f.write_all(&data)?;
+            f.sync_all()
+        });
+        if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(io("writing the program cache entry", e));
+        }
+        Ok(())
+    }
+}
+
+const LOST_ARG_INFO: &str = "the driver dropped the kernels' argument information when loading the \
+     binary (launches could not be checked); built from source, not cached";
+
+/// Whether every kernel of `p` reports its arguments' address spaces and types, which launches
+/// are checked against.
+fn has_arg_info(p: &Program) -> bool {
+    p.kernel_names().is_ok_and(|names| {
+        names.iter().all(|n| {
+            p.kernel(n).is_ok_and(|k| k.args().iter().all(|a| a.space.is_some() && a.type_name.is_some()))
+        })
+    })
+}
+
+/// The binary in a cache file, after checking its header; else why it cannot be used.
+fn check<'a>(bytes: &'a [u8], key: &[u8; 32]) -> std::result::Result<&'a [u8], String> {
+    if bytes.len() < HEADER {
+        return Err(format!("truncated: {} bytes, shorter than the {HEADER}-byte header", bytes.len()));
+    }
+    if &bytes[..8] != MAGIC {
+        return Err("not a clarray program cache file (bad magic)".into());
+    }
+    let format = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+    if format != FORMAT {
+        return Err(format!("cache format {format}, this clarray writes {FORMAT}"));
+    }
+    if &bytes[12..44] != key {
+        return Err("the key in the header does not match the file name".into());
+    }
+    let len = u64::from_le_bytes(bytes[44..52].try_into().expect("8 bytes"));
+    let payload = &bytes[HEADER..];
+    if payload.len() as u64 != len {
+        return Err(format!("truncated or padded: {} payload bytes, the header says {len}", payload.len()));
+    }
+    if Sha256::digest(payload).as_slice() != &bytes[52..84] {
+        return Err("corrupt: the payload's checksum does not match".into());
+    }
+    Ok(payload)
 }

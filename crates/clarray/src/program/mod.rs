@@ -1,10 +1,22 @@
-//! Programs and kernels above the runtime: the program cache (in memory per context, and on
-//! disk), and the entry points every layer above uses to get a compiled kernel.
+//! Programs and kernels above the runtime: sources with includes and typed defines, the
+//! program cache (in memory per context, and on disk), kernels created once and reused, and
+//! launches with positional arguments.
 //!
 //! Safe Rust only: everything here goes through [`crate::runtime`].
+//!
+//! | item | what it is |
+//! |---|---|
+//! | [`Source`], [`Defines`] | a program's text or file, `#include`s (inlined by clarray), `-D` defines, options |
+//! | [`Kernels`] | a built program whose kernels are created once and kept |
+//! | [`Launch`], [`Dims`], [`KernelArg`], [`Local`] | `kernel.launch(queue, dims, (a, b, 2.0f32))` |
+//! | [`cached_program`], [`cached_kernel`], [`DiskCache`] | the program cache the other layers use |
 
 pub mod args;
 pub mod cache;
+pub mod launch;
+pub mod source;
 
 pub use args::{KernelArg, Local};
-pub use cache::{cached_kernel, cached_program};
+pub use cache::{cached_kernel, cached_program, DiskCache, Kernels, Outcome};
+pub use launch::{auto_local, Dims, KernelArgs, Launch, Sizes};
+pub use source::{DefineValue, Defines, Expanded, Source};

@@ -6,14 +6,15 @@
 
 use std::ffi::c_void;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 
 use bytemuck::Pod;
 use opencl3::memory::{CL_MEM_ALLOC_HOST_PTR, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE, CL_MEM_WRITE_ONLY};
 use opencl3::types::{cl_buffer_region, cl_mem, CL_BLOCKING};
 
-use super::context::{Context, Queue};
-use super::event::{list_ptr, Event};
+use super::context::{Context, ContextCore, Queue};
+use super::event::{list_ptr, Event, EventStatus};
+use super::track::{CommandKind, Hazards, Use};
 use crate::error::{ClResultExt, Error, Result};
 
 /// How kernels may access a buffer.
@@ -51,6 +52,10 @@ unsafe impl Sync for MemObject {}
 
 impl Drop for MemObject {
     fn drop(&mut self) {
+        if self.mem.is_null() {
+            // Handed over to a `Block` (see `BufferInner::drop`).
+            return;
+        }
         // SAFETY: `mem` was returned by clCreate* and this is its only owner. OpenCL keeps the
         // object alive until commands that use it have finished.
         if let Err(code) = unsafe { opencl3::memory::release_mem_object(self.mem) } {
@@ -65,6 +70,166 @@ struct BufferInner {
     access: Access,
     /// For sub-buffers: the parent (kept alive) and the origin in it.
     parent: Option<(Buffer, usize)>,
+    /// The last write and reads of the allocation (unused in sub-buffers: they use the parent's).
+    hazards: Mutex<Hazards>,
+    /// For pooled buffers: where the allocation goes when the last handle is dropped.
+    recycler: Option<(Arc<dyn Recycle>, usize)>,
+}
+
+impl Drop for BufferInner {
+    fn drop(&mut self) {
+        if let Some((recycler, bytes)) = self.recycler.take() {
+            let mem = std::mem::replace(&mut self.obj.mem, std::ptr::null_mut());
+            recycler.recycle(Block {
+                mem,
+                bytes,
+                ctx_id: self.obj.ctx.id(),
+                core: Arc::downgrade(&self.obj.ctx.queue.inner.core),
+                hazards: std::mem::take(self.hazards.get_mut().unwrap_or_else(|p| p.into_inner())),
+            });
+        }
+    }
+}
+
+/// Receives the allocations of pooled buffers when their last handle is dropped (see
+/// [`Buffer::from_block`]). Implemented by the memory pool.
+pub trait Recycle: Send + Sync {
+    /// Takes back `block`, which no handle refers to any more. Commands enqueued before may
+    /// still use it: its recorded events order later users after them.
+    fn recycle(&self, block: Block);
+}
+
+/// A device allocation that no [`Buffer`] refers to, kept by a pool for reuse. It remembers
+/// the events of the commands that last used it, so a buffer made from it on another queue
+/// waits for them. Dropping it releases the memory.
+pub struct Block {
+    mem: cl_mem,
+    bytes: usize,
+    ctx_id: u64,
+    /// Weak, so that a pool kept in its context's slots does not keep the context alive.
+    core: Weak<ContextCore>,
+    hazards: Hazards,
+}
+
+// SAFETY: a cl_mem handle may be used from any thread; the block owns it alone.
+unsafe impl Send for Block {}
+// SAFETY: as above; `&Block` exposes no way to use the handle.
+unsafe impl Sync for Block {}
+
+impl fmt::Debug for Block {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Block({} bytes, context #{})", self.bytes, self.ctx_id)
+    }
+}
+
+impl Drop for Block {
+    fn drop(&mut self) {
+        if self.mem.is_null() {
+            // Handed over to a buffer (see `Buffer::from_block`).
+            return;
+        }
+        // SAFETY: the block is the only owner of `mem` (taken from a buffer that no handle
+        // refers to). OpenCL keeps the object alive until commands using it have finished.
+        if let Err(code) = unsafe { opencl3::memory::release_mem_object(self.mem) } {
+            match self.core.upgrade() {
+                Some(core) => core.defer(Error::opencl("clReleaseMemObject", code)),
+                None => log::error!("clarray: clReleaseMemObject failed: {code}"),
+            }
+        }
+    }
+}
+
+impl Block {
+    /// Allocates `bytes` bytes (read-write) and makes the allocation real at once: a one-byte
+    /// fill of its last byte is enqueued and waited for (drivers commit device memory on first
+    /// use), so a device that cannot hold the block reports [`Error::OutOfDeviceMemory`] here
+    /// rather than in a later, unrelated command.
+    pub fn new(ctx: &Context, bytes: usize) -> Result<Block> {
+        let mem = create_mem(ctx, bytes, CL_MEM_READ_WRITE)?;
+        let block = Block {
+            mem,
+            bytes,
+            ctx_id: ctx.id(),
+            core: Arc::downgrade(&ctx.queue.inner.core),
+            hazards: Hazards::default(),
+        };
+        let q = ctx.queue();
+        let zero = 0u8;
+        // SAFETY: the queue and the memory object are valid and of one context; the one byte
+        // filled lies inside the object (at least one byte long, see `create_mem`); the
+        // pattern is copied by the driver during the call.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_fill_buffer(
+                q.inner.queue.get(),
+                block.mem,
+                (&zero as *const u8).cast::<c_void>(),
+                1,
+                bytes.max(1) - 1,
+                1,
+                0,
+                std::ptr::null(),
+            )
+        }
+        .map_err(|code| alloc_error(ctx, bytes, code, "clEnqueueFillBuffer (allocation)"))?;
+        let ev = Event::from_raw(ev, q);
+        if let Err(e) = ev.wait() {
+            // A failed command reports its own status; the wait only says that one failed.
+            return Err(match ev.status() {
+                EventStatus::Failed(code) => {
+                    alloc_error(ctx, bytes, code, "clEnqueueFillBuffer (allocation)")
+                }
+                _ => e,
+            });
+        }
+        Ok(block)
+    }
+
+    /// Size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// The id of the context it belongs to ([`Context::id`]).
+    pub fn context_id(&self) -> u64 {
+        self.ctx_id
+    }
+}
+
+/// An allocation failure as [`Error::OutOfDeviceMemory`] (the memory layer fills in its
+/// numbers), any other code as [`Error::OpenCl`].
+fn alloc_error(ctx: &Context, bytes: usize, code: i32, op: &'static str) -> Error {
+    if code == opencl3::error_codes::CL_MEM_OBJECT_ALLOCATION_FAILURE
+        || code == opencl3::error_codes::CL_OUT_OF_RESOURCES
+    {
+        Error::OutOfDeviceMemory {
+            requested: bytes as u64,
+            in_use: 0,
+            held: 0,
+            limit: ctx.device().info().global_mem_bytes,
+        }
+    } else {
+        Error::opencl(op, code)
+    }
+}
+
+/// Creates a memory object after checking the size against the device's maximum allocation.
+fn create_mem(ctx: &Context, bytes: usize, flags: u64) -> Result<cl_mem> {
+    ctx.check_deferred()?;
+    let info = ctx.device().info();
+    if bytes as u64 > info.max_alloc_bytes {
+        return Err(Error::TooLarge(format!(
+            "a buffer of {bytes} bytes was asked for, but {} allows at most {} bytes in one \
+             allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE); split the data into several buffers",
+            info.name, info.max_alloc_bytes
+        )));
+    }
+    // OpenCL refuses zero-sized buffers; an empty buffer is backed by one byte.
+    let physical = bytes.max(1);
+    // SAFETY: the context is valid and no host pointer is passed.
+    unsafe {
+        opencl3::memory::create_buffer(ctx.queue.inner.core.ctx.get(), flags, physical, std::ptr::null_mut())
+    }
+    .map_err(|code| alloc_error(ctx, bytes, code, "clCreateBuffer"))
 }
 
 /// An untyped device allocation: a bag of bytes that copies understand. Cheap to clone (all
@@ -97,46 +262,50 @@ impl Buffer {
     }
 
     pub(crate) fn create(ctx: &Context, bytes: usize, flags: u64, access: Access) -> Result<Buffer> {
-        ctx.check_deferred()?;
-        let info = ctx.device().info();
-        if bytes as u64 > info.max_alloc_bytes {
-            return Err(Error::TooLarge(format!(
-                "a buffer of {bytes} bytes was asked for, but {} allows at most {} bytes in one \
-                 allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE); split the data into several buffers",
-                info.name, info.max_alloc_bytes
-            )));
-        }
-        // OpenCL refuses zero-sized buffers; an empty buffer is backed by one byte.
-        let physical = bytes.max(1);
-        // SAFETY: the context is valid and no host pointer is passed.
-        let mem = unsafe {
-            opencl3::memory::create_buffer(
-                ctx.queue.inner.core.ctx.get(),
-                flags,
-                physical,
-                std::ptr::null_mut(),
-            )
-        }
-        .map_err(|code| {
-            if code == opencl3::error_codes::CL_MEM_OBJECT_ALLOCATION_FAILURE
-                || code == opencl3::error_codes::CL_OUT_OF_RESOURCES
-            {
-                Error::OutOfDeviceMemory {
-                    requested: bytes as u64,
-                    in_use: 0,
-                    held: 0,
-                    limit: info.global_mem_bytes,
-                }
-            } else {
-                Error::opencl("clCreateBuffer", code)
-            }
-        })?;
+        let mem = create_mem(ctx, bytes, flags)?;
         Ok(Buffer {
             inner: Arc::new(BufferInner {
                 obj: MemObject { mem, ctx: ctx.clone() },
                 len: bytes,
                 access,
                 parent: None,
+                hazards: Mutex::default(),
+                recycler: None,
+            }),
+        })
+    }
+
+    /// A buffer of `len` bytes on `block`, for a memory pool: when its last handle is dropped,
+    /// the block goes to `recycler` instead of being released. Its first command on a queue
+    /// other than the block's last users' waits for them.
+    pub fn from_block(ctx: &Context, block: Block, len: usize, recycler: Arc<dyn Recycle>) -> Result<Buffer> {
+        if block.ctx_id != ctx.id() {
+            return Err(Error::ContextMismatch(format!(
+                "a block of context #{} was given to a buffer of context #{}",
+                block.ctx_id,
+                ctx.id()
+            )));
+        }
+        if len > block.bytes {
+            return Err(Error::OutOfBounds(format!(
+                "a buffer of {len} bytes on a block of {} bytes",
+                block.bytes
+            )));
+        }
+        let mut block = block;
+        let mem = std::mem::replace(&mut block.mem, std::ptr::null_mut());
+        let hazards = std::mem::take(&mut block.hazards);
+        let bytes = block.bytes;
+        // The handle now belongs to the buffer; the emptied block releases nothing.
+        drop(block);
+        Ok(Buffer {
+            inner: Arc::new(BufferInner {
+                obj: MemObject { mem, ctx: ctx.clone() },
+                len,
+                access: Access::ReadWrite,
+                parent: None,
+                hazards: Mutex::new(hazards),
+                recycler: Some((recycler, bytes)),
             }),
         })
     }
@@ -220,6 +389,19 @@ impl Buffer {
         self.inner.obj.mem
     }
 
+    /// The hazard record of the allocation (the parent's, for a sub-buffer).
+    pub(crate) fn hazards(&self) -> &Mutex<Hazards> {
+        match &self.inner.parent {
+            Some((p, _)) => p.hazards(),
+            None => &self.inner.hazards,
+        }
+    }
+
+    /// Whether the buffer's allocation came from a pool (see [`Buffer::from_block`]).
+    pub fn is_pooled(&self) -> bool {
+        self.inner.recycler.is_some()
+    }
+
     /// A buffer that aliases `len` bytes of this one from `origin`. The origin must be a
     /// multiple of the device's base address alignment (`CL_DEVICE_MEM_BASE_ADDR_ALIGN`).
     pub fn sub_buffer(&self, origin: usize, len: usize) -> Result<Buffer> {
@@ -262,6 +444,8 @@ impl Buffer {
                 len,
                 access: self.inner.access,
                 parent: Some((self.clone(), origin)),
+                hazards: Mutex::default(),
+                recycler: None,
             }),
         })
     }
@@ -335,7 +519,8 @@ impl Queue {
         if data.is_empty() {
             return self.empty_copy(blocking, wait);
         }
-        let ids = self.wait_list(wait)?;
+        let track = self.track(&[(buffer, Use::Write)], wait)?;
+        let ids = track.ids();
         // SAFETY: queue and buffer are valid and of one context; the range lies inside the
         // buffer (checked above); `data` is valid for `data.len()` bytes for as long as the
         // caller guarantees (the whole call when blocking).
@@ -348,11 +533,11 @@ impl Queue {
                 data.len(),
                 data.as_ptr() as *mut c_void,
                 ids.len() as u32,
-                list_ptr(&ids),
+                list_ptr(ids),
             )
         }
         .cl("clEnqueueWriteBuffer")?;
-        Ok(Event::from_raw(ev, self))
+        Ok(track.finish(ev, || CommandKind::Write, data.len()))
     }
 
     /// # Safety
@@ -370,7 +555,8 @@ impl Queue {
         if out.is_empty() {
             return self.empty_copy(blocking, wait);
         }
-        let ids = self.wait_list(wait)?;
+        let track = self.track(&[(buffer, Use::Read)], wait)?;
+        let ids = track.ids();
         // SAFETY: as in write_raw; `out` is writable for `out.len()` bytes.
         let ev = unsafe {
             opencl3::command_queue::enqueue_read_buffer(
@@ -381,11 +567,11 @@ impl Queue {
                 out.len(),
                 out.as_mut_ptr().cast::<c_void>(),
                 ids.len() as u32,
-                list_ptr(&ids),
+                list_ptr(ids),
             )
         }
         .cl("clEnqueueReadBuffer")?;
-        Ok(Event::from_raw(ev, self))
+        Ok(track.finish(ev, || CommandKind::Read, out.len()))
     }
 
     /// Copies `bytes` bytes from `src` at `src_offset` to `dst` at `dst_offset` on the device.
@@ -422,7 +608,8 @@ impl Queue {
                  {dst_offset} of the same buffer overlaps{shared}; copy through a temporary buffer"
             )));
         }
-        let ids = self.wait_list(wait)?;
+        let track = self.track(&[(src, Use::Read), (dst, Use::Write)], wait)?;
+        let ids = track.ids();
         // SAFETY: both buffers are valid, of this queue's context, and both ranges were checked.
         let ev = unsafe {
             opencl3::command_queue::enqueue_copy_buffer(
@@ -433,11 +620,11 @@ impl Queue {
                 dst_offset,
                 bytes,
                 ids.len() as u32,
-                list_ptr(&ids),
+                list_ptr(ids),
             )
         }
         .cl("clEnqueueCopyBuffer")?;
-        Ok(Event::from_raw(ev, self))
+        Ok(track.finish(ev, || CommandKind::Copy, bytes))
     }
 
     /// Fills `bytes` bytes of `buffer` from `offset` with copies of `pattern` (non-blocking).
@@ -468,7 +655,8 @@ impl Queue {
         if bytes == 0 {
             return self.marker(wait);
         }
-        let ids = self.wait_list(wait)?;
+        let track = self.track(&[(buffer, Use::Write)], wait)?;
+        let ids = track.ids();
         // SAFETY: buffer valid and of this context; range checked; the pattern is copied by the
         // driver during the call.
         let ev = unsafe {
@@ -480,10 +668,10 @@ impl Queue {
                 offset,
                 bytes,
                 ids.len() as u32,
-                list_ptr(&ids),
+                list_ptr(ids),
             )
         }
         .cl("clEnqueueFillBuffer")?;
-        Ok(Event::from_raw(ev, self))
+        Ok(track.finish(ev, || CommandKind::Fill, bytes))
     }
 }

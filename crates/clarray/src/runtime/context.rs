@@ -7,7 +7,7 @@
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
@@ -15,7 +15,11 @@ use opencl3::context::Context as ClContext;
 
 use super::device::{default_device, Device};
 use super::event::Event;
+use super::track::CommandLog;
 use crate::error::{ClResultExt, Error, Result};
+
+/// The environment variable that makes [`Context::new`] profile and record every command.
+pub const PROFILE_ENV: &str = "CLARRAY_PROFILE";
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -53,6 +57,9 @@ pub(crate) struct QueueCore {
     pub(crate) core: Arc<ContextCore>,
     pub(crate) profiling: bool,
     pub(crate) id: u64,
+    /// Whether commands go to `log` (profiling queues only; see `track.rs`).
+    pub(crate) recording: AtomicBool,
+    pub(crate) log: Mutex<CommandLog>,
 }
 
 /// An in-order command queue on a context's device. Cheap to clone; all clones are one queue.
@@ -88,6 +95,8 @@ impl Queue {
                 core,
                 profiling,
                 id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+                recording: AtomicBool::new(false),
+                log: Mutex::new(CommandLog::default()),
             }),
         })
     }
@@ -145,9 +154,15 @@ impl fmt::Debug for Context {
 
 impl Context {
     /// A context on the default device (`CLARRAY_DEVICE`, else the largest GPU, else any),
-    /// with a queue without profiling.
+    /// with a queue without profiling — unless `CLARRAY_PROFILE=1`, which gives a profiling
+    /// queue that records every command for `clarray::profile`.
     pub fn new() -> Result<Context> {
-        Context::on(&default_device()?)
+        let profile = std::env::var(PROFILE_ENV).is_ok_and(|v| v.trim() == "1");
+        let ctx = Context::on_with(&default_device()?, profile)?;
+        if profile {
+            ctx.queue().set_recording(true)?;
+        }
+        Ok(ctx)
     }
 
     /// A context on `device` with a queue without profiling.

@@ -18,6 +18,7 @@ use super::buffer::{check_range, Buffer, MemObject};
 use super::context::{Context, Queue};
 use super::event::{list_ptr, Event};
 use super::rect::{resolve, RectSide};
+use super::track::{CommandKind, Use};
 use crate::error::{ClResultExt, Error, Result};
 
 /// Channels of a pixel.
@@ -329,7 +330,8 @@ impl Queue {
             row_pitch,
             slice_pitch,
         )?;
-        let ids = self.wait_list(wait)?;
+        let track = self.track(&[], wait)?;
+        let ids = track.ids();
         // SAFETY: image region and host range were checked; pointers outlive the call; the host
         // memory outlives the command as the caller guarantees.
         let ev = unsafe {
@@ -343,11 +345,15 @@ impl Queue {
                 slice,
                 host.as_ptr() as *mut c_void,
                 ids.len() as u32,
-                list_ptr(&ids),
+                list_ptr(ids),
             )
         }
         .cl("clEnqueueWriteImage")?;
-        Ok(Event::from_raw(ev, self))
+        Ok(track.finish(
+            ev,
+            || CommandKind::Write,
+            region.iter().product::<usize>() * image.format().pixel_bytes(),
+        ))
     }
 
     /// # Safety
@@ -374,7 +380,8 @@ impl Queue {
             row_pitch,
             slice_pitch,
         )?;
-        let ids = self.wait_list(wait)?;
+        let track = self.track(&[], wait)?;
+        let ids = track.ids();
         // SAFETY: as in write_image_raw, with `host` writable.
         let ev = unsafe {
             opencl3::command_queue::enqueue_read_image(
@@ -387,11 +394,15 @@ impl Queue {
                 slice,
                 host.as_mut_ptr().cast::<c_void>(),
                 ids.len() as u32,
-                list_ptr(&ids),
+                list_ptr(ids),
             )
         }
         .cl("clEnqueueReadImage")?;
-        Ok(Event::from_raw(ev, self))
+        Ok(track.finish(
+            ev,
+            || CommandKind::Read,
+            region.iter().product::<usize>() * image.format().pixel_bytes(),
+        ))
     }
 
     /// Copies a region between two images of the same format (non-blocking).
@@ -424,7 +435,8 @@ impl Queue {
                 "image → image copy within one image with overlapping regions".into(),
             ));
         }
-        let ids = self.wait_list(wait)?;
+        let track = self.track(&[], wait)?;
+        let ids = track.ids();
         // SAFETY: both images valid and of this context; regions checked.
         let ev = unsafe {
             opencl3::command_queue::enqueue_copy_image(
@@ -435,11 +447,15 @@ impl Queue {
                 dst_origin.as_ptr(),
                 region.as_ptr(),
                 ids.len() as u32,
-                list_ptr(&ids),
+                list_ptr(ids),
             )
         }
         .cl("clEnqueueCopyImage")?;
-        Ok(Event::from_raw(ev, self))
+        Ok(track.finish(
+            ev,
+            || CommandKind::Copy,
+            region.iter().product::<usize>() * src.format().pixel_bytes(),
+        ))
     }
 
     /// Copies a region of an image into a buffer at `dst_offset`, tightly packed (non-blocking).
@@ -457,7 +473,8 @@ impl Queue {
         src.check_region("image → buffer copy", origin, region)?;
         let bytes = region.iter().product::<usize>() * src.format().pixel_bytes();
         check_range("image → buffer copy (destination)", dst_offset, bytes, dst.len())?;
-        let ids = self.wait_list(wait)?;
+        let track = self.track(&[(dst, Use::Write)], wait)?;
+        let ids = track.ids();
         // SAFETY: image region and buffer range checked; both objects valid and of this context.
         let ev = unsafe {
             opencl3::command_queue::enqueue_copy_image_to_buffer(
@@ -468,11 +485,11 @@ impl Queue {
                 region.as_ptr(),
                 dst_offset,
                 ids.len() as u32,
-                list_ptr(&ids),
+                list_ptr(ids),
             )
         }
         .cl("clEnqueueCopyImageToBuffer")?;
-        Ok(Event::from_raw(ev, self))
+        Ok(track.finish(ev, || CommandKind::Copy, bytes))
     }
 
     /// Copies tightly packed pixels from a buffer at `src_offset` into a region of an image
@@ -491,7 +508,8 @@ impl Queue {
         dst.check_region("buffer → image copy", origin, region)?;
         let bytes = region.iter().product::<usize>() * dst.format().pixel_bytes();
         check_range("buffer → image copy (source)", src_offset, bytes, src.len())?;
-        let ids = self.wait_list(wait)?;
+        let track = self.track(&[(src, Use::Read)], wait)?;
+        let ids = track.ids();
         // SAFETY: as in copy_image_to_buffer.
         let ev = unsafe {
             opencl3::command_queue::enqueue_copy_buffer_to_image(
@@ -502,10 +520,10 @@ impl Queue {
                 origin.as_ptr(),
                 region.as_ptr(),
                 ids.len() as u32,
-                list_ptr(&ids),
+                list_ptr(ids),
             )
         }
         .cl("clEnqueueCopyBufferToImage")?;
-        Ok(Event::from_raw(ev, self))
+        Ok(track.finish(ev, || CommandKind::Copy, bytes))
     }
 }

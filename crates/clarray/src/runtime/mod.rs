@@ -13,16 +13,19 @@ pub mod pinned;
 pub mod probe;
 pub mod program;
 pub mod rect;
+pub mod track;
 pub mod transfer;
 
 pub use buffer::{Access, Buffer};
-pub use context::{Context, Queue};
+pub use buffer::{Block, Recycle};
+pub use context::{Context, Queue, PROFILE_ENV};
 pub use device::{
     choose, default_device, devices, platforms, Device, DeviceInfo, DeviceType, PlatformInfo, DEVICE_ENV,
 };
 pub use event::{wait_all, Event, EventStatus, ProfileTimes};
 pub use image::{ChannelOrder, ChannelType, Image, ImageFormat};
 pub use pinned::Pinned;
-pub use program::{opencl_type_size, AddressSpace, Arg, ArgInfo, Kernel, LaunchDims, Program};
+pub use program::{opencl_type_size, AddressSpace, Arg, ArgInfo, BareLaunch, Kernel, LaunchDims, Program};
 pub use rect::RectSide;
+pub use track::{CommandKind, CommandRecord};
 pub use transfer::{HostSink, HostSource, Pending, Scope};

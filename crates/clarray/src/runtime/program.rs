@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use opencl3::kernel::{
     Kernel as ClKernel, CL_KERNEL_ARG_ADDRESS_CONSTANT, CL_KERNEL_ARG_ADDRESS_GLOBAL,
-    CL_KERNEL_ARG_ADDRESS_LOCAL,
+    CL_KERNEL_ARG_ADDRESS_LOCAL, CL_KERNEL_ARG_TYPE_CONST,
 };
 use opencl3::program::Program as ClProgram;
 use opencl3::types::cl_mem;
@@ -19,6 +19,7 @@ use super::buffer::Buffer;
 use super::context::{lock, Context, Queue};
 use super::event::{list_ptr, Event};
 use super::image::Image;
+use super::track::{CommandKind, Use};
 use crate::error::{BuildFailure, ClResultExt, Error, Result};
 
 /// A built OpenCL program. Cheap to clone.
@@ -177,15 +178,20 @@ impl Program {
                 name: raw.get_arg_name(i).ok().map(|s| s.trim_end_matches('\0').to_string()),
                 type_name: raw.get_arg_type_name(i).ok().map(|s| s.trim_end_matches('\0').to_string()),
                 space,
+                is_const: raw
+                    .get_arg_type_qualifier(i)
+                    .is_ok_and(|q| q & u64::from(CL_KERNEL_ARG_TYPE_CONST) != 0),
             });
         }
         let wg = raw.get_work_group_size(self.inner.ctx.device().id).unwrap_or(0);
+        let multiple = raw.get_work_group_size_multiple(self.inner.ctx.device().id).unwrap_or(1).max(1);
         Ok(Kernel {
             inner: Arc::new(KernelInner {
                 raw: Mutex::new(raw),
                 name: name.to_string(),
                 args,
                 max_work_group: wg,
+                preferred_multiple: multiple,
                 program: self.clone(),
             }),
         })
@@ -215,6 +221,9 @@ pub struct ArgInfo {
     pub type_name: Option<String>,
     /// The address space.
     pub space: Option<AddressSpace>,
+    /// Whether the pointed-to type is `const` (the kernel only reads that buffer; a launch on
+    /// another queue then need not wait for other readers).
+    pub is_const: bool,
 }
 
 struct KernelInner {
@@ -222,6 +231,7 @@ struct KernelInner {
     name: String,
     args: Vec<ArgInfo>,
     max_work_group: usize,
+    preferred_multiple: usize,
     program: Program,
 }
 
@@ -291,6 +301,12 @@ impl Kernel {
         self.inner.max_work_group
     }
 
+    /// The work-group size multiple the device prefers for this kernel
+    /// (`CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE`: the warp or wavefront width on GPUs).
+    pub fn preferred_multiple(&self) -> usize {
+        self.inner.preferred_multiple
+    }
+
     /// The program it came from.
     pub fn program(&self) -> &Program {
         &self.inner.program
@@ -327,7 +343,7 @@ impl Kernel {
         }
         let ctx = self.inner.program.context();
         for (i, (arg, info)) in args.iter().zip(&self.inner.args).enumerate() {
-            let ty = info.type_name.clone().unwrap_or_default();
+            let ty = info.type_name.as_deref().unwrap_or("");
             let is_image = ty.starts_with("image");
             match (arg, info.space) {
                 (Arg::Buffer(b), space) => {
@@ -374,7 +390,7 @@ impl Kernel {
                             format!("a scalar ({rust}) was given where the kernel takes `{ty}`, an OpenCL object that clarray cannot pass; declare the sampler inside the kernel (`const sampler_t s = CLK_…;`)"),
                         ));
                     }
-                    if let Some(size) = opencl_type_size(&ty) {
+                    if let Some(size) = opencl_type_size(ty) {
                         if size != bytes.len() {
                             return Err(self.arg_error(
                                 i,
@@ -416,7 +432,8 @@ impl Queue {
             return Err(dims_err(format!("a global size of {d} dimensions; OpenCL takes 1 to 3")));
         }
         self.context_of().check_same(kernel.program().context())?;
-        let info = self.context_of().device().info().clone();
+        let ctx = self.context_of();
+        let info = ctx.device().info();
         if let Some(l) = dims.local {
             if l.len() != d {
                 return Err(dims_err(format!(
@@ -517,7 +534,19 @@ impl Queue {
                 )
             })?;
         }
-        let ids = self.wait_list(wait)?;
+        let uses: Vec<(&Buffer, Use)> = args
+            .iter()
+            .zip(kernel.args())
+            .filter_map(|(a, info)| match a {
+                Arg::Buffer(b) => {
+                    let read_only = info.is_const || info.space == Some(AddressSpace::Constant);
+                    Some((*b, if read_only { Use::Read } else { Use::Write }))
+                }
+                _ => None,
+            })
+            .collect();
+        let track = self.track(&uses, wait)?;
+        let ids = track.ids();
         // SAFETY: the kernel's arguments are all set (count checked); the size arrays have `d`
         // entries each and outlive the call.
         let ev = unsafe {
@@ -529,11 +558,101 @@ impl Queue {
                 dims.global.as_ptr(),
                 dims.local.map_or(std::ptr::null(), <[usize]>::as_ptr),
                 ids.len() as u32,
-                list_ptr(&ids),
+                list_ptr(ids),
             )
         }
         .map_err(|code| Error::opencl("clEnqueueNDRangeKernel", code))?;
         drop(raw);
-        Ok(Event::from_raw(ev, self))
+        Ok(track.finish(ev, || CommandKind::Kernel(kernel.name().to_string()), 0))
+    }
+}
+
+/// A launch with its arguments checked once, then enqueued with nothing but
+/// `clSetKernelArg` for each argument and `clEnqueueNDRangeKernel` — what a C program does.
+///
+/// It exists for measurement: benchmarks compare clarray's launch path ([`Queue::launch`]) with
+/// it to show what the library itself costs. It does no hazard tracking and records nothing
+/// for the profiler; use [`Queue::launch`] for real work.
+pub struct BareLaunch {
+    kernel: Kernel,
+    /// Per argument: its bytes (a `cl_mem` handle for buffers and images) or a local size.
+    values: Vec<BareArg>,
+    /// Keeps the buffers and images whose handles are in `values` alive.
+    _keep: (Vec<Buffer>, Vec<Image>),
+    global: Vec<usize>,
+}
+
+enum BareArg {
+    Bytes(Vec<u8>),
+    Local(usize),
+}
+
+impl fmt::Debug for BareLaunch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "BareLaunch({}, global {:?})", self.kernel.name(), self.global)
+    }
+}
+
+impl BareLaunch {
+    /// Checks `args` against `kernel` once (as [`Queue::launch`] does) for a launch over
+    /// `global` work-items with the driver's choice of work-group size.
+    pub fn new(kernel: &Kernel, args: &[Arg<'_>], global: &[usize]) -> Result<BareLaunch> {
+        kernel.check_args(args)?;
+        if !(1..=3).contains(&global.len()) || global.contains(&0) {
+            return Err(Error::InvalidArgument(format!(
+                "a bare launch needs 1 to 3 non-zero global sizes, got {global:?}"
+            )));
+        }
+        let mut buffers = Vec::new();
+        let mut images = Vec::new();
+        let values = args
+            .iter()
+            .map(|a| match a {
+                Arg::Buffer(b) => {
+                    buffers.push((*b).clone());
+                    BareArg::Bytes(bytemuck::bytes_of(&(b.raw() as usize)).to_vec())
+                }
+                Arg::Image(im) => {
+                    images.push((*im).clone());
+                    BareArg::Bytes(bytemuck::bytes_of(&(im.raw() as usize)).to_vec())
+                }
+                Arg::Scalar(bytes, _) => BareArg::Bytes(bytes.to_vec()),
+                Arg::Local(n) => BareArg::Local(*n),
+            })
+            .collect();
+        Ok(BareLaunch { kernel: kernel.clone(), values, _keep: (buffers, images), global: global.to_vec() })
+    }
+
+    /// Sets every argument and enqueues the kernel on `queue`; the event is released at once.
+    pub fn enqueue(&self, queue: &Queue) -> Result<()> {
+        queue.context_of().check_same(self.kernel.program().context())?;
+        let raw = lock(&self.kernel.inner.raw);
+        for (i, v) in self.values.iter().enumerate() {
+            let (size, ptr) = match v {
+                BareArg::Bytes(b) => (b.len(), b.as_ptr().cast::<c_void>()),
+                BareArg::Local(n) => (*n, std::ptr::null()),
+            };
+            // SAFETY: the arguments were checked against the kernel's signature in `new`;
+            // handles are of live objects (kept in `_keep`), scalars have their exact size, and
+            // local sizes pass a null pointer as OpenCL requires. The kernel lock is held.
+            unsafe { opencl3::kernel::set_kernel_arg(raw.get(), i as u32, size, ptr) }
+                .map_err(|code| Error::opencl("clSetKernelArg", code))?;
+        }
+        // SAFETY: every argument is set; `global` has 1 to 3 entries and outlives the call.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_nd_range_kernel(
+                queue.inner.queue.get(),
+                raw.get(),
+                self.global.len() as u32,
+                std::ptr::null(),
+                self.global.as_ptr(),
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+            )
+        }
+        .map_err(|code| Error::opencl("clEnqueueNDRangeKernel", code))?;
+        drop(Event::from_raw(ev, queue));
+        Ok(())
     }
 }

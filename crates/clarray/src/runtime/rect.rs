@@ -12,6 +12,7 @@ use opencl3::types::CL_BLOCKING;
 use super::buffer::{check_queue, Buffer};
 use super::context::Queue;
 use super::event::{list_ptr, Event};
+use super::track::{CommandKind, Use};
 use crate::error::{ClResultExt, Error, Result};
 
 /// One side of a rectangular copy: origin and pitches, in bytes.
@@ -166,7 +167,8 @@ impl Queue {
         check_queue(self, buffer)?;
         let b = resolve("rectangular host → buffer copy (buffer side)", &bs, region, buffer.len())?;
         let h = resolve("rectangular host → buffer copy (host side)", &hs, region, host.len())?;
-        let ids = self.wait_list(wait)?;
+        let track = self.track(&[(buffer, Use::Write)], wait)?;
+        let ids = track.ids();
         // SAFETY: both sides were checked to lie inside their memory; the host pointer is valid
         // for `host.len()` bytes as long as the caller guarantees; origins and region outlive
         // the call.
@@ -184,11 +186,11 @@ impl Queue {
                 h.slice,
                 host.as_ptr() as *mut c_void,
                 ids.len() as u32,
-                list_ptr(&ids),
+                list_ptr(ids),
             )
         }
         .cl("clEnqueueWriteBufferRect")?;
-        Ok(Event::from_raw(ev, self))
+        Ok(track.finish(ev, || CommandKind::Write, region.iter().product()))
     }
 
     /// # Safety
@@ -207,7 +209,8 @@ impl Queue {
         check_queue(self, buffer)?;
         let b = resolve("rectangular buffer → host copy (buffer side)", &bs, region, buffer.len())?;
         let h = resolve("rectangular buffer → host copy (host side)", &hs, region, host.len())?;
-        let ids = self.wait_list(wait)?;
+        let track = self.track(&[(buffer, Use::Read)], wait)?;
+        let ids = track.ids();
         // SAFETY: as in write_rect_raw, with `host` writable.
         let ev = unsafe {
             opencl3::command_queue::enqueue_read_buffer_rect(
@@ -223,11 +226,11 @@ impl Queue {
                 h.slice,
                 host.as_mut_ptr().cast::<c_void>(),
                 ids.len() as u32,
-                list_ptr(&ids),
+                list_ptr(ids),
             )
         }
         .cl("clEnqueueReadBufferRect")?;
-        Ok(Event::from_raw(ev, self))
+        Ok(track.finish(ev, || CommandKind::Read, region.iter().product()))
     }
 
     /// Copies a rectangular region from one buffer to another on the device (non-blocking).
@@ -260,7 +263,8 @@ impl Queue {
                 s.start, s.end, d.start, d.end
             )));
         }
-        let ids = self.wait_list(wait)?;
+        let track = self.track(&[(src, Use::Read), (dst, Use::Write)], wait)?;
+        let ids = track.ids();
         // SAFETY: both buffers are valid and of this context; both sides were checked.
         let ev = unsafe {
             opencl3::command_queue::enqueue_copy_buffer_rect(
@@ -275,10 +279,10 @@ impl Queue {
                 d.row,
                 d.slice,
                 ids.len() as u32,
-                list_ptr(&ids),
+                list_ptr(ids),
             )
         }
         .cl("clEnqueueCopyBufferRect")?;
-        Ok(Event::from_raw(ev, self))
+        Ok(track.finish(ev, || CommandKind::Copy, region.iter().product()))
     }
 }

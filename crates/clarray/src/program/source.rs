@@ -1,0 +1,558 @@
+//! Program sources: text or files, `#include "…"` resolved by clarray through include paths,
+//! typed `-D` defines, and build options.
+//!
+//! Includes are inlined here rather than left to the driver, with `#line` directives so the
+//! compiler's messages still name the right file and line. The text that reaches the compiler
+//! is therefore the whole program, and the program cache's key covers every included file: a
+//! change in a header rebuilds the program (PyOpenCL's cache misses such changes).
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::runtime::Context;
+
+use super::cache::{cached_program_named, Kernels};
+
+/// The option that makes the driver keep kernel argument information, which launches are
+/// checked against. Every program clarray builds gets it.
+pub const ARG_INFO_OPTION: &str = "-cl-kernel-arg-info";
+
+/// A value that can be written into a `-DNAME=value` define.
+pub trait DefineValue {
+    /// The value as OpenCL C source text.
+    fn literal(&self) -> Result<String>;
+}
+
+macro_rules! int_define {
+    ($($t:ty),*) => {$(
+        impl DefineValue for $t {
+            fn literal(&self) -> Result<String> {
+                Ok(if *self < 0 as $t { format!("({self})") } else { self.to_string() })
+            }
+        }
+    )*};
+}
+int_define!(i8, i16, i32, i64, isize, u8, u16, u32, usize);
+
+impl DefineValue for u64 {
+    fn literal(&self) -> Result<String> {
+        // Above i64's range an unsuffixed decimal literal has no type in C; say it is unsigned.
+        Ok(if *self > i64::MAX as u64 { format!("{self}UL") } else { self.to_string() })
+    }
+}
+
+fn float_literal(v: f64, shortest: String, suffix: &str) -> Result<String> {
+    if !v.is_finite() {
+        return Err(Error::InvalidArgument(format!(
+            "a define with the value {v}; only finite numbers can be written as literals (use \
+             INFINITY or NAN in the kernel source)"
+        )));
+    }
+    // `{:e}` writes the shortest digits that read back as the same value, with an exponent,
+    // so the literal is a floating-point one whatever the magnitude.
+    Ok(if v < 0.0 { format!("({shortest}{suffix})") } else { format!("{shortest}{suffix}") })
+}
+
+impl DefineValue for f64 {
+    fn literal(&self) -> Result<String> {
+        float_literal(*self, format!("{self:e}"), "")
+    }
+}
+
+impl DefineValue for f32 {
+    /// Written with an `f` suffix, so the constant is a `float` in the kernel.
+    fn literal(&self) -> Result<String> {
+        float_literal(f64::from(*self), format!("{self:e}"), "f")
+    }
+}
+
+impl DefineValue for bool {
+    /// `1` or `0`, for `#if NAME`.
+    fn literal(&self) -> Result<String> {
+        Ok(if *self { "1" } else { "0" }.into())
+    }
+}
+
+/// `-D` defines with typed values, the way solvers inject grid sizes, time steps, switches and
+/// the floating-point type into their kernels.
+///
+/// ```
+/// use clarray::program::Defines;
+/// let d = Defines::new()
+///     .set("N", 128)
+///     .set("DT", 0.1)          // f64: `1e-1`, reads back exactly
+///     .set("OMEGA", 1.5f32)    // f32: `1.5e0f`
+///     .set("PERIODIC", true)   // `1`
+///     .type_name("REAL", "double");
+/// assert_eq!(
+///     d.options().unwrap(),
+///     "-DN=128 -DDT=1e-1 -DOMEGA=1.5e0f -DPERIODIC=1 -DREAL=double"
+/// );
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Defines {
+    items: Vec<(String, Option<String>)>,
+    /// The first invalid entry, reported by [`Defines::options`].
+    error: Option<Error>,
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut c = s.chars();
+    matches!(c.next(), Some(ch) if ch.is_ascii_alphabetic() || ch == '_')
+        && c.all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+}
+
+impl Defines {
+    /// No defines.
+    pub fn new() -> Defines {
+        Defines::default()
+    }
+
+    fn push(mut self, name: &str, value: Result<Option<String>>) -> Defines {
+        if self.error.is_some() {
+            return self;
+        }
+        if !is_identifier(name) {
+            self.error = Some(Error::InvalidArgument(format!(
+                "define name `{name}` is not a C identifier (letters, digits and `_`, not starting \
+                 with a digit)"
+            )));
+            return self;
+        }
+        match value {
+            Ok(v) => {
+                // A later value for the same name replaces the earlier one.
+                self.items.retain(|(n, _)| n != name);
+                self.items.push((name.to_string(), v));
+            }
+            Err(e) => self.error = Some(e),
+        }
+        self
+    }
+
+    /// `-DNAME=value`: integers as they are, floats with full precision (`f32` with an `f`
+    /// suffix), booleans as `1`/`0`. Negative numbers are parenthesised.
+    pub fn set(self, name: &str, value: impl DefineValue) -> Defines {
+        let v = value.literal().map(Some);
+        self.push(name, v)
+    }
+
+    /// `-DNAME` (defined, no value), for `#ifdef NAME`.
+    pub fn flag(self, name: &str) -> Defines {
+        self.push(name, Ok(None))
+    }
+
+    /// `-DNAME=type`, e.g. `type_name("REAL", "double")`. The type is one or more identifiers
+    /// joined by `_` (`float`, `uint`, `float4`, `my_struct`); no spaces.
+    pub fn type_name(self, name: &str, ty: &str) -> Defines {
+        let v = if is_identifier(ty) {
+            Ok(Some(ty.to_string()))
+        } else {
+            Err(Error::InvalidArgument(format!(
+                "define {name}: type name `{ty}` is not one identifier; use a typedef in the \
+                 source for `unsigned int`-style names"
+            )))
+        };
+        self.push(name, v)
+    }
+
+    /// `-DNAME=text` with `text` verbatim: an expression or token sequence without whitespace
+    /// (the driver splits options at spaces).
+    pub fn text(self, name: &str, text: &str) -> Defines {
+        let v = if text.is_empty() || text.chars().any(char::is_whitespace) {
+            Err(Error::InvalidArgument(format!(
+                "define {name}: the text `{text}` is empty or contains whitespace, which build \
+                 options cannot carry; remove the spaces or define it in the source"
+            )))
+        } else {
+            Ok(Some(text.to_string()))
+        };
+        self.push(name, v)
+    }
+
+    /// Every define in `other` (later values win).
+    pub fn merge(mut self, other: &Defines) -> Defines {
+        if let Some(e) = &other.error {
+            self.error.get_or_insert(e.clone());
+        }
+        for (n, v) in &other.items {
+            self = self.push(n, Ok(v.clone()));
+        }
+        self
+    }
+
+    /// Whether no define was given.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The build options, `-DNAME=value` separated by spaces; the first invalid entry's error
+    /// if there was one.
+    pub fn options(&self) -> Result<String> {
+        if let Some(e) = &self.error {
+            return Err(e.clone());
+        }
+        let mut out = String::new();
+        for (n, v) in &self.items {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            match v {
+                Some(v) => write!(out, "-D{n}={v}"),
+                None => write!(out, "-D{n}"),
+            }
+            .expect("writing to a String cannot fail");
+        }
+        Ok(out)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Main {
+    Text(String),
+    File(PathBuf),
+}
+
+/// A program to build: its text or file, include paths, defines and options.
+///
+/// ```no_run
+/// # fn demo(ctx: &clarray::Context) -> clarray::Result<()> {
+/// use clarray::program::{Defines, Source};
+/// let kernels = Source::file("kernels/heat.cl")
+///     .include_dir("kernels/include")
+///     .defines(Defines::new().set("NX", 512).type_name("REAL", "float"))
+///     .option("-cl-mad-enable")
+///     .build(ctx)?;
+/// let step = kernels.kernel("step")?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Source {
+    main: Main,
+    include_dirs: Vec<PathBuf>,
+    defines: Defines,
+    options: Vec<String>,
+}
+
+/// A source with its includes inlined: the text the compiler gets, and each file's own text
+/// (for showing the lines a build log points at).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expanded {
+    /// The whole program, includes inlined.
+    pub text: String,
+    /// `(name used in #line directives, its text)` for the main source and every included file.
+    pub files: Vec<(String, String)>,
+}
+
+/// How the main source is named in `#line` directives when it is a string.
+pub const MAIN_LABEL: &str = "<source>";
+
+/// Include nesting deeper than this is taken for a cycle.
+const MAX_DEPTH: usize = 64;
+
+impl Source {
+    /// A program from OpenCL C text.
+    pub fn new(text: impl Into<String>) -> Source {
+        Source {
+            main: Main::Text(text.into()),
+            include_dirs: Vec::new(),
+            defines: Defines::new(),
+            options: Vec::new(),
+        }
+    }
+
+    /// A program from a file (read when it is built; its directory is searched first for its
+    /// `#include "…"`s).
+    pub fn file(path: impl AsRef<Path>) -> Source {
+        Source { main: Main::File(path.as_ref().to_path_buf()), ..Source::new("") }
+    }
+
+    /// Adds a directory to search for `#include`s, after the including file's own directory
+    /// and earlier include directories.
+    pub fn include_dir(mut self, dir: impl AsRef<Path>) -> Source {
+        self.include_dirs.push(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Adds defines (later values for a name win).
+    pub fn defines(mut self, defines: Defines) -> Source {
+        self.defines = self.defines.merge(&defines);
+        self
+    }
+
+    /// Adds one define, as [`Defines::set`].
+    pub fn define(mut self, name: &str, value: impl DefineValue) -> Source {
+        self.defines = self.defines.set(name, value);
+        self
+    }
+
+    /// Adds a build option, e.g. `-cl-fast-relaxed-math` or `-cl-std=CL2.0`. (Include paths
+    /// go through [`Source::include_dir`], which clarray resolves itself.)
+    pub fn option(mut self, option: impl Into<String>) -> Source {
+        self.options.push(option.into());
+        self
+    }
+
+    /// The build options: the given options, the defines, and `-cl-kernel-arg-info`.
+    pub fn build_options(&self) -> Result<String> {
+        let mut parts: Vec<String> = self.options.clone();
+        let d = self.defines.options()?;
+        if !d.is_empty() {
+            parts.push(d);
+        }
+        Ok(with_arg_info(&parts.join(" ")))
+    }
+
+    /// The source with every `#include "…"` inlined (`#include <…>` too, where found in the
+    /// include directories; left to the compiler otherwise). A file whose text contains
+    /// `#pragma once` is inlined once.
+    pub fn expand(&self) -> Result<Expanded> {
+        let mut files = Vec::new();
+        let mut once = HashSet::new();
+        let (text, label, dir) = match &self.main {
+            Main::Text(t) => (t.clone(), MAIN_LABEL.to_string(), None),
+            Main::File(p) => (read(p)?, p.display().to_string(), p.parent().map(Path::to_path_buf)),
+        };
+        let mut out = String::with_capacity(text.len());
+        let mut any = false;
+        expand_into(
+            &text,
+            &label,
+            dir.as_deref(),
+            &self.include_dirs,
+            0,
+            &mut once,
+            &mut out,
+            &mut files,
+            &mut any,
+        )?;
+        if !any {
+            // Nothing was included: the compiler gets the text unchanged.
+            out = text.clone();
+        } else if matches!(self.main, Main::File(_)) {
+            out = format!("#line 1 \"{}\"\n{out}", escape(&label));
+        }
+        files.insert(0, (label, text));
+        Ok(Expanded { text: out, files })
+    }
+
+    /// Builds the program (through the program cache: in memory per context, and on disk)
+    /// and returns it with its kernels, each created once and kept. A build error shows the
+    /// compiler's log and the lines it points at, in the file they are in.
+    pub fn build(&self, ctx: &Context) -> Result<Kernels> {
+        let expanded = self.expand()?;
+        let options = self.build_options()?;
+        cached_program_named(ctx, &expanded.text, &options, &expanded.files)
+    }
+}
+
+/// `options` with `-cl-kernel-arg-info` added when missing.
+pub fn with_arg_info(options: &str) -> String {
+    if options.split_whitespace().any(|o| o == ARG_INFO_OPTION) {
+        options.trim().to_string()
+    } else if options.trim().is_empty() {
+        ARG_INFO_OPTION.to_string()
+    } else {
+        format!("{} {ARG_INFO_OPTION}", options.trim())
+    }
+}
+
+fn read(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| Error::Io {
+        context: format!("reading OpenCL source `{}`", path.display()),
+        message: e.to_string(),
+    })
+}
+
+fn escape(label: &str) -> String {
+    label.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// `#include "name"` or `#include <name>`: the name and whether it was quoted.
+fn include_target(line: &str) -> Option<(&str, bool)> {
+    let rest = line.trim_start().strip_prefix('#')?.trim_start().strip_prefix("include")?.trim();
+    if let Some(r) = rest.strip_prefix('"') {
+        return r.find('"').map(|e| (&r[..e], true));
+    }
+    if let Some(r) = rest.strip_prefix('<') {
+        return r.find('>').map(|e| (&r[..e], false));
+    }
+    None
+}
+
+fn has_pragma_once(text: &str) -> bool {
+    text.lines().any(|l| {
+        let mut w = l.trim_start().trim_start_matches('#').split_whitespace();
+        l.trim_start().starts_with('#') && w.next() == Some("pragma") && w.next() == Some("once")
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn expand_into(
+    text: &str,
+    label: &str,
+    dir: Option<&Path>,
+    include_dirs: &[PathBuf],
+    depth: usize,
+    once: &mut HashSet<PathBuf>,
+    out: &mut String,
+    files: &mut Vec<(String, String)>,
+    any: &mut bool,
+) -> Result<()> {
+    for (i, line) in text.lines().enumerate() {
+        let Some((name, quoted)) = include_target(line) else {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        };
+        let candidates = dir.filter(|_| quoted).into_iter().chain(include_dirs.iter().map(PathBuf::as_path));
+        let found = candidates.map(|d| d.join(name)).find(|p| p.is_file());
+        let Some(path) = found else {
+            if quoted {
+                let searched: Vec<String> = dir
+                    .into_iter()
+                    .chain(include_dirs.iter().map(PathBuf::as_path))
+                    .map(|d| format!("`{}`", d.display()))
+                    .collect();
+                return Err(Error::Io {
+                    context: format!("{label}:{}: #include \"{name}\"", i + 1),
+                    message: format!(
+                        "not found in {}; add its directory with Source::include_dir",
+                        if searched.is_empty() {
+                            "any directory (none given)".to_string()
+                        } else {
+                            searched.join(", ")
+                        }
+                    ),
+                });
+            }
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        };
+        if depth >= MAX_DEPTH {
+            return Err(Error::InvalidArgument(format!(
+                "{label}:{}: includes nest deeper than {MAX_DEPTH} (an include cycle?); guard the \
+                 header with #pragma once or #ifndef",
+                i + 1
+            )));
+        }
+        let canonical = path.canonicalize().unwrap_or_else(|_| path.clone());
+        if once.contains(&canonical) {
+            out.push('\n');
+            continue;
+        }
+        let inc = read(&path)?;
+        if has_pragma_once(&inc) {
+            once.insert(canonical);
+        }
+        *any = true;
+        let inc_label = path.display().to_string();
+        if !files.iter().any(|(l, _)| *l == inc_label) {
+            files.push((inc_label.clone(), inc.clone()));
+        }
+        writeln!(out, "#line 1 \"{}\"", escape(&inc_label)).expect("writing to a String cannot fail");
+        expand_into(&inc, &inc_label, path.parent(), include_dirs, depth + 1, once, out, files, any)?;
+        writeln!(out, "#line {} \"{}\"", i + 2, escape(label)).expect("writing to a String cannot fail");
+    }
+    Ok(())
+}
+
+/// The source lines a build log points at (`FILE:LINE:COL:`), each shown from its own file
+/// with a line of context; the first lines of the main source when the log names none.
+pub fn excerpt(files: &[(String, String)], log: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut shown = 0;
+    for l in log.lines() {
+        let Some((file, line)) = locate(l, files) else { continue };
+        let Some((name, text)) = files.get(file) else { continue };
+        let lines: Vec<&str> = text.lines().collect();
+        for m in line.saturating_sub(1).max(1)..=(line + 1).min(lines.len()) {
+            let s = format!("{name}:{m:<5}| {}", lines[m - 1]);
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        shown += 1;
+        if shown == 10 {
+            break;
+        }
+    }
+    if out.is_empty() {
+        if let Some((name, text)) = files.first() {
+            out =
+                text.lines().take(20).enumerate().map(|(i, l)| format!("{name}:{:<5}| {l}", i + 1)).collect();
+        }
+    }
+    out.join("\n")
+}
+
+/// In a log line such as `error: inc/a.h:3:7: …` or `<kernel>:3:7: error: …`, the file (index
+/// in `files`; the main source when the name is not one of them) and the line number.
+fn locate(log_line: &str, files: &[(String, String)]) -> Option<(usize, usize)> {
+    let bytes = log_line.as_bytes();
+    let mut i = 0;
+    while let Some(p) = log_line[i..].find(':') {
+        let at = i + p;
+        let digits = log_line[at + 1..].bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && bytes.get(at + 1 + digits) == Some(&b':') {
+            let n: usize = log_line[at + 1..at + 1 + digits].parse().ok()?;
+            let before = &log_line[..at];
+            let name = before.rsplit(' ').next().unwrap_or(before);
+            let file = files.iter().position(|(l, _)| l == name).unwrap_or(0);
+            let len = files.get(file).map_or(0, |(_, t)| t.lines().count());
+            return (n >= 1 && n <= len).then_some((file, n));
+        }
+        i = at + 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_defines_round_trip() {
+        for v in [0.1f64, 1e-300, 12345.678901234567, -2.5, 1.0 / 3.0, 6.02214076e23] {
+            let s = v.literal().unwrap();
+            let back: f64 = s.trim_matches(|c| c == '(' || c == ')').parse().unwrap();
+            assert_eq!(back, v, "{s}");
+        }
+        for v in [0.1f32, 1.0 / 3.0, -7.25e-20] {
+            let s = v.literal().unwrap();
+            assert!(s.trim_end_matches(')').ends_with('f'), "{s}");
+            let back: f32 = s.trim_matches(|c| c == '(' || c == ')').trim_end_matches('f').parse().unwrap();
+            assert_eq!(back, v, "{s}");
+        }
+        let e = f64::NAN.literal().unwrap_err();
+        assert!(e.to_string().contains("only finite numbers"), "{e}");
+        assert!(f32::INFINITY.literal().is_err());
+    }
+
+    #[test]
+    fn defines_reject_bad_names_and_text() {
+        let e = Defines::new().set("2N", 1).options().unwrap_err();
+        assert!(e.to_string().contains("`2N` is not a C identifier"), "{e}");
+        let e = Defines::new().text("X", "a b").options().unwrap_err();
+        assert!(e.to_string().contains("whitespace"), "{e}");
+        let e = Defines::new().type_name("T", "unsigned int").options().unwrap_err();
+        assert!(e.to_string().contains("not one identifier"), "{e}");
+        assert_eq!(Defines::new().set("A", 1).set("A", 2).options().unwrap(), "-DA=2");
+        assert_eq!(Defines::new().set("M", u64::MAX).options().unwrap(), format!("-DM={}UL", u64::MAX));
+    }
+
+    #[test]
+    fn locates_log_lines() {
+        let files = vec![
+            ("<source>".to_string(), "a\nb\nc\n".to_string()),
+            ("inc/a.h".to_string(), "x\ny\n".to_string()),
+        ];
+        assert_eq!(locate("error: inc/a.h:2:7: oops", &files), Some((1, 2)));
+        assert_eq!(locate("<source>:3:1: error: oops", &files), Some((0, 3)));
+        assert_eq!(locate("error: /tmp/x.cl:1:19: use", &files), Some((0, 1)));
+        assert_eq!(locate("no location here", &files), None);
+    }
+}

@@ -1,0 +1,227 @@
+//! What every enqueue does besides the command itself: ordering against other queues
+//! (per-buffer hazards) and, on queues that record, the command log the profiler reads.
+//!
+//! # Hazards
+//! Each allocation remembers the event of its last write and of the last read on each queue.
+//! A command on queue Q that reads a buffer waits for the last write if it was on another
+//! queue (read after write); a command that writes waits, in addition, for the reads on other
+//! queues (write after read). Commands on one in-order queue never wait on each other's events:
+//! the queue orders them already. Sub-buffers share their parent's record.
+//!
+//! # Command log
+//! A profiling queue with recording switched on ([`Queue::set_recording`]) keeps every command's
+//! kind, byte count and event; completed events are turned into [`CommandRecord`]s as the log
+//! grows, so it holds few driver events. [`Queue::take_records`] hands the records over.
+
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+
+use opencl3::types::cl_event;
+use serde::Serialize;
+
+use super::buffer::Buffer;
+use super::context::{lock, Queue, QueueCore};
+use super::event::{Event, ProfileTimes};
+use crate::error::{Error, Result};
+
+/// A command that used an allocation: its queue and its event.
+struct Last {
+    queue: u64,
+    /// To flush that queue before another queue waits on the event (OpenCL requires it for
+    /// waits across queues). Weak: a pooled block must not keep its context alive.
+    owner: Weak<QueueCore>,
+    event: Event,
+}
+
+/// The last write of an allocation and its last read on each queue.
+#[derive(Default)]
+pub(crate) struct Hazards {
+    write: Option<Last>,
+    reads: Vec<Last>,
+}
+
+/// How a command uses a buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Use {
+    Read,
+    Write,
+}
+
+/// What a command is, for the profiler.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CommandKind {
+    /// A kernel launch, with the kernel's name.
+    Kernel(String),
+    /// Host → device copy.
+    Write,
+    /// Device → host copy.
+    Read,
+    /// Device → device copy.
+    Copy,
+    /// Buffer fill.
+    Fill,
+}
+
+/// One completed command of a recording queue.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommandRecord {
+    /// What it was.
+    pub kind: CommandKind,
+    /// Bytes moved (0 for kernels).
+    pub bytes: u64,
+    /// Its device times.
+    pub times: ProfileTimes,
+}
+
+#[derive(Default)]
+pub(crate) struct CommandLog {
+    pending: VecDeque<(CommandKind, u64, Event)>,
+    done: Vec<CommandRecord>,
+}
+
+/// Above this many pending events, completed ones are resolved into records.
+const RESOLVE_AT: usize = 1024;
+
+impl CommandLog {
+    fn push(&mut self, kind: CommandKind, bytes: u64, ev: &Event) {
+        self.pending.push_back((kind, bytes, ev.clone()));
+        if self.pending.len() >= RESOLVE_AT {
+            while self.pending.front().is_some_and(|(_, _, e)| e.is_complete()) {
+                if let Some((kind, bytes, e)) = self.pending.pop_front() {
+                    if let Ok(times) = e.profile() {
+                        self.done.push(CommandRecord { kind, bytes, times });
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Queue {
+    /// Switches the command log on or off. Only a profiling queue can record (an
+    /// [`Error::Unsupported`] otherwise). Switching it off drops what was not yet taken.
+    pub fn set_recording(&self, on: bool) -> Result<()> {
+        if on && !self.is_profiling() {
+            return Err(Error::Unsupported(
+                "command recording was asked of a queue without profiling; create it with \
+                 Context::create_queue(true) or Context::profiled, or set CLARRAY_PROFILE=1"
+                    .into(),
+            ));
+        }
+        self.inner.recording.store(on, Ordering::Release);
+        if !on {
+            *lock(&self.inner.log) = CommandLog::default();
+        }
+        Ok(())
+    }
+
+    /// Whether the queue records its commands for the profiler.
+    pub fn is_recording(&self) -> bool {
+        self.inner.recording.load(Ordering::Acquire)
+    }
+
+    /// Waits for every recorded command and hands over their records, oldest first, emptying
+    /// the log.
+    pub fn take_records(&self) -> Result<Vec<CommandRecord>> {
+        let log = std::mem::take(&mut *lock(&self.inner.log));
+        let mut out = log.done;
+        out.reserve(log.pending.len());
+        for (kind, bytes, e) in log.pending {
+            out.push(CommandRecord { kind, bytes, times: e.profile()? });
+        }
+        Ok(out)
+    }
+
+    /// Prepares one command that uses `uses`: locks their hazard records (in address order, so
+    /// that two threads never wait on each other) and gathers the events it must wait for —
+    /// `wait` and the other queues' conflicting commands. Enqueue the command with
+    /// [`Tracked::ids`] as its wait list, then hand its event to [`Tracked::finish`].
+    pub(crate) fn track<'a>(&'a self, uses: &[(&'a Buffer, Use)], wait: &[Event]) -> Result<Tracked<'a>> {
+        let mut roots: Vec<(&Mutex<Hazards>, Use)> = Vec::with_capacity(uses.len());
+        for (b, u) in uses {
+            let m = b.hazards();
+            match roots.iter_mut().find(|(r, _)| std::ptr::eq(*r, m)) {
+                Some(entry) => {
+                    if *u == Use::Write {
+                        entry.1 = Use::Write;
+                    }
+                }
+                None => roots.push((m, *u)),
+            }
+        }
+        roots.sort_by_key(|(m, _)| *m as *const Mutex<Hazards> as usize);
+        let guards: Vec<(MutexGuard<'a, Hazards>, Use)> =
+            roots.into_iter().map(|(m, u)| (lock(m), u)).collect();
+        let me = self.id();
+        // Explicit wait events from other queues are flushed there too (OpenCL leaves that to us).
+        let mut ids: Vec<cl_event> = self.wait_list(wait)?;
+        let mut flushed: Vec<u64> = Vec::new();
+        let mut need = |last: &Last, ids: &mut Vec<cl_event>| -> Result<()> {
+            if last.queue != me {
+                ids.push(last.event.raw());
+                if !flushed.contains(&last.queue) {
+                    flushed.push(last.queue);
+                    if let Some(q) = last.owner.upgrade() {
+                        q.queue.flush().map_err(|e| Error::opencl("clFlush", e.0))?;
+                    }
+                }
+            }
+            Ok(())
+        };
+        for (h, u) in &guards {
+            if let Some(w) = &h.write {
+                need(w, &mut ids)?;
+            }
+            if *u == Use::Write {
+                for r in &h.reads {
+                    need(r, &mut ids)?;
+                }
+            }
+        }
+        Ok(Tracked { queue: self, guards, ids })
+    }
+}
+
+/// A command being enqueued: the hazard records of its buffers stay locked (so the events in
+/// the wait list stay alive and no other command slips in between) until [`Tracked::finish`]
+/// records its event, or until it is dropped because the enqueue failed.
+pub(crate) struct Tracked<'a> {
+    queue: &'a Queue,
+    guards: Vec<(MutexGuard<'a, Hazards>, Use)>,
+    ids: Vec<cl_event>,
+}
+
+impl Tracked<'_> {
+    /// The wait list for the command.
+    pub(crate) fn ids(&self) -> &[cl_event] {
+        &self.ids
+    }
+
+    /// Records the enqueued command `ev` as the latest user of its buffers and, when the queue
+    /// records, in the command log; returns its event.
+    pub(crate) fn finish(mut self, ev: cl_event, kind: impl FnOnce() -> CommandKind, bytes: usize) -> Event {
+        let q = self.queue;
+        let ev = Event::from_raw(ev, q);
+        let me = q.id();
+        let mine = || Last { queue: me, owner: Arc::downgrade(&q.inner), event: ev.clone() };
+        for (h, u) in &mut self.guards {
+            match u {
+                Use::Read => match h.reads.iter_mut().find(|r| r.queue == me) {
+                    Some(slot) => slot.event = ev.clone(),
+                    None => h.reads.push(mine()),
+                },
+                Use::Write => {
+                    h.write = Some(mine());
+                    h.reads.clear();
+                }
+            }
+        }
+        drop(self.guards);
+        if q.is_recording() {
+            lock(&q.inner.log).push(kind(), bytes as u64, &ev);
+        }
+        ev
+    }
+}

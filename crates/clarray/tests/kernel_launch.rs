@@ -1,0 +1,304 @@
+//! The launch API: positional arguments of every kind, 1–3-D sizes and offsets, the chosen
+//! work-group size, exact global sizes, and the errors of bad launches.
+
+use clarray::program::{auto_local, Dims, KernelArg, Launch, Local, Source};
+use clarray::runtime::Kernel;
+use clarray::{Buffer, Context, Error};
+use rand::{rngs::StdRng, Rng, SeedableRng};
+
+fn read<T: bytemuck::Pod + Default + Clone>(ctx: &Context, b: &Buffer, n: usize) -> Vec<T> {
+    let mut v = vec![T::default(); n];
+    ctx.queue().read_buffer(b, 0, &mut v, &[]).unwrap();
+    v
+}
+
+fn poisoned(ctx: &Context, bytes: usize) -> Buffer {
+    let b = Buffer::uninit(ctx, bytes).unwrap();
+    ctx.queue().fill_buffer(&b, &[0xA5u8], 0, bytes, &[]).unwrap();
+    b
+}
+
+const SCALARS: &str = "
+kernel void scalars(global double* o, char a, uchar b, short c, ushort d, int e, uint f,
+                    long g, ulong h, float i, double j) {
+    o[0] = a; o[1] = b; o[2] = c; o[3] = d; o[4] = e; o[5] = f; o[6] = g; o[7] = h; o[8] = i; o[9] = j;
+}";
+
+#[test]
+fn every_scalar_type_arrives() {
+    let ctx = Context::new().unwrap();
+    if !ctx.device().info().fp64 {
+        return;
+    }
+    let k = Source::new(format!("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n{SCALARS}"))
+        .build(&ctx)
+        .unwrap()
+        .kernel("scalars")
+        .unwrap();
+    let mut rng = StdRng::seed_from_u64(1);
+    for _ in 0..5 {
+        let (a, b, c, d): (i8, u8, i16, u16) = (rng.random(), rng.random(), rng.random(), rng.random());
+        let (e, f): (i32, u32) = (rng.random(), rng.random());
+        let g: i64 = rng.random_range(-(1i64 << 52)..(1i64 << 52));
+        let h: u64 = rng.random_range(0..(1u64 << 53));
+        let (i, j): (f32, f64) = (rng.random(), rng.random());
+        let out = poisoned(&ctx, 80);
+        k.launch(ctx.queue(), 1, (&out, a, b, c, d, e, f, g, h, i, j)).unwrap();
+        let v: Vec<f64> = read(&ctx, &out, 10);
+        let want =
+            [a as f64, b as f64, c as f64, d as f64, e as f64, f as f64, g as f64, h as f64, i as f64, j];
+        assert_eq!(v, want);
+    }
+}
+
+#[test]
+fn vectors_and_complex_scalars() {
+    let ctx = Context::new().unwrap();
+    let k = Source::new(
+        "kernel void vec(global float* o, float4 v, float2 c, int2 p) {
+            o[0] = v.x; o[1] = v.y; o[2] = v.z; o[3] = v.w; o[4] = c.x; o[5] = c.y; o[6] = p.x; o[7] = p.y;
+        }",
+    )
+    .build(&ctx)
+    .unwrap()
+    .kernel("vec")
+    .unwrap();
+    let out = poisoned(&ctx, 32);
+    let c = num_complex::Complex::new(5.5f32, -6.25);
+    k.launch(ctx.queue(), 1, (&out, [1.0f32, 2.0, 3.0, 4.0], c, [7i32, -8])).unwrap();
+    let v: Vec<f32> = read(&ctx, &out, 8);
+    assert_eq!(v, vec![1.0, 2.0, 3.0, 4.0, 5.5, -6.25, 7.0, -8.0]);
+    let e = k.launch(ctx.queue(), 1, (&out, [1.0f32, 2.0], c, [7i32, -8])).unwrap_err();
+    assert!(e.to_string().contains("argument 1 (`v`)") && e.to_string().contains("float4"), "{e}");
+}
+
+#[test]
+fn images_are_arguments() {
+    use clarray::runtime::{ChannelOrder, ChannelType, ImageFormat};
+    use clarray::Image;
+    let ctx = Context::new().unwrap();
+    if !ctx.device().info().image_support {
+        return;
+    }
+    let k = Source::new(
+        "kernel void img(read_only image2d_t im, global float* o) {
+            const sampler_t s = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_NONE | CLK_FILTER_NEAREST;
+            int x = get_global_id(0), y = get_global_id(1);
+            o[y * get_global_size(0) + x] = read_imagef(im, s, (int2)(x, y)).x * 2.0f;
+        }",
+    )
+    .build(&ctx)
+    .unwrap()
+    .kernel("img")
+    .unwrap();
+    let (w, h) = (8, 4);
+    let im = Image::new_2d(&ctx, ImageFormat::new(ChannelOrder::R, ChannelType::F32), w, h).unwrap();
+    let pixels: Vec<f32> = (0..w * h).map(|i| i as f32 * 0.5).collect();
+    ctx.queue().write_image(&im, [0, 0, 0], [w, h, 1], &pixels, 0, 0, &[]).unwrap();
+    let out = poisoned(&ctx, w * h * 4);
+    k.launch(ctx.queue(), [w, h], (&im, &out)).unwrap();
+    let v: Vec<f32> = read(&ctx, &out, w * h);
+    assert_eq!(v, pixels.iter().map(|p| p * 2.0).collect::<Vec<_>>());
+    let e = k.launch(ctx.queue(), [w, h], (&out, &out)).unwrap_err();
+    assert!(e.to_string().contains("argument 0 (`im`)") && e.to_string().contains("image2d_t"), "{e}");
+}
+
+#[test]
+fn local_memory_sized_at_launch() {
+    let ctx = Context::new().unwrap();
+    // Local memory: each group reverses its slice through a __local array sized at launch.
+    let k = Source::new(
+        "kernel void rev(global const int* x, global int* y, local int* tmp) {
+            size_t l = get_local_id(0), n = get_local_size(0), g = get_group_id(0);
+            tmp[l] = x[g * n + l];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            y[g * n + l] = tmp[n - 1 - l];
+        }",
+    )
+    .build(&ctx)
+    .unwrap()
+    .kernel("rev")
+    .unwrap();
+    let n = 256;
+    let x: Vec<i32> = (0..n as i32).collect();
+    let xb = Buffer::uninit(&ctx, n * 4).unwrap();
+    ctx.queue().write_buffer(&xb, 0, &x, &[]).unwrap();
+    let yb = poisoned(&ctx, n * 4);
+    let group = 16;
+    k.launch(ctx.queue(), Dims::new([n]).local([group]), (&xb, &yb, Local(group * 4))).unwrap();
+    let y: Vec<i32> = read(&ctx, &yb, n);
+    let want: Vec<i32> = (0..n).map(|i| (i / group * group + group - 1 - i % group) as i32).collect();
+    assert_eq!(y, want);
+}
+
+#[test]
+fn one_two_and_three_dimensions_with_offsets() {
+    let ctx = Context::new().unwrap();
+    let ks = Source::new(
+        "kernel void id3(global int* o, int nx, int ny) {
+            size_t x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+            o[(z * ny + y) * nx + x] = (int)(x + 100 * y + 10000 * z);
+        }",
+    )
+    .build(&ctx)
+    .unwrap();
+    let k = ks.kernel("id3").unwrap();
+    let mut rng = StdRng::seed_from_u64(2);
+    for _ in 0..12 {
+        let d = rng.random_range(1..=3usize);
+        let mut g = [1usize; 3];
+        let mut off = [0usize; 3];
+        for i in 0..d {
+            g[i] = rng.random_range(1..20);
+            off[i] = rng.random_range(0..3);
+        }
+        let full = [g[0] + off[0], g[1] + off[1], g[2] + off[2]];
+        let n = full.iter().product::<usize>();
+        let out = poisoned(&ctx, n * 4);
+        let (nx, ny) = (full[0] as i32, full[1] as i32);
+        let dims = match d {
+            1 => Dims::new([g[0]]).offset([off[0]]),
+            2 => Dims::new([g[0], g[1]]).offset([off[0], off[1]]),
+            _ => Dims::new(g).offset(off),
+        };
+        k.launch(ctx.queue(), dims, (&out, nx, ny)).unwrap();
+        let v: Vec<i32> = read(&ctx, &out, n);
+        for z in 0..full[2] {
+            for y in 0..full[1] {
+                for x in 0..full[0] {
+                    let inside = x >= off[0] && y >= off[1] && z >= off[2];
+                    let want =
+                        if inside { (x + 100 * y + 10000 * z) as i32 } else { i32::from_ne_bytes([0xA5; 4]) };
+                    assert_eq!(
+                        v[(z * full[1] + y) * full[0] + x],
+                        want,
+                        "d={d} g={g:?} off={off:?} at {x},{y},{z}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn global_size_is_exact_and_chosen_local_size_divides_it() {
+    let ctx = Context::new().unwrap();
+    // No bounds check in the kernel: a rounded-up global size would write past n.
+    let k = Source::new("kernel void inc(global int* o) { o[get_global_id(0)] += 1; }")
+        .build(&ctx)
+        .unwrap()
+        .kernel("inc")
+        .unwrap();
+    let info = ctx.device().info().clone();
+    for n in [1usize, 7, 64, 97, 1000, 1024, 4099, 65536 + 3, 1 << 18] {
+        let pad = 64;
+        let b = Buffer::uninit(&ctx, (n + pad) * 4).unwrap();
+        ctx.queue().fill_buffer(&b, &[0i32], 0, (n + pad) * 4, &[]).unwrap();
+        k.launch(ctx.queue(), n, (&b,)).unwrap();
+        let v: Vec<i32> = read(&ctx, &b, n + pad);
+        assert!(v[..n].iter().all(|&x| x == 1), "n={n}");
+        assert!(v[n..].iter().all(|&x| x == 0), "n={n}: written past the global size");
+        if let Some(l) = auto_local(&k, &info, &[n]) {
+            let l = l.as_slice()[0];
+            assert_eq!(n % l, 0, "n={n} local={l}");
+            assert_eq!(l % k.preferred_multiple(), 0);
+            assert!(l <= k.max_work_group_size());
+        }
+    }
+    for g in [[64usize, 64], [30, 7], [1, 1], [128, 3]] {
+        if let Some(l) = auto_local(&k, &info, &g) {
+            let l = l.as_slice();
+            assert!(g[0] % l[0] == 0 && g[1] % l[1] == 0, "{g:?} {l:?}");
+        }
+    }
+}
+
+fn axpy(ctx: &Context) -> Kernel {
+    Source::new(
+        "kernel void axpy(float a, global const float* x, global float* y, int n) {
+            size_t i = get_global_id(0); if (i < n) y[i] += a * x[i];
+        }",
+    )
+    .build(ctx)
+    .unwrap()
+    .kernel("axpy")
+    .unwrap()
+}
+
+fn args_error(e: Error) -> String {
+    match &e {
+        Error::KernelArgs { kernel, .. } => assert_eq!(kernel, "axpy"),
+        other => panic!("expected a kernel argument error, got {other}"),
+    }
+    e.to_string()
+}
+
+#[test]
+fn bad_launches_name_kernel_and_argument() {
+    let ctx = Context::new().unwrap();
+    let k = axpy(&ctx);
+    let x = Buffer::uninit(&ctx, 64).unwrap();
+    let y = Buffer::uninit(&ctx, 64).unwrap();
+    let q = ctx.queue();
+    let m = args_error(k.launch(q, 16, (2.0f32, &x)).unwrap_err());
+    assert!(m.contains("2 arguments were given, but it takes 4") && m.contains("float a"), "{m}");
+    let m = args_error(k.launch(q, 16, (2.0f32, 1.0f32, &y, 16i32)).unwrap_err());
+    assert!(m.contains("argument 1 (`x`)") && m.contains("scalar (f32)") && m.contains("float*"), "{m}");
+    let m = args_error(k.launch(q, 16, (2.0f64, &x, &y, 16i32)).unwrap_err());
+    assert!(m.contains("argument 0 (`a`)") && m.contains("8 bytes") && m.contains("4 bytes"), "{m}");
+    let m = args_error(k.launch(q, 16, (&x, &x, &y, 16i32)).unwrap_err());
+    assert!(m.contains("argument 0 (`a`)") && m.contains("a buffer was given"), "{m}");
+    let m = args_error(k.launch(q, 16, (2.0f32, &x, Local(64), 16i32)).unwrap_err());
+    assert!(m.contains("argument 2 (`y`)") && m.contains("local memory"), "{m}");
+    let m = args_error(k.launch(q, 16, (2.0f32, &x, &y, 16i64)).unwrap_err());
+    assert!(m.contains("argument 3 (`n`)"), "{m}");
+    let m = args_error(k.launch(q, Dims::new([16]).local([5]), (2.0f32, &x, &y, 16i32)).unwrap_err());
+    assert!(m.contains("not a multiple") || m.contains("16"), "{m}");
+    let m = args_error(k.launch(q, Dims::new([1, 1, 1, 1]), (2.0f32, &x, &y, 16i32)).unwrap_err());
+    assert!(m.contains("4 dimensions"), "{m}");
+    let m = args_error(k.launch(q, Dims::new([16]).local([4, 4]), (2.0f32, &x, &y, 16i32)).unwrap_err());
+    assert!(m.contains("dimensions"), "{m}");
+    // A buffer from another context.
+    let other = Context::new().unwrap();
+    let z = Buffer::uninit(&other, 64).unwrap();
+    let m = args_error(k.launch(q, 16, (2.0f32, &z, &y, 16i32)).unwrap_err());
+    assert!(m.contains("argument 1 (`x`)") && m.contains("context"), "{m}");
+    // And a good launch, checked.
+    q.write_buffer(&x, 0, &[1.0f32; 16], &[]).unwrap();
+    q.write_buffer(&y, 0, &[0.5f32; 16], &[]).unwrap();
+    let dynargs: [&dyn KernelArg; 4] = [&3.0f32, &x, &y, &16i32];
+    k.launch(q, 16, dynargs).unwrap();
+    let v: Vec<f32> = read(&ctx, &y, 16);
+    assert_eq!(v, vec![3.5f32; 16]);
+}
+
+#[test]
+fn bare_launch_checks_once() {
+    use clarray::runtime::{Arg, BareLaunch};
+    let ctx = Context::new().unwrap();
+    let k = axpy(&ctx);
+    let x = Buffer::uninit(&ctx, 64).unwrap();
+    let y = Buffer::uninit(&ctx, 64).unwrap();
+    let a = 2.0f32.to_ne_bytes();
+    let n = 16i32.to_ne_bytes();
+    let e = BareLaunch::new(&k, &[Arg::Buffer(&x)], &[16]).unwrap_err();
+    assert!(e.to_string().contains("takes 4"), "{e}");
+    let args = [Arg::Scalar(&a, "f32"), Arg::Buffer(&x), Arg::Buffer(&y), Arg::Scalar(&n, "i32")];
+    let e = BareLaunch::new(&k, &args, &[0]).unwrap_err();
+    assert!(e.to_string().contains("non-zero global sizes"), "{e}");
+    ctx.queue().write_buffer(&x, 0, &[1.0f32; 16], &[]).unwrap();
+    ctx.queue().write_buffer(&y, 0, &[0.0f32; 16], &[]).unwrap();
+    let bare = BareLaunch::new(&k, &args, &[16]).unwrap();
+    bare.enqueue(ctx.queue()).unwrap();
+    bare.enqueue(ctx.queue()).unwrap();
+    let v: Vec<f32> = read(&ctx, &y, 16);
+    assert_eq!(v, vec![4.0f32; 16]);
+}
+
+#[test]
+fn zero_sized_launch_is_a_no_op() {
+    let ctx = Context::new().unwrap();
+    let k = axpy(&ctx);
+    let x = Buffer::uninit(&ctx, 4).unwrap();
+    k.launch(ctx.queue(), 0, (1.0f32, &x, &x, 0i32)).unwrap().wait().unwrap();
+}

@@ -1,0 +1,104 @@
+//! The profiler: per-kernel and per-transfer totals consistent with the wall time.
+
+use std::time::Instant;
+
+use clarray::profile::{self, Profiler};
+use clarray::program::{Launch, Source};
+use clarray::{Buffer, Context, Error};
+
+const SRC: &str = "
+kernel void scale(global float* x, float a) { size_t i = get_global_id(0); x[i] *= a; }
+kernel void shift(global float* x, float b) {
+    size_t i = get_global_id(0);
+    float v = x[i];
+    for (int k = 0; k < 64; ++k) v = v * 0.5f + b;
+    x[i] = v;
+}";
+
+#[test]
+fn totals_are_consistent_with_wall_time() {
+    let ctx = Context::new().unwrap().profiled().unwrap();
+    let ks = Source::new(SRC).build(&ctx).unwrap();
+    let (scale, shift) = (ks.kernel("scale").unwrap(), ks.kernel("shift").unwrap());
+    let n = 1 << 16;
+    let x = Buffer::uninit(&ctx, n * 4).unwrap();
+    let y = Buffer::uninit(&ctx, n * 4).unwrap();
+    let host = vec![1.0f32; n];
+    let q = ctx.queue();
+    // Commands before start are not counted.
+    q.write_buffer(&x, 0, &host, &[]).unwrap();
+    let t0 = Instant::now();
+    let p = Profiler::start(q).unwrap();
+    q.write_buffer(&x, 0, &host, &[]).unwrap();
+    for _ in 0..10 {
+        scale.launch(q, n, (&x, 1.5f32)).unwrap();
+        shift.launch(q, n, (&x, 0.25f32)).unwrap();
+    }
+    shift.launch(q, n, (&x, 0.25f32)).unwrap();
+    q.copy_buffer(&x, 0, &y, 0, n * 4, &[]).unwrap();
+    let mut out = vec![0f32; n];
+    q.read_buffer(&y, 0, &mut out, &[]).unwrap();
+    let r = p.report().unwrap();
+    let wall = t0.elapsed().as_secs_f64();
+
+    assert_eq!(r.commands, 1 + 21 + 1 + 1);
+    let names: Vec<(&str, u64)> = r.kernels.iter().map(|k| (k.name.as_str(), k.count)).collect();
+    assert!(names.contains(&("scale", 10)) && names.contains(&("shift", 11)), "{names:?}");
+    assert!(r.kernel_seconds > 0.0 && r.kernel_seconds <= wall, "kernels {} wall {wall}", r.kernel_seconds);
+    let sum: f64 = r.kernels.iter().map(|k| k.total_seconds).sum();
+    assert!((sum - r.kernel_seconds).abs() <= 1e-12 * r.commands as f64 + 1e-9);
+    for k in &r.kernels {
+        assert!(k.min_seconds <= k.mean_seconds && k.mean_seconds <= k.max_seconds, "{k:?}");
+        assert!((k.mean_seconds * k.count as f64 - k.total_seconds).abs() < 1e-9, "{k:?}");
+    }
+    let kinds: Vec<(&str, u64, u64)> =
+        r.transfers.iter().map(|t| (t.kind.as_str(), t.count, t.bytes)).collect();
+    let b = (n * 4) as u64;
+    assert_eq!(kinds, vec![("write", 1, b), ("read", 1, b), ("copy", 1, b)]);
+    assert!(r.busy_seconds <= r.span_seconds + 1e-9 && r.span_seconds <= wall, "{r:?} wall {wall}");
+    assert!((r.span_seconds - r.busy_seconds - r.idle_seconds).abs() < 1e-9);
+    assert!(r.kernel_seconds + r.transfer_seconds <= r.span_seconds + 1e-6, "in-order: no overlap");
+
+    let table = r.to_string();
+    assert!(table.contains("scale") && table.contains("shift") && table.contains("GB/s"), "{table}");
+    let json: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
+    assert_eq!(json["kernels"].as_array().unwrap().len(), 2);
+    assert!(json["kernel_seconds"].as_f64().unwrap() > 0.0);
+
+    // Later reports include everything since start; stop ends recording.
+    scale.launch(q, n, (&x, 1.0f32)).unwrap();
+    let r2 = p.stop().unwrap();
+    assert_eq!(r2.commands, r.commands + 1);
+    assert!(!q.is_recording());
+    scale.launch(q, n, (&x, 1.0f32)).unwrap();
+    assert_eq!(profile::report(q).unwrap().commands, 0);
+}
+
+#[test]
+fn profiling_needs_a_profiling_queue() {
+    let ctx = Context::new().unwrap();
+    if ctx.queue().is_profiling() {
+        return; // CLARRAY_PROFILE=1
+    }
+    let e = Profiler::start(ctx.queue()).unwrap_err();
+    assert!(matches!(e, Error::Unsupported(_)), "{e}");
+    assert!(e.to_string().contains("CLARRAY_PROFILE=1"), "{e}");
+}
+
+#[test]
+fn idle_time_shows_host_pauses() {
+    let ctx = Context::new().unwrap().profiled().unwrap();
+    let k = Source::new(SRC).build(&ctx).unwrap().kernel("scale").unwrap();
+    let x = Buffer::uninit(&ctx, 4096).unwrap();
+    let p = Profiler::start(ctx.queue()).unwrap();
+    let pause = std::time::Duration::from_millis(30);
+    for _ in 0..3 {
+        k.launch(ctx.queue(), 1024, (&x, 1.0f32)).unwrap().wait().unwrap();
+        std::thread::sleep(pause);
+    }
+    let r = p.report().unwrap();
+    // Two pauses lie between the three kernels (the device clock may differ slightly).
+    assert!(r.idle_seconds >= 2.0 * pause.as_secs_f64() * 0.8, "{r:?}");
+    assert!(r.idle_seconds <= r.span_seconds);
+    assert!(r.busy_seconds < r.idle_seconds);
+}

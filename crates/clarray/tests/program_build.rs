@@ -1,0 +1,157 @@
+//! Program sources: `#include` resolution with `#line` mapping, typed defines, build errors.
+
+use std::path::PathBuf;
+
+use clarray::program::{Defines, Launch, Source};
+use clarray::{Buffer, Context, Error};
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("clarray-program-build-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn read_f64(ctx: &Context, b: &Buffer, n: usize) -> Vec<f64> {
+    let mut out = vec![0f64; n];
+    ctx.queue().read_buffer(b, 0, &mut out, &[]).unwrap();
+    out
+}
+
+#[test]
+fn includes_are_inlined_from_file_dir_then_include_dirs() {
+    let ctx = Context::new().unwrap();
+    let dir = scratch("inc");
+    std::fs::create_dir_all(dir.join("lib")).unwrap();
+    std::fs::write(dir.join("lib/consts.h"), "#pragma once\n#define SCALE 3\n").unwrap();
+    std::fs::write(dir.join("lib/ops.h"), "#include \"consts.h\"\nint times(int x) { return x * SCALE; }\n")
+        .unwrap();
+    std::fs::write(
+        dir.join("main.cl"),
+        "#include \"ops.h\"\n#include \"consts.h\"\nkernel void k(global int* o) { o[get_global_id(0)] = times((int)get_global_id(0)) + SCALE; }\n",
+    )
+    .unwrap();
+    let src = Source::file(dir.join("main.cl")).include_dir(dir.join("lib"));
+    let expanded = src.expand().unwrap();
+    assert!(!expanded.text.contains("#include"), "{}", expanded.text);
+    assert_eq!(expanded.text.matches("#define SCALE").count(), 1, "pragma once: {}", expanded.text);
+    assert_eq!(expanded.files.len(), 3);
+    let k = src.build(&ctx).unwrap().kernel("k").unwrap();
+    let out = Buffer::uninit(&ctx, 64 * 4).unwrap();
+    ctx.queue().fill_buffer(&out, &[-1i32], 0, 256, &[]).unwrap();
+    k.launch(ctx.queue(), 64, (&out,)).unwrap();
+    let mut host = vec![0i32; 64];
+    ctx.queue().read_buffer(&out, 0, &mut host, &[]).unwrap();
+    let want: Vec<i32> = (0..64).map(|i| i * 3 + 3).collect();
+    assert_eq!(host, want);
+}
+
+#[test]
+fn build_errors_point_into_the_included_file() {
+    let ctx = Context::new().unwrap();
+    let dir = scratch("err");
+    std::fs::write(dir.join("bad.h"), "// a header\nint broken() { return undeclared_thing; }\n").unwrap();
+    let src = Source::new("#include \"bad.h\"\nkernel void k(global int* o) { o[0] = broken(); }\n")
+        .include_dir(&dir);
+    let err = src.build(&ctx).unwrap_err();
+    let Error::Build(f) = &err else { panic!("expected a build error, got {err}") };
+    assert!(f.log.contains("undeclared_thing"), "{}", f.log);
+    assert!(f.log.contains("bad.h:2:"), "the log names the header and its own line: {}", f.log);
+    assert!(f.excerpt.contains("bad.h:2") && f.excerpt.contains("return undeclared_thing"), "{}", f.excerpt);
+    assert!(f.options.contains("-cl-kernel-arg-info"), "{}", f.options);
+    let msg = err.to_string();
+    assert!(msg.contains("failed to build") && msg.contains("undeclared_thing"), "{msg}");
+}
+
+#[test]
+fn missing_include_names_file_and_searched_dirs() {
+    let dir = scratch("missing");
+    let e = Source::new("\n#include \"nope.h\"\n").include_dir(&dir).expand().unwrap_err();
+    let m = e.to_string();
+    assert!(
+        m.contains("<source>:2") && m.contains("nope.h") && m.contains(&dir.display().to_string()),
+        "{m}"
+    );
+    let e = Source::file(dir.join("absent.cl")).expand().unwrap_err();
+    assert!(e.to_string().contains("absent.cl"), "{e}");
+}
+
+#[test]
+fn include_cycles_are_reported() {
+    let dir = scratch("cycle");
+    std::fs::write(dir.join("a.h"), "#include \"b.h\"\n").unwrap();
+    std::fs::write(dir.join("b.h"), "#include \"a.h\"\n").unwrap();
+    let e = Source::new("#include \"a.h\"\n").include_dir(&dir).expand().unwrap_err();
+    assert!(e.to_string().contains("cycle"), "{e}");
+}
+
+#[test]
+fn defines_reach_the_kernel_with_full_precision() {
+    let ctx = Context::new().unwrap();
+    if !ctx.device().info().fp64 {
+        return;
+    }
+    let dt = 0.1f64 + 1e-17; // not representable in fewer digits than f64 has
+    let third = 1.0f64 / 3.0;
+    let omega = 1.2345679f32;
+    let src = Source::new(
+        "#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+        kernel void k(global REAL* o) {
+            o[0] = DT; o[1] = THIRD; o[2] = OMEGA; o[3] = N; o[4] = NEG;
+        #if PERIODIC
+            o[5] = 1;
+        #else
+            o[5] = 2;
+        #endif
+        #ifdef EXTRA
+            o[6] = 7;
+        #endif
+            o[7] = sizeof(REAL);
+        }",
+    )
+    .defines(
+        Defines::new()
+            .set("DT", dt)
+            .set("THIRD", third)
+            .set("OMEGA", omega)
+            .set("N", 1i64 << 40)
+            .set("NEG", -5)
+            .set("PERIODIC", false)
+            .flag("EXTRA")
+            .type_name("REAL", "double"),
+    );
+    let k = src.build(&ctx).unwrap().kernel("k").unwrap();
+    let out = Buffer::uninit(&ctx, 8 * 8).unwrap();
+    ctx.queue().fill_buffer(&out, &[0u8], 0, 64, &[]).unwrap();
+    k.launch(ctx.queue(), 1, (&out,)).unwrap();
+    let v = read_f64(&ctx, &out, 8);
+    assert_eq!(v[0], dt);
+    assert_eq!(v[1], third);
+    assert_eq!(v[2], f64::from(omega));
+    assert_eq!(v[3], (1i64 << 40) as f64);
+    assert_eq!(v[4], -5.0);
+    assert_eq!(v[5], 2.0);
+    assert_eq!(v[6], 7.0);
+    assert_eq!(v[7], 8.0);
+}
+
+#[test]
+fn invalid_define_is_an_error_at_build() {
+    let ctx = Context::new().unwrap();
+    let e = Source::new("kernel void k() {}").define("BAD NAME", 1).build(&ctx).unwrap_err();
+    assert!(e.to_string().contains("`BAD NAME` is not a C identifier"), "{e}");
+}
+
+#[test]
+fn kernels_are_created_once() {
+    let ctx = Context::new().unwrap();
+    let ks = Source::new("kernel void a(global int* x) { x[0] = 1; }").build(&ctx).unwrap();
+    let k1 = ks.kernel("a").unwrap();
+    let k2 =
+        Source::new("kernel void a(global int* x) { x[0] = 1; }").build(&ctx).unwrap().kernel("a").unwrap();
+    // Same program (memory cache) and the same kernel object: launching either is one kernel.
+    assert_eq!(format!("{k1:?}"), format!("{k2:?}"));
+    assert!(format!("{ks:?}").contains("\"a\""), "{ks:?}");
+    let e = ks.kernel("nope").unwrap_err();
+    assert!(e.to_string().contains("no kernel `nope`") && e.to_string().contains('a'), "{e}");
+}

@@ -1,0 +1,37 @@
+//! The disk cache's environment variables. One test (they are process-wide).
+
+use clarray::program::{cached_program, DiskCache};
+use clarray::Context;
+
+#[test]
+fn cache_dir_and_no_cache_env() {
+    let dir = std::env::temp_dir().join(format!("clarray-cache-env-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::env::set_var("CLARRAY_CACHE_DIR", &dir);
+    std::env::remove_var("CLARRAY_NO_CACHE");
+    assert_eq!(DiskCache::from_env().unwrap().dir(), dir.as_path());
+
+    let ctx = Context::new().unwrap();
+    cached_program(&ctx, "kernel void a(global int* x) { x[0] = 1; }", "").unwrap();
+    let count = || std::fs::read_dir(&dir).map(|r| r.count()).unwrap_or(0);
+    assert_eq!(count(), 1, "the program was stored in CLARRAY_CACHE_DIR");
+
+    std::env::set_var("CLARRAY_NO_CACHE", "1");
+    assert!(DiskCache::from_env().is_none());
+    let ctx2 = Context::new().unwrap();
+    cached_program(&ctx2, "kernel void b(global int* x) { x[0] = 2; }", "").unwrap();
+    assert_eq!(count(), 1, "CLARRAY_NO_CACHE=1 writes nothing");
+
+    std::env::set_var("CLARRAY_NO_CACHE", "0");
+    std::env::remove_var("CLARRAY_CACHE_DIR");
+    std::env::set_var("XDG_CACHE_HOME", &dir);
+    assert_eq!(DiskCache::from_env().unwrap().dir(), dir.join("clarray").as_path());
+    std::env::remove_var("XDG_CACHE_HOME");
+    let home = std::env::var_os("HOME");
+    std::env::set_var("HOME", "/somewhere");
+    assert_eq!(DiskCache::from_env().unwrap().dir(), std::path::Path::new("/somewhere/.cache/clarray"));
+    if let Some(h) = home {
+        std::env::set_var("HOME", h);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
