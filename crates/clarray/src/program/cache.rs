@@ -28,7 +28,7 @@ use sha2::{Digest, Sha256};
 use crate::error::{Error, Result};
 use crate::runtime::{Context, Kernel, Program};
 
-use super::source::{excerpt, with_arg_info, MAIN_LABEL};
+use super::source::{excerpt, translate_log, with_arg_info, MAIN_LABEL};
 
 /// Environment variable: the cache directory.
 pub const CACHE_DIR_ENV: &str = "CLARRAY_CACHE_DIR";
@@ -129,6 +129,7 @@ pub(crate) fn cached_program_named(
 fn build(ctx: &Context, source: &str, options: &str, files: &[(String, String)]) -> Result<Program> {
     Program::build(ctx, source, options).map_err(|e| match e {
         Error::Build(mut failure) => {
+            failure.log = translate_log(source, files, &failure.log);
             failure.excerpt = excerpt(files, &failure.log);
             Error::Build(failure)
         }
