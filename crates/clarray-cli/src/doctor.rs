@@ -264,19 +264,38 @@ fn apt_install(facts: &Facts, packages: &str) -> String {
     format!("{s}apt-get update && {s}apt-get install -y {packages}")
 }
 
-/// The findings for `facts`, most important last within each topic.
+/// The findings for `facts`: the loader, the environment, each registered driver, drivers
+/// installed but not registered, the platforms the loader lists.
 pub fn diagnose(facts: &Facts) -> Vec<Finding> {
     let mut out = Vec::new();
+    check_loader(facts, &mut out);
+    check_environment(facts, &mut out);
+    check_registered(facts, &mut out);
+    check_unregistered(facts, &mut out);
+    check_platforms(facts, &mut out);
+    if !usable(facts) && !out.iter().any(|f| f.fix.is_some()) {
+        out.push(finding(
+            Level::Problem,
+            "no usable OpenCL platform; the portable CPU driver PoCL makes one on any machine",
+            Some(apt_install(facts, "ocl-icd-libopencl1 pocl-opencl-icd")),
+        ));
+    }
+    out
+}
+
+fn check_loader(facts: &Facts, out: &mut Vec<Finding>) {
     let at = facts.loader_path.as_deref().map(|p| format!(" ({p})")).unwrap_or_default();
-    match &facts.loader {
-        Ok(()) => out.push(finding(Level::Ok, format!("the OpenCL loader {LOADER} loads{at}"), None)),
-        Err(e) => out.push(finding(
+    out.push(match &facts.loader {
+        Ok(()) => finding(Level::Ok, format!("the OpenCL loader {LOADER} loads{at}"), None),
+        Err(e) => finding(
             Level::Problem,
             format!("the OpenCL loader {LOADER} cannot be loaded: {e}"),
             Some(apt_install(facts, "ocl-icd-libopencl1")),
-        )),
-    }
+        ),
+    });
+}
 
+fn check_environment(facts: &Facts, out: &mut Vec<Finding>) {
     let e = &facts.env;
     if let Some(v) = &e.ocl_icd_vendors {
         let reads = match &facts.source {
@@ -299,18 +318,19 @@ pub fn diagnose(facts: &Facts) -> Vec<Finding> {
             None,
         ));
     }
+}
 
+fn check_registered(facts: &Facts, out: &mut Vec<Finding>) {
     if facts.registered.is_empty() {
         let place = match &facts.source {
             IcdSource::Dir(d) => format!("no vendor file (*.icd) in {d}"),
             IcdSource::File(f) => format!("the vendor file {f} does not exist or is empty"),
             IcdSource::Library(l) => format!("the driver {l} named by OCL_ICD_VENDORS"),
         };
-        // With a driver on disk, the findings below register it; else install PoCL.
+        // With a driver on disk, the findings that follow register it; else install PoCL.
         let fix = facts.found.is_empty().then(|| apt_install(facts, "pocl-opencl-icd"));
         out.push(finding(Level::Problem, format!("no OpenCL driver is registered: {place}"), fix));
     }
-
     for r in &facts.registered {
         let Some(lib) = &r.library else {
             out.push(finding(
@@ -320,90 +340,80 @@ pub fn diagnose(facts: &Facts) -> Vec<Finding> {
             ));
             continue;
         };
-        match &r.probe {
-            Ok(names) if !names.is_empty() => out.push(finding(
-                Level::Ok,
-                format!("{} -> {lib}: loads, reports {}", r.source, quoted(names)),
-                None,
-            )),
-            Ok(_) => out.push(finding(
-                Level::Note,
-                format!("{} -> {lib}: loads, reports no platform", r.source),
-                None,
-            )),
-            Err(why) => {
-                let not_found = why.contains("cannot open") || why.contains("No such file");
-                let on_disk = facts.found.iter().find(|f| Some(f.driver) == driver_of(lib));
-                let fix = match on_disk {
-                    Some(f) if not_found && r.source.ends_with(".icd") => {
-                        Some(format!("echo {} > {}", f.path, r.source))
-                    }
-                    _ => match driver_of(lib).and_then(|d| d.package) {
-                        Some(pkg) => Some(apt_install(facts, &format!("--reinstall {pkg}"))),
-                        None if not_found && r.source.ends_with(".icd") => Some(format!(
-                            "rm {}  # the library is not on this machine; or install the driver that provides it",
-                            r.source
-                        )),
-                        None => None,
-                    },
-                };
-                let nvidia = driver_of(lib).is_some_and(|d| d.label == "NVIDIA");
-                let hint = if nvidia && !not_found {
-                    " (is the NVIDIA kernel driver loaded and a GPU visible? try `nvidia-smi`)"
-                } else {
-                    ""
-                };
-                out.push(finding(Level::Problem, format!("{} -> {lib}: {why}{hint}", r.source), fix));
+        out.push(match &r.probe {
+            Ok(names) if !names.is_empty() => {
+                finding(Level::Ok, format!("{} -> {lib}: loads, reports {}", r.source, quoted(names)), None)
             }
-        }
+            Ok(_) => finding(Level::Note, format!("{} -> {lib}: loads, reports no platform", r.source), None),
+            Err(why) => broken_driver(facts, r, lib, why),
+        });
     }
+}
 
+/// A registered driver that cannot be asked for its platforms: why, and the fix.
+fn broken_driver(facts: &Facts, r: &Registered, lib: &str, why: &str) -> Finding {
+    let not_found = why.contains("cannot open") || why.contains("No such file");
+    let driver = driver_of(lib);
+    let is_file = r.source.ends_with(".icd");
+    let on_disk = facts.found.iter().find(|f| Some(f.driver) == driver);
+    let fix = match (on_disk, driver.and_then(|d| d.package)) {
+        // The vendor file names the library in a way the linker cannot find: use its path.
+        (Some(f), _) if not_found && is_file => Some(format!("echo {} > {}", f.path, r.source)),
+        (_, Some(pkg)) => Some(apt_install(facts, &format!("--reinstall {pkg}"))),
+        _ if not_found && is_file => Some(format!(
+            "rm {}  # the library is not on this machine; or install the driver that provides it",
+            r.source
+        )),
+        _ => None,
+    };
+    let hint = if driver.is_some_and(|d| d.label == "NVIDIA") && !not_found {
+        " (is the NVIDIA kernel driver loaded and a GPU visible? try `nvidia-smi`)"
+    } else {
+        ""
+    };
+    finding(Level::Problem, format!("{} -> {lib}: {why}{hint}", r.source), fix)
+}
+
+fn check_unregistered(facts: &Facts, out: &mut Vec<Finding>) {
     for f in &facts.found {
         let registered =
             facts.registered.iter().any(|r| r.library.as_deref().and_then(driver_of) == Some(f.driver));
-        if registered {
-            continue;
-        }
-        let fix = register_command(facts, f.driver.icd_name, &icd_line(f));
-        out.push(finding(
-            Level::Problem,
-            format!("the {} OpenCL driver {} is installed but not registered", f.driver.label, f.path),
-            Some(fix),
-        ));
-    }
-
-    match &facts.platforms {
-        Ok(names) if !names.is_empty() => {
+        if !registered {
             out.push(finding(
-                Level::Ok,
-                format!("the loader lists {}: {}", plural(names.len()), quoted(names)),
+                Level::Problem,
+                format!("the {} OpenCL driver {} is installed but not registered", f.driver.label, f.path),
+                Some(register_command(facts, f.driver.icd_name, &icd_line(f))),
+            ));
+        }
+    }
+}
+
+fn check_platforms(facts: &Facts, out: &mut Vec<Finding>) {
+    let names = match &facts.platforms {
+        Ok(names) if !names.is_empty() => names,
+        Ok(_) => return out.push(finding(Level::Problem, "the loader lists no OpenCL platform", None)),
+        Err(e) => {
+            return out.push(finding(
+                Level::Problem,
+                format!("the loader lists no OpenCL platform: {e}"),
+                None,
+            ))
+        }
+    };
+    out.push(finding(
+        Level::Ok,
+        format!("the loader lists {}: {}", plural(names.len()), quoted(names)),
+        None,
+    ));
+    for r in &facts.registered {
+        for n in r.probe.iter().flatten().filter(|n| !names.contains(n)) {
+            out.push(finding(
+                Level::Note,
+                format!("{} reports platform \"{n}\" but the loader does not list it", r.source),
                 None,
             ));
-            for r in &facts.registered {
-                if let Ok(direct) = &r.probe {
-                    for n in direct.iter().filter(|n| !names.contains(n)) {
-                        out.push(finding(
-                            Level::Note,
-                            format!("{} reports platform \"{n}\" but the loader does not list it", r.source),
-                            None,
-                        ));
-                    }
-                }
-            }
-        }
-        Ok(_) => out.push(finding(Level::Problem, "the loader lists no OpenCL platform", None)),
-        Err(e) => {
-            out.push(finding(Level::Problem, format!("the loader lists no OpenCL platform: {e}"), None))
         }
     }
-    if !usable(facts) && !out.iter().any(|f| f.fix.is_some()) {
-        out.push(finding(
-            Level::Problem,
-            "no usable OpenCL platform; the portable CPU driver PoCL makes one on any machine",
-            Some(apt_install(facts, "ocl-icd-libopencl1 pocl-opencl-icd")),
-        ));
-    }
-    out
 }
 
 fn plural(n: usize) -> String {
