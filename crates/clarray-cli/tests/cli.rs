@@ -78,6 +78,8 @@ fn doctor_passes_where_a_device_is_found() {
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("OpenCL is usable"), "{text}");
     assert!(text.contains("the loader lists"), "{text}");
+    // The driver behind the platform was asked directly (runtime::probe) and answered.
+    assert!(text.contains(": loads, reports \""), "{text}");
 }
 
 #[test]
