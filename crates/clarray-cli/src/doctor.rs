@@ -131,7 +131,7 @@ pub struct Found {
 /// Everything doctor looks at.
 #[derive(Debug, Clone)]
 pub struct Facts {
-    /// Whether the loader loads, and where `ldconfig` says it is.
+    /// Whether the loader loads; the dynamic linker's message when not.
     pub loader: Result<(), String>,
     /// The loader's path according to `ldconfig -p`.
     pub loader_path: Option<String>,
