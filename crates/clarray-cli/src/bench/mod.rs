@@ -14,8 +14,11 @@
 //! }
 //! ```
 //!
-//! then add `mod NAME;` below and one line `Area { name: "NAME", rows: NAME::rows },` to
-//! [`AREAS`]. That is all: `--only NAME`, the table, the ratios and `--json` follow.
+//! then declare it (`mod NAME;` below) and register it with one line in [`AREAS`]:
+//! `Area { name: "NAME", rows: NAME::rows },`. That is all: `--only NAME`, the table, the
+//! ratios and `--json` follow. Name rows `NAME: what size`; a row that is a latency rather
+//! than a bandwidth has `bytes = 0.0` and is printed as a time without a ratio. The ceiling's
+//! rows are named `copy: …` (`--only copy` runs them alone).
 //!
 //! # Method
 //!
