@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use clarray::runtime::probe;
+use serde::Serialize;
 
 /// The loader every OpenCL program links against.
 pub const LOADER: &str = "libOpenCL.so.1";
@@ -150,7 +151,8 @@ pub struct Facts {
 }
 
 /// How serious a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Level {
     /// Works.
     Ok,
@@ -161,7 +163,7 @@ pub enum Level {
 }
 
 /// One line of the report, with the command that fixes it where there is one.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
     /// How serious.
     pub level: Level,
@@ -543,11 +545,26 @@ fn is_root() -> bool {
     std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
 }
 
-/// Runs the command: prints the findings; the exit code is non-zero when OpenCL is unusable.
-pub fn run() -> i32 {
+/// Runs the command: prints the findings (as JSON with `json`); the exit code is non-zero
+/// when OpenCL is unusable.
+pub fn run(json: bool) -> i32 {
     let facts = gather();
+    let findings = diagnose(&facts);
+    let ok = usable(&facts);
+    if json {
+        #[derive(Serialize)]
+        struct Report<'a> {
+            usable: bool,
+            findings: &'a [Finding],
+        }
+        match serde_json::to_string_pretty(&Report { usable: ok, findings: &findings }) {
+            Ok(s) => crate::units::emit(&(s + "\n")),
+            Err(e) => eprintln!("clarray doctor: cannot write JSON: {e}"),
+        }
+        return i32::from(!ok);
+    }
     let mut text = String::new();
-    for f in diagnose(&facts) {
+    for f in &findings {
         let tag = match f.level {
             Level::Ok => "ok     ",
             Level::Note => "note   ",
@@ -558,7 +575,6 @@ pub fn run() -> i32 {
             text += &format!("         fix: {fix}\n");
         }
     }
-    let ok = usable(&facts);
     text += if ok {
         "\nOpenCL is usable. `clarray devices` lists the devices.\n"
     } else {

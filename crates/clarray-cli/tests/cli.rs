@@ -80,6 +80,13 @@ fn doctor_passes_where_a_device_is_found() {
     assert!(text.contains("the loader lists"), "{text}");
     // The driver behind the platform was asked directly (runtime::probe) and answered.
     assert!(text.contains(": loads, reports \""), "{text}");
+
+    let v = json(&clarray(&["doctor", "--json"]));
+    assert_eq!(v["usable"], true);
+    let findings = v["findings"].as_array().unwrap();
+    assert!(findings
+        .iter()
+        .any(|f| f["level"] == "ok" && f["what"].as_str().unwrap().contains("the loader lists")));
 }
 
 #[test]
