@@ -786,4 +786,30 @@ mod tests {
         assert!(!usable(&f));
         assert!(problems(&f).iter().any(|p| p.fix.as_deref().is_some_and(|c| c.contains("pocl-opencl-icd"))));
     }
+
+    #[test]
+    fn the_environment_is_reported() {
+        let mut f = facts();
+        f.env = Env {
+            ocl_icd_vendors: Some("/home/u/icd".into()),
+            opencl_vendor_path: None,
+            ocl_icd_filenames: Some("/opt/x/libfoo.so".into()),
+        };
+        f.source = IcdSource::Dir("/home/u/icd".into());
+        let notes: Vec<String> =
+            diagnose(&f).into_iter().filter(|f| f.level == Level::Note).map(|f| f.what).collect();
+        assert!(
+            notes.iter().any(|n| n
+                .contains("OCL_ICD_VENDORS=/home/u/icd: the loader reads the vendor files in /home/u/icd")),
+            "{notes:?}"
+        );
+        assert!(
+            notes.iter().any(|n| n.contains("OCL_ICD_FILENAMES=/opt/x/libfoo.so") && n.contains("ocl-icd")),
+            "{notes:?}"
+        );
+        // With OCL_ICD_VENDORS naming a directory, registration goes there, also without root.
+        f.is_root = false;
+        let fix = problems(&f)[0].fix.clone().unwrap();
+        assert!(fix.starts_with("mkdir -p /home/u/icd && echo "), "{fix}");
+    }
 }
