@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/setup.sh --
-cargo run --release -q -p clarray-cli -- devices
-cargo run --release -q -p clarray --example 00_buffers_and_copies
+cargo run --release -p clarray-cli -- devices
+cargo run --release -p clarray --example 00_buffers_and_copies

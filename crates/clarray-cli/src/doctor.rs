@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use clarray::runtime::probe;
+use serde::Serialize;
 
 /// The loader every OpenCL program links against.
 pub const LOADER: &str = "libOpenCL.so.1";
@@ -131,7 +132,7 @@ pub struct Found {
 /// Everything doctor looks at.
 #[derive(Debug, Clone)]
 pub struct Facts {
-    /// Whether the loader loads, and where `ldconfig` says it is.
+    /// Whether the loader loads; the dynamic linker's message when not.
     pub loader: Result<(), String>,
     /// The loader's path according to `ldconfig -p`.
     pub loader_path: Option<String>,
@@ -150,7 +151,8 @@ pub struct Facts {
 }
 
 /// How serious a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Level {
     /// Works.
     Ok,
@@ -161,7 +163,7 @@ pub enum Level {
 }
 
 /// One line of the report, with the command that fixes it where there is one.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
     /// How serious.
     pub level: Level,
@@ -264,19 +266,38 @@ fn apt_install(facts: &Facts, packages: &str) -> String {
     format!("{s}apt-get update && {s}apt-get install -y {packages}")
 }
 
-/// The findings for `facts`, most important last within each topic.
+/// The findings for `facts`: the loader, the environment, each registered driver, drivers
+/// installed but not registered, the platforms the loader lists.
 pub fn diagnose(facts: &Facts) -> Vec<Finding> {
     let mut out = Vec::new();
+    check_loader(facts, &mut out);
+    check_environment(facts, &mut out);
+    check_registered(facts, &mut out);
+    check_unregistered(facts, &mut out);
+    check_platforms(facts, &mut out);
+    if !usable(facts) && !out.iter().any(|f| f.fix.is_some()) {
+        out.push(finding(
+            Level::Problem,
+            "no usable OpenCL platform; the portable CPU driver PoCL makes one on any machine",
+            Some(apt_install(facts, "ocl-icd-libopencl1 pocl-opencl-icd")),
+        ));
+    }
+    out
+}
+
+fn check_loader(facts: &Facts, out: &mut Vec<Finding>) {
     let at = facts.loader_path.as_deref().map(|p| format!(" ({p})")).unwrap_or_default();
-    match &facts.loader {
-        Ok(()) => out.push(finding(Level::Ok, format!("the OpenCL loader {LOADER} loads{at}"), None)),
-        Err(e) => out.push(finding(
+    out.push(match &facts.loader {
+        Ok(()) => finding(Level::Ok, format!("the OpenCL loader {LOADER} loads{at}"), None),
+        Err(e) => finding(
             Level::Problem,
             format!("the OpenCL loader {LOADER} cannot be loaded: {e}"),
             Some(apt_install(facts, "ocl-icd-libopencl1")),
-        )),
-    }
+        ),
+    });
+}
 
+fn check_environment(facts: &Facts, out: &mut Vec<Finding>) {
     let e = &facts.env;
     if let Some(v) = &e.ocl_icd_vendors {
         let reads = match &facts.source {
@@ -299,18 +320,19 @@ pub fn diagnose(facts: &Facts) -> Vec<Finding> {
             None,
         ));
     }
+}
 
+fn check_registered(facts: &Facts, out: &mut Vec<Finding>) {
     if facts.registered.is_empty() {
         let place = match &facts.source {
             IcdSource::Dir(d) => format!("no vendor file (*.icd) in {d}"),
             IcdSource::File(f) => format!("the vendor file {f} does not exist or is empty"),
             IcdSource::Library(l) => format!("the driver {l} named by OCL_ICD_VENDORS"),
         };
-        // With a driver on disk, the findings below register it; else install PoCL.
+        // With a driver on disk, the findings that follow register it; else install PoCL.
         let fix = facts.found.is_empty().then(|| apt_install(facts, "pocl-opencl-icd"));
         out.push(finding(Level::Problem, format!("no OpenCL driver is registered: {place}"), fix));
     }
-
     for r in &facts.registered {
         let Some(lib) = &r.library else {
             out.push(finding(
@@ -320,90 +342,80 @@ pub fn diagnose(facts: &Facts) -> Vec<Finding> {
             ));
             continue;
         };
-        match &r.probe {
-            Ok(names) if !names.is_empty() => out.push(finding(
-                Level::Ok,
-                format!("{} -> {lib}: loads, reports {}", r.source, quoted(names)),
-                None,
-            )),
-            Ok(_) => out.push(finding(
-                Level::Note,
-                format!("{} -> {lib}: loads, reports no platform", r.source),
-                None,
-            )),
-            Err(why) => {
-                let not_found = why.contains("cannot open") || why.contains("No such file");
-                let on_disk = facts.found.iter().find(|f| Some(f.driver) == driver_of(lib));
-                let fix = match on_disk {
-                    Some(f) if not_found && r.source.ends_with(".icd") => {
-                        Some(format!("echo {} > {}", f.path, r.source))
-                    }
-                    _ => match driver_of(lib).and_then(|d| d.package) {
-                        Some(pkg) => Some(apt_install(facts, &format!("--reinstall {pkg}"))),
-                        None if not_found && r.source.ends_with(".icd") => Some(format!(
-                            "rm {}  # the library is not on this machine; or install the driver that provides it",
-                            r.source
-                        )),
-                        None => None,
-                    },
-                };
-                let nvidia = driver_of(lib).is_some_and(|d| d.label == "NVIDIA");
-                let hint = if nvidia && !not_found {
-                    " (is the NVIDIA kernel driver loaded and a GPU visible? try `nvidia-smi`)"
-                } else {
-                    ""
-                };
-                out.push(finding(Level::Problem, format!("{} -> {lib}: {why}{hint}", r.source), fix));
+        out.push(match &r.probe {
+            Ok(names) if !names.is_empty() => {
+                finding(Level::Ok, format!("{} -> {lib}: loads, reports {}", r.source, quoted(names)), None)
             }
-        }
+            Ok(_) => finding(Level::Note, format!("{} -> {lib}: loads, reports no platform", r.source), None),
+            Err(why) => broken_driver(facts, r, lib, why),
+        });
     }
+}
 
+/// A registered driver that cannot be asked for its platforms: why, and the fix.
+fn broken_driver(facts: &Facts, r: &Registered, lib: &str, why: &str) -> Finding {
+    let not_found = why.contains("cannot open") || why.contains("No such file");
+    let driver = driver_of(lib);
+    let is_file = r.source.ends_with(".icd");
+    let on_disk = facts.found.iter().find(|f| Some(f.driver) == driver);
+    let fix = match (on_disk, driver.and_then(|d| d.package)) {
+        // The vendor file names the library in a way the linker cannot find: use its path.
+        (Some(f), _) if not_found && is_file => Some(format!("echo {} > {}", f.path, r.source)),
+        (_, Some(pkg)) => Some(apt_install(facts, &format!("--reinstall {pkg}"))),
+        _ if not_found && is_file => Some(format!(
+            "rm {}  # the library is not on this machine; or install the driver that provides it",
+            r.source
+        )),
+        _ => None,
+    };
+    let hint = if driver.is_some_and(|d| d.label == "NVIDIA") && !not_found {
+        " (is the NVIDIA kernel driver loaded and a GPU visible? try `nvidia-smi`)"
+    } else {
+        ""
+    };
+    finding(Level::Problem, format!("{} -> {lib}: {why}{hint}", r.source), fix)
+}
+
+fn check_unregistered(facts: &Facts, out: &mut Vec<Finding>) {
     for f in &facts.found {
         let registered =
             facts.registered.iter().any(|r| r.library.as_deref().and_then(driver_of) == Some(f.driver));
-        if registered {
-            continue;
-        }
-        let fix = register_command(facts, f.driver.icd_name, &icd_line(f));
-        out.push(finding(
-            Level::Problem,
-            format!("the {} OpenCL driver {} is installed but not registered", f.driver.label, f.path),
-            Some(fix),
-        ));
-    }
-
-    match &facts.platforms {
-        Ok(names) if !names.is_empty() => {
+        if !registered {
             out.push(finding(
-                Level::Ok,
-                format!("the loader lists {}: {}", plural(names.len()), quoted(names)),
+                Level::Problem,
+                format!("the {} OpenCL driver {} is installed but not registered", f.driver.label, f.path),
+                Some(register_command(facts, f.driver.icd_name, &icd_line(f))),
+            ));
+        }
+    }
+}
+
+fn check_platforms(facts: &Facts, out: &mut Vec<Finding>) {
+    let names = match &facts.platforms {
+        Ok(names) if !names.is_empty() => names,
+        Ok(_) => return out.push(finding(Level::Problem, "the loader lists no OpenCL platform", None)),
+        Err(e) => {
+            return out.push(finding(
+                Level::Problem,
+                format!("the loader lists no OpenCL platform: {e}"),
+                None,
+            ))
+        }
+    };
+    out.push(finding(
+        Level::Ok,
+        format!("the loader lists {}: {}", plural(names.len()), quoted(names)),
+        None,
+    ));
+    for r in &facts.registered {
+        for n in r.probe.iter().flatten().filter(|n| !names.contains(n)) {
+            out.push(finding(
+                Level::Note,
+                format!("{} reports platform \"{n}\" but the loader does not list it", r.source),
                 None,
             ));
-            for r in &facts.registered {
-                if let Ok(direct) = &r.probe {
-                    for n in direct.iter().filter(|n| !names.contains(n)) {
-                        out.push(finding(
-                            Level::Note,
-                            format!("{} reports platform \"{n}\" but the loader does not list it", r.source),
-                            None,
-                        ));
-                    }
-                }
-            }
-        }
-        Ok(_) => out.push(finding(Level::Problem, "the loader lists no OpenCL platform", None)),
-        Err(e) => {
-            out.push(finding(Level::Problem, format!("the loader lists no OpenCL platform: {e}"), None))
         }
     }
-    if !usable(facts) && !out.iter().any(|f| f.fix.is_some()) {
-        out.push(finding(
-            Level::Problem,
-            "no usable OpenCL platform; the portable CPU driver PoCL makes one on any machine",
-            Some(apt_install(facts, "ocl-icd-libopencl1 pocl-opencl-icd")),
-        ));
-    }
-    out
 }
 
 fn plural(n: usize) -> String {
@@ -533,11 +545,26 @@ fn is_root() -> bool {
     std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
 }
 
-/// Runs the command: prints the findings; the exit code is non-zero when OpenCL is unusable.
-pub fn run() -> i32 {
+/// Runs the command: prints the findings (as JSON with `json`); the exit code is non-zero
+/// when OpenCL is unusable.
+pub fn run(json: bool) -> i32 {
     let facts = gather();
+    let findings = diagnose(&facts);
+    let ok = usable(&facts);
+    if json {
+        #[derive(Serialize)]
+        struct Report<'a> {
+            usable: bool,
+            findings: &'a [Finding],
+        }
+        match serde_json::to_string_pretty(&Report { usable: ok, findings: &findings }) {
+            Ok(s) => crate::units::emit(&(s + "\n")),
+            Err(e) => eprintln!("clarray doctor: cannot write JSON: {e}"),
+        }
+        return i32::from(!ok);
+    }
     let mut text = String::new();
-    for f in diagnose(&facts) {
+    for f in &findings {
         let tag = match f.level {
             Level::Ok => "ok     ",
             Level::Note => "note   ",
@@ -548,7 +575,6 @@ pub fn run() -> i32 {
             text += &format!("         fix: {fix}\n");
         }
     }
-    let ok = usable(&facts);
     text += if ok {
         "\nOpenCL is usable. `clarray devices` lists the devices.\n"
     } else {
@@ -759,5 +785,31 @@ mod tests {
         let f = Facts { registered: vec![], found: vec![], platforms: Ok(vec![]), ..facts() };
         assert!(!usable(&f));
         assert!(problems(&f).iter().any(|p| p.fix.as_deref().is_some_and(|c| c.contains("pocl-opencl-icd"))));
+    }
+
+    #[test]
+    fn the_environment_is_reported() {
+        let mut f = facts();
+        f.env = Env {
+            ocl_icd_vendors: Some("/home/u/icd".into()),
+            opencl_vendor_path: None,
+            ocl_icd_filenames: Some("/opt/x/libfoo.so".into()),
+        };
+        f.source = IcdSource::Dir("/home/u/icd".into());
+        let notes: Vec<String> =
+            diagnose(&f).into_iter().filter(|f| f.level == Level::Note).map(|f| f.what).collect();
+        assert!(
+            notes.iter().any(|n| n
+                .contains("OCL_ICD_VENDORS=/home/u/icd: the loader reads the vendor files in /home/u/icd")),
+            "{notes:?}"
+        );
+        assert!(
+            notes.iter().any(|n| n.contains("OCL_ICD_FILENAMES=/opt/x/libfoo.so") && n.contains("ocl-icd")),
+            "{notes:?}"
+        );
+        // With OCL_ICD_VENDORS naming a directory, registration goes there, also without root.
+        f.is_root = false;
+        let fix = problems(&f)[0].fix.clone().unwrap();
+        assert!(fix.starts_with("mkdir -p /home/u/icd && echo "), "{fix}");
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! - `clarray devices [--json]`: every OpenCL platform and device with its limits, and the
 //!   device clarray picks by default.
-//! - `clarray doctor`: whether OpenCL is usable here, and the exact command that fixes what is
+//! - `clarray doctor [--json]`: whether OpenCL is usable here, and the exact command that fixes what is
 //!   not.
 //! - `clarray bench [--quick] [--json] [--only NAME]`: bandwidths and times as ratios to the
 //!   device's copy bandwidth measured in the same run.
@@ -33,7 +33,11 @@ enum Command {
     /// Check the OpenCL loader, the registered drivers (ICDs) and drivers installed but not
     /// registered; print the command that fixes each problem. Exits with 1 when no platform
     /// is usable.
-    Doctor,
+    Doctor {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Measure copies, transfers and (as later areas land) array operations; every figure is
     /// also given as a ratio to the device-to-device copy bandwidth of the same run.
     Bench {
@@ -53,7 +57,7 @@ fn main() {
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Devices { json } => devices::run(json),
-        Command::Doctor => doctor::run(),
+        Command::Doctor { json } => doctor::run(json),
         Command::Bench { quick, json, only } => bench::run(quick, json, only.as_deref()),
     };
     std::process::exit(code);

@@ -14,8 +14,11 @@
 //! }
 //! ```
 //!
-//! then add `mod NAME;` below and one line `Area { name: "NAME", rows: NAME::rows },` to
-//! [`AREAS`]. That is all: `--only NAME`, the table, the ratios and `--json` follow.
+//! then declare it (`mod NAME;` below) and register it with one line in [`AREAS`]:
+//! `Area { name: "NAME", rows: NAME::rows },`. That is all: `--only NAME`, the table, the
+//! ratios and `--json` follow. Name rows `NAME: what size`; a row that is a latency rather
+//! than a bandwidth has `bytes = 0.0` and is printed as a time without a ratio. The ceiling's
+//! rows are named `copy: …` (`--only copy` runs them alone).
 //!
 //! # Method
 //!
@@ -112,7 +115,8 @@ pub struct Area {
     pub rows: RowFn,
 }
 
-/// The device-to-device copy rows; the ceiling is the fastest of them. Always run first.
+/// The device-to-device copy rows (named `copy: …`); the ceiling is the fastest of them.
+/// Always run first.
 const CEILING: RowFn = transfer::device_copy;
 
 /// Every area, in the order they run. Add one line per new area.
@@ -185,16 +189,33 @@ pub struct RatedRow {
     pub ratio_to_ceiling: Option<f64>,
 }
 
-/// Which areas run for `--only`: an area name selects that area; anything else runs every
-/// area and keeps the rows whose name contains it.
+/// The name of the ceiling's rows; `--only copy` runs them alone.
+const CEILING_AREA: &str = "copy";
+
+/// Which areas run for `--only`: an area name selects that area (`copy`: the ceiling alone);
+/// anything else runs every area and keeps the rows whose name contains it.
 fn select(only: Option<&str>) -> (Vec<Area>, Option<String>) {
     match only {
         None => (AREAS.to_vec(), None),
+        Some(CEILING_AREA) => (Vec::new(), None),
         Some(o) => match AREAS.iter().find(|a| a.name == o) {
             Some(a) => (vec![*a], None),
             None => (AREAS.to_vec(), Some(o.to_string())),
         },
     }
+}
+
+/// The rows whose name contains `filter`, and the ceiling's rows, which every ratio refers to;
+/// an error when no row matches.
+fn keep_matching(mut rows: Vec<Row>, filter: &str) -> clarray::Result<Vec<Row>> {
+    if !rows.iter().any(|r| r.name.contains(filter)) {
+        return Err(clarray::Error::InvalidArgument(format!(
+            "--only {filter}: no area of that name ({}) and no row whose name contains it",
+            area_names()
+        )));
+    }
+    rows.retain(|r| r.name.contains(filter) || r.name.starts_with(CEILING_AREA));
+    Ok(rows)
 }
 
 /// Measures everything on `ctx`.
@@ -207,14 +228,7 @@ pub fn measure(ctx: &Context, opts: &BenchOpts, only: Option<&str>) -> clarray::
         rows.extend((area.rows)(ctx, opts)?);
     }
     if let Some(f) = &filter {
-        if !rows.iter().any(|r| r.name.contains(f.as_str())) {
-            return Err(clarray::Error::InvalidArgument(format!(
-                "--only {f}: no area of that name ({}) and no row whose name contains it",
-                area_names()
-            )));
-        }
-        // The ceiling rows stay: every ratio refers to them.
-        rows.retain(|r| r.name.contains(f.as_str()) || r.name.starts_with("copy"));
+        rows = keep_matching(rows, f)?;
     }
     let info = ctx.device().info();
     Ok(Report {
@@ -293,7 +307,7 @@ pub fn run(quick: bool, json: bool, only: Option<&str>) -> i32 {
 }
 
 fn area_names() -> String {
-    AREAS.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
+    std::iter::once(CEILING_AREA).chain(AREAS.iter().map(|a| a.name)).collect::<Vec<_>>().join(", ")
 }
 
 #[cfg(test)]
@@ -316,7 +330,23 @@ mod tests {
         assert_eq!(select(None).0.len(), AREAS.len());
         let (areas, filter) = select(Some("transfer"));
         assert_eq!((areas.len(), filter), (1, None));
+        assert!(select(Some("copy")).0.is_empty());
         let (areas, filter) = select(Some("pinned"));
         assert_eq!((areas.len(), filter.as_deref()), (AREAS.len(), Some("pinned")));
+    }
+
+    #[test]
+    fn a_filter_keeps_matching_rows_and_the_ceiling() {
+        let t = Timing { best: 1.0, median: 1.0 };
+        let rows = || {
+            ["copy: kernel", "transfer: host->device pinned", "transfer: host->device pageable"]
+                .map(|n| Row::timed(n, 1.0, &t, ""))
+                .to_vec()
+        };
+        let kept: Vec<String> =
+            keep_matching(rows(), "pinned").unwrap().into_iter().map(|r| r.name).collect();
+        assert_eq!(kept, ["copy: kernel", "transfer: host->device pinned"]);
+        let e = keep_matching(rows(), "no-such-row").unwrap_err().to_string();
+        assert!(e.contains("--only no-such-row: no area of that name (copy, transfer"), "{e}");
     }
 }

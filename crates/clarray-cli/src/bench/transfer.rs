@@ -40,7 +40,7 @@ pub fn device_copy(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>>
     let t = time(opts, q, || q.copy_buffer(&src, 0, &dst, 0, n, &[]).map(drop))?;
     let mut rows = vec![Row::timed(format!("copy: clEnqueueCopyBuffer {size}"), moved, &t, "read + write")];
 
-    let kernel = cached_kernel(ctx, COPY4, "-cl-kernel-arg-info", "copy4")?;
+    let kernel = cached_kernel(ctx, COPY4, "", "copy4")?;
     q.fill_buffer(&dst, &[0u8], 0, n, &[])?;
     let global = [n / 16];
     let dims = LaunchDims { global: &global, local: None, offset: None };
