@@ -314,6 +314,16 @@ impl<T: Element> Array<T> {
         self.layout.offset * T::DTYPE.size()
     }
 
+    /// Where transfers start: the offset in bytes, or 0 for an empty array (whose offset may
+    /// point past its buffer).
+    fn start_bytes(&self) -> usize {
+        if self.is_empty() {
+            0
+        } else {
+            self.offset_bytes()
+        }
+    }
+
     /// The layout (shape, strides, offset).
     pub fn layout(&self) -> &Layout {
         &self.layout
@@ -378,7 +388,7 @@ impl<T: Element> Array<T> {
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let c = self.contiguous()?;
         let mut r = vec![T::Repr::zeroed(); c.len()];
-        self.ctx.queue().read_buffer(&c.buf, c.offset_bytes(), &mut r, &[])?;
+        self.ctx.queue().read_buffer(&c.buf, c.start_bytes(), &mut r, &[])?;
         Ok(r.into_iter().map(T::from_repr).collect())
     }
 
@@ -406,7 +416,7 @@ impl<T: Element> Array<T> {
     pub fn get_async(&self) -> Result<PendingArray<T>> {
         let c = self.contiguous()?;
         let host = vec![T::Repr::zeroed(); c.len()];
-        let pending = self.ctx.queue().read_buffer_async(&c.buf, c.offset_bytes(), host, &[])?;
+        let pending = self.ctx.queue().read_buffer_async(&c.buf, c.start_bytes(), host, &[])?;
         Ok(PendingArray { pending, shape: self.shape().to_vec() })
     }
 
@@ -422,7 +432,7 @@ impl<T: Element> Array<T> {
         }
         let repr: Vec<T::Repr> = data.iter().map(|&x| x.to_repr()).collect();
         if self.is_contiguous() {
-            self.ctx.queue().write_buffer(&self.buf, self.offset_bytes(), &repr, &[])?;
+            self.ctx.queue().write_buffer(&self.buf, self.start_bytes(), &repr, &[])?;
         } else {
             let mut tmp = Array::<T>::empty(&self.ctx, self.shape())?;
             tmp.ctx.queue().write_buffer(&tmp.buf, 0, &repr, &[])?;
@@ -543,7 +553,7 @@ impl<T: Element> Array<T> {
         let out = Array::<T>::empty(&self.ctx, self.shape())?;
         if self.is_contiguous() {
             let bytes = self.len() * T::DTYPE.size();
-            self.ctx.queue().copy_buffer(&self.buf, self.offset_bytes(), &out.buf, 0, bytes, &[])?;
+            self.ctx.queue().copy_buffer(&self.buf, self.start_bytes(), &out.buf, 0, bytes, &[])?;
         } else {
             codegen::eval_into(&self.ctx, &self.expr(), &out.buf, &out.layout, T::DTYPE)?;
         }
@@ -561,11 +571,11 @@ impl<T: Element> Array<T> {
     pub fn fill(&mut self, value: T) -> Result<()> {
         if self.is_contiguous() && T::DTYPE != DType::Bool {
             let bytes = self.len() * T::DTYPE.size();
-            self.ctx.queue().fill_buffer(&self.buf, &[value.to_repr()], self.offset_bytes(), bytes, &[])?;
+            self.ctx.queue().fill_buffer(&self.buf, &[value.to_repr()], self.start_bytes(), bytes, &[])?;
             Ok(())
         } else if self.is_contiguous() {
             let bytes = self.len();
-            self.ctx.queue().fill_buffer(&self.buf, &[value.to_repr()], self.offset_bytes(), bytes, &[])?;
+            self.ctx.queue().fill_buffer(&self.buf, &[value.to_repr()], self.start_bytes(), bytes, &[])?;
             Ok(())
         } else {
             self.assign(Expr::typed_scalar(value))
@@ -608,7 +618,7 @@ impl<T: Element + Pod> Array<T> {
     pub fn read_into(&self, out: &mut [T]) -> Result<()> {
         self.check_host_len(out.len())?;
         let c = self.contiguous()?;
-        self.ctx.queue().read_buffer(&c.buf, c.offset_bytes(), out, &[])?;
+        self.ctx.queue().read_buffer(&c.buf, c.start_bytes(), out, &[])?;
         Ok(())
     }
 
@@ -617,7 +627,7 @@ impl<T: Element + Pod> Array<T> {
     pub fn read_into_async<'s>(&self, scope: &'s Scope<'s, '_>, out: &'s mut [T]) -> Result<Pending<'s, &'s mut [T]>> {
         self.check_host_len(out.len())?;
         let c = self.contiguous()?;
-        scope.read_buffer(&c.buf, c.offset_bytes(), out, &[])
+        scope.read_buffer(&c.buf, c.start_bytes(), out, &[])
     }
 
     /// Starts writing `data` (C order, `len()` elements) into the array; the [`Pending`] owns
@@ -625,7 +635,7 @@ impl<T: Element + Pod> Array<T> {
     pub fn set_async(&mut self, data: Vec<T>) -> Result<Pending<'static, Vec<T>>> {
         self.check_host_len(data.len())?;
         if self.is_contiguous() {
-            return self.ctx.queue().write_buffer_async(&self.buf, self.offset_bytes(), data, &[]);
+            return self.ctx.queue().write_buffer_async(&self.buf, self.start_bytes(), data, &[]);
         }
         let tmp = Array::<T>::empty(&self.ctx, self.shape())?;
         let p = self.ctx.queue().write_buffer_async(&tmp.buf, 0, data, &[])?;
