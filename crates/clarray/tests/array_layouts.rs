@@ -19,7 +19,8 @@ fn ctx() -> &'static Context {
 
 fn host(shape: &[usize], seed: u64) -> ArrayD<f32> {
     let n: usize = shape.iter().product();
-    let v: Vec<f32> = (0..n).map(|i| ((i as u64 * 2654435761 + seed * 97) % 1000) as f32 / 10.0 - 50.0).collect();
+    let v: Vec<f32> =
+        (0..n).map(|i| ((i as u64 * 2654435761 + seed * 97) % 1000) as f32 / 10.0 - 50.0).collect();
     ArrayD::from_shape_vec(IxDyn(shape), v).unwrap()
 }
 
@@ -47,7 +48,11 @@ fn make_slice(shape: &[usize], raw: &[(u8, i64, i64, isize)]) -> Vec<SliceInfoEl
                 let b = if n == 0 { 0 } else { a + y % (n - a + 1) };
                 // Negative bounds count from the end.
                 let start = if kind == 3 && a > 0 { (a - n) as isize } else { a as isize };
-                let end = if kind == 3 { None.filter(|_: &isize| b == n).or(Some(b as isize)) } else { Some(b as isize) };
+                let end = if kind == 3 {
+                    None.filter(|_: &isize| b == n).or(Some(b as isize))
+                } else {
+                    Some(b as isize)
+                };
                 out.push(SliceInfoElem::Slice { start, end, step });
             }
         }
@@ -246,7 +251,10 @@ fn constructors() {
     let ctx = ctx();
     assert_eq!(Array::<u16>::zeros(ctx, &[3]).unwrap().to_vec().unwrap(), vec![0; 3]);
     assert_eq!(Array::<bool>::ones(ctx, &[2]).unwrap().to_vec().unwrap(), vec![true; 2]);
-    assert_eq!(Array::<f16>::full(ctx, &[2], f16::from_f32(1.5)).unwrap().to_vec().unwrap(), vec![f16::from_f32(1.5); 2]);
+    assert_eq!(
+        Array::<f16>::full(ctx, &[2], f16::from_f32(1.5)).unwrap().to_vec().unwrap(),
+        vec![f16::from_f32(1.5); 2]
+    );
     let c = Complex::new(1.0f32, -2.0);
     assert_eq!(Array::full(ctx, &[3], c).unwrap().to_vec().unwrap(), vec![c; 3]);
     assert_eq!(Array::<i64>::arange(ctx, 10, -3, -4).unwrap().to_vec().unwrap(), vec![10, 6, 2, -2]);
@@ -314,7 +322,8 @@ fn where_and_clip_broadcast() {
     let col = Array::from_slice(ctx, &[0.0f32, 10.0, -10.0, 5.0], &[4, 1]).unwrap();
     let got = where_(d.greater(&col), &d, 0.0).eval::<f32>().unwrap().get().unwrap();
     let hc = [0.0f32, 10.0, -10.0, 5.0];
-    let want = ndarray::Array2::from_shape_fn((4, 5), |(i, j)| if h[[i, j]] > hc[i] { h[[i, j]] } else { 0.0 });
+    let want =
+        ndarray::Array2::from_shape_fn((4, 5), |(i, j)| if h[[i, j]] > hc[i] { h[[i, j]] } else { 0.0 });
     assert_eq!(got, want.into_dyn());
     let clipped = d.clip(-5.0, 5.0).eval::<f32>().unwrap().get().unwrap();
     assert_eq!(clipped, h.mapv(|x| x.clamp(-5.0, 5.0)));

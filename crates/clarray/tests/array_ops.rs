@@ -103,7 +103,13 @@ fn cast(s: Scalar, dt: DType) -> Scalar {
                     (0, (1i128 << bits(dt)) - 1)
                 };
                 let t = f.trunc();
-                Scalar::Int(if t <= lo as f64 { lo } else if t >= hi as f64 { hi } else { t as i128 })
+                Scalar::Int(if t <= lo as f64 {
+                    lo
+                } else if t >= hi as f64 {
+                    hi
+                } else {
+                    t as i128
+                })
             }
             s => Scalar::Int(wrap(dt, as_i(s))),
         },
@@ -166,7 +172,17 @@ fn ref_binary(op: BinOp, t: DType, a: Scalar, b: Scalar) -> Scalar {
                 }
                 Pow => {
                     if y < 0 {
-                        w(if x == 1 { 1 } else if x == -1 { if y & 1 == 1 { -1 } else { 1 } } else { 0 })
+                        w(if x == 1 {
+                            1
+                        } else if x == -1 {
+                            if y & 1 == 1 {
+                                -1
+                            } else {
+                                1
+                            }
+                        } else {
+                            0
+                        })
                     } else {
                         let (mut r, mut base, mut e): (u128, u128, i128) = (1, x as u128, y);
                         while e != 0 {
@@ -257,8 +273,14 @@ fn ref_binary(op: BinOp, t: DType, a: Scalar, b: Scalar) -> Scalar {
 fn ref_unary(op: UnOp, t: DType, a: Scalar) -> Scalar {
     use UnOp::*;
     match (op, t.kind()) {
-        (IsNan, _) => Scalar::Bool(matches!(a, Scalar::Float(f) if f.is_nan()) || matches!(a, Scalar::Complex(r, i) if r.is_nan() || i.is_nan())),
-        (IsInf, _) => Scalar::Bool(matches!(a, Scalar::Float(f) if f.is_infinite()) || matches!(a, Scalar::Complex(r, i) if r.is_infinite() || i.is_infinite())),
+        (IsNan, _) => Scalar::Bool(
+            matches!(a, Scalar::Float(f) if f.is_nan())
+                || matches!(a, Scalar::Complex(r, i) if r.is_nan() || i.is_nan()),
+        ),
+        (IsInf, _) => Scalar::Bool(
+            matches!(a, Scalar::Float(f) if f.is_infinite())
+                || matches!(a, Scalar::Complex(r, i) if r.is_infinite() || i.is_infinite()),
+        ),
         (IsFinite, _) => Scalar::Bool(match a {
             Scalar::Float(f) => f.is_finite(),
             Scalar::Complex(r, i) => r.is_finite() && i.is_finite(),
@@ -346,9 +368,8 @@ fn close(dt: DType, got: Scalar, want: Scalar) -> bool {
         (Scalar::Float(g), Scalar::Float(w)) => fclose(g, w),
         (Scalar::Complex(gr, gi), Scalar::Complex(wr, wi)) => {
             let m = wr.hypot(wi);
-            let c = |g: f64, w: f64| {
-                (g.is_nan() && w.is_nan()) || g == w || (g - w).abs() <= tol(dt) * (1.0 + m)
-            };
+            let c =
+                |g: f64, w: f64| (g.is_nan() && w.is_nan()) || g == w || (g - w).abs() <= tol(dt) * (1.0 + m);
             c(gr, wr) && c(gi, wi)
         }
         (g, w) => g == w,
@@ -386,7 +407,9 @@ fn random_value(rng: &mut StdRng, dt: DType, specials: bool) -> Scalar {
 /// A second operand suited to the operation (shift counts and integer exponents in range).
 fn operand_for(rng: &mut StdRng, dt: DType, op: Option<BinOp>) -> Scalar {
     match (op, dt.kind()) {
-        (Some(BinOp::Shl | BinOp::Shr), Kind::Int) => cast(Scalar::Int(rng.random_range(-2..bits(dt) as i128 + 2)), dt),
+        (Some(BinOp::Shl | BinOp::Shr), Kind::Int) => {
+            cast(Scalar::Int(rng.random_range(-2..bits(dt) as i128 + 2)), dt)
+        }
         (Some(BinOp::Pow), Kind::Int) => cast(Scalar::Int(rng.random_range(-2..9)), dt),
         (Some(BinOp::Pow), _) => Scalar::Float(round_f(dt, rng.random_range(-3.0..3.0))),
         _ => random_value(rng, dt, true),
@@ -503,19 +526,24 @@ fn groups(t: DType) -> Vec<Vec<Op>> {
             inexact.extend([Sqrt, Exp, Sin, Log1p].map(Op::Un));
         }
         Kind::Int => {
-            same.extend([Add, Sub, Mul, FloorDiv, Rem, Pow, Minimum, Maximum, BitAnd, BitOr, BitXor, Shl, Shr].map(Op::Bin));
+            same.extend(
+                [Add, Sub, Mul, FloorDiv, Rem, Pow, Minimum, Maximum, BitAnd, BitOr, BitXor, Shl, Shr]
+                    .map(Op::Bin),
+            );
             same.extend([Neg, Not, Abs, Sign, Floor, Ceil, Round, Trunc, Conj, Real, Imag].map(Op::Un));
             boolean.extend([Lt, Le, Gt, Ge].map(Op::Bin));
             inexact.extend([Div, Atan2, Hypot].map(Op::Bin));
             inexact.extend([Sqrt, Cbrt, Exp, Log, Sin, Tanh].map(Op::Un));
         }
         Kind::Float => {
-            same.extend([Add, Sub, Mul, Div, FloorDiv, Rem, Pow, Minimum, Maximum, Atan2, Hypot].map(Op::Bin));
+            same.extend(
+                [Add, Sub, Mul, Div, FloorDiv, Rem, Pow, Minimum, Maximum, Atan2, Hypot].map(Op::Bin),
+            );
             same.extend(
                 [
-                    Neg, Abs, Sqrt, Cbrt, Exp, Exp2, Log, Log2, Log10, Log1p, Expm1, Sin, Cos, Tan, Asin, Acos,
-                    Atan, Sinh, Cosh, Tanh, Asinh, Acosh, Atanh, Floor, Ceil, Round, Trunc, Sign, Conj, Real,
-                    Imag,
+                    Neg, Abs, Sqrt, Cbrt, Exp, Exp2, Log, Log2, Log10, Log1p, Expm1, Sin, Cos, Tan, Asin,
+                    Acos, Atan, Sinh, Cosh, Tanh, Asinh, Acosh, Atanh, Floor, Ceil, Round, Trunc, Sign, Conj,
+                    Real, Imag,
                 ]
                 .map(Op::Un),
             );
@@ -565,7 +593,8 @@ fn check_dtype<T: Element>(seed: u64) {
                 .collect();
             // Integer division gives f64 where the other functions give the smallest float:
             // the group converts everything to the last operation's type.
-            let out_dt = exprs.last().unwrap().dtype().unwrap_or_else(|e| panic!("{t} {:?}: {e}", group.last()));
+            let out_dt =
+                exprs.last().unwrap().dtype().unwrap_or_else(|e| panic!("{t} {:?}: {e}", group.last()));
             let exprs: Vec<Expr> = exprs.iter().map(|e| e.cast(out_dt)).collect();
             let mut acc = exprs.last().unwrap().clone();
             for k in (0..exprs.len() - 1).rev() {
@@ -694,7 +723,10 @@ fn casts_between_every_pair() {
                 .map(|_| {
                     // Specials for floats, and values around integer limits.
                     if d.kind() == Kind::Float && rng.random_range(0..4) == 0 {
-                        Scalar::Float([1e10, -1e10, 300.0, -129.0, 65536.0, f64::NAN, f64::INFINITY][rng.random_range(0..7)])
+                        Scalar::Float(
+                            [1e10, -1e10, 300.0, -129.0, 65536.0, f64::NAN, f64::INFINITY]
+                                [rng.random_range(0..7)],
+                        )
                     } else {
                         random_value(&mut rng, d, true)
                     }
@@ -738,7 +770,11 @@ fn casts_between_every_pair() {
             let x = data[sel[i] as usize][i];
             let want = cast(x, target);
             // Conversions are exact except int → float rounding twice through f64 on the host.
-            assert!(close(target, got[i], want), "{src} {x:?} → {target}: device {:?}, host {want:?}", got[i]);
+            assert!(
+                close(target, got[i], want),
+                "{src} {x:?} → {target}: device {:?}, host {want:?}",
+                got[i]
+            );
         }
     }
 }
