@@ -806,6 +806,26 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
         for &m in &cshape {
             args.push(KernelValue::index(m as isize, wide));
         }
+        // A 2-D output written along rows with an operand read along columns (a transpose):
+        // tiles through local memory, so that both sides are coalesced.
+        let tiled: Vec<bool> =
+            cstrides[1..].iter().map(|s| k_axes == 2 && s[0].abs() == 1 && s[1].abs() > 1).collect();
+        if k_axes == 2
+            && cstrides[0][1] == 1
+            && cshape[0] >= TILE / 2
+            && cshape[1] >= TILE / 2
+            && tiled.contains(&true)
+        {
+            let mask: String = tiled.iter().map(|&t| if t { 'T' } else { '.' }).collect();
+            let key = format!("tiled|{it}|{mask}|{}|{sig}", od as u8);
+            let k = kernel_for(ctx, key, || tiled_source(plan, &cstrides[1..], &offsets, &tiled, od, wide))?;
+            if k.max_work_group_size() >= TILE * TILE_ROWS {
+                let global = [cshape[1].div_ceil(TILE) * TILE, cshape[0].div_ceil(TILE) * TILE_ROWS];
+                let args: Vec<Arg<'_>> = args.iter().map(KernelValue::as_arg).collect();
+                let dims = LaunchDims { global: &global, local: Some(&[TILE, TILE_ROWS]), offset: None };
+                return ctx.queue().launch(&k, &args, &dims, &[]);
+            }
+        }
         let key = format!("strided{k_axes}|{it}|{}|{sig}", od as u8);
         let k = kernel_for(ctx, key, || {
             let coords: Vec<String> = (0..k_axes).map(|d| format!("c{d}")).collect();
@@ -816,6 +836,69 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
         (k, n)
     };
     launch(ctx, &kernel, &args, items)
+}
+
+const TILE: usize = 32;
+const TILE_ROWS: usize = 8;
+
+/// The 2-D kernel for transposed operands: a work-group of 32×8 computes a 32×32 tile of the
+/// output. Each transposed operand's tile is first read along its contiguous axis into local
+/// memory (padded against bank conflicts), then every output row is computed and written
+/// along the output's contiguous axis. Same parameters as the strided kernel with 2 axes.
+fn tiled_source(
+    plan: &Plan,
+    strides: &[Vec<isize>],
+    offsets: &[usize],
+    tiled: &[bool],
+    od: DType,
+    wide: bool,
+) -> String {
+    let it = if wide { "long" } else { "int" };
+    let code = strided_code(plan, strides, offsets, &["c0", "c1"], "i", wide, "");
+    let mut em = Emitter::default();
+    let mut load_tiles = String::new();
+    let mut decl = String::new();
+    for (j, l) in plan.leaves.iter().enumerate().filter(|(j, _)| tiled[*j]) {
+        let ct = l.dtype.cl_compute();
+        let _ = writeln!(decl, "    __local {ct} tile{j}[{TILE}][{}];", TILE + 1);
+        let _ = writeln!(
+            load_tiles,
+            "        if (r < n0 && c < n1) tile{j}[ty + kk][tx] = {};",
+            load_expr(l.dtype, &format!("p{j}"), &format!("o{j} + r * s{j}_0 + c * s{j}_1"))
+        );
+    }
+    let load = |j: usize| {
+        if tiled[j] {
+            format!("tile{j}[tx][ty + kk]")
+        } else {
+            load_expr(plan.leaves[j].dtype, &format!("p{j}"), &format!("o{j} + c0 * s{j}_0 + c1 * s{j}_1"))
+        }
+    };
+    let scalar = |j: usize| format!("k{j}");
+    let mut body = String::new();
+    let v = em.body(plan, &mut body, "v", &load, &scalar, "i");
+    let store = store_stmt(od, "out", "out_off + c0 * os0 + c1 * os1", &v);
+    let mut params = vec![
+        format!("__global {}* out", od.cl_storage()),
+        format!("{it} out_off"),
+        format!("{it} os0"),
+        format!("{it} os1"),
+    ];
+    if !code.params.is_empty() {
+        params.push(code.params.clone());
+    }
+    params.extend([format!("{it} n"), format!("{it} n0"), format!("{it} n1")]);
+    format!(
+        "{prelude}\n__kernel __attribute__((reqd_work_group_size({TILE}, {TILE_ROWS}, 1)))\nvoid clarray_ew({params})\n{{\n\
+         {decl}    const {it} tx = ({it})get_local_id(0), ty = ({it})get_local_id(1);\n\
+         const {it} b0 = ({it})get_group_id(1) * {TILE}, b1 = ({it})get_group_id(0) * {TILE};\n\
+         for ({it} kk = 0; kk < {TILE}; kk += {TILE_ROWS}) {{\n        const {it} r = b0 + tx, c = b1 + ty + kk;\n{load_tiles}    }}\n\
+         barrier(CLK_LOCAL_MEM_FENCE);\n\
+         for ({it} kk = 0; kk < {TILE}; kk += {TILE_ROWS}) {{\n        const {it} c0 = b0 + ty + kk, c1 = b1 + tx;\n\
+         if (c0 < n0 && c1 < n1) {{\n        const {it} i = c0 * n1 + c1;\n{body}        {store}\n        }}\n    }}\n}}\n",
+        prelude = em.prelude(),
+        params = params.join(",\n    "),
+    )
 }
 
 fn launch(ctx: &Context, kernel: &Kernel, args: &[KernelValue], items: usize) -> Result<Event> {
