@@ -9,7 +9,7 @@
 //! | runtime | [`runtime`] | platforms, devices, contexts, queues, events; buffers, images, pinned memory and every copy between them (bounds-checked, blocking or safely non-blocking); programs and kernel launches with checked arguments |
 //! | memory | [`memory`] | every upper-layer allocation ([`memory::alloc`]): pool, device memory limit |
 //! | programs | [`program`] | the program cache (memory and disk), kernels created once and reused |
-//! | arrays | [`array`] | [`Array<T>`](array::Array): typed n-d arrays on the device, views, broadcasting, fused elementwise expressions compiled to one kernel each |
+//! | arrays | [`array`](mod@array) | [`Array<T>`](array::Array): typed n-d arrays on the device, views, broadcasting, fused elementwise expressions compiled to one kernel each |
 //!
 //! Start with [`Context::new`], which picks the device named by `CLARRAY_DEVICE` or else the
 //! GPU with the most memory (PoCL's CPU device on a machine without a GPU).

@@ -224,3 +224,48 @@ fn bad_inputs_are_typed_errors_with_messages() {
     let err = Array::<f32>::from_slice(ctx, &[1.0, 2.0], &[3]).unwrap_err().to_string();
     assert!(err.contains("2 elements") && err.contains("[3]"), "{err}");
 }
+
+/// The entry point for other layers' kernels: a hand-written row-sum kernel that embeds the
+/// value of `(a - b).abs()` at coordinates (row, col), with a broadcast and a transposed operand.
+#[test]
+fn element_code_embeds_an_expression_in_another_kernel() {
+    use clarray::array::element_code;
+    use clarray::runtime::{Arg, LaunchDims};
+    let ctx = ctx();
+    let (m, n) = (5usize, 7usize);
+    let host_a: Vec<f32> = (0..m * n).map(|i| (i as f32 * 0.37).sin()).collect();
+    let a = Array::from_slice(ctx, &host_a, &[n, m]).unwrap().t(); // [m, n], transposed
+    let b = Array::from_slice(ctx, &(0..n).map(|j| j as f32 * 0.1).collect::<Vec<_>>(), &[n]).unwrap();
+    let e = (&a - &b).abs();
+    let code = element_code(&e, &[m, n], &["row", "col"], "row * n + col", "long", "e_").unwrap();
+    assert_eq!(code.dtype, DType::F32);
+    let src = format!(
+        "{}\n__kernel void row_sums(__global float* out, long n, {}) {{\n    long row = get_global_id(0);\n    float acc = 0;\n    for (long col = 0; col < n; ++col) {{\n{}        acc += {};\n    }}\n    out[row] = acc;\n}}\n",
+        code.prelude, code.params, code.body, code.value
+    );
+    let k = clarray::program::cached_kernel(ctx, &src, "", "row_sums").unwrap();
+    let out = Array::<f32>::empty(ctx, &[m]).unwrap();
+    let nn = n as i64;
+    let mut args = vec![Arg::Buffer(out.buffer()), nn.to_arg().unwrap()];
+    args.extend(code.args.iter().map(|v| v.as_arg()));
+    ctx.queue().launch(&k, &args, &LaunchDims { global: &[m], local: None, offset: None }, &[]).unwrap();
+    let got = out.to_vec().unwrap();
+    for (r, g) in got.iter().enumerate() {
+        let want: f32 = (0..n).map(|c| (host_a[c * m + r] - c as f32 * 0.1).abs()).sum();
+        assert!((g - want).abs() < 1e-5, "row {r}: {g} vs {want}");
+    }
+    // Same structure, other sizes and values: the same signature (the caller's cache key).
+    let a2 = Array::<f32>::zeros(ctx, &[9, 3]).unwrap().t();
+    let b2 = Array::<f32>::ones(ctx, &[9]).unwrap();
+    let code2 = element_code(&(&a2 - &b2).abs(), &[3, 9], &["row", "col"], "row * n + col", "long", "e_").unwrap();
+    assert_eq!(code.signature, code2.signature);
+    assert_eq!(code.body, code2.body);
+}
+
+#[test]
+fn arrays_and_expressions_are_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<Array<f32>>();
+    check::<Array<bool>>();
+    check::<Expr>();
+}

@@ -6,15 +6,26 @@
 //! strides, offsets and scalar values are kernel arguments, so `2*a + b` and `3*a + b` share a
 //! kernel.
 //!
-//! Layout classes:
-//! - **contiguous**: after merging axes, the output and every operand are one run of
-//!   consecutive elements. Each work-item handles 4 elements with `vload4`/`vstore4` (one scalar
-//!   tail item); any offsets.
-//! - **strided, k axes**: anything else (transposes, steps, broadcasts, negative strides). Each
+//! Layout classes (after merging axes that every operand walks contiguously, and dropping axes
+//! of extent 1 — so a contiguous block of a bigger array, or a broadcast scalar, stays simple):
+//! - **contiguous**: the output and every operand are one run of consecutive elements. Each
+//!   work-item handles 4 elements: when every offset is a multiple of 4, through `float4`
+//!   (etc.) pointers, so GPUs issue one 16-byte load or store; otherwise with `vload4` and
+//!   `vstore4`; f16 with `vload(a)_half4` / `vstore(a)_half4_rte`. The last partial vector is
+//!   done element by element.
+//! - **tiled, 2 axes**: a 2-D output written along rows with an operand read along columns (a
+//!   transpose), both extents at least 16: 32×8 work-groups stage 32×32 tiles of the transposed
+//!   operands in local memory so that reads and writes are both coalesced.
+//! - **strided, k axes**: anything else (steps, broadcasts, negative strides, more axes). Each
 //!   work-item turns its flat index into k coordinates once (shape passed as arguments) and
 //!   addresses every operand with its own strides.
 //!
-//! Both use 32-bit index arithmetic when every index fits, 64-bit otherwise (part of the key).
+//! Every class uses 32-bit index arithmetic when every index and position fits (below 2^30),
+//! 64-bit otherwise; that choice is part of the key. Kernels loop over their range with the
+//! grid's size as step, so any size runs with a bounded grid.
+//!
+//! Future work: vectorised stores for outputs that are contiguous while an operand is
+//! broadcast (today the strided class), tiles for transposes in more than 2 axes.
 //!
 //! [`element_code`] exposes the per-element code to kernels of other layers (reductions): the
 //! value of an expression at given coordinates, with the parameters and arguments it needs.

@@ -142,7 +142,7 @@ pub(crate) struct ExprInner {
 
 /// A lazy elementwise expression: arrays, scalars and operations, evaluated as one kernel.
 /// Cheap to clone. Build it with operators and methods on [`Array`] and `Expr`; see the
-/// [module docs](crate::array#expressions).
+/// [module docs](mod@crate::array#expressions).
 #[derive(Debug, Clone)]
 pub struct Expr(pub(crate) std::result::Result<Arc<ExprInner>, Error>);
 
