@@ -213,6 +213,11 @@ fn bad_inputs_are_typed_errors_with_messages() {
     let mut small = Array::<f32>::zeros(ctx, &[4]).unwrap();
     let err = small.assign(&a).unwrap_err().to_string();
     assert!(err.contains("[3, 4]") && err.contains("[4]"), "{err}");
+    // writing into a broadcast view
+    let mut bc = b.broadcast_to(&[2, 3]).unwrap();
+    let err = bc.fill(1.0).unwrap_err().to_string();
+    assert!(err.contains("broadcast view"), "{err}");
+    assert!(bc.assign(&a.slice(ndarray::s![0..2, 0..3]).unwrap()).is_err());
     // a view as a kernel argument
     let err = a.t().to_arg().unwrap_err().to_string();
     assert!(err.contains(".copy()"), "{err}");
@@ -257,7 +262,8 @@ fn element_code_embeds_an_expression_in_another_kernel() {
     // Same structure, other sizes and values: the same signature (the caller's cache key).
     let a2 = Array::<f32>::zeros(ctx, &[9, 3]).unwrap().t();
     let b2 = Array::<f32>::ones(ctx, &[9]).unwrap();
-    let code2 = element_code(&(&a2 - &b2).abs(), &[3, 9], &["row", "col"], "row * n + col", "long", "e_").unwrap();
+    let code2 =
+        element_code(&(&a2 - &b2).abs(), &[3, 9], &["row", "col"], "row * n + col", "long", "e_").unwrap();
     assert_eq!(code.signature, code2.signature);
     assert_eq!(code.body, code2.body);
 }

@@ -740,9 +740,18 @@ fn kernel_for(ctx: &Context, key: String, source: impl FnOnce() -> String) -> Re
 const VW: usize = 4;
 const WG: usize = 256;
 
+static FORCE_WIDE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes every generated kernel use 64-bit indices, as arrays of 2^30 elements or more do
+/// (for tests on small arrays; process-wide).
+#[doc(hidden)]
+pub fn force_64bit_indices(on: bool) {
+    FORCE_WIDE.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Whether an index or position can use 32-bit arithmetic (with room for the loop's step).
 fn fits_int(n: isize) -> bool {
-    n.unsigned_abs() < 1 << 30
+    n.unsigned_abs() < 1 << 30 && !FORCE_WIDE.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Evaluates `expr` into the elements of `out` (dtype `out_dtype`, layout `out_layout`),

@@ -259,7 +259,13 @@ impl Expr {
         if i.dtype == dt && !i.weak {
             return self.clone();
         }
-        let e = if i.weak { self.settle(i.dtype) } else { self.clone() };
+        let e = match &i.node {
+            // A bare scalar becomes a scalar of the target type directly (no kernel work),
+            // unless its value does not fit, where the conversion below wraps or saturates.
+            Node::Scalar(s) if i.weak && s.check_fits(dt).is_ok() => return self.settle(dt),
+            _ if i.weak => self.settle(i.dtype),
+            _ => self.clone(),
+        };
         if e.dtype().ok() == Some(dt) {
             return e;
         }

@@ -332,6 +332,19 @@ impl<T: Element> Array<T> {
         self.layout.offset * T::DTYPE.size()
     }
 
+    /// An error if elements of this array alias each other (a broadcast view), so that writing
+    /// it would be a race.
+    fn check_writable(&self) -> Result<()> {
+        if let Some(k) = (0..self.ndim()).find(|&k| self.layout.strides[k] == 0 && self.layout.shape[k] > 1) {
+            return Err(Error::InvalidArgument(format!(
+                "cannot write into a broadcast view (shape {:?}, stride 0 on axis {k}): its elements \
+                 are shared; write into the array it was broadcast from, or into a copy",
+                self.shape()
+            )));
+        }
+        Ok(())
+    }
+
     /// Where transfers start: the offset in bytes, or 0 for an empty array (whose offset may
     /// point past its buffer).
     fn start_bytes(&self) -> usize {
@@ -593,6 +606,7 @@ impl<T: Element> Array<T> {
 
     /// Sets every element (of this view) to `value`.
     pub fn fill(&mut self, value: T) -> Result<()> {
+        self.check_writable()?;
         if self.is_contiguous() && T::DTYPE != DType::Bool {
             let bytes = self.len() * T::DTYPE.size();
             self.ctx.queue().fill_buffer(&self.buf, &[value.to_repr()], self.start_bytes(), bytes, &[])?;
@@ -611,6 +625,7 @@ impl<T: Element> Array<T> {
     /// `src` reads this array's buffer through a different layout (e.g. `a.assign(a.t())`),
     /// the result goes through a temporary so that no element is read after it was written.
     pub fn assign(&mut self, src: impl IntoExpr) -> Result<()> {
+        self.check_writable()?;
         let e = src.into_expr();
         let sh = &e.inner()?.shape;
         let fits = sh.len() <= self.ndim()
