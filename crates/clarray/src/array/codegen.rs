@@ -776,17 +776,26 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
     if n == 0 {
         return ctx.queue().marker(&[]);
     }
-    let mut all = Vec::with_capacity(plan.leaves.len() + 1);
-    all.push(out_layout.strides.clone());
     for l in &plan.leaves {
         ctx.check_same(l.buffer.context())?;
-        all.push(if &l.layout.shape == shape {
-            l.layout.strides.clone()
-        } else {
-            l.layout.broadcast_to(shape)?.strides
-        });
     }
-    let (cshape, cstrides) = collapse(shape, &all);
+    // The common case first, without merging axes: everything C-contiguous, same shape.
+    let simple = out_layout.is_c_contiguous()
+        && plan.leaves.iter().all(|l| &l.layout.shape == shape && l.layout.is_c_contiguous());
+    let (cshape, cstrides) = if simple {
+        (vec![n], vec![vec![1]; plan.leaves.len() + 1])
+    } else {
+        let mut all = Vec::with_capacity(plan.leaves.len() + 1);
+        all.push(out_layout.strides.clone());
+        for l in &plan.leaves {
+            all.push(if &l.layout.shape == shape {
+                l.layout.strides.clone()
+            } else {
+                l.layout.broadcast_to(shape)?.strides
+            });
+        }
+        collapse(shape, &all)
+    };
     let contiguous = cstrides.iter().all(|s| s.iter().all(|&x| x == 1));
     let fits = |l: &Layout| {
         let (lo, hi) = l.extent();
