@@ -217,7 +217,7 @@ fn bad_inputs_are_typed_errors_with_messages() {
     let mut bc = b.broadcast_to(&[2, 3]).unwrap();
     let err = bc.fill(1.0).unwrap_err().to_string();
     assert!(err.contains("broadcast view"), "{err}");
-    assert!(bc.assign(&a.slice(ndarray::s![0..2, 0..3]).unwrap()).is_err());
+    assert!(bc.assign(a.slice(ndarray::s![0..2, 0..3]).unwrap()).is_err());
     // a view as a kernel argument
     let err = a.t().to_arg().unwrap_err().to_string();
     assert!(err.contains(".copy()"), "{err}");
