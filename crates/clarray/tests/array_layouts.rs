@@ -127,9 +127,13 @@ proptest! {
         let gu = (&u + 200).eval::<u8>().unwrap().to_vec().unwrap();
         let wu: Vec<u8> = ha.iter().map(|&x| (x.clamp(0.0, 255.0) as u8).wrapping_add(200)).collect();
         prop_assert_eq!(gu, wu);
-        let gb = da.greater(&db).logical_xor(true).eval::<bool>().unwrap().to_vec().unwrap();
+        let gbd = da.greater(&db).logical_xor(true).eval::<bool>().unwrap();
         let wb: Vec<bool> = ha.iter().zip(hb.iter()).map(|(x, y)| (x > y) ^ true).collect();
-        prop_assert_eq!(gb, wb);
+        prop_assert_eq!(gbd.to_vec().unwrap(), wb.clone());
+        // bool and u8 alone: 16 elements per work-item, at an offset too.
+        let gbo = gbd.slice(s![(off.min(n)) as isize..]).unwrap();
+        let gn = (!&gbo).eval::<bool>().unwrap().to_vec().unwrap();
+        prop_assert_eq!(gn, wb[off.min(n)..].iter().map(|b| !b).collect::<Vec<_>>());
         let c = (&da + Complex::new(0.0f64, 1.0)).eval::<Complex<f32>>().unwrap();
         let gc = (&c * &c).eval::<Complex<f32>>().unwrap().to_vec().unwrap();
         // Within an ulp or two: the device may contract a*b - c*d into fma.

@@ -737,7 +737,12 @@ fn kernel_for(ctx: &Context, key: String, source: impl FnOnce() -> String) -> Re
     Ok(k)
 }
 
-const VW: usize = 4;
+/// Elements per work-item in the contiguous class: 16 bytes of the widest element type (a
+/// 16-byte load is what GPUs move best), at least 4 and at most 16.
+fn vector_width(plan: &Plan, od: DType) -> usize {
+    let widest = plan.leaves.iter().map(|l| l.dtype.size()).chain([od.size()]).max().unwrap_or(4);
+    (16 / widest).clamp(4, 16)
+}
 const WG: usize = 256;
 
 static FORCE_WIDE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -820,10 +825,11 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
         // With every offset a multiple of the vector width, the wide loads and stores go
         // through vector pointers, whose alignment the compiler then knows (one 16-byte
         // load instead of four on GPUs); else vload4/vstore4, which need element alignment.
-        let aligned = out_layout.offset % VW == 0 && plan.leaves.iter().all(|l| l.layout.offset % VW == 0);
+        let vw = vector_width(plan, od);
+        let aligned = out_layout.offset % vw == 0 && plan.leaves.iter().all(|l| l.layout.offset % vw == 0);
         let key = format!("contig{}|{it}|{}|{sig}", if aligned { "a" } else { "u" }, od as u8);
         let k = kernel_for(ctx, key, || contiguous_source(plan, od, it, aligned))?;
-        (k, n.div_ceil(VW))
+        (k, n.div_ceil(vw))
     } else {
         let k_axes = cshape.len();
         for &s in &cstrides[0] {
@@ -949,6 +955,7 @@ fn launch(ctx: &Context, kernel: &Kernel, args: &[KernelValue], items: usize) ->
 }
 
 fn contiguous_source(plan: &Plan, od: DType, it: &str, aligned: bool) -> String {
+    let vw = vector_width(plan, od);
     let mut em = Emitter::default();
     let mut params = vec![format!("__global {}* out", od.cl_storage()), format!("{it} out_off")];
     for (j, l) in plan.leaves.iter().enumerate() {
@@ -966,22 +973,22 @@ fn contiguous_source(plan: &Plan, od: DType, it: &str, aligned: bool) -> String 
     for (j, l) in plan.leaves.iter().enumerate() {
         let a = if aligned { "a" } else { "" };
         let line = match l.dtype {
-            DType::F16 => format!("    float{VW} w{j} = vload{a}_half{VW}(0, p{j} + i0);\n"),
+            DType::F16 => format!("    float{vw} w{j} = vload{a}_half{vw}(0, p{j} + i0);\n"),
             DType::C64 | DType::C128 => String::new(),
             d if aligned => {
-                let v = format!("{}{VW}", d.cl_storage());
+                let v = format!("{}{vw}", d.cl_storage());
                 format!("    {v} w{j} = *((__global const {v}*)(p{j} + i0));\n")
             }
-            d => format!("    {}{VW} w{j} = vload{VW}(0, p{j} + i0);\n", d.cl_storage()),
+            d => format!("    {}{vw} w{j} = vload{vw}(0, p{j} + i0);\n", d.cl_storage()),
         };
         vec_part.push_str(&line);
     }
     let mut lanes = Vec::new();
-    for k in 0..VW {
+    for k in 0..vw {
         let load = |j: usize| match plan.leaves[j].dtype {
             DType::C64 | DType::C128 => format!("p{j}[i0 + {k}]"),
-            DType::Bool => format!("(uchar)(w{j}.s{k} != 0)"),
-            _ => format!("w{j}.s{k}"),
+            DType::Bool => format!("(uchar)(w{j}.s{k:x} != 0)"),
+            _ => format!("w{j}.s{k:x}"),
         };
         lanes.push(em.body(plan, &mut vec_part, &format!("v{k}_"), &load, &scalar, &format!("i0 + {k}")));
     }
@@ -989,7 +996,7 @@ fn contiguous_source(plan: &Plan, od: DType, it: &str, aligned: bool) -> String 
         DType::F16 => {
             let _ = writeln!(
                 vec_part,
-                "    vstore{}_half{VW}_rte((float{VW})({}), 0, out + i0);",
+                "    vstore{}_half{vw}_rte((float{vw})({}), 0, out + i0);",
                 if aligned { "a" } else { "" },
                 lanes.join(", ")
             );
@@ -1000,12 +1007,12 @@ fn contiguous_source(plan: &Plan, od: DType, it: &str, aligned: bool) -> String 
             }
         }
         d => {
-            let v = format!("{}{VW}", d.cl_storage());
+            let v = format!("{}{vw}", d.cl_storage());
             let lanes = lanes.join(", ");
             if aligned {
                 let _ = writeln!(vec_part, "    *((__global {v}*)(out + i0)) = ({v})({lanes});");
             } else {
-                let _ = writeln!(vec_part, "    vstore{VW}(({v})({lanes}), 0, out + i0);");
+                let _ = writeln!(vec_part, "    vstore{vw}(({v})({lanes}), 0, out + i0);");
             }
         }
     }
@@ -1021,7 +1028,7 @@ fn contiguous_source(plan: &Plan, od: DType, it: &str, aligned: bool) -> String 
         let _ = writeln!(ptrs, "    p{j} += o{j};");
     }
     format!(
-        "{prelude}\n__kernel void clarray_ew({params})\n{{\n{ptrs}    const {it} step = ({it})get_global_size(0) * {VW};\n    for ({it} i0 = ({it})get_global_id(0) * {VW}; i0 < n; i0 += step) {{\n    if (i0 + {VW} <= n) {{\n{vec_part}    }} else {{\n    for ({it} i = i0; i < n; ++i) {{\n{tail}    }}\n    }}\n    }}\n}}\n",
+        "{prelude}\n__kernel void clarray_ew({params})\n{{\n{ptrs}    const {it} step = ({it})get_global_size(0) * {vw};\n    for ({it} i0 = ({it})get_global_id(0) * {vw}; i0 < n; i0 += step) {{\n    if (i0 + {vw} <= n) {{\n{vec_part}    }} else {{\n    for ({it} i = i0; i < n; ++i) {{\n{tail}    }}\n    }}\n    }}\n}}\n",
         prelude = em.prelude(),
         params = params.join(",\n    "),
     )
