@@ -275,3 +275,17 @@ fn arrays_and_expressions_are_send_and_sync() {
     check::<Array<bool>>();
     check::<Expr>();
 }
+
+#[test]
+fn in_place_updates_and_eval_into() {
+    let ctx = ctx();
+    let mut a = Array::from_slice(ctx, &[1.0f32, 2.0, 3.0], &[3]).unwrap();
+    a.assign(&a + 1.0).unwrap();
+    assert_eq!(a.to_vec().unwrap(), vec![2.0, 3.0, 4.0]);
+    if !ctx.device().info().fp64 {
+        return;
+    }
+    let mut out = Array::<f64>::zeros(ctx, &[2, 3]).unwrap();
+    (&a * 2.0).eval_into(&mut out).unwrap(); // broadcast over rows, converted to f64
+    assert_eq!(out.to_vec().unwrap(), vec![4.0, 6.0, 8.0, 4.0, 6.0, 8.0]);
+}

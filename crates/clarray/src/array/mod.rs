@@ -607,13 +607,10 @@ impl<T: Element> Array<T> {
     /// Sets every element (of this view) to `value`.
     pub fn fill(&mut self, value: T) -> Result<()> {
         self.check_writable()?;
-        if self.is_contiguous() && T::DTYPE != DType::Bool {
+        if self.is_contiguous() {
             let bytes = self.len() * T::DTYPE.size();
-            self.ctx.queue().fill_buffer(&self.buf, &[value.to_repr()], self.start_bytes(), bytes, &[])?;
-            Ok(())
-        } else if self.is_contiguous() {
-            let bytes = self.len();
-            self.ctx.queue().fill_buffer(&self.buf, &[value.to_repr()], self.start_bytes(), bytes, &[])?;
+            let pattern = [value.to_repr()];
+            self.ctx.queue().fill_buffer(&self.buf, &pattern, self.start_bytes(), bytes, &[])?;
             Ok(())
         } else {
             self.assign(Expr::typed_scalar(value))
@@ -743,6 +740,12 @@ impl<T: Element> KernelArg for Array<T> {
 }
 
 impl Expr {
+    /// Evaluates the expression into an existing array or view (the same as
+    /// `out.assign(expr)`): one kernel, converting to `T`.
+    pub fn eval_into<T: Element>(&self, out: &mut Array<T>) -> Result<()> {
+        out.assign(self)
+    }
+
     /// Evaluates the expression into a new array of its shape: one kernel. `T` must be the
     /// expression's dtype (see [`Expr::dtype`]; convert with [`Expr::astype`]).
     pub fn eval<T: Element>(&self) -> Result<Array<T>> {
