@@ -11,16 +11,20 @@
 //! | programs | [`program`] | sources with `#include`s and typed defines, the program cache (memory and disk), kernels created once and reused, launches with positional arguments |
 //! | runner | [`runner`] | MatCL-style runs: a list of kernels over one argument list, host data copied once per call, kernel and copy times apart |
 //! | profiler | [`profile`] | every command's device times per kernel and per transfer, idle time; table and JSON |
+//! | arrays | [`array`](mod@array) | [`Array<T>`](array::Array): typed n-d arrays on the device, views, broadcasting, fused elementwise expressions compiled to one kernel each |
 //!
 //! Start with [`Context::new`], which picks the device named by `CLARRAY_DEVICE` or else the
 //! GPU with the most memory (PoCL's CPU device on a machine without a GPU).
 
+pub mod array;
 pub mod error;
+pub mod guide;
 pub mod memory;
 pub mod profile;
 pub mod program;
 pub mod runner;
 pub mod runtime;
 
+pub use array::{Array, DType, Element, Expr};
 pub use error::{BuildFailure, Error, Result};
 pub use runtime::{Buffer, Context, Device, Event, Image, Pinned, Queue};

@@ -27,6 +27,7 @@
 //! median. `Row::bytes` counts every byte moved through device memory or the bus per
 //! repetition (a copy of n bytes on the device moves 2n: read and write).
 
+mod array;
 mod kernels;
 mod transfer;
 
@@ -122,6 +123,7 @@ const CEILING: RowFn = transfer::device_copy;
 /// Every area, in the order they run. Add one line per new area.
 pub const AREAS: &[Area] = &[
     Area { name: "transfer", rows: transfer::host_transfers },
+    Area { name: "array", rows: array::rows },
     Area { name: "kernels", rows: kernels::rows },
 ];
 
