@@ -20,3 +20,4 @@ pub mod runtime;
 
 pub use error::{BuildFailure, Error, Result};
 pub use runtime::{Buffer, Context, Device, Event, Image, Pinned, Queue};
+pub mod reduce;
