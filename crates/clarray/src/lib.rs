@@ -9,15 +9,19 @@
 //! | runtime | [`runtime`] | platforms, devices, contexts, queues, events; buffers, images, pinned memory and every copy between them (bounds-checked, blocking or safely non-blocking); programs and kernel launches with checked arguments |
 //! | memory | [`memory`] | every upper-layer allocation ([`memory::alloc`]): pool, device memory limit |
 //! | programs | [`program`] | the program cache (memory and disk), kernels created once and reused |
+//! | arrays | [`array`] | [`Array<T>`](array::Array): typed n-d arrays on the device, views, broadcasting, fused elementwise expressions compiled to one kernel each |
 //!
 //! Start with [`Context::new`], which picks the device named by `CLARRAY_DEVICE` or else the
 //! GPU with the most memory (PoCL's CPU device on a machine without a GPU).
 
+pub mod array;
 pub mod error;
+pub mod guide;
 pub mod memory;
 pub mod program;
 pub mod runtime;
 
+pub use array::{Array, DType, Element, Expr};
 pub use error::{BuildFailure, Error, Result};
 pub use runtime::{Buffer, Context, Device, Event, Image, Pinned, Queue};
 pub mod reduce;

@@ -1,0 +1,862 @@
+//! OpenCL C generation for expressions, the generated-kernel cache, and evaluation.
+//!
+//! An [`Expr`] is flattened into a [`Plan`]: a list of instructions in evaluation order
+//! (shared subexpressions once), the distinct array operands and the scalars. The plan's
+//! *structure* (instructions and dtypes) plus the layout class decides the kernel; sizes,
+//! strides, offsets and scalar values are kernel arguments, so `2*a + b` and `3*a + b` share a
+//! kernel.
+//!
+//! Layout classes:
+//! - **contiguous**: after merging axes, the output and every operand are one run of
+//!   consecutive elements. Each work-item handles 4 elements with `vload4`/`vstore4` (one scalar
+//!   tail item); any offsets.
+//! - **strided, k axes**: anything else (transposes, steps, broadcasts, negative strides). Each
+//!   work-item turns its flat index into k coordinates once (shape passed as arguments) and
+//!   addresses every operand with its own strides.
+//!
+//! Both use 32-bit index arithmetic when every index fits, 64-bit otherwise (part of the key).
+//!
+//! [`element_code`] exposes the per-element code to kernels of other layers (reductions): the
+//! value of an expression at given coordinates, with the parameters and arguments it needs.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
+
+use super::dtype::{check_device_supports, DType, Kind, Scalar};
+use super::expr::{BinOp, Expr, ExprInner, Leaf, Node, UnOp};
+use super::layout::{collapse, Layout};
+use crate::error::{Error, Result};
+use crate::program::cached_kernel;
+use crate::runtime::{Arg, Buffer, Context, Event, Kernel, LaunchDims};
+
+/// One instruction of a flattened expression; operands are indices of earlier instructions.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Instr {
+    /// Load array operand `j`.
+    Leaf(usize),
+    /// Scalar argument `j`.
+    Scalar(usize),
+    /// The flat index.
+    Index,
+    /// A unary operation.
+    Unary(UnOp, usize),
+    /// A binary operation.
+    Binary(BinOp, usize, usize),
+    /// `where`.
+    Where(usize, usize, usize),
+    /// A conversion to the instruction's dtype.
+    Cast(usize),
+}
+
+/// A flattened expression.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Instructions with their result dtypes, in evaluation order; the last is the value.
+    pub instrs: Vec<(Instr, DType)>,
+    /// Distinct array operands.
+    pub leaves: Vec<Leaf>,
+    /// Scalars with their dtypes.
+    pub scalars: Vec<(Scalar, DType)>,
+}
+
+impl Plan {
+    /// Flattens `expr`.
+    pub fn new(expr: &Expr) -> Result<Plan> {
+        let mut p = Plan { instrs: Vec::new(), leaves: Vec::new(), scalars: Vec::new() };
+        let mut seen: HashMap<*const ExprInner, usize> = HashMap::new();
+        p.visit(expr, &mut seen)?;
+        Ok(p)
+    }
+
+    fn visit(&mut self, e: &Expr, seen: &mut HashMap<*const ExprInner, usize>) -> Result<usize> {
+        let inner = e.inner()?;
+        let key = Arc::as_ptr(inner);
+        if let Some(&i) = seen.get(&key) {
+            return Ok(i);
+        }
+        let instr = match &inner.node {
+            Node::Array(leaf) => {
+                let j = match self.leaves.iter().position(|l| l.same(leaf)) {
+                    Some(j) => j,
+                    None => {
+                        self.leaves.push(leaf.clone());
+                        self.leaves.len() - 1
+                    }
+                };
+                Instr::Leaf(j)
+            }
+            Node::Scalar(s) => {
+                s.check_fits(inner.dtype)?;
+                self.scalars.push((*s, inner.dtype));
+                Instr::Scalar(self.scalars.len() - 1)
+            }
+            Node::Index => Instr::Index,
+            Node::Unary(op, a) => Instr::Unary(*op, self.visit(a, seen)?),
+            Node::Binary(op, a, b) => {
+                let a = self.visit(a, seen)?;
+                Instr::Binary(*op, a, self.visit(b, seen)?)
+            }
+            Node::Where(c, a, b) => {
+                let c = self.visit(c, seen)?;
+                let a = self.visit(a, seen)?;
+                Instr::Where(c, a, self.visit(b, seen)?)
+            }
+            Node::Cast(a) => Instr::Cast(self.visit(a, seen)?),
+        };
+        self.instrs.push((instr, inner.dtype));
+        seen.insert(key, self.instrs.len() - 1);
+        Ok(self.instrs.len() - 1)
+    }
+
+    /// Every dtype the kernel computes with.
+    pub fn dtypes(&self) -> impl Iterator<Item = DType> + '_ {
+        self.instrs.iter().map(|(_, d)| *d).chain(self.leaves.iter().map(|l| l.dtype))
+    }
+
+    /// The structure, for cache keys: instructions and dtypes, no sizes or values.
+    pub fn signature(&self) -> String {
+        let mut s = String::new();
+        for (i, d) in &self.instrs {
+            let _ = write!(s, "{i:?}:{d:?};");
+        }
+        for l in &self.leaves {
+            let _ = write!(s, "L{:?};", l.dtype);
+        }
+        s
+    }
+
+    /// Checks that the device can run every dtype of the plan.
+    pub fn check_device(&self, ctx: &Context) -> Result<()> {
+        for d in self.dtypes() {
+            check_device_supports(ctx.device().info(), d)?;
+        }
+        Ok(())
+    }
+}
+
+// ---- code emission ----
+
+/// Collects helper functions and writes instructions as OpenCL C.
+#[derive(Debug, Default)]
+pub struct Emitter {
+    helpers: BTreeMap<String, String>,
+    fp64: bool,
+}
+
+fn unsigned_of(d: DType) -> &'static str {
+    match d.size() {
+        1 => "uchar",
+        2 => "ushort",
+        4 => "uint",
+        _ => "ulong",
+    }
+}
+
+/// The unsigned type arithmetic of `d` is done in (no promotion to `int` surprises).
+fn wide_unsigned(d: DType) -> &'static str {
+    if d.size() == 8 {
+        "ulong"
+    } else {
+        "uint"
+    }
+}
+
+fn float_fn(op: UnOp) -> Option<&'static str> {
+    use UnOp::*;
+    Some(match op {
+        Sqrt => "sqrt",
+        Cbrt => "cbrt",
+        Exp => "exp",
+        Exp2 => "exp2",
+        Log => "log",
+        Log2 => "log2",
+        Log10 => "log10",
+        Log1p => "log1p",
+        Expm1 => "expm1",
+        Sin => "sin",
+        Cos => "cos",
+        Tan => "tan",
+        Asin => "asin",
+        Acos => "acos",
+        Atan => "atan",
+        Sinh => "sinh",
+        Cosh => "cosh",
+        Tanh => "tanh",
+        Asinh => "asinh",
+        Acosh => "acosh",
+        Atanh => "atanh",
+        Floor => "floor",
+        Ceil => "ceil",
+        Round => "rint",
+        Trunc => "trunc",
+        _ => return None,
+    })
+}
+
+impl Emitter {
+    /// The helper functions and pragmas the emitted code needs, to put before the kernel.
+    pub fn prelude(&self) -> String {
+        let mut s = String::new();
+        if self.fp64 {
+            s.push_str("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+        }
+        for h in self.helpers.values() {
+            s.push_str(h);
+            s.push('\n');
+        }
+        s
+    }
+
+    fn note(&mut self, d: DType) {
+        if d.needs_fp64() {
+            self.fp64 = true;
+        }
+    }
+
+    fn helper(&mut self, name: &str, code: impl FnOnce() -> String) -> String {
+        if !self.helpers.contains_key(name) {
+            let c = code();
+            self.helpers.insert(name.to_string(), c);
+        }
+        name.to_string()
+    }
+
+    fn round_half(&mut self) -> String {
+        self.helper("rh", || {
+            "float rh(float x) { ushort h; vstore_half_rte(x, 0, (half*)&h); return vload_half(0, (const half*)&h); }"
+                .into()
+        })
+    }
+
+    fn complex_helper(&mut self, what: &str, d: DType) -> String {
+        let ct = d.cl_compute();
+        let f = d.real().cl_compute();
+        let name = format!("c{what}_{ct}");
+        let code = match what {
+            "mul" => format!("{ct} {name}({ct} a, {ct} b) {{ return ({ct})(a.x*b.x - a.y*b.y, a.x*b.y + a.y*b.x); }}"),
+            "div" => format!(
+                "{ct} {name}({ct} a, {ct} b) {{\n  if (fabs(b.x) >= fabs(b.y)) {{ {f} r = b.y / b.x; {f} d = b.x + b.y * r;\n    return ({ct})((a.x + a.y * r) / d, (a.y - a.x * r) / d); }}\n  {f} r = b.x / b.y; {f} d = b.x * r + b.y;\n  return ({ct})((a.x * r + a.y) / d, (a.y * r - a.x) / d);\n}}"
+            ),
+            "exp" => format!(
+                "{ct} {name}({ct} a) {{ {f} e = exp(a.x); return a.y == 0 ? ({ct})(e, a.y) : ({ct})(e * cos(a.y), e * sin(a.y)); }}"
+            ),
+            _ => format!(
+                "{ct} {name}({ct} a) {{\n  {f} m = hypot(a.x, a.y);\n  if (m == 0) return ({ct})(0, a.y);\n  if (a.x >= 0) {{ {f} t = sqrt((m + a.x) * ({f})0.5); return ({ct})(t, a.y / (2 * t)); }}\n  {f} t = sqrt((m - a.x) * ({f})0.5);\n  return ({ct})(fabs(a.y) / (2 * t), copysign(t, a.y));\n}}"
+            ),
+        };
+        self.helper(&name, || code)
+    }
+
+    fn int_helper(&mut self, what: &str, d: DType) -> String {
+        let t = d.cl_compute();
+        let ut = unsigned_of(d);
+        let uw = wide_unsigned(d);
+        let bits = d.bits();
+        let signed = d.is_signed_int();
+        let name = format!("{what}_{t}");
+        let code = match (what, signed) {
+            ("fdiv", true) => format!(
+                "{t} {name}({t} a, {t} b) {{\n  if (b == 0) return 0;\n  if (b == -1) return as_{t}(({ut})(({uw})0 - ({uw})a));\n  {t} q = a / b;\n  if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;\n  return q;\n}}"
+            ),
+            ("fdiv", false) => format!("{t} {name}({t} a, {t} b) {{ return b == 0 ? 0 : ({t})(a / b); }}"),
+            ("fmod", true) => format!(
+                "{t} {name}({t} a, {t} b) {{\n  if (b == 0 || b == -1) return 0;\n  {t} r = a % b;\n  if (r != 0 && ((r < 0) != (b < 0))) r += b;\n  return r;\n}}"
+            ),
+            ("fmod", false) => format!("{t} {name}({t} a, {t} b) {{ return b == 0 ? 0 : ({t})(a % b); }}"),
+            ("ipow", _) => {
+                let neg = if signed {
+                    format!("  if (b < 0) return a == 1 ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0);\n")
+                } else {
+                    String::new()
+                };
+                let ret = if signed { format!("as_{t}(({ut})r)") } else { format!("({t})r") };
+                format!(
+                    "{t} {name}({t} a, {t} b) {{\n{neg}  {uw} r = 1, x = ({uw})({ut})a;\n  while (b != 0) {{ if (b & 1) r = ({uw})(r * x); x = ({uw})(x * x); b >>= 1; }}\n  return {ret};\n}}"
+                )
+            }
+            ("shl", true) => format!(
+                "{t} {name}({t} a, {t} b) {{ return (b < 0 || b >= {bits}) ? 0 : as_{t}(({ut})(({uw})({ut})a << b)); }}"
+            ),
+            ("shl", false) => {
+                format!("{t} {name}({t} a, {t} b) {{ return b >= {bits} ? 0 : ({t})(({uw})a << b); }}")
+            }
+            ("shr", true) => format!(
+                "{t} {name}({t} a, {t} b) {{ return (b < 0 || b >= {bits}) ? (a < 0 ? -1 : 0) : ({t})(a >> b); }}"
+            ),
+            (_, _) => format!("{t} {name}({t} a, {t} b) {{ return b >= {bits} ? 0 : ({t})(a >> b); }}"),
+        };
+        self.helper(&name, || code)
+    }
+
+    fn float_helper(&mut self, what: &str, d: DType) -> String {
+        let f = d.cl_compute();
+        let name = format!("{what}_{f}");
+        let code = match what {
+            "rem" => format!(
+                "{f} {name}({f} a, {f} b) {{ {f} r = fmod(a, b); if (r != 0 && ((r < 0) != (b < 0))) r += b; return r; }}"
+            ),
+            "min" => format!("{f} {name}({f} a, {f} b) {{ return (isnan(a) || isnan(b)) ? a + b : fmin(a, b); }}"),
+            _ => format!("{f} {name}({f} a, {f} b) {{ return (isnan(a) || isnan(b)) ? a + b : fmax(a, b); }}"),
+        };
+        self.helper(&name, || code)
+    }
+
+    /// `x` (of dtype `from`, in its compute type) converted to `to`.
+    pub fn cast(&mut self, from: DType, to: DType, x: &str) -> String {
+        self.note(from);
+        self.note(to);
+        if from == to {
+            return x.to_string();
+        }
+        let tc = to.cl_compute();
+        match (from.kind(), to.kind()) {
+            (Kind::Complex, Kind::Bool) => format!("(uchar)(({x}).x != 0 || ({x}).y != 0)"),
+            (_, Kind::Bool) => format!("(uchar)(({x}) != 0)"),
+            (Kind::Complex, Kind::Complex) => format!("convert_{tc}({x})"),
+            (_, Kind::Complex) => {
+                let r = self.cast(from, to.real(), x);
+                format!("({tc})({r}, 0)")
+            }
+            (Kind::Complex, _) => self.cast(from.real(), to, &format!("({x}).x")),
+            (Kind::Float, Kind::Int) => format!("convert_{tc}_sat({x})"),
+            (_, Kind::Int) => {
+                if to.is_signed_int() {
+                    format!("as_{tc}(({})({x}))", unsigned_of(to))
+                } else {
+                    format!("({tc})({x})")
+                }
+            }
+            (_, Kind::Float) => {
+                if to == DType::F16 {
+                    let rh = self.round_half();
+                    format!("{rh}((float)({x}))")
+                } else {
+                    format!("({tc})({x})")
+                }
+            }
+        }
+    }
+
+    /// The expression computing a unary operation on `a` (of dtype `t`, giving `out`).
+    pub fn unary(&mut self, op: UnOp, t: DType, out: DType, a: &str) -> String {
+        use UnOp::*;
+        self.note(t);
+        let tc = t.cl_compute();
+        let k = t.kind();
+        match op {
+            Neg => match k {
+                Kind::Int if t.is_signed_int() => {
+                    let uw = wide_unsigned(t);
+                    format!("as_{tc}(({})(({uw})0 - ({uw})({a})))", unsigned_of(t))
+                }
+                Kind::Int => format!("({tc})(({})0 - ({})({a}))", wide_unsigned(t), wide_unsigned(t)),
+                _ => format!("(-({a}))"),
+            },
+            Not => {
+                if k == Kind::Bool {
+                    format!("(uchar)!({a})")
+                } else {
+                    format!("({tc})~({a})")
+                }
+            }
+            LogicalNot => format!("(uchar)!({a})"),
+            Abs => match k {
+                Kind::Complex => format!("hypot(({a}).x, ({a}).y)"),
+                Kind::Int if t.is_signed_int() => {
+                    let uw = wide_unsigned(t);
+                    format!("as_{tc}(({})(({a}) < 0 ? ({uw})0 - ({uw})({a}) : ({uw})({a})))", unsigned_of(t))
+                }
+                Kind::Int => a.to_string(),
+                _ => format!("fabs({a})"),
+            },
+            Sqrt if k == Kind::Complex => format!("{}({a})", self.complex_helper("sqrt", t)),
+            Exp if k == Kind::Complex => format!("{}({a})", self.complex_helper("exp", t)),
+            Sign => match k {
+                Kind::Float => format!("(isnan({a}) ? ({a}) : ({tc})((({a}) > 0) - (({a}) < 0)))"),
+                _ if t.is_unsigned_int() => format!("({tc})(({a}) > 0)"),
+                _ => format!("({tc})((({a}) > 0) - (({a}) < 0))"),
+            },
+            IsNan | IsInf | IsFinite => {
+                let f = match op {
+                    IsNan => "isnan",
+                    IsInf => "isinf",
+                    _ => "isfinite",
+                };
+                match k {
+                    Kind::Float => format!("(uchar)({f}({a}) != 0)"),
+                    Kind::Complex if op == IsFinite => format!("(uchar)(isfinite(({a}).x) && isfinite(({a}).y))"),
+                    Kind::Complex => format!("(uchar)({f}(({a}).x) || {f}(({a}).y))"),
+                    _ => (if op == IsFinite { "(uchar)1" } else { "(uchar)0" }).to_string(),
+                }
+            }
+            Conj => format!("({tc})(({a}).x, -({a}).y)"),
+            Real => format!("({a}).x"),
+            Imag => {
+                if k == Kind::Complex {
+                    format!("({a}).y")
+                } else {
+                    format!("({})0", out.cl_compute())
+                }
+            }
+            _ => {
+                let f = float_fn(op).unwrap_or("sqrt");
+                format!("{f}({a})")
+            }
+        }
+    }
+
+    /// The expression computing a binary operation on `a` and `b` (both of dtype `t`).
+    pub fn binary(&mut self, op: BinOp, t: DType, a: &str, b: &str) -> String {
+        use BinOp::*;
+        self.note(t);
+        let tc = t.cl_compute();
+        let k = t.kind();
+        let wrap = |sym: &str| -> String {
+            let uw = wide_unsigned(t);
+            if t.is_signed_int() {
+                format!("as_{tc}(({})(({uw})({a}) {sym} ({uw})({b})))", unsigned_of(t))
+            } else {
+                format!("({tc})(({uw})({a}) {sym} ({uw})({b}))")
+            }
+        };
+        match op {
+            Add | Sub | Mul if k == Kind::Int => wrap(match op {
+                Add => "+",
+                Sub => "-",
+                _ => "*",
+            }),
+            Add => format!("(({a}) + ({b}))"),
+            Sub => format!("(({a}) - ({b}))"),
+            Mul if k == Kind::Complex => format!("{}({a}, {b})", self.complex_helper("mul", t)),
+            Mul => format!("(({a}) * ({b}))"),
+            Div if k == Kind::Complex => format!("{}({a}, {b})", self.complex_helper("div", t)),
+            Div => format!("(({a}) / ({b}))"),
+            FloorDiv if k == Kind::Int => format!("{}({a}, {b})", self.int_helper("fdiv", t)),
+            FloorDiv => format!("floor(({a}) / ({b}))"),
+            Rem if k == Kind::Int => format!("{}({a}, {b})", self.int_helper("fmod", t)),
+            Rem => format!("{}({a}, {b})", self.float_helper("rem", t)),
+            Pow if k == Kind::Int => format!("{}({a}, {b})", self.int_helper("ipow", t)),
+            Pow => format!("pow({a}, {b})"),
+            Minimum | Maximum if k == Kind::Float => {
+                let h = self.float_helper(if op == Minimum { "min" } else { "max" }, t);
+                format!("{h}({a}, {b})")
+            }
+            Minimum => format!("({tc})min({a}, {b})"),
+            Maximum => format!("({tc})max({a}, {b})"),
+            Atan2 => format!("atan2({a}, {b})"),
+            Hypot => format!("hypot({a}, {b})"),
+            Eq | Ne if k == Kind::Complex => {
+                let e = format!("(({a}).x == ({b}).x && ({a}).y == ({b}).y)");
+                if op == Eq {
+                    format!("(uchar){e}")
+                } else {
+                    format!("(uchar)!{e}")
+                }
+            }
+            Eq | Ne | Lt | Le | Gt | Ge => {
+                let sym = match op {
+                    Eq => "==",
+                    Ne => "!=",
+                    Lt => "<",
+                    Le => "<=",
+                    Gt => ">",
+                    _ => ">=",
+                };
+                format!("(uchar)(({a}) {sym} ({b}))")
+            }
+            LogicalAnd => format!("(uchar)(({a}) && ({b}))"),
+            LogicalOr => format!("(uchar)(({a}) || ({b}))"),
+            LogicalXor => format!("(uchar)(({a}) != ({b}))"),
+            BitAnd => format!("({tc})(({a}) & ({b}))"),
+            BitOr => format!("({tc})(({a}) | ({b}))"),
+            BitXor => format!("({tc})(({a}) ^ ({b}))"),
+            Shl => format!("{}({a}, {b})", self.int_helper("shl", t)),
+            Shr => format!("{}({a}, {b})", self.int_helper("shr", t)),
+        }
+    }
+
+    /// Writes the statements computing `plan` into `out`, one variable per instruction named
+    /// `{prefix}{i}`; `load(j)` is the expression for array operand `j` (in its compute type),
+    /// `scalar(j)` the name of scalar `j`, `index` the flat index expression. Returns the name
+    /// of the variable holding the value.
+    pub fn body(
+        &mut self,
+        plan: &Plan,
+        out: &mut String,
+        prefix: &str,
+        load: &dyn Fn(usize) -> String,
+        scalar: &dyn Fn(usize) -> String,
+        index: &str,
+    ) -> String {
+        let name = |i: usize| format!("{prefix}{i}");
+        for (i, (instr, d)) in plan.instrs.iter().enumerate() {
+            self.note(*d);
+            let dt = |j: usize| plan.instrs[j].1;
+            let e = match instr {
+                Instr::Leaf(j) => load(*j),
+                Instr::Scalar(j) => scalar(*j),
+                Instr::Index => format!("(long)({index})"),
+                Instr::Unary(op, a) => self.unary(*op, dt(*a), *d, &name(*a)),
+                Instr::Binary(op, a, b) => self.binary(*op, dt(*a), &name(*a), &name(*b)),
+                Instr::Where(c, a, b) => format!("({} ? {} : {})", name(*c), name(*a), name(*b)),
+                Instr::Cast(a) => self.cast(dt(*a), *d, &name(*a)),
+            };
+            let _ = writeln!(out, "    {} {} = {};", d.cl_compute(), name(i), e);
+        }
+        name(plan.instrs.len() - 1)
+    }
+}
+
+/// The expression loading element `idx` of pointer `p` of dtype `d`, in its compute type.
+pub fn load_expr(d: DType, p: &str, idx: &str) -> String {
+    match d {
+        DType::F16 => format!("vload_half({idx}, {p})"),
+        DType::Bool => format!("(uchar)({p}[{idx}] != 0)"),
+        _ => format!("{p}[{idx}]"),
+    }
+}
+
+/// The statement storing `v` (compute type of `d`) at element `idx` of pointer `p`.
+pub fn store_stmt(d: DType, p: &str, idx: &str, v: &str) -> String {
+    match d {
+        DType::F16 => format!("vstore_half_rte({v}, {idx}, {p});"),
+        _ => format!("{p}[{idx}] = {v};"),
+    }
+}
+
+// ---- kernel arguments ----
+
+/// An owned kernel argument: a buffer, or a scalar's bytes with its OpenCL type name.
+#[derive(Debug, Clone)]
+pub enum KernelValue {
+    /// A buffer.
+    Buffer(Buffer),
+    /// A value passed by copy.
+    Bytes(Vec<u8>, &'static str),
+}
+
+impl KernelValue {
+    /// As the runtime's [`Arg`].
+    pub fn as_arg(&self) -> Arg<'_> {
+        match self {
+            KernelValue::Buffer(b) => Arg::Buffer(b),
+            KernelValue::Bytes(v, t) => Arg::Scalar(v, t),
+        }
+    }
+
+    fn index(v: isize, wide: bool) -> KernelValue {
+        if wide {
+            KernelValue::Bytes((v as i64).to_ne_bytes().to_vec(), "long")
+        } else {
+            KernelValue::Bytes((v as i32).to_ne_bytes().to_vec(), "int")
+        }
+    }
+}
+
+/// The per-element code of an expression, for kernels written by other layers (reductions).
+#[derive(Debug, Clone)]
+pub struct ElementCode {
+    /// Pragmas and helper functions, to put before the kernel.
+    pub prelude: String,
+    /// Kernel parameter declarations, comma-separated (no leading or trailing comma); empty
+    /// when there are none.
+    pub params: String,
+    /// Statements computing the value (inside the kernel, where the coordinates are defined).
+    pub body: String,
+    /// The variable holding the value after `body`.
+    pub value: String,
+    /// The value's dtype (its OpenCL type is `dtype.cl_compute()`).
+    pub dtype: DType,
+    /// The arguments for `params`, in order.
+    pub args: Vec<KernelValue>,
+    /// The structure of the code (for the caller's kernel cache key): equal signatures give
+    /// equal `prelude`, `params` and `body`.
+    pub signature: String,
+}
+
+/// The code computing `expr` at the coordinates named `coords` (one variable of type `index`
+/// per axis of `shape`, which `expr`'s shape must broadcast to) and flat C-order index `flat`.
+/// Every name it declares starts with `prefix`. `index` is `"int"` or `"long"`: the type of the
+/// coordinates, strides and offsets (use `"long"` unless every element position fits `int`).
+///
+/// A reduction kernel embeds it as: `{prelude}` before the kernel, `{params}` among the
+/// kernel's parameters, `{body}` where the coordinates are known, then uses `{value}`.
+pub fn element_code(
+    expr: &Expr,
+    shape: &[usize],
+    coords: &[&str],
+    flat: &str,
+    index: &str,
+    prefix: &str,
+) -> Result<ElementCode> {
+    if coords.len() != shape.len() {
+        return Err(Error::InvalidArgument(format!(
+            "{} coordinate names for a shape of {} axes",
+            coords.len(),
+            shape.len()
+        )));
+    }
+    let plan = Plan::new(expr)?;
+    let strides = plan
+        .leaves
+        .iter()
+        .map(|l| Ok(l.layout.broadcast_to(shape)?.strides))
+        .collect::<Result<Vec<_>>>()?;
+    let offsets: Vec<usize> = plan.leaves.iter().map(|l| l.layout.offset).collect();
+    Ok(strided_code(&plan, &strides, &offsets, coords, flat, index == "long", prefix))
+}
+
+fn strided_code(
+    plan: &Plan,
+    strides: &[Vec<isize>],
+    offsets: &[usize],
+    coords: &[&str],
+    flat: &str,
+    wide: bool,
+    prefix: &str,
+) -> ElementCode {
+    let it = if wide { "long" } else { "int" };
+    let mut params = Vec::new();
+    let mut args = Vec::new();
+    for (j, l) in plan.leaves.iter().enumerate() {
+        params.push(format!("__global const {}* {prefix}p{j}", l.dtype.cl_storage()));
+        params.push(format!("{it} {prefix}o{j}"));
+        args.push(KernelValue::Buffer(l.buffer.clone()));
+        args.push(KernelValue::index(offsets[j] as isize, wide));
+        for (d, &s) in strides[j].iter().enumerate() {
+            params.push(format!("{it} {prefix}s{j}_{d}"));
+            args.push(KernelValue::index(s, wide));
+        }
+    }
+    for (j, (s, d)) in plan.scalars.iter().enumerate() {
+        params.push(format!("{} {prefix}k{j}", d.cl_compute()));
+        args.push(KernelValue::Bytes(s.encode(*d), d.cl_compute()));
+    }
+    let mut em = Emitter::default();
+    let mut body = String::new();
+    let load = |j: usize| {
+        let mut idx = format!("{prefix}o{j}");
+        for (d, c) in coords.iter().enumerate() {
+            let _ = write!(idx, " + {c} * {prefix}s{j}_{d}");
+        }
+        load_expr(plan.leaves[j].dtype, &format!("{prefix}p{j}"), &idx)
+    };
+    let scalar = |j: usize| format!("{prefix}k{j}");
+    let value = em.body(plan, &mut body, &format!("{prefix}v"), &load, &scalar, flat);
+    let dtype = plan.instrs.last().map(|i| i.1).unwrap_or(DType::Bool);
+    ElementCode {
+        prelude: em.prelude(),
+        params: params.join(", "),
+        body,
+        value,
+        dtype,
+        args,
+        signature: format!("strided{}|{it}|{prefix}|{}", coords.len(), plan.signature()),
+    }
+}
+
+// ---- the generated-kernel cache ----
+
+#[derive(Default)]
+struct Generated {
+    kernels: Mutex<HashMap<String, Kernel>>,
+}
+
+/// How many distinct elementwise kernels have been generated (and built) in `ctx`: one per
+/// expression structure and layout class, whatever the sizes and scalar values.
+pub fn generated_kernel_count(ctx: &Context) -> usize {
+    let g: Arc<Generated> = ctx.slot();
+    let n = g.kernels.lock().unwrap_or_else(|p| p.into_inner()).len();
+    n
+}
+
+fn kernel_for(ctx: &Context, key: String, source: impl FnOnce() -> String) -> Result<Kernel> {
+    let g: Arc<Generated> = ctx.slot();
+    if let Some(k) = g.kernels.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(k.clone());
+    }
+    let src = source();
+    log::debug!("generated kernel for {key}:\n{src}");
+    let k = cached_kernel(ctx, &src, "-cl-kernel-arg-info", "clarray_ew")?;
+    g.kernels.lock().unwrap_or_else(|p| p.into_inner()).insert(key, k.clone());
+    Ok(k)
+}
+
+const VW: usize = 4;
+const WG: usize = 256;
+
+/// Whether an index or position can use 32-bit arithmetic (with room for the loop's step).
+fn fits_int(n: isize) -> bool {
+    n.unsigned_abs() < 1 << 30
+}
+
+/// Evaluates `expr` into the elements of `out` (dtype `out_dtype`, layout `out_layout`): one
+/// kernel. `expr`'s shape must broadcast to the output's. Non-blocking.
+pub(crate) fn eval_into(
+    ctx: &Context,
+    expr: &Expr,
+    out: &Buffer,
+    out_layout: &Layout,
+    out_dtype: DType,
+) -> Result<Event> {
+    let e = expr.cast(out_dtype);
+    let plan = Plan::new(&e)?;
+    plan.check_device(ctx)?;
+    let shape = &out_layout.shape;
+    let n = out_layout.size();
+    if n == 0 {
+        return ctx.queue().marker(&[]);
+    }
+    let mut all = vec![out_layout.strides.clone()];
+    for l in &plan.leaves {
+        ctx.check_same(l.buffer.context())?;
+        all.push(l.layout.broadcast_to(shape)?.strides);
+    }
+    let (cshape, cstrides) = collapse(shape, &all);
+    let contiguous = cstrides.iter().all(|s| s.iter().all(|&x| x == 1));
+    let mut offsets: Vec<usize> = vec![out_layout.offset];
+    offsets.extend(plan.leaves.iter().map(|l| l.layout.offset));
+    let mut extents = vec![out_layout.extent()];
+    extents.extend(plan.leaves.iter().map(|l| l.layout.extent()));
+    let wide = !(fits_int(n as isize) && extents.iter().all(|&(lo, hi)| fits_int(lo) && fits_int(hi)));
+    let it = if wide { "long" } else { "int" };
+    let sig = plan.signature();
+    let od = out_dtype;
+
+    let mut args = vec![KernelValue::Buffer(out.clone()), KernelValue::index(out_layout.offset as isize, wide)];
+    let (kernel, items) = if contiguous {
+        for (j, l) in plan.leaves.iter().enumerate() {
+            args.push(KernelValue::Buffer(l.buffer.clone()));
+            args.push(KernelValue::index(offsets[j + 1] as isize, wide));
+        }
+        for (s, d) in &plan.scalars {
+            args.push(KernelValue::Bytes(s.encode(*d), d.cl_compute()));
+        }
+        args.push(KernelValue::index(n as isize, wide));
+        let key = format!("contig|{it}|{od:?}|{sig}");
+        let k = kernel_for(ctx, key, || contiguous_source(&plan, od, it))?;
+        (k, n.div_ceil(VW))
+    } else {
+        let k_axes = cshape.len();
+        for &s in &cstrides[0] {
+            args.push(KernelValue::index(s, wide));
+        }
+        let coords: Vec<String> = (0..k_axes).map(|d| format!("c{d}")).collect();
+        let coord_refs: Vec<&str> = coords.iter().map(String::as_str).collect();
+        let code = strided_code(&plan, &cstrides[1..], &offsets[1..], &coord_refs, "i", wide, "");
+        args.extend(code.args.iter().cloned());
+        args.push(KernelValue::index(n as isize, wide));
+        for &m in &cshape {
+            args.push(KernelValue::index(m as isize, wide));
+        }
+        let key = format!("strided{k_axes}|{it}|{od:?}|{sig}");
+        let k = kernel_for(ctx, key, || strided_source(&code, od, it, k_axes))?;
+        (k, n)
+    };
+    launch(ctx, &kernel, &args, items)
+}
+
+fn launch(ctx: &Context, kernel: &Kernel, args: &[KernelValue], items: usize) -> Result<Event> {
+    let wg = WG.min(kernel.max_work_group_size()).max(1);
+    let cap = (1usize << 30) / wg * wg;
+    let global = (items.div_ceil(wg) * wg).min(cap);
+    let args: Vec<Arg<'_>> = args.iter().map(KernelValue::as_arg).collect();
+    ctx.queue().launch(kernel, &args, &LaunchDims { global: &[global], local: Some(&[wg]), offset: None }, &[])
+}
+
+fn contiguous_source(plan: &Plan, od: DType, it: &str) -> String {
+    let mut em = Emitter::default();
+    let mut params = vec![format!("__global {}* out", od.cl_storage()), format!("{it} out_off")];
+    for (j, l) in plan.leaves.iter().enumerate() {
+        params.push(format!("__global const {}* p{j}", l.dtype.cl_storage()));
+        params.push(format!("{it} o{j}"));
+    }
+    for (j, (_, d)) in plan.scalars.iter().enumerate() {
+        params.push(format!("{} c{j}", d.cl_compute()));
+    }
+    params.push(format!("{it} n"));
+    let scalar = |j: usize| format!("c{j}");
+
+    // Vector part: wide loads of every operand, the expression once per lane, one wide store.
+    let mut vec_part = String::new();
+    for (j, l) in plan.leaves.iter().enumerate() {
+        let line = match l.dtype {
+            DType::F16 => format!("    float{VW} w{j} = vload_half{VW}(0, p{j} + i0);\n"),
+            DType::C64 | DType::C128 => String::new(),
+            d => format!("    {}{VW} w{j} = vload{VW}(0, p{j} + i0);\n", d.cl_storage()),
+        };
+        vec_part.push_str(&line);
+    }
+    let mut lanes = Vec::new();
+    for k in 0..VW {
+        let load = |j: usize| match plan.leaves[j].dtype {
+            DType::C64 | DType::C128 => format!("p{j}[i0 + {k}]"),
+            DType::Bool => format!("(uchar)(w{j}.s{k} != 0)"),
+            _ => format!("w{j}.s{k}"),
+        };
+        lanes.push(em.body(plan, &mut vec_part, &format!("v{k}_"), &load, &scalar, &format!("i0 + {k}")));
+    }
+    match od {
+        DType::F16 => {
+            let _ = writeln!(vec_part, "    vstore_half{VW}_rte((float{VW})({}), 0, out + i0);", lanes.join(", "));
+        }
+        DType::C64 | DType::C128 => {
+            for (k, v) in lanes.iter().enumerate() {
+                let _ = writeln!(vec_part, "    out[i0 + {k}] = {v};");
+            }
+        }
+        d => {
+            let _ = writeln!(vec_part, "    vstore{VW}(({}{VW})({}), 0, out + i0);", d.cl_storage(), lanes.join(", "));
+        }
+    }
+
+    // Scalar tail.
+    let mut tail = String::new();
+    let load = |j: usize| load_expr(plan.leaves[j].dtype, &format!("p{j}"), "i");
+    let v = em.body(plan, &mut tail, "t", &load, &scalar, "i");
+    let _ = writeln!(tail, "    {}", store_stmt(od, "out", "i", &v));
+
+    let mut ptrs = String::from("    out += out_off;\n");
+    for j in 0..plan.leaves.len() {
+        let _ = writeln!(ptrs, "    p{j} += o{j};");
+    }
+    format!(
+        "{prelude}\n__kernel void clarray_ew({params})\n{{\n{ptrs}    const {it} step = ({it})get_global_size(0) * {VW};\n    for ({it} i0 = ({it})get_global_id(0) * {VW}; i0 < n; i0 += step) {{\n    if (i0 + {VW} <= n) {{\n{vec_part}    }} else {{\n    for ({it} i = i0; i < n; ++i) {{\n{tail}    }}\n    }}\n    }}\n}}\n",
+        prelude = em.prelude(),
+        params = params.join(",\n    "),
+    )
+}
+
+fn strided_source(code: &ElementCode, od: DType, it: &str, k_axes: usize) -> String {
+    let mut params = vec![format!("__global {}* out", od.cl_storage()), format!("{it} out_off")];
+    for d in 0..k_axes {
+        params.push(format!("{it} os{d}"));
+    }
+    if !code.params.is_empty() {
+        params.push(code.params.clone());
+    }
+    params.push(format!("{it} n"));
+    for d in 0..k_axes {
+        params.push(format!("{it} n{d}"));
+    }
+    let mut decompose = String::from("        {it} r = i;\n").replace("{it}", it);
+    for d in (0..k_axes).rev() {
+        if d == 0 {
+            let _ = writeln!(decompose, "        {it} c0 = r;");
+        } else {
+            let _ = writeln!(decompose, "        {it} c{d} = r % n{d}; r /= n{d};");
+        }
+    }
+    let mut oidx = String::from("out_off");
+    for d in 0..k_axes {
+        let _ = write!(oidx, " + c{d} * os{d}");
+    }
+    format!(
+        "{prelude}\n__kernel void clarray_ew({params})\n{{\n    const {it} step = ({it})get_global_size(0);\n    for ({it} i = ({it})get_global_id(0); i < n; i += step) {{\n{decompose}{body}        {store}\n    }}\n}}\n",
+        prelude = code.prelude,
+        params = params.join(",\n    "),
+        body = code.body,
+        store = store_stmt(od, "out", &oidx, &code.value),
+    )
+}

@@ -1,0 +1,773 @@
+//! The lazy expression IR: operators and functions on arrays, scalars and expressions build an
+//! [`Expr`] tree; nothing runs until it is evaluated ([`Expr::eval`], [`Array::assign`]).
+//!
+//! Every node knows its dtype and shape when it is built, so type and shape errors are found
+//! then; they are carried inside the `Expr` and returned by the evaluation (an operator cannot
+//! return a `Result`).
+
+use std::ops;
+use std::sync::Arc;
+
+use half::f16;
+use num_complex::Complex;
+
+use super::dtype::{promote, DType, Element, Kind, Scalar};
+use super::layout::{broadcast_shapes, Layout};
+use super::Array;
+use crate::error::{Error, Result};
+use crate::runtime::{Buffer, Context};
+
+/// Unary operations.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    Neg,
+    /// `!`: bitwise not of integers, logical not of bool.
+    Not,
+    LogicalNot,
+    Abs,
+    Sqrt,
+    Cbrt,
+    Exp,
+    Exp2,
+    Log,
+    Log2,
+    Log10,
+    Log1p,
+    Expm1,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    Sign,
+    IsNan,
+    IsInf,
+    IsFinite,
+    Conj,
+    Real,
+    Imag,
+}
+
+/// Binary operations.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    /// True division (`/`): integers give float64, as in NumPy.
+    Div,
+    /// NumPy's `//`.
+    FloorDiv,
+    /// NumPy's `%` (the result has the divisor's sign).
+    Rem,
+    Pow,
+    Minimum,
+    Maximum,
+    Atan2,
+    Hypot,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    LogicalAnd,
+    LogicalOr,
+    LogicalXor,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+}
+
+/// An array operand of an expression: a buffer with a layout and a dtype.
+#[derive(Debug, Clone)]
+pub struct Leaf {
+    /// The buffer the elements live in.
+    pub buffer: Buffer,
+    /// Where the elements lie in it.
+    pub layout: Layout,
+    /// Their type.
+    pub dtype: DType,
+}
+
+impl Leaf {
+    pub(crate) fn same(&self, other: &Leaf) -> bool {
+        self.buffer.same_as(&other.buffer) && self.layout == other.layout && self.dtype == other.dtype
+    }
+}
+
+/// A node of the expression tree.
+#[derive(Debug, Clone)]
+pub enum Node {
+    /// An array.
+    Array(Leaf),
+    /// A scalar, with the dtype it was given.
+    Scalar(Scalar),
+    /// The C-order flat index of the element being computed (int64), used by `arange`, `eye`.
+    Index,
+    /// A unary operation (its operand already has the operation's input dtype).
+    Unary(UnOp, Expr),
+    /// A binary operation (both operands already have the operation's input dtype).
+    Binary(BinOp, Expr, Expr),
+    /// `where(cond, a, b)` (cond is bool, a and b have the result dtype).
+    Where(Expr, Expr, Expr),
+    /// Conversion to this node's dtype.
+    Cast(Expr),
+}
+
+#[derive(Debug)]
+pub(crate) struct ExprInner {
+    pub(crate) node: Node,
+    pub(crate) dtype: DType,
+    pub(crate) shape: Vec<usize>,
+    /// A bare Rust scalar: its dtype gives way to the other operand's (NumPy 2's weak scalars).
+    pub(crate) weak: bool,
+    pub(crate) ctx: Option<Context>,
+}
+
+/// A lazy elementwise expression: arrays, scalars and operations, evaluated as one kernel.
+/// Cheap to clone. Build it with operators and methods on [`Array`] and `Expr`; see the
+/// [module docs](crate::array#expressions).
+#[derive(Debug, Clone)]
+pub struct Expr(pub(crate) std::result::Result<Arc<ExprInner>, Error>);
+
+/// Anything that can be an operand of an expression: arrays (by reference or value),
+/// expressions, and Rust scalars (which are weak, as Python scalars are in NumPy 2).
+pub trait IntoExpr {
+    /// The operand as an expression.
+    fn into_expr(self) -> Expr;
+}
+
+impl IntoExpr for Expr {
+    fn into_expr(self) -> Expr {
+        self
+    }
+}
+impl IntoExpr for &Expr {
+    fn into_expr(self) -> Expr {
+        self.clone()
+    }
+}
+impl<T: Element> IntoExpr for &Array<T> {
+    fn into_expr(self) -> Expr {
+        self.expr()
+    }
+}
+impl<T: Element> IntoExpr for Array<T> {
+    fn into_expr(self) -> Expr {
+        self.expr()
+    }
+}
+
+macro_rules! scalar_into_expr {
+    ($($t:ty),*) => {$(
+        impl IntoExpr for $t {
+            fn into_expr(self) -> Expr { Expr::scalar(self.to_scalar()) }
+        }
+    )*};
+}
+scalar_into_expr!(bool, i8, i16, i32, i64, u8, u16, u32, u64, f16, f32, f64, Complex<f32>, Complex<f64>);
+impl IntoExpr for Scalar {
+    fn into_expr(self) -> Expr {
+        Expr::scalar(self)
+    }
+}
+
+fn type_err(what: &str, dt: DType, hint: &str) -> Error {
+    Error::Type(format!("{what} is not defined for {dt}{hint}"))
+}
+
+impl Expr {
+    fn new(node: Node, dtype: DType, shape: Vec<usize>, ctx: Option<Context>) -> Expr {
+        Expr(Ok(Arc::new(ExprInner { node, dtype, shape, weak: false, ctx })))
+    }
+
+    pub(crate) fn error(e: Error) -> Expr {
+        Expr(Err(e))
+    }
+
+    /// A weak scalar operand (its dtype is settled by the operand it meets).
+    pub fn scalar(s: Scalar) -> Expr {
+        Expr(Ok(Arc::new(ExprInner {
+            node: Node::Scalar(s),
+            dtype: s.default_dtype(),
+            shape: Vec::new(),
+            weak: true,
+            ctx: None,
+        })))
+    }
+
+    /// A scalar with a fixed dtype (a 0-d operand that takes part in promotion like an array).
+    pub fn typed_scalar<T: Element>(value: T) -> Expr {
+        Expr::new(Node::Scalar(value.to_scalar()), T::DTYPE, Vec::new(), None)
+    }
+
+    /// An array operand.
+    pub fn leaf(buffer: Buffer, layout: Layout, dtype: DType, ctx: Context) -> Expr {
+        let shape = layout.shape.clone();
+        Expr::new(Node::Array(Leaf { buffer, layout, dtype }), dtype, shape, Some(ctx))
+    }
+
+    /// The flat (C-order) index of each element of an array of `shape`, as int64.
+    pub fn index(ctx: &Context, shape: &[usize]) -> Expr {
+        Expr::new(Node::Index, DType::I64, shape.to_vec(), Some(ctx.clone()))
+    }
+
+    pub(crate) fn inner(&self) -> Result<&Arc<ExprInner>> {
+        self.0.as_ref().map_err(Clone::clone)
+    }
+
+    /// The dtype of the result (an error if the expression is invalid).
+    pub fn dtype(&self) -> Result<DType> {
+        Ok(self.inner()?.dtype)
+    }
+
+    /// The shape of the result (an error if the expression is invalid).
+    pub fn shape(&self) -> Result<Vec<usize>> {
+        Ok(self.inner()?.shape.clone())
+    }
+
+    /// The context of the arrays in the expression (`None` for scalars only).
+    pub fn context(&self) -> Option<&Context> {
+        self.0.as_ref().ok().and_then(|i| i.ctx.as_ref())
+    }
+
+    /// The expression's validity: the first error met while building it.
+    pub fn check(&self) -> Result<()> {
+        self.inner().map(|_| ())
+    }
+
+    /// This expression converted to `dt` (`astype`): wraps integers, saturates float → int
+    /// (NaN → 0), takes the real part of complex numbers, and gives 0/1 for bool.
+    pub fn cast(&self, dt: DType) -> Expr {
+        let Ok(i) = &self.0 else { return self.clone() };
+        if i.dtype == dt && !i.weak {
+            return self.clone();
+        }
+        let e = if i.weak { self.settle(i.dtype) } else { self.clone() };
+        if e.dtype().ok() == Some(dt) {
+            return e;
+        }
+        Expr::new(Node::Cast(e), dt, i.shape.clone(), i.ctx.clone())
+    }
+
+    /// This expression converted to `U` (see [`Expr::cast`]).
+    pub fn astype<U: Element>(&self) -> Expr {
+        self.cast(U::DTYPE)
+    }
+
+    /// A weak scalar given a dtype.
+    fn settle(&self, dt: DType) -> Expr {
+        match &self.0 {
+            Ok(i) => match &i.node {
+                Node::Scalar(s) if i.weak => {
+                    if let Err(e) = s.check_fits(dt) {
+                        return Expr::error(e);
+                    }
+                    Expr::new(Node::Scalar(*s), dt, Vec::new(), None)
+                }
+                _ => self.clone(),
+            },
+            Err(_) => self.clone(),
+        }
+    }
+
+    pub(crate) fn unary(op: UnOp, a: Expr) -> Expr {
+        match build_unary(op, a) {
+            Ok(e) => e,
+            Err(e) => Expr::error(e),
+        }
+    }
+
+    pub(crate) fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
+        match build_binary(op, a, b) {
+            Ok(e) => e,
+            Err(e) => Expr::error(e),
+        }
+    }
+
+    /// `where(cond, a, b)`: `a` where `cond` is true (nonzero), else `b`; all three broadcast.
+    pub fn where_(cond: impl IntoExpr, a: impl IntoExpr, b: impl IntoExpr) -> Expr {
+        match build_where(cond.into_expr(), a.into_expr(), b.into_expr()) {
+            Ok(e) => e,
+            Err(e) => Expr::error(e),
+        }
+    }
+
+    /// `x` limited to `[lo, hi]`: `minimum(maximum(x, lo), hi)` (NaN stays NaN).
+    pub fn clip(&self, lo: impl IntoExpr, hi: impl IntoExpr) -> Expr {
+        Expr::binary(BinOp::Minimum, Expr::binary(BinOp::Maximum, self.clone(), lo.into_expr()), hi.into_expr())
+    }
+}
+
+/// Settles the dtypes of two operands: weak scalars take the other's type.
+fn pair(a: Expr, b: Expr) -> Result<(Expr, Expr, DType)> {
+    let (ia, ib) = (a.inner()?.clone(), b.inner()?.clone());
+    let (a, b) = match (ia.weak, ib.weak) {
+        (true, false) => {
+            let a = a.settle(match &ia.node {
+                Node::Scalar(s) => s.weak_dtype(ib.dtype),
+                _ => ia.dtype,
+            });
+            (a, b)
+        }
+        (false, true) => {
+            let b = b.settle(match &ib.node {
+                Node::Scalar(s) => s.weak_dtype(ia.dtype),
+                _ => ib.dtype,
+            });
+            (a, b)
+        }
+        (true, true) => (a.settle(ia.dtype), b.settle(ib.dtype)),
+        (false, false) => (a, b),
+    };
+    let t = promote(a.dtype()?, b.dtype()?);
+    Ok((a, b, t))
+}
+
+fn join_ctx(a: &Option<Context>, b: &Option<Context>) -> Result<Option<Context>> {
+    match (a, b) {
+        (Some(x), Some(y)) => {
+            x.check_same(y)?;
+            Ok(Some(x.clone()))
+        }
+        (Some(x), None) | (None, Some(x)) => Ok(Some(x.clone())),
+        (None, None) => Ok(None),
+    }
+}
+
+/// Input and output dtypes of a binary operation whose operands promote to `t`.
+pub fn binary_types(op: BinOp, t: DType) -> Result<(DType, DType)> {
+    use BinOp::*;
+    let k = t.kind();
+    let name = format!("{op:?}");
+    Ok(match op {
+        Add | Sub | Mul => {
+            if k == Kind::Bool {
+                return Err(type_err(&name, t, "; cast with astype to an integer type first"));
+            }
+            (t, t)
+        }
+        Div => {
+            if k == Kind::Bool {
+                return Err(type_err(&name, t, "; cast with astype first"));
+            }
+            let f = if k == Kind::Int { DType::F64 } else { t };
+            (f, f)
+        }
+        FloorDiv | Rem | Pow => {
+            if matches!(k, Kind::Bool | Kind::Complex) {
+                return Err(type_err(&name, t, ""));
+            }
+            (t, t)
+        }
+        Minimum | Maximum => {
+            if k == Kind::Complex {
+                return Err(type_err(&name, t, " (complex numbers are not ordered)"));
+            }
+            (t, t)
+        }
+        Atan2 | Hypot => {
+            if k == Kind::Complex {
+                return Err(type_err(&name, t, ""));
+            }
+            let f = t.to_inexact();
+            (f, f)
+        }
+        Eq | Ne => (t, DType::Bool),
+        Lt | Le | Gt | Ge => {
+            if k == Kind::Complex {
+                return Err(type_err(&name, t, " (complex numbers are not ordered)"));
+            }
+            (t, DType::Bool)
+        }
+        LogicalAnd | LogicalOr | LogicalXor => (DType::Bool, DType::Bool),
+        BitAnd | BitOr | BitXor => {
+            if !matches!(k, Kind::Bool | Kind::Int) {
+                return Err(type_err(&name, t, "; bitwise operations take integers and bool"));
+            }
+            (t, t)
+        }
+        Shl | Shr => {
+            if k != Kind::Int {
+                return Err(type_err(&name, t, "; shifts take integers"));
+            }
+            (t, t)
+        }
+    })
+}
+
+/// Input and output dtypes of a unary operation on `t`.
+pub fn unary_types(op: UnOp, t: DType) -> Result<(DType, DType)> {
+    use UnOp::*;
+    let k = t.kind();
+    let name = format!("{op:?}");
+    Ok(match op {
+        Neg => {
+            if k == Kind::Bool {
+                return Err(type_err("negation", t, "; use logical_not or `!`"));
+            }
+            (t, t)
+        }
+        Not => {
+            if !matches!(k, Kind::Bool | Kind::Int) {
+                return Err(type_err("`!` (bitwise not)", t, "; it takes integers and bool"));
+            }
+            (t, t)
+        }
+        LogicalNot => (DType::Bool, DType::Bool),
+        Abs => match k {
+            Kind::Bool => return Err(type_err(&name, t, "")),
+            Kind::Complex => (t, t.real()),
+            _ => (t, t),
+        },
+        Sqrt | Exp => {
+            let f = t.to_inexact();
+            (f, f)
+        }
+        Cbrt | Exp2 | Log | Log2 | Log10 | Log1p | Expm1 | Sin | Cos | Tan | Asin | Acos | Atan | Sinh
+        | Cosh | Tanh | Asinh | Acosh | Atanh => {
+            if k == Kind::Complex {
+                return Err(type_err(&name, t, "; complex arrays support exp and sqrt"));
+            }
+            let f = t.to_inexact();
+            (f, f)
+        }
+        Floor | Ceil | Round | Trunc | Sign => {
+            if matches!(k, Kind::Complex | Kind::Bool) {
+                return Err(type_err(&name, t, ""));
+            }
+            (t, t)
+        }
+        IsNan | IsInf | IsFinite => (t, DType::Bool),
+        Conj => (t, t),
+        Real | Imag => (t, t.real()),
+    })
+}
+
+fn build_unary(op: UnOp, a: Expr) -> Result<Expr> {
+    let ia = a.inner()?.clone();
+    let a = if ia.weak { a.settle(ia.dtype) } else { a };
+    let (tin, tout) = unary_types(op, a.dtype()?)?;
+    // Identities, so that e.g. `floor` of an integer or `real` of a float costs nothing.
+    let a = a.cast(tin);
+    let identity = match op {
+        UnOp::Floor | UnOp::Ceil | UnOp::Round | UnOp::Trunc => tin.is_int(),
+        UnOp::Conj | UnOp::Real => tin.kind() != Kind::Complex,
+        _ => false,
+    };
+    if identity {
+        return Ok(a);
+    }
+    Ok(Expr::new(Node::Unary(op, a), tout, ia.shape.clone(), ia.ctx.clone()))
+}
+
+fn build_binary(op: BinOp, a: Expr, b: Expr) -> Result<Expr> {
+    let (a, b, t) = pair(a, b)?;
+    let (ia, ib) = (a.inner()?, b.inner()?);
+    let shape = broadcast_shapes(&ia.shape, &ib.shape)?;
+    let ctx = join_ctx(&ia.ctx, &ib.ctx)?;
+    let (tin, tout) = binary_types(op, t)?;
+    // Shifts by a count of another type: the count is cast to the promoted type too.
+    let (a, b) = (a.cast(tin), b.cast(tin));
+    Ok(Expr::new(Node::Binary(op, a, b), tout, shape, ctx))
+}
+
+fn build_where(c: Expr, a: Expr, b: Expr) -> Result<Expr> {
+    let (a, b, t) = pair(a, b)?;
+    let c = c.cast(DType::Bool);
+    let (ic, ia, ib) = (c.inner()?, a.inner()?, b.inner()?);
+    let shape = broadcast_shapes(&broadcast_shapes(&ic.shape, &ia.shape)?, &ib.shape)?;
+    let ctx = join_ctx(&join_ctx(&ic.ctx, &ia.ctx)?, &ib.ctx)?;
+    Ok(Expr::new(Node::Where(c, a.cast(t), b.cast(t)), t, shape, ctx))
+}
+
+/// `where(cond, a, b)`: elements of `a` where `cond` is true, else of `b` (NumPy's `where`).
+pub fn where_(cond: impl IntoExpr, a: impl IntoExpr, b: impl IntoExpr) -> Expr {
+    Expr::where_(cond, a, b)
+}
+
+/// Elementwise minimum; NaN propagates.
+pub fn minimum(a: impl IntoExpr, b: impl IntoExpr) -> Expr {
+    Expr::binary(BinOp::Minimum, a.into_expr(), b.into_expr())
+}
+
+/// Elementwise maximum; NaN propagates.
+pub fn maximum(a: impl IntoExpr, b: impl IntoExpr) -> Expr {
+    Expr::binary(BinOp::Maximum, a.into_expr(), b.into_expr())
+}
+
+/// `a` to the power `b`.
+pub fn pow(a: impl IntoExpr, b: impl IntoExpr) -> Expr {
+    Expr::binary(BinOp::Pow, a.into_expr(), b.into_expr())
+}
+
+/// The angle of the point `(x, y)` = `atan2(y, x)`.
+pub fn atan2(y: impl IntoExpr, x: impl IntoExpr) -> Expr {
+    Expr::binary(BinOp::Atan2, y.into_expr(), x.into_expr())
+}
+
+/// `sqrt(a² + b²)` without overflow.
+pub fn hypot(a: impl IntoExpr, b: impl IntoExpr) -> Expr {
+    Expr::binary(BinOp::Hypot, a.into_expr(), b.into_expr())
+}
+
+// ---- methods shared by Array and Expr ----
+
+macro_rules! elementwise_methods {
+    () => {
+        unary_methods! {
+            /// Absolute value (the modulus for complex numbers, of the real type).
+            abs => Abs,
+            /// Square root.
+            sqrt => Sqrt,
+            /// Cube root.
+            cbrt => Cbrt,
+            /// `e^x`.
+            exp => Exp,
+            /// `2^x`.
+            exp2 => Exp2,
+            /// Natural logarithm.
+            log => Log,
+            /// Base-2 logarithm.
+            log2 => Log2,
+            /// Base-10 logarithm.
+            log10 => Log10,
+            /// `ln(1 + x)`, accurate near 0.
+            log1p => Log1p,
+            /// `e^x - 1`, accurate near 0.
+            expm1 => Expm1,
+            /// Sine.
+            sin => Sin,
+            /// Cosine.
+            cos => Cos,
+            /// Tangent.
+            tan => Tan,
+            /// Inverse sine.
+            asin => Asin,
+            /// Inverse cosine.
+            acos => Acos,
+            /// Inverse tangent.
+            atan => Atan,
+            /// Hyperbolic sine.
+            sinh => Sinh,
+            /// Hyperbolic cosine.
+            cosh => Cosh,
+            /// Hyperbolic tangent.
+            tanh => Tanh,
+            /// Inverse hyperbolic sine.
+            asinh => Asinh,
+            /// Inverse hyperbolic cosine.
+            acosh => Acosh,
+            /// Inverse hyperbolic tangent.
+            atanh => Atanh,
+            /// Rounds down (integers unchanged).
+            floor => Floor,
+            /// Rounds up (integers unchanged).
+            ceil => Ceil,
+            /// Rounds to the nearest integer, halves to even, as NumPy (integers unchanged).
+            round => Round,
+            /// Rounds toward zero (integers unchanged).
+            trunc => Trunc,
+            /// -1, 0 or 1 (NaN for NaN).
+            sign => Sign,
+            /// Whether an element is NaN (bool).
+            isnan => IsNan,
+            /// Whether an element is ±infinity (bool).
+            isinf => IsInf,
+            /// Whether an element is neither NaN nor infinite (bool).
+            isfinite => IsFinite,
+            /// Complex conjugate (real types unchanged).
+            conj => Conj,
+            /// Real part (real types unchanged).
+            real => Real,
+            /// Imaginary part (0 for real types).
+            imag => Imag,
+            /// Logical not (bool).
+            logical_not => LogicalNot,
+        }
+        binary_methods! {
+            /// `self` to the power `other`. Integer powers with negative exponents give 0
+            /// (1 or ±1 for bases 1 and -1).
+            pow => Pow,
+            /// `atan2(self, other)`.
+            atan2 => Atan2,
+            /// `sqrt(self² + other²)`.
+            hypot => Hypot,
+            /// Elementwise minimum; NaN propagates.
+            minimum => Minimum,
+            /// Elementwise maximum; NaN propagates.
+            maximum => Maximum,
+            /// Floor division (NumPy's `//`); integer division by zero gives 0.
+            floor_divide => FloorDiv,
+            /// `==`, elementwise (bool).
+            equal => Eq,
+            /// `!=`, elementwise (bool).
+            not_equal => Ne,
+            /// `<`, elementwise (bool).
+            less => Lt,
+            /// `<=`, elementwise (bool).
+            less_equal => Le,
+            /// `>`, elementwise (bool).
+            greater => Gt,
+            /// `>=`, elementwise (bool).
+            greater_equal => Ge,
+            /// Logical and of the truth values (bool).
+            logical_and => LogicalAnd,
+            /// Logical or of the truth values (bool).
+            logical_or => LogicalOr,
+            /// Logical exclusive or of the truth values (bool).
+            logical_xor => LogicalXor,
+        }
+    };
+}
+
+macro_rules! unary_methods {
+    ($($(#[$m:meta])* $name:ident => $op:ident,)*) => {$(
+        $(#[$m])*
+        pub fn $name(&self) -> Expr {
+            Expr::unary(UnOp::$op, self.into_expr())
+        }
+    )*};
+}
+
+macro_rules! binary_methods {
+    ($($(#[$m:meta])* $name:ident => $op:ident,)*) => {$(
+        $(#[$m])*
+        pub fn $name(&self, other: impl IntoExpr) -> Expr {
+            Expr::binary(BinOp::$op, self.into_expr(), other.into_expr())
+        }
+    )*};
+}
+
+impl Expr {
+    elementwise_methods!();
+}
+
+impl<T: Element> Array<T> {
+    elementwise_methods!();
+
+    /// `minimum(maximum(self, lo), hi)`, lazily.
+    pub fn clip(&self, lo: impl IntoExpr, hi: impl IntoExpr) -> Expr {
+        self.expr().clip(lo, hi)
+    }
+}
+
+// ---- operators ----
+
+macro_rules! binop {
+    ($Trait:ident, $method:ident, $op:ident) => {
+        impl<R: IntoExpr> ops::$Trait<R> for Expr {
+            type Output = Expr;
+            fn $method(self, rhs: R) -> Expr {
+                Expr::binary(BinOp::$op, self, rhs.into_expr())
+            }
+        }
+        impl<R: IntoExpr> ops::$Trait<R> for &Expr {
+            type Output = Expr;
+            fn $method(self, rhs: R) -> Expr {
+                Expr::binary(BinOp::$op, self.clone(), rhs.into_expr())
+            }
+        }
+        impl<T: Element, R: IntoExpr> ops::$Trait<R> for &Array<T> {
+            type Output = Expr;
+            fn $method(self, rhs: R) -> Expr {
+                Expr::binary(BinOp::$op, self.expr(), rhs.into_expr())
+            }
+        }
+        impl<T: Element, R: IntoExpr> ops::$Trait<R> for Array<T> {
+            type Output = Expr;
+            fn $method(self, rhs: R) -> Expr {
+                Expr::binary(BinOp::$op, self.expr(), rhs.into_expr())
+            }
+        }
+        // Scalars on the left: one type per kind, so that literals (`2.0 * &a`, `2 * &a`) infer.
+        scalar_lhs!($Trait, $method, $op; i64, f64, Complex<f64>);
+    };
+}
+
+macro_rules! scalar_lhs {
+    ($Trait:ident, $method:ident, $op:ident; $($s:ty),*) => {$(
+        impl ops::$Trait<Expr> for $s {
+            type Output = Expr;
+            fn $method(self, rhs: Expr) -> Expr {
+                Expr::binary(BinOp::$op, self.into_expr(), rhs)
+            }
+        }
+        impl ops::$Trait<&Expr> for $s {
+            type Output = Expr;
+            fn $method(self, rhs: &Expr) -> Expr {
+                Expr::binary(BinOp::$op, self.into_expr(), rhs.clone())
+            }
+        }
+        impl<T: Element> ops::$Trait<&Array<T>> for $s {
+            type Output = Expr;
+            fn $method(self, rhs: &Array<T>) -> Expr {
+                Expr::binary(BinOp::$op, self.into_expr(), rhs.expr())
+            }
+        }
+        impl<T: Element> ops::$Trait<Array<T>> for $s {
+            type Output = Expr;
+            fn $method(self, rhs: Array<T>) -> Expr {
+                Expr::binary(BinOp::$op, self.into_expr(), rhs.expr())
+            }
+        }
+    )*};
+}
+
+binop!(Add, add, Add);
+binop!(Sub, sub, Sub);
+binop!(Mul, mul, Mul);
+binop!(Div, div, Div);
+binop!(Rem, rem, Rem);
+binop!(BitAnd, bitand, BitAnd);
+binop!(BitOr, bitor, BitOr);
+binop!(BitXor, bitxor, BitXor);
+binop!(Shl, shl, Shl);
+binop!(Shr, shr, Shr);
+
+macro_rules! unop {
+    ($Trait:ident, $method:ident, $op:ident) => {
+        impl ops::$Trait for Expr {
+            type Output = Expr;
+            fn $method(self) -> Expr {
+                Expr::unary(UnOp::$op, self)
+            }
+        }
+        impl ops::$Trait for &Expr {
+            type Output = Expr;
+            fn $method(self) -> Expr {
+                Expr::unary(UnOp::$op, self.clone())
+            }
+        }
+        impl<T: Element> ops::$Trait for &Array<T> {
+            type Output = Expr;
+            fn $method(self) -> Expr {
+                Expr::unary(UnOp::$op, self.expr())
+            }
+        }
+        impl<T: Element> ops::$Trait for Array<T> {
+            type Output = Expr;
+            fn $method(self) -> Expr {
+                Expr::unary(UnOp::$op, self.expr())
+            }
+        }
+    };
+}
+unop!(Neg, neg, Neg);
+unop!(Not, not, Not);

@@ -1,0 +1,709 @@
+//! [`Array<T>`]: a typed n-dimensional array whose data stays on the device — views without
+//! copies, NumPy broadcasting, and whole elementwise expressions fused into one kernel.
+//!
+//! Safe Rust only: device work goes through [`crate::runtime`], allocations through
+//! [`crate::memory::alloc`], compiled kernels through [`crate::program::cached_kernel`].
+//!
+//! # The array
+//!
+//! An `Array<T>` is a handle: a shared [`Buffer`], a shape, strides and an offset (both in
+//! elements; strides may be negative or zero), and the [`Context`] whose queue its work goes
+//! to. Cloning it or taking a view (`slice`, `t`, `reshape`, `broadcast_to`, …) shares the
+//! data, as NumPy views do; writing through a view (`assign`, `fill`, `set`) changes every
+//! array that shares those elements. All work is enqueued in order on the context's queue, so
+//! there is no data race between operations; results are read back only when asked (`get`,
+//! `to_vec`, `item`). The buffer and offset are one call away — [`Array::buffer`],
+//! [`Array::offset_bytes`] — like PyOpenCL's `.data`; an `Array` is a kernel argument itself
+//! when it is contiguous from offset 0 ([`KernelArg`]).
+//!
+//! Element types ([`Element`], [`DType`]): `bool` (stored as one byte 0/1), `i8`–`i64`,
+//! `u8`–`u64`, `half::f16`, `f32`, `f64`, `Complex<f32>`, `Complex<f64>`. `f64` and
+//! `Complex<f64>` arrays can be created and copied anywhere, but computing with them on a
+//! device without fp64 is [`Error::Unsupported`]. `f16` is loaded and stored with
+//! `vload_half`/`vstore_half_rte` and computed in `float` on every device (so it works without
+//! `cl_khr_fp16`, e.g. on PoCL); a fused expression rounds to f16 once when it stores (or
+//! casts), not after each operation as NumPy does — the result is at least as accurate.
+//!
+//! Slicing uses ndarray's [`s!`](ndarray::s) macro and semantics: `a.slice(s![1.., ..;2, -1])`.
+//! One difference from NumPy: a negative step walks the *selected range* backwards
+//! (`s![0..5;-2]` gives elements 4, 2, 0), where NumPy's `a[0:5:-2]` is empty.
+//!
+//! # Expressions
+//!
+//! Operators (`+ - * / %`, unary `-`, `! & | ^ << >>`) and methods (`sqrt`, `less`,
+//! `minimum`, …) on `&Array<T>`, [`Expr`] and Rust scalars build a lazy [`Expr`]; nothing runs
+//! until [`Expr::eval`] (into a new array) or [`Array::assign`] (into an existing array or
+//! view), which generate and run ONE kernel for the whole expression:
+//!
+//! ```no_run
+//! # use clarray::{Context, array::Array};
+//! # fn demo(ctx: &Context) -> clarray::Result<()> {
+//! let a = Array::<f32>::from_slice(ctx, &[1.0, 2.0, 3.0, 4.0], &[2, 2])?;
+//! let b = Array::<f32>::from_slice(ctx, &[10.0, 20.0], &[2])?;
+//! let c: Array<f32> = (2.0 * &a + &b * a.t().sqrt()).eval()?; // one kernel, b broadcast
+//! # Ok(()) }
+//! ```
+//!
+//! Operands broadcast by NumPy's rules and may have any strides and offsets. Kernels are cached
+//! by the expression's structure (operations, dtypes, layout class) — sizes, strides, offsets
+//! and scalar values are arguments — so `2*a + b` and `3*a + b` share a kernel
+//! ([`generated_kernel_count`]). See [`codegen`] for the generated code and for
+//! [`element_code`], the entry point other layers (reductions) use to embed an expression.
+//!
+//! # Type promotion
+//!
+//! Two array operands promote as NumPy's `result_type`:
+//!
+//! | operands | result |
+//! |---|---|
+//! | same type | that type |
+//! | bool with X | X |
+//! | signed with signed, unsigned with unsigned | the wider |
+//! | iN with uM, N > M | iN |
+//! | iN with uM, N ≤ M < 64 | i(2M) (`i8+u8 → i16`, `i32+u32 → i64`) |
+//! | any signed with u64 | f64 |
+//! | integer with float | the wider of the float and the integer's float (i8/u8 → f16, i16/u16 → f32, wider → f64): `i8+f16 → f16`, `i16+f16 → f32`, `i32+f32 → f64` |
+//! | floats | the wider |
+//! | complex with float or integer | complex wide enough for both (`c64+f64 → c128`, `c64+i32 → c128`) |
+//!
+//! Rust scalars are *weak*, as Python scalars in NumPy 2: an integer scalar takes an integer
+//! or float array's type (`u8_array + 3` is u8; a value that does not fit is an error, not
+//! wraparound), a float scalar takes a float or complex array's type (`f32_array * 2.0` is
+//! f32) and makes integer arrays f64, a complex scalar makes f16/f32 arrays c64 and f64 arrays
+//! c128. Two scalars meeting (as in `where_(c, 1.0, 0.0)`) take their defaults: bool, i64,
+//! f64, c128. To get a strongly typed scalar use [`Expr::typed_scalar`].
+//!
+//! Operation-specific types: `/` is true division (integers give f64, as in NumPy); math
+//! functions (`sqrt`, `sin`, …, `atan2`, `hypot`) give floats (i8/u8/bool → f16, i16/u16 → f32,
+//! wider → f64); comparisons, logical operations and `isnan`/`isinf`/`isfinite` give bool;
+//! `abs`, `real`, `imag` of complex give the real type.
+//!
+//! Invalid combinations are [`Error::Type`], reported when the expression is evaluated (an
+//! operator cannot return a `Result`; [`Expr::check`] reports it earlier): bitwise operations
+//! and shifts on floats or complex, `%`, `//`, `pow`, min/max and ordering comparisons on
+//! complex, math functions other than `exp`, `sqrt`, `abs` on complex, arithmetic (`+ - * /`)
+//! on two bool operands (NumPy's `+` on bool is `or`: write `logical_or`).
+//!
+//! # Defined results where C would be undefined
+//!
+//! - Integer `+ - *`, negation and `abs` wrap around (two's complement), as NumPy does.
+//! - Integer `//` and `%` by zero give 0 (NumPy's result); `MIN // -1` wraps to `MIN`. `%`
+//!   follows NumPy: the result has the divisor's sign; `//` rounds toward −∞.
+//! - Integer `pow` with a negative exponent gives 0 (1 for base 1, ±1 for base −1); NumPy raises.
+//! - Shifts by a negative count or by the width or more give 0 (`>>` of a negative value: −1).
+//! - Float → integer conversion saturates, NaN gives 0 (NumPy's is platform-dependent).
+//! - `minimum`/`maximum` propagate NaN, as NumPy's.
+
+pub mod codegen;
+pub mod dtype;
+pub mod expr;
+pub mod layout;
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use bytemuck::{Pod, Zeroable};
+use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn, SliceInfoElem};
+
+pub use codegen::{element_code, generated_kernel_count, ElementCode, KernelValue, Plan};
+pub use dtype::{promote, DType, Element, Kind, Scalar};
+pub use expr::{atan2, hypot, maximum, minimum, pow, where_, BinOp, Expr, IntoExpr, UnOp};
+pub use layout::{broadcast_shapes, Layout};
+
+use crate::error::{Error, Result};
+use crate::memory;
+use crate::program::KernelArg;
+use crate::runtime::{Arg, Buffer, Context, Event, Pending, Scope};
+
+/// A typed n-dimensional array on the device. See the [module docs](self).
+pub struct Array<T: Element> {
+    buf: Buffer,
+    ctx: Context,
+    layout: Layout,
+    _t: PhantomData<T>,
+}
+
+impl<T: Element> Clone for Array<T> {
+    /// Another handle to the same elements (no copy; see [`Array::copy`]).
+    fn clone(&self) -> Self {
+        Array { buf: self.buf.clone(), ctx: self.ctx.clone(), layout: self.layout.clone(), _t: PhantomData }
+    }
+}
+
+impl<T: Element> fmt::Debug for Array<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Array<{}>(shape {:?}, strides {:?}, offset {}, {:?})",
+            T::DTYPE,
+            self.layout.shape,
+            self.layout.strides,
+            self.layout.offset,
+            self.buf
+        )
+    }
+}
+
+fn bytes_for<T: Element>(shape: &[usize]) -> Result<usize> {
+    let n = layout::checked_size(shape)?;
+    n.checked_mul(T::DTYPE.size()).ok_or_else(|| {
+        Error::TooLarge(format!(
+            "{n} elements of {} ({} bytes each) overflow usize; use a smaller shape",
+            T::DTYPE,
+            T::DTYPE.size()
+        ))
+    })
+}
+
+impl<T: Element> Array<T> {
+    // ---- construction ----
+
+    /// An array of `shape` whose elements are **uninitialised** (whatever the memory held).
+    pub fn empty(ctx: &Context, shape: &[usize]) -> Result<Array<T>> {
+        let bytes = bytes_for::<T>(shape)?;
+        let buf = memory::alloc(ctx, bytes)?;
+        Ok(Array { buf, ctx: ctx.clone(), layout: Layout::contiguous(shape), _t: PhantomData })
+    }
+
+    /// An array of `shape` filled with `value`.
+    pub fn full(ctx: &Context, shape: &[usize], value: T) -> Result<Array<T>> {
+        let mut a = Array::empty(ctx, shape)?;
+        a.fill(value)?;
+        Ok(a)
+    }
+
+    /// An array of zeros.
+    pub fn zeros(ctx: &Context, shape: &[usize]) -> Result<Array<T>> {
+        Array::full(ctx, shape, T::from_scalar(Scalar::Int(0)))
+    }
+
+    /// An array of ones.
+    pub fn ones(ctx: &Context, shape: &[usize]) -> Result<Array<T>> {
+        Array::full(ctx, shape, T::from_scalar(Scalar::Int(1)))
+    }
+
+    /// An uninitialised array with `other`'s shape.
+    pub fn empty_like<U: Element>(other: &Array<U>) -> Result<Array<T>> {
+        Array::empty(&other.ctx, other.shape())
+    }
+
+    /// Zeros with `other`'s shape.
+    pub fn zeros_like<U: Element>(other: &Array<U>) -> Result<Array<T>> {
+        Array::zeros(&other.ctx, other.shape())
+    }
+
+    /// Ones with `other`'s shape.
+    pub fn ones_like<U: Element>(other: &Array<U>) -> Result<Array<T>> {
+        Array::ones(&other.ctx, other.shape())
+    }
+
+    /// `value` everywhere, with `other`'s shape.
+    pub fn full_like<U: Element>(other: &Array<U>, value: T) -> Result<Array<T>> {
+        Array::full(&other.ctx, other.shape(), value)
+    }
+
+    /// The elements of `data` (C order) as an array of `shape`.
+    pub fn from_slice(ctx: &Context, data: &[T], shape: &[usize]) -> Result<Array<T>> {
+        let n = layout::checked_size(shape)?;
+        if n != data.len() {
+            return Err(Error::Shape(format!(
+                "{} elements were given for shape {shape:?}, which holds {n}",
+                data.len()
+            )));
+        }
+        let mut a = Array::empty(ctx, shape)?;
+        a.set_slice(data)?;
+        Ok(a)
+    }
+
+    /// A device copy of any ndarray array or view (any layout), of the same shape.
+    pub fn from_ndarray<S: Data<Elem = T>, D: Dimension>(ctx: &Context, a: &ArrayBase<S, D>) -> Result<Array<T>> {
+        let data: Vec<T> = a.iter().copied().collect();
+        Array::from_slice(ctx, &data, a.shape())
+    }
+
+    /// An array over existing device memory: element `(i0, i1, …)` at element
+    /// `offset + Σ ik * strides[k]` of `buffer`. The whole layout must lie inside the buffer.
+    pub fn from_buffer(buffer: &Buffer, shape: &[usize], strides: &[isize], offset: usize) -> Result<Array<T>> {
+        layout::checked_size(shape)?;
+        if strides.len() != shape.len() {
+            return Err(Error::Shape(format!("{} strides for a shape of {} axes", strides.len(), shape.len())));
+        }
+        let l = Layout { shape: shape.to_vec(), strides: strides.to_vec(), offset };
+        let (lo, hi) = l.extent();
+        let size = T::DTYPE.size() as isize;
+        if lo < 0 || hi.checked_mul(size).is_none_or(|b| b as usize > buffer.len()) {
+            return Err(Error::OutOfBounds(format!(
+                "shape {shape:?} with strides {strides:?} at offset {offset} reaches elements {lo}..{hi} of \
+                 {}, but the buffer holds {} of them",
+                T::DTYPE,
+                buffer.len() / T::DTYPE.size()
+            )));
+        }
+        Ok(Array { buf: buffer.clone(), ctx: buffer.context().clone(), layout: l, _t: PhantomData })
+    }
+
+    /// `start, start + step, …` below `stop` (above, for a negative step), computed on the
+    /// device (NumPy's `arange`). Integer and float types.
+    pub fn arange(ctx: &Context, start: T, stop: T, step: T) -> Result<Array<T>> {
+        let (s0, s1, st) = (start.to_scalar(), stop.to_scalar(), step.to_scalar());
+        let f = |s: Scalar| match s {
+            Scalar::Int(v) => Ok(v as f64),
+            Scalar::Float(v) => Ok(v),
+            _ => Err(Error::Type(format!("arange is defined for integers and floats, not {}", T::DTYPE))),
+        };
+        let (a, b, d) = (f(s0)?, f(s1)?, f(st)?);
+        if d == 0.0 || !d.is_finite() {
+            return Err(Error::InvalidArgument(format!("arange with step {d}; the step must be finite and nonzero")));
+        }
+        let n = ((b - a) / d).ceil().max(0.0) as usize;
+        let i = Expr::index(ctx, &[n]);
+        let e = if T::DTYPE.is_int() {
+            i * st + s0
+        } else {
+            let w = if T::DTYPE == DType::F16 { DType::F32 } else { T::DTYPE };
+            i.cast(w) * st + s0
+        };
+        e.cast(T::DTYPE).eval()
+    }
+
+    /// `num` evenly spaced values from `start` to `stop` inclusive (float types).
+    pub fn linspace(ctx: &Context, start: T, stop: T, num: usize) -> Result<Array<T>> {
+        if T::DTYPE.kind() != Kind::Float {
+            return Err(Error::Type(format!("linspace is defined for float types, not {}", T::DTYPE)));
+        }
+        let (Scalar::Float(a), Scalar::Float(b)) = (start.to_scalar(), stop.to_scalar()) else {
+            return Err(Error::Type("linspace needs float bounds".into()));
+        };
+        let w = if T::DTYPE == DType::F16 { DType::F32 } else { T::DTYPE };
+        let step = if num > 1 { (b - a) / (num - 1) as f64 } else { 0.0 };
+        let i = Expr::index(ctx, &[num]);
+        let v = i.cast(w) * step + a;
+        where_(i.equal(num as i64 - 1), b, v).cast(w).cast(T::DTYPE).eval()
+    }
+
+    /// The `n × m` matrix with ones on diagonal `k` (0: main, > 0: above) and zeros elsewhere.
+    pub fn eye(ctx: &Context, n: usize, m: usize, k: isize) -> Result<Array<T>> {
+        bytes_for::<T>(&[n, m])?;
+        let i = Expr::index(ctx, &[n, m]);
+        let m = m.max(1) as i64;
+        let on = (&i % m - i.floor_divide(m)).equal(k as i64);
+        where_(on, Expr::typed_scalar(T::from_scalar(Scalar::Int(1))), Expr::typed_scalar(T::from_scalar(Scalar::Int(0))))
+            .eval()
+    }
+
+    // ---- properties ----
+
+    /// The extent of each axis.
+    pub fn shape(&self) -> &[usize] {
+        &self.layout.shape
+    }
+
+    /// The strides, in elements (negative for reversed axes, 0 for broadcast ones).
+    pub fn strides(&self) -> &[isize] {
+        &self.layout.strides
+    }
+
+    /// The position of the first element in the buffer, in elements.
+    pub fn offset(&self) -> usize {
+        self.layout.offset
+    }
+
+    /// The position of the first element in the buffer, in bytes (PyOpenCL's `.offset`).
+    pub fn offset_bytes(&self) -> usize {
+        self.layout.offset * T::DTYPE.size()
+    }
+
+    /// The layout (shape, strides, offset).
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The buffer holding the elements (PyOpenCL's `.data`); see also [`Array::offset_bytes`].
+    pub fn buffer(&self) -> &Buffer {
+        &self.buf
+    }
+
+    /// The context (and queue) the array's work goes to.
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        T::DTYPE
+    }
+
+    /// Number of axes.
+    pub fn ndim(&self) -> usize {
+        self.layout.ndim()
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.layout.size()
+    }
+
+    /// Whether the array has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the elements are C-contiguous (at any offset).
+    pub fn is_contiguous(&self) -> bool {
+        self.layout.is_c_contiguous()
+    }
+
+    /// The array as an expression operand.
+    pub fn expr(&self) -> Expr {
+        Expr::leaf(self.buf.clone(), self.layout.clone(), T::DTYPE, self.ctx.clone())
+    }
+
+    fn view(&self, layout: Layout) -> Array<T> {
+        Array { buf: self.buf.clone(), ctx: self.ctx.clone(), layout, _t: PhantomData }
+    }
+
+    /// This array if C-contiguous, else a contiguous copy.
+    fn contiguous(&self) -> Result<Array<T>> {
+        if self.is_contiguous() {
+            Ok(self.clone())
+        } else {
+            self.copy()
+        }
+    }
+
+    // ---- transfers ----
+
+    /// The elements in C order (blocking).
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        let c = self.contiguous()?;
+        let mut r = vec![T::Repr::zeroed(); c.len()];
+        self.ctx.queue().read_buffer(&c.buf, c.offset_bytes(), &mut r, &[])?;
+        Ok(r.into_iter().map(T::from_repr).collect())
+    }
+
+    /// The array on the host: an ndarray of the same shape and type (blocking).
+    pub fn get(&self) -> Result<ArrayD<T>> {
+        let v = self.to_vec()?;
+        ArrayD::from_shape_vec(IxDyn(self.shape()), v).map_err(|e| Error::Shape(e.to_string()))
+    }
+
+    /// The single element of a one-element array (any number of axes).
+    pub fn item(&self) -> Result<T> {
+        if self.len() != 1 {
+            return Err(Error::Shape(format!(
+                "item() needs an array of one element; this one has shape {:?} ({} elements)",
+                self.shape(),
+                self.len()
+            )));
+        }
+        let mut r = [T::Repr::zeroed()];
+        self.ctx.queue().read_buffer(&self.buf, self.offset_bytes(), &mut r, &[])?;
+        Ok(T::from_repr(r[0]))
+    }
+
+    /// Starts reading the array to the host; [`PendingArray::wait`] returns it as an ndarray.
+    pub fn get_async(&self) -> Result<PendingArray<T>> {
+        let c = self.contiguous()?;
+        let host = vec![T::Repr::zeroed(); c.len()];
+        let pending = self.ctx.queue().read_buffer_async(&c.buf, c.offset_bytes(), host, &[])?;
+        Ok(PendingArray { pending, shape: self.shape().to_vec() })
+    }
+
+    /// Replaces the elements with `data` (C order, same number of elements; blocking).
+    pub fn set_slice(&mut self, data: &[T]) -> Result<()> {
+        if data.len() != self.len() {
+            return Err(Error::Shape(format!(
+                "{} elements were given to set an array of shape {:?} ({} elements)",
+                data.len(),
+                self.shape(),
+                self.len()
+            )));
+        }
+        let repr: Vec<T::Repr> = data.iter().map(|&x| x.to_repr()).collect();
+        if self.is_contiguous() {
+            self.ctx.queue().write_buffer(&self.buf, self.offset_bytes(), &repr, &[])?;
+        } else {
+            let mut tmp = Array::<T>::empty(&self.ctx, self.shape())?;
+            tmp.ctx.queue().write_buffer(&tmp.buf, 0, &repr, &[])?;
+            tmp.layout = Layout::contiguous(self.shape());
+            self.assign(&tmp)?;
+        }
+        Ok(())
+    }
+
+    /// Replaces the elements with those of a host array of the same shape (blocking).
+    pub fn set<S: Data<Elem = T>, D: Dimension>(&mut self, data: &ArrayBase<S, D>) -> Result<()> {
+        if data.shape() != self.shape() {
+            return Err(Error::Shape(format!(
+                "set() was given a host array of shape {:?} for a device array of shape {:?}",
+                data.shape(),
+                self.shape()
+            )));
+        }
+        let v: Vec<T> = data.iter().copied().collect();
+        self.set_slice(&v)
+    }
+
+    // ---- views ----
+
+    /// A view selected with ndarray's [`s!`](ndarray::s): ranges with steps, indices (which
+    /// drop their axis), [`ndarray::NewAxis`].
+    pub fn slice<I: AsRef<[SliceInfoElem]>>(&self, info: I) -> Result<Array<T>> {
+        Ok(self.view(self.layout.slice(info.as_ref())?))
+    }
+
+    /// The view at index `i` of `axis` (negative counts from the end), without that axis.
+    pub fn index_axis(&self, axis: usize, i: isize) -> Result<Array<T>> {
+        self.layout.check_axis(axis, 0)?;
+        let mut info = vec![SliceInfoElem::Slice { start: 0, end: None, step: 1 }; axis];
+        info.push(SliceInfoElem::Index(i));
+        self.slice(info)
+    }
+
+    /// The same elements with a new shape, as a view. An error (that says so) when the
+    /// layout makes a view impossible; [`Array::reshape_copy`] copies instead.
+    pub fn reshape(&self, shape: &[usize]) -> Result<Array<T>> {
+        match self.layout.reshape(shape)? {
+            Some(l) => Ok(self.view(l)),
+            None => Err(Error::Shape(format!(
+                "an array of shape {:?} and strides {:?} cannot be viewed as shape {shape:?} \
+                 without copying; call reshape_copy (or copy() first)",
+                self.shape(),
+                self.strides()
+            ))),
+        }
+    }
+
+    /// The same elements with a new shape: a view when possible, else a contiguous copy.
+    pub fn reshape_copy(&self, shape: &[usize]) -> Result<Array<T>> {
+        match self.reshape(shape) {
+            Ok(v) => Ok(v),
+            Err(_) => self.copy()?.reshape(shape),
+        }
+    }
+
+    /// The transpose (axes reversed), as a view.
+    pub fn t(&self) -> Array<T> {
+        let mut l = self.layout.clone();
+        l.shape.reverse();
+        l.strides.reverse();
+        self.view(l)
+    }
+
+    /// The axes in the order `axes`, as a view (NumPy's `transpose(axes)`).
+    pub fn permute(&self, axes: &[usize]) -> Result<Array<T>> {
+        Ok(self.view(self.layout.permute(axes)?))
+    }
+
+    /// The array broadcast to `shape` (a read-only-in-spirit view with zero strides).
+    pub fn broadcast_to(&self, shape: &[usize]) -> Result<Array<T>> {
+        Ok(self.view(self.layout.broadcast_to(shape)?))
+    }
+
+    /// Without its axes of extent 1.
+    pub fn squeeze(&self) -> Array<T> {
+        let (shape, strides) =
+            self.layout.shape.iter().zip(&self.layout.strides).filter(|(&n, _)| n != 1).map(|(&n, &s)| (n, s)).unzip();
+        self.view(Layout { shape, strides, offset: self.layout.offset })
+    }
+
+    /// Without `axis`, which must have extent 1.
+    pub fn squeeze_axis(&self, axis: usize) -> Result<Array<T>> {
+        self.layout.check_axis(axis, 0)?;
+        if self.shape()[axis] != 1 {
+            return Err(Error::Shape(format!(
+                "squeeze_axis({axis}) on shape {:?}: that axis has extent {}, not 1",
+                self.shape(),
+                self.shape()[axis]
+            )));
+        }
+        let mut l = self.layout.clone();
+        l.shape.remove(axis);
+        l.strides.remove(axis);
+        Ok(self.view(l))
+    }
+
+    /// With a new axis of extent 1 at position `axis` (0..=ndim).
+    pub fn expand_dims(&self, axis: usize) -> Result<Array<T>> {
+        self.layout.check_axis(axis, 1)?;
+        let mut l = self.layout.clone();
+        l.shape.insert(axis, 1);
+        l.strides.insert(axis, 0);
+        Ok(self.view(l))
+    }
+
+    /// The elements along `axis` in reverse order, as a view.
+    pub fn flip(&self, axis: usize) -> Result<Array<T>> {
+        Ok(self.view(self.layout.flip(axis)?))
+    }
+
+    /// A contiguous copy (one kernel, or one buffer copy when already contiguous).
+    pub fn copy(&self) -> Result<Array<T>> {
+        let out = Array::<T>::empty(&self.ctx, self.shape())?;
+        if self.is_contiguous() {
+            let bytes = self.len() * T::DTYPE.size();
+            self.ctx.queue().copy_buffer(&self.buf, self.offset_bytes(), &out.buf, 0, bytes, &[])?;
+        } else {
+            codegen::eval_into(&self.ctx, &self.expr(), &out.buf, &out.layout, T::DTYPE)?;
+        }
+        Ok(out)
+    }
+
+    /// The elements converted to `U` (a new array; see [`Expr::cast`] for the conversions).
+    pub fn astype<U: Element>(&self) -> Result<Array<U>> {
+        self.expr().cast(U::DTYPE).eval()
+    }
+
+    // ---- writing ----
+
+    /// Sets every element (of this view) to `value`.
+    pub fn fill(&mut self, value: T) -> Result<()> {
+        if self.is_contiguous() && T::DTYPE != DType::Bool {
+            let bytes = self.len() * T::DTYPE.size();
+            self.ctx.queue().fill_buffer(&self.buf, &[value.to_repr()], self.offset_bytes(), bytes, &[])?;
+            Ok(())
+        } else if self.is_contiguous() {
+            let bytes = self.len();
+            self.ctx.queue().fill_buffer(&self.buf, &[value.to_repr()], self.offset_bytes(), bytes, &[])?;
+            Ok(())
+        } else {
+            self.assign(Expr::typed_scalar(value))
+        }
+    }
+
+    /// Evaluates `src` (an expression, array or scalar that broadcasts to this array's shape)
+    /// into this array or view, converting to `T` as [`Expr::cast`] does. One kernel; when
+    /// `src` reads this array's buffer through a different layout (e.g. `a.assign(a.t())`),
+    /// the result goes through a temporary so that no element is read after it was written.
+    pub fn assign(&mut self, src: impl IntoExpr) -> Result<()> {
+        let e = src.into_expr();
+        let sh = e.shape()?;
+        Layout::contiguous(&sh).broadcast_to(self.shape()).map_err(|_| {
+            Error::Shape(format!(
+                "a value of shape {sh:?} cannot be assigned to an array of shape {:?} (it must \
+                 broadcast to it)",
+                self.shape()
+            ))
+        })?;
+        if let Some(c) = e.context() {
+            self.ctx.check_same(c)?;
+        }
+        let plan = Plan::new(&e)?;
+        let hazard = plan.leaves.iter().any(|l| l.buffer.same_as(&self.buf) && l.layout.broadcast_to(self.shape()).ok().as_ref() != Some(&self.layout));
+        if hazard {
+            let tmp = Array::<T>::empty(&self.ctx, self.shape())?;
+            codegen::eval_into(&self.ctx, &e, &tmp.buf, &tmp.layout, T::DTYPE)?;
+            codegen::eval_into(&self.ctx, &tmp.expr(), &self.buf, &self.layout, T::DTYPE)?;
+        } else {
+            codegen::eval_into(&self.ctx, &e, &self.buf, &self.layout, T::DTYPE)?;
+        }
+        Ok(())
+    }
+}
+
+impl<T: Element + Pod> Array<T> {
+    /// Reads the elements (C order) into `out`, which must hold exactly `len()` elements; any
+    /// slice will do, including a [`Pinned`](crate::Pinned) buffer (blocking).
+    pub fn read_into(&self, out: &mut [T]) -> Result<()> {
+        self.check_host_len(out.len())?;
+        let c = self.contiguous()?;
+        self.ctx.queue().read_buffer(&c.buf, c.offset_bytes(), out, &[])?;
+        Ok(())
+    }
+
+    /// Starts reading the elements into `out` inside a [`Queue::scope`](crate::Queue::scope);
+    /// the [`Pending`] keeps `out` borrowed until the copy completes.
+    pub fn read_into_async<'s>(&self, scope: &'s Scope<'s, '_>, out: &'s mut [T]) -> Result<Pending<'s, &'s mut [T]>> {
+        self.check_host_len(out.len())?;
+        let c = self.contiguous()?;
+        scope.read_buffer(&c.buf, c.offset_bytes(), out, &[])
+    }
+
+    /// Starts writing `data` (C order, `len()` elements) into the array; the [`Pending`] owns
+    /// `data` until the copy completes. A non-contiguous view is written through a temporary.
+    pub fn set_async(&mut self, data: Vec<T>) -> Result<Pending<'static, Vec<T>>> {
+        self.check_host_len(data.len())?;
+        if self.is_contiguous() {
+            return self.ctx.queue().write_buffer_async(&self.buf, self.offset_bytes(), data, &[]);
+        }
+        let tmp = Array::<T>::empty(&self.ctx, self.shape())?;
+        let p = self.ctx.queue().write_buffer_async(&tmp.buf, 0, data, &[])?;
+        self.assign(&tmp)?;
+        Ok(p)
+    }
+
+    fn check_host_len(&self, n: usize) -> Result<()> {
+        if n != self.len() {
+            return Err(Error::Shape(format!(
+                "host memory of {n} elements for an array of shape {:?} ({} elements)",
+                self.shape(),
+                self.len()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A read of an array in flight; [`PendingArray::wait`] returns the host array.
+#[derive(Debug)]
+#[must_use = "dropping it waits for the read at once"]
+pub struct PendingArray<T: Element> {
+    pending: Pending<'static, Vec<T::Repr>>,
+    shape: Vec<usize>,
+}
+
+impl<T: Element> PendingArray<T> {
+    /// The read's event.
+    pub fn event(&self) -> &Event {
+        self.pending.event()
+    }
+
+    /// Waits for the read and returns the array.
+    pub fn wait(self) -> Result<ArrayD<T>> {
+        let v: Vec<T> = self.pending.wait()?.into_iter().map(T::from_repr).collect();
+        ArrayD::from_shape_vec(IxDyn(&self.shape), v).map_err(|e| Error::Shape(e.to_string()))
+    }
+}
+
+impl<T: Element> KernelArg for Array<T> {
+    /// The array's buffer, when the array is contiguous from offset 0.
+    fn to_arg(&self) -> Result<Arg<'_>> {
+        if self.layout.offset == 0 && self.is_contiguous() {
+            Ok(Arg::Buffer(&self.buf))
+        } else {
+            Err(Error::InvalidArgument(format!(
+                "an array view (shape {:?}, strides {:?}, offset {}) was passed as a kernel \
+                 argument, but a kernel sees only its buffer; call `.copy()` for a contiguous \
+                 array, or pass `.buffer()` and `.offset()`/`.strides()` explicitly",
+                self.shape(),
+                self.strides(),
+                self.offset()
+            )))
+        }
+    }
+}
+
+impl Expr {
+    /// Evaluates the expression into a new array of its shape: one kernel. `T` must be the
+    /// expression's dtype (see [`Expr::dtype`]; convert with [`Expr::astype`]).
+    pub fn eval<T: Element>(&self) -> Result<Array<T>> {
+        let inner = self.inner()?;
+        if inner.dtype != T::DTYPE {
+            return Err(Error::Type(format!(
+                "the expression's result is {}, but it was evaluated as Array<{}>; call \
+                 .astype::<…>() on the expression to convert, or evaluate it as its own type",
+                inner.dtype,
+                T::DTYPE
+            )));
+        }
+        let ctx = inner.ctx.clone().ok_or_else(|| {
+            Error::InvalidArgument(
+                "an expression of scalars only has no device; combine it with an array, or use Array::full".into(),
+            )
+        })?;
+        let out = Array::<T>::empty(&ctx, &inner.shape)?;
+        codegen::eval_into(&ctx, self, &out.buf, &out.layout, T::DTYPE)?;
+        Ok(out)
+    }
+}

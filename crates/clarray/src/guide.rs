@@ -1,0 +1,1 @@
+//! A guide for PyOpenCL and NumPy users (written below).
