@@ -19,7 +19,9 @@ fn smoke() {
     println!("{:?}", i.get().unwrap());
     println!("{:?}", Array::<f64>::eye(&ctx, 3, 4, 1).unwrap().get().unwrap());
     println!("{:?}", Array::<f32>::linspace(&ctx, 0.0, 1.0, 5).unwrap().get().unwrap());
-    let z = Array::<num_complex::Complex<f32>>::from_slice(&ctx, &[num_complex::Complex::new(1.0, 2.0); 5], &[5]).unwrap();
+    let z =
+        Array::<num_complex::Complex<f32>>::from_slice(&ctx, &[num_complex::Complex::new(1.0, 2.0); 5], &[5])
+            .unwrap();
     println!("{:?}", (&z * &z).exp().eval::<num_complex::Complex<f32>>().unwrap().get().unwrap());
     println!("{:?}", (&i % 4).eval::<i32>().unwrap().get().unwrap());
     println!("{:?}", i.less(5).eval::<bool>().unwrap().get().unwrap());

@@ -1,25 +1,29 @@
-use clarray::reduce::{self, Axes, Strided};
+use clarray::array::Array;
 use clarray::Context;
 
 #[test]
 fn quick() {
     let ctx = Context::new().unwrap();
-    let n = 1 << 20;
-    let data: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1000) as f32 * 0.001).collect();
-    let x = Strided::from_slice(&ctx, &data, &[n]).unwrap();
-    let t = std::time::Instant::now();
-    let s = reduce::sum(&x, Axes::All, false).unwrap();
-    let got = s.to_vec::<f32>().unwrap()[0];
-    let want: f64 = data.iter().map(|&v| v as f64).sum();
-    println!("sum {got} {want} {:?}", t.elapsed());
-    assert!(((got as f64 - want) / want).abs() < 1e-6);
-    let x3 = x.reshaped(&[64, 128, 128]).unwrap();
-    for ax in [0usize, 1, 2] {
+    let a = Array::<f32>::from_slice(&ctx, &[1.0; 60], &[3, 4, 5]).unwrap();
+    for i in 0..3 {
         let t = std::time::Instant::now();
-        let s = reduce::sum(&x3, ax, false).unwrap().to_vec::<f32>().unwrap();
-        println!("axis {ax} {:?} {}", t.elapsed(), s[0]);
+        let s = a.sum_axes([1], false).unwrap().to_vec().unwrap();
+        println!("{i} {:?} {}", t.elapsed(), s[0]);
     }
-    let m = reduce::max(&x, Axes::All, false).unwrap().to_vec::<f32>().unwrap();
-    let am = reduce::argmax(&x, Axes::All, false).unwrap().to_vec::<i64>().unwrap();
-    println!("{m:?} {am:?}");
+    for i in 0..3 {
+        let t = std::time::Instant::now();
+        let s = a.sum().unwrap().item().unwrap();
+        println!("full {i} {:?} {}", t.elapsed(), s);
+    }
+    for what in ["mean", "var", "var", "max", "argmax", "norm"] {
+        let t = std::time::Instant::now();
+        let s = match what {
+            "mean" => a.mean().unwrap().item().unwrap(),
+            "var" => a.var(0).unwrap().item().unwrap(),
+            "max" => a.max().unwrap().item().unwrap(),
+            "argmax" => a.argmax().unwrap().item().unwrap() as f32,
+            _ => a.norm(clarray::reduce::Norm::L2).unwrap().item().unwrap(),
+        };
+        println!("{what} {:?} {}", t.elapsed(), s);
+    }
 }

@@ -385,7 +385,9 @@ impl Emitter {
                 };
                 match k {
                     Kind::Float => format!("(uchar)({f}({a}) != 0)"),
-                    Kind::Complex if op == IsFinite => format!("(uchar)(isfinite(({a}).x) && isfinite(({a}).y))"),
+                    Kind::Complex if op == IsFinite => {
+                        format!("(uchar)(isfinite(({a}).x) && isfinite(({a}).y))")
+                    }
                     Kind::Complex => format!("(uchar)({f}(({a}).x) || {f}(({a}).y))"),
                     _ => (if op == IsFinite { "(uchar)1" } else { "(uchar)0" }).to_string(),
                 }
@@ -598,11 +600,8 @@ pub fn element_code(
         )));
     }
     let plan = Plan::new(expr)?;
-    let strides = plan
-        .leaves
-        .iter()
-        .map(|l| Ok(l.layout.broadcast_to(shape)?.strides))
-        .collect::<Result<Vec<_>>>()?;
+    let strides =
+        plan.leaves.iter().map(|l| Ok(l.layout.broadcast_to(shape)?.strides)).collect::<Result<Vec<_>>>()?;
     let offsets: Vec<usize> = plan.leaves.iter().map(|l| l.layout.offset).collect();
     Ok(strided_code(&plan, &strides, &offsets, coords, flat, index == "long", prefix))
 }
@@ -724,7 +723,8 @@ pub(crate) fn eval_into(
     let sig = plan.signature();
     let od = out_dtype;
 
-    let mut args = vec![KernelValue::Buffer(out.clone()), KernelValue::index(out_layout.offset as isize, wide)];
+    let mut args =
+        vec![KernelValue::Buffer(out.clone()), KernelValue::index(out_layout.offset as isize, wide)];
     let (kernel, items) = if contiguous {
         for (j, l) in plan.leaves.iter().enumerate() {
             args.push(KernelValue::Buffer(l.buffer.clone()));
@@ -762,7 +762,12 @@ fn launch(ctx: &Context, kernel: &Kernel, args: &[KernelValue], items: usize) ->
     let cap = (1usize << 30) / wg * wg;
     let global = (items.div_ceil(wg) * wg).min(cap);
     let args: Vec<Arg<'_>> = args.iter().map(KernelValue::as_arg).collect();
-    ctx.queue().launch(kernel, &args, &LaunchDims { global: &[global], local: Some(&[wg]), offset: None }, &[])
+    ctx.queue().launch(
+        kernel,
+        &args,
+        &LaunchDims { global: &[global], local: Some(&[wg]), offset: None },
+        &[],
+    )
 }
 
 fn contiguous_source(plan: &Plan, od: DType, it: &str) -> String {
@@ -799,7 +804,11 @@ fn contiguous_source(plan: &Plan, od: DType, it: &str) -> String {
     }
     match od {
         DType::F16 => {
-            let _ = writeln!(vec_part, "    vstore_half{VW}_rte((float{VW})({}), 0, out + i0);", lanes.join(", "));
+            let _ = writeln!(
+                vec_part,
+                "    vstore_half{VW}_rte((float{VW})({}), 0, out + i0);",
+                lanes.join(", ")
+            );
         }
         DType::C64 | DType::C128 => {
             for (k, v) in lanes.iter().enumerate() {
@@ -807,7 +816,12 @@ fn contiguous_source(plan: &Plan, od: DType, it: &str) -> String {
             }
         }
         d => {
-            let _ = writeln!(vec_part, "    vstore{VW}(({}{VW})({}), 0, out + i0);", d.cl_storage(), lanes.join(", "));
+            let _ = writeln!(
+                vec_part,
+                "    vstore{VW}(({}{VW})({}), 0, out + i0);",
+                d.cl_storage(),
+                lanes.join(", ")
+            );
         }
     }
 

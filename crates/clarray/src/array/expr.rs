@@ -311,7 +311,11 @@ impl Expr {
 
     /// `x` limited to `[lo, hi]`: `minimum(maximum(x, lo), hi)` (NaN stays NaN).
     pub fn clip(&self, lo: impl IntoExpr, hi: impl IntoExpr) -> Expr {
-        Expr::binary(BinOp::Minimum, Expr::binary(BinOp::Maximum, self.clone(), lo.into_expr()), hi.into_expr())
+        Expr::binary(
+            BinOp::Minimum,
+            Expr::binary(BinOp::Maximum, self.clone(), lo.into_expr()),
+            hi.into_expr(),
+        )
     }
 }
 

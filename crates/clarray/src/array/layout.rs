@@ -186,7 +186,11 @@ impl Layout {
             )));
         }
         if self.is_c_contiguous() || size == 0 {
-            return Ok(Some(Layout { shape: shape.to_vec(), strides: c_strides(shape), offset: self.offset }));
+            return Ok(Some(Layout {
+                shape: shape.to_vec(),
+                strides: c_strides(shape),
+                offset: self.offset,
+            }));
         }
         // Axes of extent 1 carry no information; drop them, then match groups of old axes with
         // groups of new axes of equal products. Each group of old axes must be contiguous
@@ -232,7 +236,9 @@ impl Layout {
     /// Axes in the order `axes` (a permutation of `0..ndim`).
     pub fn permute(&self, axes: &[usize]) -> Result<Layout> {
         let mut seen = vec![false; self.ndim()];
-        if axes.len() != self.ndim() || axes.iter().any(|&a| a >= self.ndim() || std::mem::replace(&mut seen[a], true)) {
+        if axes.len() != self.ndim()
+            || axes.iter().any(|&a| a >= self.ndim() || std::mem::replace(&mut seen[a], true))
+        {
             return Err(Error::InvalidArgument(format!(
                 "axes {axes:?} are not a permutation of 0..{} for shape {:?}",
                 self.ndim(),

@@ -217,17 +217,29 @@ impl<T: Element> Array<T> {
     }
 
     /// A device copy of any ndarray array or view (any layout), of the same shape.
-    pub fn from_ndarray<S: Data<Elem = T>, D: Dimension>(ctx: &Context, a: &ArrayBase<S, D>) -> Result<Array<T>> {
+    pub fn from_ndarray<S: Data<Elem = T>, D: Dimension>(
+        ctx: &Context,
+        a: &ArrayBase<S, D>,
+    ) -> Result<Array<T>> {
         let data: Vec<T> = a.iter().copied().collect();
         Array::from_slice(ctx, &data, a.shape())
     }
 
     /// An array over existing device memory: element `(i0, i1, …)` at element
     /// `offset + Σ ik * strides[k]` of `buffer`. The whole layout must lie inside the buffer.
-    pub fn from_buffer(buffer: &Buffer, shape: &[usize], strides: &[isize], offset: usize) -> Result<Array<T>> {
+    pub fn from_buffer(
+        buffer: &Buffer,
+        shape: &[usize],
+        strides: &[isize],
+        offset: usize,
+    ) -> Result<Array<T>> {
         layout::checked_size(shape)?;
         if strides.len() != shape.len() {
-            return Err(Error::Shape(format!("{} strides for a shape of {} axes", strides.len(), shape.len())));
+            return Err(Error::Shape(format!(
+                "{} strides for a shape of {} axes",
+                strides.len(),
+                shape.len()
+            )));
         }
         let l = Layout { shape: shape.to_vec(), strides: strides.to_vec(), offset };
         let (lo, hi) = l.extent();
@@ -254,7 +266,9 @@ impl<T: Element> Array<T> {
         };
         let (a, b, d) = (f(s0)?, f(s1)?, f(st)?);
         if d == 0.0 || !d.is_finite() {
-            return Err(Error::InvalidArgument(format!("arange with step {d}; the step must be finite and nonzero")));
+            return Err(Error::InvalidArgument(format!(
+                "arange with step {d}; the step must be finite and nonzero"
+            )));
         }
         let n = ((b - a) / d).ceil().max(0.0) as usize;
         let i = Expr::index(ctx, &[n]);
@@ -288,8 +302,12 @@ impl<T: Element> Array<T> {
         let i = Expr::index(ctx, &[n, m]);
         let m = m.max(1) as i64;
         let on = (&i % m - i.floor_divide(m)).equal(k as i64);
-        where_(on, Expr::typed_scalar(T::from_scalar(Scalar::Int(1))), Expr::typed_scalar(T::from_scalar(Scalar::Int(0))))
-            .eval()
+        where_(
+            on,
+            Expr::typed_scalar(T::from_scalar(Scalar::Int(1))),
+            Expr::typed_scalar(T::from_scalar(Scalar::Int(0))),
+        )
+        .eval()
     }
 
     // ---- properties ----
@@ -503,8 +521,14 @@ impl<T: Element> Array<T> {
 
     /// Without its axes of extent 1.
     pub fn squeeze(&self) -> Array<T> {
-        let (shape, strides) =
-            self.layout.shape.iter().zip(&self.layout.strides).filter(|(&n, _)| n != 1).map(|(&n, &s)| (n, s)).unzip();
+        let (shape, strides) = self
+            .layout
+            .shape
+            .iter()
+            .zip(&self.layout.strides)
+            .filter(|(&n, _)| n != 1)
+            .map(|(&n, &s)| (n, s))
+            .unzip();
         self.view(Layout { shape, strides, offset: self.layout.offset })
     }
 
@@ -590,7 +614,10 @@ impl<T: Element> Array<T> {
             self.ctx.check_same(c)?;
         }
         let plan = Plan::new(&e)?;
-        let hazard = plan.leaves.iter().any(|l| l.buffer.same_as(&self.buf) && l.layout.broadcast_to(self.shape()).ok().as_ref() != Some(&self.layout));
+        let hazard = plan.leaves.iter().any(|l| {
+            l.buffer.same_as(&self.buf)
+                && l.layout.broadcast_to(self.shape()).ok().as_ref() != Some(&self.layout)
+        });
         if hazard {
             let tmp = Array::<T>::empty(&self.ctx, self.shape())?;
             codegen::eval_into(&self.ctx, &e, &tmp.buf, &tmp.layout, T::DTYPE)?;
@@ -614,7 +641,11 @@ impl<T: Element + Pod> Array<T> {
 
     /// Starts reading the elements into `out` inside a [`Queue::scope`](crate::Queue::scope);
     /// the [`Pending`] keeps `out` borrowed until the copy completes.
-    pub fn read_into_async<'s>(&self, scope: &'s Scope<'s, '_>, out: &'s mut [T]) -> Result<Pending<'s, &'s mut [T]>> {
+    pub fn read_into_async<'s>(
+        &self,
+        scope: &'s Scope<'s, '_>,
+        out: &'s mut [T],
+    ) -> Result<Pending<'s, &'s mut [T]>> {
         self.check_host_len(out.len())?;
         let c = self.contiguous()?;
         scope.read_buffer(&c.buf, c.offset_bytes(), out, &[])
@@ -699,7 +730,8 @@ impl Expr {
         }
         let ctx = inner.ctx.clone().ok_or_else(|| {
             Error::InvalidArgument(
-                "an expression of scalars only has no device; combine it with an array, or use Array::full".into(),
+                "an expression of scalars only has no device; combine it with an array, or use Array::full"
+                    .into(),
             )
         })?;
         let out = Array::<T>::empty(&ctx, &inner.shape)?;

@@ -30,8 +30,9 @@ use crate::error::{Error, Result};
 use crate::program::cached_kernel;
 use crate::runtime::{Arg, Buffer, Context, Event, LaunchDims};
 
-use super::dtype::DType;
+use super::dtype::ReductionTypes;
 use super::strided::Strided;
+use crate::array::DType;
 
 /// The work-group size of the generated kernels (capped by the device).
 const WG: usize = 256;
@@ -53,6 +54,8 @@ pub(crate) struct Param {
 pub(crate) struct MapExpr {
     pub inputs: Vec<Strided>,
     pub params: Vec<Param>,
+    /// Statements before `code` (declarations it uses).
+    pub body: String,
     pub code: String,
     pub value: DType,
     pub preamble: String,
@@ -69,6 +72,7 @@ impl MapExpr {
         MapExpr {
             inputs: vec![x.clone()],
             params: Vec::new(),
+            body: String::new(),
             code: code.to_string(),
             value,
             preamble: String::new(),
@@ -162,7 +166,7 @@ pub(crate) fn store(buf: &str, t: DType, o: &str, e: &str) -> String {
         DType::F16 => format!("vstore_half_rte((float)({e}), {o}, {buf});"),
         DType::Bool => format!("{buf}[{o}] = (uchar)(({e}) != 0);"),
         t if t.is_complex() => format!("{buf}[{o}] = {e};"),
-        t => format!("{buf}[{o}] = ({})({e});", t.storage()),
+        t => format!("{buf}[{o}] = ({})({e});", t.cl_storage()),
     }
 }
 
@@ -182,7 +186,7 @@ impl<'a> State<'a> {
         State {
             op: &spec.op,
             acc,
-            a: acc.calc(),
+            a: acc.cl_compute(),
             comp: spec.op == Op::Sum && (acc.is_float() || acc.is_complex()),
             arg: matches!(spec.op, Op::ArgMin | Op::ArgMax),
             nan: acc.is_float(),
@@ -336,10 +340,6 @@ impl<'a> State<'a> {
             let _ = write!(s, " long {q}i = {prefix}i[{i}];");
         }
         s
-    }
-
-    fn nbufs(&self) -> usize {
-        1 + self.comp as usize + self.arg as usize
     }
 
     /// The finished value written to `out[o]`.
@@ -550,7 +550,7 @@ pub(crate) fn reduce(
         g = r_total.div_ceil(chunk).max(1);
     }
     let fp64 = ctx.device().info().fp64;
-    let src = main_source(map, spec, &st, &p, column, w, s_lanes, wgc, g > 1, fp64);
+    let src = main_source(map, spec, &st, &p, column, w, wgc, g > 1, fp64);
     let kernel = cached_kernel(ctx, &src, "", "red_main")?;
     let mut args = Args::default();
     for (k, x) in map.inputs.iter().enumerate() {
@@ -568,7 +568,7 @@ pub(crate) fn reduce(
     for (n, _) in &p.red {
         args.long(*n as i64);
     }
-    args.long(r_total as i64).long(chunk as i64).long(g as i64).long((nout * g) as i64);
+    args.long(r_total as i64).long(chunk as i64).long(g as i64).long((nout * g) as i64).int(s_lanes as i32);
     for prm in &map.params {
         args.bytes(prm.bytes.clone(), prm.ctype);
     }
@@ -631,13 +631,13 @@ fn states_pass(
     after: Event,
 ) -> Result<Event> {
     let s_lanes = next_pow2(g.div_ceil(4)).clamp(1, wg);
-    let src = states_source(spec, st, s_lanes, wg, fp64);
+    let src = states_source(spec, st, wg, fp64);
     let kernel = cached_kernel(ctx, &src, "", "red_states")?;
     let mut args = Args::default();
     for b in partial {
         args.buf(b);
     }
-    args.long(g as i64).long(nout as i64).long(n as i64).buf(out.buffer());
+    args.long(g as i64).long(nout as i64).long(n as i64).int(s_lanes as i32).buf(out.buffer());
     let global = [nout.div_ceil(wg / s_lanes) * wg];
     ctx.queue().launch(
         &kernel,
@@ -658,7 +658,7 @@ fn prelude(spec: &Spec, types: &[DType], preamble: &str, fp64: bool) -> String {
     s += preamble;
     s.push('\n');
     if let Op::Custom { combine, .. } = &spec.op {
-        let a = spec.acc.calc();
+        let a = spec.acc.cl_compute();
         let _ = writeln!(s, "inline {a} red_op({a} a, {a} b) {{ return ({combine}); }}");
     }
     s
@@ -700,7 +700,6 @@ fn main_source(
     p: &Plan,
     column: bool,
     w: usize,
-    s_lanes: usize,
     wg: usize,
     partial: bool,
     fp64: bool,
@@ -713,15 +712,16 @@ fn main_source(
     let margs: Vec<String> = types
         .iter()
         .enumerate()
-        .map(|(k, t)| format!("{} x{k}", t.calc()))
+        .map(|(k, t)| format!("{} x{k}", t.cl_compute()))
         .chain(map.params.iter().map(|p| format!("{} {}", p.ctype, p.name)))
         .collect();
     let pnames: Vec<String> = map.params.iter().map(|p| p.name.clone()).collect();
     let _ = writeln!(
         s,
-        "inline {} map_fn({}) {{ return ({}); }}",
-        map.value.calc(),
+        "inline {} map_fn({}) {{\n{}  return ({});\n}}",
+        map.value.cl_compute(),
         if margs.is_empty() { "void".to_string() } else { margs.join(", ") },
+        map.body,
         map.code
     );
     let call = |xs: &[String]| {
@@ -732,7 +732,7 @@ fn main_source(
     // Parameters.
     let mut params = Vec::new();
     for (k, t) in types.iter().enumerate() {
-        params.push(format!("__global const {}* restrict in{k}", t.storage()));
+        params.push(format!("__global const {}* restrict in{k}", t.cl_storage()));
         params.push(format!("long off{k}"));
         for j in 0..nk {
             params.push(format!("long so{k}_{j}"));
@@ -747,14 +747,14 @@ fn main_source(
     for j in 0..nr {
         params.push(format!("long nr{j}"));
     }
-    params.extend(["long R", "long chunk", "long G", "long nseg"].map(String::from));
+    params.extend(["long R", "long chunk", "long G", "long nseg", "int S"].map(String::from));
     for prm in &map.params {
         params.push(format!("{} {}", prm.ctype, prm.name));
     }
     if partial {
         params.extend(st.buf_params("po", false));
     } else {
-        params.push(format!("__global {}* restrict out", spec.out.storage()));
+        params.push(format!("__global {}* restrict out", spec.out.cl_storage()));
     }
     let ko: Vec<String> = (0..nk).map(|j| format!("no{j}")).collect();
     let kr: Vec<String> = (0..nr).map(|j| format!("nr{j}")).collect();
@@ -824,11 +824,8 @@ fn main_source(
     let _ = writeln!(s, "  {}", st.locals(wg));
     let _ = writeln!(
         s,
-        "  const int lid = get_local_id(0); const int lane = lid & {m}; const long n = R; (void)n;\n  \
-         const long seg = (long)get_group_id(0) * {per} + lid / {sl};",
-        m = s_lanes - 1,
-        per = wg / s_lanes,
-        sl = s_lanes
+        "  const int lid = get_local_id(0); const int lane = lid & (S - 1); const long n = R; (void)n;\n  \
+         const long seg = (long)get_group_id(0) * ({wg} / S) + lid / S;"
     );
     let _ = writeln!(s, "  {}", st.decl("p"));
     let _ = writeln!(s, "  if (seg < nseg) {{");
@@ -839,7 +836,7 @@ fn main_source(
         let comps: Vec<String> = (0..w).map(|j| format!("s{j:x}")).collect();
         let mut body = String::new();
         for (k, t) in types.iter().enumerate() {
-            let vt = format!("{}{w}", t.calc());
+            let vt = format!("{}{w}", t.cl_compute());
             if *t == DType::F16 {
                 let _ = write!(body, "{vt} v{k} = vload_half{w}(0, in{k} + b{k} + r);");
             } else {
@@ -852,40 +849,36 @@ fn main_source(
         }
         let _ = writeln!(
             s,
-            "    const long nv = (r1 - r0) / {w};\n    for (long v = lane; v < nv; v += {s_lanes}) {{ const long r = r0 + v * {w}; {body} }}\n    \
-             for (long r = r0 + nv * {w} + lane; r < r1; r += {s_lanes}) {{ {scalar_add} }}"
+            "    const long nv = (r1 - r0) / {w};\n    for (long v = lane; v < nv; v += S) {{ const long r = r0 + v * {w}; {body} }}\n    \
+             for (long r = r0 + nv * {w} + lane; r < r1; r += S) {{ {scalar_add} }}"
         );
     } else {
-        let _ = writeln!(s, "    for (long r = r0 + lane; r < r1; r += {s_lanes}) {{ {scalar_add} }}");
+        let _ = writeln!(s, "    for (long r = r0 + lane; r < r1; r += S) {{ {scalar_add} }}");
     }
     let _ = writeln!(s, "  }}");
-    tree(&mut s, st, s_lanes);
+    tree(&mut s, st);
     let _ = writeln!(s, "  if (lane == 0 && seg < nseg) {{ {} }}\n}}", finish("seg"));
     s
 }
 
 /// The local-memory tree over segments of `s_lanes` lanes; afterwards lane 0 holds the result.
-fn tree(s: &mut String, st: &State<'_>, s_lanes: usize) {
-    if s_lanes == 1 {
-        return;
-    }
+fn tree(s: &mut String, st: &State<'_>) {
     let _ = writeln!(
         s,
-        "  {}\n  for (int h = {}; h > 0; h >>= 1) {{\n    barrier(CLK_LOCAL_MEM_FENCE);\n    \
+        "  {}\n  for (int h = S / 2; h > 0; h >>= 1) {{\n    barrier(CLK_LOCAL_MEM_FENCE);\n    \
          if (lane < h) {{ {} {} {} }}\n  }}",
         st.to_local("p", "lid"),
-        s_lanes / 2,
         st.from_local("q", "lid + h"),
         st.merge("p", "q"),
         st.to_local("p", "lid")
     );
 }
 
-fn states_source(spec: &Spec, st: &State<'_>, s_lanes: usize, wg: usize, fp64: bool) -> String {
+fn states_source(spec: &Spec, st: &State<'_>, wg: usize, fp64: bool) -> String {
     let mut s = prelude(spec, &[], "", fp64);
     let mut params = st.buf_params("pi_", true);
-    params.extend(["long G", "long nout", "long n"].map(String::from));
-    params.push(format!("__global {}* restrict out", spec.out.storage()));
+    params.extend(["long G", "long nout", "long n", "int S"].map(String::from));
+    params.push(format!("__global {}* restrict out", spec.out.cl_storage()));
     let _ = writeln!(
         s,
         "__kernel __attribute__((reqd_work_group_size({wg}, 1, 1)))\nvoid red_states({}) {{",
@@ -894,19 +887,17 @@ fn states_source(spec: &Spec, st: &State<'_>, s_lanes: usize, wg: usize, fp64: b
     let _ = writeln!(s, "  {}", st.locals(wg));
     let _ = writeln!(
         s,
-        "  const int lid = get_local_id(0); const int lane = lid & {m};\n  \
-         const long o = (long)get_group_id(0) * {per} + lid / {s_lanes};",
-        m = s_lanes - 1,
-        per = wg / s_lanes
+        "  const int lid = get_local_id(0); const int lane = lid & (S - 1);\n  \
+         const long o = (long)get_group_id(0) * ({wg} / S) + lid / S;"
     );
     let _ = writeln!(s, "  {}", st.decl("p"));
     let _ = writeln!(
         s,
-        "  if (o < nout) {{ for (long g = lane; g < G; g += {s_lanes}) {{ {} {} }} }}",
+        "  if (o < nout) {{ for (long g = lane; g < G; g += S) {{ {} {} }} }}",
         st.from_bufs("q", "pi_", "o * G + g"),
         st.merge("p", "q")
     );
-    tree(&mut s, st, s_lanes);
+    tree(&mut s, st);
     let _ = writeln!(s, "  if (lane == 0 && o < nout) {{ {} }}\n}}", st.write_final(spec, "p", "o"));
     s
 }

@@ -45,12 +45,15 @@
 //! `var` and `std` take two passes (the mean, then the sum of squared deviations), which is
 //! stable where the one-pass formula is not.
 
+mod api;
 pub mod dtype;
 pub mod engine;
 pub mod strided;
 
-pub use dtype::{DType, Elem};
-pub use strided::{c_strides, numel, Strided};
+pub use dtype::{Reducible, ReductionTypes};
+pub use strided::Strided;
+
+use crate::array::DType;
 
 use crate::error::{Error, Result};
 use engine::{complex_helpers, csfx, truth, MapExpr, Op, Spec};
@@ -186,25 +189,29 @@ pub(crate) fn reduce_map(mut map: MapExpr, kind: Kind, axes: &Axes, keepdims: bo
         }
         Kind::Mean => {
             let acc = t.mean_type().acc_type();
-            spec(Op::Sum, acc, t.mean_type(), &format!("v / ({})n", acc.real().calc()))
+            spec(Op::Sum, acc, t.mean_type(), &format!("v / ({})n", acc.real().cl_compute()))
         }
         Kind::Var(ddof) | Kind::Std(ddof) => {
             // Pass 1: the mean, in the accumulator type, kept as a broadcastable array.
             let acc = t.mean_type().acc_type();
             let mean_spec =
-                Spec { op: Op::Sum, acc, out: acc, finish: format!("v / ({})n", acc.real().calc()) };
+                Spec { op: Op::Sum, acc, out: acc, finish: format!("v / ({})n", acc.real().cl_compute()) };
             let m = engine::reduce(&ctx, &map, &mean_spec, &ax, true)?.broadcast_to(&shape)?;
             let k = map.inputs.len();
             map.code = if t.is_complex() {
                 format!("cabs2_{}({inner} - x{k})", csfx(acc))
             } else {
-                format!("sq_{}(({})({inner}) - x{k})", if acc == DType::F64 { "d" } else { "f" }, acc.calc())
+                format!(
+                    "sq_{}(({})({inner}) - x{k})",
+                    if acc == DType::F64 { "d" } else { "f" },
+                    acc.cl_compute()
+                )
             };
             map.inputs.push(m);
             map.preamble += &square_helpers(fp64);
             let rt = t.real_float_type();
             map.value = rt.acc_type();
-            let a = rt.acc_type().calc();
+            let a = rt.acc_type().cl_compute();
             let var = format!("v / ({a})max((long)n - {ddof}L, 0L)");
             let finish = if matches!(kind, Kind::Std(_)) { format!("sqrt({var})") } else { var };
             spec(Op::Sum, rt, rt, &finish)
@@ -226,9 +233,9 @@ pub(crate) fn reduce_map(mut map: MapExpr, kind: Kind, axes: &Axes, keepdims: bo
             map.preamble += &square_helpers(fp64);
             map.value = a;
             let abs = if t.is_complex() {
-                format!("({})cabs_{}({inner})", a.calc(), csfx(t))
+                format!("({})cabs_{}({inner})", a.cl_compute(), csfx(t))
             } else {
-                format!("fabs(({})({inner}))", a.calc())
+                format!("fabs(({})({inner}))", a.cl_compute())
             };
             match n {
                 Norm::L1 => {
@@ -237,9 +244,9 @@ pub(crate) fn reduce_map(mut map: MapExpr, kind: Kind, axes: &Axes, keepdims: bo
                 }
                 Norm::L2 => {
                     map.code = if t.is_complex() {
-                        format!("({})cabs2_{}({inner})", a.calc(), csfx(t))
+                        format!("({})cabs2_{}({inner})", a.cl_compute(), csfx(t))
                     } else {
-                        format!("sq_{sfx}(({})({inner}))", a.calc())
+                        format!("sq_{sfx}(({})({inner}))", a.cl_compute())
                     };
                     spec(Op::Sum, rt, rt, "sqrt(v)")
                 }
@@ -262,53 +269,6 @@ fn square_helpers(fp64: bool) -> String {
         s += "inline double sq_d(double a) { return a * a; }\n";
     }
     s
-}
-
-macro_rules! reductions {
-    ($($(#[$m:meta])* $name:ident => $kind:expr;)*) => {$(
-        $(#[$m])*
-        pub fn $name(x: &Strided, axes: impl Into<Axes>, keepdims: bool) -> Result<Strided> {
-            reduce_map(MapExpr::identity(x), $kind, &axes.into(), keepdims)
-        }
-    )*};
-}
-
-reductions! {
-    /// The sum of the elements over `axes` (integers widen to 64 bits; see the type table).
-    sum => Kind::Sum;
-    /// The product of the elements over `axes`.
-    prod => Kind::Prod;
-    /// The smallest element over `axes`; NaN propagates; an error over an empty axis.
-    min => Kind::Min;
-    /// The largest element over `axes`; NaN propagates; an error over an empty axis.
-    max => Kind::Max;
-    /// The index of the first smallest element over `axes` (C order over the reduced axes).
-    argmin => Kind::ArgMin;
-    /// The index of the first largest element over `axes` (C order over the reduced axes).
-    argmax => Kind::ArgMax;
-    /// The arithmetic mean over `axes` (f64 for integers).
-    mean => Kind::Mean;
-    /// Whether any element over `axes` is nonzero.
-    any => Kind::Any;
-    /// Whether every element over `axes` is nonzero.
-    all => Kind::All;
-    /// How many elements over `axes` are nonzero (i64).
-    count_nonzero => Kind::CountNonzero;
-}
-
-/// The variance over `axes`: `Σ|x - mean|² / (n - ddof)` (a real float; see the type table).
-pub fn var(x: &Strided, axes: impl Into<Axes>, ddof: usize, keepdims: bool) -> Result<Strided> {
-    reduce_map(MapExpr::identity(x), Kind::Var(ddof), &axes.into(), keepdims)
-}
-
-/// The standard deviation over `axes`: the square root of [`var`].
-pub fn std(x: &Strided, axes: impl Into<Axes>, ddof: usize, keepdims: bool) -> Result<Strided> {
-    reduce_map(MapExpr::identity(x), Kind::Std(ddof), &axes.into(), keepdims)
-}
-
-/// The L1, L2 or max norm over `axes` (a real float; see the type table).
-pub fn norm(x: &Strided, ord: Norm, axes: impl Into<Axes>, keepdims: bool) -> Result<Strided> {
-    reduce_map(MapExpr::identity(x), Kind::Norm(ord), &axes.into(), keepdims)
 }
 
 fn dot_map(a: &Strided, b: &Strided, conj: bool) -> Result<MapExpr> {
@@ -337,24 +297,14 @@ fn dot_map(a: &Strided, b: &Strided, conj: bool) -> Result<MapExpr> {
     Ok(MapExpr {
         inputs: vec![a.clone(), b.clone()],
         params: Vec::new(),
+        body: String::new(),
         code,
         value: t,
         preamble: String::new(),
     })
 }
 
-/// The dot product `Σ a[i]·b[i]` of two vectors of one type and length, as a 0-d array of
-/// that type (integers wrap, as NumPy's `dot` does; bool gives "any a[i] and b[i]").
-pub fn dot(a: &Strided, b: &Strided) -> Result<Strided> {
-    dot_with(a, b, false)
-}
-
-/// The conjugating dot product `Σ conj(a[i])·b[i]` (NumPy's `vdot`); [`dot`] for real types.
-pub fn vdot(a: &Strided, b: &Strided) -> Result<Strided> {
-    dot_with(a, b, true)
-}
-
-fn dot_with(a: &Strided, b: &Strided, conj: bool) -> Result<Strided> {
+pub(crate) fn dot_with(a: &Strided, b: &Strided, conj: bool) -> Result<Strided> {
     let map = dot_map(a, b, conj)?;
     let t = a.dtype();
     let ctx = a.context().clone();

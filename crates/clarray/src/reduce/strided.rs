@@ -6,7 +6,8 @@ use crate::error::{Error, Result};
 use crate::memory;
 use crate::runtime::{Buffer, Context};
 
-use super::dtype::{DType, Elem};
+use super::dtype::ReductionTypes;
+use crate::array::{Array, DType, Element};
 
 /// A strided view of device memory: element `(i0, i1, …)` lives at element
 /// `offset + Σ ik·strides[k]` of `buffer`.
@@ -88,7 +89,7 @@ impl Strided {
     }
 
     /// A new contiguous array holding `data` in C order with `shape`.
-    pub fn from_slice<T: Elem>(ctx: &Context, data: &[T], shape: &[usize]) -> Result<Strided> {
+    pub fn from_slice<T: Element>(ctx: &Context, data: &[T], shape: &[usize]) -> Result<Strided> {
         let n = numel(shape)?;
         if n != data.len() {
             return Err(Error::Shape(format!(
@@ -98,7 +99,8 @@ impl Strided {
         }
         let s = Strided::empty(ctx, T::DTYPE, shape)?;
         if n > 0 {
-            ctx.queue().write_buffer(&s.buffer, 0, data, &[])?;
+            let repr: Vec<T::Repr> = data.iter().map(|&v| v.to_repr()).collect();
+            ctx.queue().write_buffer(&s.buffer, 0, &repr, &[])?;
         }
         Ok(s)
     }
@@ -241,8 +243,12 @@ impl Strided {
 
     /// Reads the elements in C order into a host vector (blocking). For a view that is not
     /// contiguous the spanned part of the buffer is read and gathered on the host.
-    pub fn to_vec<T: Elem>(&self) -> Result<Vec<T>> {
-        if T::DTYPE.size() != self.dtype.size() || (T::DTYPE != self.dtype && self.dtype != DType::Bool) {
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        Ok(self.to_repr_vec::<T>()?.into_iter().map(T::from_repr).collect())
+    }
+
+    fn to_repr_vec<T: Element>(&self) -> Result<Vec<T::Repr>> {
+        if T::DTYPE != self.dtype {
             return Err(Error::Type(format!(
                 "reading {} elements into a Vec<{}>",
                 self.dtype.name(),
@@ -255,7 +261,7 @@ impl Strided {
         }
         let q = self.context().queue();
         if self.is_c_contiguous() {
-            let mut out = vec![T::zeroed(); n];
+            let mut out = vec![<T::Repr as bytemuck::Zeroable>::zeroed(); n];
             q.read_buffer(&self.buffer, self.offset * self.dtype.size(), &mut out, &[])?;
             return Ok(out);
         }
@@ -269,7 +275,7 @@ impl Strided {
                 hi += span
             }
         }
-        let mut all = vec![T::zeroed(); (hi - lo + 1) as usize];
+        let mut all = vec![<T::Repr as bytemuck::Zeroable>::zeroed(); (hi - lo + 1) as usize];
         q.read_buffer(&self.buffer, lo as usize * self.dtype.size(), &mut all, &[])?;
         let mut out = Vec::with_capacity(n);
         let mut idx = vec![0usize; self.ndim()];
@@ -286,5 +292,32 @@ impl Strided {
             }
         }
         Ok(out)
+    }
+}
+
+impl Strided {
+    /// The view of an array's elements (no copy).
+    pub fn of_array<T: Element>(a: &Array<T>) -> Strided {
+        Strided {
+            buffer: a.buffer().clone(),
+            dtype: T::DTYPE,
+            shape: a.shape().to_vec(),
+            strides: a.strides().to_vec(),
+            offset: a.offset(),
+        }
+    }
+
+    /// This view as an `Array<T>` (no copy); `T` must be its element type.
+    pub fn into_array<T: Element>(self) -> Result<Array<T>> {
+        if T::DTYPE != self.dtype {
+            return Err(Error::Type(format!(
+                "the result is {}, but it was asked for as Array<{}>; ask for Array<{}> (the \
+                 result types are listed in clarray::reduce) or convert the input with astype first",
+                self.dtype,
+                T::DTYPE,
+                self.dtype
+            )));
+        }
+        Array::from_buffer(&self.buffer, &self.shape, &self.strides, self.offset)
     }
 }
