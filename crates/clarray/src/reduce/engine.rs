@@ -652,7 +652,7 @@ fn prelude(spec: &Spec, types: &[DType], preamble: &str, fp64: bool) -> String {
     all.push(spec.acc);
     all.push(spec.out);
     let mut s = DType::pragmas(&all);
-    if all.iter().any(|t| t.is_complex()) || preamble.contains("cmul_") {
+    if all.iter().any(|t| t.is_complex()) {
         s += &complex_helpers(fp64 && all.iter().any(|t| t.needs_fp64()));
     }
     s += preamble;

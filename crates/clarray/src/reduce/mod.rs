@@ -56,7 +56,7 @@ pub use strided::Strided;
 use crate::array::DType;
 
 use crate::error::{Error, Result};
-use engine::{complex_helpers, csfx, truth, MapExpr, Op, Spec};
+use engine::{csfx, truth, MapExpr, Op, Spec};
 
 /// Which axes a reduction runs over.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -257,9 +257,6 @@ pub(crate) fn reduce_map(mut map: MapExpr, kind: Kind, axes: &Axes, keepdims: bo
             }
         }
     };
-    if t.is_complex() && !map.preamble.contains("cmul_") {
-        map.preamble = complex_helpers(fp64 && t.needs_fp64()) + &map.preamble;
-    }
     engine::reduce(&ctx, &map, &spec, &ax, keepdims)
 }
 
@@ -308,10 +305,6 @@ pub(crate) fn dot_with(a: &Strided, b: &Strided, conj: bool) -> Result<Strided> 
     let map = dot_map(a, b, conj)?;
     let t = a.dtype();
     let ctx = a.context().clone();
-    let mut map = map;
-    if t.is_complex() {
-        map.preamble = complex_helpers(ctx.device().info().fp64 && t.needs_fp64());
-    }
     let op = if t == DType::Bool { Op::Any } else { Op::Sum };
     let spec = Spec { op, acc: t.acc_type(), out: t, finish: "v".into() };
     engine::reduce(&ctx, &map, &spec, &[0], false)
