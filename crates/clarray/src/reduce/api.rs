@@ -6,11 +6,12 @@
 //! checked at run time, as [`Expr::eval`] does.
 
 use crate::array::codegen::{Emitter, Instr, Plan};
-use crate::array::{Array, Element, Expr};
+use crate::array::{Array, DType, Element, Expr};
 use crate::error::{Error, Result};
 
-use super::dtype::Reducible;
-use super::engine::{MapExpr, Param};
+use super::dtype::{Reducible, ReductionTypes};
+use super::engine::{csfx, MapExpr, Param};
+use super::scan::{scan, ScanSpec};
 use super::strided::Strided;
 use super::{dot_with, reduce_map, Axes, Kind, Norm};
 
@@ -194,5 +195,58 @@ impl Expr {
         keepdims: bool,
     ) -> Result<Array<U>> {
         reduce_map(map_of_expr(self)?, Kind::Norm(ord), &axes.into(), keepdims)?.into_array()
+    }
+}
+
+/// The spec of a prefix sum or product of values of type `t`.
+fn cum_spec(t: DType, prod: bool, exclusive: bool) -> ScanSpec {
+    let out = t.sum_type();
+    let acc = out.acc_type();
+    let combine = match (prod, acc.is_complex()) {
+        (false, _) => "a + b".to_string(),
+        (true, true) => format!("cmul_{}(a, b)", csfx(acc)),
+        (true, false) => "a * b".to_string(),
+    };
+    let neutral = if prod { acc.one() } else { acc.zero() };
+    ScanSpec { acc, neutral, combine, out, output: "item".into(), exclusive, preamble: String::new() }
+}
+
+fn cum(map: MapExpr, axis: usize, prod: bool, exclusive: bool) -> Result<Strided> {
+    let ctx = map.inputs[0].context().clone();
+    let spec = cum_spec(map.value, prod, exclusive);
+    scan(&ctx, &map, None, &spec, axis)
+}
+
+impl<T: Reducible> Array<T> {
+    /// The running sums along `axis` (NumPy's `cumsum`; integers widen as in [`Array::sum`]).
+    pub fn cumsum(&self, axis: usize) -> Result<Array<T::Sum>> {
+        cum(MapExpr::identity(&Strided::of_array(self)), axis, false, false)?.into_array()
+    }
+
+    /// The exclusive running sums along `axis`: element `i` sums the elements before `i`.
+    pub fn cumsum_exclusive(&self, axis: usize) -> Result<Array<T::Sum>> {
+        cum(MapExpr::identity(&Strided::of_array(self)), axis, false, true)?.into_array()
+    }
+
+    /// The running products along `axis` (NumPy's `cumprod`).
+    pub fn cumprod(&self, axis: usize) -> Result<Array<T::Sum>> {
+        cum(MapExpr::identity(&Strided::of_array(self)), axis, true, false)?.into_array()
+    }
+
+    /// The exclusive running products along `axis`: element `i` multiplies those before `i`.
+    pub fn cumprod_exclusive(&self, axis: usize) -> Result<Array<T::Sum>> {
+        cum(MapExpr::identity(&Strided::of_array(self)), axis, true, true)?.into_array()
+    }
+}
+
+impl Expr {
+    /// The running sums of the expression's values along `axis`, computed in the same pass.
+    pub fn cumsum<U: Element>(&self, axis: usize) -> Result<Array<U>> {
+        cum(map_of_expr(self)?, axis, false, false)?.into_array()
+    }
+
+    /// The running products of the expression's values along `axis`.
+    pub fn cumprod<U: Element>(&self, axis: usize) -> Result<Array<U>> {
+        cum(map_of_expr(self)?, axis, true, false)?.into_array()
     }
 }

@@ -409,11 +409,12 @@ fn plan(inputs: &[Strided], axes: &[usize], keep_order: bool) -> Plan {
 }
 
 /// Owned kernel arguments, turned into [`Arg`]s at launch.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Args {
     items: Vec<Item>,
 }
 
+#[derive(Clone)]
 enum Item {
     Buf(Buffer),
     Bytes(Vec<u8>, &'static str),

@@ -48,6 +48,7 @@
 mod api;
 pub mod dtype;
 pub mod engine;
+pub mod scan;
 pub mod strided;
 
 pub use dtype::{Reducible, ReductionTypes};
