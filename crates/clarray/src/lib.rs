@@ -24,4 +24,5 @@ pub mod runtime;
 pub use array::{Array, DType, Element, Expr};
 pub use error::{BuildFailure, Error, Result};
 pub use runtime::{Buffer, Context, Device, Event, Image, Pinned, Queue};
+pub mod random;
 pub mod reduce;
