@@ -48,10 +48,13 @@
 mod api;
 pub mod dtype;
 pub mod engine;
+pub mod gather;
 pub mod scan;
+pub mod sort;
 pub mod strided;
 
 pub use dtype::{Reducible, ReductionTypes};
+pub use gather::{concatenate, stack, Index};
 pub use strided::Strided;
 
 use crate::array::DType;
