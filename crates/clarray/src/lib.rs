@@ -24,5 +24,6 @@ pub mod runtime;
 pub use array::{Array, DType, Element, Expr};
 pub use error::{BuildFailure, Error, Result};
 pub use runtime::{Buffer, Context, Device, Event, Image, Pinned, Queue};
+pub mod kernels;
 pub mod random;
 pub mod reduce;

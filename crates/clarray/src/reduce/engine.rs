@@ -902,3 +902,14 @@ fn states_source(spec: &Spec, st: &State<'_>, wg: usize, fp64: bool) -> String {
     let _ = writeln!(s, "  if (lane == 0 && o < nout) {{ {} }}\n}}", st.write_final(spec, "p", "o"));
     s
 }
+
+/// Evaluates `map` elementwise into a new contiguous array (a reduction over no axes).
+pub(crate) fn evaluate(ctx: &Context, map: &MapExpr) -> Result<Strided> {
+    let spec = Spec {
+        op: Op::Custom { neutral: "0".into(), combine: "b".into() },
+        acc: map.value,
+        out: map.value,
+        finish: "v".into(),
+    };
+    reduce(ctx, map, &spec, &[], false)
+}
