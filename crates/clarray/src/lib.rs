@@ -10,6 +10,9 @@
 //! | memory | [`memory`] | every upper-layer allocation ([`memory::alloc`]): pool, device memory limit |
 //! | programs | [`program`] | the program cache (memory and disk), kernels created once and reused |
 //! | arrays | [`array`] | [`Array<T>`](array::Array): typed n-d arrays on the device, views, broadcasting, fused elementwise expressions compiled to one kernel each |
+//! | reductions | [`reduce`] | sum, prod, min, max, argmin/argmax, mean, var, std, any, all, count_nonzero, norms, dot/vdot over any axes of any view, fused with the expression in front; cumsum/cumprod; take/put (bounds checked on the device); concatenate/stack; sort/argsort |
+//! | random numbers | [`random`] | Philox4x32-10: uniform, normal, integers; the same numbers on every device; streams |
+//! | user kernels | [`kernels`] | [`ElementwiseKernel`](kernels::ElementwiseKernel), [`ReductionKernel`](kernels::ReductionKernel), [`ScanKernel`](kernels::ScanKernel) with typed, checked arguments |
 //!
 //! Start with [`Context::new`], which picks the device named by `CLARRAY_DEVICE` or else the
 //! GPU with the most memory (PoCL's CPU device on a machine without a GPU).
@@ -17,13 +20,13 @@
 pub mod array;
 pub mod error;
 pub mod guide;
+pub mod kernels;
 pub mod memory;
 pub mod program;
+pub mod random;
+pub mod reduce;
 pub mod runtime;
 
 pub use array::{Array, DType, Element, Expr};
 pub use error::{BuildFailure, Error, Result};
 pub use runtime::{Buffer, Context, Device, Event, Image, Pinned, Queue};
-pub mod kernels;
-pub mod random;
-pub mod reduce;

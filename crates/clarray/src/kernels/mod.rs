@@ -243,7 +243,7 @@ impl ElementwiseKernel {
                 let t = d.dtype.cl_storage();
                 params.push(format!("__global {t}* {}__base", d.name));
                 params.push(format!("long {}__off", d.name));
-                let _ = write!(setup, "  __global {t}* {n} = {n}__base + {n}__off;\n", n = d.name);
+                let _ = writeln!(setup, "  __global {t}* {n} = {n}__base + {n}__off;", n = d.name);
             } else {
                 params.push(format!("{} {}", d.dtype.cl_compute(), d.name));
             }

@@ -24,8 +24,7 @@ use std::fmt::Write as _;
 
 use crate::array::{Array, DType, Element};
 use crate::error::{Error, Result};
-use crate::program::cached_kernel;
-use crate::reduce::engine::Args;
+use crate::reduce::engine::{generated, Args};
 use crate::reduce::ReductionTypes;
 use crate::runtime::{Context, LaunchDims};
 
@@ -194,8 +193,7 @@ impl Philox {
         let per = if dt == DType::F32 { 4 } else { 2 };
         let blocks = n.div_ceil(per);
         if n > 0 {
-            let src = source(dt, kind);
-            let k = cached_kernel(ctx, &src, "", "philox_fill")?;
+            let k = generated(ctx, format!("philox|{dt:?}|{kind:?}"), "philox_fill", || source(dt, kind))?;
             let mut args = Args::default();
             let key = self.key();
             args.buf(out.buffer())
@@ -228,8 +226,8 @@ impl Philox {
         let n = out.len();
         let blocks = n.div_ceil(2);
         if n > 0 {
-            let src = source(dt, Kind::Integer);
-            let k = cached_kernel(ctx, &src, "", "philox_fill")?;
+            let k =
+                generated(ctx, format!("philox|{dt:?}|int"), "philox_fill", || source(dt, Kind::Integer))?;
             let mut args = Args::default();
             let key = self.key();
             args.buf(out.buffer())

@@ -24,15 +24,40 @@
 //! states with the same error-free addition, so a float32 sum of 2^28 values has the accuracy of
 //! a float64 one rounded once.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
 use crate::program::cached_kernel;
-use crate::runtime::{Arg, Buffer, Context, Event, LaunchDims};
+use crate::runtime::{Arg, Buffer, Context, Event, Kernel, LaunchDims};
 
 use super::dtype::ReductionTypes;
 use super::strided::Strided;
 use crate::array::DType;
+
+#[derive(Default)]
+struct Generated {
+    kernels: Mutex<HashMap<String, Kernel>>,
+}
+
+/// The kernel `name` for `key` in `ctx`: its source is generated (by `source`) and built only
+/// the first time, so a repeated reduction costs a hash lookup on the host, not a source
+/// generation. `key` must determine the source.
+pub(crate) fn generated(
+    ctx: &Context,
+    key: String,
+    name: &str,
+    source: impl FnOnce() -> String,
+) -> Result<Kernel> {
+    let g: Arc<Generated> = ctx.slot();
+    if let Some(k) = g.kernels.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(k.clone());
+    }
+    let k = cached_kernel(ctx, &source(), "", name)?;
+    g.kernels.lock().unwrap_or_else(|p| p.into_inner()).insert(key, k.clone());
+    Ok(k)
+}
 
 /// The work-group size of the generated kernels (capped by the device).
 const WG: usize = 256;
@@ -285,7 +310,7 @@ impl<'a> State<'a> {
         s
     }
 
-    fn to_local(&self, p: &str, i: &str) -> String {
+    fn store_local(&self, p: &str, i: &str) -> String {
         let mut s = format!("lv[{i}] = {p}v;");
         if self.comp {
             let _ = write!(s, " lc[{i}] = {p}c;");
@@ -296,7 +321,7 @@ impl<'a> State<'a> {
         s
     }
 
-    fn from_local(&self, q: &str, i: &str) -> String {
+    fn load_local(&self, q: &str, i: &str) -> String {
         let mut s = format!("{} {q}v = lv[{i}];", self.a);
         if self.comp {
             let _ = write!(s, " {} {q}c = lc[{i}];", self.a);
@@ -320,7 +345,7 @@ impl<'a> State<'a> {
         v
     }
 
-    fn to_bufs(&self, p: &str, prefix: &str, i: &str) -> String {
+    fn store_bufs(&self, p: &str, prefix: &str, i: &str) -> String {
         let mut s = format!("{prefix}v[{i}] = {p}v;");
         if self.comp {
             let _ = write!(s, " {prefix}c[{i}] = {p}c;");
@@ -331,7 +356,7 @@ impl<'a> State<'a> {
         s
     }
 
-    fn from_bufs(&self, q: &str, prefix: &str, i: &str) -> String {
+    fn load_bufs(&self, q: &str, prefix: &str, i: &str) -> String {
         let mut s = format!("{} {q}v = {prefix}v[{i}];", self.a);
         if self.comp {
             let _ = write!(s, " {} {q}c = {prefix}c[{i}];", self.a);
@@ -544,15 +569,33 @@ pub(crate) fn reduce(
         w = vector_width(&map.inputs, &p);
         wgc = wg;
         let units = r_total.div_ceil(w);
-        s_lanes = next_pow2(units.div_ceil(4)).clamp(1, wg);
-        let max_g = (units / (s_lanes * 4)).max(1);
+        // Lanes per output: enough that each lane makes ~16 loads (fewer tree steps and more
+        // loads in flight per lane); neighbouring lanes read neighbouring 16-byte vectors.
+        s_lanes = next_pow2(units.div_ceil(16)).clamp(1, wg);
+        let max_g = (units / (s_lanes * 16)).max(1);
         let gg = target.div_ceil(nout * s_lanes).clamp(1, max_g).min(65535);
         chunk = r_total.div_ceil(gg).div_ceil(w).max(1) * w;
         g = r_total.div_ceil(chunk).max(1);
     }
     let fp64 = ctx.device().info().fp64;
-    let src = main_source(map, spec, &st, &p, column, w, wgc, g > 1, fp64);
-    let kernel = cached_kernel(ctx, &src, "", "red_main")?;
+    let types: Vec<DType> = map.inputs.iter().map(Strided::dtype).collect();
+    let ptypes: Vec<&str> = map.params.iter().map(|p| p.ctype).collect();
+    let key = format!(
+        "{types:?}|{ptypes:?}|{:?}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{}|{column}|{w}|{wgc}|{}|{fp64}",
+        map.value,
+        map.code,
+        map.body,
+        map.preamble,
+        spec.op,
+        spec.acc,
+        spec.out,
+        spec.finish,
+        p.kept.len(),
+        p.red.len(),
+        g > 1
+    );
+    let kernel =
+        generated(ctx, key, "red_main", || main_source(map, spec, &st, &p, column, w, wgc, g > 1, fp64))?;
     let mut args = Args::default();
     for (k, x) in map.inputs.iter().enumerate() {
         args.buf(x.buffer()).long(p.offsets[k]);
@@ -632,8 +675,8 @@ fn states_pass(
     after: Event,
 ) -> Result<Event> {
     let s_lanes = next_pow2(g.div_ceil(4)).clamp(1, wg);
-    let src = states_source(spec, st, wg, fp64);
-    let kernel = cached_kernel(ctx, &src, "", "red_states")?;
+    let key = format!("states|{:?}|{:?}|{:?}|{}|{wg}|{fp64}", spec.op, spec.acc, spec.out, spec.finish);
+    let kernel = generated(ctx, key, "red_states", || states_source(spec, st, wg, fp64))?;
     let mut args = Args::default();
     for b in partial {
         args.buf(b);
@@ -783,7 +826,7 @@ fn main_source(
     };
     let finish = |o: &str| {
         if partial {
-            st.to_bufs("p", "po", o)
+            st.store_bufs("p", "po", o)
         } else {
             st.write_final(spec, "p", o)
         }
@@ -844,9 +887,25 @@ fn main_source(
                 let _ = write!(body, "{vt} v{k} = *(__global const {vt}*)(in{k} + b{k} + r);");
             }
         }
-        for (j, c) in comps.iter().enumerate() {
-            let xs: Vec<String> = (0..nin).map(|k| format!("v{k}.{c}")).collect();
-            let _ = write!(body, " {}", st.add("p", &call(&xs), &format!("(r + {j})")));
+        if *st.op == Op::Sum {
+            // Sums add each group of four lanes plainly, then the group into the compensated
+            // accumulator: a quarter of the compensation work, and the plain part's error is
+            // at most 3 ulp of a four-element sum.
+            for group in comps.chunks(4) {
+                let terms: Vec<String> = group
+                    .iter()
+                    .map(|c| {
+                        let xs: Vec<String> = (0..nin).map(|k| format!("v{k}.{c}")).collect();
+                        format!("({})({})", st.a, call(&xs))
+                    })
+                    .collect();
+                let _ = write!(body, " {}", st.add("p", &terms.join(" + "), "r"));
+            }
+        } else {
+            for (j, c) in comps.iter().enumerate() {
+                let xs: Vec<String> = (0..nin).map(|k| format!("v{k}.{c}")).collect();
+                let _ = write!(body, " {}", st.add("p", &call(&xs), &format!("(r + {j})")));
+            }
         }
         let _ = writeln!(
             s,
@@ -868,10 +927,10 @@ fn tree(s: &mut String, st: &State<'_>) {
         s,
         "  {}\n  for (int h = S / 2; h > 0; h >>= 1) {{\n    barrier(CLK_LOCAL_MEM_FENCE);\n    \
          if (lane < h) {{ {} {} {} }}\n  }}",
-        st.to_local("p", "lid"),
-        st.from_local("q", "lid + h"),
+        st.store_local("p", "lid"),
+        st.load_local("q", "lid + h"),
         st.merge("p", "q"),
-        st.to_local("p", "lid")
+        st.store_local("p", "lid")
     );
 }
 
@@ -895,7 +954,7 @@ fn states_source(spec: &Spec, st: &State<'_>, wg: usize, fp64: bool) -> String {
     let _ = writeln!(
         s,
         "  if (o < nout) {{ for (long g = lane; g < G; g += S) {{ {} {} }} }}",
-        st.from_bufs("q", "pi_", "o * G + g"),
+        st.load_bufs("q", "pi_", "o * G + g"),
         st.merge("p", "q")
     );
     tree(&mut s, st);

@@ -182,8 +182,8 @@ impl<T: Element> Array<T> {
         for j in 0..npost {
             args.long(a.strides()[axis + 1 + j] as i64);
         }
-        for j in 0..npre {
-            args.long(shape[j] as i64);
+        for &d in &shape[..npre] {
+            args.long(d as i64);
         }
         for j in 0..npost {
             args.long(shape[axis + 1 + j] as i64);
@@ -323,7 +323,7 @@ pub fn concatenate<T: Element>(arrays: &[&Array<T>], axis: usize) -> Result<Arra
     let mut at = 0usize;
     for a in arrays {
         let len = a.shape()[axis];
-        if len > 0 && a.len() > 0 {
+        if len > 0 && !a.is_empty() {
             let info: Vec<SliceInfoElem> = (0..nd)
                 .map(|k| {
                     if k == axis {

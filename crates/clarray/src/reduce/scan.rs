@@ -16,11 +16,10 @@ use std::fmt::Write as _;
 
 use crate::array::DType;
 use crate::error::{Error, Result};
-use crate::program::cached_kernel;
 use crate::runtime::{Buffer, Context, LaunchDims};
 
 use super::dtype::ReductionTypes;
-use super::engine::{store, Args, MapExpr};
+use super::engine::{generated, store, Args, MapExpr};
 use super::strided::{c_strides, Strided};
 
 const WG: usize = 256;
@@ -112,9 +111,19 @@ pub(crate) fn scan(
     for p in &map.params {
         args_base.bytes(p.bytes.clone(), p.ctype);
     }
-    let src = source(map, flag_type, spec, others.len(), fp64);
+    let types: Vec<DType> = map.inputs.iter().map(Strided::dtype).collect();
+    let ptypes: Vec<&str> = map.params.iter().map(|p| p.ctype).collect();
+    let key = format!(
+        "scan|{types:?}|{ptypes:?}|{:?}|{}|{}|{}|{flag_type:?}|{spec:?}|{}|{fp64}",
+        map.value,
+        map.code,
+        map.body,
+        map.preamble,
+        others.len()
+    );
+    let src = || source(map, flag_type, spec, others.len(), fp64);
     if line_len <= SHORT {
-        let k = cached_kernel(ctx, &src, "", "scan_short")?;
+        let k = generated(ctx, format!("{key}|short"), "scan_short", src)?;
         let global = [nlines.div_ceil(WG) * WG];
         ctx.queue().launch(
             &k,
@@ -129,7 +138,7 @@ pub(crate) fn scan(
     let tot_f = crate::memory::alloc(ctx, nlines * nblocks)?;
     let global = [nlines * nblocks * WG];
     let dims = LaunchDims { global: &global, local: Some(&[WG]), offset: None };
-    let k = cached_kernel(ctx, &src, "", "scan_totals")?;
+    let k = generated(ctx, format!("{key}|totals"), "scan_totals", src)?;
     let mut args = args_base.clone();
     args.buf(&tot_v).buf(&tot_f).long(nblocks as i64);
     ctx.queue().launch(&k, &args.as_args(), &dims, &[])?;
@@ -150,7 +159,7 @@ pub(crate) fn scan(
     } else {
         tot_v.clone()
     };
-    let k = cached_kernel(ctx, &src, "", "scan_apply")?;
+    let k = generated(ctx, format!("{key}|apply"), "scan_apply", src)?;
     let mut args = args_base.clone();
     args.buf(&carries).buf(&tot_f).long(nblocks as i64);
     ctx.queue().launch(&k, &args.as_args(), &dims, &[])?;

@@ -106,7 +106,7 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: usize, want_keys: bool) -> Result<
     let moved = x.permute(&perm)?;
     let lines_view = if moved.ndim() > 1 { moved.copy()? } else { moved.clone() };
     let l = x.shape()[axis];
-    let nlines = if l == 0 { 0 } else { x.len() / l };
+    let nlines = x.len().checked_div(l).unwrap_or(0);
     let p = l.next_power_of_two();
     let out_dt = if want_keys { t } else { DType::I64 };
     let mut moved_shape: Vec<usize> = perm.iter().map(|&k| x.shape()[k]).collect();
