@@ -1,14 +1,14 @@
-//! STAND-IN for the CLI helper's `bench/mod.rs` (branch h-cli), with the same `BenchOpts`,
-//! `Row`, `Timing` and `time`, so that `bench/reduce.rs` builds and runs on this branch. When
-//! merging, keep h-cli's file and add `mod reduce;` and
-//! `Area { name: "reduce", rows: reduce::rows },` to its `AREAS`.
+//! STAND-IN for the CLI helper's `bench/mod.rs` (branch h-cli), only so that `bench/array.rs`
+//! compiles and runs in this worktree: the same `BenchOpts`, `Row`, `Timing` and `time` as
+//! there. The lead merges with the real one and registers `Area { name: "array", rows:
+//! array::rows }`.
 
+pub mod array;
 pub mod reduce;
 
 use std::time::Instant;
 
 use clarray::Queue;
-use serde::Serialize;
 
 /// How to run the benchmarks.
 #[derive(Debug, Clone)]
@@ -42,11 +42,11 @@ impl BenchOpts {
 }
 
 /// One measured figure.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Row {
     /// `area: what`.
     pub name: String,
-    /// Bytes moved per iteration.
+    /// Bytes moved per iteration (0 for latencies).
     pub bytes: f64,
     /// Best time per iteration in seconds.
     pub seconds: f64,
@@ -57,7 +57,11 @@ pub struct Row {
 impl Row {
     /// A row from a [`Timing`]: the best time, with the median in the note.
     pub fn timed(name: impl Into<String>, bytes: f64, t: &Timing, note: &str) -> Row {
-        let median = format!("median {:.2} GB/s", bytes / t.median / 1e9);
+        let median = if bytes > 0.0 {
+            format!("median {:.2} GB/s", bytes / t.median / 1e9)
+        } else {
+            format!("median {:.1} us", t.median * 1e6)
+        };
         let note = if note.is_empty() { median } else { format!("{median}; {note}") };
         Row { name: name.into(), bytes, seconds: t.best, note }
     }
@@ -72,7 +76,7 @@ pub struct Timing {
     pub median: f64,
 }
 
-/// Runs `work` `opts.warmup` times, then `opts.repeats` times, each timed until `finish()`.
+/// Runs `work` `opts.warmup` times, then `opts.repeats` times each timed by wall clock.
 pub fn time(
     opts: &BenchOpts,
     queue: &Queue,
@@ -91,4 +95,32 @@ pub fn time(
     }
     times.sort_by(f64::total_cmp);
     Ok(Timing { best: times[0], median: times[times.len() / 2] })
+}
+
+/// Stand-in runner: prints the array rows with GB/s.
+pub fn run_array(quick: bool) -> clarray::Result<()> {
+    let ctx = clarray::Context::new()?;
+    for r in array::rows(&ctx, &BenchOpts::new(quick))? {
+        let rate = if r.bytes > 0.0 { format!("{:8.2} GB/s", r.bytes / r.seconds / 1e9) } else { "-".into() };
+        println!("{:<60} {:>12.3} us {rate:>14}  {}", r.name, r.seconds * 1e6, r.note);
+    }
+    Ok(())
+}
+
+/// Stand-in runner (h-reduce): prints the reduce rows with GB/s and their ratio to a
+/// device-to-device copy of the same size.
+pub fn run_reduce(quick: bool) -> clarray::Result<()> {
+    let ctx = clarray::Context::new()?;
+    let opts = BenchOpts::new(quick);
+    let n: usize = opts.pick(1 << 22, 1 << 28);
+    let src = clarray::memory::alloc(&ctx, 4 * n)?;
+    let dst = clarray::memory::alloc(&ctx, 4 * n)?;
+    let t = time(&opts, ctx.queue(), || ctx.queue().copy_buffer(&src, 0, &dst, 0, 4 * n, &[]).map(drop))?;
+    let ceiling = 8.0 * n as f64 / t.best;
+    println!("{}: copy ceiling {:.1} GB/s", ctx.device().name(), ceiling / 1e9);
+    for r in reduce::rows(&ctx, &opts)? {
+        let rate = r.bytes / r.seconds;
+        println!("{:<48} {:>9.1} GB/s {:>6.1}%  {}", r.name, rate / 1e9, 100.0 * rate / ceiling, r.note);
+    }
+    Ok(())
 }

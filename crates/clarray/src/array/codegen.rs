@@ -64,15 +64,17 @@ impl Plan {
     /// Flattens `expr`.
     pub fn new(expr: &Expr) -> Result<Plan> {
         let mut p = Plan { instrs: Vec::new(), leaves: Vec::new(), scalars: Vec::new() };
-        let mut seen: HashMap<*const ExprInner, usize> = HashMap::new();
+        let mut seen: Vec<(*const ExprInner, usize)> = Vec::new();
         p.visit(expr, &mut seen)?;
         Ok(p)
     }
 
-    fn visit(&mut self, e: &Expr, seen: &mut HashMap<*const ExprInner, usize>) -> Result<usize> {
+    /// Appends the instructions of `e`; `seen` maps nodes already visited (shared
+    /// subexpressions) to their instruction, so each is computed once.
+    fn visit(&mut self, e: &Expr, seen: &mut Vec<(*const ExprInner, usize)>) -> Result<usize> {
         let inner = e.inner()?;
         let key = Arc::as_ptr(inner);
-        if let Some(&i) = seen.get(&key) {
+        if let Some(&(_, i)) = seen.iter().find(|(p, _)| *p == key) {
             return Ok(i);
         }
         let instr = match &inner.node {
@@ -105,7 +107,7 @@ impl Plan {
             Node::Cast(a) => Instr::Cast(self.visit(a, seen)?),
         };
         self.instrs.push((instr, inner.dtype));
-        seen.insert(key, self.instrs.len() - 1);
+        seen.push((key, self.instrs.len() - 1));
         Ok(self.instrs.len() - 1)
     }
 
@@ -116,12 +118,21 @@ impl Plan {
 
     /// The structure, for cache keys: instructions and dtypes, no sizes or values.
     pub fn signature(&self) -> String {
-        let mut s = String::new();
+        let mut s = String::with_capacity(8 * self.instrs.len() + 4 * self.leaves.len());
         for (i, d) in &self.instrs {
-            let _ = write!(s, "{i:?}:{d:?};");
+            let _ = match *i {
+                Instr::Leaf(j) => write!(s, "L{j}"),
+                Instr::Scalar(j) => write!(s, "S{j}"),
+                Instr::Index => write!(s, "I"),
+                Instr::Unary(op, a) => write!(s, "U{}.{a}", op as u8),
+                Instr::Binary(op, a, b) => write!(s, "B{}.{a}.{b}", op as u8),
+                Instr::Where(c, a, b) => write!(s, "W{c}.{a}.{b}"),
+                Instr::Cast(a) => write!(s, "C{a}"),
+            };
+            let _ = write!(s, ":{};", *d as u8);
         }
         for l in &self.leaves {
-            let _ = write!(s, "L{:?};", l.dtype);
+            let _ = write!(s, "l{};", l.dtype as u8);
         }
         s
     }
@@ -266,7 +277,7 @@ impl Emitter {
             ("fmod", false) => format!("{t} {name}({t} a, {t} b) {{ return b == 0 ? 0 : ({t})(a % b); }}"),
             ("ipow", _) => {
                 let neg = if signed {
-                    format!("  if (b < 0) return a == 1 ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0);\n")
+                    "  if (b < 0) return a == 1 ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0);\n".to_string()
                 } else {
                     String::new()
                 };
@@ -606,6 +617,26 @@ pub fn element_code(
     Ok(strided_code(&plan, &strides, &offsets, coords, flat, index == "long", prefix))
 }
 
+/// The arguments of [`strided_code`]'s parameters, in order.
+fn strided_args(
+    plan: &Plan,
+    strides: &[Vec<isize>],
+    offsets: &[usize],
+    wide: bool,
+    args: &mut Vec<KernelValue>,
+) {
+    for (j, l) in plan.leaves.iter().enumerate() {
+        args.push(KernelValue::Buffer(l.buffer.clone()));
+        args.push(KernelValue::index(offsets[j] as isize, wide));
+        for &s in &strides[j] {
+            args.push(KernelValue::index(s, wide));
+        }
+    }
+    for (s, d) in &plan.scalars {
+        args.push(KernelValue::Bytes(s.encode(*d), d.cl_compute()));
+    }
+}
+
 fn strided_code(
     plan: &Plan,
     strides: &[Vec<isize>],
@@ -617,21 +648,18 @@ fn strided_code(
 ) -> ElementCode {
     let it = if wide { "long" } else { "int" };
     let mut params = Vec::new();
-    let mut args = Vec::new();
     for (j, l) in plan.leaves.iter().enumerate() {
         params.push(format!("__global const {}* {prefix}p{j}", l.dtype.cl_storage()));
         params.push(format!("{it} {prefix}o{j}"));
-        args.push(KernelValue::Buffer(l.buffer.clone()));
-        args.push(KernelValue::index(offsets[j] as isize, wide));
-        for (d, &s) in strides[j].iter().enumerate() {
+        for d in 0..strides[j].len() {
             params.push(format!("{it} {prefix}s{j}_{d}"));
-            args.push(KernelValue::index(s, wide));
         }
     }
-    for (j, (s, d)) in plan.scalars.iter().enumerate() {
+    for (j, (_, d)) in plan.scalars.iter().enumerate() {
         params.push(format!("{} {prefix}k{j}", d.cl_compute()));
-        args.push(KernelValue::Bytes(s.encode(*d), d.cl_compute()));
     }
+    let mut args = Vec::new();
+    strided_args(plan, strides, offsets, wide, &mut args);
     let mut em = Emitter::default();
     let mut body = String::new();
     let load = |j: usize| {
@@ -677,7 +705,9 @@ fn kernel_for(ctx: &Context, key: String, source: impl FnOnce() -> String) -> Re
     }
     let src = source();
     log::debug!("generated kernel for {key}:\n{src}");
-    let k = cached_kernel(ctx, &src, "-cl-kernel-arg-info", "clarray_ew")?;
+    // Built without -cl-kernel-arg-info: the arguments are right by construction, and the
+    // launch checks only their count and kinds (cheaper for tiny arrays).
+    let k = cached_kernel(ctx, &src, "", "clarray_ew")?;
     g.kernels.lock().unwrap_or_else(|p| p.into_inner()).insert(key, k.clone());
     Ok(k)
 }
@@ -690,8 +720,9 @@ fn fits_int(n: isize) -> bool {
     n.unsigned_abs() < 1 << 30
 }
 
-/// Evaluates `expr` into the elements of `out` (dtype `out_dtype`, layout `out_layout`): one
-/// kernel. `expr`'s shape must broadcast to the output's. Non-blocking.
+/// Evaluates `expr` into the elements of `out` (dtype `out_dtype`, layout `out_layout`),
+/// converting to `out_dtype`: one kernel. `expr`'s shape must broadcast to the output's.
+/// Non-blocking.
 pub(crate) fn eval_into(
     ctx: &Context,
     expr: &Expr,
@@ -699,69 +730,86 @@ pub(crate) fn eval_into(
     out_layout: &Layout,
     out_dtype: DType,
 ) -> Result<Event> {
-    let e = expr.cast(out_dtype);
-    let plan = Plan::new(&e)?;
+    eval_plan_into(ctx, &Plan::new(&expr.cast(out_dtype))?, out, out_layout)
+}
+
+/// Evaluates a plan (whose value has the output's dtype) into `out`.
+pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layout: &Layout) -> Result<Event> {
     plan.check_device(ctx)?;
+    let od = plan.instrs.last().map(|i| i.1).unwrap_or(DType::Bool);
     let shape = &out_layout.shape;
     let n = out_layout.size();
     if n == 0 {
         return ctx.queue().marker(&[]);
     }
-    let mut all = vec![out_layout.strides.clone()];
+    let mut all = Vec::with_capacity(plan.leaves.len() + 1);
+    all.push(out_layout.strides.clone());
     for l in &plan.leaves {
         ctx.check_same(l.buffer.context())?;
-        all.push(l.layout.broadcast_to(shape)?.strides);
+        all.push(if &l.layout.shape == shape {
+            l.layout.strides.clone()
+        } else {
+            l.layout.broadcast_to(shape)?.strides
+        });
     }
     let (cshape, cstrides) = collapse(shape, &all);
     let contiguous = cstrides.iter().all(|s| s.iter().all(|&x| x == 1));
-    let mut offsets: Vec<usize> = vec![out_layout.offset];
-    offsets.extend(plan.leaves.iter().map(|l| l.layout.offset));
-    let mut extents = vec![out_layout.extent()];
-    extents.extend(plan.leaves.iter().map(|l| l.layout.extent()));
-    let wide = !(fits_int(n as isize) && extents.iter().all(|&(lo, hi)| fits_int(lo) && fits_int(hi)));
+    let fits = |l: &Layout| {
+        let (lo, hi) = l.extent();
+        fits_int(lo) && fits_int(hi)
+    };
+    let wide = !(fits_int(n as isize) && fits(out_layout) && plan.leaves.iter().all(|l| fits(&l.layout)));
     let it = if wide { "long" } else { "int" };
     let sig = plan.signature();
-    let od = out_dtype;
 
-    let mut args =
-        vec![KernelValue::Buffer(out.clone()), KernelValue::index(out_layout.offset as isize, wide)];
+    let mut args = Vec::with_capacity(4 + 3 * plan.leaves.len() + plan.scalars.len());
+    args.push(KernelValue::Buffer(out.clone()));
+    args.push(KernelValue::index(out_layout.offset as isize, wide));
     let (kernel, items) = if contiguous {
-        for (j, l) in plan.leaves.iter().enumerate() {
+        for l in &plan.leaves {
             args.push(KernelValue::Buffer(l.buffer.clone()));
-            args.push(KernelValue::index(offsets[j + 1] as isize, wide));
+            args.push(KernelValue::index(l.layout.offset as isize, wide));
         }
         for (s, d) in &plan.scalars {
             args.push(KernelValue::Bytes(s.encode(*d), d.cl_compute()));
         }
         args.push(KernelValue::index(n as isize, wide));
-        let key = format!("contig|{it}|{od:?}|{sig}");
-        let k = kernel_for(ctx, key, || contiguous_source(&plan, od, it))?;
+        let key = format!("contig|{it}|{}|{sig}", od as u8);
+        let k = kernel_for(ctx, key, || contiguous_source(plan, od, it))?;
         (k, n.div_ceil(VW))
     } else {
         let k_axes = cshape.len();
         for &s in &cstrides[0] {
             args.push(KernelValue::index(s, wide));
         }
-        let coords: Vec<String> = (0..k_axes).map(|d| format!("c{d}")).collect();
-        let coord_refs: Vec<&str> = coords.iter().map(String::as_str).collect();
-        let code = strided_code(&plan, &cstrides[1..], &offsets[1..], &coord_refs, "i", wide, "");
-        args.extend(code.args.iter().cloned());
+        let offsets: Vec<usize> = plan.leaves.iter().map(|l| l.layout.offset).collect();
+        strided_args(plan, &cstrides[1..], &offsets, wide, &mut args);
         args.push(KernelValue::index(n as isize, wide));
         for &m in &cshape {
             args.push(KernelValue::index(m as isize, wide));
         }
-        let key = format!("strided{k_axes}|{it}|{od:?}|{sig}");
-        let k = kernel_for(ctx, key, || strided_source(&code, od, it, k_axes))?;
+        let key = format!("strided{k_axes}|{it}|{}|{sig}", od as u8);
+        let k = kernel_for(ctx, key, || {
+            let coords: Vec<String> = (0..k_axes).map(|d| format!("c{d}")).collect();
+            let coord_refs: Vec<&str> = coords.iter().map(String::as_str).collect();
+            let code = strided_code(plan, &cstrides[1..], &offsets, &coord_refs, "i", wide, "");
+            strided_source(&code, od, it, k_axes)
+        })?;
         (k, n)
     };
     launch(ctx, &kernel, &args, items)
 }
 
 fn launch(ctx: &Context, kernel: &Kernel, args: &[KernelValue], items: usize) -> Result<Event> {
+    let args: Vec<Arg<'_>> = args.iter().map(KernelValue::as_arg).collect();
     let wg = WG.min(kernel.max_work_group_size()).max(1);
+    if items < wg {
+        // A tiny launch: exactly the work-items needed, in one group the driver sizes.
+        let dims = LaunchDims { global: &[items], local: None, offset: None };
+        return ctx.queue().launch(kernel, &args, &dims, &[]);
+    }
     let cap = (1usize << 30) / wg * wg;
     let global = (items.div_ceil(wg) * wg).min(cap);
-    let args: Vec<Arg<'_>> = args.iter().map(KernelValue::as_arg).collect();
     ctx.queue().launch(
         kernel,
         &args,

@@ -244,7 +244,7 @@ impl<T: Element> Array<T> {
         let l = Layout { shape: shape.to_vec(), strides: strides.to_vec(), offset };
         let (lo, hi) = l.extent();
         let size = T::DTYPE.size() as isize;
-        if lo < 0 || hi.checked_mul(size).is_none_or(|b| b as usize > buffer.len()) {
+        if lo < 0 || hi.checked_mul(size).map_or(true, |b| b as usize > buffer.len()) {
             return Err(Error::OutOfBounds(format!(
                 "shape {shape:?} with strides {strides:?} at offset {offset} reaches elements {lo}..{hi} of \
                  {}, but the buffer holds {} of them",
@@ -332,6 +332,16 @@ impl<T: Element> Array<T> {
         self.layout.offset * T::DTYPE.size()
     }
 
+    /// Where transfers start: the offset in bytes, or 0 for an empty array (whose offset may
+    /// point past its buffer).
+    fn start_bytes(&self) -> usize {
+        if self.is_empty() {
+            0
+        } else {
+            self.offset_bytes()
+        }
+    }
+
     /// The layout (shape, strides, offset).
     pub fn layout(&self) -> &Layout {
         &self.layout
@@ -396,7 +406,7 @@ impl<T: Element> Array<T> {
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let c = self.contiguous()?;
         let mut r = vec![T::Repr::zeroed(); c.len()];
-        self.ctx.queue().read_buffer(&c.buf, c.offset_bytes(), &mut r, &[])?;
+        self.ctx.queue().read_buffer(&c.buf, c.start_bytes(), &mut r, &[])?;
         Ok(r.into_iter().map(T::from_repr).collect())
     }
 
@@ -424,7 +434,7 @@ impl<T: Element> Array<T> {
     pub fn get_async(&self) -> Result<PendingArray<T>> {
         let c = self.contiguous()?;
         let host = vec![T::Repr::zeroed(); c.len()];
-        let pending = self.ctx.queue().read_buffer_async(&c.buf, c.offset_bytes(), host, &[])?;
+        let pending = self.ctx.queue().read_buffer_async(&c.buf, c.start_bytes(), host, &[])?;
         Ok(PendingArray { pending, shape: self.shape().to_vec() })
     }
 
@@ -440,7 +450,7 @@ impl<T: Element> Array<T> {
         }
         let repr: Vec<T::Repr> = data.iter().map(|&x| x.to_repr()).collect();
         if self.is_contiguous() {
-            self.ctx.queue().write_buffer(&self.buf, self.offset_bytes(), &repr, &[])?;
+            self.ctx.queue().write_buffer(&self.buf, self.start_bytes(), &repr, &[])?;
         } else {
             let mut tmp = Array::<T>::empty(&self.ctx, self.shape())?;
             tmp.ctx.queue().write_buffer(&tmp.buf, 0, &repr, &[])?;
@@ -567,7 +577,7 @@ impl<T: Element> Array<T> {
         let out = Array::<T>::empty(&self.ctx, self.shape())?;
         if self.is_contiguous() {
             let bytes = self.len() * T::DTYPE.size();
-            self.ctx.queue().copy_buffer(&self.buf, self.offset_bytes(), &out.buf, 0, bytes, &[])?;
+            self.ctx.queue().copy_buffer(&self.buf, self.start_bytes(), &out.buf, 0, bytes, &[])?;
         } else {
             codegen::eval_into(&self.ctx, &self.expr(), &out.buf, &out.layout, T::DTYPE)?;
         }
@@ -585,11 +595,11 @@ impl<T: Element> Array<T> {
     pub fn fill(&mut self, value: T) -> Result<()> {
         if self.is_contiguous() && T::DTYPE != DType::Bool {
             let bytes = self.len() * T::DTYPE.size();
-            self.ctx.queue().fill_buffer(&self.buf, &[value.to_repr()], self.offset_bytes(), bytes, &[])?;
+            self.ctx.queue().fill_buffer(&self.buf, &[value.to_repr()], self.start_bytes(), bytes, &[])?;
             Ok(())
         } else if self.is_contiguous() {
             let bytes = self.len();
-            self.ctx.queue().fill_buffer(&self.buf, &[value.to_repr()], self.offset_bytes(), bytes, &[])?;
+            self.ctx.queue().fill_buffer(&self.buf, &[value.to_repr()], self.start_bytes(), bytes, &[])?;
             Ok(())
         } else {
             self.assign(Expr::typed_scalar(value))
@@ -602,28 +612,30 @@ impl<T: Element> Array<T> {
     /// the result goes through a temporary so that no element is read after it was written.
     pub fn assign(&mut self, src: impl IntoExpr) -> Result<()> {
         let e = src.into_expr();
-        let sh = e.shape()?;
-        Layout::contiguous(&sh).broadcast_to(self.shape()).map_err(|_| {
-            Error::Shape(format!(
+        let sh = &e.inner()?.shape;
+        let fits = sh.len() <= self.ndim()
+            && sh.iter().rev().zip(self.shape().iter().rev()).all(|(&a, &b)| a == b || a == 1);
+        if !fits {
+            return Err(Error::Shape(format!(
                 "a value of shape {sh:?} cannot be assigned to an array of shape {:?} (it must \
                  broadcast to it)",
                 self.shape()
-            ))
-        })?;
+            )));
+        }
         if let Some(c) = e.context() {
             self.ctx.check_same(c)?;
         }
-        let plan = Plan::new(&e)?;
+        let plan = Plan::new(&e.cast(T::DTYPE))?;
         let hazard = plan.leaves.iter().any(|l| {
             l.buffer.same_as(&self.buf)
                 && l.layout.broadcast_to(self.shape()).ok().as_ref() != Some(&self.layout)
         });
         if hazard {
             let tmp = Array::<T>::empty(&self.ctx, self.shape())?;
-            codegen::eval_into(&self.ctx, &e, &tmp.buf, &tmp.layout, T::DTYPE)?;
+            codegen::eval_plan_into(&self.ctx, &plan, &tmp.buf, &tmp.layout)?;
             codegen::eval_into(&self.ctx, &tmp.expr(), &self.buf, &self.layout, T::DTYPE)?;
         } else {
-            codegen::eval_into(&self.ctx, &e, &self.buf, &self.layout, T::DTYPE)?;
+            codegen::eval_plan_into(&self.ctx, &plan, &self.buf, &self.layout)?;
         }
         Ok(())
     }
@@ -635,7 +647,7 @@ impl<T: Element + Pod> Array<T> {
     pub fn read_into(&self, out: &mut [T]) -> Result<()> {
         self.check_host_len(out.len())?;
         let c = self.contiguous()?;
-        self.ctx.queue().read_buffer(&c.buf, c.offset_bytes(), out, &[])?;
+        self.ctx.queue().read_buffer(&c.buf, c.start_bytes(), out, &[])?;
         Ok(())
     }
 
@@ -648,7 +660,7 @@ impl<T: Element + Pod> Array<T> {
     ) -> Result<Pending<'s, &'s mut [T]>> {
         self.check_host_len(out.len())?;
         let c = self.contiguous()?;
-        scope.read_buffer(&c.buf, c.offset_bytes(), out, &[])
+        scope.read_buffer(&c.buf, c.start_bytes(), out, &[])
     }
 
     /// Starts writing `data` (C order, `len()` elements) into the array; the [`Pending`] owns
@@ -656,7 +668,7 @@ impl<T: Element + Pod> Array<T> {
     pub fn set_async(&mut self, data: Vec<T>) -> Result<Pending<'static, Vec<T>>> {
         self.check_host_len(data.len())?;
         if self.is_contiguous() {
-            return self.ctx.queue().write_buffer_async(&self.buf, self.offset_bytes(), data, &[]);
+            return self.ctx.queue().write_buffer_async(&self.buf, self.start_bytes(), data, &[]);
         }
         let tmp = Array::<T>::empty(&self.ctx, self.shape())?;
         let p = self.ctx.queue().write_buffer_async(&tmp.buf, 0, data, &[])?;

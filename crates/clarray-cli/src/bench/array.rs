@@ -1,0 +1,91 @@
+//! `array` rows: fused elementwise expressions at full bandwidth, a transposed operand, and the
+//! library's overhead per operation on tiny arrays against a bare launch of the same kernel.
+//!
+//! Bandwidth rows count each input read once and the output written once (2^28 float32:
+//! 1 GiB per array), evaluating into an existing array (`assign`) so that allocation is not
+//! timed. The small-array rows are latencies: the time per operation of many operations
+//! enqueued back to back (pipelined) on 16 elements, for `Array` and for a hand-written kernel
+//! launched through `Queue::launch`, measured in the same run.
+
+use clarray::array::Array;
+use clarray::program::{cached_kernel, KernelArg};
+use clarray::runtime::{Arg, LaunchDims};
+use clarray::Context;
+
+use super::{time, BenchOpts, Row};
+
+/// The rows of the `array` area.
+pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
+    let log2 = opts.pick(20, 28);
+    let n = 1usize << log2;
+    let bytes = (n * 4) as f64;
+    let q = ctx.queue();
+    let a = Array::<f32>::full(ctx, &[n], 1.0)?;
+    let b = Array::<f32>::full(ctx, &[n], 2.0)?;
+    let c = Array::<f32>::full(ctx, &[n], 3.0)?;
+    let d = Array::<f32>::full(ctx, &[n], 4.0)?;
+    let mut out = Array::<f32>::empty(ctx, &[n])?;
+    let size = format!("f32 2^{log2}");
+    let mut rows = Vec::new();
+
+    let t = time(opts, q, || out.assign(&a + 2.0))?;
+    rows.push(Row::timed(format!("array: a + 2 ({size})"), 2.0 * bytes, &t, "one kernel, vload4"));
+    let t = time(opts, q, || out.assign(2.0 * &a + &b))?;
+    rows.push(Row::timed(format!("array: 2*a + b ({size})"), 3.0 * bytes, &t, "one kernel"));
+    let t = time(opts, q, || out.assign(2.0 * &a + &b * &c - &d))?;
+    rows.push(Row::timed(format!("array: 2*a + b*c - d ({size})"), 5.0 * bytes, &t, "one fused kernel"));
+
+    let side = 1usize << (log2 / 2);
+    let m = a.reshape(&[side, side])?;
+    let mut out2 = out.reshape(&[side, side])?;
+    let t = time(opts, q, || out2.assign(2.0 * &m.t() + 1.0))?;
+    rows.push(Row::timed(
+        format!("array: 2*a.t() + 1 ({side}x{side} f32)"),
+        2.0 * bytes,
+        &t,
+        "transposed operand, strided kernel",
+    ));
+
+    // Small arrays: library overhead per operation versus a bare launch of the same kernel.
+    const OPS: usize = 1000;
+    let small = Array::<f32>::full(ctx, &[16], 1.0)?;
+    let mut small_out = Array::<f32>::empty(ctx, &[16])?;
+    let t = time(opts, q, || {
+        for _ in 0..OPS {
+            small_out.assign(&small + 2.0)?;
+        }
+        Ok(())
+    })?;
+    let per_op = |s: f64| s / OPS as f64;
+    let lib = per_op(t.best);
+    rows.push(Row {
+        name: "array: a + 2, 16 elements, per op (pipelined)".into(),
+        bytes: 0.0,
+        seconds: lib,
+        note: format!("median {:.2} us; {OPS} ops then finish", per_op(t.median) * 1e6),
+    });
+    let src = "__kernel void add_scalar(__global float* out, __global const float* a, float s, int n) {\n\
+               int i = get_global_id(0);\n    if (i < n) out[i] = a[i] + s;\n}\n";
+    let kernel = cached_kernel(ctx, src, "", "add_scalar")?;
+    let (s, len) = (2.0f32, 16i32);
+    let t = time(opts, q, || {
+        for _ in 0..OPS {
+            let args =
+                [Arg::Buffer(small_out.buffer()), Arg::Buffer(small.buffer()), s.to_arg()?, len.to_arg()?];
+            q.launch(&kernel, &args, &LaunchDims { global: &[16], local: None, offset: None }, &[])?;
+        }
+        Ok(())
+    })?;
+    let bare = per_op(t.best);
+    rows.push(Row {
+        name: "array: bare launch of the same kernel, 16 elements, per op".into(),
+        bytes: 0.0,
+        seconds: bare,
+        note: format!(
+            "median {:.2} us; Array costs {:+.1}% over it",
+            per_op(t.median) * 1e6,
+            (lib / bare - 1.0) * 100.0
+        ),
+    });
+    Ok(rows)
+}

@@ -1,0 +1,334 @@
+//! Views, broadcasting, layouts and transfers, against ndarray on the host: random shapes,
+//! random slices with steps (negative too), permutations and broadcasts (proptest); the
+//! contiguous (vector) kernel path with odd sizes and offsets; writing through views; empty and
+//! 0-d arrays; constructors; blocking and non-blocking transfers.
+
+use std::sync::OnceLock;
+
+use clarray::array::{where_, Array, Expr};
+use clarray::{Context, Pinned};
+use half::f16;
+use ndarray::{s, ArrayD, IxDyn, SliceInfo, SliceInfoElem};
+use num_complex::Complex;
+use proptest::prelude::*;
+
+fn ctx() -> &'static Context {
+    static CTX: OnceLock<Context> = OnceLock::new();
+    CTX.get_or_init(|| Context::new().expect("an OpenCL device"))
+}
+
+fn host(shape: &[usize], seed: u64) -> ArrayD<f32> {
+    let n: usize = shape.iter().product();
+    let v: Vec<f32> =
+        (0..n).map(|i| ((i as u64 * 2654435761 + seed * 97) % 1000) as f32 / 10.0 - 50.0).collect();
+    ArrayD::from_shape_vec(IxDyn(shape), v).unwrap()
+}
+
+fn slice_elem() -> impl Strategy<Value = (u8, i64, i64, isize)> {
+    (0u8..4, 0i64..8, 0i64..8, prop_oneof![Just(1isize), Just(2), Just(-1), Just(-2), Just(3)])
+}
+
+/// A valid ndarray slice of `shape` from raw random numbers.
+fn make_slice(shape: &[usize], raw: &[(u8, i64, i64, isize)]) -> Vec<SliceInfoElem> {
+    let mut out = Vec::new();
+    for (k, &n) in shape.iter().enumerate() {
+        let (kind, x, y, step) = raw[k % raw.len()];
+        let n = n as i64;
+        match kind {
+            0 if n > 0 => {
+                let i = x % n;
+                out.push(SliceInfoElem::Index(if y % 2 == 0 { i as isize } else { (i - n) as isize }));
+            }
+            1 => {
+                out.push(SliceInfoElem::NewAxis);
+                out.push(SliceInfoElem::Slice { start: 0, end: None, step });
+            }
+            _ => {
+                let a = if n == 0 { 0 } else { x % (n + 1) };
+                let b = if n == 0 { 0 } else { a + y % (n - a + 1) };
+                // Negative bounds count from the end.
+                let start = if kind == 3 && a > 0 { (a - n) as isize } else { a as isize };
+                let end = if kind == 3 {
+                    None.filter(|_: &isize| b == n).or(Some(b as isize))
+                } else {
+                    Some(b as isize)
+                };
+                out.push(SliceInfoElem::Slice { start, end, step });
+            }
+        }
+    }
+    out
+}
+
+fn info(v: Vec<SliceInfoElem>) -> SliceInfo<Vec<SliceInfoElem>, IxDyn, IxDyn> {
+    SliceInfo::try_from(v).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Random views read back and used in expressions (strided path, broadcasting).
+    #[test]
+    fn views_match_ndarray(
+        shape in proptest::collection::vec(0usize..6, 0..=4),
+        raw in proptest::collection::vec(slice_elem(), 1..5),
+        perm_seed in 0usize..24,
+        seed in 0u64..1000,
+    ) {
+        let ctx = ctx();
+        let h = host(&shape, seed);
+        let d = Array::from_ndarray(ctx, &h).unwrap();
+        let sl = make_slice(&shape, &raw);
+        let hv = h.slice(info(sl.clone()));
+        let dv = d.slice(&sl).unwrap();
+        prop_assert_eq!(dv.shape(), hv.shape());
+        prop_assert_eq!(dv.get().unwrap(), hv.to_owned());
+
+        // A permutation of the view's axes.
+        let nd = dv.ndim();
+        let mut axes: Vec<usize> = (0..nd).collect();
+        let mut p = perm_seed;
+        for i in (1..nd).rev() {
+            axes.swap(i, p % (i + 1));
+            p /= i + 1;
+        }
+        let hp = hv.clone().permuted_axes(IxDyn(&axes));
+        let dp = dv.permute(&axes).unwrap();
+        prop_assert_eq!(dp.get().unwrap(), hp.to_owned());
+
+        // An expression on the permuted view with a broadcast operand along its last axis.
+        let last = dp.shape().last().copied().unwrap_or(1);
+        let hr = host(&[last], seed + 1);
+        let dr = Array::from_ndarray(ctx, &hr).unwrap();
+        let got = (2.0 * &dp - &dr).eval::<f32>().unwrap().get().unwrap();
+        let want = hp.mapv(|x| 2.0 * x) - &hr;
+        prop_assert_eq!(got, want);
+    }
+
+    /// The contiguous (vector) path: any size, any offset, several dtypes.
+    #[test]
+    fn contiguous_path_any_size_and_offset(n in 0usize..41, off in 0usize..5, seed in 0u64..100) {
+        let ctx = ctx();
+        let h = host(&[n + off], seed);
+        let b = host(&[n + off], seed + 7);
+        let da = Array::from_ndarray(ctx, &h).unwrap().slice(s![off as isize..]).unwrap();
+        let db = Array::from_ndarray(ctx, &b).unwrap().slice(s![off as isize..]).unwrap();
+        let (ha, hb) = (h.slice(s![off..]), b.slice(s![off..]));
+        let got = (2.0 * &da + &db * &db - 1.5).eval::<f32>().unwrap().get().unwrap();
+        let want = ha.mapv(|x| 2.0 * x) + &hb * &hb - 1.5;
+        prop_assert_eq!(got, want.into_dyn());
+
+        // f16 (vload_half4 / vstore_half4), u8, bool and complex.
+        let h16 = da.astype::<f16>().unwrap();
+        let g16 = (&h16 * 0.5).eval::<f16>().unwrap().to_vec().unwrap();
+        let w16: Vec<f16> = ha.iter().map(|&x| f16::from_f32(f16::from_f32(x).to_f32() * 0.5)).collect();
+        prop_assert_eq!(g16, w16);
+        let u = da.astype::<u8>().unwrap();
+        let gu = (&u + 200).eval::<u8>().unwrap().to_vec().unwrap();
+        let wu: Vec<u8> = ha.iter().map(|&x| (x.clamp(0.0, 255.0) as u8).wrapping_add(200)).collect();
+        prop_assert_eq!(gu, wu);
+        let gb = da.greater(&db).logical_xor(true).eval::<bool>().unwrap().to_vec().unwrap();
+        let wb: Vec<bool> = ha.iter().zip(hb.iter()).map(|(x, y)| (x > y) ^ true).collect();
+        prop_assert_eq!(gb, wb);
+        let c = (&da + Complex::new(0.0f64, 1.0)).eval::<Complex<f32>>().unwrap();
+        let gc = (&c * &c).eval::<Complex<f32>>().unwrap().to_vec().unwrap();
+        // Within an ulp or two: the device may contract a*b - c*d into fma.
+        for (g, x) in gc.iter().zip(ha.iter()) {
+            let w = Complex::new(*x, 1.0f32) * Complex::new(*x, 1.0f32);
+            prop_assert!((g - w).norm() <= 1e-6 * (1.0 + w.norm()), "{} squared: device {}, host {}", x, g, w);
+        }
+    }
+}
+
+#[test]
+fn negative_steps_follow_ndarray() {
+    let ctx = ctx();
+    let h = host(&[5, 7], 3);
+    let d = Array::from_ndarray(ctx, &h).unwrap();
+    for sl in [s![..;-1, ..], s![0..5;-2, 1..6;-3], s![1.., ..;-1]] {
+        assert_eq!(d.slice(sl).unwrap().get().unwrap(), h.slice(sl).to_owned().into_dyn());
+    }
+    assert_eq!(d.flip(1).unwrap().get().unwrap(), h.slice(s![.., ..;-1]).to_owned().into_dyn());
+    assert_eq!(d.index_axis(0, -1).unwrap().get().unwrap(), h.slice(s![-1, ..]).to_owned().into_dyn());
+}
+
+#[test]
+fn reshape_views_and_copies() {
+    let ctx = ctx();
+    let h = host(&[4, 6], 1);
+    let d = Array::from_ndarray(ctx, &h).unwrap();
+    let r = d.reshape(&[2, 3, 4]).unwrap();
+    assert!(r.buffer().same_as(d.buffer()));
+    assert_eq!(r.get().unwrap(), h.to_shape(IxDyn(&[2, 3, 4])).unwrap().to_owned());
+    // A view of a column block keeps rows of 3 contiguous: [4,3] → [4,3,1] and [2,2,3] are views.
+    let v = d.slice(s![.., 0..3]).unwrap();
+    let r2 = v.reshape(&[2, 2, 3]).unwrap();
+    let hv = h.slice(s![.., 0..3]).to_owned();
+    assert_eq!(r2.get().unwrap(), hv.to_shape(IxDyn(&[2, 2, 3])).unwrap().to_owned());
+    // [4,3] with a row stride of 6 cannot be flattened without a copy.
+    let err = v.reshape(&[12]).unwrap_err().to_string();
+    assert!(err.contains("without copying") && err.contains("reshape_copy"), "{err}");
+    let flat = v.reshape_copy(&[12]).unwrap();
+    assert_eq!(flat.to_vec().unwrap(), hv.iter().copied().collect::<Vec<_>>());
+    // The transpose reshaped.
+    let t = d.t().reshape_copy(&[24]).unwrap();
+    assert_eq!(t.to_vec().unwrap(), h.t().iter().copied().collect::<Vec<_>>());
+    let bad = d.reshape(&[5, 5]).unwrap_err().to_string();
+    assert!(bad.contains("24 elements") && bad.contains("25"), "{bad}");
+}
+
+#[test]
+fn squeeze_expand_broadcast() {
+    let ctx = ctx();
+    let h = host(&[3, 1, 4], 2);
+    let d = Array::from_ndarray(ctx, &h).unwrap();
+    assert_eq!(d.squeeze().shape(), &[3, 4]);
+    assert_eq!(d.squeeze_axis(1).unwrap().get().unwrap(), h.clone().remove_axis(ndarray::Axis(1)));
+    assert!(d.squeeze_axis(0).unwrap_err().to_string().contains("extent 3"));
+    let e = d.expand_dims(0).unwrap();
+    assert_eq!(e.shape(), &[1, 3, 1, 4]);
+    let b = d.broadcast_to(&[2, 3, 5, 4]).unwrap();
+    assert_eq!(b.get().unwrap(), h.broadcast(IxDyn(&[2, 3, 5, 4])).unwrap().to_owned());
+    assert!(d.broadcast_to(&[3, 2, 5]).is_err());
+}
+
+#[test]
+fn writing_through_views() {
+    let ctx = ctx();
+    let h = host(&[6, 5], 4);
+    let mut d = Array::from_ndarray(ctx, &h).unwrap();
+    let mut want = h.clone();
+    // fill a strided view
+    let mut v = d.slice(s![1..;2, ..;-2]).unwrap();
+    v.fill(7.0).unwrap();
+    want.slice_mut(s![1..;2, ..;-2]).fill(7.0);
+    assert_eq!(d.get().unwrap(), want);
+    // assign an expression with broadcasting into a view
+    let row = Array::from_slice(ctx, &[1.0f32, 2.0, 3.0], &[3]).unwrap();
+    let mut v = d.slice(s![0..2, 1..4]).unwrap();
+    v.assign(&row * 10.0 + &v).unwrap();
+    let r = ndarray::arr1(&[10.0f32, 20.0, 30.0]);
+    let upd = &want.slice(s![0..2, 1..4]) + &r;
+    want.slice_mut(s![0..2, 1..4]).assign(&upd);
+    assert_eq!(d.get().unwrap(), want);
+    // set on a non-contiguous view
+    let mut col = d.slice(s![.., 2]).unwrap();
+    col.set_slice(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    want.slice_mut(s![.., 2]).assign(&ndarray::arr1(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]));
+    assert_eq!(d.get().unwrap(), want);
+    // in place with the same layout, and a hazardous overlap (square transpose into itself)
+    let e = d.clone();
+    d.assign(&e * 2.0).unwrap();
+    want.mapv_inplace(|x| x * 2.0);
+    assert_eq!(d.get().unwrap(), want);
+    let sq = host(&[4, 4], 5);
+    let mut q = Array::from_ndarray(ctx, &sq).unwrap();
+    let qt = q.t();
+    q.assign(&qt).unwrap();
+    assert_eq!(q.get().unwrap(), sq.t().to_owned());
+}
+
+#[test]
+fn empty_and_zero_d() {
+    let ctx = ctx();
+    let e = Array::<f32>::zeros(ctx, &[0, 3]).unwrap();
+    let r = (&e + 1.0).eval::<f32>().unwrap();
+    assert_eq!(r.shape(), &[0, 3]);
+    assert_eq!(r.get().unwrap().len(), 0);
+    assert_eq!(e.t().copy().unwrap().shape(), &[3, 0]);
+    let z = Array::<i32>::from_slice(ctx, &[41], &[]).unwrap();
+    assert_eq!(z.ndim(), 0);
+    let r = (&z + 1).eval::<i32>().unwrap();
+    assert_eq!(r.item().unwrap(), 42);
+    assert_eq!(r.get().unwrap(), ndarray::arr0(42).into_dyn());
+    let v = Array::from_slice(ctx, &[1i32, 2, 3], &[3]).unwrap();
+    assert_eq!((&v * &z).eval::<i32>().unwrap().to_vec().unwrap(), vec![41, 82, 123]);
+    assert!(v.item().unwrap_err().to_string().contains("one element"));
+}
+
+#[test]
+fn constructors() {
+    let ctx = ctx();
+    assert_eq!(Array::<u16>::zeros(ctx, &[3]).unwrap().to_vec().unwrap(), vec![0; 3]);
+    assert_eq!(Array::<bool>::ones(ctx, &[2]).unwrap().to_vec().unwrap(), vec![true; 2]);
+    assert_eq!(
+        Array::<f16>::full(ctx, &[2], f16::from_f32(1.5)).unwrap().to_vec().unwrap(),
+        vec![f16::from_f32(1.5); 2]
+    );
+    let c = Complex::new(1.0f32, -2.0);
+    assert_eq!(Array::full(ctx, &[3], c).unwrap().to_vec().unwrap(), vec![c; 3]);
+    assert_eq!(Array::<i64>::arange(ctx, 10, -3, -4).unwrap().to_vec().unwrap(), vec![10, 6, 2, -2]);
+    let a = Array::<f32>::arange(ctx, 0.5, 3.0, 0.5).unwrap().to_vec().unwrap();
+    assert_eq!(a, vec![0.5, 1.0, 1.5, 2.0, 2.5]);
+    let l = Array::<f64>::linspace(ctx, -1.0, 1.0, 9).unwrap().to_vec().unwrap();
+    let want: Vec<f64> = (0..9).map(|i| -1.0 + i as f64 * 0.25).collect();
+    assert_eq!(l, want);
+    let e = Array::<i32>::eye(ctx, 3, 5, -1).unwrap().get().unwrap();
+    let mut w = ndarray::Array2::<i32>::zeros((3, 5));
+    w[[1, 0]] = 1;
+    w[[2, 1]] = 1;
+    assert_eq!(e, w.into_dyn());
+    let like = Array::<u8>::full_like(&Array::<f32>::zeros(ctx, &[2, 2]).unwrap(), 9).unwrap();
+    assert_eq!(like.get().unwrap(), ndarray::Array2::from_elem((2, 2), 9u8).into_dyn());
+    let f = ndarray::Array2::from_shape_fn((3, 4), |(i, j)| (i * 10 + j) as i16);
+    let fo = f.t(); // an F-ordered host view
+    assert_eq!(Array::from_ndarray(ctx, &fo).unwrap().get().unwrap(), fo.to_owned().into_dyn());
+}
+
+#[test]
+fn transfers() {
+    let ctx = ctx();
+    let h = host(&[8, 3], 9);
+    let mut d = Array::from_ndarray(ctx, &h).unwrap();
+    let t = d.t();
+    // into any slice, and into pinned memory
+    let mut out = vec![0f32; 24];
+    t.read_into(&mut out).unwrap();
+    assert_eq!(out, h.t().iter().copied().collect::<Vec<_>>());
+    let mut pinned = Pinned::<f32>::new(ctx, 24).unwrap();
+    d.read_into(&mut pinned).unwrap();
+    assert_eq!(&pinned[..], h.as_slice().unwrap());
+    assert!(d.read_into(&mut [0f32; 3]).unwrap_err().to_string().contains("3 elements"));
+    // non-blocking
+    let p = t.get_async().unwrap();
+    assert_eq!(p.wait().unwrap(), h.t().to_owned());
+    let mut out2 = vec![0f32; 24];
+    ctx.queue()
+        .scope(|s| {
+            let p = d.read_into_async(s, &mut out2[..])?;
+            p.wait()?;
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(out2, h.iter().copied().collect::<Vec<_>>());
+    let p = d.set_async((0..24).map(|i| i as f32).collect()).unwrap();
+    p.wait().unwrap();
+    assert_eq!(d.to_vec().unwrap(), (0..24).map(|i| i as f32).collect::<Vec<_>>());
+    // set with shape checks
+    d.set(&h).unwrap();
+    assert_eq!(d.get().unwrap(), h);
+    let err = d.set(&h.t()).unwrap_err().to_string();
+    assert!(err.contains("[3, 8]") && err.contains("[8, 3]"), "{err}");
+    // bool converts on the way
+    let b = Array::from_slice(ctx, &[true, false, true], &[3]).unwrap();
+    assert_eq!(b.logical_not().eval::<bool>().unwrap().to_vec().unwrap(), vec![false, true, false]);
+}
+
+#[test]
+fn where_and_clip_broadcast() {
+    let ctx = ctx();
+    let h = host(&[4, 5], 11);
+    let d = Array::from_ndarray(ctx, &h).unwrap();
+    let col = Array::from_slice(ctx, &[0.0f32, 10.0, -10.0, 5.0], &[4, 1]).unwrap();
+    let got = where_(d.greater(&col), &d, 0.0).eval::<f32>().unwrap().get().unwrap();
+    let hc = [0.0f32, 10.0, -10.0, 5.0];
+    let want =
+        ndarray::Array2::from_shape_fn((4, 5), |(i, j)| if h[[i, j]] > hc[i] { h[[i, j]] } else { 0.0 });
+    assert_eq!(got, want.into_dyn());
+    let clipped = d.clip(-5.0, 5.0).eval::<f32>().unwrap().get().unwrap();
+    assert_eq!(clipped, h.mapv(|x| x.clamp(-5.0, 5.0)));
+    // An expression reused as a shared subexpression.
+    let e: Expr = &d * 2.0;
+    let got = (&e * &e + &e).eval::<f32>().unwrap().get().unwrap();
+    assert_eq!(got, h.mapv(|x| (2.0 * x) * (2.0 * x) + 2.0 * x));
+}

@@ -1,0 +1,226 @@
+//! Type promotion, weak scalars, defined results (overflow, division by zero, NaN), the kernel
+//! cache's sharing, and every bad input with its message.
+
+use std::sync::OnceLock;
+
+use clarray::array::{generated_kernel_count, promote, Array, DType, Expr};
+use clarray::program::KernelArg;
+use clarray::{Context, Error};
+use half::f16;
+use num_complex::Complex;
+
+fn ctx() -> &'static Context {
+    static CTX: OnceLock<Context> = OnceLock::new();
+    CTX.get_or_init(|| Context::new().expect("an OpenCL device"))
+}
+
+/// NumPy's `np.result_type` for pairs of these types (from NumPy 2's promotion table).
+#[test]
+fn promotion_table() {
+    use DType::*;
+    let table = [
+        (Bool, I8, I8),
+        (Bool, F16, F16),
+        (I8, U8, I16),
+        (I16, U8, I16),
+        (I8, U16, I32),
+        (I32, U32, I64),
+        (I64, U32, I64),
+        (I64, U64, F64),
+        (U8, U64, U64),
+        (I8, I64, I64),
+        (I8, F16, F16),
+        (U8, F16, F16),
+        (I16, F16, F32),
+        (U16, F32, F32),
+        (I32, F32, F64),
+        (I32, F16, F64),
+        (U64, F32, F64),
+        (F16, F32, F32),
+        (F32, F64, F64),
+        (F16, C64, C64),
+        (F32, C64, C64),
+        (F64, C64, C128),
+        (I16, C64, C64),
+        (I32, C64, C128),
+        (C64, C128, C128),
+        (Bool, C64, C64),
+    ];
+    for (a, b, want) in table {
+        assert_eq!(promote(a, b), want, "{a} with {b}");
+        assert_eq!(promote(b, a), want, "{b} with {a}");
+    }
+    for d in DType::ALL {
+        assert_eq!(promote(d, d), d);
+    }
+}
+
+#[test]
+fn result_types_with_weak_scalars() {
+    let ctx = ctx();
+    let f32a = Array::<f32>::zeros(ctx, &[2]).unwrap();
+    let f16a = Array::<f16>::zeros(ctx, &[2]).unwrap();
+    let i32a = Array::<i32>::zeros(ctx, &[2]).unwrap();
+    let u8a = Array::<u8>::zeros(ctx, &[2]).unwrap();
+    let i8a = Array::<i8>::zeros(ctx, &[2]).unwrap();
+    let ba = Array::<bool>::zeros(ctx, &[2]).unwrap();
+    let cases: Vec<(Expr, DType)> = vec![
+        (&f32a * 2.0, DType::F32),
+        (2.0 * &f32a, DType::F32),
+        (&f16a + 1, DType::F16),
+        (&i32a * 2.5, DType::F64),
+        (&u8a + 3, DType::U8),
+        (&ba + 1, DType::I64),
+        (&f32a + Complex::new(0.0, 1.0), DType::C64),
+        (&i32a + &f32a, DType::F64),
+        (&i8a / &i8a, DType::F64),
+        (&f16a / &f16a, DType::F16),
+        (i8a.sqrt(), DType::F16),
+        (u8a.sin(), DType::F16),
+        (i32a.exp(), DType::F64),
+        (i32a.less(&f32a), DType::Bool),
+        (Expr::where_(&ba, 1.0, 0.0), DType::F64),
+        (Expr::where_(&ba, &f32a, 0.0), DType::F32),
+        (Array::<Complex<f32>>::zeros(ctx, &[2]).unwrap().abs(), DType::F32),
+        (&u8a << 2, DType::U8),
+        (i32a.astype::<u16>().unwrap().expr() + &i8a, DType::I32),
+    ];
+    for (i, (e, want)) in cases.into_iter().enumerate() {
+        assert_eq!(e.dtype().unwrap(), want, "case {i}");
+    }
+    // Scalars that do not fit the array's type are an error, not wraparound.
+    let err = (&u8a + 300).eval::<u8>().unwrap_err();
+    assert!(
+        matches!(err, Error::Type(_)) && err.to_string().contains("300") && err.to_string().contains("uint8"),
+        "{err}"
+    );
+    let err = (&u8a - (-1)).check().unwrap_err().to_string();
+    assert!(err.contains("-1"), "{err}");
+}
+
+#[test]
+fn integer_overflow_wraps_and_division_by_zero_is_zero() {
+    let ctx = ctx();
+    let a = Array::from_slice(ctx, &[i32::MAX, i32::MIN, 7, -7, i32::MIN], &[5]).unwrap();
+    let b = Array::from_slice(ctx, &[1, -1, 0, 0, -1], &[5]).unwrap();
+    assert_eq!((&a + &b).eval::<i32>().unwrap().to_vec().unwrap(), vec![i32::MIN, i32::MAX, 7, -7, i32::MAX]);
+    assert_eq!(
+        a.floor_divide(&b).eval::<i32>().unwrap().to_vec().unwrap(),
+        vec![i32::MAX, i32::MIN, 0, 0, i32::MIN]
+    );
+    assert_eq!((&a % &b).eval::<i32>().unwrap().to_vec().unwrap(), vec![0, 0, 0, 0, 0]);
+    assert_eq!((-&a).eval::<i32>().unwrap().to_vec().unwrap(), vec![-i32::MAX, i32::MIN, -7, 7, i32::MIN]);
+    assert_eq!(a.abs().eval::<i32>().unwrap().to_vec().unwrap(), vec![i32::MAX, i32::MIN, 7, 7, i32::MIN]);
+    // NumPy's floor semantics for negative operands.
+    let x = Array::from_slice(ctx, &[7i8, -7, 7, -7], &[4]).unwrap();
+    let y = Array::from_slice(ctx, &[2i8, 2, -2, -2], &[4]).unwrap();
+    assert_eq!(x.floor_divide(&y).eval::<i8>().unwrap().to_vec().unwrap(), vec![3, -4, -4, 3]);
+    assert_eq!((&x % &y).eval::<i8>().unwrap().to_vec().unwrap(), vec![1, 1, -1, -1]);
+    let u = Array::from_slice(ctx, &[250u8, 3], &[2]).unwrap();
+    assert_eq!((&u * 2).eval::<u8>().unwrap().to_vec().unwrap(), vec![244, 6]);
+    assert_eq!((&u / 0).eval::<f64>().unwrap().to_vec().unwrap(), vec![f64::INFINITY, f64::INFINITY]);
+    // Shifts past the width.
+    assert_eq!((&x << 9).eval::<i8>().unwrap().to_vec().unwrap(), vec![0; 4]);
+    assert_eq!((&x >> 9).eval::<i8>().unwrap().to_vec().unwrap(), vec![0, -1, 0, -1]);
+}
+
+#[test]
+fn nan_and_infinity() {
+    let ctx = ctx();
+    let a = Array::from_slice(ctx, &[f32::NAN, 1.0, f32::INFINITY, -0.0], &[4]).unwrap();
+    let b = Array::from_slice(ctx, &[0.0f32, f32::NAN, 1.0, 0.0], &[4]).unwrap();
+    let mn = a.minimum(&b).eval::<f32>().unwrap().to_vec().unwrap();
+    assert!(mn[0].is_nan() && mn[1].is_nan() && mn[2] == 1.0 && mn[3] == 0.0);
+    assert_eq!(a.isnan().eval::<bool>().unwrap().to_vec().unwrap(), vec![true, false, false, false]);
+    assert_eq!(a.isfinite().eval::<bool>().unwrap().to_vec().unwrap(), vec![false, true, false, true]);
+    assert_eq!(a.equal(&a).eval::<bool>().unwrap().to_vec().unwrap(), vec![false, true, true, true]);
+    // Float → integer conversion saturates; NaN gives 0.
+    let c = Array::from_slice(ctx, &[f32::NAN, 1e10, -1e10, -3.7], &[4]).unwrap();
+    assert_eq!(c.astype::<i16>().unwrap().to_vec().unwrap(), vec![0, i16::MAX, i16::MIN, -3]);
+    assert_eq!(c.astype::<u8>().unwrap().to_vec().unwrap(), vec![0, 255, 0, 0]);
+}
+
+#[test]
+fn kernels_are_shared_across_sizes_and_scalars() {
+    // A context of its own, so that other tests do not change the count.
+    let ctx = Context::new().unwrap();
+    let a = Array::<f32>::ones(&ctx, &[1000]).unwrap();
+    let b = Array::<f32>::ones(&ctx, &[1000]).unwrap();
+    let small = Array::<f32>::ones(&ctx, &[7]).unwrap();
+    let small_rev = small.slice(ndarray::s![..;-1]).unwrap().copy().unwrap(); // a strided kernel
+    let before = generated_kernel_count(&ctx);
+    let r1 = (2.0 * &a + &b).eval::<f32>().unwrap();
+    assert_eq!(generated_kernel_count(&ctx), before + 1);
+    let r2 = (3.0 * &a + &b).eval::<f32>().unwrap();
+    let r3 = (-1.5 * &small + &small_rev).eval::<f32>().unwrap();
+    assert_eq!(generated_kernel_count(&ctx), before + 1, "2*a+b, 3*a+b and another size share one kernel");
+    assert_eq!(r1.to_vec().unwrap(), vec![3.0; 1000]);
+    assert_eq!(r2.to_vec().unwrap(), vec![4.0; 1000]);
+    assert_eq!(r3.to_vec().unwrap(), vec![-0.5; 7]);
+    // A different layout class is a different kernel; a different stride is not.
+    let m = Array::<f32>::ones(&ctx, &[30, 40]).unwrap();
+    (2.0 * &m.t() + 1.0).eval::<f32>().unwrap();
+    let k = generated_kernel_count(&ctx);
+    assert_eq!(k, before + 2, "the transposed operand needs the strided kernel");
+    let m2 = Array::<f32>::ones(&ctx, &[8, 9]).unwrap();
+    (5.0 * &m2.t() + 2.0).eval::<f32>().unwrap();
+    assert_eq!(generated_kernel_count(&ctx), k);
+}
+
+#[test]
+fn bad_inputs_are_typed_errors_with_messages() {
+    let ctx = ctx();
+    let a = Array::<f32>::zeros(ctx, &[3, 4]).unwrap();
+    let b = Array::<f32>::zeros(ctx, &[3]).unwrap();
+    // broadcasting mismatch
+    let e = (&a + &b).eval::<f32>().unwrap_err();
+    assert!(matches!(e, Error::Shape(_)), "{e}");
+    assert!(e.to_string().contains("[3, 4]") && e.to_string().contains("[3]"), "{e}");
+    // operations a type does not have
+    for (e, what) in [
+        ((&a & &a), "BitAnd"),
+        ((&a << 1), "Shl"),
+        ((Array::<Complex<f32>>::zeros(ctx, &[2]).unwrap() % 2.0), "Rem"),
+        ((Array::<Complex<f32>>::zeros(ctx, &[2]).unwrap().sin()), "Sin"),
+        ((Array::<bool>::zeros(ctx, &[2]).unwrap() + true), "Add"),
+        ((-Array::<bool>::zeros(ctx, &[2]).unwrap()), "negation"),
+    ] {
+        let err = e.eval::<f32>().unwrap_err();
+        assert!(matches!(err, Error::Type(_)), "{err}");
+        assert!(err.to_string().contains(what), "{what}: {err}");
+    }
+    // evaluating as the wrong type
+    let err = (&a + 1.0).eval::<f64>().unwrap_err().to_string();
+    assert!(err.contains("float32") && err.contains("astype"), "{err}");
+    // arrays from two contexts
+    let other = Context::new().unwrap();
+    let c = Array::<f32>::zeros(&other, &[3, 4]).unwrap();
+    let err = (&a + &c).eval::<f32>().unwrap_err();
+    assert!(matches!(err, Error::ContextMismatch(_)), "{err}");
+    let mut a2 = a.clone();
+    assert!(matches!(a2.assign(&c), Err(Error::ContextMismatch(_))));
+    // element counts that overflow
+    let err = Array::<f32>::zeros(ctx, &[usize::MAX / 2, 3]).unwrap_err();
+    assert!(matches!(err, Error::TooLarge(_)) && err.to_string().contains("shape"), "{err}");
+    let err = Array::<f64>::empty(ctx, &[usize::MAX / 4]).unwrap_err();
+    assert!(matches!(err, Error::TooLarge(_)), "{err}");
+    // views
+    assert!(matches!(a.slice(ndarray::s![5, ..]), Err(Error::OutOfBounds(_))));
+    assert!(matches!(a.slice(ndarray::s![.., .., ..]), Err(Error::Shape(_))));
+    assert!(matches!(a.permute(&[0, 0]), Err(Error::InvalidArgument(_))));
+    assert!(matches!(a.flip(2), Err(Error::OutOfBounds(_))));
+    // assigning a value that does not broadcast to the target
+    let mut small = Array::<f32>::zeros(ctx, &[4]).unwrap();
+    let err = small.assign(&a).unwrap_err().to_string();
+    assert!(err.contains("[3, 4]") && err.contains("[4]"), "{err}");
+    // a view as a kernel argument
+    let err = a.t().to_arg().unwrap_err().to_string();
+    assert!(err.contains(".copy()"), "{err}");
+    assert!(a.to_arg().is_ok());
+    // from_buffer past the buffer's end
+    let err = Array::<f32>::from_buffer(a.buffer(), &[4, 4], &[4, 1], 0).unwrap_err();
+    assert!(matches!(err, Error::OutOfBounds(_)), "{err}");
+    // shape of host data
+    let err = Array::<f32>::from_slice(ctx, &[1.0, 2.0], &[3]).unwrap_err().to_string();
+    assert!(err.contains("2 elements") && err.contains("[3]"), "{err}");
+}
