@@ -105,7 +105,7 @@ use std::marker::PhantomData;
 use bytemuck::{Pod, Zeroable};
 use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn, SliceInfoElem};
 
-pub use codegen::{element_code, generated_kernel_count, ElementCode, KernelValue, Plan};
+pub use codegen::{element_code, generated_kernel_count, generated_sources, ElementCode, KernelValue, Plan};
 pub use dtype::{promote, DType, Element, Kind, Scalar};
 pub use expr::{atan2, hypot, maximum, minimum, pow, where_, BinOp, Expr, IntoExpr, UnOp};
 pub use layout::{broadcast_shapes, Layout};
