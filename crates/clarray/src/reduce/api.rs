@@ -154,7 +154,7 @@ impl<T: Reducible> Array<T> {
     }
 
     /// The dot product `Σ self[i]·other[i]` of two vectors of one length, as a 0-d array
-    /// (integers wrap as in NumPy's `dot`; bool gives "any self[i] and other[i]").
+    /// (integers wrap as in NumPy's `dot`; bool gives "any `self[i] && other[i]`").
     pub fn dot(&self, other: &Array<T>) -> Result<Array<T>> {
         dot_with(&Strided::of_array(self), &Strided::of_array(other), false)?.into_array()
     }

@@ -54,7 +54,12 @@ pub(crate) fn generated(
     if let Some(k) = g.kernels.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok(k.clone());
     }
-    let k = cached_kernel(ctx, &source(), "", name)?;
+    let src = source();
+    log::debug!("generated kernel {name} for {key}:\n{src}");
+    if std::env::var_os("CLARRAY_DUMP_REDUCE").is_some() {
+        eprintln!("{src}");
+    }
+    let k = cached_kernel(ctx, &src, "", name)?;
     g.kernels.lock().unwrap_or_else(|p| p.into_inner()).insert(key, k.clone());
     Ok(k)
 }
@@ -909,7 +914,7 @@ fn main_source(
         }
         let _ = writeln!(
             s,
-            "    const long nv = (r1 - r0) / {w};\n    for (long v = lane; v < nv; v += S) {{ const long r = r0 + v * {w}; {body} }}\n    \
+            "    const long nv = (r1 - r0) / {w};\n    #pragma unroll 4\n    for (long v = lane; v < nv; v += S) {{ const long r = r0 + v * {w}; {body} }}\n    \
              for (long r = r0 + nv * {w} + lane; r < r1; r += S) {{ {scalar_add} }}"
         );
     } else {

@@ -1,21 +1,47 @@
 //! Reductions, scans, sorting, gathers and joins of device arrays.
 //!
-//! Everything here works on any strided view ([`Strided`]: transposed, sliced with steps,
-//! broadcast) and leaves its result on the device: a full reduction gives a 0-d array, read
-//! with `to_vec` when the value is wanted. Nothing is read back behind the caller's back
-//! (the one exception: [`take`] and [`put`] read back a one-word error flag, which is how an
-//! out-of-range index becomes an error instead of a stray read).
+//! Everything here is a method of [`Array`](crate::array::Array) (or of a lazy
+//! [`Expr`](crate::array::Expr), fused into the same pass), works on any view — transposed,
+//! sliced with steps, flipped, broadcast — and leaves its result on the device: a full
+//! reduction gives a 0-d array, read with `item()` when the value is wanted. Nothing is read
+//! back behind the caller's back; the one exception is [`Array::take`](crate::array::Array::take)
+//! and [`Array::put`](crate::array::Array::put), which read back one word (an error flag), which
+//! is how an out-of-range index becomes an error instead of a stray read.
+//!
+//! ```no_run
+//! # use clarray::{Context, array::Array, reduce::Norm};
+//! # fn demo(ctx: &Context) -> clarray::Result<()> {
+//! let a = Array::<f32>::from_slice(ctx, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+//! let b = Array::<f32>::ones(ctx, &[2, 3])?;
+//! let total: f32 = a.sum()?.item()?;                       // 21
+//! let cols = a.sum_axes(0, false)?;                        // [5, 7, 9], on the device
+//! let rows = a.t().mean_axes(0, true)?;                    // shape [1, 2]: any view works
+//! let worst: Array<f32> = (&a - &b).abs().max()?;          // one pass, reads a and b once
+//! let n: Array<i64> = a.greater(2.0f32).sum()?;            // 4
+//! let l2 = a.norm(Norm::L2)?;
+//! let c = a.cumsum(1)?;                                    // [[1, 3, 6], [4, 9, 15]]
+//! # Ok(()) }
+//! ```
 //!
 //! # Reductions
-//! [`sum`], [`prod`], [`min`], [`max`], [`argmin`], [`argmax`], [`mean`], [`var`], [`std`],
-//! [`any`], [`all`], [`count_nonzero`], [`norm`] — each over [`Axes::All`] or any set of axes,
-//! with `keepdims` — and [`dot`] / [`vdot`] of vectors. A reduction runs as one kernel over its
+//! `sum`, `prod`, `min`, `max`, `argmin`, `argmax`, `mean`, `var(ddof)`, `std(ddof)`, `any`,
+//! `all`, `count_nonzero`, `norm(Norm::L1 | L2 | Max)` — each over the whole array (`a.sum()`)
+//! or over any set of axes with keepdims (`a.sum_axes([0, 2], true)`; an axis argument is a
+//! `usize`, an array, slice or `Vec` of them, or [`Axes::All`]) — and `dot` / `vdot` of
+//! vectors. On an [`Expr`](crate::array::Expr) the same names take the result type as a type
+//! parameter, checked at run time like `Expr::eval`. A reduction runs as one kernel over its
 //! input (plus a tiny pass over per-work-group partials where the outputs are too few to fill
 //! the device); see [`engine`] for how the kernels are chosen.
 //!
+//! # Scans, gathers, joins, sorting
+//! `cumsum`, `cumprod` and their `_exclusive` forms along any axis ([`scan`]); `take` along an
+//! axis and `put` at flat positions ([`gather`]); [`concatenate`] and [`stack`] along any axis;
+//! `sort` and `argsort` along any axis ([`sort`]). User-written reductions and scans are in
+//! [`crate::kernels`].
+//!
 //! ## Result types (NumPy's rules)
 //!
-//! | reduction | bool, i8–i64 | u8–u64 | f16 | f32 | f64 | Complex<f32> / <f64> |
+//! | reduction | bool, i8–i64 | u8–u64 | f16 | f32 | f64 | `Complex<f32>` / `Complex<f64>` |
 //! |---|---|---|---|---|---|---|
 //! | `sum`, `prod` | i64 | u64 | f16 (accumulated in f32) | f32 | f64 | same |
 //! | `min`, `max` | same | same | f16 | f32 | f64 | error (not ordered) |
@@ -135,7 +161,7 @@ pub(crate) enum Kind {
     Norm(Norm),
 }
 
-/// Which vector norm [`norm`] computes.
+/// Which vector norm `Array::norm` computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Norm {
     /// Σ|x|
