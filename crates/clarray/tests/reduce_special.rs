@@ -57,9 +57,14 @@ fn fused_abs_diff_max_matches_the_host() {
     let mut r = rng(3);
     let x: Vec<f32> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
     let y: Vec<f32> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
-    let a = Array::from_slice(&ctx(), &x, &[n]).unwrap();
-    let b = Array::from_slice(&ctx(), &y, &[n]).unwrap();
+    // A context of its own, so that the kernel count below sees this test's kernels only.
+    let own = Context::new().unwrap();
+    let a = Array::from_slice(&own, &x, &[n]).unwrap();
+    let b = Array::from_slice(&own, &y, &[n]).unwrap();
+    let before = clarray::array::generated_kernel_count(&own);
     let got: Array<f32> = (&a - &b).abs().max().unwrap();
+    // Fused: no elementwise kernel was generated for `(a - b).abs()`.
+    assert_eq!(clarray::array::generated_kernel_count(&own), before);
     assert_eq!(got.shape(), &[] as &[usize]);
     let want = x.iter().zip(&y).map(|(p, q)| (p - q).abs()).fold(0.0f32, f32::max);
     assert_eq!(got.item().unwrap(), want);
@@ -251,4 +256,35 @@ fn results_stay_on_the_device_as_arrays() {
     assert_eq!(t.item().unwrap(), 64.0 * 32.0 * 2.0);
     assert_eq!(a.mean_axes(0, false).unwrap().to_vec().unwrap(), vec![1.0; 32]);
     assert_eq!(a.var_axes(0, 0, false).unwrap().to_vec().unwrap(), vec![0.0; 32]);
+}
+
+#[test]
+fn zero_d_arrays_and_fused_statistics() {
+    let a = Array::<f64>::from_slice(&ctx(), &[5.0], &[]).unwrap();
+    assert_eq!(a.sum().unwrap().item().unwrap(), 5.0);
+    assert_eq!(a.max().unwrap().item().unwrap(), 5.0);
+    assert_eq!(a.argmax().unwrap().item().unwrap(), 0);
+    assert_eq!(a.sum_axes(Axes::All, true).unwrap().shape(), &[] as &[usize]);
+    assert!(a.cumsum(0).unwrap_err().to_string().contains("axis 0"));
+
+    let mut r = rng(6);
+    let x: Vec<f64> = (0..4000).map(|_| r.random_range(-2.0..2.0)).collect();
+    let d = Array::from_slice(&ctx(), &x, &[40, 100]).unwrap();
+    // var and std of an expression, along an axis, without evaluating it first.
+    let v: Array<f64> = (&d * 3.0 + 1.0).var_axes(1, 1, false).unwrap();
+    let s: Array<f64> = (&d * 3.0 + 1.0).std(0).unwrap();
+    let n: Array<f64> = (&d - 1.0).norm(Norm::L1).unwrap();
+    let v = v.to_vec().unwrap();
+    for i in 0..40 {
+        let row: Vec<f64> = x[i * 100..(i + 1) * 100].iter().map(|t| 3.0 * t + 1.0).collect();
+        let m = row.iter().sum::<f64>() / 100.0;
+        let want = row.iter().map(|t| (t - m).powi(2)).sum::<f64>() / 99.0;
+        assert!((v[i] - want).abs() < 1e-10 * want, "{i}: {} vs {want}", v[i]);
+    }
+    let all: Vec<f64> = x.iter().map(|t| 3.0 * t + 1.0).collect();
+    let m = all.iter().sum::<f64>() / 4000.0;
+    let want = (all.iter().map(|t| (t - m).powi(2)).sum::<f64>() / 4000.0).sqrt();
+    assert!((s.item().unwrap() - want).abs() < 1e-10);
+    let want: f64 = x.iter().map(|t| (t - 1.0).abs()).sum();
+    assert!((n.item().unwrap() - want).abs() < 1e-9);
 }

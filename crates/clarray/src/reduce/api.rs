@@ -166,6 +166,21 @@ impl<T: Reducible> Array<T> {
 }
 
 impl Expr {
+    /// The variance of all the expression's values, fused (see [`Expr::var_axes`]).
+    pub fn var<U: Element>(&self, ddof: usize) -> Result<Array<U>> {
+        self.var_axes(Axes::All, ddof, false)
+    }
+
+    /// The standard deviation of all the expression's values, fused.
+    pub fn std<U: Element>(&self, ddof: usize) -> Result<Array<U>> {
+        self.std_axes(Axes::All, ddof, false)
+    }
+
+    /// The L1, L2 or max norm of all the expression's values, fused.
+    pub fn norm<U: Element>(&self, ord: Norm) -> Result<Array<U>> {
+        self.norm_axes(ord, Axes::All, false)
+    }
+
     /// The variance of the expression's values over `axes`, fused (the expression is computed
     /// twice: once for the mean, once for the deviations).
     pub fn var_axes<U: Element>(
