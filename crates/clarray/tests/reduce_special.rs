@@ -288,3 +288,39 @@ fn zero_d_arrays_and_fused_statistics() {
     let want: f64 = x.iter().map(|t| (t - 1.0).abs()).sum();
     assert!((n.item().unwrap() - want).abs() < 1e-9);
 }
+
+#[test]
+fn column_sums_with_vector_loads() {
+    // Innermost kept axis contiguous and a multiple of the vector width: the column kernel
+    // owns several outputs per work-item.
+    let mut r = rng(7);
+    let (m, n) = (300, 64);
+    let x: Vec<f32> = (0..m * n).map(|_| r.random_range(-1.0..1.0)).collect();
+    let a = Array::from_slice(&ctx(), &x, &[m, n]).unwrap();
+    let got = a.sum_axes(0, false).unwrap().to_vec().unwrap();
+    let var = a.var_axes(0, 0, false).unwrap().to_vec().unwrap();
+    for j in 0..n {
+        let col: Vec<f64> = (0..m).map(|i| x[i * n + j] as f64).collect();
+        let s: f64 = col.iter().sum();
+        assert!((got[j] as f64 - s).abs() < 1e-4, "{j}: {} vs {s}", got[j]);
+        let mu = s / m as f64;
+        let v = col.iter().map(|c| (c - mu).powi(2)).sum::<f64>() / m as f64;
+        assert!((var[j] as f64 - v).abs() < 1e-5, "var {j}: {} vs {v}", var[j]);
+    }
+    let b: Vec<u8> = (0..33 * 24).map(|_| r.random()).collect();
+    let u = Array::from_slice(&ctx(), &b, &[33, 24]).unwrap();
+    let got = u.sum_axes(0, false).unwrap().to_vec().unwrap();
+    for j in 0..24 {
+        assert_eq!(got[j], (0..33).map(|i| b[i * 24 + j] as u64).sum::<u64>());
+    }
+    // Three axes, reducing the outer two of a slice that starts at an offset.
+    let y: Vec<f64> = (0..6 * 5 * 40).map(|_| r.random_range(-1.0..1.0)).collect();
+    let t = Array::from_slice(&ctx(), &y, &[6, 5, 40]).unwrap();
+    let v = t.slice(ndarray::s![1.., .., 4..]).unwrap();
+    let got = v.sum_axes([0, 1], false).unwrap().to_vec().unwrap();
+    for k in 0..36 {
+        let s: f64 =
+            (1..6).flat_map(|i| (0..5).map(move |j| (i, j))).map(|(i, j)| y[(i * 5 + j) * 40 + 4 + k]).sum();
+        assert!((got[k] - s).abs() < 1e-12, "{k}: {} vs {s}", got[k]);
+    }
+}

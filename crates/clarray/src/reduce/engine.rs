@@ -201,10 +201,14 @@ pub(crate) fn store(buf: &str, t: DType, o: &str, e: &str) -> String {
 }
 
 /// Code for the accumulator state `p` (`pv`, `pc` compensation, `pi` index).
+#[derive(Clone)]
 struct State<'a> {
     op: &'a Op,
     acc: DType,
-    a: &'static str,
+    /// The accumulator's OpenCL type (a vector type in the vectorised column kernel).
+    a: String,
+    /// Whether `a` is a vector of accumulators (values are then built as vectors, not cast).
+    vector: bool,
     comp: bool,
     arg: bool,
     nan: bool,
@@ -216,7 +220,8 @@ impl<'a> State<'a> {
         State {
             op: &spec.op,
             acc,
-            a: acc.cl_compute(),
+            a: acc.cl_compute().to_string(),
+            vector: false,
             comp: spec.op == Op::Sum && (acc.is_float() || acc.is_complex()),
             arg: matches!(spec.op, Op::ArgMin | Op::ArgMax),
             nan: acc.is_float(),
@@ -247,8 +252,8 @@ impl<'a> State<'a> {
 
     /// Adds the value `x` (an expression) found at index `idx` to state `p`.
     fn add(&self, p: &str, x: &str, idx: &str) -> String {
-        let a = self.a;
-        let cast = if self.acc.is_complex() { format!("({x})") } else { format!("({a})({x})") };
+        let a = &self.a;
+        let cast = if self.acc.is_complex() || self.vector { format!("({x})") } else { format!("({a})({x})") };
         match self.op {
             Op::Sum if self.comp => format!(
                 "{{ {a} y_ = {cast}; {a} t_ = {p}v + y_; {a} b_ = t_ - {p}v; \
@@ -279,7 +284,7 @@ impl<'a> State<'a> {
 
     /// Merges state `q` into state `p`.
     fn merge(&self, p: &str, q: &str) -> String {
-        let a = self.a;
+        let a = &self.a;
         match self.op {
             Op::Sum if self.comp => format!(
                 "{{ {a} t_ = {p}v + {q}v; {a} b_ = t_ - {p}v; \
@@ -514,6 +519,32 @@ fn vector_width(inputs: &[Strided], p: &Plan) -> usize {
     w
 }
 
+/// The number of neighbouring outputs a column work-item owns (with vector loads), where the
+/// layout allows: sums, one reduced axis, the innermost kept axis contiguous in every operand
+/// and a multiple of the width long, every offset and stride a multiple of the width.
+fn column_vector_width(map: &MapExpr, spec: &Spec, p: &Plan) -> usize {
+    if spec.op != Op::Sum || spec.acc.is_complex() || p.red.len() != 1 {
+        return 1;
+    }
+    if map.inputs.iter().any(|x| x.dtype().is_complex()) {
+        return 1;
+    }
+    let size = map.inputs.iter().map(|x| x.dtype().size()).max().unwrap_or(16);
+    let w = (16 / size).min(8);
+    let Some((n_last, s_last)) = p.kept.last() else { return 1 };
+    let ok = |v: i64| v.rem_euclid(w as i64) == 0;
+    if w < 2
+        || n_last % w != 0
+        || s_last.iter().any(|&s| s != 1)
+        || !p.offsets.iter().all(|&o| ok(o))
+        || !p.kept[..p.kept.len() - 1].iter().all(|(_, s)| s.iter().all(|&s| ok(s as i64)))
+        || !p.red.iter().all(|(_, s)| s.iter().all(|&s| ok(s as i64)))
+    {
+        return 1;
+    }
+    w
+}
+
 fn next_pow2(n: usize) -> usize {
     n.max(1).next_power_of_two()
 }
@@ -562,11 +593,15 @@ pub(crate) fn reduce(
     let k_last = p.kept.last().map_or(usize::MAX, |(_, s)| s[0].unsigned_abs());
     let column = nout >= 32 && r_total > 1 && r_last > k_last;
     let (w, s_lanes, g, chunk, wgc);
+    // In the column kernel, a work-item may own `cw` neighbouring outputs and read them with
+    // one vector load per reduced row.
+    let cw = if column { column_vector_width(map, spec, &p) } else { 1 };
     if column {
-        w = 1;
+        w = cw;
         s_lanes = 1;
-        wgc = next_pow2(nout).clamp(32, wg);
-        let rounded = nout.div_ceil(wgc) * wgc;
+        let items = nout / cw;
+        wgc = next_pow2(items).clamp(32, wg);
+        let rounded = items.div_ceil(wgc) * wgc;
         let gg = target.div_ceil(rounded).clamp(1, (r_total / 16).max(1)).min(65535);
         chunk = r_total.div_ceil(gg).max(1);
         g = r_total.div_ceil(chunk).max(1);
@@ -642,7 +677,7 @@ pub(crate) fn reduce(
         args.buf(out.buffer());
     }
     let ev = if column {
-        let global = [nout.div_ceil(wgc) * wgc, g];
+        let global = [(nout / cw).div_ceil(wgc) * wgc, g];
         ctx.queue().launch(
             &kernel,
             &args.as_args(),
@@ -842,6 +877,57 @@ fn main_source(
             "__kernel __attribute__((reqd_work_group_size({wg}, 1, 1)))\nvoid red_main({}) {{",
             params.join(", ")
         );
+        if w > 1 {
+            // `w` neighbouring outputs per work-item: one vector load per operand and row,
+            // a vector of accumulators.
+            let _ = writeln!(
+                s,
+                "  const long o = get_global_id(0) * {w}; const long g = get_global_id(1);\n  \
+                 const long nout = nseg / G; if (o >= nout) return; const long n = R; (void)n;\n  {base}"
+            );
+            let mut stv = st.clone();
+            stv.a = format!("{}{w}", st.a);
+            stv.vector = true;
+            let _ = writeln!(s, "  {}", stv.decl("p"));
+            let _ = writeln!(s, "  const long r0 = g * chunk; const long r1 = min(R, r0 + chunk);");
+            let mut body = String::new();
+            for (k, t) in types.iter().enumerate() {
+                let vt = format!("{}{w}", t.cl_compute());
+                if *t == DType::F16 {
+                    let _ = write!(body, "{vt} v{k} = vload_half{w}(0, in{k} + a{k}); ");
+                } else {
+                    let _ = write!(body, "{vt} v{k} = *(__global const {vt}*)(in{k} + a{k}); ");
+                }
+            }
+            let comps: Vec<String> = (0..w)
+                .map(|j| {
+                    let xs: Vec<String> = (0..nin).map(|k| format!("v{k}.s{j:x}")).collect();
+                    format!("({})({})", st.a, call(&xs))
+                })
+                .collect();
+            let x = format!("(({})({}))", stv.a, comps.join(", "));
+            let _ = writeln!(
+                s,
+                "  {}\n  #pragma unroll 4\n  for (long r = r0; r < r1; r++) {{ {body}{} {} }}",
+                (0..nin).map(|k| format!("long a{k} = b{k} + r0 * sr{k}_0;")).collect::<Vec<_>>().join(" "),
+                stv.add("p", &x, "r"),
+                (0..nin).map(|k| format!("a{k} += sr{k}_0;")).collect::<Vec<_>>().join(" ")
+            );
+            for j in 0..w {
+                let mut one = format!("{a} p_v = pv.s{j:x};", a = st.a);
+                if st.comp {
+                    let _ = write!(one, " {a} p_c = pc.s{j:x};", a = st.a);
+                }
+                let store = if partial {
+                    st.store_bufs("p_", "po", &format!("(o + {j}) * G + g"))
+                } else {
+                    st.write_final(spec, "p_", &format!("(o + {j})"))
+                };
+                let _ = writeln!(s, "  {{ {one} {store} }}");
+            }
+            let _ = writeln!(s, "}}");
+            return s;
+        }
         let _ = writeln!(s, "  const long o = get_global_id(0); const long g = get_global_id(1);");
         let _ =
             writeln!(s, "  const long nout = nseg / G; if (o >= nout) return; const long n = R; (void)n;");
