@@ -25,6 +25,9 @@ use super::strided::{c_strides, Strided};
 const WG: usize = 256;
 const K: usize = 8;
 const B: usize = WG * K;
+/// The local block with one pad slot every 32 elements, so that work-item `t` reading its
+/// eight consecutive elements (`8t..8t+8`) hits 32 different banks.
+const BP: usize = B + B / 32;
 /// Lines up to this long are scanned by one work-item each.
 const SHORT: usize = 64;
 
@@ -266,6 +269,7 @@ fn source(map: &MapExpr, flag: Option<DType>, spec: &ScanSpec, nother: usize, fp
         )
     };
     let neutral = format!("(({a})({}))", spec.neutral);
+    s.push_str("#define PD(e) ((e) + ((e) >> 5))\n");
     // One work-item per line.
     let _ = writeln!(s, "__kernel void scan_short({}) {{", params.join(", "));
     let _ = writeln!(s, "  const long line = get_global_id(0); if (line >= nlines) return;\n  {base}");
@@ -283,16 +287,16 @@ fn source(map: &MapExpr, flag: Option<DType>, spec: &ScanSpec, nother: usize, fp
     let _ = writeln!(s, "  }}\n}}");
     // The block scan in local memory, shared by `scan_totals` and `scan_apply`.
     let block = format!(
-        "  __local {a} lv[{B}]; __local uchar lf[{B}]; __local {a} tv[{WG}]; __local uchar tf[{WG}];\n  \
+        "  __local {a} lv[{BP}]; __local uchar lf[{BP}]; __local {a} tv[{WG}]; __local uchar tf[{WG}];\n  \
          const int lid = get_local_id(0);\n  \
          const long grp = get_group_id(0); const long line = grp / nblocks; const long blk = grp - line * nblocks;\n  \
          {base}\n  \
          const long j0 = blk * {B};\n  \
          for (int k = 0; k < {K}; k++) {{ const int e = lid + k * {WG}; const long j = j0 + e;\n    \
-           lv[e] = j < L ? {} : {neutral}; lf[e] = j < L ? {} : (uchar)0; }}\n  \
+           lv[PD(e)] = j < L ? {} : {neutral}; lf[PD(e)] = j < L ? {} : (uchar)0; }}\n  \
          barrier(CLK_LOCAL_MEM_FENCE);\n  \
          {a} v = {neutral}; uchar f = 0;\n  \
-         for (int k = 0; k < {K}; k++) {{ const int e = lid * {K} + k; v = lf[e] ? lv[e] : scan_op(v, lv[e]); f |= lf[e]; }}\n  \
+         for (int k = 0; k < {K}; k++) {{ const int e = PD(lid * {K} + k); v = lf[e] ? lv[e] : scan_op(v, lv[e]); f |= lf[e]; }}\n  \
          tv[lid] = v; tf[lid] = f;\n  \
          for (int h = 1; h < {WG}; h <<= 1) {{\n    \
            barrier(CLK_LOCAL_MEM_FENCE);\n    \
@@ -321,18 +325,18 @@ fn source(map: &MapExpr, flag: Option<DType>, spec: &ScanSpec, nother: usize, fp
         "long nblocks".into(),
     ]);
     let excl = if spec.exclusive {
-        format!("      {a} it_ = lf[e] ? {neutral} : (e == 0 ? cin : lv[e - 1]);\n")
+        format!("      {a} it_ = lf[PD(e)] ? {neutral} : (e == 0 ? cin : lv[PD(e - 1)]);\n")
     } else {
-        format!("      {a} it_ = lv[e];\n")
+        format!("      {a} it_ = lv[PD(e)];\n")
     };
     let _ = writeln!(
         s,
         "__kernel __attribute__((reqd_work_group_size({WG}, 1, 1)))\nvoid scan_apply({}) {{\n{block}  \
          const {a} cin = blk > 0 ? carry[grp - 1] : {neutral};\n  \
-         {{ {a} pv = cin; uchar seen = 0;\n    \
+         {{ {a} pv = cin;\n    \
            if (lid > 0) {{ pv = tf[lid - 1] ? tv[lid - 1] : scan_op(cin, tv[lid - 1]); }}\n    \
            {a} run = pv;\n    \
-           for (int k = 0; k < {K}; k++) {{ const int e = lid * {K} + k; run = lf[e] ? lv[e] : scan_op(run, lv[e]); seen |= lf[e]; (void)seen; lv[e] = run; }}\n  }}\n  \
+           for (int k = 0; k < {K}; k++) {{ const int e = PD(lid * {K} + k); run = lf[e] ? lv[e] : scan_op(run, lv[e]); lv[e] = run; }}\n  }}\n  \
          barrier(CLK_LOCAL_MEM_FENCE);\n  \
          for (int k = 0; k < {K}; k++) {{ const int e = lid + k * {WG}; const long j = j0 + e;\n    \
            if (j < L) {{\n{excl}      {}\n    }}\n  }}\n}}",
