@@ -253,7 +253,8 @@ impl<'a> State<'a> {
     /// Adds the value `x` (an expression) found at index `idx` to state `p`.
     fn add(&self, p: &str, x: &str, idx: &str) -> String {
         let a = &self.a;
-        let cast = if self.acc.is_complex() || self.vector { format!("({x})") } else { format!("({a})({x})") };
+        let cast =
+            if self.acc.is_complex() || self.vector { format!("({x})") } else { format!("({a})({x})") };
         match self.op {
             Op::Sum if self.comp => format!(
                 "{{ {a} y_ = {cast}; {a} t_ = {p}v + y_; {a} b_ = t_ - {p}v; \
@@ -695,7 +696,10 @@ pub(crate) fn reduce(
         )?
     };
     if g > 1 {
-        states_pass(ctx, spec, &st, &partial, nout, g, r_total, &out, wg, fp64, ev)?;
+        // Partial states are laid out [o][g] by the row kernel, [g][o] by the column kernel
+        // (so that neighbouring work-items write neighbouring words).
+        let (so, sg) = if column { (1, nout) } else { (g, 1) };
+        states_pass(ctx, spec, &st, &partial, nout, g, (so, sg), r_total, &out, wg, fp64, ev)?;
     }
     Ok(out)
 }
@@ -708,6 +712,7 @@ fn states_pass(
     partial: &[Buffer],
     nout: usize,
     g: usize,
+    (so, sg): (usize, usize),
     n: usize,
     out: &Strided,
     wg: usize,
@@ -721,7 +726,8 @@ fn states_pass(
     for b in partial {
         args.buf(b);
     }
-    args.long(g as i64).long(nout as i64).long(n as i64).int(s_lanes as i32).buf(out.buffer());
+    args.long(g as i64).long(nout as i64).long(n as i64).int(s_lanes as i32).long(so as i64).long(sg as i64);
+    args.buf(out.buffer());
     let global = [nout.div_ceil(wg / s_lanes) * wg];
     ctx.queue().launch(
         &kernel,
@@ -919,7 +925,7 @@ fn main_source(
                     let _ = write!(one, " {a} p_c = pc.s{j:x};", a = st.a);
                 }
                 let store = if partial {
-                    st.store_bufs("p_", "po", &format!("(o + {j}) * G + g"))
+                    st.store_bufs("p_", "po", &format!("g * nout + o + {j}"))
                 } else {
                     st.write_final(spec, "p_", &format!("(o + {j})"))
                 };
@@ -947,7 +953,7 @@ fn main_source(
         } else {
             let _ = writeln!(s, "  for (long r = r0; r < r1; r++) {{ {scalar_add} }}");
         }
-        let _ = writeln!(s, "  {}\n}}", finish("o * G + g"));
+        let _ = writeln!(s, "  {}\n}}", finish("g * nout + o"));
         return s;
     }
     // Row kernel.
@@ -1028,7 +1034,7 @@ fn tree(s: &mut String, st: &State<'_>) {
 fn states_source(spec: &Spec, st: &State<'_>, wg: usize, fp64: bool) -> String {
     let mut s = prelude(spec, &[], "", fp64);
     let mut params = st.buf_params("pi_", true);
-    params.extend(["long G", "long nout", "long n", "int S"].map(String::from));
+    params.extend(["long G", "long nout", "long n", "int S", "long so", "long sg"].map(String::from));
     params.push(format!("__global {}* restrict out", spec.out.cl_storage()));
     let _ = writeln!(
         s,
@@ -1045,7 +1051,7 @@ fn states_source(spec: &Spec, st: &State<'_>, wg: usize, fp64: bool) -> String {
     let _ = writeln!(
         s,
         "  if (o < nout) {{ for (long g = lane; g < G; g += S) {{ {} {} }} }}",
-        st.load_bufs("q", "pi_", "o * G + g"),
+        st.load_bufs("q", "pi_", "o * so + g * sg"),
         st.merge("p", "q")
     );
     tree(&mut s, st);
