@@ -9,7 +9,7 @@
 //! | runtime | [`runtime`] | platforms, devices, contexts, queues, events; buffers, images, pinned memory and every copy between them (bounds-checked, blocking or safely non-blocking); programs and kernel launches with checked arguments |
 //! | memory | [`memory`] | every upper-layer allocation ([`memory::alloc`]): pool, device memory limit |
 //! | programs | [`program`] | the program cache (memory and disk), kernels created once and reused |
-//! | arrays | [`array`] | [`Array<T>`](array::Array): typed n-d arrays on the device, views, broadcasting, fused elementwise expressions compiled to one kernel each |
+//! | arrays | [`array`](mod@array) | [`Array<T>`](array::Array): typed n-d arrays on the device, views, broadcasting, fused elementwise expressions compiled to one kernel each |
 //! | reductions | [`reduce`] | sum, prod, min, max, argmin/argmax, mean, var, std, any, all, count_nonzero, norms, dot/vdot over any axes of any view, fused with the expression in front; cumsum/cumprod; take/put (bounds checked on the device); concatenate/stack; sort/argsort |
 //! | random numbers | [`random`] | Philox4x32-10: uniform, normal, integers; the same numbers on every device; streams |
 //! | user kernels | [`kernels`] | [`ElementwiseKernel`](kernels::ElementwiseKernel), [`ReductionKernel`](kernels::ReductionKernel), [`ScanKernel`](kernels::ScanKernel) with typed, checked arguments |

@@ -127,9 +127,13 @@ proptest! {
         let gu = (&u + 200).eval::<u8>().unwrap().to_vec().unwrap();
         let wu: Vec<u8> = ha.iter().map(|&x| (x.clamp(0.0, 255.0) as u8).wrapping_add(200)).collect();
         prop_assert_eq!(gu, wu);
-        let gb = da.greater(&db).logical_xor(true).eval::<bool>().unwrap().to_vec().unwrap();
+        let gbd = da.greater(&db).logical_xor(true).eval::<bool>().unwrap();
         let wb: Vec<bool> = ha.iter().zip(hb.iter()).map(|(x, y)| (x > y) ^ true).collect();
-        prop_assert_eq!(gb, wb);
+        prop_assert_eq!(gbd.to_vec().unwrap(), wb.clone());
+        // bool and u8 alone: 16 elements per work-item, at an offset too.
+        let gbo = gbd.slice(s![(off.min(n)) as isize..]).unwrap();
+        let gn = (!&gbo).eval::<bool>().unwrap().to_vec().unwrap();
+        prop_assert_eq!(gn, wb[off.min(n)..].iter().map(|b| !b).collect::<Vec<_>>());
         let c = (&da + Complex::new(0.0f64, 1.0)).eval::<Complex<f32>>().unwrap();
         let gc = (&c * &c).eval::<Complex<f32>>().unwrap().to_vec().unwrap();
         // Within an ulp or two: the device may contract a*b - c*d into fma.
@@ -331,4 +335,45 @@ fn where_and_clip_broadcast() {
     let e: Expr = &d * 2.0;
     let got = (&e * &e + &e).eval::<f32>().unwrap().get().unwrap();
     assert_eq!(got, h.mapv(|x| (2.0 * x) * (2.0 * x) + 2.0 * x));
+}
+
+/// Transposed operands of 2-D outputs of at least 16×16 take the tiled (local memory) kernel:
+/// partial tiles, several dtypes, tiled and direct operands mixed, a broadcast row, an offset.
+#[test]
+fn tiled_transpose_path() {
+    let ctx = ctx();
+    for &(m, n) in &[(16usize, 16usize), (33, 47), (64, 20), (100, 17)] {
+        let h = host(&[n, m], (m * n) as u64); // transposed below to [m, n]
+        let g = host(&[m, n], 5);
+        let row = host(&[n], 6);
+        let big = Array::from_ndarray(ctx, &host(&[n + 1, m], 8)).unwrap();
+        let da = Array::from_ndarray(ctx, &h).unwrap().t();
+        let db = Array::from_ndarray(ctx, &g).unwrap();
+        let dr = Array::from_ndarray(ctx, &row).unwrap();
+        let dbig = big.slice(s![1.., ..]).unwrap().t(); // a transposed view at an offset
+        let ha = h.t();
+        let hbig = host(&[n + 1, m], 8);
+        let hbig = hbig.slice(s![1.., ..]).t().to_owned().into_dyn();
+        let got = (2.0 * &da + &db * &dr - &dbig).eval::<f32>().unwrap().get().unwrap();
+        let want = ha.mapv(|x| 2.0 * x) + &g * &row - &hbig;
+        assert_eq!(got, want, "{m}x{n}");
+        // f16, complex, bool, i64 through the tiles
+        let h16 = da.astype::<f16>().unwrap(); // contiguous [m, n]
+        let t16 = Array::from_ndarray(ctx, &h.mapv(f16::from_f32)).unwrap().t();
+        let got = (&t16 + &h16).eval::<f16>().unwrap().to_vec().unwrap();
+        let want: Vec<f16> = ha.iter().map(|&x| f16::from_f32(f16::from_f32(x).to_f32() * 2.0)).collect();
+        assert_eq!(got, want, "f16 {m}x{n}");
+        let c = (&da + Complex::new(0.0, 1.0)).eval::<Complex<f32>>().unwrap();
+        let ct = c.t().copy().unwrap().t(); // the same values through a transposed layout
+        assert_eq!(
+            (&ct - &c).eval::<Complex<f32>>().unwrap().to_vec().unwrap(),
+            vec![Complex::new(0.0, 0.0); m * n]
+        );
+        let gt = da.greater(&db).eval::<bool>().unwrap().get().unwrap();
+        assert_eq!(gt, ndarray::Zip::from(&ha).and(&g).map_collect(|x, y| x > y).into_dyn());
+        let i = Array::<i64>::from_ndarray(ctx, &h.mapv(|x| x as i64)).unwrap().t();
+        let got = (&i * 3 + 1).eval::<i64>().unwrap().get().unwrap();
+        assert_eq!(got, ha.mapv(|x| x as i64 * 3 + 1));
+    }
+    assert!(clarray::array::generated_sources(ctx).iter().any(|(k, _)| k.starts_with("tiled")));
 }

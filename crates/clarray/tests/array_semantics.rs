@@ -162,7 +162,7 @@ fn kernels_are_shared_across_sizes_and_scalars() {
     (2.0 * &m.t() + 1.0).eval::<f32>().unwrap();
     let k = generated_kernel_count(&ctx);
     assert_eq!(k, before + 2, "the transposed operand needs the strided kernel");
-    let m2 = Array::<f32>::ones(&ctx, &[8, 9]).unwrap();
+    let m2 = Array::<f32>::ones(&ctx, &[20, 50]).unwrap();
     (5.0 * &m2.t() + 2.0).eval::<f32>().unwrap();
     assert_eq!(generated_kernel_count(&ctx), k);
 }
@@ -213,6 +213,11 @@ fn bad_inputs_are_typed_errors_with_messages() {
     let mut small = Array::<f32>::zeros(ctx, &[4]).unwrap();
     let err = small.assign(&a).unwrap_err().to_string();
     assert!(err.contains("[3, 4]") && err.contains("[4]"), "{err}");
+    // writing into a broadcast view
+    let mut bc = b.broadcast_to(&[2, 3]).unwrap();
+    let err = bc.fill(1.0).unwrap_err().to_string();
+    assert!(err.contains("broadcast view"), "{err}");
+    assert!(bc.assign(a.slice(ndarray::s![0..2, 0..3]).unwrap()).is_err());
     // a view as a kernel argument
     let err = a.t().to_arg().unwrap_err().to_string();
     assert!(err.contains(".copy()"), "{err}");
@@ -223,4 +228,64 @@ fn bad_inputs_are_typed_errors_with_messages() {
     // shape of host data
     let err = Array::<f32>::from_slice(ctx, &[1.0, 2.0], &[3]).unwrap_err().to_string();
     assert!(err.contains("2 elements") && err.contains("[3]"), "{err}");
+}
+
+/// The entry point for other layers' kernels: a hand-written row-sum kernel that embeds the
+/// value of `(a - b).abs()` at coordinates (row, col), with a broadcast and a transposed operand.
+#[test]
+fn element_code_embeds_an_expression_in_another_kernel() {
+    use clarray::array::element_code;
+    use clarray::runtime::{Arg, LaunchDims};
+    let ctx = ctx();
+    let (m, n) = (5usize, 7usize);
+    let host_a: Vec<f32> = (0..m * n).map(|i| (i as f32 * 0.37).sin()).collect();
+    let a = Array::from_slice(ctx, &host_a, &[n, m]).unwrap().t(); // [m, n], transposed
+    let b = Array::from_slice(ctx, &(0..n).map(|j| j as f32 * 0.1).collect::<Vec<_>>(), &[n]).unwrap();
+    let e = (&a - &b).abs();
+    let code = element_code(&e, &[m, n], &["row", "col"], "row * n + col", "long", "e_").unwrap();
+    assert_eq!(code.dtype, DType::F32);
+    let src = format!(
+        "{}\n__kernel void row_sums(__global float* out, long n, {}) {{\n    long row = get_global_id(0);\n    float acc = 0;\n    for (long col = 0; col < n; ++col) {{\n{}        acc += {};\n    }}\n    out[row] = acc;\n}}\n",
+        code.prelude, code.params, code.body, code.value
+    );
+    let k = clarray::program::cached_kernel(ctx, &src, "", "row_sums").unwrap();
+    let out = Array::<f32>::empty(ctx, &[m]).unwrap();
+    let nn = n as i64;
+    let mut args = vec![Arg::Buffer(out.buffer()), nn.to_arg().unwrap()];
+    args.extend(code.args.iter().map(|v| v.as_arg()));
+    ctx.queue().launch(&k, &args, &LaunchDims { global: &[m], local: None, offset: None }, &[]).unwrap();
+    let got = out.to_vec().unwrap();
+    for (r, g) in got.iter().enumerate() {
+        let want: f32 = (0..n).map(|c| (host_a[c * m + r] - c as f32 * 0.1).abs()).sum();
+        assert!((g - want).abs() < 1e-5, "row {r}: {g} vs {want}");
+    }
+    // Same structure, other sizes and values: the same signature (the caller's cache key).
+    let a2 = Array::<f32>::zeros(ctx, &[9, 3]).unwrap().t();
+    let b2 = Array::<f32>::ones(ctx, &[9]).unwrap();
+    let code2 =
+        element_code(&(&a2 - &b2).abs(), &[3, 9], &["row", "col"], "row * n + col", "long", "e_").unwrap();
+    assert_eq!(code.signature, code2.signature);
+    assert_eq!(code.body, code2.body);
+}
+
+#[test]
+fn arrays_and_expressions_are_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<Array<f32>>();
+    check::<Array<bool>>();
+    check::<Expr>();
+}
+
+#[test]
+fn in_place_updates_and_eval_into() {
+    let ctx = ctx();
+    let mut a = Array::from_slice(ctx, &[1.0f32, 2.0, 3.0], &[3]).unwrap();
+    a.assign(&a + 1.0).unwrap();
+    assert_eq!(a.to_vec().unwrap(), vec![2.0, 3.0, 4.0]);
+    if !ctx.device().info().fp64 {
+        return;
+    }
+    let mut out = Array::<f64>::zeros(ctx, &[2, 3]).unwrap();
+    (&a * 2.0).eval_into(&mut out).unwrap(); // broadcast over rows, converted to f64
+    assert_eq!(out.to_vec().unwrap(), vec![4.0, 6.0, 8.0, 4.0, 6.0, 8.0]);
 }

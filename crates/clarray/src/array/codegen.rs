@@ -6,15 +6,26 @@
 //! strides, offsets and scalar values are kernel arguments, so `2*a + b` and `3*a + b` share a
 //! kernel.
 //!
-//! Layout classes:
-//! - **contiguous**: after merging axes, the output and every operand are one run of
-//!   consecutive elements. Each work-item handles 4 elements with `vload4`/`vstore4` (one scalar
-//!   tail item); any offsets.
-//! - **strided, k axes**: anything else (transposes, steps, broadcasts, negative strides). Each
+//! Layout classes (after merging axes that every operand walks contiguously, and dropping axes
+//! of extent 1 — so a contiguous block of a bigger array, or a broadcast scalar, stays simple):
+//! - **contiguous**: the output and every operand are one run of consecutive elements. Each
+//!   work-item handles 4 elements: when every offset is a multiple of 4, through `float4`
+//!   (etc.) pointers, so GPUs issue one 16-byte load or store; otherwise with `vload4` and
+//!   `vstore4`; f16 with `vload(a)_half4` / `vstore(a)_half4_rte`. The last partial vector is
+//!   done element by element.
+//! - **tiled, 2 axes**: a 2-D output written along rows with an operand read along columns (a
+//!   transpose), both extents at least 16: 32×8 work-groups stage 32×32 tiles of the transposed
+//!   operands in local memory so that reads and writes are both coalesced.
+//! - **strided, k axes**: anything else (steps, broadcasts, negative strides, more axes). Each
 //!   work-item turns its flat index into k coordinates once (shape passed as arguments) and
 //!   addresses every operand with its own strides.
 //!
-//! Both use 32-bit index arithmetic when every index fits, 64-bit otherwise (part of the key).
+//! Every class uses 32-bit index arithmetic when every index and position fits (below 2^30),
+//! 64-bit otherwise; that choice is part of the key. Kernels loop over their range with the
+//! grid's size as step, so any size runs with a bounded grid.
+//!
+//! Future work: vectorised stores for outputs that are contiguous while an operand is
+//! broadcast (today the strided class), tiles for transposes in more than 2 axes.
 //!
 //! [`element_code`] exposes the per-element code to kernels of other layers (reductions): the
 //! value of an expression at given coordinates, with the parameters and arguments it needs.
@@ -726,12 +737,26 @@ fn kernel_for(ctx: &Context, key: String, source: impl FnOnce() -> String) -> Re
     Ok(k)
 }
 
-const VW: usize = 4;
+/// Elements per work-item in the contiguous class: 16 bytes of the widest element type (a
+/// 16-byte load is what GPUs move best), at least 4 and at most 16.
+fn vector_width(plan: &Plan, od: DType) -> usize {
+    let widest = plan.leaves.iter().map(|l| l.dtype.size()).chain([od.size()]).max().unwrap_or(4);
+    (16 / widest).clamp(4, 16)
+}
 const WG: usize = 256;
+
+static FORCE_WIDE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes every generated kernel use 64-bit indices, as arrays of 2^30 elements or more do
+/// (for tests on small arrays; process-wide).
+#[doc(hidden)]
+pub fn force_64bit_indices(on: bool) {
+    FORCE_WIDE.store(on, std::sync::atomic::Ordering::Relaxed);
+}
 
 /// Whether an index or position can use 32-bit arithmetic (with room for the loop's step).
 fn fits_int(n: isize) -> bool {
-    n.unsigned_abs() < 1 << 30
+    n.unsigned_abs() < 1 << 30 && !FORCE_WIDE.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Evaluates `expr` into the elements of `out` (dtype `out_dtype`, layout `out_layout`),
@@ -756,17 +781,26 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
     if n == 0 {
         return ctx.queue().marker(&[]);
     }
-    let mut all = Vec::with_capacity(plan.leaves.len() + 1);
-    all.push(out_layout.strides.clone());
     for l in &plan.leaves {
         ctx.check_same(l.buffer.context())?;
-        all.push(if &l.layout.shape == shape {
-            l.layout.strides.clone()
-        } else {
-            l.layout.broadcast_to(shape)?.strides
-        });
     }
-    let (cshape, cstrides) = collapse(shape, &all);
+    // The common case first, without merging axes: everything C-contiguous, same shape.
+    let simple = out_layout.is_c_contiguous()
+        && plan.leaves.iter().all(|l| &l.layout.shape == shape && l.layout.is_c_contiguous());
+    let (cshape, cstrides) = if simple {
+        (vec![n], vec![vec![1]; plan.leaves.len() + 1])
+    } else {
+        let mut all = Vec::with_capacity(plan.leaves.len() + 1);
+        all.push(out_layout.strides.clone());
+        for l in &plan.leaves {
+            all.push(if &l.layout.shape == shape {
+                l.layout.strides.clone()
+            } else {
+                l.layout.broadcast_to(shape)?.strides
+            });
+        }
+        collapse(shape, &all)
+    };
     let contiguous = cstrides.iter().all(|s| s.iter().all(|&x| x == 1));
     let fits = |l: &Layout| {
         let (lo, hi) = l.extent();
@@ -791,10 +825,11 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
         // With every offset a multiple of the vector width, the wide loads and stores go
         // through vector pointers, whose alignment the compiler then knows (one 16-byte
         // load instead of four on GPUs); else vload4/vstore4, which need element alignment.
-        let aligned = out_layout.offset % VW == 0 && plan.leaves.iter().all(|l| l.layout.offset % VW == 0);
+        let vw = vector_width(plan, od);
+        let aligned = out_layout.offset % vw == 0 && plan.leaves.iter().all(|l| l.layout.offset % vw == 0);
         let key = format!("contig{}|{it}|{}|{sig}", if aligned { "a" } else { "u" }, od as u8);
         let k = kernel_for(ctx, key, || contiguous_source(plan, od, it, aligned))?;
-        (k, n.div_ceil(VW))
+        (k, n.div_ceil(vw))
     } else {
         let k_axes = cshape.len();
         for &s in &cstrides[0] {
@@ -806,6 +841,26 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
         for &m in &cshape {
             args.push(KernelValue::index(m as isize, wide));
         }
+        // A 2-D output written along rows with an operand read along columns (a transpose):
+        // tiles through local memory, so that both sides are coalesced.
+        let tiled: Vec<bool> =
+            cstrides[1..].iter().map(|s| k_axes == 2 && s[0].abs() == 1 && s[1].abs() > 1).collect();
+        if k_axes == 2
+            && cstrides[0][1] == 1
+            && cshape[0] >= TILE / 2
+            && cshape[1] >= TILE / 2
+            && tiled.contains(&true)
+        {
+            let mask: String = tiled.iter().map(|&t| if t { 'T' } else { '.' }).collect();
+            let key = format!("tiled|{it}|{mask}|{}|{sig}", od as u8);
+            let k = kernel_for(ctx, key, || tiled_source(plan, &cstrides[1..], &offsets, &tiled, od, wide))?;
+            if k.max_work_group_size() >= TILE * TILE_ROWS {
+                let global = [cshape[1].div_ceil(TILE) * TILE, cshape[0].div_ceil(TILE) * TILE_ROWS];
+                let args: Vec<Arg<'_>> = args.iter().map(KernelValue::as_arg).collect();
+                let dims = LaunchDims { global: &global, local: Some(&[TILE, TILE_ROWS]), offset: None };
+                return ctx.queue().launch(&k, &args, &dims, &[]);
+            }
+        }
         let key = format!("strided{k_axes}|{it}|{}|{sig}", od as u8);
         let k = kernel_for(ctx, key, || {
             let coords: Vec<String> = (0..k_axes).map(|d| format!("c{d}")).collect();
@@ -816,6 +871,69 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
         (k, n)
     };
     launch(ctx, &kernel, &args, items)
+}
+
+const TILE: usize = 32;
+const TILE_ROWS: usize = 8;
+
+/// The 2-D kernel for transposed operands: a work-group of 32×8 computes a 32×32 tile of the
+/// output. Each transposed operand's tile is first read along its contiguous axis into local
+/// memory (padded against bank conflicts), then every output row is computed and written
+/// along the output's contiguous axis. Same parameters as the strided kernel with 2 axes.
+fn tiled_source(
+    plan: &Plan,
+    strides: &[Vec<isize>],
+    offsets: &[usize],
+    tiled: &[bool],
+    od: DType,
+    wide: bool,
+) -> String {
+    let it = if wide { "long" } else { "int" };
+    let code = strided_code(plan, strides, offsets, &["c0", "c1"], "i", wide, "");
+    let mut em = Emitter::default();
+    let mut load_tiles = String::new();
+    let mut decl = String::new();
+    for (j, l) in plan.leaves.iter().enumerate().filter(|(j, _)| tiled[*j]) {
+        let ct = l.dtype.cl_compute();
+        let _ = writeln!(decl, "    __local {ct} tile{j}[{TILE}][{}];", TILE + 1);
+        let _ = writeln!(
+            load_tiles,
+            "        if (r < n0 && c < n1) tile{j}[ty + kk][tx] = {};",
+            load_expr(l.dtype, &format!("p{j}"), &format!("o{j} + r * s{j}_0 + c * s{j}_1"))
+        );
+    }
+    let load = |j: usize| {
+        if tiled[j] {
+            format!("tile{j}[tx][ty + kk]")
+        } else {
+            load_expr(plan.leaves[j].dtype, &format!("p{j}"), &format!("o{j} + c0 * s{j}_0 + c1 * s{j}_1"))
+        }
+    };
+    let scalar = |j: usize| format!("k{j}");
+    let mut body = String::new();
+    let v = em.body(plan, &mut body, "v", &load, &scalar, "i");
+    let store = store_stmt(od, "out", "out_off + c0 * os0 + c1 * os1", &v);
+    let mut params = vec![
+        format!("__global {}* out", od.cl_storage()),
+        format!("{it} out_off"),
+        format!("{it} os0"),
+        format!("{it} os1"),
+    ];
+    if !code.params.is_empty() {
+        params.push(code.params.clone());
+    }
+    params.extend([format!("{it} n"), format!("{it} n0"), format!("{it} n1")]);
+    format!(
+        "{prelude}\n__kernel __attribute__((reqd_work_group_size({TILE}, {TILE_ROWS}, 1)))\nvoid clarray_ew({params})\n{{\n\
+         {decl}    const {it} tx = ({it})get_local_id(0), ty = ({it})get_local_id(1);\n\
+         const {it} b0 = ({it})get_group_id(1) * {TILE}, b1 = ({it})get_group_id(0) * {TILE};\n\
+         for ({it} kk = 0; kk < {TILE}; kk += {TILE_ROWS}) {{\n        const {it} r = b0 + tx, c = b1 + ty + kk;\n{load_tiles}    }}\n\
+         barrier(CLK_LOCAL_MEM_FENCE);\n\
+         for ({it} kk = 0; kk < {TILE}; kk += {TILE_ROWS}) {{\n        const {it} c0 = b0 + ty + kk, c1 = b1 + tx;\n\
+         if (c0 < n0 && c1 < n1) {{\n        const {it} i = c0 * n1 + c1;\n{body}        {store}\n        }}\n    }}\n}}\n",
+        prelude = em.prelude(),
+        params = params.join(",\n    "),
+    )
 }
 
 fn launch(ctx: &Context, kernel: &Kernel, args: &[KernelValue], items: usize) -> Result<Event> {
@@ -837,6 +955,7 @@ fn launch(ctx: &Context, kernel: &Kernel, args: &[KernelValue], items: usize) ->
 }
 
 fn contiguous_source(plan: &Plan, od: DType, it: &str, aligned: bool) -> String {
+    let vw = vector_width(plan, od);
     let mut em = Emitter::default();
     let mut params = vec![format!("__global {}* out", od.cl_storage()), format!("{it} out_off")];
     for (j, l) in plan.leaves.iter().enumerate() {
@@ -854,22 +973,22 @@ fn contiguous_source(plan: &Plan, od: DType, it: &str, aligned: bool) -> String 
     for (j, l) in plan.leaves.iter().enumerate() {
         let a = if aligned { "a" } else { "" };
         let line = match l.dtype {
-            DType::F16 => format!("    float{VW} w{j} = vload{a}_half{VW}(0, p{j} + i0);\n"),
+            DType::F16 => format!("    float{vw} w{j} = vload{a}_half{vw}(0, p{j} + i0);\n"),
             DType::C64 | DType::C128 => String::new(),
             d if aligned => {
-                let v = format!("{}{VW}", d.cl_storage());
+                let v = format!("{}{vw}", d.cl_storage());
                 format!("    {v} w{j} = *((__global const {v}*)(p{j} + i0));\n")
             }
-            d => format!("    {}{VW} w{j} = vload{VW}(0, p{j} + i0);\n", d.cl_storage()),
+            d => format!("    {}{vw} w{j} = vload{vw}(0, p{j} + i0);\n", d.cl_storage()),
         };
         vec_part.push_str(&line);
     }
     let mut lanes = Vec::new();
-    for k in 0..VW {
+    for k in 0..vw {
         let load = |j: usize| match plan.leaves[j].dtype {
             DType::C64 | DType::C128 => format!("p{j}[i0 + {k}]"),
-            DType::Bool => format!("(uchar)(w{j}.s{k} != 0)"),
-            _ => format!("w{j}.s{k}"),
+            DType::Bool => format!("(uchar)(w{j}.s{k:x} != 0)"),
+            _ => format!("w{j}.s{k:x}"),
         };
         lanes.push(em.body(plan, &mut vec_part, &format!("v{k}_"), &load, &scalar, &format!("i0 + {k}")));
     }
@@ -877,7 +996,7 @@ fn contiguous_source(plan: &Plan, od: DType, it: &str, aligned: bool) -> String 
         DType::F16 => {
             let _ = writeln!(
                 vec_part,
-                "    vstore{}_half{VW}_rte((float{VW})({}), 0, out + i0);",
+                "    vstore{}_half{vw}_rte((float{vw})({}), 0, out + i0);",
                 if aligned { "a" } else { "" },
                 lanes.join(", ")
             );
@@ -888,12 +1007,12 @@ fn contiguous_source(plan: &Plan, od: DType, it: &str, aligned: bool) -> String 
             }
         }
         d => {
-            let v = format!("{}{VW}", d.cl_storage());
+            let v = format!("{}{vw}", d.cl_storage());
             let lanes = lanes.join(", ");
             if aligned {
                 let _ = writeln!(vec_part, "    *((__global {v}*)(out + i0)) = ({v})({lanes});");
             } else {
-                let _ = writeln!(vec_part, "    vstore{VW}(({v})({lanes}), 0, out + i0);");
+                let _ = writeln!(vec_part, "    vstore{vw}(({v})({lanes}), 0, out + i0);");
             }
         }
     }
@@ -909,7 +1028,7 @@ fn contiguous_source(plan: &Plan, od: DType, it: &str, aligned: bool) -> String 
         let _ = writeln!(ptrs, "    p{j} += o{j};");
     }
     format!(
-        "{prelude}\n__kernel void clarray_ew({params})\n{{\n{ptrs}    const {it} step = ({it})get_global_size(0) * {VW};\n    for ({it} i0 = ({it})get_global_id(0) * {VW}; i0 < n; i0 += step) {{\n    if (i0 + {VW} <= n) {{\n{vec_part}    }} else {{\n    for ({it} i = i0; i < n; ++i) {{\n{tail}    }}\n    }}\n    }}\n}}\n",
+        "{prelude}\n__kernel void clarray_ew({params})\n{{\n{ptrs}    const {it} step = ({it})get_global_size(0) * {vw};\n    for ({it} i0 = ({it})get_global_id(0) * {vw}; i0 < n; i0 += step) {{\n    if (i0 + {vw} <= n) {{\n{vec_part}    }} else {{\n    for ({it} i = i0; i < n; ++i) {{\n{tail}    }}\n    }}\n    }}\n}}\n",
         prelude = em.prelude(),
         params = params.join(",\n    "),
     )

@@ -227,7 +227,7 @@ impl fmt::Display for DType {
 }
 
 /// The type NumPy gives `a op b` for arrays of types `a` and `b` (`np.result_type`).
-/// See the table in the [module docs](crate::array#type-promotion).
+/// See the table in the [module docs](mod@crate::array#type-promotion).
 pub fn promote(a: DType, b: DType) -> DType {
     use DType::*;
     if a == b {
@@ -500,4 +500,37 @@ pub(crate) fn check_device_supports(info: &crate::runtime::DeviceInfo, dt: DType
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fp64_types_are_refused_on_a_device_without_fp64() {
+        let Ok(ctx) = crate::Context::new() else { return };
+        let mut info = ctx.device().info().clone();
+        info.fp64 = false;
+        for dt in [DType::F64, DType::C128] {
+            let e = check_device_supports(&info, dt).unwrap_err();
+            assert!(matches!(e, Error::Unsupported(_)), "{e}");
+            assert!(e.to_string().contains("cl_khr_fp64") && e.to_string().contains(dt.name()), "{e}");
+        }
+        for dt in DType::ALL.into_iter().filter(|d| !d.needs_fp64()) {
+            assert!(check_device_supports(&info, dt).is_ok());
+        }
+    }
+
+    #[test]
+    fn weak_scalars_take_the_array_type_within_their_kind() {
+        assert_eq!(Scalar::Int(3).weak_dtype(DType::U8), DType::U8);
+        assert_eq!(Scalar::Float(2.0).weak_dtype(DType::F16), DType::F16);
+        assert_eq!(Scalar::Float(2.0).weak_dtype(DType::I8), DType::F64);
+        assert_eq!(Scalar::Complex(0.0, 1.0).weak_dtype(DType::F32), DType::C64);
+        assert_eq!(Scalar::Complex(0.0, 1.0).weak_dtype(DType::I32), DType::C128);
+        assert_eq!(Scalar::Int(1).weak_dtype(DType::Bool), DType::I64);
+        assert!(Scalar::Int(256).check_fits(DType::U8).is_err());
+        assert!(Scalar::Int(-129).check_fits(DType::I8).is_err());
+        assert!(Scalar::Int(-128).check_fits(DType::I8).is_ok());
+    }
 }

@@ -142,7 +142,7 @@ pub(crate) struct ExprInner {
 
 /// A lazy elementwise expression: arrays, scalars and operations, evaluated as one kernel.
 /// Cheap to clone. Build it with operators and methods on [`Array`] and `Expr`; see the
-/// [module docs](crate::array#expressions).
+/// [module docs](mod@crate::array#expressions).
 #[derive(Debug, Clone)]
 pub struct Expr(pub(crate) std::result::Result<Arc<ExprInner>, Error>);
 
@@ -188,8 +188,18 @@ impl IntoExpr for Scalar {
     }
 }
 
-fn type_err(what: &str, dt: DType, hint: &str) -> Error {
+fn type_err(what: impl std::fmt::Display, dt: DType, hint: &str) -> Error {
     Error::Type(format!("{what} is not defined for {dt}{hint}"))
+}
+
+/// An operation's name for messages, formatted only when an error is made.
+#[derive(Clone, Copy)]
+struct Name<'a, T: std::fmt::Debug>(&'a T);
+
+impl<T: std::fmt::Debug> std::fmt::Display for Name<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.0)
+    }
 }
 
 impl Expr {
@@ -259,7 +269,13 @@ impl Expr {
         if i.dtype == dt && !i.weak {
             return self.clone();
         }
-        let e = if i.weak { self.settle(i.dtype) } else { self.clone() };
+        let e = match &i.node {
+            // A bare scalar becomes a scalar of the target type directly (no kernel work),
+            // unless its value does not fit, where the conversion below wraps or saturates.
+            Node::Scalar(s) if i.weak && s.check_fits(dt).is_ok() => return self.settle(dt),
+            _ if i.weak => self.settle(i.dtype),
+            _ => self.clone(),
+        };
         if e.dtype().ok() == Some(dt) {
             return e;
         }
@@ -359,36 +375,36 @@ fn join_ctx(a: &Option<Context>, b: &Option<Context>) -> Result<Option<Context>>
 pub fn binary_types(op: BinOp, t: DType) -> Result<(DType, DType)> {
     use BinOp::*;
     let k = t.kind();
-    let name = format!("{op:?}");
+    let name = Name(&op);
     Ok(match op {
         Add | Sub | Mul => {
             if k == Kind::Bool {
-                return Err(type_err(&name, t, "; cast with astype to an integer type first"));
+                return Err(type_err(name, t, "; cast with astype to an integer type first"));
             }
             (t, t)
         }
         Div => {
             if k == Kind::Bool {
-                return Err(type_err(&name, t, "; cast with astype first"));
+                return Err(type_err(name, t, "; cast with astype first"));
             }
             let f = if k == Kind::Int { DType::F64 } else { t };
             (f, f)
         }
         FloorDiv | Rem | Pow => {
             if matches!(k, Kind::Bool | Kind::Complex) {
-                return Err(type_err(&name, t, ""));
+                return Err(type_err(name, t, ""));
             }
             (t, t)
         }
         Minimum | Maximum => {
             if k == Kind::Complex {
-                return Err(type_err(&name, t, " (complex numbers are not ordered)"));
+                return Err(type_err(name, t, " (complex numbers are not ordered)"));
             }
             (t, t)
         }
         Atan2 | Hypot => {
             if k == Kind::Complex {
-                return Err(type_err(&name, t, ""));
+                return Err(type_err(name, t, ""));
             }
             let f = t.to_inexact();
             (f, f)
@@ -396,20 +412,20 @@ pub fn binary_types(op: BinOp, t: DType) -> Result<(DType, DType)> {
         Eq | Ne => (t, DType::Bool),
         Lt | Le | Gt | Ge => {
             if k == Kind::Complex {
-                return Err(type_err(&name, t, " (complex numbers are not ordered)"));
+                return Err(type_err(name, t, " (complex numbers are not ordered)"));
             }
             (t, DType::Bool)
         }
         LogicalAnd | LogicalOr | LogicalXor => (DType::Bool, DType::Bool),
         BitAnd | BitOr | BitXor => {
             if !matches!(k, Kind::Bool | Kind::Int) {
-                return Err(type_err(&name, t, "; bitwise operations take integers and bool"));
+                return Err(type_err(name, t, "; bitwise operations take integers and bool"));
             }
             (t, t)
         }
         Shl | Shr => {
             if k != Kind::Int {
-                return Err(type_err(&name, t, "; shifts take integers"));
+                return Err(type_err(name, t, "; shifts take integers"));
             }
             (t, t)
         }
@@ -420,7 +436,7 @@ pub fn binary_types(op: BinOp, t: DType) -> Result<(DType, DType)> {
 pub fn unary_types(op: UnOp, t: DType) -> Result<(DType, DType)> {
     use UnOp::*;
     let k = t.kind();
-    let name = format!("{op:?}");
+    let name = Name(&op);
     Ok(match op {
         Neg => {
             if k == Kind::Bool {
@@ -436,7 +452,7 @@ pub fn unary_types(op: UnOp, t: DType) -> Result<(DType, DType)> {
         }
         LogicalNot => (DType::Bool, DType::Bool),
         Abs => match k {
-            Kind::Bool => return Err(type_err(&name, t, "")),
+            Kind::Bool => return Err(type_err(name, t, "")),
             Kind::Complex => (t, t.real()),
             _ => (t, t),
         },
@@ -447,14 +463,14 @@ pub fn unary_types(op: UnOp, t: DType) -> Result<(DType, DType)> {
         Cbrt | Exp2 | Log | Log2 | Log10 | Log1p | Expm1 | Sin | Cos | Tan | Asin | Acos | Atan | Sinh
         | Cosh | Tanh | Asinh | Acosh | Atanh => {
             if k == Kind::Complex {
-                return Err(type_err(&name, t, "; complex arrays support exp and sqrt"));
+                return Err(type_err(name, t, "; complex arrays support exp and sqrt"));
             }
             let f = t.to_inexact();
             (f, f)
         }
         Floor | Ceil | Round | Trunc | Sign => {
             if matches!(k, Kind::Complex | Kind::Bool) {
-                return Err(type_err(&name, t, ""));
+                return Err(type_err(name, t, ""));
             }
             (t, t)
         }

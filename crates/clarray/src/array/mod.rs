@@ -332,6 +332,19 @@ impl<T: Element> Array<T> {
         self.layout.offset * T::DTYPE.size()
     }
 
+    /// An error if elements of this array alias each other (a broadcast view), so that writing
+    /// it would be a race.
+    fn check_writable(&self) -> Result<()> {
+        if let Some(k) = (0..self.ndim()).find(|&k| self.layout.strides[k] == 0 && self.layout.shape[k] > 1) {
+            return Err(Error::InvalidArgument(format!(
+                "cannot write into a broadcast view (shape {:?}, stride 0 on axis {k}): its elements \
+                 are shared; write into the array it was broadcast from, or into a copy",
+                self.shape()
+            )));
+        }
+        Ok(())
+    }
+
     /// Where transfers start: the offset in bytes, or 0 for an empty array (whose offset may
     /// point past its buffer).
     fn start_bytes(&self) -> usize {
@@ -593,13 +606,11 @@ impl<T: Element> Array<T> {
 
     /// Sets every element (of this view) to `value`.
     pub fn fill(&mut self, value: T) -> Result<()> {
-        if self.is_contiguous() && T::DTYPE != DType::Bool {
+        self.check_writable()?;
+        if self.is_contiguous() {
             let bytes = self.len() * T::DTYPE.size();
-            self.ctx.queue().fill_buffer(&self.buf, &[value.to_repr()], self.start_bytes(), bytes, &[])?;
-            Ok(())
-        } else if self.is_contiguous() {
-            let bytes = self.len();
-            self.ctx.queue().fill_buffer(&self.buf, &[value.to_repr()], self.start_bytes(), bytes, &[])?;
+            let pattern = [value.to_repr()];
+            self.ctx.queue().fill_buffer(&self.buf, &pattern, self.start_bytes(), bytes, &[])?;
             Ok(())
         } else {
             self.assign(Expr::typed_scalar(value))
@@ -611,6 +622,7 @@ impl<T: Element> Array<T> {
     /// `src` reads this array's buffer through a different layout (e.g. `a.assign(a.t())`),
     /// the result goes through a temporary so that no element is read after it was written.
     pub fn assign(&mut self, src: impl IntoExpr) -> Result<()> {
+        self.check_writable()?;
         let e = src.into_expr();
         let sh = &e.inner()?.shape;
         let fits = sh.len() <= self.ndim()
@@ -728,6 +740,12 @@ impl<T: Element> KernelArg for Array<T> {
 }
 
 impl Expr {
+    /// Evaluates the expression into an existing array or view (the same as
+    /// `out.assign(expr)`): one kernel, converting to `T`.
+    pub fn eval_into<T: Element>(&self, out: &mut Array<T>) -> Result<()> {
+        out.assign(self)
+    }
+
     /// Evaluates the expression into a new array of its shape: one kernel. `T` must be the
     /// expression's dtype (see [`Expr::dtype`]; convert with [`Expr::astype`]).
     pub fn eval<T: Element>(&self) -> Result<Array<T>> {
