@@ -20,6 +20,11 @@
 //! Partial states (`G > 1`) are combined by a second, small row kernel, which also applies the
 //! finishing expression (a mean's division, a norm's square root).
 //!
+//! Kernels are generated once per structure (operand types, expression, operation, layout
+//! class) and cached per context; sizes, strides and offsets are arguments. Set
+//! `CLARRAY_DUMP_REDUCE=1` to print each generated kernel when it is built (also logged at
+//! `debug` level).
+//!
 //! Float sums carry a compensation term per work-item (Knuth's branch-free two-sum) and combine
 //! states with the same error-free addition, so a float32 sum of 2^28 values has the accuracy of
 //! a float64 one rounded once.
