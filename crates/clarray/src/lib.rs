@@ -12,6 +12,9 @@
 //! | runner | [`runner`] | MatCL-style runs: a list of kernels over one argument list, host data copied once per call, kernel and copy times apart |
 //! | profiler | [`profile`] | every command's device times per kernel and per transfer, idle time; table and JSON |
 //! | arrays | [`array`](mod@array) | [`Array<T>`](array::Array): typed n-d arrays on the device, views, broadcasting, fused elementwise expressions compiled to one kernel each |
+//! | reductions | [`reduce`] | sum, prod, min, max, argmin/argmax, mean, var, std, any, all, count_nonzero, norms, dot/vdot over any axes of any view, fused with the expression in front; cumsum/cumprod; take/put (bounds checked on the device); concatenate/stack; sort/argsort |
+//! | random numbers | [`random`] | Philox4x32-10: uniform, normal, integers; the same numbers on every device; streams |
+//! | user kernels | [`kernels`] | [`ElementwiseKernel`](kernels::ElementwiseKernel), [`ReductionKernel`](kernels::ReductionKernel), [`ScanKernel`](kernels::ScanKernel) with typed, checked arguments |
 //!
 //! Start with [`Context::new`], which picks the device named by `CLARRAY_DEVICE` or else the
 //! GPU with the most memory (PoCL's CPU device on a machine without a GPU).
@@ -19,9 +22,12 @@
 pub mod array;
 pub mod error;
 pub mod guide;
+pub mod kernels;
 pub mod memory;
 pub mod profile;
 pub mod program;
+pub mod random;
+pub mod reduce;
 pub mod runner;
 pub mod runtime;
 

@@ -29,6 +29,7 @@
 
 mod array;
 mod kernels;
+mod reduce;
 mod transfer;
 
 use std::time::Instant;
@@ -125,6 +126,7 @@ pub const AREAS: &[Area] = &[
     Area { name: "transfer", rows: transfer::host_transfers },
     Area { name: "array", rows: array::rows },
     Area { name: "kernels", rows: kernels::rows },
+    Area { name: "reduce", rows: reduce::rows },
 ];
 
 /// Best and median of the timed repetitions, in seconds.

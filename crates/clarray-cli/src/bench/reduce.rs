@@ -1,0 +1,48 @@
+//! Bench rows of the reductions layer: full reductions, axis sums, a fused reduction and a scan.
+//! Each row counts the bytes the operation must move once: a reduction reads its inputs, a scan
+//! reads its input and writes its output.
+
+use clarray::random::Philox;
+use clarray::Context;
+
+use super::{time, BenchOpts, Row};
+
+/// The rows: sum, max, dot at 2^28 f32 (2^20 with `--quick`); sum along axis 0 and axis 2 of
+/// 1024×1024×256 f32 (64×64×32); `(&a - &b).abs().max()`; cumsum.
+pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
+    let n: usize = opts.pick(1 << 20, 1 << 28);
+    let size = if opts.quick { "2^20".to_string() } else { "2^28".to_string() };
+    let mut g = Philox::new(2026);
+    let a = g.uniform::<f32>(ctx, &[n])?;
+    let b = g.uniform::<f32>(ctx, &[n])?;
+    let q = ctx.queue();
+    let bytes = (4 * n) as f64;
+    let mut rows = Vec::new();
+
+    let t = time(opts, q, || a.sum().map(drop))?;
+    rows.push(Row::timed(format!("reduce: sum f32 {size}"), bytes, &t, "compensated; float4 loads"));
+    let t = time(opts, q, || a.max().map(drop))?;
+    rows.push(Row::timed(format!("reduce: max f32 {size}"), bytes, &t, "NaN-propagating"));
+    let t = time(opts, q, || a.dot(&b).map(drop))?;
+    rows.push(Row::timed(format!("reduce: dot f32 {size}"), 2.0 * bytes, &t, ""));
+    let t = time(opts, q, || (&a - &b).abs().max::<f32>().map(drop))?;
+    rows.push(Row::timed(
+        format!("reduce: (a - b).abs().max() f32 {size}"),
+        2.0 * bytes,
+        &t,
+        "one fused pass",
+    ));
+    let t = time(opts, q, || a.cumsum(0).map(drop))?;
+    rows.push(Row::timed(format!("reduce: cumsum f32 {size}"), 2.0 * bytes, &t, "reads 2n, writes n"));
+    drop((a, b));
+
+    let shape: [usize; 3] = opts.pick([64, 64, 32], [1024, 1024, 256]);
+    let m = g.uniform::<f32>(ctx, &shape)?;
+    let mbytes = (4 * m.len()) as f64;
+    let label = format!("{}x{}x{}", shape[0], shape[1], shape[2]);
+    let t = time(opts, q, || m.sum_axes(0, false).map(drop))?;
+    rows.push(Row::timed(format!("reduce: sum axis 0 f32 {label}"), mbytes, &t, "column kernel"));
+    let t = time(opts, q, || m.sum_axes(2, false).map(drop))?;
+    rows.push(Row::timed(format!("reduce: sum axis 2 f32 {label}"), mbytes, &t, "row kernel"));
+    Ok(rows)
+}

@@ -1,0 +1,320 @@
+//! Random numbers on the device: the counter-based generator Philox4x32-10 (Salmon et al.,
+//! "Parallel random numbers: as easy as 1, 2, 3", SC'11).
+//!
+//! A counter-based generator is a pure function `(key, counter) → 128 random bits`: work-item
+//! `i` computes block `start + i` directly, with no state shared between work-items, so the
+//! same seed gives the same numbers on every device and every work-group size. Here the key is
+//! the 64-bit seed and the 128-bit counter is (block index: 64 bits, stream: 64 bits), so
+//! [`Philox::stream`] gives 2^64 independent streams of 2^64 blocks each for parallel use.
+//!
+//! | call | per 128-bit block | conversion |
+//! |---|---|---|
+//! | `uniform::<f32>` | 4 values | `(w >> 8) · 2^-24`, in [0, 1) |
+//! | `uniform::<f64>` | 2 values | `(w64 >> 11) · 2^-53`, in [0, 1) |
+//! | `normal::<f32>` | 4 values | Box–Muller on two pairs of uniforms (0, 1] × [0, 1) |
+//! | `normal::<f64>` | 2 values | Box–Muller on one pair of 53-bit uniforms |
+//! | `integers::<T>(lo, hi)` | 2 values | `lo + mul_hi(w64, hi - lo)`, in [lo, hi): bias below 2^-64 · (hi - lo) |
+//!
+//! Every call consumes the blocks it used, so successive calls give fresh numbers; value `i`
+//! of a call is a function of (seed, stream, counter at the call, `i`) only. Uniforms are
+//! bit-for-bit those of [`philox4x32_10`] on the host; normals are within a few ulp (they use
+//! the device's `log`, `sqrt`, `sincos`).
+
+use std::fmt::Write as _;
+
+use crate::array::{Array, DType, Element};
+use crate::error::{Error, Result};
+use crate::reduce::engine::{generated, Args};
+use crate::reduce::ReductionTypes;
+use crate::runtime::{Context, LaunchDims};
+
+const M0: u32 = 0xD251_1F53;
+const M1: u32 = 0xCD9E_8D57;
+const W0: u32 = 0x9E37_79B9;
+const W1: u32 = 0xBB67_AE85;
+
+/// Philox4x32-10 on the host: the 128 bits for `counter` under `key` (the reference the
+/// device code is tested against).
+pub fn philox4x32_10(counter: [u32; 4], key: [u32; 2]) -> [u32; 4] {
+    let (mut c, mut k) = (counter, key);
+    for round in 0..10 {
+        if round > 0 {
+            k[0] = k[0].wrapping_add(W0);
+            k[1] = k[1].wrapping_add(W1);
+        }
+        let p0 = M0 as u64 * c[0] as u64;
+        let p1 = M1 as u64 * c[2] as u64;
+        c = [(p1 >> 32) as u32 ^ c[1] ^ k[0], p1 as u32, (p0 >> 32) as u32 ^ c[3] ^ k[1], p0 as u32];
+    }
+    c
+}
+
+const PHILOX_CL: &str = r#"
+inline uint4 philox4x32_10(uint4 c, uint2 k) {
+  for (int r = 0; r < 10; r++) {
+    if (r > 0) { k.x += 0x9E3779B9u; k.y += 0xBB67AE85u; }
+    const uint lo0 = 0xD2511F53u * c.x, hi0 = mul_hi(0xD2511F53u, c.x);
+    const uint lo1 = 0xCD9E8D57u * c.z, hi1 = mul_hi(0xCD9E8D57u, c.z);
+    c = (uint4)(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);
+  }
+  return c;
+}
+inline uint4 block_at(uint2 key, ulong stream, ulong blk) {
+  return philox4x32_10((uint4)((uint)blk, (uint)(blk >> 32), (uint)stream, (uint)(stream >> 32)), key);
+}
+"#;
+
+/// A Philox4x32-10 generator: a seed, a stream and a position. Cheap to copy; every call that
+/// generates numbers advances the position past the blocks it used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Philox {
+    seed: u64,
+    stream: u64,
+    counter: u64,
+}
+
+/// Float types random numbers can be generated for.
+pub trait RandomFloat: Element {
+    #[doc(hidden)]
+    const PER_BLOCK: usize;
+}
+impl RandomFloat for f32 {
+    const PER_BLOCK: usize = 4;
+}
+impl RandomFloat for f64 {
+    const PER_BLOCK: usize = 2;
+}
+
+/// Integer types [`Philox::integers`] generates.
+pub trait RandomInt: Element + Into<i128> {}
+macro_rules! random_int {
+    ($($t:ty),*) => {$(impl RandomInt for $t {})*};
+}
+random_int!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+impl Philox {
+    /// A generator for `seed`, stream 0, at its start.
+    pub fn new(seed: u64) -> Philox {
+        Philox { seed, stream: 0, counter: 0 }
+    }
+
+    /// The generator of stream `id` with the same seed, at its start: streams never overlap,
+    /// so parallel users each take one.
+    pub fn stream(&self, id: u64) -> Philox {
+        Philox { seed: self.seed, stream: id, counter: 0 }
+    }
+
+    /// The seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// How many 128-bit blocks of its stream the generator has used.
+    pub fn position(&self) -> u64 {
+        self.counter
+    }
+
+    /// Moves to block `position` of the stream (to replay or skip ahead).
+    pub fn set_position(&mut self, position: u64) {
+        self.counter = position;
+    }
+
+    fn key(&self) -> [u32; 2] {
+        [self.seed as u32, (self.seed >> 32) as u32]
+    }
+
+    /// Uniform numbers in [0, 1) of `shape`.
+    pub fn uniform<T: RandomFloat>(&mut self, ctx: &Context, shape: &[usize]) -> Result<Array<T>> {
+        self.generate(ctx, shape, T::DTYPE, Kind::Uniform, 0.0, 1.0)
+    }
+
+    /// Uniform numbers in [lo, hi) of `shape`.
+    pub fn uniform_range<T: RandomFloat>(
+        &mut self,
+        ctx: &Context,
+        shape: &[usize],
+        lo: f64,
+        hi: f64,
+    ) -> Result<Array<T>> {
+        if !(lo.is_finite() && hi.is_finite() && lo <= hi) {
+            return Err(Error::InvalidArgument(format!(
+                "uniform_range needs finite bounds with lo <= hi; got [{lo}, {hi})"
+            )));
+        }
+        self.generate(ctx, shape, T::DTYPE, Kind::Uniform, lo, hi - lo)
+    }
+
+    /// Normally distributed numbers with `mean` and standard deviation `std` (Box–Muller).
+    pub fn normal<T: RandomFloat>(
+        &mut self,
+        ctx: &Context,
+        shape: &[usize],
+        mean: f64,
+        std: f64,
+    ) -> Result<Array<T>> {
+        if !(mean.is_finite() && std.is_finite() && std >= 0.0) {
+            return Err(Error::InvalidArgument(format!(
+                "normal needs a finite mean and a finite std >= 0; got mean {mean}, std {std}"
+            )));
+        }
+        self.generate(ctx, shape, T::DTYPE, Kind::Normal, mean, std)
+    }
+
+    /// Integers uniformly distributed in [lo, hi).
+    pub fn integers<T: RandomInt>(
+        &mut self,
+        ctx: &Context,
+        shape: &[usize],
+        lo: T,
+        hi: T,
+    ) -> Result<Array<T>> {
+        let (l, h): (i128, i128) = (lo.into(), hi.into());
+        if l >= h {
+            return Err(Error::InvalidArgument(format!(
+                "integers needs lo < hi; got [{l}, {h}): the range is empty"
+            )));
+        }
+        let range = (h - l) as u64; // fits: both ends are values of one 64-bit type
+        self.generate_int(ctx, shape, T::DTYPE, l as i64, range)
+    }
+
+    fn generate<T: Element>(
+        &mut self,
+        ctx: &Context,
+        shape: &[usize],
+        dt: DType,
+        kind: Kind,
+        a: f64,
+        b: f64,
+    ) -> Result<Array<T>> {
+        dt.check_device(ctx)?;
+        let out = Array::<T>::empty(ctx, shape)?;
+        let n = out.len();
+        let per = if dt == DType::F32 { 4 } else { 2 };
+        let blocks = n.div_ceil(per);
+        if n > 0 {
+            let k = generated(ctx, format!("philox|{dt:?}|{kind:?}"), "philox_fill", || source(dt, kind))?;
+            let mut args = Args::default();
+            let key = self.key();
+            args.buf(out.buffer())
+                .bytes(key[0].to_ne_bytes().to_vec(), "u32")
+                .bytes(key[1].to_ne_bytes().to_vec(), "u32")
+                .long(self.stream as i64)
+                .long(self.counter as i64)
+                .long(n as i64);
+            if dt == DType::F32 {
+                args.bytes((a as f32).to_ne_bytes().to_vec(), "f32")
+                    .bytes((b as f32).to_ne_bytes().to_vec(), "f32");
+            } else {
+                args.bytes(a.to_ne_bytes().to_vec(), "f64").bytes(b.to_ne_bytes().to_vec(), "f64");
+            }
+            launch(ctx, &k, &args, blocks)?;
+        }
+        self.counter = self.counter.wrapping_add(blocks as u64);
+        Ok(out)
+    }
+
+    fn generate_int<T: Element>(
+        &mut self,
+        ctx: &Context,
+        shape: &[usize],
+        dt: DType,
+        lo: i64,
+        range: u64,
+    ) -> Result<Array<T>> {
+        let out = Array::<T>::empty(ctx, shape)?;
+        let n = out.len();
+        let blocks = n.div_ceil(2);
+        if n > 0 {
+            let k =
+                generated(ctx, format!("philox|{dt:?}|int"), "philox_fill", || source(dt, Kind::Integer))?;
+            let mut args = Args::default();
+            let key = self.key();
+            args.buf(out.buffer())
+                .bytes(key[0].to_ne_bytes().to_vec(), "u32")
+                .bytes(key[1].to_ne_bytes().to_vec(), "u32")
+                .long(self.stream as i64)
+                .long(self.counter as i64)
+                .long(n as i64)
+                .long(lo)
+                .long(range as i64);
+            launch(ctx, &k, &args, blocks)?;
+        }
+        self.counter = self.counter.wrapping_add(blocks as u64);
+        Ok(out)
+    }
+}
+
+fn launch(ctx: &Context, k: &crate::runtime::Kernel, args: &Args, blocks: usize) -> Result<()> {
+    let wg = 256;
+    let global = [blocks.div_ceil(wg) * wg];
+    ctx.queue().launch(
+        k,
+        &args.as_args(),
+        &LaunchDims { global: &global, local: Some(&[wg]), offset: None },
+        &[],
+    )?;
+    Ok(())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    Uniform,
+    Normal,
+    Integer,
+}
+
+fn source(dt: DType, kind: Kind) -> String {
+    let mut s = DType::pragmas(&[dt]);
+    s += PHILOX_CL;
+    let t = dt.cl_storage();
+    let head = |extra: &str| {
+        format!(
+            "__kernel void philox_fill(__global {t}* out, uint k0, uint k1, ulong stream, ulong start, ulong n{extra}) {{\n  \
+             const ulong b = get_global_id(0);\n  \
+             const uint4 w = block_at((uint2)(k0, k1), stream, start + b);\n"
+        )
+    };
+    let _ = match (dt, kind) {
+        (DType::F32, Kind::Uniform) => writeln!(
+            s,
+            "{}  const float4 u = convert_float4(w >> 8) * 0x1p-24f;\n  const float4 v = a + b_ * u;\n  \
+             const ulong i = 4 * b;\n  \
+             if (i < n) out[i] = v.x; if (i + 1 < n) out[i + 1] = v.y; if (i + 2 < n) out[i + 2] = v.z; if (i + 3 < n) out[i + 3] = v.w;\n}}",
+            head(", float a, float b_")
+        ),
+        (DType::F64, Kind::Uniform) => writeln!(
+            s,
+            "{}  const ulong w0 = ((ulong)w.y << 32) | w.x, w1 = ((ulong)w.w << 32) | w.z;\n  \
+             const double u0 = (double)(w0 >> 11) * 0x1p-53, u1 = (double)(w1 >> 11) * 0x1p-53;\n  \
+             const ulong i = 2 * b;\n  if (i < n) out[i] = a + b_ * u0; if (i + 1 < n) out[i + 1] = a + b_ * u1;\n}}",
+            head(", double a, double b_")
+        ),
+        (DType::F32, Kind::Normal) => writeln!(
+            s,
+            "{}  const float4 u = convert_float4(w >> 8) * 0x1p-24f;\n  \
+             const float r0 = sqrt(-2.0f * log(1.0f - u.x)), r1 = sqrt(-2.0f * log(1.0f - u.z));\n  \
+             float c0, c1; const float s0 = sincos(6.283185307179586f * u.y, &c0), s1 = sincos(6.283185307179586f * u.w, &c1);\n  \
+             const ulong i = 4 * b;\n  \
+             if (i < n) out[i] = a + b_ * r0 * c0; if (i + 1 < n) out[i + 1] = a + b_ * r0 * s0;\n  \
+             if (i + 2 < n) out[i + 2] = a + b_ * r1 * c1; if (i + 3 < n) out[i + 3] = a + b_ * r1 * s1;\n}}",
+            head(", float a, float b_")
+        ),
+        (DType::F64, Kind::Normal) => writeln!(
+            s,
+            "{}  const ulong w0 = ((ulong)w.y << 32) | w.x, w1 = ((ulong)w.w << 32) | w.z;\n  \
+             const double u0 = (double)(w0 >> 11) * 0x1p-53, u1 = (double)(w1 >> 11) * 0x1p-53;\n  \
+             const double r = sqrt(-2.0 * log(1.0 - u0)); double c; const double sn = sincos(6.283185307179586 * u1, &c);\n  \
+             const ulong i = 2 * b;\n  if (i < n) out[i] = a + b_ * r * c; if (i + 1 < n) out[i + 1] = a + b_ * r * sn;\n}}",
+            head(", double a, double b_")
+        ),
+        (_, _) => writeln!(
+            s,
+            "{}  const ulong w0 = ((ulong)w.y << 32) | w.x, w1 = ((ulong)w.w << 32) | w.z;\n  \
+             const ulong i = 2 * b;\n  \
+             if (i < n) out[i] = ({t})(lo + (long)mul_hi(w0, range)); if (i + 1 < n) out[i + 1] = ({t})(lo + (long)mul_hi(w1, range));\n}}",
+            head(", long lo, ulong range")
+        ),
+    };
+    s
+}

@@ -1,0 +1,210 @@
+//! Reduction result types: the extra facts about [`DType`] that reductions need (the type a
+//! sum widens to, the type it accumulates in, neutral elements as OpenCL C), and
+//! [`Reducible`], which gives the result element types at compile time for `Array<T>`.
+
+use num_complex::Complex;
+
+use crate::array::{DType, Element, Kind};
+use crate::error::{Error, Result};
+use crate::runtime::Context;
+
+/// What reductions need to know of an element type, beyond [`DType`]'s own methods.
+pub trait ReductionTypes: Copy {
+    /// Whether this is `f16`, `f32` or `f64`.
+    fn is_float(self) -> bool;
+
+    /// Whether this is a complex type.
+    fn is_complex(self) -> bool;
+
+    /// The type `sum` and `prod` return (NumPy's rule: integers and bool widen to 64 bits of
+    /// the same signedness, floats and complex keep their type).
+    fn sum_type(self) -> DType;
+
+    /// The type `mean` returns: `f64` for integers and bool, the type itself otherwise.
+    fn mean_type(self) -> DType;
+
+    /// The type `var`, `std` and the norms return: a real float (`f64` for integers and
+    /// bool, the real part's type for complex).
+    fn real_float_type(self) -> DType;
+
+    /// The OpenCL C type sums and products accumulate in: `float` for `f16`, the result
+    /// type otherwise.
+    fn acc_type(self) -> DType;
+
+    /// The OpenCL C literal of zero in this type's arithmetic type.
+    fn zero(self) -> String;
+
+    /// The OpenCL C literal of one in this type's arithmetic type.
+    fn one(self) -> String;
+
+    /// The largest value (or +infinity), as an OpenCL C expression.
+    fn max_value(self) -> &'static str;
+
+    /// The smallest value (or -infinity), as an OpenCL C expression.
+    fn min_value(self) -> &'static str;
+
+    /// Fails with [`Error::Unsupported`] where the device of `ctx` cannot handle this type.
+    fn check_device(self, ctx: &Context) -> Result<()>;
+
+    /// The `#pragma` lines a kernel using this type needs.
+    fn pragmas(types: &[DType]) -> String;
+}
+
+impl ReductionTypes for DType {
+    /// Whether this is `f16`, `f32` or `f64`.
+    fn is_float(self) -> bool {
+        matches!(self, DType::F16 | DType::F32 | DType::F64)
+    }
+
+    /// Whether this is a complex type.
+    fn is_complex(self) -> bool {
+        matches!(self, DType::C64 | DType::C128)
+    }
+
+    /// The type `sum` and `prod` return (NumPy's rule: integers and bool widen to 64 bits of
+    /// the same signedness, floats and complex keep their type).
+    fn sum_type(self) -> DType {
+        match self {
+            DType::Bool | DType::I8 | DType::I16 | DType::I32 | DType::I64 => DType::I64,
+            DType::U8 | DType::U16 | DType::U32 | DType::U64 => DType::U64,
+            d => d,
+        }
+    }
+
+    /// The type `mean` returns: `f64` for integers and bool, the type itself otherwise.
+    fn mean_type(self) -> DType {
+        if self.is_float() || self.is_complex() {
+            self
+        } else {
+            DType::F64
+        }
+    }
+
+    /// The type `var`, `std` and the norms return: a real float (`f64` for integers and
+    /// bool, the real part's type for complex).
+    fn real_float_type(self) -> DType {
+        self.mean_type().real()
+    }
+
+    /// The OpenCL C type sums and products accumulate in: `float` for `f16`, the result
+    /// type otherwise.
+    fn acc_type(self) -> DType {
+        match self {
+            DType::F16 => DType::F32,
+            d => d,
+        }
+    }
+
+    /// The OpenCL C literal of zero in this type's arithmetic type.
+    fn zero(self) -> String {
+        format!("(({})0)", self.cl_compute())
+    }
+
+    /// The OpenCL C literal of one in this type's arithmetic type.
+    fn one(self) -> String {
+        match self {
+            DType::C64 => "((float2)(1.0f, 0.0f))".into(),
+            DType::C128 => "((double2)(1.0, 0.0))".into(),
+            d => format!("(({})1)", d.cl_compute()),
+        }
+    }
+
+    /// The largest value (or +infinity), as an OpenCL C expression.
+    fn max_value(self) -> &'static str {
+        match self {
+            DType::Bool => "((uchar)1)",
+            DType::I8 => "((char)CHAR_MAX)",
+            DType::I16 => "((short)SHRT_MAX)",
+            DType::I32 => "((int)INT_MAX)",
+            DType::I64 => "((long)LONG_MAX)",
+            DType::U8 => "((uchar)UCHAR_MAX)",
+            DType::U16 => "((ushort)USHRT_MAX)",
+            DType::U32 => "((uint)UINT_MAX)",
+            DType::U64 => "((ulong)ULONG_MAX)",
+            DType::F16 | DType::F32 => "((float)INFINITY)",
+            DType::F64 => "((double)INFINITY)",
+            DType::C64 | DType::C128 => "0",
+        }
+    }
+
+    /// The smallest value (or -infinity), as an OpenCL C expression.
+    fn min_value(self) -> &'static str {
+        match self {
+            DType::Bool => "((uchar)0)",
+            DType::I8 => "((char)CHAR_MIN)",
+            DType::I16 => "((short)SHRT_MIN)",
+            DType::I32 => "((int)INT_MIN)",
+            DType::I64 => "((long)LONG_MIN)",
+            DType::U8 => "((uchar)0)",
+            DType::U16 => "((ushort)0)",
+            DType::U32 => "((uint)0)",
+            DType::U64 => "((ulong)0)",
+            DType::F16 | DType::F32 => "((float)-INFINITY)",
+            DType::F64 => "((double)-INFINITY)",
+            DType::C64 | DType::C128 => "0",
+        }
+    }
+
+    /// Fails with [`Error::Unsupported`] where the device of `ctx` cannot handle this type.
+    fn check_device(self, ctx: &Context) -> Result<()> {
+        let info = ctx.device().info();
+        if self.needs_fp64() && !info.fp64 {
+            return Err(Error::Unsupported(format!(
+                "{} needs double precision, which {} lacks (no cl_khr_fp64); use f32 or Complex<f32>",
+                self.name(),
+                info.name
+            )));
+        }
+        Ok(())
+    }
+
+    /// The `#pragma` lines a kernel using this type needs.
+    fn pragmas(types: &[DType]) -> String {
+        if types.iter().any(|t| t.needs_fp64()) {
+            "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n".into()
+        } else {
+            String::new()
+        }
+    }
+}
+
+/// An element type that can be reduced, with the element types of its results at compile
+/// time (the table in the [module docs](super)).
+pub trait Reducible: Element {
+    /// What `sum` and `prod` give: 64-bit integers for integers and bool, the type itself
+    /// otherwise.
+    type Sum: Element;
+    /// What `mean` gives: `f64` for integers and bool, the type itself otherwise.
+    type Mean: Element;
+    /// What `var`, `std` and `norm` give: a real float.
+    type Real: Element;
+}
+
+macro_rules! reducible {
+    ($($t:ty => $s:ty, $m:ty, $r:ty;)*) => {$(
+        impl Reducible for $t { type Sum = $s; type Mean = $m; type Real = $r; }
+    )*};
+}
+
+reducible! {
+    bool => i64, f64, f64;
+    i8 => i64, f64, f64;
+    i16 => i64, f64, f64;
+    i32 => i64, f64, f64;
+    i64 => i64, f64, f64;
+    u8 => u64, f64, f64;
+    u16 => u64, f64, f64;
+    u32 => u64, f64, f64;
+    u64 => u64, f64, f64;
+    half::f16 => half::f16, half::f16, half::f16;
+    f32 => f32, f32, f32;
+    f64 => f64, f64, f64;
+    Complex<f32> => Complex<f32>, Complex<f32>, f32;
+    Complex<f64> => Complex<f64>, Complex<f64>, f64;
+}
+
+/// Whether `t` is a real float type.
+#[allow(dead_code)]
+pub(crate) fn kind_float(t: DType) -> bool {
+    t.kind() == Kind::Float
+}

@@ -1,0 +1,347 @@
+//! Scans (prefix sums and products, user scans, segmented scans) along any axis of any view.
+//!
+//! Lines longer than 64 elements take three steps ("reduce, then scan"): every work-group
+//! reduces one block of `B = 256 × 8` elements of a line to a total; the totals of each line are
+//! scanned by the same code (recursively, so any length works); every work-group then scans its
+//! block in local memory — coalesced loads into local memory, eight consecutive elements per
+//! work-item, a scan of the 256 work-item totals — and adds the carry of the blocks before it.
+//! The input is read twice and the output written once. Short lines (≤ 64) are scanned by one
+//! work-item each.
+//!
+//! A segmented scan takes a flag array: a nonzero flag starts a new segment at that element.
+//! The state is then the pair (flag, value), combined as `(f1, v1) ⊕ (f2, v2) = (f1 | f2,
+//! f2 ? v2 : v1 ⊕ v2)`, which is associative, so blocks and carries work unchanged.
+
+use std::fmt::Write as _;
+
+use crate::array::DType;
+use crate::error::{Error, Result};
+use crate::runtime::{Buffer, Context, LaunchDims};
+
+use super::dtype::ReductionTypes;
+use super::engine::{generated, store, Args, MapExpr};
+use super::strided::{c_strides, Strided};
+
+const WG: usize = 256;
+const K: usize = 8;
+const B: usize = WG * K;
+/// The local block with one pad slot every 32 elements, so that work-item `t` reading its
+/// eight consecutive elements (`8t..8t+8`) hits 32 different banks.
+const BP: usize = B + B / 32;
+/// Lines up to this long are scanned by one work-item each.
+const SHORT: usize = 64;
+
+/// What a scan computes: `combine` is an OpenCL C expression of `a` and `b` in the type
+/// `acc`; `output` an expression of `item` (the scanned value) and `i` (the index along the
+/// axis) giving the `out` element.
+#[derive(Debug, Clone)]
+pub(crate) struct ScanSpec {
+    pub acc: DType,
+    pub neutral: String,
+    pub combine: String,
+    pub out: DType,
+    pub output: String,
+    pub exclusive: bool,
+    pub preamble: String,
+}
+
+/// Scans `map` (its operands of one shape) along `axis`, segmented by `flags` if given.
+pub(crate) fn scan(
+    ctx: &Context,
+    map: &MapExpr,
+    flags: Option<&Strided>,
+    spec: &ScanSpec,
+    axis: usize,
+) -> Result<Strided> {
+    ctx.check_deferred()?;
+    let x0 = map.inputs.first().ok_or_else(|| Error::InvalidArgument("a scan needs an array".into()))?;
+    let shape = x0.shape().to_vec();
+    if axis >= shape.len() {
+        return Err(Error::InvalidArgument(format!(
+            "axis {axis} is out of range for an array of {} axes (valid: 0..{})",
+            shape.len(),
+            shape.len()
+        )));
+    }
+    for x in map.inputs.iter().chain(flags) {
+        ctx.check_same(x.context())?;
+        x.dtype().check_device(ctx)?;
+        if x.shape() != shape.as_slice() {
+            return Err(Error::Shape(format!(
+                "the operands of a scan have shapes {shape:?} and {:?}; they must be equal",
+                x.shape()
+            )));
+        }
+    }
+    spec.acc.check_device(ctx)?;
+    spec.out.check_device(ctx)?;
+    let out = Strided::empty(ctx, spec.out, &shape)?;
+    if out.is_empty() {
+        return Ok(out);
+    }
+    let line_len = shape[axis];
+    let others: Vec<usize> = (0..shape.len()).filter(|&k| k != axis).collect();
+    let nlines: usize = others.iter().map(|&k| shape[k]).product();
+    let ostr = c_strides(&shape);
+    // Operands: the inputs, the flags, then the output; each with strides over `others` and
+    // along the axis.
+    let mut ops: Vec<(Buffer, i64, Vec<i64>, i64)> = Vec::new();
+    for x in map.inputs.iter().chain(flags) {
+        ops.push((
+            x.buffer().clone(),
+            x.offset() as i64,
+            others.iter().map(|&k| x.strides()[k] as i64).collect(),
+            x.strides()[axis] as i64,
+        ));
+    }
+    ops.push((out.buffer().clone(), 0, others.iter().map(|&k| ostr[k] as i64).collect(), ostr[axis] as i64));
+    let fp64 = ctx.device().info().fp64;
+    let seg = flags.is_some();
+    let flag_type = flags.map(Strided::dtype);
+    let nblocks = line_len.div_ceil(B);
+    let mut args_base = Args::default();
+    for (b, off, so, sa) in &ops {
+        args_base.buf(b).long(*off);
+        for s in so {
+            args_base.long(*s);
+        }
+        args_base.long(*sa);
+    }
+    for &k in &others {
+        args_base.long(shape[k] as i64);
+    }
+    args_base.long(line_len as i64).long(nlines as i64);
+    for p in &map.params {
+        args_base.bytes(p.bytes.clone(), p.ctype);
+    }
+    let types: Vec<DType> = map.inputs.iter().map(Strided::dtype).collect();
+    let ptypes: Vec<&str> = map.params.iter().map(|p| p.ctype).collect();
+    let key = format!(
+        "scan|{types:?}|{ptypes:?}|{:?}|{}|{}|{}|{flag_type:?}|{spec:?}|{}|{fp64}",
+        map.value,
+        map.code,
+        map.body,
+        map.preamble,
+        others.len()
+    );
+    let src = || source(map, flag_type, spec, others.len(), fp64);
+    if line_len <= SHORT {
+        let k = generated(ctx, format!("{key}|short"), "scan_short", src)?;
+        let global = [nlines.div_ceil(WG) * WG];
+        ctx.queue().launch(
+            &k,
+            &args_base.as_args(),
+            &LaunchDims { global: &global, local: Some(&[WG]), offset: None },
+            &[],
+        )?;
+        return Ok(out);
+    }
+    // Block totals, then their inclusive scan per line (recursively), then the blocks.
+    let tot_v = crate::memory::alloc(ctx, nlines * nblocks * spec.acc.size())?;
+    let tot_f = crate::memory::alloc(ctx, nlines * nblocks)?;
+    let global = [nlines * nblocks * WG];
+    let dims = LaunchDims { global: &global, local: Some(&[WG]), offset: None };
+    let k = generated(ctx, format!("{key}|totals"), "scan_totals", src)?;
+    let mut args = args_base.clone();
+    args.buf(&tot_v).buf(&tot_f).long(nblocks as i64);
+    ctx.queue().launch(&k, &args.as_args(), &dims, &[])?;
+    let carries = if nblocks > 1 {
+        let tv = Strided::new(tot_v.clone(), spec.acc, &[nlines, nblocks], &[nblocks as isize, 1], 0)?;
+        let tf = Strided::new(tot_f.clone(), DType::U8, &[nlines, nblocks], &[nblocks as isize, 1], 0)?;
+        let inner = ScanSpec {
+            acc: spec.acc,
+            neutral: spec.neutral.clone(),
+            combine: spec.combine.clone(),
+            out: spec.acc,
+            output: "item".into(),
+            exclusive: false,
+            preamble: spec.preamble.clone(),
+        };
+        let m = MapExpr::identity(&tv);
+        scan(ctx, &m, seg.then_some(&tf), &inner, 1)?.buffer().clone()
+    } else {
+        tot_v.clone()
+    };
+    let k = generated(ctx, format!("{key}|apply"), "scan_apply", src)?;
+    let mut args = args_base.clone();
+    args.buf(&carries).buf(&tot_f).long(nblocks as i64);
+    ctx.queue().launch(&k, &args.as_args(), &dims, &[])?;
+    Ok(out)
+}
+
+fn source(map: &MapExpr, flag: Option<DType>, spec: &ScanSpec, nother: usize, fp64: bool) -> String {
+    let types: Vec<DType> = map.inputs.iter().map(Strided::dtype).collect();
+    let nin = types.len();
+    let a = spec.acc.cl_compute();
+    let mut all = types.clone();
+    all.extend([spec.acc, spec.out]);
+    let mut s = DType::pragmas(&all);
+    if all.iter().any(|t| t.is_complex()) {
+        s += &super::engine::complex_helpers(fp64 && all.iter().any(|t| t.needs_fp64()));
+    }
+    s += &map.preamble;
+    s += &spec.preamble;
+    let margs: Vec<String> = types
+        .iter()
+        .enumerate()
+        .map(|(k, t)| format!("{} x{k}", t.cl_compute()))
+        .chain(map.params.iter().map(|p| format!("{} {}", p.ctype, p.name)))
+        .collect();
+    let pnames: Vec<String> = map.params.iter().map(|p| p.name.clone()).collect();
+    let _ = writeln!(
+        s,
+        "\ninline {a} map_fn({}) {{\n{}  return ({a})({});\n}}\ninline {a} scan_op({a} a, {a} b) {{ return ({}); }}",
+        if margs.is_empty() { "void".into() } else { margs.join(", ") },
+        map.body,
+        map.code,
+        spec.combine
+    );
+    // Parameters: operands (inputs, flags, output), extents, line length, line count, params.
+    let mut params = Vec::new();
+    let mut names: Vec<(String, String)> = Vec::new();
+    let mut op_types = types.clone();
+    if let Some(f) = flag {
+        op_types.push(f);
+    }
+    op_types.push(spec.out);
+    for (k, t) in op_types.iter().enumerate() {
+        let is_out = k == op_types.len() - 1;
+        let c = if is_out { "" } else { "const " };
+        params.push(format!("__global {c}{}* p{k}", t.cl_storage()));
+        params.push(format!("long off{k}"));
+        for j in 0..nother {
+            params.push(format!("long so{k}_{j}"));
+        }
+        params.push(format!("long sa{k}"));
+        names.push((format!("p{k}"), format!("b{k}")));
+    }
+    for j in 0..nother {
+        params.push(format!("long no{j}"));
+    }
+    params.push("long L".into());
+    params.push("long nlines".into());
+    for p in &map.params {
+        params.push(format!("{} {}", p.ctype, p.name));
+    }
+    let nops = op_types.len();
+    let outk = nops - 1;
+    let flagk = flag.map(|_| nin);
+    // Base offsets of line `line` for every operand.
+    let mut base = String::new();
+    for k in 0..nops {
+        let _ = write!(base, "long b{k} = off{k}; ");
+    }
+    if nother > 0 {
+        let _ = write!(base, "{{ long t_ = line; ");
+        for j in (0..nother).rev() {
+            if j == 0 {
+                let _ = write!(base, "long c{j}_ = t_; ");
+            } else {
+                let _ = write!(base, "long c{j}_ = t_ % no{j}; t_ /= no{j}; ");
+            }
+            for k in 0..nops {
+                let _ = write!(base, "b{k} += c{j}_ * so{k}_{j}; ");
+            }
+        }
+        base.push('}');
+    }
+    let load = |k: usize, t: DType, j: &str| {
+        let idx = format!("b{k} + ({j}) * sa{k}");
+        if t == DType::F16 {
+            format!("vload_half({idx}, p{k})")
+        } else {
+            format!("p{k}[{idx}]")
+        }
+    };
+    let value_at = |j: &str| {
+        let mut xs: Vec<String> = types.iter().enumerate().map(|(k, t)| load(k, *t, j)).collect();
+        xs.extend(pnames.iter().cloned());
+        format!("map_fn({})", xs.join(", "))
+    };
+    let flag_at = |j: &str| match flagk {
+        Some(k) => format!("(uchar)({} != 0)", load(k, op_types[k], j)),
+        None => "(uchar)0".into(),
+    };
+    let write_out = |j: &str, item: &str| {
+        format!(
+            "{{ const long i = {j}; (void)i; {a} item = {item}; {} }}",
+            store(&format!("p{outk}"), spec.out, &format!("b{outk} + i * sa{outk}"), &spec.output)
+        )
+    };
+    let neutral = format!("(({a})({}))", spec.neutral);
+    s.push_str("#define PD(e) ((e) + ((e) >> 5))\n");
+    // One work-item per line.
+    let _ = writeln!(s, "__kernel void scan_short({}) {{", params.join(", "));
+    let _ = writeln!(s, "  const long line = get_global_id(0); if (line >= nlines) return;\n  {base}");
+    let _ = writeln!(s, "  {a} acc = {neutral};\n  for (long j = 0; j < L; j++) {{");
+    let _ = writeln!(s, "    {a} x = {}; uchar f = {};", value_at("j"), flag_at("j"));
+    if spec.exclusive {
+        let _ = writeln!(
+            s,
+            "    if (f) acc = {neutral};\n    {}\n    acc = scan_op(acc, x);",
+            write_out("j", "acc")
+        );
+    } else {
+        let _ = writeln!(s, "    acc = f ? x : scan_op(acc, x);\n    {}", write_out("j", "acc"));
+    }
+    let _ = writeln!(s, "  }}\n}}");
+    // The block scan in local memory, shared by `scan_totals` and `scan_apply`.
+    let block = format!(
+        "  __local {a} lv[{BP}]; __local uchar lf[{BP}]; __local {a} tv[{WG}]; __local uchar tf[{WG}];\n  \
+         const int lid = get_local_id(0);\n  \
+         const long grp = get_group_id(0); const long line = grp / nblocks; const long blk = grp - line * nblocks;\n  \
+         {base}\n  \
+         const long j0 = blk * {B};\n  \
+         for (int k = 0; k < {K}; k++) {{ const int e = lid + k * {WG}; const long j = j0 + e;\n    \
+           lv[PD(e)] = j < L ? {} : {neutral}; lf[PD(e)] = j < L ? {} : (uchar)0; }}\n  \
+         barrier(CLK_LOCAL_MEM_FENCE);\n  \
+         {a} v = {neutral}; uchar f = 0;\n  \
+         for (int k = 0; k < {K}; k++) {{ const int e = PD(lid * {K} + k); v = lf[e] ? lv[e] : scan_op(v, lv[e]); f |= lf[e]; }}\n  \
+         tv[lid] = v; tf[lid] = f;\n  \
+         for (int h = 1; h < {WG}; h <<= 1) {{\n    \
+           barrier(CLK_LOCAL_MEM_FENCE);\n    \
+           {a} pv = v; uchar pf = 0; if (lid >= h) {{ pv = tv[lid - h]; pf = tf[lid - h]; }}\n    \
+           barrier(CLK_LOCAL_MEM_FENCE);\n    \
+           if (lid >= h) {{ v = f ? v : scan_op(pv, v); f |= pf; }}\n    \
+           tv[lid] = v; tf[lid] = f;\n  \
+         }}\n  \
+         barrier(CLK_LOCAL_MEM_FENCE);\n",
+        value_at("j"),
+        flag_at("j")
+    );
+    let mut tparams = params.clone();
+    tparams.extend([format!("__global {a}* tot_v"), "__global uchar* tot_f".into(), "long nblocks".into()]);
+    let _ = writeln!(
+        s,
+        "__kernel __attribute__((reqd_work_group_size({WG}, 1, 1)))\nvoid scan_totals({}) {{\n{block}  \
+         if (lid == {last}) {{ tot_v[grp] = v; tot_f[grp] = f; }}\n}}",
+        tparams.join(", "),
+        last = WG - 1
+    );
+    let mut aparams = params;
+    aparams.extend([
+        format!("__global const {a}* carry"),
+        "__global const uchar* tot_f".into(),
+        "long nblocks".into(),
+    ]);
+    let excl = if spec.exclusive {
+        format!("      {a} it_ = lf[PD(e)] ? {neutral} : (e == 0 ? cin : lv[PD(e - 1)]);\n")
+    } else {
+        format!("      {a} it_ = lv[PD(e)];\n")
+    };
+    let _ = writeln!(
+        s,
+        "__kernel __attribute__((reqd_work_group_size({WG}, 1, 1)))\nvoid scan_apply({}) {{\n{block}  \
+         const {a} cin = blk > 0 ? carry[grp - 1] : {neutral};\n  \
+         {{ {a} pv = cin;\n    \
+           if (lid > 0) {{ pv = tf[lid - 1] ? tv[lid - 1] : scan_op(cin, tv[lid - 1]); }}\n    \
+           {a} run = pv;\n    \
+           for (int k = 0; k < {K}; k++) {{ const int e = PD(lid * {K} + k); run = lf[e] ? lv[e] : scan_op(run, lv[e]); lv[e] = run; }}\n  }}\n  \
+         barrier(CLK_LOCAL_MEM_FENCE);\n  \
+         for (int k = 0; k < {K}; k++) {{ const int e = lid + k * {WG}; const long j = j0 + e;\n    \
+           if (j < L) {{\n{excl}      {}\n    }}\n  }}\n}}",
+        aparams.join(", "),
+        write_out("j", "it_")
+    );
+    s
+}

@@ -1,0 +1,203 @@
+//! Sorting along an axis: [`Array::sort`] and [`Array::argsort`].
+//!
+//! A bitonic sorting network over each line, padded to a power of two. Keys are sorted
+//! together with their original positions, and ties are broken by position, so the sort is
+//! stable (argsort gives NumPy's `kind="stable"` order). NaN sorts after every number, as in
+//! NumPy. `O(n log² n)` work in `log² n / 2` launches of one kernel; correct first — a radix
+//! sort is the faster choice for long lines of 32-bit keys and can replace this behind the
+//! same API.
+
+use std::fmt::Write as _;
+
+use crate::array::{Array, DType, Element};
+use crate::error::{Error, Result};
+use crate::program::cached_kernel;
+use crate::runtime::LaunchDims;
+
+use super::dtype::ReductionTypes;
+use super::engine::Args;
+use super::strided::Strided;
+
+const WG: usize = 256;
+
+fn source(t: DType) -> String {
+    let s = t.cl_storage();
+    let c = t.cl_compute();
+    let load = |p: &str, i: &str| {
+        if t == DType::F16 {
+            format!("vload_half({i}, {p})")
+        } else {
+            format!("{p}[{i}]")
+        }
+    };
+    let nan = if t.is_float() { "isnan" } else { "0 &&" };
+    let mut src = DType::pragmas(&[t]);
+    let _ = write!(
+        src,
+        "// Whether (ka, ia) sorts before (kb, ib): padding (index >= L) last, NaN after numbers,
+// then by key, then by position (stable).
+inline int before({c} ka, long ia, {c} kb, long ib, long L) {{
+  if (ia >= L) return 0; if (ib >= L) return 1;
+  const int na = {nan}(ka), nb = {nan}(kb);
+  if (na || nb) return na ? (nb && ia < ib) : 1;
+  return ka < kb || (ka == kb && ia < ib);
+}}
+__kernel void sort_init(__global const {s}* a, long off, long so, long sl, long L, long P, long total,
+                        __global {s}* keys, __global long* idx) {{
+  const long g = get_global_id(0); if (g >= total) return;
+  const long line = g / P, i = g - line * P;
+  if (i < L) {{ {copy_in} }}
+  idx[g] = i;
+}}
+__kernel void sort_step(__global {s}* keys, __global long* idx, long L, long P, long total, long k, long j) {{
+  const long g = get_global_id(0); if (g >= total) return;
+  const long line = g / P, i = g - line * P, q = i ^ j;
+  if (q <= i) return;
+  const long gi = g, gq = line * P + q;
+  const {c} ki = {ki}, kq = {kq}; const long ii = idx[gi], iq = idx[gq];
+  const int up = (i & k) == 0;
+  const int swap = up ? before(kq, iq, ki, ii, L) : before(ki, ii, kq, iq, L);
+  if (swap) {{ {si} {sq} idx[gi] = iq; idx[gq] = ii; }}
+}}
+__kernel void sort_out(__global const {s}* keys, __global const long* idx, long L, long P, long total,
+                       __global {s}* out_keys, __global long* out_idx, int want_keys) {{
+  const long g = get_global_id(0); if (g >= total) return;
+  const long line = g / L, i = g - line * L, src = line * P + i;
+  if (want_keys) {{ {copy_out} }} else out_idx[g] = idx[src];
+}}
+",
+        copy_in = if t == DType::F16 {
+            "vstore_half(vload_half(off + line * so + i * sl, a), g, keys);".to_string()
+        } else {
+            "keys[g] = a[off + line * so + i * sl];".into()
+        },
+        copy_out = if t == DType::F16 {
+            "vstore_half(vload_half(src, keys), g, out_keys);".to_string()
+        } else {
+            "out_keys[g] = keys[src];".into()
+        },
+        ki = load("keys", "gi"),
+        kq = load("keys", "gq"),
+        si = if t == DType::F16 { "vstore_half(kq, gi, keys);".to_string() } else { "keys[gi] = kq;".into() },
+        sq = if t == DType::F16 { "vstore_half(ki, gq, keys);".to_string() } else { "keys[gq] = ki;".into() },
+    );
+    src
+}
+
+/// Sorts the lines of `x` along `axis`; returns (keys, positions) buffers of the padded lines,
+/// and the geometry.
+fn sort_lines<T: Element>(x: &Array<T>, axis: usize, want_keys: bool) -> Result<Strided> {
+    let t = T::DTYPE;
+    let nd = x.ndim();
+    if axis >= nd {
+        return Err(Error::InvalidArgument(format!(
+            "sort along axis {axis} of an array of {nd} axes (valid: 0..{nd})"
+        )));
+    }
+    if t.is_complex() {
+        return Err(Error::Type(format!(
+            "sort of {t} values: complex numbers are not ordered; sort .real() or .abs()"
+        )));
+    }
+    let ctx = x.context().clone();
+    // Move the axis last and make the rest one contiguous run of lines.
+    let mut perm: Vec<usize> = (0..nd).filter(|&k| k != axis).collect();
+    perm.push(axis);
+    let moved = x.permute(&perm)?;
+    let lines_view = if moved.ndim() > 1 { moved.copy()? } else { moved.clone() };
+    let l = x.shape()[axis];
+    let nlines = x.len().checked_div(l).unwrap_or(0);
+    let p = l.next_power_of_two();
+    let out_dt = if want_keys { t } else { DType::I64 };
+    let mut moved_shape: Vec<usize> = perm.iter().map(|&k| x.shape()[k]).collect();
+    if moved_shape.is_empty() {
+        moved_shape.push(1);
+    }
+    let out = Strided::empty(&ctx, out_dt, &moved_shape)?;
+    let inv: Vec<usize> = (0..nd).map(|k| perm.iter().position(|&q| q == k).unwrap_or(0)).collect();
+    if out.is_empty() {
+        return out.permuted(&inv);
+    }
+    let total = nlines * p;
+    let keys = crate::memory::alloc(&ctx, total * t.size())?;
+    let idx = crate::memory::alloc(&ctx, total * 8)?;
+    let src = source(t);
+    let s = Strided::of_array(&lines_view);
+    let (so, sl) =
+        if s.ndim() > 1 { (l as i64, s.strides()[s.ndim() - 1] as i64) } else { (0, s.strides()[0] as i64) };
+    let dims = |n: usize| [n.div_ceil(WG) * WG];
+    let g = dims(total);
+    let ld = LaunchDims { global: &g, local: Some(&[WG]), offset: None };
+    let k = cached_kernel(&ctx, &src, "", "sort_init")?;
+    let mut a = Args::default();
+    a.buf(s.buffer())
+        .long(s.offset() as i64)
+        .long(so)
+        .long(sl)
+        .long(l as i64)
+        .long(p as i64)
+        .long(total as i64)
+        .buf(&keys)
+        .buf(&idx);
+    ctx.queue().launch(&k, &a.as_args(), &ld, &[])?;
+    let step = cached_kernel(&ctx, &src, "", "sort_step")?;
+    let mut kk = 2;
+    while kk <= p {
+        let mut j = kk / 2;
+        while j > 0 {
+            let mut a = Args::default();
+            a.buf(&keys)
+                .buf(&idx)
+                .long(l as i64)
+                .long(p as i64)
+                .long(total as i64)
+                .long(kk as i64)
+                .long(j as i64);
+            ctx.queue().launch(&step, &a.as_args(), &ld, &[])?;
+            j /= 2;
+        }
+        kk *= 2;
+    }
+    let fin = cached_kernel(&ctx, &src, "", "sort_out")?;
+    let n = nlines * l;
+    let g2 = dims(n);
+    let mut a = Args::default();
+    a.buf(&keys).buf(&idx).long(l as i64).long(p as i64).long(n as i64);
+    if want_keys {
+        a.buf(out.buffer()).buf(&idx).int(1);
+    } else {
+        a.buf(&keys).buf(out.buffer()).int(0);
+    }
+    ctx.queue().launch(
+        &fin,
+        &a.as_args(),
+        &LaunchDims { global: &g2, local: Some(&[WG]), offset: None },
+        &[],
+    )?;
+    if nd == 0 {
+        return Ok(out);
+    }
+    out.permuted(&inv)
+}
+
+impl<T: Element> Array<T> {
+    /// A sorted copy along `axis` (ascending; NaN last; stable). Complex values are an error.
+    pub fn sort(&self, axis: usize) -> Result<Array<T>> {
+        let s = sort_lines(self, axis, true)?.into_array::<T>()?;
+        if s.is_contiguous() {
+            Ok(s)
+        } else {
+            s.copy()
+        }
+    }
+
+    /// The positions along `axis` that sort the array (NumPy's `argsort(kind="stable")`).
+    pub fn argsort(&self, axis: usize) -> Result<Array<i64>> {
+        let s = sort_lines(self, axis, false)?.into_array::<i64>()?;
+        if s.is_contiguous() {
+            Ok(s)
+        } else {
+            s.copy()
+        }
+    }
+}

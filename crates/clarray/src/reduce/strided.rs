@@ -1,0 +1,323 @@
+//! [`Strided`]: the view the reductions, scans and gathers work on — a buffer, an element
+//! type, a shape, strides in elements (negative allowed) and an offset. Arrays convert into it
+//! without copying; it is public so that code holding a raw [`Buffer`] can reduce it too.
+
+use crate::error::{Error, Result};
+use crate::memory;
+use crate::runtime::{Buffer, Context};
+
+use super::dtype::ReductionTypes;
+use crate::array::{Array, DType, Element};
+
+/// A strided view of device memory: element `(i0, i1, …)` lives at element
+/// `offset + Σ ik·strides[k]` of `buffer`.
+#[derive(Debug, Clone)]
+pub struct Strided {
+    buffer: Buffer,
+    dtype: DType,
+    shape: Vec<usize>,
+    strides: Vec<isize>,
+    offset: usize,
+}
+
+/// C-order (row-major) strides of `shape`, in elements.
+pub fn c_strides(shape: &[usize]) -> Vec<isize> {
+    let mut s = vec![0isize; shape.len()];
+    let mut acc = 1isize;
+    for k in (0..shape.len()).rev() {
+        s[k] = acc;
+        acc = acc.saturating_mul(shape[k].max(1) as isize);
+    }
+    s
+}
+
+/// The number of elements of `shape`, or [`Error::TooLarge`] when it overflows.
+pub fn numel(shape: &[usize]) -> Result<usize> {
+    shape
+        .iter()
+        .try_fold(1usize, |a, &n| a.checked_mul(n))
+        .ok_or_else(|| Error::TooLarge(format!("the shape {shape:?} has more elements than fit in a usize")))
+}
+
+impl Strided {
+    /// A view of `buffer`, checked: every element it addresses must lie inside the buffer.
+    pub fn new(
+        buffer: Buffer,
+        dtype: DType,
+        shape: &[usize],
+        strides: &[isize],
+        offset: usize,
+    ) -> Result<Strided> {
+        if shape.len() != strides.len() {
+            return Err(Error::Shape(format!(
+                "a view with shape {shape:?} needs {} strides, got {strides:?}",
+                shape.len()
+            )));
+        }
+        let n = numel(shape)?;
+        if n > 0 {
+            let (mut lo, mut hi) = (offset as i128, offset as i128);
+            for (&d, &s) in shape.iter().zip(strides) {
+                let span = (d as i128 - 1) * s as i128;
+                if span < 0 {
+                    lo += span
+                } else {
+                    hi += span
+                }
+            }
+            let cap = (buffer.len() / dtype.size()) as i128;
+            if lo < 0 || hi >= cap {
+                return Err(Error::OutOfBounds(format!(
+                    "a view with shape {shape:?}, strides {strides:?} and offset {offset} addresses \
+                     elements {lo}..={hi}, but the buffer holds {cap} elements of {}",
+                    dtype.name()
+                )));
+            }
+        }
+        Ok(Strided { buffer, dtype, shape: shape.to_vec(), strides: strides.to_vec(), offset })
+    }
+
+    /// A new contiguous (C-order) array of `shape`, uninitialised.
+    pub fn empty(ctx: &Context, dtype: DType, shape: &[usize]) -> Result<Strided> {
+        dtype.check_device(ctx)?;
+        let n = numel(shape)?;
+        let bytes = n.checked_mul(dtype.size()).ok_or_else(|| {
+            Error::TooLarge(format!("{n} elements of {} overflow a usize of bytes", dtype.name()))
+        })?;
+        let buffer = memory::alloc(ctx, bytes)?;
+        Ok(Strided { buffer, dtype, shape: shape.to_vec(), strides: c_strides(shape), offset: 0 })
+    }
+
+    /// A new contiguous array holding `data` in C order with `shape`.
+    pub fn from_slice<T: Element>(ctx: &Context, data: &[T], shape: &[usize]) -> Result<Strided> {
+        let n = numel(shape)?;
+        if n != data.len() {
+            return Err(Error::Shape(format!(
+                "{} values were given for the shape {shape:?} of {n} elements",
+                data.len()
+            )));
+        }
+        let s = Strided::empty(ctx, T::DTYPE, shape)?;
+        if n > 0 {
+            let repr: Vec<T::Repr> = data.iter().map(|&v| v.to_repr()).collect();
+            ctx.queue().write_buffer(&s.buffer, 0, &repr, &[])?;
+        }
+        Ok(s)
+    }
+
+    /// The same memory seen as another element type of the same size (e.g. `u8` as `bool`).
+    pub fn with_dtype(mut self, dtype: DType) -> Result<Strided> {
+        if dtype.size() != self.dtype.size() {
+            return Err(Error::Type(format!(
+                "cannot view {} ({} bytes) as {} ({} bytes)",
+                self.dtype.name(),
+                self.dtype.size(),
+                dtype.name(),
+                dtype.size()
+            )));
+        }
+        self.dtype = dtype;
+        Ok(self)
+    }
+
+    /// The buffer viewed.
+    pub fn buffer(&self) -> &Buffer {
+        &self.buffer
+    }
+    /// The context of the buffer.
+    pub fn context(&self) -> &Context {
+        self.buffer.context()
+    }
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    /// The shape.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    /// Strides in elements.
+    pub fn strides(&self) -> &[isize] {
+        &self.strides
+    }
+    /// Offset of element `(0, 0, …)` in elements.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+    /// Number of axes.
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+    /// Whether it has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the elements are laid out in C order without gaps.
+    pub fn is_c_contiguous(&self) -> bool {
+        let c = c_strides(&self.shape);
+        self.shape.iter().zip(self.strides.iter().zip(&c)).all(|(&d, (&s, &cs))| d <= 1 || s == cs)
+    }
+
+    /// The view with its axes reordered: axis `k` of the result is axis `axes[k]` of `self`.
+    pub fn permuted(&self, axes: &[usize]) -> Result<Strided> {
+        let mut seen = vec![false; self.ndim()];
+        if axes.len() != self.ndim()
+            || axes.iter().any(|&a| a >= self.ndim() || std::mem::replace(&mut seen[a], true))
+        {
+            return Err(Error::Shape(format!(
+                "{axes:?} is not a permutation of the {} axes of shape {:?}",
+                self.ndim(),
+                self.shape
+            )));
+        }
+        let mut v = self.clone();
+        v.shape = axes.iter().map(|&a| self.shape[a]).collect();
+        v.strides = axes.iter().map(|&a| self.strides[a]).collect();
+        Ok(v)
+    }
+
+    /// The view of `start..stop` with `step` (negative steps walk backwards from `stop - 1`)
+    /// along `axis`.
+    pub fn sliced(&self, axis: usize, start: usize, stop: usize, step: isize) -> Result<Strided> {
+        if axis >= self.ndim() || start > stop || stop > self.shape[axis] || step == 0 {
+            return Err(Error::OutOfBounds(format!(
+                "slice {start}..{stop} step {step} of axis {axis} of shape {:?}",
+                self.shape
+            )));
+        }
+        let mut v = self.clone();
+        let len = stop - start;
+        let n = len.div_ceil(step.unsigned_abs());
+        let first = if step > 0 { start } else { stop.saturating_sub(1) };
+        if n > 0 {
+            v.offset = (self.offset as isize + first as isize * self.strides[axis]) as usize;
+        }
+        v.shape[axis] = n;
+        v.strides[axis] = self.strides[axis] * step;
+        Ok(v)
+    }
+
+    /// The view broadcast to `shape` (NumPy's rules: axes are matched from the right; an axis
+    /// of length 1 repeats with stride 0).
+    pub fn broadcast_to(&self, shape: &[usize]) -> Result<Strided> {
+        if shape.len() < self.ndim() {
+            return Err(Error::Shape(format!("cannot broadcast {:?} to {shape:?}", self.shape)));
+        }
+        let lead = shape.len() - self.ndim();
+        let mut strides = vec![0isize; shape.len()];
+        for k in 0..self.ndim() {
+            let (have, want) = (self.shape[k], shape[lead + k]);
+            if have == want {
+                strides[lead + k] = self.strides[k];
+            } else if have != 1 {
+                return Err(Error::Shape(format!("cannot broadcast {:?} to {shape:?}", self.shape)));
+            }
+        }
+        let mut v = self.clone();
+        v.shape = shape.to_vec();
+        v.strides = strides;
+        Ok(v)
+    }
+
+    /// The view with shape `shape` for a C-contiguous view (an error otherwise).
+    pub fn reshaped(&self, shape: &[usize]) -> Result<Strided> {
+        if numel(shape)? != self.len() {
+            return Err(Error::Shape(format!("cannot reshape {:?} to {shape:?}", self.shape)));
+        }
+        if !self.is_c_contiguous() {
+            return Err(Error::Shape(format!(
+                "reshape of a non-contiguous view {:?} with strides {:?}; copy it first",
+                self.shape, self.strides
+            )));
+        }
+        let mut v = self.clone();
+        v.shape = shape.to_vec();
+        v.strides = c_strides(shape);
+        Ok(v)
+    }
+
+    /// Reads the elements in C order into a host vector (blocking). For a view that is not
+    /// contiguous the spanned part of the buffer is read and gathered on the host.
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        Ok(self.to_repr_vec::<T>()?.into_iter().map(T::from_repr).collect())
+    }
+
+    fn to_repr_vec<T: Element>(&self) -> Result<Vec<T::Repr>> {
+        if T::DTYPE != self.dtype {
+            return Err(Error::Type(format!(
+                "reading {} elements into a Vec<{}>",
+                self.dtype.name(),
+                T::DTYPE.name()
+            )));
+        }
+        let n = self.len();
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let q = self.context().queue();
+        if self.is_c_contiguous() {
+            let mut out = vec![<T::Repr as bytemuck::Zeroable>::zeroed(); n];
+            q.read_buffer(&self.buffer, self.offset * self.dtype.size(), &mut out, &[])?;
+            return Ok(out);
+        }
+        let mut lo = self.offset as isize;
+        let mut hi = lo;
+        for (&d, &s) in self.shape.iter().zip(&self.strides) {
+            let span = (d as isize - 1) * s;
+            if span < 0 {
+                lo += span
+            } else {
+                hi += span
+            }
+        }
+        let mut all = vec![<T::Repr as bytemuck::Zeroable>::zeroed(); (hi - lo + 1) as usize];
+        q.read_buffer(&self.buffer, lo as usize * self.dtype.size(), &mut all, &[])?;
+        let mut out = Vec::with_capacity(n);
+        let mut idx = vec![0usize; self.ndim()];
+        for _ in 0..n {
+            let off: isize = self.offset as isize - lo
+                + idx.iter().zip(&self.strides).map(|(&i, &s)| i as isize * s).sum::<isize>();
+            out.push(all[off as usize]);
+            for k in (0..self.ndim()).rev() {
+                idx[k] += 1;
+                if idx[k] < self.shape[k] {
+                    break;
+                }
+                idx[k] = 0;
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Strided {
+    /// The view of an array's elements (no copy).
+    pub fn of_array<T: Element>(a: &Array<T>) -> Strided {
+        Strided {
+            buffer: a.buffer().clone(),
+            dtype: T::DTYPE,
+            shape: a.shape().to_vec(),
+            strides: a.strides().to_vec(),
+            offset: a.offset(),
+        }
+    }
+
+    /// This view as an `Array<T>` (no copy); `T` must be its element type.
+    pub fn into_array<T: Element>(self) -> Result<Array<T>> {
+        if T::DTYPE != self.dtype {
+            return Err(Error::Type(format!(
+                "the result is {}, but it was asked for as Array<{}>; ask for Array<{}> (the \
+                 result types are listed in clarray::reduce) or convert the input with astype first",
+                self.dtype,
+                T::DTYPE,
+                self.dtype
+            )));
+        }
+        Array::from_buffer(&self.buffer, &self.shape, &self.strides, self.offset)
+    }
+}

@@ -1,0 +1,162 @@
+//! User-written elementwise, reduction and scan kernels: results against the host, argument
+//! checks before launch, and build errors.
+
+use clarray::array::{Array, DType};
+use clarray::kernels::{ElementwiseKernel, ReductionKernel, ScanKernel};
+use clarray::{Context, Error};
+use rand::{Rng, SeedableRng};
+
+fn ctx() -> Context {
+    static CTX: std::sync::OnceLock<Context> = std::sync::OnceLock::new();
+    CTX.get_or_init(|| Context::new().unwrap()).clone()
+}
+
+fn data(n: usize, seed: u64) -> Vec<f32> {
+    let mut r = rand::rngs::StdRng::seed_from_u64(seed);
+    (0..n).map(|_| r.random_range(-1.0..1.0)).collect()
+}
+
+#[test]
+fn elementwise_axpy_and_argument_checks() {
+    let n = 10_001;
+    let (xv, yv) = (data(n, 1), data(n, 2));
+    let x = Array::from_slice(&ctx(), &xv, &[n]).unwrap();
+    let y = Array::from_slice(&ctx(), &yv, &[n]).unwrap();
+    let z = Array::<f32>::full(&ctx(), &[n], f32::NAN).unwrap(); // poisoned
+    let k = ElementwiseKernel::new(
+        &ctx(),
+        "float a, float *x, const float *y, __global float* z",
+        "z[i] = a*x[i] + y[i]",
+        "axpy",
+    )
+    .unwrap();
+    k.run(&[&2.5f32, &x, &y, &z]).unwrap();
+    let got = z.to_vec().unwrap();
+    for i in 0..n {
+        // The device may contract a*x + y into one fused multiply-add.
+        let want = 2.5 * xv[i] as f64 + yv[i] as f64;
+        assert!(
+            (got[i] as f64 - want).abs() <= 1e-6 * want.abs().max(1.0),
+            "element {i}: {} vs {want}",
+            got[i]
+        );
+    }
+    // A contiguous slice with an offset works.
+    let zs = z.slice(ndarray::s![1..]).unwrap();
+    let xs = x.slice(ndarray::s![1..]).unwrap();
+    k.run(&[&0.0f32, &xs, &xs, &zs]).unwrap();
+    assert_eq!(z.to_vec().unwrap()[1], xv[1]);
+
+    let e = k.run(&[&2.5f32, &x, &y]).unwrap_err();
+    assert!(matches!(e, Error::KernelArgs { .. }));
+    let m = e.to_string();
+    assert!(m.contains("3 arguments were given, but it takes 4") && m.contains("float a"), "{m}");
+    let m = k.run(&[&2.5f64, &x, &y, &z]).unwrap_err().to_string();
+    assert!(m.contains("argument 0 (`a`)") && m.contains("f") && m.contains("float64"), "{m}");
+    let xi = Array::<i32>::zeros(&ctx(), &[n]).unwrap();
+    let m = k.run(&[&2.5f32, &xi, &y, &z]).unwrap_err().to_string();
+    assert!(m.contains("argument 1 (`x`)") && m.contains("int32"), "{m}");
+    let m = k.run(&[&x, &x, &y, &z]).unwrap_err().to_string();
+    assert!(m.contains("(a scalar)"), "{m}");
+    let m = k.run(&[&2.5f32, &x.slice(ndarray::s![..;2]).unwrap(), &y, &z]).unwrap_err().to_string();
+    assert!(m.contains("strided view"), "{m}");
+    // Declarations and bodies that do not compile are errors with the compiler's log.
+    assert!(ElementwiseKernel::new(&ctx(), "float a, matrix *m", "m[i] = a", "bad")
+        .unwrap_err()
+        .to_string()
+        .contains("matrix"));
+    let e = ElementwiseKernel::new(&ctx(), "float *x", "x[i] = undefined_thing", "bad2").unwrap_err();
+    assert!(matches!(e, Error::Build(_)) && e.to_string().contains("undefined_thing"), "{e}");
+}
+
+#[test]
+fn reduction_kernel_over_all_and_along_axes() {
+    let (xv, yv) = (data(12 * 30, 3), data(12 * 30, 4));
+    let x = Array::from_slice(&ctx(), &xv, &[12, 30]).unwrap();
+    let y = Array::from_slice(&ctx(), &yv, &[12, 30]).unwrap();
+    let dot = ReductionKernel::new(&ctx(), DType::F32, "0", "a+b", "x[i]*y[i]", "float *x, float *y", "dot")
+        .unwrap();
+    let got: f32 = dot.run(&[&x, &y]).unwrap().item().unwrap();
+    let want: f32 = xv.iter().zip(&yv).map(|(a, b)| a * b).sum();
+    assert!((got - want).abs() < 1e-4, "{got} vs {want}");
+    // Along axis 0 of transposed views: the kernel sees elements, not memory.
+    let cols: Vec<f32> = dot.run_axes(&[&x.t(), &y.t()], 1, false).unwrap().to_vec().unwrap();
+    for i in 0..30 {
+        let w: f32 = (0..12).map(|r| xv[r * 30 + i] * yv[r * 30 + i]).sum();
+        assert!((cols[i] - w).abs() < 1e-5, "{i}: {} vs {w}", cols[i]);
+    }
+    // A max-abs reduction with a scalar argument, and broadcasting of a row.
+    let k = ReductionKernel::new(
+        &ctx(),
+        DType::F32,
+        "-INFINITY",
+        "fmax(a, b)",
+        "s * fabs(x[i] - r[i])",
+        "float s, float *x, float *r",
+        "scaled_maxdiff",
+    )
+    .unwrap();
+    let row = x.index_axis(0, 0).unwrap();
+    let got: f32 = k.run(&[&2.0f32, &x, &row]).unwrap().item().unwrap();
+    let want = (0..12 * 30).map(|i| 2.0 * (xv[i] - xv[i % 30]).abs()).fold(f32::NEG_INFINITY, f32::max);
+    assert_eq!(got, want);
+    let e = ReductionKernel::new(&ctx(), DType::F32, "0", "a+b", "x[i+1]", "float *x", "shifted")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("x[i]"), "{e}");
+    let e = dot.run::<f64>(&[&x, &y]).unwrap_err();
+    assert!(matches!(e, Error::Type(_)), "{e}");
+}
+
+#[test]
+fn scan_kernel_inclusive_exclusive_and_segmented() {
+    let v: Vec<i32> = (0..5000).map(|i| (i % 7) - 3).collect();
+    let f: Vec<i32> = (0..5000).map(|i| (i % 777 == 0 || i == 4000) as i32).collect();
+    let x = Array::from_slice(&ctx(), &v, &[5000]).unwrap();
+    let fl = Array::from_slice(&ctx(), &f, &[5000]).unwrap();
+    let k =
+        ScanKernel::new(&ctx(), DType::I64, "int *x, int *f", "x[i]", "a+b", "0", "item", DType::I64, "cs")
+            .unwrap();
+    let got: Vec<i64> = k.run(&[&x, &fl], 0).unwrap().to_vec().unwrap();
+    let mut acc = 0i64;
+    for i in 0..5000 {
+        acc += v[i] as i64;
+        assert_eq!(got[i], acc, "inclusive {i}");
+    }
+    let seg = k.clone().segmented("f[i]").unwrap();
+    let got: Vec<i64> = seg.run(&[&x, &fl], 0).unwrap().to_vec().unwrap();
+    let ex: Vec<i64> = seg.clone().exclusive().run(&[&x, &fl], 0).unwrap().to_vec().unwrap();
+    let mut acc = 0i64;
+    for i in 0..5000 {
+        if f[i] != 0 {
+            acc = 0;
+        }
+        assert_eq!(ex[i], acc, "segmented exclusive {i}");
+        acc += v[i] as i64;
+        assert_eq!(got[i], acc, "segmented {i}");
+    }
+    // A running maximum written as 2 * item, on a 2-D array along axis 1.
+    let m = Array::from_slice(&ctx(), &v[..600], &[3, 200]).unwrap();
+    let mx = ScanKernel::new(
+        &ctx(),
+        DType::I32,
+        "int *x",
+        "x[i]",
+        "max(a, b)",
+        "INT_MIN",
+        "2 * item",
+        DType::I32,
+        "runmax",
+    )
+    .unwrap();
+    let got: Vec<i32> = mx.run(&[&m], 1).unwrap().to_vec().unwrap();
+    for r in 0..3 {
+        let mut best = i32::MIN;
+        for c in 0..200 {
+            best = best.max(v[r * 200 + c]);
+            assert_eq!(got[r * 200 + c], 2 * best);
+        }
+    }
+    let e = k.run::<i64>(&[&x], 0).unwrap_err().to_string();
+    assert!(e.contains("1 arguments were given, but it takes 2"), "{e}");
+}
