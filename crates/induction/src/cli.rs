@@ -260,6 +260,7 @@ pub fn describe(cfg: &Config, device: &str, r: &Report) -> String {
         ("error", r.initial.error, r.last.error),
         ("relative error", r.initial.relative_error, r.last.relative_error),
         ("divergence", r.initial.divergence, r.last.divergence),
+        ("div (interior)", r.initial.divergence_interior, r.last.divergence_interior),
         ("energy", r.initial.energy, r.last.energy),
     ] {
         s += &format!("{name:<16} {a:>14.6e} {b:>14.6e}\n");

@@ -7,6 +7,9 @@ pub enum Error {
     /// An option or combination of options that cannot work; the message says which and why.
     #[error("{0}")]
     Config(String),
+    /// The run blew up; the message says when and what to change.
+    #[error("{0}")]
+    Unstable(String),
     /// An error from the OpenCL device, through clarray.
     #[error(transparent)]
     Device(#[from] clarray::Error),

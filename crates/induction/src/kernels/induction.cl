@@ -131,10 +131,10 @@ __kernel void gradient(const __global REAL* f, __global REAL* G) {
     for (int a = 0; a < 3; ++a) G[a * NP + idx] = AXIS_IH(a) * d1(f, idx, AXIS_P(a), AXIS_N(a), AXIS_S(a));
 }
 
-// y = a*x + b*y over n values.
+// y = a*x + b*y over n values; with b = 0, y is not read (it may hold anything, NaN included).
 __kernel void axpby(__global REAL* y, const __global REAL* x, REAL a, REAL b, int n) {
     const int m = get_global_id(0);
-    if (m < n) y[m] = a * x[m] + b * y[m];
+    if (m < n) y[m] = b == (REAL)0 ? a * x[m] : a * x[m] + b * y[m];
 }
 
 // y = v over n values.
