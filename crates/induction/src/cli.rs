@@ -42,10 +42,10 @@ pub struct Common {
     #[arg(long, default_value = "rotation_2d")]
     pub case: Case,
     /// Final time (default: the case's own: 2π for the rotations, 2, 1).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub final_time: Option<f64>,
     /// CFL number: dt = cfl·min(dx, dy, dz)/max|u|.
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
     pub cfl: f64,
     /// Time integrator: ssprk33 or lsrk4.
     #[arg(long, default_value = "lsrk4")]
@@ -204,7 +204,12 @@ impl RunArgs {
 }
 
 /// A profiling context on the device `sel` names (or the default device).
+///
+/// Device discovery is serialised: PoCL's platform set-up fails (`NoDevice`) or crashes when
+/// several threads enumerate the platforms at once (the tests run in parallel threads).
 pub fn context(sel: Option<&str>) -> Result<clarray::Context> {
+    static DISCOVERY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = DISCOVERY.lock().unwrap_or_else(|p| p.into_inner());
     let dev = match sel {
         Some(s) => clarray::runtime::choose(&clarray::runtime::devices()?, Some(s))?,
         None => clarray::runtime::default_device()?,

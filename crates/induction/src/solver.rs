@@ -528,7 +528,9 @@ impl Solver {
             it += 1;
             if it % opts.check_every == 0 || it == opts.max_iter {
                 let rr = self.read_scalars()?[RR[old] as usize];
-                if !(rr > opts.tol * opts.tol * rr0) {
+                // Converged, or no longer a number (then stop too, rather than iterate on NaN).
+                let converged = rr <= opts.tol * opts.tol * rr0;
+                if converged || rr.is_nan() {
                     break;
                 }
             }

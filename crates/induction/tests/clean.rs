@@ -6,7 +6,7 @@ use rand::{Rng, SeedableRng};
 
 #[test]
 fn cleaning_lowers_the_divergence_of_a_noisy_field() {
-    let ctx = clarray::Context::new().unwrap().profiled().unwrap();
+    let ctx = induction::cli::context(None).unwrap();
     let mut cfg = Config::new(Case::Rotation2d, 4, 40);
     cfg.n = [40, 40, 12];
     cfg.clean = Some(CleanOptions { tol: 1e-10, max_iter: 2000, check_every: 10 });
