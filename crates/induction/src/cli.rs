@@ -33,6 +33,32 @@ pub enum Command {
     /// The README's first command: a short convergence study, one run that writes a PNG, and
     /// resident versus copy mode.
     Demo(DemoArgs),
+    /// Time per step, nodes per second and the ratio to the device's copy-bandwidth roofline;
+    /// resident versus copy mode.
+    Bench(BenchArgs),
+}
+
+/// `induction bench`.
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// Small sizes that run in seconds on a CPU (n 32, copy comparison at 24).
+    #[arg(long)]
+    pub quick: bool,
+    /// Grid points per axis for the step timing (default 256, quick 32).
+    #[arg(long)]
+    pub n: Option<usize>,
+    /// Grid points per axis for resident versus copy (default 128, quick 24).
+    #[arg(long)]
+    pub n_copy: Option<usize>,
+    /// Timed steps (default 20, quick 3).
+    #[arg(long)]
+    pub steps: Option<usize>,
+    /// Interior order.
+    #[arg(long, default_value_t = 4)]
+    pub order: usize,
+    /// Device (as for `run`).
+    #[arg(long)]
+    pub device: Option<String>,
 }
 
 /// Options every run takes.
@@ -411,6 +437,8 @@ pub struct EnergyRow {
     pub last: f64,
     /// Largest (E(t) − E(0))/E(0) over the steps.
     pub max_growth: f64,
+    /// Largest increase of the energy in one step, over E(0).
+    pub max_step_increase: f64,
 }
 
 /// The discrete energy over time for every combination of forms (no cleaning).
@@ -423,13 +451,22 @@ pub fn energy_study(ctx: &clarray::Context, base: &Config) -> Result<Vec<EnergyR
             cfg.clean = None;
             let mut solver = Solver::new(ctx, &cfg)?;
             let e0 = solver.energy()?;
-            let mut max_growth = f64::NEG_INFINITY;
+            let (mut max_growth, mut max_step_increase, mut prev) =
+                (f64::NEG_INFINITY, f64::NEG_INFINITY, e0);
             let report = solver.run(|_, _, s| {
                 let e = s.energy()?;
                 max_growth = max_growth.max((e - e0) / e0);
+                max_step_increase = max_step_increase.max((e - prev) / e0);
+                prev = e;
                 Ok(())
             })?;
-            rows.push(EnergyRow { forms: cfg.forms, initial: e0, last: report.last.energy, max_growth });
+            rows.push(EnergyRow {
+                forms: cfg.forms,
+                initial: e0,
+                last: report.last.energy,
+                max_growth,
+                max_step_increase,
+            });
         }
     }
     Ok(rows)
@@ -500,6 +537,7 @@ where
             print!("{}", energy_table(&energy_study(&ctx, &base)?));
         }
         Command::Demo(a) => demo(&a)?,
+        Command::Bench(a) => bench(&a)?,
     }
     Ok(())
 }
@@ -511,13 +549,14 @@ pub fn energy_table(rows: &[EnergyRow]) -> String {
     s += "|---|---|---:|---:|---:|---:|\n";
     for r in rows {
         s += &format!(
-            "| {} | {} | {:.6e} | {:.6e} | {:.3e} | {:.3e} |\n",
+            "| {} | {} | {:.6e} | {:.6e} | {:.3e} | {:.3e} | {:.3e} |\n",
             r.forms.uibj,
             r.forms.ujbi,
             r.initial,
             r.last,
             r.last / r.initial - 1.0,
-            r.max_growth
+            r.max_growth,
+            r.max_step_increase
         );
     }
     s
@@ -574,5 +613,94 @@ pub fn demo(a: &DemoArgs) -> Result<()> {
     if !same {
         return Err(Error::Config("resident and copy mode gave different fields".into()));
     }
+    Ok(())
+}
+
+/// Device-to-device copy bandwidth (bytes read plus bytes written per second) over buffers of
+/// `bytes`: the ceiling a memory-bound kernel can reach.
+pub fn copy_ceiling(ctx: &clarray::Context, bytes: usize) -> Result<f64> {
+    let a = clarray::memory::alloc(ctx, bytes)?;
+    let b = clarray::memory::alloc(ctx, bytes)?;
+    ctx.queue().fill_buffer(&a, &[0u8], 0, bytes, &[])?.wait()?;
+    ctx.queue().copy_buffer(&a, 0, &b, 0, bytes, &[])?.wait()?;
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        let e = ctx.queue().copy_buffer(&a, 0, &b, 0, bytes, &[])?;
+        best = best.min(e.seconds()?);
+    }
+    Ok(2.0 * bytes as f64 / best)
+}
+
+/// Times `steps` steps of `cfg` after one untimed step: (wall seconds, kernel seconds).
+pub fn time_steps(ctx: &clarray::Context, cfg: &Config, steps: usize) -> Result<(f64, f64)> {
+    let mut s = Solver::new(ctx, cfg)?;
+    let (_, dt) = cfg.steps();
+    s.step(dt)?;
+    let before = s.timing()?;
+    let start = Instant::now();
+    for _ in 0..steps {
+        s.step(dt)?;
+    }
+    let after = s.timing()?;
+    Ok((start.elapsed().as_secs_f64(), after.kernel_s - before.kernel_s))
+}
+
+/// `induction bench`: per precision, the time per step of rotation_3d (order 4, LSRK4), nodes
+/// updated per second, and the ratio of the least bytes a step must move (per stage: read B, u
+/// and K, write K and B: 15 values per node) over the measured copy ceiling to the measured
+/// kernel time; then resident versus copy mode.
+pub fn bench(a: &BenchArgs) -> Result<()> {
+    let n = a.n.unwrap_or(if a.quick { 32 } else { 256 });
+    let n_copy = a.n_copy.unwrap_or(if a.quick { 24 } else { 128 });
+    let steps = a.steps.unwrap_or(if a.quick { 3 } else { 20 });
+    let ctx = context(a.device.as_deref())?;
+    let info = ctx.device().info();
+    let np = n * n * n;
+    let ceiling = copy_ceiling(&ctx, (3 * np * 8).clamp(1 << 20, info.max_alloc_bytes as usize / 2))?;
+    println!(
+        "induction bench on {}: copy ceiling {:.1} GB/s (device-to-device, read + write)",
+        info.name,
+        ceiling * 1e-9
+    );
+    println!("\n| precision | grid | order | ms/step | Mnodes/s (per step) | least bytes/step | roofline ms | of roofline |");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|");
+    let mut precisions = vec![Precision::F32];
+    if info.fp64 {
+        precisions.push(Precision::F64);
+    }
+    for p in precisions {
+        let mut cfg = Config::new(Case::Rotation3d, a.order, n);
+        cfg.precision = p;
+        let (_, kernel) = time_steps(&ctx, &cfg, steps)?;
+        let per_step = kernel / steps as f64;
+        let bytes = 5.0 * 15.0 * (p.size() * np) as f64;
+        let roof = bytes / ceiling;
+        println!(
+            "| {p} | {n}³ | {} | {:.3} | {:.1} | {:.3e} | {:.3} | {:.0}% |",
+            a.order,
+            per_step * 1e3,
+            np as f64 / per_step * 1e-6,
+            bytes,
+            roof * 1e3,
+            100.0 * roof / per_step
+        );
+    }
+    println!("\n| mode | grid | precision | wall ms/step | kernel ms/step |");
+    println!("|---|---|---|---:|---:|");
+    let mut walls = Vec::new();
+    for mode in [Mode::Resident, Mode::Copy] {
+        let mut cfg = Config::new(Case::Rotation3d, a.order, n_copy);
+        cfg.precision = if info.fp64 { Precision::F64 } else { Precision::F32 };
+        cfg.mode = mode;
+        let (wall, kernel) = time_steps(&ctx, &cfg, steps)?;
+        println!(
+            "| {mode} | {n_copy}³ | {} | {:.3} | {:.3} |",
+            cfg.precision,
+            wall / steps as f64 * 1e3,
+            kernel / steps as f64 * 1e3
+        );
+        walls.push(wall);
+    }
+    println!("\ncopy mode / resident mode, wall time: {:.2}×", walls[1] / walls[0]);
     Ok(())
 }

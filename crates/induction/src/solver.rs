@@ -339,7 +339,16 @@ impl Solver {
             })
             .collect();
         let copy = self.cfg.mode == Mode::Copy;
-        let fields = || args.iter().filter_map(|a| if let A::F(f) = a { Some(*f) } else { None });
+        // Each array once, even where a kernel takes it twice (a stage's B⁰ and Bˢ).
+        let mut distinct: Vec<&Field> = Vec::new();
+        for a in args {
+            if let A::F(f) = a {
+                if !distinct.iter().any(|d| d.buf.same_as(&f.buf)) {
+                    distinct.push(f);
+                }
+            }
+        }
+        let fields = || distinct.iter().copied();
         if copy {
             for f in fields() {
                 self.upload(f)?;
