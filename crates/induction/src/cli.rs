@@ -56,6 +56,9 @@ pub struct BenchArgs {
     /// Interior order.
     #[arg(long, default_value_t = 4)]
     pub order: usize,
+    /// Work-group shape `X,Y,Z` of the per-node kernels (as for `run`).
+    #[arg(long)]
+    pub local: Option<String>,
     /// Device (as for `run`).
     #[arg(long)]
     pub device: Option<String>,
@@ -90,6 +93,10 @@ pub struct Common {
     /// down).
     #[arg(long, default_value = "resident")]
     pub mode: Mode,
+    /// Work-group shape `X,Y,Z` of the per-node kernels (each must divide the grid size along
+    /// its axis); default: the driver's choice.
+    #[arg(long)]
+    pub local: Option<String>,
 }
 
 /// `induction run`.
@@ -195,14 +202,23 @@ pub fn parse_list(what: &str, s: &str) -> Result<Vec<usize>> {
     Ok(v)
 }
 
+/// Parses `X,Y,Z`.
+pub fn parse_local(s: &str) -> Result<[usize; 3]> {
+    let v = parse_list("local", s)?;
+    <[usize; 3]>::try_from(v.as_slice())
+        .map_err(|_| Error::Config(format!("--local `{s}`: give three sizes, e.g. --local 32,4,1")))
+}
+
 impl Common {
-    fn apply(&self, cfg: &mut Config) {
+    fn apply(&self, cfg: &mut Config) -> Result<()> {
+        cfg.local = self.local.as_deref().map(parse_local).transpose()?;
         cfg.final_time = self.final_time;
         cfg.cfl = self.cfl;
         cfg.integrator = self.integrator;
         cfg.forms = self.forms;
         cfg.precision = self.precision;
         cfg.mode = self.mode;
+        Ok(())
     }
 }
 
@@ -211,7 +227,7 @@ impl RunArgs {
     pub fn config(&self) -> Result<Config> {
         let c = &self.common;
         let mut cfg = Config::new(c.case, self.order, self.n);
-        c.apply(&mut cfg);
+        c.apply(&mut cfg)?;
         for (a, v) in [self.nx, self.ny, self.nz].into_iter().enumerate() {
             if let Some(v) = v {
                 cfg.n[a] = v;
@@ -380,6 +396,7 @@ pub fn convergence(
             cfg.forms = base.forms;
             cfg.precision = base.precision;
             cfg.mode = base.mode;
+            cfg.local = base.local;
             cfg.validate()?;
             cfgs.push(cfg);
         }
@@ -501,7 +518,7 @@ where
             let orders = parse_list("orders", &a.orders)?;
             let ns = parse_list("n", &a.n)?;
             let mut base = Config::new(a.common.case, orders[0], ns[0]);
-            a.common.apply(&mut base);
+            a.common.apply(&mut base)?;
             let ctx = context(a.common.device.as_deref())?;
             println!(
                 "{} on {}: {}, cfl {}, {}, final time {:.4}",
@@ -517,7 +534,7 @@ where
         }
         Command::Energy(a) => {
             let mut base = Config::new(a.common.case, a.order, a.n);
-            a.common.apply(&mut base);
+            a.common.apply(&mut base)?;
             base.inflow = match a.inflow.as_str() {
                 "zero" => Inflow::Zero,
                 "exact" => Inflow::Exact,
@@ -654,6 +671,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     let n = a.n.unwrap_or(if a.quick { 32 } else { 256 });
     let n_copy = a.n_copy.unwrap_or(if a.quick { 24 } else { 128 });
     let steps = a.steps.unwrap_or(if a.quick { 3 } else { 20 });
+    let local = a.local.as_deref().map(parse_local).transpose()?;
     let ctx = context(a.device.as_deref())?;
     let info = ctx.device().info();
     let np = n * n * n;
@@ -672,6 +690,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     for p in precisions {
         let mut cfg = Config::new(Case::Rotation3d, a.order, n);
         cfg.precision = p;
+        cfg.local = local;
         let (_, kernel) = time_steps(&ctx, &cfg, steps)?;
         let per_step = kernel / steps as f64;
         let bytes = 5.0 * 15.0 * (p.size() * np) as f64;
@@ -692,6 +711,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     for mode in [Mode::Resident, Mode::Copy] {
         let mut cfg = Config::new(Case::Rotation3d, a.order, n_copy);
         cfg.precision = if info.fp64 { Precision::F64 } else { Precision::F32 };
+        cfg.local = local.filter(|l| (0..3).all(|i| n_copy % l[i] == 0));
         cfg.mode = mode;
         let (wall, kernel) = time_steps(&ctx, &cfg, steps)?;
         println!(

@@ -252,6 +252,9 @@ pub struct Config {
     pub clean: Option<CleanOptions>,
     /// Boundary data at inflow.
     pub inflow: Inflow,
+    /// Work-group shape of the per-node kernels; `None` lets the driver choose. Each entry must
+    /// divide the grid size along its axis.
+    pub local: Option<[usize; 3]>,
 }
 
 impl Config {
@@ -272,6 +275,7 @@ impl Config {
             mode: Mode::Resident,
             clean: None,
             inflow: Inflow::Exact,
+            local: None,
         }
     }
 
@@ -335,6 +339,22 @@ impl Config {
         if let Some(t) = self.final_time {
             if !(t.is_finite() && t > 0.0) {
                 return Err(Error::Config(format!("--final-time {t} must be a positive number")));
+            }
+        }
+        if let Some(l) = self.local {
+            for a in 0..3 {
+                if l[a] == 0 || self.n[a] % l[a] != 0 {
+                    return Err(Error::Config(format!(
+                        "--local {},{},{}: {} does not divide the {} grid points along {}; each entry \
+                         must divide the grid size along its axis",
+                        l[0],
+                        l[1],
+                        l[2],
+                        l[a],
+                        self.n[a],
+                        ["x", "y", "z"][a]
+                    )));
+                }
             }
         }
         if let Some(c) = self.clean {

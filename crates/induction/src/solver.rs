@@ -367,7 +367,7 @@ impl Solver {
     }
 
     fn launch_nodes(&self, name: &'static str, args: &[A<'_>]) -> Result<()> {
-        self.launch(name, args, &self.cfg.n, None)
+        self.launch(name, args, &self.cfg.n, self.cfg.local.as_ref().map(|l| &l[..]))
     }
 
     fn launch_flat(&self, name: &'static str, args: &[A<'_>], n: usize) -> Result<()> {

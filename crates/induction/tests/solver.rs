@@ -133,6 +133,21 @@ fn energy_of_the_stable_forms_does_not_grow() {
     }
 }
 
+/// A work-group shape changes how nodes are grouped, not what each computes.
+#[test]
+fn work_group_shape_does_not_change_the_result() {
+    let ctx = ctx();
+    let mut fields = Vec::new();
+    for local in [None, Some([4, 2, 1])] {
+        let mut cfg = config(Case::Rotation3d, 2, 12, 0.05);
+        cfg.local = local;
+        let mut s = Solver::new(&ctx, &cfg).unwrap();
+        s.run(|_, _, _| Ok(())).unwrap();
+        fields.push(s.field().unwrap());
+    }
+    assert!(fields[0] == fields[1]);
+}
+
 #[test]
 fn steps_end_exactly_at_the_final_time() {
     for (t, cfl) in [(0.3, 0.5), (1.0, 0.37), (2.0 * std::f64::consts::PI, 0.9)] {
@@ -205,6 +220,10 @@ fn bad_options_are_rejected_with_messages() {
     assert!(e.contains("nx = 4") && e.contains("at least 8"), "{e}");
     let e = rejected(&["run", "--case", "periodic_advection", "--order", "6", "--n", "6"]);
     assert!(e.contains("periodic stencil") && e.contains("at least 7"), "{e}");
+    let e = rejected(&["run", "--n", "16", "--local", "7,1,1"]);
+    assert!(e.contains("--local 7,1,1") && e.contains("7 does not divide the 16"), "{e}");
+    let e = rejected(&["run", "--local", "4,4"]);
+    assert!(e.contains("three sizes"), "{e}");
     let e = rejected(&["energy", "--inflow", "sometimes"]);
     assert!(e.contains("--inflow `sometimes`"), "{e}");
     let e = rejected(&["run", "--device", "no-such-device-anywhere"]);
