@@ -123,9 +123,9 @@ pub struct RunArgs {
     /// Clean the divergence after every step (CG for −Δφ = div B, B ← B + ∇φ).
     #[arg(long)]
     pub div_clean: bool,
-    /// CG stops at ‖r‖ ≤ tol·‖r₀‖.
-    #[arg(long, default_value_t = 1e-8)]
-    pub cg_tol: f64,
+    /// CG stops at ‖r‖ ≤ tol·‖r₀‖ (default 1e-8 in f64, 1e-4 in f32).
+    #[arg(long)]
+    pub cg_tol: Option<f64>,
     /// CG iterations at most, per cleaning.
     #[arg(long, default_value_t = 500)]
     pub cg_max_iter: usize,
@@ -234,11 +234,12 @@ impl RunArgs {
             }
         }
         if self.div_clean {
-            cfg.clean = Some(CleanOptions {
-                tol: self.cg_tol,
-                max_iter: self.cg_max_iter,
-                check_every: self.cg_check_every,
+            let tol = self.cg_tol.unwrap_or(match cfg.precision {
+                Precision::F64 => 1e-8,
+                Precision::F32 => 1e-4,
             });
+            cfg.clean =
+                Some(CleanOptions { tol, max_iter: self.cg_max_iter, check_every: self.cg_check_every });
         }
         cfg.validate()?;
         Ok(cfg)
