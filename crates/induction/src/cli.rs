@@ -591,12 +591,12 @@ pub fn demo(a: &DemoArgs) -> Result<()> {
     println!("1. Convergence, periodic_advection (f64, lsrk4, cfl 0.5, t = 0.25):");
     let mut base = Config::new(Case::PeriodicAdvection, 2, 8);
     base.final_time = Some(0.25);
-    let rows = convergence(&ctx, &base, &[2, 4], &[8, 16, 32], true)?;
+    let rows = convergence(&ctx, &base, &[2, 4, 6], &[8, 16, 32], true)?;
     print!("{}", convergence_table(&rows));
     println!("\n   Convergence, rotation_2d (f64, lsrk4, cfl 0.5, t = 0.5):");
     let mut base = Config::new(Case::Rotation2d, 2, 8);
     base.final_time = Some(0.5);
-    let rows = convergence(&ctx, &base, &[2, 4], &[21, 41, 81], true)?;
+    let rows = convergence(&ctx, &base, &[2, 4, 6], &[21, 41, 81], true)?;
     print!("{}", convergence_table(&rows));
 
     println!("\n2. One run with a picture:");

@@ -594,9 +594,16 @@ impl Solver {
         Ok(it)
     }
 
-    /// Runs to the final time: `on_step(step, steps, solver)` is called after every step (for a
-    /// progress bar or an energy history).
+    /// Runs from t = 0 to the final time: `on_step(step, steps, solver)` is called after every
+    /// step (for a progress bar or an energy history). A solver runs once; [`Solver::step`]
+    /// advances by hand.
     pub fn run(&mut self, mut on_step: impl FnMut(usize, usize, &Solver) -> Result<()>) -> Result<Report> {
+        if self.t != 0.0 {
+            return Err(Error::Config(format!(
+                "run() starts at t = 0, but this solver is at t = {}; make a new Solver to run again",
+                self.t
+            )));
+        }
         let (steps, dt) = self.cfg.steps();
         let start = Instant::now();
         let initial = self.norms()?;
