@@ -18,6 +18,18 @@
 //! | [`output`] | VTK image data and PNG slices |
 //! | [`cli`] | the `induction` command line |
 //!
+//! ```no_run
+//! use induction::{Case, Config, Solver};
+//!
+//! let ctx = induction::cli::context(None)?; // a profiling context on the default device
+//! let mut cfg = Config::new(Case::Rotation2d, 4, 40); // order 4, 40 × 40 (× 8) points
+//! cfg.final_time = Some(1.0);
+//! let mut solver = Solver::new(&ctx, &cfg)?; // fields allocated and initialised on the device
+//! let report = solver.run(|_step, _steps, _solver| Ok(()))?;
+//! println!("error {:e}, energy {:e}", report.last.error, report.last.energy);
+//! # Ok::<(), induction::Error>(())
+//! ```
+//!
 //! Built only on clarray's public API: [`clarray::memory::alloc`] for buffers,
 //! [`clarray::program::cached_kernel`] for kernels, `Queue::launch` and the copy calls.
 
