@@ -1,0 +1,728 @@
+//! The `induction` command line: `run`, `convergence`, `energy` and `demo`.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::case::Case;
+use crate::config::{CleanOptions, Config, Form, Forms, Inflow, Integrator, Mode, Precision};
+use crate::error::{Error, Result};
+use crate::solver::{Report, Solver};
+
+/// Solve the linear magnetic induction equation on an OpenCL device, with every field resident
+/// on the device from initialisation to the end.
+#[derive(Debug, Parser)]
+#[command(name = "induction", version)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// One run of a case: progress, then error norms, divergence, energy and where the time went.
+    Run(RunArgs),
+    /// Errors and experimental orders of convergence over grids and orders.
+    Convergence(ConvergenceArgs),
+    /// The discrete energy over time for each combination of forms (no cleaning).
+    Energy(EnergyArgs),
+    /// The README's first command: a short convergence study, one run that writes a PNG, and
+    /// resident versus copy mode.
+    Demo(DemoArgs),
+    /// Time per step, nodes per second and the ratio to the device's copy-bandwidth roofline;
+    /// resident versus copy mode.
+    Bench(BenchArgs),
+}
+
+/// `induction bench`.
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// Small sizes that run in seconds on a CPU (n 32, copy comparison at 24).
+    #[arg(long)]
+    pub quick: bool,
+    /// Grid points per axis for the step timing (default 256, quick 32).
+    #[arg(long)]
+    pub n: Option<usize>,
+    /// Grid points per axis for resident versus copy (default 128, quick 24).
+    #[arg(long)]
+    pub n_copy: Option<usize>,
+    /// Timed steps (default 20, quick 3).
+    #[arg(long)]
+    pub steps: Option<usize>,
+    /// Interior order.
+    #[arg(long, default_value_t = 4)]
+    pub order: usize,
+    /// Work-group shape `X,Y,Z` of the per-node kernels (as for `run`).
+    #[arg(long)]
+    pub local: Option<String>,
+    /// Device (as for `run`).
+    #[arg(long)]
+    pub device: Option<String>,
+}
+
+/// Options every run takes.
+#[derive(Debug, Clone, Args)]
+pub struct Common {
+    /// Test case: rotation_2d, rotation_3d, confined_domain, periodic_advection.
+    #[arg(long, default_value = "rotation_2d")]
+    pub case: Case,
+    /// Final time (default: the case's own: 2π for the rotations, 2, 1).
+    #[arg(long, allow_negative_numbers = true)]
+    pub final_time: Option<f64>,
+    /// CFL number: dt = cfl·min(dx, dy, dz)/max|u|.
+    #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
+    pub cfl: f64,
+    /// Time integrator: ssprk33 or lsrk4.
+    #[arg(long, default_value = "lsrk4")]
+    pub integrator: Integrator,
+    /// Forms of ∂j(ui Bj) and ∂j(uj Bi): `A,B` or one for both, each central, split or product.
+    #[arg(long, default_value = "product,split")]
+    pub forms: Forms,
+    /// Precision: f32 or f64.
+    #[arg(long, default_value = "f64")]
+    pub precision: Precision,
+    /// Device: `P:D`, part of its name, `gpu` or `cpu` (default: CLARRAY_DEVICE, else the GPU
+    /// with the most memory).
+    #[arg(long)]
+    pub device: Option<String>,
+    /// resident (fields stay on the device) or copy (every kernel call moves its arrays up and
+    /// down).
+    #[arg(long, default_value = "resident")]
+    pub mode: Mode,
+    /// Work-group shape `X,Y,Z` of the per-node kernels (each must divide the grid size along
+    /// its axis); default: the driver's choice.
+    #[arg(long)]
+    pub local: Option<String>,
+}
+
+/// `induction run`.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Interior order of the SBP operators: 2, 4 or 6.
+    #[arg(long, default_value_t = 4)]
+    pub order: usize,
+    /// Grid points per axis (for rotation_2d the z axis gets the fewest the operator allows,
+    /// unless --nz is given).
+    #[arg(long, default_value_t = 40)]
+    pub n: usize,
+    /// Points along x (overrides --n).
+    #[arg(long)]
+    pub nx: Option<usize>,
+    /// Points along y (overrides --n).
+    #[arg(long)]
+    pub ny: Option<usize>,
+    /// Points along z (overrides --n).
+    #[arg(long)]
+    pub nz: Option<usize>,
+    /// Clean the divergence after every step (CG for −Δφ = div B, B ← B + ∇φ).
+    #[arg(long)]
+    pub div_clean: bool,
+    /// CG stops at ‖r‖ ≤ tol·‖r₀‖ (default 1e-8 in f64, 1e-4 in f32).
+    #[arg(long)]
+    pub cg_tol: Option<f64>,
+    /// CG iterations at most, per cleaning.
+    #[arg(long, default_value_t = 500)]
+    pub cg_max_iter: usize,
+    /// Read the CG residual back every this many iterations.
+    #[arg(long, default_value_t = 10)]
+    pub cg_check_every: usize,
+    /// Write B, |B| and div B at the final time as VTK image data into this folder.
+    #[arg(long)]
+    pub vtk: Option<PathBuf>,
+    /// Write a PNG of the mid-plane slice of |B| and div B at the final time.
+    #[arg(long)]
+    pub png: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// `induction convergence`.
+#[derive(Debug, Clone, Args)]
+pub struct ConvergenceArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Orders, comma-separated.
+    #[arg(long, default_value = "2,4,6")]
+    pub orders: String,
+    /// Grid sizes, comma-separated, coarse to fine.
+    #[arg(long, default_value = "20,40,80")]
+    pub n: String,
+}
+
+/// `induction energy`.
+#[derive(Debug, Clone, Args)]
+pub struct EnergyArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Interior order.
+    #[arg(long, default_value_t = 4)]
+    pub order: usize,
+    /// Grid points per axis.
+    #[arg(long, default_value_t = 40)]
+    pub n: usize,
+    /// Boundary data at inflow: zero (the setting of the energy estimate) or exact.
+    #[arg(long, default_value = "zero")]
+    pub inflow: String,
+}
+
+/// `induction demo`.
+#[derive(Debug, Clone, Args)]
+pub struct DemoArgs {
+    /// Folder for the PNG and VTK files.
+    #[arg(long, default_value = "induction-demo")]
+    pub out: PathBuf,
+    /// Device (as for `run`).
+    #[arg(long)]
+    pub device: Option<String>,
+}
+
+/// Parses a comma-separated list of numbers.
+pub fn parse_list(what: &str, s: &str) -> Result<Vec<usize>> {
+    let v: Result<Vec<usize>> = s
+        .split(',')
+        .map(|p| {
+            p.trim().parse::<usize>().map_err(|_| {
+                Error::Config(format!(
+                    "--{what} `{s}`: `{p}` is not a whole number; give e.g. --{what} 20,40,80"
+                ))
+            })
+        })
+        .collect();
+    let v = v?;
+    if v.is_empty() {
+        return Err(Error::Config(format!("--{what} is empty")));
+    }
+    Ok(v)
+}
+
+/// Parses `X,Y,Z`.
+pub fn parse_local(s: &str) -> Result<[usize; 3]> {
+    let v = parse_list("local", s)?;
+    <[usize; 3]>::try_from(v.as_slice())
+        .map_err(|_| Error::Config(format!("--local `{s}`: give three sizes, e.g. --local 32,4,1")))
+}
+
+impl Common {
+    fn apply(&self, cfg: &mut Config) -> Result<()> {
+        cfg.local = self.local.as_deref().map(parse_local).transpose()?;
+        cfg.final_time = self.final_time;
+        cfg.cfl = self.cfl;
+        cfg.integrator = self.integrator;
+        cfg.forms = self.forms;
+        cfg.precision = self.precision;
+        cfg.mode = self.mode;
+        Ok(())
+    }
+}
+
+impl RunArgs {
+    /// The configuration these options describe (validated).
+    pub fn config(&self) -> Result<Config> {
+        let c = &self.common;
+        let mut cfg = Config::new(c.case, self.order, self.n);
+        c.apply(&mut cfg)?;
+        for (a, v) in [self.nx, self.ny, self.nz].into_iter().enumerate() {
+            if let Some(v) = v {
+                cfg.n[a] = v;
+            }
+        }
+        if self.div_clean {
+            let tol = self.cg_tol.unwrap_or(match cfg.precision {
+                Precision::F64 => 1e-8,
+                Precision::F32 => 1e-4,
+            });
+            cfg.clean =
+                Some(CleanOptions { tol, max_iter: self.cg_max_iter, check_every: self.cg_check_every });
+        }
+        cfg.validate()?;
+        Ok(cfg)
+    }
+}
+
+/// A profiling context on the device `sel` names (or the default device).
+///
+/// Device discovery is serialised: PoCL's platform set-up fails (`NoDevice`) or crashes when
+/// several threads enumerate the platforms at once (the tests run in parallel threads).
+pub fn context(sel: Option<&str>) -> Result<clarray::Context> {
+    static DISCOVERY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = DISCOVERY.lock().unwrap_or_else(|p| p.into_inner());
+    let dev = match sel {
+        Some(s) => clarray::runtime::choose(&clarray::runtime::devices()?, Some(s))?,
+        None => clarray::runtime::default_device()?,
+    };
+    Ok(clarray::Context::on_with(&dev, true)?)
+}
+
+fn progress(steps: usize, quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(steps as u64);
+    pb.set_style(
+        ProgressStyle::with_template("{elapsed_precise} {wide_bar} {pos}/{len} steps, {per_sec}, {eta} left")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    pb
+}
+
+/// Runs one configuration with a progress bar; returns the solver (for outputs) and report.
+pub fn run_config(ctx: &clarray::Context, cfg: &Config, quiet: bool) -> Result<(Solver, Report)> {
+    let mut solver = Solver::new(ctx, cfg)?;
+    let (steps, _) = cfg.steps();
+    let pb = progress(steps, quiet);
+    let report = solver.run(|s, _, _| {
+        if s % 4 == 0 || s == steps {
+            pb.set_position(s as u64);
+        }
+        Ok(())
+    })?;
+    pb.finish_and_clear();
+    Ok((solver, report))
+}
+
+/// The summary of one run, as printed.
+pub fn describe(cfg: &Config, device: &str, r: &Report) -> String {
+    let [nx, ny, nz] = cfg.n;
+    let t = &r.timing;
+    let mut s = format!(
+        "{} on {device}: order {}, {nx}×{ny}×{nz}, {}, cfl {}, {}, forms {}, {} mode{}\n",
+        cfg.case,
+        cfg.order,
+        cfg.integrator,
+        cfg.cfl,
+        cfg.precision,
+        cfg.forms,
+        cfg.mode,
+        if cfg.clean.is_some() { ", divergence cleaning" } else { "" }
+    );
+    s += &format!("{} steps of dt = {:.4e} to t = {:.6}\n", r.steps, r.dt, r.last.time);
+    s += &format!("{:<16} {:>14} {:>14}\n", "", "t = 0", format!("t = {:.4}", r.last.time));
+    for (name, a, b) in [
+        ("error", r.initial.error, r.last.error),
+        ("relative error", r.initial.relative_error, r.last.relative_error),
+        ("divergence", r.initial.divergence, r.last.divergence),
+        ("div (interior)", r.initial.divergence_interior, r.last.divergence_interior),
+        ("energy", r.initial.energy, r.last.energy),
+    ] {
+        s += &format!("{name:<16} {a:>14.6e} {b:>14.6e}\n");
+    }
+    if cfg.clean.is_some() {
+        s += &format!(
+            "CG iterations: {} ({:.1} per step)\n",
+            r.cg_iterations,
+            r.cg_iterations as f64 / r.steps as f64
+        );
+    }
+    s += &format!(
+        "time: kernels {:.3} s, transfers {:.3} s ({:.1} MiB), wall {:.3} s; {} kernel launches, {:.1} steps/s",
+        t.kernel_s,
+        t.transfer_s,
+        t.transfer_bytes as f64 / 1048576.0,
+        t.wall_s,
+        t.launches,
+        r.steps as f64 / t.wall_s
+    );
+    s
+}
+
+fn write_outputs(solver: &Solver, vtk: Option<&Path>, png: Option<&Path>) -> Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    if vtk.is_none() && png.is_none() {
+        return Ok(written);
+    }
+    let b = solver.field()?;
+    let div = solver.divergence_field()?;
+    let cfg = solver.config();
+    if let Some(dir) = vtk {
+        std::fs::create_dir_all(dir)
+            .map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
+        let path = dir.join(format!("{}_order{}_n{}.vti", cfg.case, cfg.order, cfg.n[0]));
+        crate::output::write_vti(&path, cfg, &b, &div)?;
+        written.push(path);
+    }
+    if let Some(path) = png {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
+        }
+        crate::output::write_png(path, cfg, &b, &div)?;
+        written.push(path.to_path_buf());
+    }
+    Ok(written)
+}
+
+/// One row of a convergence table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConvergenceRow {
+    /// Interior order.
+    pub order: usize,
+    /// Grid points per axis (x).
+    pub n: usize,
+    /// Grid spacing.
+    pub h: f64,
+    /// Error at the final time.
+    pub error: f64,
+    /// Relative error.
+    pub relative_error: f64,
+    /// Experimental order of convergence against the previous (coarser) grid of the same order.
+    pub eoc: Option<f64>,
+    /// Steps taken.
+    pub steps: usize,
+    /// Wall time of the run.
+    pub wall_s: f64,
+}
+
+/// Runs `base` for every order and grid size; rows in order, coarse to fine.
+pub fn convergence(
+    ctx: &clarray::Context,
+    base: &Config,
+    orders: &[usize],
+    ns: &[usize],
+    quiet: bool,
+) -> Result<Vec<ConvergenceRow>> {
+    let mut cfgs = Vec::new();
+    for &order in orders {
+        for &n in ns {
+            let mut cfg = Config::new(base.case, order, n);
+            cfg.final_time = base.final_time;
+            cfg.cfl = base.cfl;
+            cfg.integrator = base.integrator;
+            cfg.forms = base.forms;
+            cfg.precision = base.precision;
+            cfg.mode = base.mode;
+            cfg.local = base.local;
+            cfg.validate()?;
+            cfgs.push(cfg);
+        }
+    }
+    let mut rows: Vec<ConvergenceRow> = Vec::new();
+    for cfg in cfgs {
+        let (_, r) = run_config(ctx, &cfg, quiet)?;
+        let h = cfg.spacing()[0];
+        let eoc = rows
+            .last()
+            .filter(|p| p.order == cfg.order)
+            .map(|p| (p.error / r.last.error).ln() / (p.h / h).ln());
+        rows.push(ConvergenceRow {
+            order: cfg.order,
+            n: cfg.n[0],
+            h,
+            error: r.last.error,
+            relative_error: r.last.relative_error,
+            eoc,
+            steps: r.steps,
+            wall_s: r.timing.wall_s,
+        });
+    }
+    Ok(rows)
+}
+
+/// A convergence table as Markdown.
+pub fn convergence_table(rows: &[ConvergenceRow]) -> String {
+    let mut s = String::from("| order | n | h | error | relative error | EOC | steps | wall s |\n");
+    s += "|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    for r in rows {
+        s += &format!(
+            "| {} | {} | {:.4} | {:.3e} | {:.3e} | {} | {} | {:.2} |\n",
+            r.order,
+            r.n,
+            r.h,
+            r.error,
+            r.relative_error,
+            r.eoc.map(|e| format!("{e:.2}")).unwrap_or_else(|| "–".into()),
+            r.steps,
+            r.wall_s
+        );
+    }
+    s
+}
+
+/// The energy history of one combination of forms.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnergyRow {
+    /// The forms.
+    pub forms: Forms,
+    /// Energy at t = 0.
+    pub initial: f64,
+    /// Energy at the final time.
+    pub last: f64,
+    /// Largest (E(t) − E(0))/E(0) over the steps.
+    pub max_growth: f64,
+    /// Largest increase of the energy in one step, over E(0).
+    pub max_step_increase: f64,
+}
+
+/// The discrete energy over time for every combination of forms (no cleaning).
+pub fn energy_study(ctx: &clarray::Context, base: &Config) -> Result<Vec<EnergyRow>> {
+    let mut rows = Vec::new();
+    for uibj in Form::ALL {
+        for ujbi in Form::ALL {
+            let mut cfg = base.clone();
+            cfg.forms = Forms { uibj, ujbi };
+            cfg.clean = None;
+            let mut solver = Solver::new(ctx, &cfg)?;
+            let e0 = solver.energy()?;
+            let (mut max_growth, mut max_step_increase, mut prev) =
+                (f64::NEG_INFINITY, f64::NEG_INFINITY, e0);
+            let report = solver.run(|_, _, s| {
+                let e = s.energy()?;
+                max_growth = max_growth.max((e - e0) / e0);
+                max_step_increase = max_step_increase.max((e - prev) / e0);
+                prev = e;
+                Ok(())
+            })?;
+            rows.push(EnergyRow {
+                forms: cfg.forms,
+                initial: e0,
+                last: report.last.energy,
+                max_growth,
+                max_step_increase,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// Runs the command line `args` (the first item is the program name).
+pub fn main_with<I, T>(args: I) -> Result<()>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) if e.use_stderr() => return Err(Error::Config(e.to_string().trim_end().to_string())),
+        Err(e) => {
+            // --help and --version.
+            print!("{e}");
+            return Ok(());
+        }
+    };
+    match cli.command {
+        Command::Run(a) => {
+            let cfg = a.config()?;
+            let ctx = context(a.common.device.as_deref())?;
+            let (solver, r) = run_config(&ctx, &cfg, a.quiet)?;
+            println!("{}", describe(&cfg, ctx.device().name(), &r));
+            for p in write_outputs(&solver, a.vtk.as_deref(), a.png.as_deref())? {
+                println!("wrote {}", p.display());
+            }
+        }
+        Command::Convergence(a) => {
+            let orders = parse_list("orders", &a.orders)?;
+            let ns = parse_list("n", &a.n)?;
+            let mut base = Config::new(a.common.case, orders[0], ns[0]);
+            a.common.apply(&mut base)?;
+            let ctx = context(a.common.device.as_deref())?;
+            println!(
+                "{} on {}: {}, cfl {}, {}, final time {:.4}",
+                base.case,
+                ctx.device().name(),
+                base.integrator,
+                base.cfl,
+                base.precision,
+                base.final_time()
+            );
+            let rows = convergence(&ctx, &base, &orders, &ns, false)?;
+            print!("{}", convergence_table(&rows));
+        }
+        Command::Energy(a) => {
+            let mut base = Config::new(a.common.case, a.order, a.n);
+            a.common.apply(&mut base)?;
+            base.inflow = match a.inflow.as_str() {
+                "zero" => Inflow::Zero,
+                "exact" => Inflow::Exact,
+                s => return Err(Error::Config(format!("--inflow `{s}`: use zero or exact"))),
+            };
+            base.validate()?;
+            let ctx = context(a.common.device.as_deref())?;
+            println!(
+                "energy of {} on {}, order {}, n {}, to t = {:.4}, inflow data {}:",
+                base.case,
+                ctx.device().name(),
+                base.order,
+                a.n,
+                base.final_time(),
+                a.inflow
+            );
+            print!("{}", energy_table(&energy_study(&ctx, &base)?));
+        }
+        Command::Demo(a) => demo(&a)?,
+        Command::Bench(a) => bench(&a)?,
+    }
+    Ok(())
+}
+
+/// An energy study as Markdown.
+pub fn energy_table(rows: &[EnergyRow]) -> String {
+    let mut s = String::from(
+        "| ∂j(ui Bj) | ∂j(uj Bi) | E(0) | E(T) | E(T)/E(0) − 1 | max (E(t) − E(0))/E(0) | max one-step rise / E(0) |\n",
+    );
+    s += "|---|---|---:|---:|---:|---:|---:|\n";
+    for r in rows {
+        s += &format!(
+            "| {} | {} | {:.6e} | {:.6e} | {:.3e} | {:.3e} | {:.3e} |\n",
+            r.forms.uibj,
+            r.forms.ujbi,
+            r.initial,
+            r.last,
+            r.last / r.initial - 1.0,
+            r.max_growth,
+            r.max_step_increase
+        );
+    }
+    s
+}
+
+/// The README's first command: a short convergence study, one run that writes a PNG, and the
+/// resident-versus-copy comparison.
+pub fn demo(a: &DemoArgs) -> Result<()> {
+    let start = Instant::now();
+    let ctx = context(a.device.as_deref())?;
+    println!("induction demo on {}\n", ctx.device().name());
+
+    println!("1. Convergence, periodic_advection (f64, lsrk4, cfl 0.5, t = 0.25):");
+    let mut base = Config::new(Case::PeriodicAdvection, 2, 8);
+    base.final_time = Some(0.25);
+    let rows = convergence(&ctx, &base, &[2, 4, 6], &[8, 16, 32], true)?;
+    print!("{}", convergence_table(&rows));
+    println!("\n   Convergence, rotation_2d (f64, lsrk4, cfl 0.5, t = 0.5):");
+    let mut base = Config::new(Case::Rotation2d, 2, 8);
+    base.final_time = Some(0.5);
+    let rows = convergence(&ctx, &base, &[2, 4, 6], &[21, 41, 81], true)?;
+    print!("{}", convergence_table(&rows));
+
+    println!("\n2. One run with a picture:");
+    let mut cfg = Config::new(Case::Rotation2d, 4, 61);
+    cfg.final_time = Some(std::f64::consts::FRAC_PI_2);
+    let (solver, r) = run_config(&ctx, &cfg, false)?;
+    println!("{}", describe(&cfg, ctx.device().name(), &r));
+    let png = a.out.join("rotation_2d.png");
+    for p in write_outputs(&solver, Some(&a.out), Some(&png))? {
+        println!("wrote {}", p.display());
+    }
+
+    println!("\n3. Resident versus copy mode (the same kernels; copy moves every array around every call):");
+    let mut cfg = Config::new(Case::Rotation3d, 4, 32);
+    cfg.final_time = Some(0.25);
+    let mut fields = Vec::new();
+    let mut reports = Vec::new();
+    for mode in [Mode::Resident, Mode::Copy] {
+        cfg.mode = mode;
+        let (solver, r) = run_config(&ctx, &cfg, true)?;
+        println!("{}\n", describe(&cfg, ctx.device().name(), &r));
+        fields.push(solver.field()?);
+        reports.push(r);
+    }
+    let same = fields[0] == fields[1];
+    println!(
+        "fields identical: {same}; copy mode took {:.1}× the wall time and moved {:.1} MiB (resident: {:.3} MiB)",
+        reports[1].timing.wall_s / reports[0].timing.wall_s,
+        reports[1].timing.transfer_bytes as f64 / 1048576.0,
+        reports[0].timing.transfer_bytes as f64 / 1048576.0
+    );
+    println!("\ndemo done in {:.1} s", start.elapsed().as_secs_f64());
+    if !same {
+        return Err(Error::Config("resident and copy mode gave different fields".into()));
+    }
+    Ok(())
+}
+
+/// Device-to-device copy bandwidth (bytes read plus bytes written per second) over buffers of
+/// `bytes`: the ceiling a memory-bound kernel can reach.
+pub fn copy_ceiling(ctx: &clarray::Context, bytes: usize) -> Result<f64> {
+    let a = clarray::memory::alloc(ctx, bytes)?;
+    let b = clarray::memory::alloc(ctx, bytes)?;
+    ctx.queue().fill_buffer(&a, &[0u8], 0, bytes, &[])?.wait()?;
+    ctx.queue().copy_buffer(&a, 0, &b, 0, bytes, &[])?.wait()?;
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        let e = ctx.queue().copy_buffer(&a, 0, &b, 0, bytes, &[])?;
+        best = best.min(e.seconds()?);
+    }
+    Ok(2.0 * bytes as f64 / best)
+}
+
+/// Times `steps` steps of `cfg` after one untimed step: (wall seconds, kernel seconds).
+pub fn time_steps(ctx: &clarray::Context, cfg: &Config, steps: usize) -> Result<(f64, f64)> {
+    let mut s = Solver::new(ctx, cfg)?;
+    let (_, dt) = cfg.steps();
+    s.step(dt)?;
+    let before = s.timing()?;
+    let start = Instant::now();
+    for _ in 0..steps {
+        s.step(dt)?;
+    }
+    let after = s.timing()?;
+    Ok((start.elapsed().as_secs_f64(), after.kernel_s - before.kernel_s))
+}
+
+/// `induction bench`: per precision, the time per step of rotation_3d (order 4, LSRK4), nodes
+/// updated per second, and the ratio of the least bytes a step must move (per stage: read B, u
+/// and K, write K and B: 15 values per node) over the measured copy ceiling to the measured
+/// kernel time; then resident versus copy mode.
+pub fn bench(a: &BenchArgs) -> Result<()> {
+    let n = a.n.unwrap_or(if a.quick { 32 } else { 256 });
+    let n_copy = a.n_copy.unwrap_or(if a.quick { 24 } else { 128 });
+    let steps = a.steps.unwrap_or(if a.quick { 3 } else { 20 });
+    let local = a.local.as_deref().map(parse_local).transpose()?;
+    let ctx = context(a.device.as_deref())?;
+    let info = ctx.device().info();
+    let np = n * n * n;
+    let ceiling = copy_ceiling(&ctx, (3 * np * 8).clamp(1 << 20, info.max_alloc_bytes as usize / 2))?;
+    println!(
+        "induction bench on {}: copy ceiling {:.1} GB/s (device-to-device, read + write)",
+        info.name,
+        ceiling * 1e-9
+    );
+    println!("\n| precision | grid | order | ms/step | Mnodes/s (per step) | least bytes/step | roofline ms | of roofline |");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|");
+    let mut precisions = vec![Precision::F32];
+    if info.fp64 {
+        precisions.push(Precision::F64);
+    }
+    for p in precisions {
+        let mut cfg = Config::new(Case::Rotation3d, a.order, n);
+        cfg.precision = p;
+        cfg.local = local;
+        let (_, kernel) = time_steps(&ctx, &cfg, steps)?;
+        let per_step = kernel / steps as f64;
+        let bytes = 5.0 * 15.0 * (p.size() * np) as f64;
+        let roof = bytes / ceiling;
+        println!(
+            "| {p} | {n}³ | {} | {:.3} | {:.1} | {:.3e} | {:.3} | {:.0}% |",
+            a.order,
+            per_step * 1e3,
+            np as f64 / per_step * 1e-6,
+            bytes,
+            roof * 1e3,
+            100.0 * roof / per_step
+        );
+    }
+    println!("\n| mode | grid | precision | wall ms/step | kernel ms/step |");
+    println!("|---|---|---|---:|---:|");
+    let mut walls = Vec::new();
+    for mode in [Mode::Resident, Mode::Copy] {
+        let mut cfg = Config::new(Case::Rotation3d, a.order, n_copy);
+        cfg.precision = if info.fp64 { Precision::F64 } else { Precision::F32 };
+        cfg.local = local.filter(|l| (0..3).all(|i| n_copy % l[i] == 0));
+        cfg.mode = mode;
+        let (wall, kernel) = time_steps(&ctx, &cfg, steps)?;
+        println!(
+            "| {mode} | {n_copy}³ | {} | {:.3} | {:.3} |",
+            cfg.precision,
+            wall / steps as f64 * 1e3,
+            kernel / steps as f64 * 1e3
+        );
+        walls.push(wall);
+    }
+    println!("\ncopy mode / resident mode, wall time: {:.2}×", walls[1] / walls[0]);
+    Ok(())
+}

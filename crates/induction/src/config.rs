@@ -1,0 +1,370 @@
+//! The options of one run, and their validation (every bad combination is an [`Error::Config`]
+//! naming the option, the value, the limit and the fix).
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::case::Case;
+use crate::error::{Error, Result};
+use crate::sbp::Sbp;
+
+/// How a derivative of a product `∂(ab)` is discretised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// `D(ab)`.
+    Central,
+    /// `½(D(ab) + a·Db + b·Da)`.
+    Split,
+    /// `a·Db + b·Da`.
+    Product,
+}
+
+impl Form {
+    /// Every form.
+    pub const ALL: [Form; 3] = [Form::Central, Form::Split, Form::Product];
+
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Form::Central => "central",
+            Form::Split => "split",
+            Form::Product => "product",
+        }
+    }
+
+    pub(crate) fn id(self) -> u32 {
+        match self {
+            Form::Central => 0,
+            Form::Split => 1,
+            Form::Product => 2,
+        }
+    }
+}
+
+impl fmt::Display for Form {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Form {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Form> {
+        Form::ALL.into_iter().find(|f| f.name() == s).ok_or_else(|| {
+            Error::Config(format!("unknown form `{s}`; the forms are central, split and product"))
+        })
+    }
+}
+
+/// The forms of the two product terms: `∂ⱼ(uᵢBⱼ)` and `∂ⱼ(uⱼBᵢ)`. (The middle term `uᵢ∂ⱼBⱼ` is no
+/// derivative of a product and has one discretisation.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Forms {
+    /// Form of `∂ⱼ(uᵢBⱼ)`.
+    pub uibj: Form,
+    /// Form of `∂ⱼ(uⱼBᵢ)`.
+    pub ujbi: Form,
+}
+
+impl Forms {
+    /// The combination that the energy method proves stable: `∂ⱼ(uᵢBⱼ)` in product form (with the
+    /// middle term it leaves `Bⱼ∂ⱼuᵢ`, no derivative of B), `∂ⱼ(uⱼBᵢ)` in split form (its energy
+    /// contribution reduces to boundary terms, which the SAT penalties control).
+    pub const STABLE: Forms = Forms { uibj: Form::Product, ujbi: Form::Split };
+}
+
+impl Default for Forms {
+    fn default() -> Forms {
+        Forms::STABLE
+    }
+}
+
+impl fmt::Display for Forms {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{},{}", self.uibj, self.ujbi)
+    }
+}
+
+impl FromStr for Forms {
+    type Err = Error;
+    /// `A,B` (forms of `∂ⱼ(uᵢBⱼ)` and `∂ⱼ(uⱼBᵢ)`) or one form for both.
+    fn from_str(s: &str) -> Result<Forms> {
+        let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+        match parts.as_slice() {
+            [a] => Ok(Forms { uibj: a.parse()?, ujbi: a.parse()? }),
+            [a, b] => Ok(Forms { uibj: a.parse()?, ujbi: b.parse()? }),
+            _ => Err(Error::Config(format!(
+                "--forms `{s}`: give one form, or two separated by a comma (for ∂j(ui Bj) and \
+                 ∂j(uj Bi)), e.g. `product,split`"
+            ))),
+        }
+    }
+}
+
+/// The time integrator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Integrator {
+    /// Three-stage third-order strong-stability-preserving Runge–Kutta.
+    Ssprk33,
+    /// Five-stage fourth-order low-storage (2N) Runge–Kutta of Carpenter and Kennedy.
+    Lsrk4,
+}
+
+impl FromStr for Integrator {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Integrator> {
+        match s {
+            "ssprk33" => Ok(Integrator::Ssprk33),
+            "lsrk4" | "lsrk54" => Ok(Integrator::Lsrk4),
+            _ => {
+                Err(Error::Config(format!("unknown integrator `{s}`; the integrators are ssprk33 and lsrk4")))
+            }
+        }
+    }
+}
+
+impl fmt::Display for Integrator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Integrator::Ssprk33 => "ssprk33",
+            Integrator::Lsrk4 => "lsrk4",
+        })
+    }
+}
+
+/// Floating-point precision of the fields and kernels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Precision {
+    /// `float`.
+    F32,
+    /// `double` (needs a device with fp64).
+    F64,
+}
+
+impl Precision {
+    /// Bytes per value.
+    pub fn size(self) -> usize {
+        match self {
+            Precision::F32 => 4,
+            Precision::F64 => 8,
+        }
+    }
+}
+
+impl FromStr for Precision {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Precision> {
+        match s {
+            "f32" | "float" | "single" => Ok(Precision::F32),
+            "f64" | "double" => Ok(Precision::F64),
+            _ => Err(Error::Config(format!("unknown precision `{s}`; use f32 or f64"))),
+        }
+    }
+}
+
+impl fmt::Display for Precision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+        })
+    }
+}
+
+/// Where the fields live between kernel calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// On the device from initialisation to the end.
+    Resident,
+    /// On the host: every kernel call uploads its arrays and downloads them again.
+    Copy,
+}
+
+impl FromStr for Mode {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Mode> {
+        match s {
+            "resident" => Ok(Mode::Resident),
+            "copy" => Ok(Mode::Copy),
+            _ => Err(Error::Config(format!("unknown mode `{s}`; use resident or copy"))),
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Mode::Resident => "resident",
+            Mode::Copy => "copy",
+        })
+    }
+}
+
+/// Options of the divergence cleaning (conjugate gradients for −Δφ = ∇·B).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CleanOptions {
+    /// Stop when ‖r‖ ≤ tol·‖r₀‖ (H-weighted norms).
+    pub tol: f64,
+    /// At most this many iterations per cleaning.
+    pub max_iter: usize,
+    /// Read the residual back every this many iterations (the rest stays on the device).
+    pub check_every: usize,
+}
+
+impl Default for CleanOptions {
+    fn default() -> CleanOptions {
+        CleanOptions { tol: 1e-8, max_iter: 500, check_every: 10 }
+    }
+}
+
+/// Boundary data the SAT penalties impose at inflow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Inflow {
+    /// The exact solution of the case, at the stage time.
+    #[default]
+    Exact,
+    /// Zero: the setting of the energy estimate, in which the energy can only decrease.
+    Zero,
+}
+
+/// The options of one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// The test case.
+    pub case: Case,
+    /// Interior order of the SBP operators: 2, 4 or 6.
+    pub order: usize,
+    /// Grid points along x, y, z (periodic: points per period; bounded: including both ends).
+    pub n: [usize; 3],
+    /// Final time; `None`: the case's default.
+    pub final_time: Option<f64>,
+    /// CFL number: dt = cfl·min(dx, dy, dz)/max|u|.
+    pub cfl: f64,
+    /// Time integrator.
+    pub integrator: Integrator,
+    /// Forms of the product terms.
+    pub forms: Forms,
+    /// Precision.
+    pub precision: Precision,
+    /// Resident or copy mode.
+    pub mode: Mode,
+    /// Divergence cleaning after each step, if set.
+    pub clean: Option<CleanOptions>,
+    /// Boundary data at inflow.
+    pub inflow: Inflow,
+    /// Work-group shape of the per-node kernels; `None` lets the driver choose. Each entry must
+    /// divide the grid size along its axis.
+    pub local: Option<[usize; 3]>,
+}
+
+impl Config {
+    /// Defaults for `case` on an `n³` grid (for `rotation_2d`, whose solution does not depend
+    /// on z, the fewest z points the operator allows): order 4, LSRK4, cfl 0.5, f64, resident.
+    pub fn new(case: Case, order: usize, n: usize) -> Config {
+        let nz =
+            if case.is_planar() { Sbp::new(order).map(|s| s.min_points()).unwrap_or(n).min(n) } else { n };
+        Config {
+            case,
+            order,
+            n: [n, n, nz],
+            final_time: None,
+            cfl: 0.5,
+            integrator: Integrator::Lsrk4,
+            forms: Forms::default(),
+            precision: Precision::F64,
+            mode: Mode::Resident,
+            clean: None,
+            inflow: Inflow::Exact,
+            local: None,
+        }
+    }
+
+    /// The final time (the case's default unless given).
+    pub fn final_time(&self) -> f64 {
+        self.final_time.unwrap_or_else(|| self.case.default_final_time())
+    }
+
+    /// Grid spacing along each axis.
+    pub fn spacing(&self) -> [f64; 3] {
+        let (lo, hi) = self.case.domain();
+        let periodic = self.case.periodic();
+        std::array::from_fn(|a| {
+            let cells = if periodic { self.n[a] } else { self.n[a] - 1 };
+            (hi[a] - lo[a]) / cells as f64
+        })
+    }
+
+    /// Number of steps and the step size: the CFL step shortened so that the steps end exactly
+    /// at the final time.
+    pub fn steps(&self) -> (usize, f64) {
+        let h = self.spacing().into_iter().fold(f64::INFINITY, f64::min);
+        let dt_max = self.cfl * h / self.case.max_speed();
+        let t = self.final_time();
+        let steps = ((t / dt_max) * (1.0 - 1e-12)).ceil().max(1.0) as usize;
+        (steps, t / steps as f64)
+    }
+
+    /// Checks every option and their combination; the error says what to change.
+    pub fn validate(&self) -> Result<()> {
+        let sbp = Sbp::new(self.order)?;
+        let (min, what) = if self.case.periodic() {
+            (sbp.min_points_periodic(), "the periodic stencil")
+        } else {
+            (sbp.min_points(), "the boundary closures of the SBP operator")
+        };
+        for (a, &n) in self.n.iter().enumerate() {
+            if n < min {
+                return Err(Error::Config(format!(
+                    "n{} = {n} is too small for order {}: {what} need at least {min} points per axis; \
+                     use --n {min} or more (or a lower --order)",
+                    ["x", "y", "z"][a],
+                    self.order
+                )));
+            }
+        }
+        let points: usize = self.n.iter().product();
+        if points > i32::MAX as usize / 3 {
+            return Err(Error::Config(format!(
+                "a grid of {points} points is more than the kernels index ({}); use a smaller --n",
+                i32::MAX / 3
+            )));
+        }
+        if !(self.cfl > 0.0 && self.cfl <= 2.0) {
+            return Err(Error::Config(format!(
+                "--cfl {} is outside (0, 2]; explicit Runge-Kutta needs a small positive CFL number \
+                 such as 0.5",
+                self.cfl
+            )));
+        }
+        if let Some(t) = self.final_time {
+            if !(t.is_finite() && t > 0.0) {
+                return Err(Error::Config(format!("--final-time {t} must be a positive number")));
+            }
+        }
+        if let Some(l) = self.local {
+            for a in 0..3 {
+                if l[a] == 0 || self.n[a] % l[a] != 0 {
+                    return Err(Error::Config(format!(
+                        "--local {},{},{}: {} does not divide the {} grid points along {}; each entry \
+                         must divide the grid size along its axis",
+                        l[0],
+                        l[1],
+                        l[2],
+                        l[a],
+                        self.n[a],
+                        ["x", "y", "z"][a]
+                    )));
+                }
+            }
+        }
+        if let Some(c) = self.clean {
+            if !(c.tol > 0.0 && c.tol < 1.0) {
+                return Err(Error::Config(format!("--cg-tol {} must lie in (0, 1)", c.tol)));
+            }
+            if c.max_iter == 0 || c.check_every == 0 {
+                return Err(Error::Config("--cg-max-iter and --cg-check-every must be at least 1".into()));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,70 @@
+// Grid indexing, SBP derivatives and norm weights.
+//
+// Defined by the host before this file (solver.rs, `source`): REAL, NX, NY, NZ, NP (= NX*NY*NZ),
+// DX, DY, DZ, XMIN, YMIN, ZMIN, PERIODIC (0 or 1), ROWS, COLS, HALF, and the constant arrays
+// DB[ROWS*COLS] (boundary block), DI[HALF] (central stencil a_1..a_r), HW[ROWS] (norm weights),
+// all from the one host-side table in sbp.rs.
+
+#define IDX(i, j, k) ((i) + NX * ((j) + NY * (k)))
+
+inline REAL coord(int p, REAL lo, REAL h) { return lo + (REAL)p * h; }
+
+// Index on an axis of n points, periodic wrap of p + o.
+inline int wrap(int p, int n) { return p < 0 ? p + n : (p >= n ? p - n : p); }
+
+// h*(D f) at node idx along one axis: p its index on that axis, n the points on it, s the stride.
+// V(o) is the value at offset o along the axis.
+#if PERIODIC
+#define D1_BODY(V)                                                                                \
+    REAL acc = (REAL)0;                                                                           \
+    for (int q = 1; q <= HALF; ++q) acc += DI[q - 1] * (V(wrap(p + q, n) - p) - V(wrap(p - q, n) - p)); \
+    return acc;
+#else
+#define D1_BODY(V)                                                                                \
+    REAL acc = (REAL)0;                                                                           \
+    if (p < ROWS) {                                                                               \
+        for (int c = 0; c < COLS; ++c) acc += DB[p * COLS + c] * V(c - p);                        \
+    } else if (p >= n - ROWS) {                                                                   \
+        const int r = n - 1 - p;                                                                  \
+        for (int c = 0; c < COLS; ++c) acc -= DB[r * COLS + c] * V(r - c);                        \
+    } else {                                                                                      \
+        for (int q = 1; q <= HALF; ++q) acc += DI[q - 1] * (V(q) - V(-q));                       \
+    }                                                                                             \
+    return acc;
+#endif
+
+// D f (without 1/h).
+inline REAL d1(const __global REAL* f, int idx, int p, int n, int s) {
+#define V1(o) f[idx + (o) * s]
+    D1_BODY(V1)
+#undef V1
+}
+
+// D (f g) (without 1/h).
+inline REAL d1p(const __global REAL* f, const __global REAL* g, int idx, int p, int n, int s) {
+#define V2(o) (f[idx + (o) * s] * g[idx + (o) * s])
+    D1_BODY(V2)
+#undef V2
+}
+
+// Norm weight of index p on an axis of n points (without the spacing).
+inline REAL hw(int p, int n) {
+#if PERIODIC
+    return (REAL)1;
+#else
+    if (p < ROWS) return HW[p];
+    if (p >= n - ROWS) return HW[n - 1 - p];
+    return (REAL)1;
+#endif
+}
+
+// The SBP quadrature weight of node (i, j, k): Hx Hy Hz dx dy dz.
+inline REAL weight(int i, int j, int k) {
+    return hw(i, NX) * hw(j, NY) * hw(k, NZ) * (DX * DY * DZ);
+}
+
+// Axis data of node (i, j, k): position on the axis, points, stride, 1/h.
+#define AXIS_P(a) ((a) == 0 ? i : ((a) == 1 ? j : k))
+#define AXIS_N(a) ((a) == 0 ? NX : ((a) == 1 ? NY : NZ))
+#define AXIS_S(a) ((a) == 0 ? 1 : ((a) == 1 ? NX : NX * NY))
+#define AXIS_IH(a) ((a) == 0 ? (REAL)1 / DX : ((a) == 1 ? (REAL)1 / DY : (REAL)1 / DZ))

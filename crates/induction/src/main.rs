@@ -1,0 +1,13 @@
+//! `induction`: see `induction --help` and the crate documentation.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    match induction::cli::main_with(std::env::args_os()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,681 @@
+//! The solver: device buffers, the generated kernels, time stepping, norms and divergence
+//! cleaning.
+//!
+//! Every array lives in a device buffer from [`Solver::new`] to the end. A time step is one fused
+//! kernel per Runge–Kutta stage (right-hand side, SAT penalties and the stage update together);
+//! norms are two-stage device reductions whose one number is read back; the conjugate-gradient
+//! scalars never leave the device, and its residual is read back every few iterations only.
+//! In [`Mode::Copy`] every kernel call instead uploads each array it takes and downloads it
+//! again afterwards (the same kernels, so the same numbers), as a host-driven code does.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::time::Instant;
+
+use clarray::program::cached_kernel;
+use clarray::runtime::{Arg, Kernel, LaunchDims};
+use clarray::{Buffer, Context, Event};
+
+use crate::config::{Config, Inflow, Integrator, Mode, Precision};
+use crate::error::{Error, Result};
+use crate::rk;
+use crate::sbp::Sbp;
+
+const COMMON_CL: &str = include_str!("kernels/common.cl");
+const CASES_CL: &str = include_str!("kernels/cases.cl");
+const INDUCTION_CL: &str = include_str!("kernels/induction.cl");
+const REDUCE_CL: &str = include_str!("kernels/reduce.cl");
+
+/// Slots of the small device buffer of scalars.
+const RR: [i32; 2] = [0, 1];
+const PQ: i32 = 2;
+const DIV_INTERIOR: i32 = 3;
+const ERR: i32 = 4;
+const EXACT: i32 = 5;
+const ENERGY: i32 = 6;
+const DIV: i32 = 7;
+const SLOTS: usize = 8;
+
+/// A device array; in copy mode also its host copy, which is the truth between kernel calls.
+#[derive(Debug)]
+struct Field {
+    buf: Buffer,
+    host: RefCell<Vec<u8>>,
+}
+
+/// A kernel argument of the solver's launches.
+enum A<'a> {
+    F(&'a Field),
+    R(f64),
+    I(i32),
+    Local(usize),
+}
+
+/// Norms of the current field (all SBP-weighted discrete L2: weights Hx·Hy·Hz·dx·dy·dz).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Norms {
+    /// Time of the field.
+    pub time: f64,
+    /// ‖B − B_exact‖.
+    pub error: f64,
+    /// ‖B − B_exact‖ / ‖B_exact‖.
+    pub relative_error: f64,
+    /// ‖D·B‖, the discrete divergence, over all nodes.
+    pub divergence: f64,
+    /// ‖D·B‖ over the interior nodes (those the cleaning's Poisson equation is solved on).
+    pub divergence_interior: f64,
+    /// ‖B‖², the discrete energy.
+    pub energy: f64,
+}
+
+/// Where the time went.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Timing {
+    /// Device time of the kernels (profiling events).
+    pub kernel_s: f64,
+    /// Device time of the transfers between host and device.
+    pub transfer_s: f64,
+    /// Wall-clock time of the time loop and the norms.
+    pub wall_s: f64,
+    /// Kernel launches.
+    pub launches: usize,
+    /// Bytes moved between host and device.
+    pub transfer_bytes: usize,
+}
+
+/// The outcome of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// Steps taken.
+    pub steps: usize,
+    /// Step size.
+    pub dt: f64,
+    /// Norms at the start.
+    pub initial: Norms,
+    /// Norms at the end.
+    pub last: Norms,
+    /// Where the time went.
+    pub timing: Timing,
+    /// Conjugate-gradient iterations of the divergence cleaning, all steps together.
+    pub cg_iterations: usize,
+}
+
+/// The induction solver: its configuration, device and fields.
+#[derive(Debug)]
+pub struct Solver {
+    cfg: Config,
+    ctx: Context,
+    source: String,
+    kernels: RefCell<HashMap<&'static str, Kernel>>,
+    np: usize,
+    wg: usize,
+    groups: usize,
+    b: Field,
+    w1: Field,
+    w2: Field,
+    u: Field,
+    /// One value per node: the divergence, and the CG residual.
+    d: Field,
+    clean: Option<[Field; 3]>,
+    partial: Field,
+    scal: Field,
+    t: f64,
+    timing: RefCell<Timing>,
+    pending: RefCell<Vec<(Event, bool)>>,
+    cg_iterations: usize,
+}
+
+impl Solver {
+    /// Checks `cfg`, allocates the fields on `ctx`'s device and sets the initial field (the exact
+    /// solution at t = 0). `ctx` should have a profiling queue ([`Context::profiled`]) for the
+    /// kernel and transfer times; without one those times are reported as zero.
+    pub fn new(ctx: &Context, cfg: &Config) -> Result<Solver> {
+        cfg.validate()?;
+        let info = ctx.device().info();
+        if cfg.precision == Precision::F64 && !info.fp64 {
+            return Err(Error::Config(format!(
+                "--precision f64 was asked for, but {} has no double precision; use --precision f32",
+                info.name
+            )));
+        }
+        let sbp = Sbp::new(cfg.order)?;
+        let np: usize = cfg.n.iter().product();
+        let field_bytes = 3 * np * cfg.precision.size();
+        let need = 4 * field_bytes + if cfg.clean.is_some() { 4 } else { 1 } * np * cfg.precision.size();
+        if need as u64 > info.global_mem_bytes {
+            return Err(Error::Config(format!(
+                "a {}×{}×{} grid needs {:.1} MiB of device memory, {} has {:.1} MiB; use a smaller --n",
+                cfg.n[0],
+                cfg.n[1],
+                cfg.n[2],
+                need as f64 / 1048576.0,
+                info.name,
+                info.global_mem_bytes as f64 / 1048576.0
+            )));
+        }
+        let wg = 256.min(info.max_work_group_size.max(1)).next_power_of_two();
+        let wg = if wg > info.max_work_group_size { wg / 2 } else { wg };
+        let groups = np.div_ceil(wg).clamp(1, 1024);
+        let copy = cfg.mode == Mode::Copy;
+        let field = |values: usize| -> Result<Field> {
+            let bytes = values * cfg.precision.size();
+            Ok(Field {
+                buf: clarray::memory::alloc(ctx, bytes)?,
+                host: RefCell::new(if copy { vec![0; bytes] } else { Vec::new() }),
+            })
+        };
+        let clean = match cfg.clean {
+            Some(_) => Some([field(np)?, field(np)?, field(np)?]),
+            None => None,
+        };
+        let solver = Solver {
+            cfg: cfg.clone(),
+            ctx: ctx.clone(),
+            source: source(cfg, &sbp),
+            kernels: RefCell::new(HashMap::new()),
+            np,
+            wg,
+            groups,
+            b: field(3 * np)?,
+            w1: field(3 * np)?,
+            w2: field(3 * np)?,
+            u: field(3 * np)?,
+            d: field(np)?,
+            clean,
+            partial: field(groups)?,
+            scal: field(SLOTS)?,
+            t: 0.0,
+            timing: RefCell::new(Timing::default()),
+            pending: RefCell::new(Vec::new()),
+            cg_iterations: 0,
+        };
+        solver.launch_nodes("init", &[A::F(&solver.b), A::F(&solver.u), A::R(0.0)])?;
+        solver.warm_up()?;
+        // The low-storage scheme multiplies K by A₁ = 0 in its first stage: K must hold numbers.
+        solver.fill(&solver.w1, 0.0, 3 * np)?;
+        solver.fill(&solver.scal, 0.0, SLOTS)?;
+        solver.settle()?;
+        *solver.timing.borrow_mut() = Timing::default();
+        Ok(solver)
+    }
+
+    /// Launches every kernel once on scratch buffers, so that drivers which compile at the first
+    /// launch (PoCL does, per kernel and work-group size) do it before the time loop is timed.
+    fn warm_up(&self) -> Result<()> {
+        self.norms()?;
+        let (b, w1, w2, u) = (&self.b, &self.w1, &self.w2, &self.u);
+        let zero = || A::R(0.0);
+        self.launch_nodes(
+            "stage_ssp",
+            &[A::F(b), A::F(b), A::F(w2), A::F(u), zero(), zero(), zero(), zero()],
+        )?;
+        self.launch_nodes(
+            "stage_lsrk",
+            &[A::F(b), A::F(w1), A::F(w2), A::F(u), zero(), zero(), zero(), zero()],
+        )?;
+        if let Some([phi, p, q]) = &self.clean {
+            let np = self.np;
+            self.fill(phi, 0.0, np)?;
+            self.fill(p, 0.0, np)?;
+            self.fill(q, 0.0, np)?;
+            self.launch_nodes("gradient", &[A::F(p), A::F(w1)])?;
+            self.launch_flat(
+                "axpby",
+                &[A::F(w2), A::F(w1), A::R(0.0), A::R(1.0), A::I(3 * np as i32)],
+                3 * np,
+            )?;
+            let args = [A::F(phi), A::F(&self.d), A::F(p), A::F(q), A::F(&self.scal), A::I(RR[0]), A::I(PQ)];
+            self.launch_flat("cg_xr", &args, np)?;
+            self.launch_flat(
+                "cg_p",
+                &[A::F(p), A::F(&self.d), A::F(&self.scal), A::I(RR[1]), A::I(RR[0])],
+                np,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// The time of the current field.
+    pub fn time(&self) -> f64 {
+        self.t
+    }
+
+    /// The OpenCL source of the solver's program (with the generated header).
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Kernel and transfer times so far (waits for the work queued).
+    pub fn timing(&self) -> Result<Timing> {
+        self.settle()?;
+        Ok(*self.timing.borrow())
+    }
+
+    fn kernel(&self, name: &'static str) -> Result<Kernel> {
+        if let Some(k) = self.kernels.borrow().get(name) {
+            return Ok(k.clone());
+        }
+        let k = cached_kernel(&self.ctx, &self.source, "-cl-kernel-arg-info", name)?;
+        self.kernels.borrow_mut().insert(name, k.clone());
+        Ok(k)
+    }
+
+    /// Adds the device times of finished work to the totals.
+    fn settle(&self) -> Result<()> {
+        let events: Vec<_> = self.pending.borrow_mut().drain(..).collect();
+        let mut t = self.timing.borrow_mut();
+        for (e, is_kernel) in events {
+            let s = if e.has_profiling() { e.seconds()? } else { e.wait().map(|_| 0.0)? };
+            if is_kernel {
+                t.kernel_s += s;
+            } else {
+                t.transfer_s += s;
+            }
+        }
+        Ok(())
+    }
+
+    fn record(&self, e: Event, is_kernel: bool) -> Result<()> {
+        let full = {
+            let mut p = self.pending.borrow_mut();
+            p.push((e, is_kernel));
+            p.len() >= 256
+        };
+        if full {
+            self.settle()?;
+        }
+        Ok(())
+    }
+
+    fn upload(&self, f: &Field) -> Result<()> {
+        let host = f.host.borrow();
+        let e = self.ctx.queue().write_buffer(&f.buf, 0, &host[..], &[])?;
+        self.timing.borrow_mut().transfer_bytes += host.len();
+        self.record(e, false)
+    }
+
+    fn download(&self, f: &Field) -> Result<()> {
+        let mut host = f.host.borrow_mut();
+        let e = self.ctx.queue().read_buffer(&f.buf, 0, &mut host[..], &[])?;
+        self.timing.borrow_mut().transfer_bytes += host.len();
+        drop(host);
+        self.record(e, false)
+    }
+
+    /// Launches kernel `name`; in copy mode, uploads every array argument before and downloads
+    /// it after.
+    fn launch(
+        &self,
+        name: &'static str,
+        args: &[A<'_>],
+        global: &[usize],
+        local: Option<&[usize]>,
+    ) -> Result<()> {
+        let kernel = self.kernel(name)?;
+        let f64s = self.cfg.precision == Precision::F64;
+        let scalars: Vec<Vec<u8>> = args
+            .iter()
+            .map(|a| match a {
+                A::R(v) if f64s => v.to_ne_bytes().to_vec(),
+                A::R(v) => (*v as f32).to_ne_bytes().to_vec(),
+                A::I(v) => v.to_ne_bytes().to_vec(),
+                _ => Vec::new(),
+            })
+            .collect();
+        let real = if f64s { "f64" } else { "f32" };
+        let cl_args: Vec<Arg<'_>> = args
+            .iter()
+            .zip(&scalars)
+            .map(|(a, bytes)| match a {
+                A::F(f) => Arg::Buffer(&f.buf),
+                A::R(_) => Arg::Scalar(bytes, real),
+                A::I(_) => Arg::Scalar(bytes, "i32"),
+                A::Local(n) => Arg::Local(*n * self.cfg.precision.size()),
+            })
+            .collect();
+        let copy = self.cfg.mode == Mode::Copy;
+        // Each array once, even where a kernel takes it twice (a stage's B⁰ and Bˢ).
+        let mut distinct: Vec<&Field> = Vec::new();
+        for a in args {
+            if let A::F(f) = a {
+                if !distinct.iter().any(|d| d.buf.same_as(&f.buf)) {
+                    distinct.push(f);
+                }
+            }
+        }
+        let fields = || distinct.iter().copied();
+        if copy {
+            for f in fields() {
+                self.upload(f)?;
+            }
+        }
+        let e =
+            self.ctx.queue().launch(&kernel, &cl_args, &LaunchDims { global, local, offset: None }, &[])?;
+        self.timing.borrow_mut().launches += 1;
+        self.record(e, true)?;
+        if copy {
+            for f in fields() {
+                self.download(f)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn launch_nodes(&self, name: &'static str, args: &[A<'_>]) -> Result<()> {
+        self.launch(name, args, &self.cfg.n, self.cfg.local.as_ref().map(|l| &l[..]))
+    }
+
+    fn launch_flat(&self, name: &'static str, args: &[A<'_>], n: usize) -> Result<()> {
+        self.launch(name, args, &[n], None)
+    }
+
+    fn fill(&self, f: &Field, v: f64, n: usize) -> Result<()> {
+        self.launch_flat("fill", &[A::F(f), A::R(v), A::I(n as i32)], n)
+    }
+
+    /// Sums stage one's partials into `scal[slot]`, on the device.
+    fn finish_sum(&self, slot: i32) -> Result<()> {
+        let args =
+            [A::F(&self.partial), A::I(self.groups as i32), A::F(&self.scal), A::I(slot), A::Local(self.wg)];
+        self.launch("sum_partials", &args, &[self.wg], Some(&[self.wg]))
+    }
+
+    /// `scal[slot] = Σ w·(a·b)` over `ncomp` components. To be replaced by clarray reductions
+    /// (issue 4).
+    fn wdot(&self, a: &Field, b: &Field, ncomp: i32, slot: i32) -> Result<()> {
+        let args = [A::F(a), A::F(b), A::I(ncomp), A::F(&self.partial), A::Local(self.wg)];
+        self.launch("wdot_partial", &args, &[self.groups * self.wg], Some(&[self.wg]))?;
+        self.finish_sum(slot)
+    }
+
+    /// `scal[slot] = Σ w·|B − exact|²` (or `Σ w·|exact|²`).
+    fn werr(&self, diff: bool, slot: i32) -> Result<()> {
+        let args = [A::F(&self.b), A::R(self.t), A::I(diff as i32), A::F(&self.partial), A::Local(self.wg)];
+        self.launch("werr_partial", &args, &[self.groups * self.wg], Some(&[self.wg]))?;
+        self.finish_sum(slot)
+    }
+
+    fn read_scalars(&self) -> Result<Vec<f64>> {
+        self.read(&self.scal)
+    }
+
+    /// The values of a field, read back.
+    fn read(&self, f: &Field) -> Result<Vec<f64>> {
+        let mut bytes = vec![0u8; f.buf.len()];
+        let e = self.ctx.queue().read_buffer(&f.buf, 0, &mut bytes[..], &[])?;
+        self.timing.borrow_mut().transfer_bytes += bytes.len();
+        self.record(e, false)?;
+        Ok(match self.cfg.precision {
+            Precision::F64 => bytemuck::pod_collect_to_vec::<u8, f64>(&bytes),
+            Precision::F32 => {
+                bytemuck::pod_collect_to_vec::<u8, f32>(&bytes).into_iter().map(f64::from).collect()
+            }
+        })
+    }
+
+    /// The field B, read back: 3 components of nx·ny·nz values each, x fastest.
+    pub fn field(&self) -> Result<Vec<f64>> {
+        self.read(&self.b)
+    }
+
+    /// The discrete divergence D·B, read back (nx·ny·nz values).
+    pub fn divergence_field(&self) -> Result<Vec<f64>> {
+        self.launch_nodes("divergence", &[A::F(&self.b), A::F(&self.d), A::R(1.0), A::I(0)])?;
+        self.read(&self.d)
+    }
+
+    /// Replaces B by `values` (3 components of nx·ny·nz values each, x fastest).
+    pub fn set_field(&mut self, values: &[f64]) -> Result<()> {
+        if values.len() != 3 * self.np {
+            return Err(Error::Config(format!(
+                "a field of {} values was given; this grid takes 3 × {} = {}",
+                values.len(),
+                self.np,
+                3 * self.np
+            )));
+        }
+        let bytes: Vec<u8> = match self.cfg.precision {
+            Precision::F64 => bytemuck::cast_slice(values).to_vec(),
+            Precision::F32 => {
+                let v: Vec<f32> = values.iter().map(|&x| x as f32).collect();
+                bytemuck::cast_slice(&v).to_vec()
+            }
+        };
+        let e = self.ctx.queue().write_buffer(&self.b.buf, 0, &bytes[..], &[])?;
+        self.record(e, false)?;
+        if self.cfg.mode == Mode::Copy {
+            *self.b.host.borrow_mut() = bytes;
+        }
+        Ok(())
+    }
+
+    /// The norms of the current field.
+    pub fn norms(&self) -> Result<Norms> {
+        self.werr(true, ERR)?;
+        self.werr(false, EXACT)?;
+        self.wdot(&self.b, &self.b, 3, ENERGY)?;
+        self.launch_nodes("divergence", &[A::F(&self.b), A::F(&self.d), A::R(1.0), A::I(0)])?;
+        self.wdot(&self.d, &self.d, 1, DIV)?;
+        self.launch_nodes("divergence", &[A::F(&self.b), A::F(&self.d), A::R(1.0), A::I(1)])?;
+        self.wdot(&self.d, &self.d, 1, DIV_INTERIOR)?;
+        let s = self.read_scalars()?;
+        let (err, exact) = (root(s[ERR as usize]), root(s[EXACT as usize]));
+        Ok(Norms {
+            time: self.t,
+            error: err,
+            relative_error: if exact > 0.0 { err / exact } else { err },
+            divergence: root(s[DIV as usize]),
+            divergence_interior: root(s[DIV_INTERIOR as usize]),
+            energy: s[ENERGY as usize],
+        })
+    }
+
+    /// The discrete energy ‖B‖² alone.
+    pub fn energy(&self) -> Result<f64> {
+        self.wdot(&self.b, &self.b, 3, ENERGY)?;
+        Ok(self.read_scalars()?[ENERGY as usize])
+    }
+
+    /// The discrete divergence norm ‖D·B‖ alone.
+    pub fn divergence_norm(&self) -> Result<f64> {
+        self.launch_nodes("divergence", &[A::F(&self.b), A::F(&self.d), A::R(1.0), A::I(0)])?;
+        self.wdot(&self.d, &self.d, 1, DIV)?;
+        Ok(root(self.read_scalars()?[DIV as usize]))
+    }
+
+    /// One time step of size `dt` (and a cleaning after it, if configured).
+    pub fn step(&mut self, dt: f64) -> Result<()> {
+        match self.cfg.integrator {
+            Integrator::Ssprk33 => {
+                for (s, &(a, b, c)) in rk::SSPRK33.iter().enumerate() {
+                    let (bs, out) = match s {
+                        0 => (&self.b, &self.w1),
+                        1 => (&self.w1, &self.w2),
+                        _ => (&self.w2, &self.b),
+                    };
+                    let args = [
+                        A::F(&self.b),
+                        A::F(bs),
+                        A::F(out),
+                        A::F(&self.u),
+                        A::R(a),
+                        A::R(b),
+                        A::R(dt),
+                        A::R(self.t + c * dt),
+                    ];
+                    self.launch_nodes("stage_ssp", &args)?;
+                }
+            }
+            Integrator::Lsrk4 => {
+                for &(a, bc, c) in rk::LSRK54.iter() {
+                    let args = [
+                        A::F(&self.b),
+                        A::F(&self.w1),
+                        A::F(&self.w2),
+                        A::F(&self.u),
+                        A::R(a),
+                        A::R(bc),
+                        A::R(dt),
+                        A::R(self.t + c * dt),
+                    ];
+                    self.launch_nodes("stage_lsrk", &args)?;
+                    std::mem::swap(&mut self.b, &mut self.w2);
+                }
+            }
+        }
+        self.t += dt;
+        if self.cfg.clean.is_some() {
+            self.clean()?;
+        }
+        Ok(())
+    }
+
+    /// Divergence cleaning: solves −Δφ = D·B (Δ = D·D, φ = 0 on the boundary) by conjugate
+    /// gradients in the H inner product, then B ← B + Dφ. Returns the iterations taken.
+    pub fn clean(&mut self) -> Result<usize> {
+        let opts = self.cfg.clean.unwrap_or_default();
+        let fields = match &self.clean {
+            Some(f) => f,
+            None => {
+                return Err(Error::Config(
+                    "divergence cleaning was asked of a solver made without it; set Config::clean".into(),
+                ))
+            }
+        };
+        let [phi, p, q] = fields;
+        let (r, g) = (&self.d, &self.w1);
+        let np = self.np;
+        let interior = A::I(!self.cfg.case.periodic() as i32);
+        // r = D·B (0 on the boundary), φ = 0, p = r, rr = (r, r).
+        self.launch_nodes("divergence", &[A::F(&self.b), A::F(r), A::R(1.0), interior])?;
+        self.fill(phi, 0.0, np)?;
+        self.launch_flat("axpby", &[A::F(p), A::F(r), A::R(1.0), A::R(0.0), A::I(np as i32)], np)?;
+        self.wdot(r, r, 1, RR[0])?;
+        let rr0 = self.read_scalars()?[RR[0] as usize];
+        if rr0 <= 0.0 || !rr0.is_finite() {
+            return Ok(0);
+        }
+        let mut old = 0;
+        let mut it = 0;
+        while it < opts.max_iter {
+            // q = −D·(D p), zero on the boundary.
+            self.launch_nodes("gradient", &[A::F(p), A::F(g)])?;
+            self.launch_nodes("divergence", &[A::F(g), A::F(q), A::R(-1.0), A::I(1)])?;
+            self.wdot(p, q, 1, PQ)?;
+            let args = [A::F(phi), A::F(r), A::F(p), A::F(q), A::F(&self.scal), A::I(RR[old]), A::I(PQ)];
+            self.launch_flat("cg_xr", &args, np)?;
+            self.wdot(r, r, 1, RR[1 - old])?;
+            let args = [A::F(p), A::F(r), A::F(&self.scal), A::I(RR[1 - old]), A::I(RR[old])];
+            self.launch_flat("cg_p", &args, np)?;
+            old = 1 - old;
+            it += 1;
+            if it % opts.check_every == 0 || it == opts.max_iter {
+                let rr = self.read_scalars()?[RR[old] as usize];
+                // Converged, or no longer a number (then stop too, rather than iterate on NaN).
+                let converged = rr <= opts.tol * opts.tol * rr0;
+                if converged || rr.is_nan() {
+                    break;
+                }
+            }
+        }
+        // B ← B + Dφ.
+        self.launch_nodes("gradient", &[A::F(phi), A::F(g)])?;
+        self.launch_flat(
+            "axpby",
+            &[A::F(&self.b), A::F(g), A::R(1.0), A::R(1.0), A::I(3 * np as i32)],
+            3 * np,
+        )?;
+        self.cg_iterations += it;
+        Ok(it)
+    }
+
+    /// Runs from t = 0 to the final time: `on_step(step, steps, solver)` is called after every
+    /// step (for a progress bar or an energy history). A solver runs once; [`Solver::step`]
+    /// advances by hand.
+    pub fn run(&mut self, mut on_step: impl FnMut(usize, usize, &Solver) -> Result<()>) -> Result<Report> {
+        if self.t != 0.0 {
+            return Err(Error::Config(format!(
+                "run() starts at t = 0, but this solver is at t = {}; make a new Solver to run again",
+                self.t
+            )));
+        }
+        let (steps, dt) = self.cfg.steps();
+        let start = Instant::now();
+        let initial = self.norms()?;
+        for s in 0..steps {
+            self.step(dt)?;
+            on_step(s + 1, steps, self)?;
+        }
+        // The last step ends exactly at the final time.
+        self.t = self.cfg.final_time();
+        let last = self.norms()?;
+        self.settle()?;
+        if !(last.energy.is_finite() && last.error.is_finite()) {
+            return Err(Error::Unstable(format!(
+                "the solution is no longer finite at t = {} after {steps} steps of dt = {dt:e}; lower --cfl \
+                 (now {}) or use another --forms",
+                self.t, self.cfg.cfl
+            )));
+        }
+        let mut timing = *self.timing.borrow();
+        timing.wall_s = start.elapsed().as_secs_f64();
+        Ok(Report { steps, dt, initial, last, timing, cg_iterations: self.cg_iterations })
+    }
+}
+
+/// √v, with round-off below zero taken as zero and NaN kept (a blown-up run must not read as 0).
+fn root(v: f64) -> f64 {
+    if v < 0.0 {
+        0.0
+    } else {
+        v.sqrt()
+    }
+}
+
+/// The solver's OpenCL program: a header generated from the configuration (precision, grid,
+/// case, forms, and the SBP coefficients from [`Sbp`]) followed by the kernel files.
+pub fn source(cfg: &Config, sbp: &Sbp) -> String {
+    use std::fmt::Write;
+    let f64s = cfg.precision == Precision::F64;
+    let lit = |v: f64| if f64s { format!("{v:.17e}") } else { format!("{v:.9e}f") };
+    let list = |v: &[f64]| v.iter().map(|&x| lit(x)).collect::<Vec<_>>().join(", ");
+    let (lo, _) = cfg.case.domain();
+    let h = cfg.spacing();
+    let mut s = String::new();
+    if f64s {
+        s.push_str("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#define REAL double\n");
+    } else {
+        s.push_str("#define REAL float\n");
+    }
+    let np: usize = cfg.n.iter().product();
+    let _ = writeln!(
+        s,
+        "#define NX {}\n#define NY {}\n#define NZ {}\n#define NP {np}",
+        cfg.n[0], cfg.n[1], cfg.n[2]
+    );
+    for (a, name) in ["X", "Y", "Z"].iter().enumerate() {
+        let _ =
+            writeln!(s, "#define D{name} ((REAL){})\n#define {name}MIN ((REAL){})", lit(h[a]), lit(lo[a]));
+    }
+    let _ = writeln!(s, "#define PERIODIC {}", cfg.case.periodic() as i32);
+    let _ = writeln!(s, "#define CASE {}", cfg.case.id());
+    let _ =
+        writeln!(s, "#define FORM_UIBJ {}\n#define FORM_UJBI {}", cfg.forms.uibj.id(), cfg.forms.ujbi.id());
+    let _ = writeln!(s, "#define INFLOW_ZERO {}", (cfg.inflow == Inflow::Zero) as i32);
+    let _ =
+        writeln!(s, "#define ROWS {}\n#define COLS {}\n#define HALF {}", sbp.rows(), sbp.cols(), sbp.half());
+    let block: Vec<f64> = sbp.block.iter().flatten().copied().collect();
+    let _ = writeln!(s, "__constant REAL DB[{}] = {{{}}};", block.len(), list(&block));
+    let _ = writeln!(s, "__constant REAL DI[{}] = {{{}}};", sbp.half(), list(&sbp.interior));
+    let _ = writeln!(s, "__constant REAL HW[{}] = {{{}}};", sbp.rows(), list(&sbp.norm));
+    for part in [COMMON_CL, CASES_CL, INDUCTION_CL, REDUCE_CL] {
+        s.push_str(part);
+        s.push('\n');
+    }
+    s
+}

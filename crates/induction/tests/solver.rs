@@ -1,0 +1,262 @@
+//! The solver on the default device (PoCL's CPU device here): short runs of every case against
+//! its exact solution, resident versus copy mode, precision, energy stability, outputs, and
+//! the rejection of bad options. Grids are small (PoCL on 2 cores).
+
+use induction::cli;
+use induction::config::{CleanOptions, Forms, Inflow};
+use induction::{Case, Config, Form, Integrator, Mode, Precision, Solver};
+
+/// One context for all tests: discovering the OpenCL platforms from several threads at once
+/// makes PoCL's ICD set-up fail (`NoDevice`) or crash, so the tests share one.
+fn ctx() -> clarray::Context {
+    static CTX: std::sync::OnceLock<clarray::Context> = std::sync::OnceLock::new();
+    CTX.get_or_init(|| induction::cli::context(None).unwrap()).clone()
+}
+
+fn config(case: Case, order: usize, n: usize, t: f64) -> Config {
+    let mut c = Config::new(case, order, n);
+    c.final_time = Some(t);
+    c
+}
+
+/// Each case, order 4, LSRK4, cfl 0.5, f64, against its exact solution. The tolerances are the
+/// errors measured once (in the comments) times 1.2: a change to the operators, the forms, the SAT
+/// terms or the time stepping that loses accuracy fails here.
+#[test]
+fn each_case_matches_its_exact_solution() {
+    let ctx = ctx();
+    let cases = [
+        // measured 4.657e-3
+        (config(Case::Rotation2d, 4, 20, 0.25), 4.657e-3),
+        // measured 2.998e-3
+        (config(Case::Rotation3d, 4, 16, 0.1), 2.998e-3),
+        // measured 1.065e-2
+        (config(Case::ConfinedDomain, 4, 16, 0.25), 1.065e-2),
+        // measured 3.027e-3
+        (config(Case::PeriodicAdvection, 4, 16, 0.25), 3.027e-3),
+    ];
+    for (cfg, measured) in cases {
+        let mut s = Solver::new(&ctx, &cfg).unwrap();
+        let r = s.run(|_, _, _| Ok(())).unwrap();
+        assert_eq!(r.initial.error, 0.0, "{}: the initial field is the exact solution at t = 0", cfg.case);
+        assert!((r.last.time - 0.25f64.min(cfg.final_time())).abs() < 1e-15);
+        assert!(
+            r.last.error <= 1.2 * measured && r.last.error > 0.2 * measured,
+            "{}: error {:e}, measured {measured:e}",
+            cfg.case,
+            r.last.error
+        );
+        // Resident: only the norms' scalars come back.
+        assert!(r.timing.transfer_bytes < 4096, "{}: {} bytes moved", cfg.case, r.timing.transfer_bytes);
+    }
+}
+
+/// Orders 2 and 6, SSPRK33 and f32 on rotation_2d, against measured errors (× 1.2).
+#[test]
+fn orders_integrators_and_precisions() {
+    let ctx = ctx();
+    let mut a = config(Case::Rotation2d, 2, 20, 0.25);
+    a.integrator = Integrator::Ssprk33;
+    let mut b = config(Case::Rotation2d, 6, 20, 0.25);
+    b.precision = Precision::F32;
+    // measured 2.638e-2 and 2.870e-3
+    for (cfg, measured) in [(a, 2.638e-2), (b, 2.870e-3)] {
+        let r = Solver::new(&ctx, &cfg).unwrap().run(|_, _, _| Ok(())).unwrap();
+        assert!(
+            r.last.error <= 1.2 * measured && r.last.error > 0.2 * measured,
+            "order {} {} {}: error {:e}, measured {measured:e}",
+            cfg.order,
+            cfg.integrator,
+            cfg.precision,
+            r.last.error
+        );
+    }
+}
+
+/// The same kernels with the arrays moved up and down around every call give the same bits;
+/// with divergence cleaning too (the CG scalars are device arrays as well).
+#[test]
+fn resident_and_copy_give_identical_fields() {
+    let ctx = ctx();
+    let mut a = config(Case::Rotation3d, 4, 12, 0.05);
+    a.integrator = Integrator::Ssprk33;
+    let mut b = config(Case::Rotation2d, 2, 12, 0.1);
+    b.clean = Some(CleanOptions { tol: 1e-6, max_iter: 30, check_every: 3 });
+    for base in [a, b] {
+        let mut fields = Vec::new();
+        let mut moved = Vec::new();
+        for mode in [Mode::Resident, Mode::Copy] {
+            let mut cfg = base.clone();
+            cfg.mode = mode;
+            let mut s = Solver::new(&ctx, &cfg).unwrap();
+            let r = s.run(|_, _, _| Ok(())).unwrap();
+            fields.push((s.field().unwrap(), r.last));
+            moved.push(r.timing.transfer_bytes);
+        }
+        assert!(fields[0].0.iter().any(|&v| v != 0.0));
+        assert!(fields[0] == fields[1], "{}: resident and copy differ", base.case);
+        let field_bytes = 3 * base.n.iter().product::<usize>() * 8;
+        assert!(moved[1] > 10 * field_bytes, "copy mode moved only {} bytes", moved[1]);
+        assert!(moved[0] < field_bytes, "resident mode moved {} bytes", moved[0]);
+    }
+}
+
+/// The discrete energy on rotation_2d with zero inflow data: the forms with ∂j(ui Bj) in product
+/// form (the energy-stable discretisation) never let it grow; central and split do.
+/// (For this flow uj does not vary along xj, so the three forms of ∂j(uj Bi) coincide.)
+#[test]
+fn energy_of_the_stable_forms_does_not_grow() {
+    let ctx = ctx();
+    let mut base = config(Case::Rotation2d, 4, 16, 0.5);
+    base.inflow = Inflow::Zero;
+    for uibj in [Form::Product, Form::Central] {
+        let mut cfg = base.clone();
+        cfg.forms = Forms { uibj, ujbi: Form::Split };
+        let mut s = Solver::new(&ctx, &cfg).unwrap();
+        let e0 = s.energy().unwrap();
+        let (mut growth, mut step_increase, mut prev) = (f64::NEG_INFINITY, f64::NEG_INFINITY, e0);
+        s.run(|_, _, s| {
+            let e = s.energy()?;
+            growth = growth.max((e - e0) / e0);
+            step_increase = step_increase.max((e - prev) / e0);
+            prev = e;
+            Ok(())
+        })
+        .unwrap();
+        if uibj == Form::Product {
+            assert!(growth <= 1e-13, "product,split: energy grew by {growth:e}");
+            assert!(step_increase <= 1e-13, "product,split: energy rose in a step by {step_increase:e}");
+        } else {
+            // measured 6.6e-4 on this grid
+            assert!(growth > 1e-5, "central,split: energy growth {growth:e}");
+        }
+    }
+}
+
+/// A work-group shape changes how nodes are grouped, not what each computes.
+#[test]
+fn work_group_shape_does_not_change_the_result() {
+    let ctx = ctx();
+    let mut fields = Vec::new();
+    for local in [None, Some([4, 2, 1])] {
+        let mut cfg = config(Case::Rotation3d, 2, 12, 0.05);
+        cfg.local = local;
+        let mut s = Solver::new(&ctx, &cfg).unwrap();
+        s.run(|_, _, _| Ok(())).unwrap();
+        fields.push(s.field().unwrap());
+    }
+    assert!(fields[0] == fields[1]);
+}
+
+#[test]
+fn steps_end_exactly_at_the_final_time() {
+    for (t, cfl) in [(0.3, 0.5), (1.0, 0.37), (2.0 * std::f64::consts::PI, 0.9)] {
+        let mut cfg = config(Case::Rotation2d, 4, 23, t);
+        cfg.cfl = cfl;
+        let (steps, dt) = cfg.steps();
+        let h = cfg.spacing()[0];
+        assert!(dt <= cfl * h / cfg.case.max_speed() * (1.0 + 1e-12));
+        assert!((steps as f64 * dt - t).abs() < 1e-12 * t);
+        assert!((steps - 1) as f64 * cfl * h / cfg.case.max_speed() < t, "not the fewest steps");
+    }
+}
+
+#[test]
+fn outputs_are_written() {
+    let dir = std::env::temp_dir().join(format!("induction-test-{}", std::process::id()));
+    let png = dir.join("slice.png");
+    let args =
+        ["induction", "run", "--case", "rotation_2d", "--n", "12", "--order", "2", "--final-time", "0.05"];
+    let mut args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    args.extend(
+        ["--quiet", "--png", png.to_str().unwrap(), "--vtk", dir.to_str().unwrap()].map(String::from),
+    );
+    cli::main_with(args).unwrap();
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG");
+    let vti = std::fs::read_to_string(dir.join("rotation_2d_order2_n12.vti")).unwrap();
+    assert!(vti.contains(r#"WholeExtent="0 11 0 11 0 2""#), "{}", &vti[..300]);
+    for name in [r#"Name="B""#, r#"Name="|B|""#, r#"Name="div B""#] {
+        assert!(vti.contains(name), "{name} missing");
+    }
+    // 12·12·3 points: B lines plus |B| and div B values.
+    let values =
+        vti.lines().filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit() || c == '-')).count();
+    assert_eq!(values, 3 * 12 * 12 * 3);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn rejected(args: &[&str]) -> String {
+    let mut all = vec!["induction"];
+    all.extend_from_slice(args);
+    cli::main_with(all).expect_err("accepted").to_string()
+}
+
+#[test]
+fn bad_options_are_rejected_with_messages() {
+    let e = rejected(&["run", "--order", "6", "--n", "9", "--case", "rotation_3d"]);
+    assert!(e.contains("nx = 9") && e.contains("at least 12") && e.contains("order 6"), "{e}");
+    let e = rejected(&["run", "--case", "rotation_4d"]);
+    assert!(e.contains("unknown case `rotation_4d`") && e.contains("periodic_advection"), "{e}");
+    let e = rejected(&["run", "--order", "5"]);
+    assert!(e.contains("order 5") && e.contains("2, 4 and 6"), "{e}");
+    let e = rejected(&["run", "--forms", "central,upwind"]);
+    assert!(e.contains("unknown form `upwind`"), "{e}");
+    let e = rejected(&["run", "--cfl", "0"]);
+    assert!(e.contains("--cfl 0") && e.contains("(0, 2]"), "{e}");
+    let e = rejected(&["run", "--final-time", "-1"]);
+    assert!(e.contains("--final-time -1"), "{e}");
+    let e = rejected(&["run", "--integrator", "euler"]);
+    assert!(e.contains("unknown integrator `euler`"), "{e}");
+    let e = rejected(&["run", "--precision", "f16"]);
+    assert!(e.contains("f32 or f64"), "{e}");
+    let e = rejected(&["run", "--mode", "mapped"]);
+    assert!(e.contains("resident or copy"), "{e}");
+    let e = rejected(&["run", "--div-clean", "--cg-tol", "2"]);
+    assert!(e.contains("--cg-tol 2"), "{e}");
+    let e = rejected(&["convergence", "--orders", "2,x"]);
+    assert!(e.contains("`x` is not a whole number"), "{e}");
+    let e = rejected(&["convergence", "--n", "4,8", "--orders", "4"]);
+    assert!(e.contains("nx = 4") && e.contains("at least 8"), "{e}");
+    let e = rejected(&["run", "--case", "periodic_advection", "--order", "6", "--n", "6"]);
+    assert!(e.contains("periodic stencil") && e.contains("at least 7"), "{e}");
+    let e = rejected(&["run", "--n", "16", "--local", "7,1,1"]);
+    assert!(e.contains("--local 7,1,1") && e.contains("7 does not divide the 16"), "{e}");
+    let e = rejected(&["run", "--local", "4,4"]);
+    assert!(e.contains("three sizes"), "{e}");
+    let e = rejected(&["energy", "--inflow", "sometimes"]);
+    assert!(e.contains("--inflow `sometimes`"), "{e}");
+    let e = rejected(&["run", "--device", "no-such-device-anywhere"]);
+    assert!(e.contains("no-such-device-anywhere"), "{e}");
+}
+
+/// The binary itself: exit status and message on a bad option.
+#[test]
+fn binary_exits_non_zero_on_bad_options() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_induction"))
+        .args(["run", "--n", "3", "--order", "4"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: ") && err.contains("at least 8 points"), "{err}");
+}
+
+/// A small convergence study: the experimental orders reach the interior orders on the periodic
+/// case (measured: 1.96 and 3.92 between 8³ and 16³ at t = 0.25), and the higher order has the
+/// smaller error on each grid.
+#[test]
+fn periodic_advection_converges_at_the_interior_order() {
+    let ctx = ctx();
+    let base = config(Case::PeriodicAdvection, 2, 8, 0.25);
+    let rows = cli::convergence(&ctx, &base, &[2, 4], &[8, 16], true).unwrap();
+    let eoc = |order: usize| rows.iter().find(|r| r.order == order && r.n == 16).unwrap().eoc.unwrap();
+    assert!(eoc(2) > 1.9, "order 2: EOC {}", eoc(2));
+    assert!(eoc(4) > 3.8, "order 4: EOC {}", eoc(4));
+    for n in [8, 16] {
+        let e = |order: usize| rows.iter().find(|r| r.order == order && r.n == n).unwrap().error;
+        assert!(e(4) < e(2), "n {n}: order 4 error {} ≥ order 2 error {}", e(4), e(2));
+    }
+    let table = cli::convergence_table(&rows);
+    assert!(table.contains("| 4 | 16 |") && table.contains("EOC"), "{table}");
+}
