@@ -551,13 +551,21 @@ pub fn store_stmt(d: DType, p: &str, idx: &str, v: &str) -> String {
 
 // ---- kernel arguments ----
 
-/// An owned kernel argument: a buffer, or a scalar's bytes with its OpenCL type name.
+/// An owned kernel argument: a buffer, or a value passed by copy (at most 16 bytes, kept
+/// inline: building arguments allocates nothing) with its OpenCL type name.
 #[derive(Debug, Clone)]
 pub enum KernelValue {
     /// A buffer.
     Buffer(Buffer),
-    /// A value passed by copy.
-    Bytes(Vec<u8>, &'static str),
+    /// A value passed by copy: `len` bytes of `bytes`, of OpenCL type `ty`.
+    Value {
+        /// The bytes (the first `len` are used).
+        bytes: [u8; 16],
+        /// How many bytes.
+        len: u8,
+        /// The OpenCL type, e.g. `float`, `long`.
+        ty: &'static str,
+    },
 }
 
 impl KernelValue {
@@ -565,16 +573,28 @@ impl KernelValue {
     pub fn as_arg(&self) -> Arg<'_> {
         match self {
             KernelValue::Buffer(b) => Arg::Buffer(b),
-            KernelValue::Bytes(v, t) => Arg::Scalar(v, t),
+            KernelValue::Value { bytes, len, ty } => Arg::Scalar(&bytes[..*len as usize], ty),
         }
+    }
+
+    /// A value from its bytes (at most 16).
+    pub fn value(b: &[u8], ty: &'static str) -> KernelValue {
+        let mut bytes = [0u8; 16];
+        let len = b.len().min(16);
+        bytes[..len].copy_from_slice(&b[..len]);
+        KernelValue::Value { bytes, len: len as u8, ty }
     }
 
     fn index(v: isize, wide: bool) -> KernelValue {
         if wide {
-            KernelValue::Bytes((v as i64).to_ne_bytes().to_vec(), "long")
+            KernelValue::value(&(v as i64).to_ne_bytes(), "long")
         } else {
-            KernelValue::Bytes((v as i32).to_ne_bytes().to_vec(), "int")
+            KernelValue::value(&(v as i32).to_ne_bytes(), "int")
         }
+    }
+
+    fn scalar(s: &Scalar, d: DType) -> KernelValue {
+        KernelValue::value(&s.encode(d), d.cl_compute())
     }
 }
 
@@ -644,7 +664,7 @@ fn strided_args(
         }
     }
     for (s, d) in &plan.scalars {
-        args.push(KernelValue::Bytes(s.encode(*d), d.cl_compute()));
+        args.push(KernelValue::scalar(s, *d));
     }
 }
 
@@ -819,7 +839,7 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
             args.push(KernelValue::index(l.layout.offset as isize, wide));
         }
         for (s, d) in &plan.scalars {
-            args.push(KernelValue::Bytes(s.encode(*d), d.cl_compute()));
+            args.push(KernelValue::scalar(s, *d));
         }
         args.push(KernelValue::index(n as isize, wide));
         // With every offset a multiple of the vector width, the wide loads and stores go
