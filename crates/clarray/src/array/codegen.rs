@@ -12,7 +12,9 @@
 //!   work-item handles 4 elements: when every offset is a multiple of 4, through `float4`
 //!   (etc.) pointers, so GPUs issue one 16-byte load or store; otherwise with `vload4` and
 //!   `vstore4`; f16 with `vload(a)_half4` / `vstore(a)_half4_rte`. The last partial vector is
-//!   done element by element.
+//!   done element by element. The same kernel takes a C-contiguous 2-D output whose operands
+//!   are each contiguous like it, a row broadcast over the rows (`b[None, :]`), or one value
+//!   per row (`c[:, None]`, a 0-d array), when the vector width divides the row length.
 //! - **tiled, 2 axes**: a 2-D output written along rows with an operand read along columns (a
 //!   transpose), both extents at least 16: 32×8 work-groups stage 32×32 tiles of the transposed
 //!   operands in local memory so that reads and writes are both coalesced.
@@ -24,8 +26,8 @@
 //! 64-bit otherwise; that choice is part of the key. Kernels loop over their range with the
 //! grid's size as step, so any size runs with a bounded grid.
 //!
-//! Future work: vectorised stores for outputs that are contiguous while an operand is
-//! broadcast (today the strided class), tiles for transposes in more than 2 axes.
+//! Future work: tiles for transposes in more than 2 axes; vectors along the last axis of
+//! strided n-d outputs.
 //!
 //! [`element_code`] exposes the per-element code to kernels of other layers (reductions): the
 //! value of an expression at given coordinates, with the parameters and arguments it needs.

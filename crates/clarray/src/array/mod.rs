@@ -112,7 +112,8 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use bytemuck::{Pod, Zeroable};
-use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn, SliceInfoElem};
+pub use ndarray::{s, NewAxis, SliceInfoElem};
+use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn};
 
 pub use codegen::{element_code, generated_kernel_count, generated_sources, ElementCode, KernelValue, Plan};
 pub use dtype::{promote, DType, Element, Kind, Scalar};
