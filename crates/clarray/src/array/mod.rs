@@ -650,7 +650,8 @@ impl<T: Element> Array<T> {
         let plan = Plan::new(&e.cast(T::DTYPE))?;
         let hazard = plan.leaves.iter().any(|l| {
             l.buffer.same_as(&self.buf)
-                && l.layout.broadcast_to(self.shape()).ok().as_ref() != Some(&self.layout)
+                && (l.dtype.size() != T::DTYPE.size()
+                    || l.layout.broadcast_to(self.shape()).ok().as_ref() != Some(&self.layout))
         });
         if hazard {
             let tmp = Array::<T>::empty(&self.ctx, self.shape())?;
