@@ -429,3 +429,38 @@ fn broadcast_rows_and_columns_vector_path() {
     assert!(keys.iter().any(|k| k.starts_with("contiguCRcc") || k.starts_with("contiguCRc")), "{keys:?}");
     assert!(keys.iter().any(|k| k.starts_with("contigaCR")), "{keys:?}");
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+    /// Reshaping any view to any shape of the same size: a view when NumPy's rule allows one
+    /// (then equal to the host's C-order reshape), else an error and a correct copying form.
+    #[test]
+    fn reshape_any_view(
+        shape in proptest::collection::vec(1usize..5, 1..=3),
+        raw in proptest::collection::vec(slice_elem(), 1..4),
+        transpose in any::<bool>(),
+        split in 0usize..4,
+    ) {
+        let ctx = ctx();
+        let h = host(&shape, 3);
+        let d = Array::from_ndarray(ctx, &h).unwrap();
+        let sl: Vec<SliceInfoElem> = make_slice(&shape, &raw);
+        let (hv, dv) = (h.slice(info(sl.clone())).to_owned(), d.slice(&sl).unwrap());
+        let (hv, dv) = if transpose { (hv.t().to_owned(), dv.t()) } else { (hv, dv) };
+        let n = hv.len();
+        // A target shape: n split into two factors (or n itself), with a unit axis.
+        let divisors: Vec<usize> = (1..=n.max(1)).filter(|k| n % k == 0).collect();
+        let k = divisors[split % divisors.len()];
+        let target = [k, 1, n / k.max(1)];
+        let want: Vec<f32> = hv.iter().copied().collect();
+        match dv.reshape(&target) {
+            Ok(v) => {
+                prop_assert!(v.buffer().same_as(d.buffer()));
+                prop_assert_eq!(v.to_vec().unwrap(), want.clone());
+            }
+            Err(e) => prop_assert!(e.to_string().contains("reshape_copy"), "{}", e),
+        }
+        prop_assert_eq!(dv.reshape_copy(&target).unwrap().to_vec().unwrap(), want);
+    }
+}
