@@ -377,3 +377,90 @@ fn tiled_transpose_path() {
     }
     assert!(clarray::array::generated_sources(ctx).iter().any(|(k, _)| k.starts_with("tiled")));
 }
+
+/// Broadcast operands of a contiguous 2-D output (a row `b[None, :]`, a column `c[:, None]`,
+/// a 0-d array) take the vector path when the row length allows: several dtypes and offsets.
+#[test]
+fn broadcast_rows_and_columns_vector_path() {
+    let ctx = ctx();
+    for &(m, n) in &[(3usize, 16usize), (5, 32), (2, 8), (4, 12), (3, 7)] {
+        let h = host(&[m, n], 3);
+        let row = host(&[n + 1], 4);
+        let col = host(&[m], 5);
+        let d = Array::from_ndarray(ctx, &h).unwrap();
+        let dr = Array::from_ndarray(ctx, &row).unwrap().slice(s![1..]).unwrap(); // offset 1: unaligned
+        let dc = Array::from_ndarray(ctx, &col).unwrap().reshape(&[m, 1]).unwrap();
+        let z = Array::from_slice(ctx, &[0.5f32], &[]).unwrap();
+        let got = (&d * &dr + &dc - &z).eval::<f32>().unwrap().get().unwrap();
+        let hr = row.slice(s![1..]);
+        let want = ndarray::Array2::from_shape_fn((m, n), |(i, j)| h[[i, j]] * hr[j] + col[i] - 0.5);
+        assert_eq!(got, want.into_dyn(), "{m}x{n}");
+        // aligned row, and u8 / bool / f16 / complex operands
+        let dr0 = Array::from_ndarray(ctx, &host(&[n], 6)).unwrap();
+        let u = d.astype::<u8>().unwrap();
+        let ur = dr0.astype::<u8>().unwrap();
+        let got = (&u ^ &ur).eval::<u8>().unwrap().to_vec().unwrap();
+        let hu: Vec<u8> = h.iter().map(|&x| x.clamp(0.0, 255.0) as u8).collect();
+        let hur: Vec<u8> = host(&[n], 6).iter().map(|&x| x.clamp(0.0, 255.0) as u8).collect();
+        let want: Vec<u8> = hu.iter().enumerate().map(|(i, x)| x ^ hur[i % n]).collect();
+        assert_eq!(got, want);
+        let b = d.greater(0.0).eval::<bool>().unwrap();
+        let bc = dc.greater(0.0).eval::<bool>().unwrap();
+        let got = b.logical_and(&bc).eval::<bool>().unwrap().to_vec().unwrap();
+        let want: Vec<bool> = h.iter().enumerate().map(|(i, &x)| x > 0.0 && col[i / n] > 0.0).collect();
+        assert_eq!(got, want);
+        let hf = d.astype::<f16>().unwrap();
+        let hfr = dr0.astype::<f16>().unwrap();
+        let got = (&hf + &hfr).eval::<f16>().unwrap().to_vec().unwrap();
+        let hr0 = host(&[n], 6);
+        let want: Vec<f16> = h
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| f16::from_f32(f16::from_f32(x).to_f32() + f16::from_f32(hr0[i % n]).to_f32()))
+            .collect();
+        assert_eq!(got, want);
+        let c = (&dr0 + Complex::new(0.0, 1.0)).eval::<Complex<f32>>().unwrap();
+        let got = (&d + &c).eval::<Complex<f32>>().unwrap().to_vec().unwrap();
+        let want: Vec<Complex<f32>> =
+            h.iter().enumerate().map(|(i, &x)| Complex::new(x + hr0[i % n], 1.0)).collect();
+        assert_eq!(got, want);
+    }
+    let keys: Vec<String> = clarray::array::generated_sources(ctx).into_iter().map(|(k, _)| k).collect();
+    assert!(keys.iter().any(|k| k.starts_with("contiguCRcc") || k.starts_with("contiguCRc")), "{keys:?}");
+    assert!(keys.iter().any(|k| k.starts_with("contigaCR")), "{keys:?}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+    /// Reshaping any view to any shape of the same size: a view when NumPy's rule allows one
+    /// (then equal to the host's C-order reshape), else an error and a correct copying form.
+    #[test]
+    fn reshape_any_view(
+        shape in proptest::collection::vec(1usize..5, 1..=3),
+        raw in proptest::collection::vec(slice_elem(), 1..4),
+        transpose in any::<bool>(),
+        split in 0usize..4,
+    ) {
+        let ctx = ctx();
+        let h = host(&shape, 3);
+        let d = Array::from_ndarray(ctx, &h).unwrap();
+        let sl: Vec<SliceInfoElem> = make_slice(&shape, &raw);
+        let (hv, dv) = (h.slice(info(sl.clone())).to_owned(), d.slice(&sl).unwrap());
+        let (hv, dv) = if transpose { (hv.t().to_owned(), dv.t()) } else { (hv, dv) };
+        let n = hv.len();
+        // A target shape: n split into two factors (or n itself), with a unit axis.
+        let divisors: Vec<usize> = (1..=n.max(1)).filter(|k| n % k == 0).collect();
+        let k = divisors[split % divisors.len()];
+        let target = [k, 1, n / k.max(1)];
+        let want: Vec<f32> = hv.iter().copied().collect();
+        match dv.reshape(&target) {
+            Ok(v) => {
+                prop_assert!(v.buffer().same_as(d.buffer()));
+                prop_assert_eq!(v.to_vec().unwrap(), want.clone());
+            }
+            Err(e) => prop_assert!(e.to_string().contains("reshape_copy"), "{}", e),
+        }
+        prop_assert_eq!(dv.reshape_copy(&target).unwrap().to_vec().unwrap(), want);
+    }
+}

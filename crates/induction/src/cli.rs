@@ -498,7 +498,16 @@ where
 {
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
-        Err(e) if e.use_stderr() => return Err(Error::Config(e.to_string().trim_end().to_string())),
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            eprint!("{e}");
+            return Err(Error::Config(
+                "a subcommand is needed: run, convergence, energy, demo or bench (see above)".into(),
+            ));
+        }
+        Err(e) if e.use_stderr() => {
+            let msg = e.to_string();
+            return Err(Error::Config(msg.trim_start_matches("error: ").trim_end().to_string()));
+        }
         Err(e) => {
             // --help and --version.
             print!("{e}");

@@ -16,38 +16,46 @@ fn magnitude(b: &[f64], np: usize) -> Vec<f64> {
     (0..np).map(|m| (b[m] * b[m] + b[np + m] * b[np + m] + b[2 * np + m] * b[2 * np + m]).sqrt()).collect()
 }
 
-/// Writes `b` (3 components, x fastest) and `div` as a `.vti` file of VTK XML image data.
+/// Writes `b` (3 components, x fastest) and `div` as a `.vti` file of VTK XML image data: the
+/// point arrays B, |B| and div B as Float64, appended raw after the XML header (each block a UInt64
+/// byte count and the little-endian values), which ParaView and VTK read directly.
 pub fn write_vti(path: &Path, cfg: &Config, b: &[f64], div: &[f64]) -> Result<()> {
     let [nx, ny, nz] = cfg.n;
     let np = nx * ny * nz;
     let (lo, _) = cfg.case.domain();
     let h = cfg.spacing();
+    let interleaved: Vec<f64> = (0..np).flat_map(|m| [b[m], b[np + m], b[2 * np + m]]).collect();
+    let arrays: [(&str, usize, Vec<f64>); 3] =
+        [("B", 3, interleaved), ("|B|", 1, magnitude(b, np)), ("div B", 1, div.to_vec())];
+    let extent = format!("0 {} 0 {} 0 {}", nx - 1, ny - 1, nz - 1);
+    let mut xml = String::new();
+    xml += "<?xml version=\"1.0\"?>\n";
+    xml +=
+        "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n";
+    xml += &format!(
+        "<ImageData WholeExtent=\"{extent}\" Origin=\"{} {} {}\" Spacing=\"{} {} {}\">\n",
+        lo[0], lo[1], lo[2], h[0], h[1], h[2]
+    );
+    xml += &format!("<Piece Extent=\"{extent}\">\n<PointData Vectors=\"B\" Scalars=\"|B|\">\n");
+    let mut offset = 0usize;
+    for (name, comps, values) in &arrays {
+        xml += &format!(
+            "<DataArray type=\"Float64\" Name=\"{name}\" NumberOfComponents=\"{comps}\" format=\"appended\" offset=\"{offset}\"/>\n"
+        );
+        offset += 8 + 8 * values.len();
+    }
+    xml += "</PointData>\n</Piece>\n</ImageData>\n<AppendedData encoding=\"raw\">\n_";
     let file = std::fs::File::create(path).map_err(io_err(path))?;
     let mut w = std::io::BufWriter::new(file);
-    let extent = format!("0 {} 0 {} 0 {}", nx - 1, ny - 1, nz - 1);
     let mut body = || -> std::io::Result<()> {
-        writeln!(w, r#"<?xml version="1.0"?>"#)?;
-        writeln!(w, r#"<VTKFile type="ImageData" version="0.1" byte_order="LittleEndian">"#)?;
-        writeln!(
-            w,
-            r#"<ImageData WholeExtent="{extent}" Origin="{} {} {}" Spacing="{} {} {}">"#,
-            lo[0], lo[1], lo[2], h[0], h[1], h[2]
-        )?;
-        writeln!(w, r#"<Piece Extent="{extent}">"#)?;
-        writeln!(w, r#"<PointData Vectors="B" Scalars="|B|">"#)?;
-        writeln!(w, r#"<DataArray type="Float64" Name="B" NumberOfComponents="3" format="ascii">"#)?;
-        for m in 0..np {
-            writeln!(w, "{} {} {}", b[m], b[np + m], b[2 * np + m])?;
-        }
-        writeln!(w, "</DataArray>")?;
-        for (name, values) in [("|B|", magnitude(b, np)), ("div B", div.to_vec())] {
-            writeln!(w, r#"<DataArray type="Float64" Name="{name}" format="ascii">"#)?;
+        w.write_all(xml.as_bytes())?;
+        for (_, _, values) in &arrays {
+            w.write_all(&((8 * values.len()) as u64).to_le_bytes())?;
             for v in values {
-                writeln!(w, "{v}")?;
+                w.write_all(&v.to_le_bytes())?;
             }
-            writeln!(w, "</DataArray>")?;
         }
-        writeln!(w, "</PointData>\n</Piece>\n</ImageData>\n</VTKFile>")?;
+        w.write_all(b"\n</AppendedData>\n</VTKFile>\n")?;
         w.flush()
     };
     body().map_err(io_err(path))

@@ -1,5 +1,6 @@
-//! `array` rows: fused elementwise expressions at full bandwidth, a transposed operand, and the
-//! library's overhead per operation on tiny arrays against a bare launch of the same kernel.
+//! `array` rows: fused elementwise expressions at full bandwidth, a row broadcast, a transposed
+//! operand, and the library's overhead per operation on tiny arrays against a bare launch of
+//! an equivalent hand-written kernel.
 //!
 //! Bandwidth rows count each input read once and the output written once (2^28 float32:
 //! 1 GiB per array), evaluating into an existing array (`assign`) so that allocation is not
@@ -29,21 +30,33 @@ pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     let mut rows = Vec::new();
 
     let t = time(opts, q, || out.assign(&a + 2.0))?;
-    rows.push(Row::timed(format!("array: a + 2 ({size})"), 2.0 * bytes, &t, "one kernel, vload4"));
+    rows.push(Row::timed(format!("array: a + 2 ({size})"), 2.0 * bytes, &t, "one kernel, 16-byte vectors"));
     let t = time(opts, q, || out.assign(2.0 * &a + &b))?;
     rows.push(Row::timed(format!("array: 2*a + b ({size})"), 3.0 * bytes, &t, "one kernel"));
     let t = time(opts, q, || out.assign(2.0 * &a + &b * &c - &d))?;
     rows.push(Row::timed(format!("array: 2*a + b*c - d ({size})"), 5.0 * bytes, &t, "one fused kernel"));
 
     let side = 1usize << (log2 / 2);
-    let m = a.reshape(&[side, side])?;
+    let rows_n = 1usize << (log2 - 10);
+    let m = a.reshape(&[rows_n, 1024])?;
+    let bias = b.slice(clarray::array::s![..1024])?;
+    let mut out_m = out.reshape(&[rows_n, 1024])?;
+    let t = time(opts, q, || out_m.assign(&m + &bias))?;
+    rows.push(Row::timed(
+        format!("array: a + b[None, :] ({rows_n}x1024 f32)"),
+        2.0 * bytes,
+        &t,
+        "row broadcast, vector path",
+    ));
+
+    let sq = a.reshape(&[side, side])?;
     let mut out2 = out.reshape(&[side, side])?;
-    let t = time(opts, q, || out2.assign(2.0 * &m.t() + 1.0))?;
+    let t = time(opts, q, || out2.assign(2.0 * &sq.t() + 1.0))?;
     rows.push(Row::timed(
         format!("array: 2*a.t() + 1 ({side}x{side} f32)"),
         2.0 * bytes,
         &t,
-        "transposed operand, strided kernel",
+        "transposed operand, tiled kernel",
     ));
 
     // Small arrays: library overhead per operation versus a bare launch of the same kernel.

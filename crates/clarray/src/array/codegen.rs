@@ -12,7 +12,9 @@
 //!   work-item handles 4 elements: when every offset is a multiple of 4, through `float4`
 //!   (etc.) pointers, so GPUs issue one 16-byte load or store; otherwise with `vload4` and
 //!   `vstore4`; f16 with `vload(a)_half4` / `vstore(a)_half4_rte`. The last partial vector is
-//!   done element by element.
+//!   done element by element. The same kernel takes a C-contiguous 2-D output whose operands
+//!   are each contiguous like it, a row broadcast over the rows (`b[None, :]`), or one value
+//!   per row (`c[:, None]`, a 0-d array), when the vector width divides the row length.
 //! - **tiled, 2 axes**: a 2-D output written along rows with an operand read along columns (a
 //!   transpose), both extents at least 16: 32×8 work-groups stage 32×32 tiles of the transposed
 //!   operands in local memory so that reads and writes are both coalesced.
@@ -24,8 +26,8 @@
 //! 64-bit otherwise; that choice is part of the key. Kernels loop over their range with the
 //! grid's size as step, so any size runs with a bounded grid.
 //!
-//! Future work: vectorised stores for outputs that are contiguous while an operand is
-//! broadcast (today the strided class), tiles for transposes in more than 2 axes.
+//! Future work: tiles for transposes in more than 2 axes; vectors along the last axis of
+//! strided n-d outputs.
 //!
 //! [`element_code`] exposes the per-element code to kernels of other layers (reductions): the
 //! value of an expression at given coordinates, with the parameters and arguments it needs.
@@ -551,13 +553,21 @@ pub fn store_stmt(d: DType, p: &str, idx: &str, v: &str) -> String {
 
 // ---- kernel arguments ----
 
-/// An owned kernel argument: a buffer, or a scalar's bytes with its OpenCL type name.
+/// An owned kernel argument: a buffer, or a value passed by copy (at most 16 bytes, kept
+/// inline: building arguments allocates nothing) with its OpenCL type name.
 #[derive(Debug, Clone)]
 pub enum KernelValue {
     /// A buffer.
     Buffer(Buffer),
-    /// A value passed by copy.
-    Bytes(Vec<u8>, &'static str),
+    /// A value passed by copy: `len` bytes of `bytes`, of OpenCL type `ty`.
+    Value {
+        /// The bytes (the first `len` are used).
+        bytes: [u8; 16],
+        /// How many bytes.
+        len: u8,
+        /// The OpenCL type, e.g. `float`, `long`.
+        ty: &'static str,
+    },
 }
 
 impl KernelValue {
@@ -565,16 +575,28 @@ impl KernelValue {
     pub fn as_arg(&self) -> Arg<'_> {
         match self {
             KernelValue::Buffer(b) => Arg::Buffer(b),
-            KernelValue::Bytes(v, t) => Arg::Scalar(v, t),
+            KernelValue::Value { bytes, len, ty } => Arg::Scalar(&bytes[..*len as usize], ty),
         }
+    }
+
+    /// A value from its bytes (at most 16).
+    pub fn value(b: &[u8], ty: &'static str) -> KernelValue {
+        let mut bytes = [0u8; 16];
+        let len = b.len().min(16);
+        bytes[..len].copy_from_slice(&b[..len]);
+        KernelValue::Value { bytes, len: len as u8, ty }
     }
 
     fn index(v: isize, wide: bool) -> KernelValue {
         if wide {
-            KernelValue::Bytes((v as i64).to_ne_bytes().to_vec(), "long")
+            KernelValue::value(&(v as i64).to_ne_bytes(), "long")
         } else {
-            KernelValue::Bytes((v as i32).to_ne_bytes().to_vec(), "int")
+            KernelValue::value(&(v as i32).to_ne_bytes(), "int")
         }
+    }
+
+    fn scalar(s: &Scalar, d: DType) -> KernelValue {
+        KernelValue::value(&s.encode(d), d.cl_compute())
     }
 }
 
@@ -644,7 +666,7 @@ fn strided_args(
         }
     }
     for (s, d) in &plan.scalars {
-        args.push(KernelValue::Bytes(s.encode(*d), d.cl_compute()));
+        args.push(KernelValue::scalar(s, *d));
     }
 }
 
@@ -813,22 +835,49 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
     let mut args = Vec::with_capacity(4 + 3 * plan.leaves.len() + plan.scalars.len());
     args.push(KernelValue::Buffer(out.clone()));
     args.push(KernelValue::index(out_layout.offset as isize, wide));
-    let (kernel, items) = if contiguous {
-        for l in &plan.leaves {
+    // The contiguous class also takes a C-contiguous 2-D output whose operands are each
+    // contiguous like it, a row broadcast, or one value per row, when vectors fit in rows.
+    let vw = vector_width(plan, od);
+    let modes: Option<Vec<Mode>> = if contiguous {
+        Some(vec![Mode::Contig; plan.leaves.len()])
+    } else if cshape.len() == 2 && cstrides[0] == [cshape[1] as isize, 1] && cshape[1] % vw == 0 {
+        let n1 = cshape[1] as isize;
+        cstrides[1..]
+            .iter()
+            .map(|s| match (s[0], s[1]) {
+                (a, 1) if a == n1 => Some(Mode::Contig),
+                (0, 1) => Some(Mode::Row),
+                (_, 0) => Some(Mode::Col),
+                _ => None,
+            })
+            .collect()
+    } else {
+        None
+    };
+    let (kernel, items) = if let Some(modes) = modes {
+        for (j, l) in plan.leaves.iter().enumerate() {
             args.push(KernelValue::Buffer(l.buffer.clone()));
             args.push(KernelValue::index(l.layout.offset as isize, wide));
+            if modes[j] == Mode::Col {
+                args.push(KernelValue::index(cstrides[j + 1][0], wide));
+            }
         }
         for (s, d) in &plan.scalars {
-            args.push(KernelValue::Bytes(s.encode(*d), d.cl_compute()));
+            args.push(KernelValue::scalar(s, *d));
         }
         args.push(KernelValue::index(n as isize, wide));
+        let rows = !contiguous;
+        if rows {
+            args.push(KernelValue::index(cshape[1] as isize, wide));
+        }
         // With every offset a multiple of the vector width, the wide loads and stores go
         // through vector pointers, whose alignment the compiler then knows (one 16-byte
         // load instead of four on GPUs); else vload4/vstore4, which need element alignment.
-        let vw = vector_width(plan, od);
-        let aligned = out_layout.offset % vw == 0 && plan.leaves.iter().all(|l| l.layout.offset % vw == 0);
-        let key = format!("contig{}|{it}|{}|{sig}", if aligned { "a" } else { "u" }, od as u8);
-        let k = kernel_for(ctx, key, || contiguous_source(plan, od, it, aligned))?;
+        let aligned = out_layout.offset % vw == 0
+            && plan.leaves.iter().zip(&modes).all(|(l, &m)| m == Mode::Col || l.layout.offset % vw == 0);
+        let mode_key: String = if rows { modes.iter().map(|m| m.code()).collect() } else { String::new() };
+        let key = format!("contig{}{mode_key}|{it}|{}|{sig}", if aligned { "a" } else { "u" }, od as u8);
+        let k = kernel_for(ctx, key, || contiguous_source(plan, od, it, aligned, &modes))?;
         (k, n.div_ceil(vw))
     } else {
         let k_axes = cshape.len();
@@ -954,40 +1003,82 @@ fn launch(ctx: &Context, kernel: &Kernel, args: &[KernelValue], items: usize) ->
     )
 }
 
-fn contiguous_source(plan: &Plan, od: DType, it: &str, aligned: bool) -> String {
+/// How the contiguous class reads an operand, for a C-contiguous `[n0, n1]` output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Element `i` at `i`: the same layout as the output.
+    Contig,
+    /// Element `(r, c)` at `c`: a row broadcast over the rows (`b[None, :]`).
+    Row,
+    /// Element `(r, c)` at `r * s`: one value per row (`b[:, None]`, or a scalar with s = 0).
+    Col,
+}
+
+impl Mode {
+    fn code(self) -> char {
+        match self {
+            Mode::Contig => 'C',
+            Mode::Row => 'R',
+            Mode::Col => 'c',
+        }
+    }
+}
+
+/// The contiguous class: each work-item handles `vw` consecutive output elements. Operands are
+/// read in their [`Mode`]; with any `Row`/`Col` operand the kernel takes the row length `n1`,
+/// and `vw` divides it, so that a vector never straddles two rows.
+fn contiguous_source(plan: &Plan, od: DType, it: &str, aligned: bool, modes: &[Mode]) -> String {
     let vw = vector_width(plan, od);
+    let rows = modes.iter().any(|&m| m != Mode::Contig);
     let mut em = Emitter::default();
     let mut params = vec![format!("__global {}* out", od.cl_storage()), format!("{it} out_off")];
     for (j, l) in plan.leaves.iter().enumerate() {
         params.push(format!("__global const {}* p{j}", l.dtype.cl_storage()));
         params.push(format!("{it} o{j}"));
+        if modes[j] == Mode::Col {
+            params.push(format!("{it} s{j}"));
+        }
     }
     for (j, (_, d)) in plan.scalars.iter().enumerate() {
         params.push(format!("{} c{j}", d.cl_compute()));
     }
     params.push(format!("{it} n"));
+    if rows {
+        params.push(format!("{it} n1"));
+    }
     let scalar = |j: usize| format!("c{j}");
 
     // Vector part: wide loads of every operand, the expression once per lane, one wide store.
     let mut vec_part = String::new();
+    if rows {
+        let _ = writeln!(vec_part, "    const {it} q0 = i0 / n1, r0 = i0 - q0 * n1;");
+    }
+    let a = if aligned { "a" } else { "" };
     for (j, l) in plan.leaves.iter().enumerate() {
-        let a = if aligned { "a" } else { "" };
-        let line = match l.dtype {
-            DType::F16 => format!("    float{vw} w{j} = vload{a}_half{vw}(0, p{j} + i0);\n"),
-            DType::C64 | DType::C128 => String::new(),
-            d if aligned => {
-                let v = format!("{}{vw}", d.cl_storage());
-                format!("    {v} w{j} = *((__global const {v}*)(p{j} + i0));\n")
+        let at = if modes[j] == Mode::Row { "r0" } else { "i0" };
+        let line = match (modes[j], l.dtype) {
+            (Mode::Col, d) => {
+                let v = load_expr(d, &format!("p{j}"), &format!("q0 * s{j}"));
+                format!("    {} w{j} = {v};\n", d.cl_compute())
             }
-            d => format!("    {}{vw} w{j} = vload{vw}(0, p{j} + i0);\n", d.cl_storage()),
+            (_, DType::F16) => format!("    float{vw} w{j} = vload{a}_half{vw}(0, p{j} + {at});\n"),
+            (_, DType::C64 | DType::C128) => String::new(),
+            (_, d) if aligned => {
+                let v = format!("{}{vw}", d.cl_storage());
+                format!("    {v} w{j} = *((__global const {v}*)(p{j} + {at}));\n")
+            }
+            (_, d) => format!("    {}{vw} w{j} = vload{vw}(0, p{j} + {at});\n", d.cl_storage()),
         };
         vec_part.push_str(&line);
     }
     let mut lanes = Vec::new();
     for k in 0..vw {
-        let load = |j: usize| match plan.leaves[j].dtype {
-            DType::C64 | DType::C128 => format!("p{j}[i0 + {k}]"),
-            DType::Bool => format!("(uchar)(w{j}.s{k:x} != 0)"),
+        let load = |j: usize| match (modes[j], plan.leaves[j].dtype) {
+            (Mode::Col, _) => format!("w{j}"),
+            (m, DType::C64 | DType::C128) => {
+                format!("p{j}[{} + {k}]", if m == Mode::Row { "r0" } else { "i0" })
+            }
+            (_, DType::Bool) => format!("(uchar)(w{j}.s{k:x} != 0)"),
             _ => format!("w{j}.s{k:x}"),
         };
         lanes.push(em.body(plan, &mut vec_part, &format!("v{k}_"), &load, &scalar, &format!("i0 + {k}")));
@@ -996,8 +1087,7 @@ fn contiguous_source(plan: &Plan, od: DType, it: &str, aligned: bool) -> String 
         DType::F16 => {
             let _ = writeln!(
                 vec_part,
-                "    vstore{}_half{vw}_rte((float{vw})({}), 0, out + i0);",
-                if aligned { "a" } else { "" },
+                "    vstore{a}_half{vw}_rte((float{vw})({}), 0, out + i0);",
                 lanes.join(", ")
             );
         }
@@ -1019,7 +1109,14 @@ fn contiguous_source(plan: &Plan, od: DType, it: &str, aligned: bool) -> String 
 
     // Scalar tail.
     let mut tail = String::new();
-    let load = |j: usize| load_expr(plan.leaves[j].dtype, &format!("p{j}"), "i");
+    let load = |j: usize| {
+        let idx = match modes[j] {
+            Mode::Contig => "i".to_string(),
+            Mode::Row => "i % n1".to_string(),
+            Mode::Col => format!("(i / n1) * s{j}"),
+        };
+        load_expr(plan.leaves[j].dtype, &format!("p{j}"), &idx)
+    };
     let v = em.body(plan, &mut tail, "t", &load, &scalar, "i");
     let _ = writeln!(tail, "    {}", store_stmt(od, "out", "i", &v));
 

@@ -334,33 +334,53 @@ impl Scalar {
         Ok(())
     }
 
-    /// The bytes of the value as a kernel argument of `dt`'s compute type.
-    pub(crate) fn encode(&self, dt: DType) -> Vec<u8> {
+    /// The bytes of the value as a kernel argument of `dt`'s compute type (f16 values are
+    /// `float` in kernels, bool `uchar`).
+    pub(crate) fn encode(&self, dt: DType) -> EncodedScalar {
         let (re, im, int, b) = match *self {
             Scalar::Bool(b) => (b as u8 as f64, 0.0, b as i128, b),
             Scalar::Int(v) => (v as f64, 0.0, v, v != 0),
             Scalar::Float(f) => (f, 0.0, f as i128, f != 0.0),
             Scalar::Complex(r, i) => (r, i, r as i128, r != 0.0 || i != 0.0),
         };
+        let mut out = EncodedScalar { bytes: [0; 16], len: 0 };
+        let mut put = |b: &[u8]| {
+            out.bytes[..b.len()].copy_from_slice(b);
+            out.len = b.len();
+        };
         use DType::*;
         match dt {
-            Bool => vec![b as u8],
-            I8 => (int as i8).to_ne_bytes().to_vec(),
-            I16 => (int as i16).to_ne_bytes().to_vec(),
-            I32 => (int as i32).to_ne_bytes().to_vec(),
-            I64 => (int as i64).to_ne_bytes().to_vec(),
-            U8 => (int as u8).to_ne_bytes().to_vec(),
-            U16 => (int as u16).to_ne_bytes().to_vec(),
-            U32 => (int as u32).to_ne_bytes().to_vec(),
-            U64 => (int as u64).to_ne_bytes().to_vec(),
-            // f16 values are `float` inside kernels; round to f16 first so that the value is
-            // the one an f16 array would hold.
-            F16 => f16::from_f64(re).to_f32().to_ne_bytes().to_vec(),
-            F32 => (re as f32).to_ne_bytes().to_vec(),
-            F64 => re.to_ne_bytes().to_vec(),
-            C64 => bytemuck::bytes_of(&[re as f32, im as f32]).to_vec(),
-            C128 => bytemuck::bytes_of(&[re, im]).to_vec(),
+            Bool => put(&[b as u8]),
+            I8 => put(&(int as i8).to_ne_bytes()),
+            I16 => put(&(int as i16).to_ne_bytes()),
+            I32 => put(&(int as i32).to_ne_bytes()),
+            I64 => put(&(int as i64).to_ne_bytes()),
+            U8 => put(&(int as u8).to_ne_bytes()),
+            U16 => put(&(int as u16).to_ne_bytes()),
+            U32 => put(&(int as u32).to_ne_bytes()),
+            U64 => put(&(int as u64).to_ne_bytes()),
+            // Rounded to f16 first, so that the value is the one an f16 array would hold.
+            F16 => put(&f16::from_f64(re).to_f32().to_ne_bytes()),
+            F32 => put(&(re as f32).to_ne_bytes()),
+            F64 => put(&re.to_ne_bytes()),
+            C64 => put(bytemuck::bytes_of(&[re as f32, im as f32])),
+            C128 => put(bytemuck::bytes_of(&[re, im])),
         }
+        out
+    }
+}
+
+/// A scalar's bytes as a kernel argument.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EncodedScalar {
+    bytes: [u8; 16],
+    len: usize,
+}
+
+impl std::ops::Deref for EncodedScalar {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.bytes[..self.len]
     }
 }
 

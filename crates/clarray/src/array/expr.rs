@@ -227,8 +227,9 @@ impl Expr {
         Expr::new(Node::Scalar(value.to_scalar()), T::DTYPE, Vec::new(), None)
     }
 
-    /// An array operand.
-    pub fn leaf(buffer: Buffer, layout: Layout, dtype: DType, ctx: Context) -> Expr {
+    /// An array operand. The layout must lie inside the buffer (as [`Array`] guarantees):
+    /// kernels read it unchecked, so this is not public.
+    pub(crate) fn leaf(buffer: Buffer, layout: Layout, dtype: DType, ctx: Context) -> Expr {
         let shape = layout.shape.clone();
         Expr::new(Node::Array(Leaf { buffer, layout, dtype }), dtype, shape, Some(ctx))
     }

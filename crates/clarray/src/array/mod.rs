@@ -44,6 +44,15 @@
 //! # Ok(()) }
 //! ```
 //!
+//! Any Rust scalar may stand on the right of an operator (`&a + 2u8`, `&a * 0.5f32`); on the
+//! left only `f64`, `i64` and `Complex<f64>`, so that literals (`2.0 * &a`, `2 * &a`) infer —
+//! scalars are weak (see below), so their Rust type matters only for its kind. Methods take
+//! any operand: `a.minimum(0.0)`, `a.pow(&b)`, [`where_`]`(a.greater(0.0), &a, 0.0)`.
+//!
+//! Writing is checked: the value must broadcast to the target's shape, a broadcast view (zero
+//! stride) cannot be written, and when the value reads the target through another layout
+//! (`a.assign(a.t())`) it goes through a temporary, as NumPy does.
+//!
 //! Operands broadcast by NumPy's rules and may have any strides and offsets. Kernels are cached
 //! by the expression's structure (operations, dtypes, layout class) — sizes, strides, offsets
 //! and scalar values are arguments — so `2*a + b` and `3*a + b` share a kernel
@@ -103,7 +112,8 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use bytemuck::{Pod, Zeroable};
-use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn, SliceInfoElem};
+pub use ndarray::{s, NewAxis, SliceInfoElem};
+use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn};
 
 pub use codegen::{element_code, generated_kernel_count, generated_sources, ElementCode, KernelValue, Plan};
 pub use dtype::{promote, DType, Element, Kind, Scalar};
@@ -640,7 +650,8 @@ impl<T: Element> Array<T> {
         let plan = Plan::new(&e.cast(T::DTYPE))?;
         let hazard = plan.leaves.iter().any(|l| {
             l.buffer.same_as(&self.buf)
-                && l.layout.broadcast_to(self.shape()).ok().as_ref() != Some(&self.layout)
+                && (l.dtype.size() != T::DTYPE.size()
+                    || l.layout.broadcast_to(self.shape()).ok().as_ref() != Some(&self.layout))
         });
         if hazard {
             let tmp = Array::<T>::empty(&self.ctx, self.shape())?;

@@ -2,7 +2,7 @@
 //   case_velocity(x, u): u(x);   case_exact(x, t, b): B(t, x).
 
 // Rotation of v by angle a about the unit axis k (Rodrigues).
-inline void rotate(const REAL k[3], REAL a, const REAL v[3], REAL out[3]) {
+void rotate(const REAL k[3], REAL a, const REAL v[3], REAL out[3]) {
     const REAL c = cos(a), s = sin(a);
     const REAL kv = k[0] * v[0] + k[1] * v[1] + k[2] * v[2];
     const REAL kxv[3] = {k[1] * v[2] - k[2] * v[1], k[2] * v[0] - k[0] * v[2], k[0] * v[1] - k[1] * v[0]};
@@ -18,7 +18,7 @@ inline void rotate(const REAL k[3], REAL a, const REAL v[3], REAL out[3]) {
 #define AXIS_K {(REAL)0.57735026918962576, (REAL)0.57735026918962576, (REAL)0.57735026918962576}
 #endif
 
-inline void case_velocity(const REAL x[3], REAL u[3]) {
+void case_velocity(const REAL x[3], REAL u[3]) {
     const REAL k[3] = AXIS_K;
     u[0] = k[1] * x[2] - k[2] * x[1];
     u[1] = k[2] * x[0] - k[0] * x[2];
@@ -28,7 +28,7 @@ inline void case_velocity(const REAL x[3], REAL u[3]) {
 // B0 = 4 ψ w × (x − c), ψ = exp(−20 |x − c|²): divergence-free for any constant w.
 // rotation_2d: w = e_z, c = (½, 0, 0), which is (−4y, 4x − 2, 0)·exp(−20((x − ½)² + y²)).
 // rotation_3d: w = e_z, c = (½, −½, 0)/√2 (a point on the unit-speed circle of radius ½).
-inline void initial_field(const REAL x[3], REAL b[3]) {
+void initial_field(const REAL x[3], REAL b[3]) {
 #if CASE == 1
     const REAL c[3] = {(REAL)0.5, (REAL)0, (REAL)0};
 #else
@@ -41,7 +41,7 @@ inline void initial_field(const REAL x[3], REAL b[3]) {
     b[2] = (REAL)0;
 }
 
-inline void case_exact(const REAL x[3], REAL t, REAL b[3]) {
+void case_exact(const REAL x[3], REAL t, REAL b[3]) {
     const REAL k[3] = AXIS_K;
     REAL x0[3], b0[3];
     rotate(k, -t, x, x0);
@@ -51,7 +51,7 @@ inline void case_exact(const REAL x[3], REAL t, REAL b[3]) {
 
 #elif CASE == 3
 // B = u, steady (u × B = 0), u·n = 0 on the boundary of [0, 1]³.
-inline void case_velocity(const REAL x[3], REAL u[3]) {
+void case_velocity(const REAL x[3], REAL u[3]) {
     const REAL pi = (REAL)3.14159265358979323846;
     const REAL sx = sin(pi * x[0]), cx = cos(pi * x[0]);
     const REAL sy = sin(pi * x[1]), cy = cos(pi * x[1]);
@@ -61,21 +61,21 @@ inline void case_velocity(const REAL x[3], REAL u[3]) {
     u[2] = (REAL)-2 * cx * cy * sz;
 }
 
-inline void case_exact(const REAL x[3], REAL t, REAL b[3]) {
+void case_exact(const REAL x[3], REAL t, REAL b[3]) {
     (void)t;
     case_velocity(x, b);
 }
 
 #elif CASE == 4
 // Constant u = (1, 1, 1) on the periodic unit cube; B(t, x) = B0(x − ut).
-inline void case_velocity(const REAL x[3], REAL u[3]) {
+void case_velocity(const REAL x[3], REAL u[3]) {
     (void)x;
     u[0] = (REAL)1;
     u[1] = (REAL)1;
     u[2] = (REAL)1;
 }
 
-inline void case_exact(const REAL x[3], REAL t, REAL b[3]) {
+void case_exact(const REAL x[3], REAL t, REAL b[3]) {
     const REAL tp = (REAL)6.28318530717958647692;
     const REAL y[3] = {x[0] - t, x[1] - t, x[2] - t};
     b[0] = sin(tp * (y[1] + y[2]));

@@ -4,13 +4,17 @@
 // DX, DY, DZ, XMIN, YMIN, ZMIN, PERIODIC (0 or 1), ROWS, COLS, HALF, and the constant arrays
 // DB[ROWS*COLS] (boundary block), DI[HALF] (central stencil a_1..a_r), HW[ROWS] (norm weights),
 // all from the one host-side table in sbp.rs.
+//
+// Helper functions are plain (neither `inline` nor `static`): C99 `inline` without a non-inline
+// definition leaves an undefined symbol where a compiler chooses not to inline (OpenCL C follows
+// C99), and `static` functions are not OpenCL C 1.0/1.1. Compilers inline them anyway.
 
 #define IDX(i, j, k) ((i) + NX * ((j) + NY * (k)))
 
-inline REAL coord(int p, REAL lo, REAL h) { return lo + (REAL)p * h; }
+REAL coord(int p, REAL lo, REAL h) { return lo + (REAL)p * h; }
 
 // Index on an axis of n points, periodic wrap of p + o.
-inline int wrap(int p, int n) { return p < 0 ? p + n : (p >= n ? p - n : p); }
+int wrap(int p, int n) { return p < 0 ? p + n : (p >= n ? p - n : p); }
 
 // h*(D f) at node idx along one axis: p its index on that axis, n the points on it, s the stride.
 // V(o) is the value at offset o along the axis.
@@ -34,21 +38,21 @@ inline int wrap(int p, int n) { return p < 0 ? p + n : (p >= n ? p - n : p); }
 #endif
 
 // D f (without 1/h).
-inline REAL d1(const __global REAL* f, int idx, int p, int n, int s) {
+REAL d1(const __global REAL* f, int idx, int p, int n, int s) {
 #define V1(o) f[idx + (o) * s]
     D1_BODY(V1)
 #undef V1
 }
 
 // D (f g) (without 1/h).
-inline REAL d1p(const __global REAL* f, const __global REAL* g, int idx, int p, int n, int s) {
+REAL d1p(const __global REAL* f, const __global REAL* g, int idx, int p, int n, int s) {
 #define V2(o) (f[idx + (o) * s] * g[idx + (o) * s])
     D1_BODY(V2)
 #undef V2
 }
 
 // Norm weight of index p on an axis of n points (without the spacing).
-inline REAL hw(int p, int n) {
+REAL hw(int p, int n) {
 #if PERIODIC
     return (REAL)1;
 #else
@@ -59,7 +63,7 @@ inline REAL hw(int p, int n) {
 }
 
 // The SBP quadrature weight of node (i, j, k): Hx Hy Hz dx dy dz.
-inline REAL weight(int i, int j, int k) {
+REAL weight(int i, int j, int k) {
     return hw(i, NX) * hw(j, NY) * hw(k, NZ) * (DX * DY * DZ);
 }
 

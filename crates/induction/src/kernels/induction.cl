@@ -8,13 +8,13 @@
     const REAL x[3] = {coord(i, XMIN, DX), coord(j, YMIN, DY), coord(k, ZMIN, DZ)};
 
 // A derivative of the product a·b in one of the three forms, from D(ab), Db and Da.
-inline REAL form(int f, REAL dab, REAL a, REAL db, REAL b, REAL da) {
+REAL form(int f, REAL dab, REAL a, REAL db, REAL b, REAL da) {
     const REAL prod = a * db + b * da;
     return f == 0 ? dab : (f == 2 ? prod : (REAL)0.5 * (dab + prod));
 }
 
 // dB/dt at node (i, j, k), with the SAT penalties of inflow faces, into out[3].
-inline void rhs(const __global REAL* B, const __global REAL* U, int i, int j, int k, const REAL x[3],
+void rhs(const __global REAL* B, const __global REAL* U, int i, int j, int k, const REAL x[3],
                 REAL t, REAL out[3]) {
     const int idx = IDX(i, j, k);
     REAL dB[3][3], dU[3][3];  // dB[a][c] = D_a B_c

@@ -7,7 +7,7 @@
 // Launch stage one with a 1-D range of whole work-groups of WG items (a power of two) and
 // `scratch` of WG values; each work-item strides over the NP nodes.
 
-inline REAL group_sum(REAL v, __local REAL* scratch) {
+REAL group_sum(REAL v, __local REAL* scratch) {
     const int l = get_local_id(0);
     scratch[l] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -27,13 +27,13 @@ inline REAL group_sum(REAL v, __local REAL* scratch) {
     const REAL total = group_sum(acc, scratch);                                                   \
     if (get_local_id(0) == 0) partial[get_group_id(0)] = total;
 
-inline REAL dot_at(const __global REAL* a, const __global REAL* b, int ncomp, int m) {
+REAL dot_at(const __global REAL* a, const __global REAL* b, int ncomp, int m) {
     REAL s = (REAL)0;
     for (int c = 0; c < ncomp; ++c) s += a[c * NP + m] * b[c * NP + m];
     return s;
 }
 
-inline REAL err_at(const __global REAL* B, REAL t, int diff, int i, int j, int k, int m) {
+REAL err_at(const __global REAL* B, REAL t, int diff, int i, int j, int k, int m) {
     const REAL x[3] = {coord(i, XMIN, DX), coord(j, YMIN, DY), coord(k, ZMIN, DZ)};
     REAL e[3];
     case_exact(x, t, e);
