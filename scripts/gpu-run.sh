@@ -15,6 +15,8 @@ for step in "$@"; do
     tests)
       # Tests baked with this checkout's path (CARGO_MANIFEST_DIR) find their files through it.
       [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
+      # Tests that run the binaries find them where cargo built them (CARGO_BIN_EXE_*).
+      mkdir -p target/release && cp "$B"/clarray "$B"/induction target/release/ 2>/dev/null
       : > "$OUT/tests-full.log"
       for t in "$B"/tests/*; do
         name=$(basename "$t"); crate=${name%%--*}

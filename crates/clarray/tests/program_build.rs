@@ -155,3 +155,25 @@ fn kernels_are_created_once() {
     let e = ks.kernel("nope").unwrap_err();
     assert!(e.to_string().contains("no kernel `nope`") && e.to_string().contains('a'), "{e}");
 }
+
+/// Regression: NVIDIA's driver 580 emits PTX that its assembler rejects for a program with an
+/// argument-less kernel when `-cl-kernel-arg-info` is given; clarray then builds it without.
+#[test]
+fn programs_with_argument_less_kernels_build_and_launch() {
+    use clarray::runtime::{Arg, LaunchDims};
+    let ctx = Context::new().unwrap();
+    let src = "kernel void nothing() {}\nkernel void seven(global int* o) { o[get_global_id(0)] = 7; }\n";
+    let p = clarray::runtime::Program::build(&ctx, src, "").unwrap();
+    let nothing = p.kernel("nothing").unwrap();
+    let seven = p.kernel("seven").unwrap();
+    let out = clarray::Buffer::from_slice(&ctx, &[0i32; 5]).unwrap();
+    let dims = LaunchDims { global: &[1], local: None, offset: None };
+    ctx.queue().launch(&nothing, &[], &dims, &[]).unwrap();
+    ctx.queue().launch(&seven, &[Arg::Buffer(&out)], &LaunchDims { global: &[5], ..dims }, &[]).unwrap();
+    assert_eq!(out.to_vec::<i32>().unwrap(), vec![7; 5]);
+    let e = ctx
+        .queue()
+        .launch(&seven, &[], &LaunchDims { global: &[5], local: None, offset: None }, &[])
+        .unwrap_err();
+    assert!(e.to_string().contains("0 arguments were given, but it takes 1"), "{e}");
+}

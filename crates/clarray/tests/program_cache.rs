@@ -97,9 +97,10 @@ fn corrupt_entries_are_rebuilt_and_overwritten() {
         assert_eq!(cache.load_or_build(&ctx, SRC, OPTS, &files()).unwrap().1, Outcome::Hit, "{what}");
     }
     // A file under another key's name: the key in the header does not match.
-    let other = cache.path(&ctx, "kernel void other() {}", OPTS);
+    let other = cache.path(&ctx, "kernel void other(global int* o) { o[0] = 7; }", OPTS);
     std::fs::write(&other, &good).unwrap();
-    let (_, o) = cache.load_or_build(&ctx, "kernel void other() {}", OPTS, &files()).unwrap();
+    let (_, o) =
+        cache.load_or_build(&ctx, "kernel void other(global int* o) { o[0] = 7; }", OPTS, &files()).unwrap();
     assert!(matches!(&o, Outcome::Rebuilt(r) if r.contains("key")), "{o:?}");
     assert_eq!(entries(&dir).len(), 2, "{:?}", entries(&dir));
 }

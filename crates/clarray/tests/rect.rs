@@ -21,9 +21,13 @@ fn at(side: &RectSide, region: [usize; 3], x: usize, y: usize, z: usize) -> usiz
     (side.origin[2] + z) * slice + (side.origin[1] + y) * row + side.origin[0] + x
 }
 
-/// One past the last byte the region touches on `side`.
+/// The bytes clarray asks the memory of `side` to hold: every row and slice the region touches,
+/// in full (what NVIDIA's driver enforces; PoCL would take up to the last byte).
 fn end(side: &RectSide, region: [usize; 3]) -> usize {
-    at(side, region, region[0] - 1, region[1] - 1, region[2] - 1) + 1
+    let (row, slice) = pitches(side, region);
+    let last = side.origin[2] + region[2];
+    let last_byte = at(side, region, region[0] - 1, region[1] - 1, region[2] - 1) + 1;
+    (last * slice).max((last - 1) * slice + (side.origin[1] + region[1]) * row).max(last_byte)
 }
 
 /// The host reference: what a rectangular copy does, byte by byte.
@@ -48,6 +52,8 @@ fn side(region: [usize; 3]) -> impl Strategy<Value = RectSide> {
             let row_pitch = row_pad.map_or(0, |p| region[0] + p);
             let row = if row_pitch == 0 { region[0] } else { row_pitch };
             let slice_pitch = slice_pad.map_or(0, |p| row * (region[1] + p));
+            // A row of the region stays within its row pitch (clarray refuses rows that wrap).
+            let ox = ox % (row - region[0] + 1);
             RectSide::new([ox, oy, oz], row_pitch, slice_pitch)
         },
     )
@@ -258,8 +264,13 @@ const SIDES: [&str; 6] = [
 #[test]
 fn region_past_the_end_is_refused() {
     let ctx = ctx();
-    // 10 × 10 bytes fit exactly in 100; one byte further along x, y or z does not.
-    for (origin, reach) in [([1, 0, 0], 101), ([0, 1, 0], 110), ([0, 0, 1], 200)] {
+    // 10 × 10 bytes fit exactly in 100. One byte further along x makes a row wrap into the
+    // next; one row or slice further needs every row and slice touched, in full.
+    for (e, what) in all_errors(&ctx, RectSide::new([1, 0, 0], 0, 0), [10, 10, 1], 100).iter().zip(SIDES) {
+        assert!(matches!(e, Error::OutOfBounds(_)), "{e:?}");
+        assert_msg(e, &[what, "origin x 1 + width 10 = 11 bytes runs past the row pitch of 10 bytes"]);
+    }
+    for (origin, needs) in [([0, 1, 0], 110), ([0, 0, 1], 200)] {
         let side = RectSide::new(origin, 0, 0);
         for (e, what) in all_errors(&ctx, side, [10, 10, 1], 100).iter().zip(SIDES) {
             assert!(matches!(e, Error::OutOfBounds(_)), "{e:?}");
@@ -268,18 +279,20 @@ fn region_past_the_end_is_refused() {
                 &[
                     what,
                     &format!("origin {origin:?} with region [10, 10, 1], row pitch 10 and slice pitch 100"),
-                    &format!("reaches byte {reach}, but the memory holds 100 bytes"),
+                    &format!("reaches byte {needs}, but the memory holds 100 bytes"),
                 ],
             );
         }
     }
-    // Pitches count too: a row pitch of 11 puts the last row's end at 9 × 11 + 10 = 109.
+    // Pitches count too: with a row pitch of 11 the last byte is 9 × 11 + 10 = 109 (buffers
+    // must also hold the last row in full, 110 bytes).
     for e in all_errors(&ctx, RectSide::new([0, 0, 0], 11, 0), [10, 10, 1], 108) {
-        assert_msg(&e, &["reaches byte 109, but the memory holds 108 bytes"]);
+        assert_msg(&e, &["byte 109", "the memory holds 108 bytes"]);
     }
-    // 3-D: slice pitch 40 with 3 slices of 4 rows of 8: 2 × 40 + 3 × 8 + 8 = 112.
+    // 3-D: slice pitch 40 with 3 slices of 4 rows of 8: the last byte is 2 × 40 + 3 × 8 + 8 = 112
+    // (buffers must hold three whole slices, 120 bytes).
     for e in all_errors(&ctx, RectSide::new([0, 0, 0], 8, 40), [8, 4, 3], 111) {
-        assert_msg(&e, &["slice pitch 40", "reaches byte 112, but the memory holds 111 bytes"]);
+        assert_msg(&e, &["slice pitch 40", "byte 112", "the memory holds 111 bytes"]);
     }
     // Origins that overflow are out of bounds, not a wrap-around.
     for e in all_errors(&ctx, RectSide::new([0, 0, usize::MAX], 0, 0), [1, 1, 1], 16) {
@@ -378,4 +391,36 @@ fn unequal_pitches_within_one_buffer_are_refused() {
     ));
     assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
     assert_msg(&e, &["(row 16, slice 64)", "(row 32, slice 128)", "equal pitches"]);
+}
+
+/// NVIDIA's driver refuses a rectangular copy whose last row or slice is cut short by the end of
+/// the buffer even when every byte copied lies inside it; clarray refuses it first, on every
+/// device, and says why. Host memory needs only the bytes copied.
+#[test]
+fn buffers_must_hold_every_row_and_slice_touched() {
+    let ctx = ctx();
+    let q = ctx.queue();
+    // One byte at the origin with row pitch 4 and slice pitch 12: the first slice is 12 bytes.
+    let small = clarray::Buffer::uninit(&ctx, 11).unwrap();
+    let mut one = [0u8; 1];
+    let e = q
+        .read_buffer_rect(
+            &small,
+            RectSide::new([0, 0, 0], 4, 12),
+            &mut one,
+            RectSide::packed(),
+            [1, 1, 1],
+            &[],
+        )
+        .unwrap_err();
+    assert_msg(&e, &["(buffer side)", "needs 12 bytes", "its last byte is byte 1", "holds 11 bytes"]);
+    let big = clarray::Buffer::from_slice(&ctx, &[9u8; 12]).unwrap();
+    q.read_buffer_rect(&big, RectSide::new([0, 0, 0], 4, 12), &mut one, RectSide::packed(), [1, 1, 1], &[])
+        .unwrap();
+    assert_eq!(one, [9]);
+    // The host side may end at the last byte copied: 2 rows of 3 with a row pitch of 8 is 11 bytes.
+    let mut host = [0u8; 11];
+    q.read_buffer_rect(&big, RectSide::packed(), &mut host, RectSide::new([0, 0, 0], 8, 0), [3, 2, 1], &[])
+        .unwrap();
+    assert_eq!(host, [9, 9, 9, 0, 0, 0, 0, 0, 9, 9, 9]);
 }

@@ -343,7 +343,9 @@ impl Emitter {
                 format!("({tc})({r}, 0)")
             }
             (Kind::Complex, _) => self.cast(from.real(), to, &format!("({x}).x")),
-            (Kind::Float, Kind::Int) => format!("convert_{tc}_sat({x})"),
+            // OpenCL defines a saturating conversion of NaN as 0, but NVIDIA's driver (580) gives
+            // the type's minimum for double → char; test for NaN explicitly.
+            (Kind::Float, Kind::Int) => format!("(isnan({x}) ? ({tc})0 : convert_{tc}_sat({x}))"),
             (_, Kind::Int) => {
                 if to.is_signed_int() {
                     format!("as_{tc}(({})({x}))", unsigned_of(to))

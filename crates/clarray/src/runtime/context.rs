@@ -62,6 +62,17 @@ pub(crate) struct QueueCore {
     pub(crate) log: Mutex<CommandLog>,
 }
 
+impl Drop for QueueCore {
+    fn drop(&mut self) {
+        // Finish what is queued before the queue is released: some drivers (PoCL 3.1) abort the
+        // process when a queue goes away with kernels still pending. Errors here have nowhere to
+        // go but the context's deferred list.
+        if let Err(e) = self.queue.finish() {
+            self.core.defer(Error::opencl("clFinish (queue dropped)", e.0));
+        }
+    }
+}
+
 /// An in-order command queue on a context's device. Cheap to clone; all clones are one queue.
 #[derive(Clone)]
 pub struct Queue {

@@ -17,7 +17,7 @@ use opencl3::types::{cl_image_desc, cl_image_format, CL_BLOCKING};
 use super::buffer::{check_range, Buffer, MemObject};
 use super::context::{Context, Queue};
 use super::event::{list_ptr, Event};
-use super::rect::{resolve, RectSide};
+use super::rect::{resolve_host, RectSide};
 use super::track::{CommandKind, Use};
 use crate::error::{ClResultExt, Error, Result};
 
@@ -301,7 +301,7 @@ impl Queue {
     ) -> Result<(usize, usize)> {
         let px = image.format().pixel_bytes();
         let bytes_region = [region[0] * px, region[1], region[2]];
-        let r = resolve(what, &RectSide::new([0, 0, 0], row_pitch, slice_pitch), bytes_region, len)?;
+        let r = resolve_host(what, &RectSide::new([0, 0, 0], row_pitch, slice_pitch), bytes_region, len)?;
         // For a 2-D image OpenCL requires slice pitch 0.
         Ok((r.row, if image.is_3d() { r.slice } else { 0 }))
     }

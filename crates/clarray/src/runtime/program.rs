@@ -102,6 +102,29 @@ impl Program {
         let build_options = with_arg_info(options);
         if let Err(e) = raw.build(&[ctx.device().id], &build_options) {
             let log = raw.get_build_log(ctx.device().id).unwrap_or_default();
+            // NVIDIA's compiler (driver 580) emits PTX that its own assembler rejects for a
+            // program holding a kernel without arguments when argument information is asked
+            // for. Such a program is built without it: launches of its kernels then check the
+            // argument count only.
+            if build_options != options && log.contains("ptxas") {
+                let mut plain =
+                    ClProgram::create_from_source(&core.ctx, source).cl("clCreateProgramWithSource")?;
+                if plain.build(&[ctx.device().id], options).is_ok() {
+                    log::warn!(
+                        "clarray: {} could not build this program with -cl-kernel-arg-info (a driver \
+                         bug with argument-less kernels); built without it, so its launches check \
+                         argument counts only",
+                        ctx.device().name()
+                    );
+                    return Ok(Program {
+                        inner: Arc::new(ProgramInner {
+                            raw: plain,
+                            ctx: ctx.clone(),
+                            options: options.to_string(),
+                        }),
+                    });
+                }
+            }
             if e.0 != opencl3::error_codes::CL_BUILD_PROGRAM_FAILURE && log.trim().is_empty() {
                 return Err(Error::opencl("clBuildProgram", e.0));
             }

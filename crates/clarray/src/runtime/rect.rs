@@ -49,6 +49,16 @@ pub(crate) struct Resolved {
 
 /// Checks one side of a rectangular copy against `size` bytes of memory.
 pub(crate) fn resolve(what: &str, side: &RectSide, region: [usize; 3], size: usize) -> Result<Resolved> {
+    resolve_in(what, side, region, size, true)
+}
+
+/// [`resolve`] for host memory: only the bytes copied must lie inside it (the driver does not
+/// see the host memory's size, so the whole-rows rule for buffers does not apply).
+pub(crate) fn resolve_host(what: &str, side: &RectSide, region: [usize; 3], size: usize) -> Result<Resolved> {
+    resolve_in(what, side, region, size, false)
+}
+
+fn resolve_in(what: &str, side: &RectSide, region: [usize; 3], size: usize, whole: bool) -> Result<Resolved> {
     if region.contains(&0) {
         return Err(Error::InvalidArgument(format!(
             "{what}: region {region:?} has a zero extent; every extent must be at least 1"
@@ -71,13 +81,37 @@ pub(crate) fn resolve(what: &str, side: &RectSide, region: [usize; 3], size: usi
         )));
     }
     let o = side.origin.map(|v| v as u128);
+    if o[0] + region[0] as u128 > row as u128 {
+        return Err(Error::OutOfBounds(format!(
+            "{what}: origin x {} + width {} = {} bytes runs past the row pitch of {row} bytes; a \
+             row of the region must not wrap into the next row",
+            side.origin[0],
+            region[0],
+            o[0] + region[0] as u128
+        )));
+    }
     let start = o[2] * slice + o[1] * row as u128 + o[0];
     let end =
         start + (region[2] as u128 - 1) * slice + (region[1] as u128 - 1) * row as u128 + region[0] as u128;
-    if end > size as u128 {
+    // The memory must hold every row and every slice the region touches in full. OpenCL's
+    // specification asks less (up to the last byte copied), but NVIDIA's driver refuses copies
+    // whose last slice or row is cut short by the end of the buffer (CL_INVALID_VALUE), so clarray
+    // asks the same everywhere: code that works on PoCL works on NVIDIA.
+    let last = o[2] + region[2] as u128;
+    let whole_slices = last * slice;
+    let whole_rows = (last - 1) * slice + (o[1] + region[1] as u128) * row as u128;
+    let needed = if whole { whole_slices.max(whole_rows).max(end) } else { end };
+    if needed > size as u128 {
+        let reach = if needed > end {
+            format!(
+                "needs {needed} bytes (every row and slice it touches in full; its last byte is byte {end})"
+            )
+        } else {
+            format!("reaches byte {end}")
+        };
         return Err(Error::OutOfBounds(format!(
             "{what}: origin {:?} with region {region:?}, row pitch {row} and slice pitch {slice} \
-             reaches byte {end}, but the memory holds {size} bytes",
+             {reach}, but the memory holds {size} bytes",
             side.origin
         )));
     }
@@ -166,7 +200,7 @@ impl Queue {
     ) -> Result<Event> {
         check_queue(self, buffer)?;
         let b = resolve("rectangular host → buffer copy (buffer side)", &bs, region, buffer.len())?;
-        let h = resolve("rectangular host → buffer copy (host side)", &hs, region, host.len())?;
+        let h = resolve_host("rectangular host → buffer copy (host side)", &hs, region, host.len())?;
         let track = self.track(&[(buffer, Use::Write)], wait)?;
         let ids = track.ids();
         // SAFETY: both sides were checked to lie inside their memory; the host pointer is valid
@@ -208,7 +242,7 @@ impl Queue {
     ) -> Result<Event> {
         check_queue(self, buffer)?;
         let b = resolve("rectangular buffer → host copy (buffer side)", &bs, region, buffer.len())?;
-        let h = resolve("rectangular buffer → host copy (host side)", &hs, region, host.len())?;
+        let h = resolve_host("rectangular buffer → host copy (host side)", &hs, region, host.len())?;
         let track = self.track(&[(buffer, Use::Read)], wait)?;
         let ids = track.ids();
         // SAFETY: as in write_rect_raw, with `host` writable.
