@@ -17,7 +17,20 @@
 //! | user kernels | [`kernels`] | [`ElementwiseKernel`](kernels::ElementwiseKernel), [`ReductionKernel`](kernels::ReductionKernel), [`ScanKernel`](kernels::ScanKernel) with typed, checked arguments |
 //!
 //! Start with [`Context::new`], which picks the device named by `CLARRAY_DEVICE` or else the
-//! GPU with the most memory (PoCL's CPU device on a machine without a GPU).
+//! GPU with the most memory (PoCL's CPU device on a machine without a GPU):
+//!
+//! ```
+//! use clarray::{array::Array, Context};
+//! # fn main() -> clarray::Result<()> {
+//! let ctx = Context::new()?;
+//! let a = Array::from_slice(&ctx, &[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
+//! let b = (2.0 * &a + 1.0).sqrt().eval::<f32>()?; // one generated kernel, result on the device
+//! let m: Array<f32> = (&a - &b.t()).abs().max()?; // one fused pass; a 0-d device array
+//! assert_eq!(b.get()?.shape(), &[2, 2]); // an ndarray of the same shape and type
+//! assert!((m.item()? - (4.0f32 - 3.0)).abs() < 1e-6);
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod array;
 pub mod error;
