@@ -28,6 +28,7 @@
 //! repetition (a copy of n bytes on the device moves 2n: read and write).
 
 mod array;
+mod fusion;
 mod kernels;
 mod reduce;
 mod transfer;
@@ -125,6 +126,7 @@ const CEILING: RowFn = transfer::device_copy;
 pub const AREAS: &[Area] = &[
     Area { name: "transfer", rows: transfer::host_transfers },
     Area { name: "array", rows: array::rows },
+    Area { name: "fusion", rows: fusion::rows },
     Area { name: "kernels", rows: kernels::rows },
     Area { name: "reduce", rows: reduce::rows },
 ];
