@@ -11,8 +11,11 @@
 //! * **row** — the reduced axes are innermost in memory (and the whole-array case): a segment
 //!   of `S` lanes of a work-group of 256 owns one output, its lanes read neighbouring elements
 //!   (with 16-byte vector loads where the axis is contiguous and aligned), then a tree in local
-//!   memory combines them. When there are too few outputs to fill the device, the reduced range
-//!   is split into `G` chunks, each written as a partial state.
+//!   memory combines them. `S` is chosen so that a lane makes one round of four vector loads,
+//!   issued together before any is used (a row of 256 floats: 16 lanes, 16 rows per
+//!   work-group, every half-warp load 256 contiguous bytes). When there are too few outputs to
+//!   fill the device, the reduced range is split into `G` chunks of whole rounds (16 KiB for a
+//!   whole-array f32 sum), each written as a partial state.
 //! * **column** — a kept axis is innermost: each work-item owns one output and walks the reduced
 //!   axes, so neighbouring work-items read neighbouring memory. Again split into `G` chunks when
 //!   outputs are few.
@@ -71,6 +74,9 @@ pub(crate) fn generated(
 
 /// The work-group size of the generated kernels (capped by the device).
 const WG: usize = 256;
+
+/// Vector loads a work-item of the row kernel issues together, before using any of them.
+const UNROLL: usize = 4;
 
 /// A scalar kernel argument that an expression reads by name.
 #[derive(Debug, Clone)]
@@ -615,12 +621,17 @@ pub(crate) fn reduce(
         w = vector_width(&map.inputs, &p);
         wgc = wg;
         let units = r_total.div_ceil(w);
-        // Lanes per output: enough that each lane makes ~16 loads (fewer tree steps and more
-        // loads in flight per lane); neighbouring lanes read neighbouring 16-byte vectors.
-        s_lanes = next_pow2(units.div_ceil(16)).clamp(1, wg);
+        // Lanes per output: enough that each lane makes one unrolled round of loads, so short
+        // rows are read by many lanes at once (a row of 256 floats by 16 lanes: each load of
+        // half a warp is 256 contiguous bytes, and a lane's four loads are all in flight);
+        // neighbouring lanes read neighbouring 16-byte vectors.
+        s_lanes = next_pow2(units.div_ceil(UNROLL)).clamp(1, wg);
         let max_g = (units / (s_lanes * 16)).max(1);
         let gg = target.div_ceil(nout * s_lanes).clamp(1, max_g).min(65535);
-        chunk = r_total.div_ceil(gg).div_ceil(w).max(1) * w;
+        // A split row is cut into whole rounds of the segment's unrolled loop, so every lane
+        // runs the same full iterations and every chunk starts on a 16 KiB boundary.
+        let round = if gg > 1 { w * s_lanes * UNROLL } else { w };
+        chunk = r_total.div_ceil(gg).div_ceil(round).max(1) * round;
         g = r_total.div_ceil(chunk).max(1);
     }
     let fp64 = ctx.device().info().fp64;
@@ -975,44 +986,65 @@ fn main_source(
     );
     let _ = writeln!(s, "  {}", st.decl("p"));
     let _ = writeln!(s, "  if (seg < nseg) {{");
-    let _ = writeln!(s, "    const long o = seg / G; const long g = seg - o * G;");
+    let _ = writeln!(s, "    const long o = G == 1 ? seg : seg / G; const long g = seg - o * G;");
     let _ = writeln!(s, "    {base}");
     let _ = writeln!(s, "    const long r0 = g * chunk; const long r1 = min(R, r0 + chunk);");
     if w > 1 {
         let comps: Vec<String> = (0..w).map(|j| format!("s{j:x}")).collect();
-        let mut body = String::new();
-        for (k, t) in types.iter().enumerate() {
-            let vt = format!("{}{w}", t.cl_compute());
-            if *t == DType::F16 {
-                let _ = write!(body, "{vt} v{k} = vload_half{w}(0, in{k} + b{k} + r);");
+        // The vectors of input `k` loaded as `v{k}_{u}` from element `r{u}`, and the code that
+        // adds them to the state (in order of `r`, so argmin/argmax keep the first index).
+        let loads = |u: usize| {
+            let mut body = String::new();
+            for (k, t) in types.iter().enumerate() {
+                let vt = format!("{}{w}", t.cl_compute());
+                if *t == DType::F16 {
+                    let _ = write!(body, "{vt} v{k}_{u} = vload_half{w}(0, in{k} + b{k} + e{u}); ");
+                } else {
+                    let _ = write!(body, "{vt} v{k}_{u} = *(__global const {vt}*)(in{k} + b{k} + e{u}); ");
+                }
+            }
+            body
+        };
+        let adds = |u: usize| {
+            let mut body = String::new();
+            if *st.op == Op::Sum {
+                // Sums add each group of four lanes plainly, then the group into the compensated
+                // accumulator: a quarter of the compensation work, and the plain part's error is
+                // at most 3 ulp of a four-element sum.
+                for group in comps.chunks(4) {
+                    let terms: Vec<String> = group
+                        .iter()
+                        .map(|c| {
+                            let xs: Vec<String> = (0..nin).map(|k| format!("v{k}_{u}.{c}")).collect();
+                            format!("({})({})", st.a, call(&xs))
+                        })
+                        .collect();
+                    let _ = write!(body, " {}", st.add("p", &terms.join(" + "), &format!("e{u}")));
+                }
             } else {
-                let _ = write!(body, "{vt} v{k} = *(__global const {vt}*)(in{k} + b{k} + r);");
+                for (j, c) in comps.iter().enumerate() {
+                    let xs: Vec<String> = (0..nin).map(|k| format!("v{k}_{u}.{c}")).collect();
+                    let _ = write!(body, " {}", st.add("p", &call(&xs), &format!("(e{u} + {j})")));
+                }
             }
-        }
-        if *st.op == Op::Sum {
-            // Sums add each group of four lanes plainly, then the group into the compensated
-            // accumulator: a quarter of the compensation work, and the plain part's error is
-            // at most 3 ulp of a four-element sum.
-            for group in comps.chunks(4) {
-                let terms: Vec<String> = group
-                    .iter()
-                    .map(|c| {
-                        let xs: Vec<String> = (0..nin).map(|k| format!("v{k}.{c}")).collect();
-                        format!("({})({})", st.a, call(&xs))
-                    })
-                    .collect();
-                let _ = write!(body, " {}", st.add("p", &terms.join(" + "), "r"));
-            }
-        } else {
-            for (j, c) in comps.iter().enumerate() {
-                let xs: Vec<String> = (0..nin).map(|k| format!("v{k}.{c}")).collect();
-                let _ = write!(body, " {}", st.add("p", &call(&xs), &format!("(r + {j})")));
-            }
-        }
+            body
+        };
+        // The main loop issues UNROLL independent vector loads before it uses any of them, so
+        // every work-item keeps UNROLL × 16 bytes in flight whatever the compiler does; the
+        // second loop takes the last vectors of the lane, the third the scalar tail.
+        let unrolled: String = (0..UNROLL)
+            .map(|u| format!("const long e{u} = r0 + (v + {u} * S) * {w}; {}", loads(u)))
+            .chain((0..UNROLL).map(adds))
+            .collect();
         let _ = writeln!(
             s,
-            "    const long nv = (r1 - r0) / {w};\n    #pragma unroll 4\n    for (long v = lane; v < nv; v += S) {{ const long r = r0 + v * {w}; {body} }}\n    \
-             for (long r = r0 + nv * {w} + lane; r < r1; r += S) {{ {scalar_add} }}"
+            "    const long nv = (r1 - r0) / {w};\n    long v = lane;\n    \
+             for (; v + {last} * S < nv; v += {UNROLL} * S) {{ {unrolled} }}\n    \
+             for (; v < nv; v += S) {{ const long e0 = r0 + v * {w}; {}{} }}\n    \
+             for (long r = r0 + nv * {w} + lane; r < r1; r += S) {{ {scalar_add} }}",
+            loads(0),
+            adds(0),
+            last = UNROLL - 1,
         );
     } else {
         let _ = writeln!(s, "    for (long r = r0 + lane; r < r1; r += S) {{ {scalar_add} }}");
