@@ -65,6 +65,25 @@ fn whole_array_reductions_split_into_chunks() {
     assert_eq!(a.min().unwrap().item().unwrap(), -9.0);
     assert_eq!(a.argmax().unwrap().item().unwrap(), (n - 2) as i64);
     assert_eq!(a.argmin().unwrap().item().unwrap(), 17);
+    // Whole reductions may finish in one launch, the last work-group combining the partial
+    // states and resetting a per-queue counter: back-to-back launches of different kernels on
+    // one queue, and on a second queue of the same context, all see a clean counter.
+    let other = ctx().with_queue(&ctx().create_queue(false).unwrap()).unwrap();
+    let b = Array::from_slice(&other, &data, &[n]).unwrap();
+    for round in 0..4 {
+        let sums = [a.sum().unwrap(), b.sum().unwrap(), a.sum().unwrap()];
+        let maxs = [a.max().unwrap(), b.max().unwrap()];
+        let mean = b.mean().unwrap();
+        for s in sums {
+            let got = s.item().unwrap() as f64;
+            assert!((got - want).abs() < 1e-6 * want.abs().max(1.0), "round {round}: {got} vs {want}");
+        }
+        for m in maxs {
+            assert_eq!(m.item().unwrap(), 7.5, "round {round}");
+        }
+        let m = mean.item().unwrap() as f64;
+        assert!((m - want / n as f64).abs() < 1e-6, "round {round}: mean {m}");
+    }
     // The same from an odd offset: scalar loads, same answers.
     let v = a.slice(ndarray::s![1..]).unwrap();
     assert_eq!(v.argmax().unwrap().item().unwrap(), (n - 3) as i64);

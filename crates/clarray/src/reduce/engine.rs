@@ -21,7 +21,10 @@
 //!   outputs are few.
 //!
 //! Partial states (`G > 1`) are combined by a second, small row kernel, which also applies the
-//! finishing expression (a mean's division, a norm's square root).
+//! finishing expression (a mean's division, a norm's square root). A whole reduction (one
+//! output) skips that launch where the device's cross-work-group fence is known (NVIDIA's
+//! OpenCL, CPU devices): each work-group counts itself done on a per-queue counter, and the
+//! last one combines the partial states and finishes — one launch, no host work, no wait.
 //!
 //! Kernels are generated once per structure (operand types, expression, operation, layout
 //! class) and cached per context; sizes, strides and offsets are arguments. Set
@@ -38,7 +41,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
 use crate::program::cached_kernel;
-use crate::runtime::{Arg, Buffer, Context, Event, Kernel, LaunchDims};
+use crate::runtime::{Arg, Buffer, Context, DeviceType, Event, Kernel, LaunchDims};
 
 use super::dtype::ReductionTypes;
 use super::strided::Strided;
@@ -635,24 +638,43 @@ pub(crate) fn reduce(
         g = r_total.div_ceil(chunk).max(1);
     }
     let fp64 = ctx.device().info().fp64;
+    // A whole reduction split over work-groups finishes in the same launch where the device
+    // makes global stores visible across work-groups by a fence we know how to write.
+    let mut fused = g > 1 && nout == 1 && !column && s_lanes == wg && single_pass(ctx);
     let types: Vec<DType> = map.inputs.iter().map(Strided::dtype).collect();
     let ptypes: Vec<&str> = map.params.iter().map(|p| p.ctype).collect();
-    let key = format!(
-        "{types:?}|{ptypes:?}|{:?}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{}|{column}|{w}|{wgc}|{}|{fp64}",
-        map.value,
-        map.code,
-        map.body,
-        map.preamble,
-        spec.op,
-        spec.acc,
-        spec.out,
-        spec.finish,
-        p.kept.len(),
-        p.red.len(),
-        g > 1
-    );
-    let kernel =
-        generated(ctx, key, "red_main", || main_source(map, spec, &st, &p, column, w, wgc, g > 1, fp64))?;
+    let key = |fused: bool| {
+        format!(
+            "{types:?}|{ptypes:?}|{:?}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{}|{column}|{w}|{wgc}|{}|{fused}|{fp64}",
+            map.value,
+            map.code,
+            map.body,
+            map.preamble,
+            spec.op,
+            spec.acc,
+            spec.out,
+            spec.finish,
+            p.kept.len(),
+            p.red.len(),
+            g > 1
+        )
+    };
+    let build = |fused: bool| {
+        generated(ctx, key(fused), "red_main", || {
+            main_source(map, spec, &st, &p, column, w, wgc, g > 1, fused, fp64)
+        })
+    };
+    let kernel = match build(fused) {
+        Ok(k) => k,
+        Err(e) if fused => {
+            // A compiler that rejects the fence: finish with a second launch from now on.
+            log::warn!("clarray: single-pass reductions disabled on this device: {e}");
+            ctx.slot::<Counters>().broken.store(true, std::sync::atomic::Ordering::Relaxed);
+            fused = false;
+            build(false)?
+        }
+        Err(e) => return Err(e),
+    };
     let mut args = Args::default();
     for (k, x) in map.inputs.iter().enumerate() {
         args.buf(x.buffer()).long(p.offsets[k]);
@@ -690,6 +712,9 @@ pub(crate) fn reduce(
         for b in &partial {
             args.buf(b);
         }
+        if fused {
+            args.buf(&counter(ctx)?).buf(out.buffer());
+        }
     } else {
         args.buf(out.buffer());
     }
@@ -711,13 +736,48 @@ pub(crate) fn reduce(
             &[],
         )?
     };
-    if g > 1 {
+    if g > 1 && !fused {
         // Partial states are laid out [o][g] by the row kernel, [g][o] by the column kernel
         // (so that neighbouring work-items write neighbouring words).
         let (so, sg) = if column { (1, nout) } else { (g, 1) };
         states_pass(ctx, spec, &st, &partial, nout, g, (so, sg), r_total, &out, wg, fp64, ev)?;
     }
     Ok(out)
+}
+
+/// Whether whole reductions may finish in their main launch on `ctx`'s device: on NVIDIA's
+/// OpenCL (recognised by its `cl_nv_pragma_unroll` extension, whose macro selects the
+/// `membar.gl` fence in the kernel) and on CPU devices, whose memory is coherent. Elsewhere a
+/// second small launch combines the partial states.
+fn single_pass(ctx: &Context) -> bool {
+    let info = ctx.device().info();
+    (info.has_extension("cl_nv_pragma_unroll") || info.device_type == DeviceType::Cpu)
+        && !ctx.slot::<Counters>().broken.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Per-queue counters of finished work-groups for single-pass reductions, each zero between
+/// launches (the last work-group resets it). One per queue, because the launches of one
+/// in-order queue never overlap.
+#[derive(Default)]
+struct Counters {
+    by_queue: Mutex<HashMap<u64, Buffer>>,
+    /// Set when a single-pass kernel failed to build on the device.
+    broken: std::sync::atomic::AtomicBool,
+}
+
+/// The finished-work-group counter of `ctx`'s queue (made and zeroed on first use).
+fn counter(ctx: &Context) -> Result<Buffer> {
+    let c: Arc<Counters> = ctx.slot();
+    let mut map = c.by_queue.lock().unwrap_or_else(|p| p.into_inner());
+    let q = ctx.queue();
+    if let Some(b) = map.get(&q.id()) {
+        return Ok(b.clone());
+    }
+    let b = Buffer::uninit(ctx, 4)?;
+    // Ordered before every launch that uses it: the queue is in order.
+    q.fill_buffer(&b, &[0u32], 0, 4, &[])?;
+    map.insert(q.id(), b.clone());
+    Ok(b)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -808,12 +868,16 @@ fn main_source(
     w: usize,
     wg: usize,
     partial: bool,
+    fused: bool,
     fp64: bool,
 ) -> String {
     let types: Vec<DType> = map.inputs.iter().map(Strided::dtype).collect();
     let nin = types.len();
     let (nk, nr) = (p.kept.len(), p.red.len());
     let mut s = prelude(spec, &types, &map.preamble, fp64);
+    if fused {
+        s.push_str(DEVICE_FENCE);
+    }
     // The map function.
     let margs: Vec<String> = types
         .iter()
@@ -859,6 +923,10 @@ fn main_source(
     }
     if partial {
         params.extend(st.buf_params("po", false));
+        if fused {
+            params.push("__global uint* counter".into());
+            params.push(format!("__global {}* restrict out", spec.out.cl_storage()));
+        }
     } else {
         params.push(format!("__global {}* restrict out", spec.out.cl_storage()));
     }
@@ -1051,9 +1119,56 @@ fn main_source(
     }
     let _ = writeln!(s, "  }}");
     tree(&mut s, st);
-    let _ = writeln!(s, "  if (lane == 0 && seg < nseg) {{ {} }}\n}}", finish("seg"));
+    let _ = writeln!(s, "  if (lane == 0 && seg < nseg) {{ {} }}", finish("seg"));
+    if fused {
+        last_group(&mut s, spec, st, wg);
+    }
+    s.push_str("}\n");
     s
 }
+
+/// The end of a single-pass whole reduction (one segment per work-group, `nseg` groups): each
+/// group has written its partial state; it then counts itself done, and the last group to do
+/// so combines every partial state, writes the result and resets the counter for the next
+/// launch on the queue. No work-group waits for another, so this needs no forward-progress
+/// guarantee; it needs the partial states to be visible device-wide before the count, which
+/// `mem_fence` does not promise across work-groups on NVIDIA's OpenCL (it orders within the
+/// work-group only), hence the explicit `membar.gl` there.
+fn last_group(s: &mut String, spec: &Spec, st: &State<'_>, wg: usize) {
+    let volatile = |name: &str, ty: &str| format!("volatile __global const {ty}* r{name} = po{name};");
+    let mut ptrs = volatile("v", &st.a);
+    if st.comp {
+        ptrs += &volatile("c", &st.a);
+    }
+    if st.arg {
+        ptrs += &volatile("i", "long");
+    }
+    let _ = writeln!(
+        s,
+        "  __local int last_;\n  \
+         if (lid == 0) {{ device_fence(); last_ = atomic_inc(counter) == (uint)(nseg - 1); }}\n  \
+         barrier(CLK_LOCAL_MEM_FENCE);\n  \
+         if (!last_) return;\n  \
+         device_fence();\n  \
+         {{ {ptrs} {}\n  \
+         for (long g = lid; g < nseg; g += {wg}) {{ {} {} }}",
+        st.decl("p"),
+        st.load_bufs("q", "r", "g"),
+        st.merge("p", "q")
+    );
+    tree(s, st);
+    let _ =
+        writeln!(s, "  if (lid == 0) {{ {} atomic_xchg(counter, 0u); }} }}", st.write_final(spec, "p", "0"));
+}
+
+/// OpenCL C of `device_fence()`: a fence that makes this work-item's global stores visible to
+/// every work-group before its later ones.
+const DEVICE_FENCE: &str = "#ifdef cl_nv_pragma_unroll
+void device_fence(void) { mem_fence(CLK_GLOBAL_MEM_FENCE); asm(\"membar.gl;\"); }
+#else
+void device_fence(void) { mem_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); }
+#endif
+";
 
 /// The local-memory tree over segments of `s_lanes` lanes; afterwards lane 0 holds the result.
 fn tree(s: &mut String, st: &State<'_>) {
