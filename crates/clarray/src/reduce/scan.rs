@@ -335,15 +335,19 @@ fn source(map: &MapExpr, flag: Option<DType>, spec: &ScanSpec, nother: usize, fp
     let _ = writeln!(
         s,
         "__kernel __attribute__((reqd_work_group_size({WG}, 1, 1)))\nvoid scan_totals({}) {{\n{block}  \
-         __local {a} tv[{WG}]; __local uchar tf[{WG}];\n  \
-         tv[lid] = v; tf[lid] = f;\n  \
+         __local {a} tv[{WG}]; {}\n  \
+         tv[lid] = v; {}\n  \
          for (int h = 1; h < {WG}; h <<= 1) {{\n    \
            barrier(CLK_LOCAL_MEM_FENCE);\n    \
-           if ((lid & (2 * h - 1)) == 0) {{ {a} x = tv[lid + h]; uchar xf = tf[lid + h]; {} tv[lid] = v; tf[lid] = f; }}\n  \
+           if ((lid & (2 * h - 1)) == 0) {{ {a} x = tv[lid + h]; {} {} tv[lid] = v; {} }}\n  \
          }}\n  \
          if (lid == 0) {{ tot_v[grp] = v; tot_f[grp] = f; }}\n}}",
         tparams.join(", "),
+        if_seg(format!("__local uchar tf[{WG}];")),
+        if_seg("tf[lid] = f;".into()),
+        if_seg("uchar xf = tf[lid + h];".into()),
         absorb("v", "f", "x", "xf"),
+        if_seg("tf[lid] = f;".into()),
     );
     // Apply: an inclusive scan of the work-items' states (Hillis–Steele over two buffers, one
     // barrier a level), then each work-item rescans its elements from its carry in.
@@ -371,12 +375,12 @@ fn source(map: &MapExpr, flag: Option<DType>, spec: &ScanSpec, nother: usize, fp
     let _ = writeln!(
         s,
         "__kernel __attribute__((reqd_work_group_size({WG}, 1, 1)))\nvoid scan_apply({}) {{\n{block}  \
-         __local {a} tv[2][{WG}]; __local uchar tf[2][{WG}];\n  \
-         int cur = 0; tv[0][lid] = v; tf[0][lid] = f;\n  \
+         __local {a} tv[2][{WG}]; {}\n  \
+         int cur = 0; tv[0][lid] = v; {}\n  \
          for (int h = 1; h < {WG}; h <<= 1) {{\n    \
            barrier(CLK_LOCAL_MEM_FENCE);\n    \
-           if (lid >= h) {{ {a} x = tv[cur][lid - h]; uchar xf = tf[cur][lid - h]; {} }}\n    \
-           cur ^= 1; tv[cur][lid] = v; tf[cur][lid] = f;\n  \
+           if (lid >= h) {{ {a} x = tv[cur][lid - h]; {} }}\n    \
+           cur ^= 1; tv[cur][lid] = v; {}\n  \
          }}\n  \
          barrier(CLK_LOCAL_MEM_FENCE);\n  \
          const {a} cin = blk > 0 ? carry[grp - 1] : {neutral};\n  \
@@ -386,8 +390,15 @@ fn source(map: &MapExpr, flag: Option<DType>, spec: &ScanSpec, nother: usize, fp
          for (int k = 0; k < {k_per}; k++) {{ const int e = lid + k * {WG}; const long j = j0 + e;\n    \
            if (j < L) {{\n{excl}      {}\n    }}\n  }}\n}}",
         aparams.join(", "),
+        if_seg(format!("__local uchar tf[2][{WG}];")),
+        if_seg("tf[0][lid] = f;".into()),
         // `x` (with flag `xf`) comes before `v`.
-        if seg { "v = f ? v : scan_op(x, v); f |= xf;".to_string() } else { "v = scan_op(x, v);".to_string() },
+        if seg {
+            "uchar xf = tf[cur][lid - h]; v = f ? v : scan_op(x, v); f |= xf;".to_string()
+        } else {
+            "v = scan_op(x, v);".to_string()
+        },
+        if_seg("tf[cur][lid] = f;".into()),
         step("run", "lv[e]", "lf[e]"),
         write_out("j", "it_")
     );
