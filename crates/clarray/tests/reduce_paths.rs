@@ -93,6 +93,32 @@ fn whole_array_reductions_split_into_chunks() {
 }
 
 #[test]
+fn whole_reductions_of_other_types_split_into_chunks() {
+    // Complex (float2 partial states), integer (no compensation) and f16 (f32 inside) sums
+    // long enough to be split, through the same single-launch finish.
+    let n = 100_003;
+    let mut r = rand::rngs::StdRng::seed_from_u64(14);
+    let z: Vec<Complex<f32>> = (0..n).map(|_| Complex::new(r.random_range(-1.0..1.0), r.random())).collect();
+    let c = Array::from_slice(&ctx(), &z, &[n]).unwrap();
+    let got = c.sum().unwrap().item().unwrap();
+    let want = z.iter().fold((0f64, 0f64), |(a, b), v| (a + v.re as f64, b + v.im as f64));
+    let tol = 1e-6 * (want.0.abs() + want.1.abs());
+    assert!(
+        (got.re as f64 - want.0).abs() < tol && (got.im as f64 - want.1).abs() < tol,
+        "{got} vs {want:?}"
+    );
+    let k: Vec<i32> = (0..n).map(|_| r.random_range(-1_000_000..1_000_000)).collect();
+    let a = Array::from_slice(&ctx(), &k, &[n]).unwrap();
+    assert_eq!(a.sum().unwrap().item().unwrap(), k.iter().map(|&v| v as i64).sum::<i64>());
+    assert_eq!(a.min().unwrap().item().unwrap(), *k.iter().min().unwrap());
+    let h: Vec<half::f16> = (0..n).map(|i| half::f16::from_f32((i % 9) as f32 * 0.25)).collect();
+    let b = Array::from_slice(&ctx(), &h, &[n]).unwrap();
+    let want = h.iter().map(|v| v.to_f64()).sum::<f64>() / n as f64;
+    let got = b.mean().unwrap().item().unwrap().to_f64();
+    assert!((got - want).abs() < 2e-3 * want, "f16 mean {got} vs {want}");
+}
+
+#[test]
 fn cumsum_of_every_block_size() {
     // f32 (16 elements per work-item), f64 (8), complex f64 (4), each over several blocks and
     // two levels of carries.
