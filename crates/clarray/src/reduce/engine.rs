@@ -41,7 +41,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
 use crate::program::cached_kernel;
-use crate::runtime::{Arg, Buffer, Context, DeviceType, Event, Kernel, LaunchDims};
+use crate::runtime::{Arg, Block, Buffer, Context, DeviceType, Event, Kernel, LaunchDims, Recycle};
 
 use super::dtype::ReductionTypes;
 use super::strided::Strided;
@@ -757,26 +757,43 @@ fn single_pass(ctx: &Context) -> bool {
 
 /// Per-queue counters of finished work-groups for single-pass reductions, each zero between
 /// launches (the last work-group resets it). One per queue, because the launches of one
-/// in-order queue never overlap.
+/// in-order queue never overlap. Kept as bare blocks (which hold their context weakly), so
+/// that this slot of the context does not keep the context alive; a launch borrows its
+/// queue's block as a buffer, which hands it back when dropped.
 #[derive(Default)]
 struct Counters {
-    by_queue: Mutex<HashMap<u64, Buffer>>,
+    idle: Mutex<HashMap<u64, Block>>,
     /// Set when a single-pass kernel failed to build on the device.
     broken: std::sync::atomic::AtomicBool,
 }
 
+/// Takes a borrowed counter back for its queue.
+struct CounterHome {
+    queue: u64,
+    counters: Arc<Counters>,
+}
+
+impl Recycle for CounterHome {
+    fn recycle(&self, block: Block) {
+        self.counters.idle.lock().unwrap_or_else(|p| p.into_inner()).insert(self.queue, block);
+    }
+}
+
 /// The finished-work-group counter of `ctx`'s queue (made and zeroed on first use).
 fn counter(ctx: &Context) -> Result<Buffer> {
-    let c: Arc<Counters> = ctx.slot();
-    let mut map = c.by_queue.lock().unwrap_or_else(|p| p.into_inner());
+    let counters: Arc<Counters> = ctx.slot();
     let q = ctx.queue();
-    if let Some(b) = map.get(&q.id()) {
-        return Ok(b.clone());
+    let idle = counters.idle.lock().unwrap_or_else(|p| p.into_inner()).remove(&q.id());
+    let (block, fresh) = match idle {
+        Some(b) => (b, false),
+        None => (Block::new(ctx, 4)?, true),
+    };
+    let home = Arc::new(CounterHome { queue: q.id(), counters });
+    let b = Buffer::from_block(ctx, block, 4, home)?;
+    if fresh {
+        // Ordered before every launch that uses it: the queue is in order.
+        q.fill_buffer(&b, &[0u32], 0, 4, &[])?;
     }
-    let b = Buffer::uninit(ctx, 4)?;
-    // Ordered before every launch that uses it: the queue is in order.
-    q.fill_buffer(&b, &[0u32], 0, 4, &[])?;
-    map.insert(q.id(), b.clone());
     Ok(b)
 }
 
