@@ -20,9 +20,9 @@ pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     let mut rows = Vec::new();
 
     let t = time(opts, q, || a.sum().map(drop))?;
-    rows.push(Row::timed(format!("reduce: sum f32 {size}"), bytes, &t, "compensated; float4 loads"));
+    rows.push(Row::timed(format!("reduce: sum f32 {size}"), bytes, &t, "compensated; one launch"));
     let t = time(opts, q, || a.max().map(drop))?;
-    rows.push(Row::timed(format!("reduce: max f32 {size}"), bytes, &t, "NaN-propagating"));
+    rows.push(Row::timed(format!("reduce: max f32 {size}"), bytes, &t, "NaN-propagating; one launch"));
     let t = time(opts, q, || a.dot(&b).map(drop))?;
     rows.push(Row::timed(format!("reduce: dot f32 {size}"), 2.0 * bytes, &t, ""));
     let t = time(opts, q, || (&a - &b).abs().max::<f32>().map(drop))?;
@@ -43,6 +43,6 @@ pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     let t = time(opts, q, || m.sum_axes(0, false).map(drop))?;
     rows.push(Row::timed(format!("reduce: sum axis 0 f32 {label}"), mbytes, &t, "column kernel"));
     let t = time(opts, q, || m.sum_axes(2, false).map(drop))?;
-    rows.push(Row::timed(format!("reduce: sum axis 2 f32 {label}"), mbytes, &t, "row kernel"));
+    rows.push(Row::timed(format!("reduce: sum axis 2 f32 {label}"), mbytes, &t, "16 lanes per row"));
     Ok(rows)
 }

@@ -11,14 +11,20 @@
 //! * **row** — the reduced axes are innermost in memory (and the whole-array case): a segment
 //!   of `S` lanes of a work-group of 256 owns one output, its lanes read neighbouring elements
 //!   (with 16-byte vector loads where the axis is contiguous and aligned), then a tree in local
-//!   memory combines them. When there are too few outputs to fill the device, the reduced range
-//!   is split into `G` chunks, each written as a partial state.
+//!   memory combines them. `S` is chosen so that a lane makes one round of four vector loads,
+//!   issued together before any is used (a row of 256 floats: 16 lanes, 16 rows per
+//!   work-group, every half-warp load 256 contiguous bytes). When there are too few outputs to
+//!   fill the device, the reduced range is split into `G` chunks of whole rounds (16 KiB for a
+//!   whole-array f32 sum), each written as a partial state.
 //! * **column** — a kept axis is innermost: each work-item owns one output and walks the reduced
 //!   axes, so neighbouring work-items read neighbouring memory. Again split into `G` chunks when
 //!   outputs are few.
 //!
 //! Partial states (`G > 1`) are combined by a second, small row kernel, which also applies the
-//! finishing expression (a mean's division, a norm's square root).
+//! finishing expression (a mean's division, a norm's square root). A whole reduction (one
+//! output) skips that launch where the device's cross-work-group fence is known (NVIDIA's
+//! OpenCL, CPU devices): each work-group counts itself done on a per-queue counter, and the
+//! last one combines the partial states and finishes — one launch, no host work, no wait.
 //!
 //! Kernels are generated once per structure (operand types, expression, operation, layout
 //! class) and cached per context; sizes, strides and offsets are arguments. Set
@@ -35,7 +41,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
 use crate::program::cached_kernel;
-use crate::runtime::{Arg, Buffer, Context, Event, Kernel, LaunchDims};
+use crate::runtime::{Arg, Block, Buffer, Context, DeviceType, Event, Kernel, LaunchDims, Recycle};
 
 use super::dtype::ReductionTypes;
 use super::strided::Strided;
@@ -71,6 +77,9 @@ pub(crate) fn generated(
 
 /// The work-group size of the generated kernels (capped by the device).
 const WG: usize = 256;
+
+/// Vector loads a work-item of the row kernel issues together, before using any of them.
+const UNROLL: usize = 4;
 
 /// A scalar kernel argument that an expression reads by name.
 #[derive(Debug, Clone)]
@@ -615,33 +624,57 @@ pub(crate) fn reduce(
         w = vector_width(&map.inputs, &p);
         wgc = wg;
         let units = r_total.div_ceil(w);
-        // Lanes per output: enough that each lane makes ~16 loads (fewer tree steps and more
-        // loads in flight per lane); neighbouring lanes read neighbouring 16-byte vectors.
-        s_lanes = next_pow2(units.div_ceil(16)).clamp(1, wg);
+        // Lanes per output: enough that each lane makes one unrolled round of loads, so short
+        // rows are read by many lanes at once (a row of 256 floats by 16 lanes: each load of
+        // half a warp is 256 contiguous bytes, and a lane's four loads are all in flight);
+        // neighbouring lanes read neighbouring 16-byte vectors.
+        s_lanes = next_pow2(units.div_ceil(UNROLL)).clamp(1, wg);
         let max_g = (units / (s_lanes * 16)).max(1);
         let gg = target.div_ceil(nout * s_lanes).clamp(1, max_g).min(65535);
-        chunk = r_total.div_ceil(gg).div_ceil(w).max(1) * w;
+        // A split row is cut into whole rounds of the segment's unrolled loop, so every lane
+        // runs the same full iterations and every chunk starts on a 16 KiB boundary.
+        let round = if gg > 1 { w * s_lanes * UNROLL } else { w };
+        chunk = r_total.div_ceil(gg).div_ceil(round).max(1) * round;
         g = r_total.div_ceil(chunk).max(1);
     }
     let fp64 = ctx.device().info().fp64;
+    // A whole reduction split over work-groups finishes in the same launch where the device
+    // makes global stores visible across work-groups by a fence we know how to write.
+    let mut fused = g > 1 && nout == 1 && !column && s_lanes == wg && single_pass(ctx);
     let types: Vec<DType> = map.inputs.iter().map(Strided::dtype).collect();
     let ptypes: Vec<&str> = map.params.iter().map(|p| p.ctype).collect();
-    let key = format!(
-        "{types:?}|{ptypes:?}|{:?}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{}|{column}|{w}|{wgc}|{}|{fp64}",
-        map.value,
-        map.code,
-        map.body,
-        map.preamble,
-        spec.op,
-        spec.acc,
-        spec.out,
-        spec.finish,
-        p.kept.len(),
-        p.red.len(),
-        g > 1
-    );
-    let kernel =
-        generated(ctx, key, "red_main", || main_source(map, spec, &st, &p, column, w, wgc, g > 1, fp64))?;
+    let key = |fused: bool| {
+        format!(
+            "{types:?}|{ptypes:?}|{:?}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{}|{column}|{w}|{wgc}|{}|{fused}|{fp64}",
+            map.value,
+            map.code,
+            map.body,
+            map.preamble,
+            spec.op,
+            spec.acc,
+            spec.out,
+            spec.finish,
+            p.kept.len(),
+            p.red.len(),
+            g > 1
+        )
+    };
+    let build = |fused: bool| {
+        generated(ctx, key(fused), "red_main", || {
+            main_source(map, spec, &st, &p, column, w, wgc, g > 1, fused, fp64)
+        })
+    };
+    let kernel = match build(fused) {
+        Ok(k) => k,
+        Err(e) if fused => {
+            // A compiler that rejects the fence: finish with a second launch from now on.
+            log::warn!("clarray: single-pass reductions disabled on this device: {e}");
+            ctx.slot::<Counters>().broken.store(true, std::sync::atomic::Ordering::Relaxed);
+            fused = false;
+            build(false)?
+        }
+        Err(e) => return Err(e),
+    };
     let mut args = Args::default();
     for (k, x) in map.inputs.iter().enumerate() {
         args.buf(x.buffer()).long(p.offsets[k]);
@@ -679,6 +712,9 @@ pub(crate) fn reduce(
         for b in &partial {
             args.buf(b);
         }
+        if fused {
+            args.buf(&counter(ctx)?).buf(out.buffer());
+        }
     } else {
         args.buf(out.buffer());
     }
@@ -700,13 +736,65 @@ pub(crate) fn reduce(
             &[],
         )?
     };
-    if g > 1 {
+    if g > 1 && !fused {
         // Partial states are laid out [o][g] by the row kernel, [g][o] by the column kernel
         // (so that neighbouring work-items write neighbouring words).
         let (so, sg) = if column { (1, nout) } else { (g, 1) };
         states_pass(ctx, spec, &st, &partial, nout, g, (so, sg), r_total, &out, wg, fp64, ev)?;
     }
     Ok(out)
+}
+
+/// Whether whole reductions may finish in their main launch on `ctx`'s device: on NVIDIA's
+/// OpenCL (recognised by its `cl_nv_pragma_unroll` extension, whose macro selects the
+/// `membar.gl` fence in the kernel) and on CPU devices, whose memory is coherent. Elsewhere a
+/// second small launch combines the partial states.
+fn single_pass(ctx: &Context) -> bool {
+    let info = ctx.device().info();
+    (info.has_extension("cl_nv_pragma_unroll") || info.device_type == DeviceType::Cpu)
+        && !ctx.slot::<Counters>().broken.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Per-queue counters of finished work-groups for single-pass reductions, each zero between
+/// launches (the last work-group resets it). One per queue, because the launches of one
+/// in-order queue never overlap. Kept as bare blocks (which hold their context weakly), so
+/// that this slot of the context does not keep the context alive; a launch borrows its
+/// queue's block as a buffer, which hands it back when dropped.
+#[derive(Default)]
+struct Counters {
+    idle: Mutex<HashMap<u64, Block>>,
+    /// Set when a single-pass kernel failed to build on the device.
+    broken: std::sync::atomic::AtomicBool,
+}
+
+/// Takes a borrowed counter back for its queue.
+struct CounterHome {
+    queue: u64,
+    counters: Arc<Counters>,
+}
+
+impl Recycle for CounterHome {
+    fn recycle(&self, block: Block) {
+        self.counters.idle.lock().unwrap_or_else(|p| p.into_inner()).insert(self.queue, block);
+    }
+}
+
+/// The finished-work-group counter of `ctx`'s queue (made and zeroed on first use).
+fn counter(ctx: &Context) -> Result<Buffer> {
+    let counters: Arc<Counters> = ctx.slot();
+    let q = ctx.queue();
+    let idle = counters.idle.lock().unwrap_or_else(|p| p.into_inner()).remove(&q.id());
+    let (block, fresh) = match idle {
+        Some(b) => (b, false),
+        None => (Block::new(ctx, 4)?, true),
+    };
+    let home = Arc::new(CounterHome { queue: q.id(), counters });
+    let b = Buffer::from_block(ctx, block, 4, home)?;
+    if fresh {
+        // Ordered before every launch that uses it: the queue is in order.
+        q.fill_buffer(&b, &[0u32], 0, 4, &[])?;
+    }
+    Ok(b)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -797,12 +885,16 @@ fn main_source(
     w: usize,
     wg: usize,
     partial: bool,
+    fused: bool,
     fp64: bool,
 ) -> String {
     let types: Vec<DType> = map.inputs.iter().map(Strided::dtype).collect();
     let nin = types.len();
     let (nk, nr) = (p.kept.len(), p.red.len());
     let mut s = prelude(spec, &types, &map.preamble, fp64);
+    if fused {
+        s.push_str(DEVICE_FENCE);
+    }
     // The map function.
     let margs: Vec<String> = types
         .iter()
@@ -848,6 +940,10 @@ fn main_source(
     }
     if partial {
         params.extend(st.buf_params("po", false));
+        if fused {
+            params.push("__global uint* counter".into());
+            params.push(format!("__global {}* restrict out", spec.out.cl_storage()));
+        }
     } else {
         params.push(format!("__global {}* restrict out", spec.out.cl_storage()));
     }
@@ -975,53 +1071,121 @@ fn main_source(
     );
     let _ = writeln!(s, "  {}", st.decl("p"));
     let _ = writeln!(s, "  if (seg < nseg) {{");
-    let _ = writeln!(s, "    const long o = seg / G; const long g = seg - o * G;");
+    let _ = writeln!(s, "    const long o = G == 1 ? seg : seg / G; const long g = seg - o * G;");
     let _ = writeln!(s, "    {base}");
     let _ = writeln!(s, "    const long r0 = g * chunk; const long r1 = min(R, r0 + chunk);");
     if w > 1 {
         let comps: Vec<String> = (0..w).map(|j| format!("s{j:x}")).collect();
-        let mut body = String::new();
-        for (k, t) in types.iter().enumerate() {
-            let vt = format!("{}{w}", t.cl_compute());
-            if *t == DType::F16 {
-                let _ = write!(body, "{vt} v{k} = vload_half{w}(0, in{k} + b{k} + r);");
+        // The vectors of input `k` loaded as `v{k}_{u}` from element `r{u}`, and the code that
+        // adds them to the state (in order of `r`, so argmin/argmax keep the first index).
+        let loads = |u: usize| {
+            let mut body = String::new();
+            for (k, t) in types.iter().enumerate() {
+                let vt = format!("{}{w}", t.cl_compute());
+                if *t == DType::F16 {
+                    let _ = write!(body, "{vt} v{k}_{u} = vload_half{w}(0, in{k} + b{k} + e{u}); ");
+                } else {
+                    let _ = write!(body, "{vt} v{k}_{u} = *(__global const {vt}*)(in{k} + b{k} + e{u}); ");
+                }
+            }
+            body
+        };
+        let adds = |u: usize| {
+            let mut body = String::new();
+            if *st.op == Op::Sum {
+                // Sums add each group of four lanes plainly, then the group into the compensated
+                // accumulator: a quarter of the compensation work, and the plain part's error is
+                // at most 3 ulp of a four-element sum.
+                for group in comps.chunks(4) {
+                    let terms: Vec<String> = group
+                        .iter()
+                        .map(|c| {
+                            let xs: Vec<String> = (0..nin).map(|k| format!("v{k}_{u}.{c}")).collect();
+                            format!("({})({})", st.a, call(&xs))
+                        })
+                        .collect();
+                    let _ = write!(body, " {}", st.add("p", &terms.join(" + "), &format!("e{u}")));
+                }
             } else {
-                let _ = write!(body, "{vt} v{k} = *(__global const {vt}*)(in{k} + b{k} + r);");
+                for (j, c) in comps.iter().enumerate() {
+                    let xs: Vec<String> = (0..nin).map(|k| format!("v{k}_{u}.{c}")).collect();
+                    let _ = write!(body, " {}", st.add("p", &call(&xs), &format!("(e{u} + {j})")));
+                }
             }
-        }
-        if *st.op == Op::Sum {
-            // Sums add each group of four lanes plainly, then the group into the compensated
-            // accumulator: a quarter of the compensation work, and the plain part's error is
-            // at most 3 ulp of a four-element sum.
-            for group in comps.chunks(4) {
-                let terms: Vec<String> = group
-                    .iter()
-                    .map(|c| {
-                        let xs: Vec<String> = (0..nin).map(|k| format!("v{k}.{c}")).collect();
-                        format!("({})({})", st.a, call(&xs))
-                    })
-                    .collect();
-                let _ = write!(body, " {}", st.add("p", &terms.join(" + "), "r"));
-            }
-        } else {
-            for (j, c) in comps.iter().enumerate() {
-                let xs: Vec<String> = (0..nin).map(|k| format!("v{k}.{c}")).collect();
-                let _ = write!(body, " {}", st.add("p", &call(&xs), &format!("(r + {j})")));
-            }
-        }
+            body
+        };
+        // The main loop issues UNROLL independent vector loads before it uses any of them, so
+        // every work-item keeps UNROLL × 16 bytes in flight whatever the compiler does; the
+        // second loop takes the last vectors of the lane, the third the scalar tail.
+        let unrolled: String = (0..UNROLL)
+            .map(|u| format!("const long e{u} = r0 + (v + {u} * S) * {w}; {}", loads(u)))
+            .chain((0..UNROLL).map(adds))
+            .collect();
         let _ = writeln!(
             s,
-            "    const long nv = (r1 - r0) / {w};\n    #pragma unroll 4\n    for (long v = lane; v < nv; v += S) {{ const long r = r0 + v * {w}; {body} }}\n    \
-             for (long r = r0 + nv * {w} + lane; r < r1; r += S) {{ {scalar_add} }}"
+            "    const long nv = (r1 - r0) / {w};\n    long v = lane;\n    \
+             for (; v + {last} * S < nv; v += {UNROLL} * S) {{ {unrolled} }}\n    \
+             for (; v < nv; v += S) {{ const long e0 = r0 + v * {w}; {}{} }}\n    \
+             for (long r = r0 + nv * {w} + lane; r < r1; r += S) {{ {scalar_add} }}",
+            loads(0),
+            adds(0),
+            last = UNROLL - 1,
         );
     } else {
         let _ = writeln!(s, "    for (long r = r0 + lane; r < r1; r += S) {{ {scalar_add} }}");
     }
     let _ = writeln!(s, "  }}");
     tree(&mut s, st);
-    let _ = writeln!(s, "  if (lane == 0 && seg < nseg) {{ {} }}\n}}", finish("seg"));
+    let _ = writeln!(s, "  if (lane == 0 && seg < nseg) {{ {} }}", finish("seg"));
+    if fused {
+        last_group(&mut s, spec, st, wg);
+    }
+    s.push_str("}\n");
     s
 }
+
+/// The end of a single-pass whole reduction (one segment per work-group, `nseg` groups): each
+/// group has written its partial state; it then counts itself done, and the last group to do
+/// so combines every partial state, writes the result and resets the counter for the next
+/// launch on the queue. No work-group waits for another, so this needs no forward-progress
+/// guarantee; it needs the partial states to be visible device-wide before the count, which
+/// `mem_fence` does not promise across work-groups on NVIDIA's OpenCL (it orders within the
+/// work-group only), hence the explicit `membar.gl` there.
+fn last_group(s: &mut String, spec: &Spec, st: &State<'_>, wg: usize) {
+    let volatile = |name: &str, ty: &str| format!("volatile __global const {ty}* r{name} = po{name};");
+    let mut ptrs = volatile("v", &st.a);
+    if st.comp {
+        ptrs += &volatile("c", &st.a);
+    }
+    if st.arg {
+        ptrs += &volatile("i", "long");
+    }
+    let _ = writeln!(
+        s,
+        "  __local int last_;\n  \
+         if (lid == 0) {{ device_fence(); last_ = atomic_inc(counter) == (uint)(nseg - 1); }}\n  \
+         barrier(CLK_LOCAL_MEM_FENCE);\n  \
+         if (!last_) return;\n  \
+         device_fence();\n  \
+         {{ {ptrs} {}\n  \
+         for (long g = lid; g < nseg; g += {wg}) {{ {} {} }}",
+        st.decl("p"),
+        st.load_bufs("q", "r", "g"),
+        st.merge("p", "q")
+    );
+    tree(s, st);
+    let _ =
+        writeln!(s, "  if (lid == 0) {{ {} atomic_xchg(counter, 0u); }} }}", st.write_final(spec, "p", "0"));
+}
+
+/// OpenCL C of `device_fence()`: a fence that makes this work-item's global stores visible to
+/// every work-group before its later ones.
+const DEVICE_FENCE: &str = "#ifdef cl_nv_pragma_unroll
+void device_fence(void) { mem_fence(CLK_GLOBAL_MEM_FENCE); asm(\"membar.gl;\"); }
+#else
+void device_fence(void) { mem_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); }
+#endif
+";
 
 /// The local-memory tree over segments of `s_lanes` lanes; afterwards lane 0 holds the result.
 fn tree(s: &mut String, st: &State<'_>) {

@@ -31,7 +31,8 @@
 //! vectors. On an [`Expr`](crate::array::Expr) the same names take the result type as a type
 //! parameter, checked at run time like `Expr::eval`. A reduction runs as one kernel over its
 //! input (plus a tiny pass over per-work-group partials where the outputs are too few to fill
-//! the device); see [`engine`] for how the kernels are chosen.
+//! the device; for a whole reduction on NVIDIA or CPU devices that pass is done by the last
+//! work-group of the same launch); see [`engine`] for how the kernels are chosen.
 //!
 //! # Scans, gathers, joins, sorting
 //! `cumsum`, `cumprod` and their `_exclusive` forms along any axis ([`scan`]); `take` along an

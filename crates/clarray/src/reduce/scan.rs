@@ -1,12 +1,15 @@
 //! Scans (prefix sums and products, user scans, segmented scans) along any axis of any view.
 //!
 //! Lines longer than 64 elements take three steps ("reduce, then scan"): every work-group
-//! reduces one block of `B = 256 × 8` elements of a line to a total; the totals of each line are
+//! reduces one block of `B = 256 × K` elements of a line to a total (`K` = 16 for types of up to
+//! 4 bytes, 8 for 8-byte and 4 for 16-byte ones: a 16 KiB block); the totals of each line are
 //! scanned by the same code (recursively, so any length works); every work-group then scans its
-//! block in local memory — coalesced loads into local memory, eight consecutive elements per
+//! block in local memory — coalesced loads into local memory, `K` consecutive elements per
 //! work-item, a scan of the 256 work-item totals — and adds the carry of the blocks before it.
-//! The input is read twice and the output written once. Short lines (≤ 64) are scanned by one
-//! work-item each.
+//! The first step only reduces (an order-keeping tree, one barrier a level), the scan of the
+//! work-item totals keeps two local buffers (one barrier a level), and an unsegmented scan
+//! carries no flags. The input is read twice and the output written once. Short lines (≤ 64)
+//! are scanned by one work-item each.
 //!
 //! A segmented scan takes a flag array: a nonzero flag starts a new segment at that element.
 //! The state is then the pair (flag, value), combined as `(f1, v1) ⊕ (f2, v2) = (f1 | f2,
@@ -23,11 +26,13 @@ use super::engine::{generated, store, Args, MapExpr};
 use super::strided::{c_strides, Strided};
 
 const WG: usize = 256;
-const K: usize = 8;
-const B: usize = WG * K;
-/// The local block with one pad slot every 32 elements, so that work-item `t` reading its
-/// eight consecutive elements (`8t..8t+8`) hits 32 different banks.
-const BP: usize = B + B / 32;
+
+/// Elements each work-item of a block scans: 16 for types of up to 4 bytes, 8 for 8 bytes, 4
+/// for 16, so that a block (with one pad slot every 32 elements, which makes work-item `t`
+/// reading its consecutive elements hit 32 different banks) stays at 16 KiB of local memory.
+fn items_per_work_item(acc: DType) -> usize {
+    (64 / acc.size().max(1)).clamp(4, 16)
+}
 /// Lines up to this long are scanned by one work-item each.
 const SHORT: usize = 64;
 
@@ -98,7 +103,7 @@ pub(crate) fn scan(
     let fp64 = ctx.device().info().fp64;
     let seg = flags.is_some();
     let flag_type = flags.map(Strided::dtype);
-    let nblocks = line_len.div_ceil(B);
+    let nblocks = line_len.div_ceil(WG * items_per_work_item(spec.acc));
     let mut args_base = Args::default();
     for (b, off, so, sa) in &ops {
         args_base.buf(b).long(*off);
@@ -269,6 +274,9 @@ fn source(map: &MapExpr, flag: Option<DType>, spec: &ScanSpec, nother: usize, fp
         )
     };
     let neutral = format!("(({a})({}))", spec.neutral);
+    let k_per = items_per_work_item(spec.acc);
+    let blk = WG * k_per;
+    let bp = blk + blk / 32;
     s.push_str("#define PD(e) ((e) + ((e) >> 5))\n");
     // One work-item per line.
     let _ = writeln!(s, "__kernel void scan_short({}) {{", params.join(", "));
@@ -285,39 +293,64 @@ fn source(map: &MapExpr, flag: Option<DType>, spec: &ScanSpec, nother: usize, fp
         let _ = writeln!(s, "    acc = f ? x : scan_op(acc, x);\n    {}", write_out("j", "acc"));
     }
     let _ = writeln!(s, "  }}\n}}");
-    // The block scan in local memory, shared by `scan_totals` and `scan_apply`.
+    // State (v, f) absorbs the value `x` with flag `xf` that follows it; unsegmented scans keep
+    // no flags at all (no local flag array, no selects).
+    let seg = flag.is_some();
+    let step = |v: &str, x: &str, xf: &str| {
+        if seg {
+            format!("{v} = {xf} ? {x} : scan_op({v}, {x});")
+        } else {
+            format!("{v} = scan_op({v}, {x});")
+        }
+    };
+    let absorb = |v: &str, f: &str, x: &str, xf: &str| {
+        if seg {
+            format!("{} {f} |= {xf};", step(v, x, xf))
+        } else {
+            step(v, x, xf)
+        }
+    };
+    let if_seg = |code: String| if seg { code } else { String::new() };
+    // The block in local memory, shared by `scan_totals` and `scan_apply`: coalesced loads,
+    // then each work-item combines its `k_per` consecutive elements into (v, f).
     let block = format!(
-        "  __local {a} lv[{BP}]; __local uchar lf[{BP}]; __local {a} tv[{WG}]; __local uchar tf[{WG}];\n  \
+        "  __local {a} lv[{bp}]; {}\n  \
          const int lid = get_local_id(0);\n  \
          const long grp = get_group_id(0); const long line = grp / nblocks; const long blk = grp - line * nblocks;\n  \
          {base}\n  \
-         const long j0 = blk * {B};\n  \
-         for (int k = 0; k < {K}; k++) {{ const int e = lid + k * {WG}; const long j = j0 + e;\n    \
-           lv[PD(e)] = j < L ? {} : {neutral}; lf[PD(e)] = j < L ? {} : (uchar)0; }}\n  \
+         const long j0 = blk * {blk};\n  \
+         for (int k = 0; k < {k_per}; k++) {{ const int e = lid + k * {WG}; const long j = j0 + e;\n    \
+           lv[PD(e)] = j < L ? {} : {neutral}; {} }}\n  \
          barrier(CLK_LOCAL_MEM_FENCE);\n  \
          {a} v = {neutral}; uchar f = 0;\n  \
-         for (int k = 0; k < {K}; k++) {{ const int e = PD(lid * {K} + k); v = lf[e] ? lv[e] : scan_op(v, lv[e]); f |= lf[e]; }}\n  \
-         tv[lid] = v; tf[lid] = f;\n  \
-         for (int h = 1; h < {WG}; h <<= 1) {{\n    \
-           barrier(CLK_LOCAL_MEM_FENCE);\n    \
-           {a} pv = v; uchar pf = 0; if (lid >= h) {{ pv = tv[lid - h]; pf = tf[lid - h]; }}\n    \
-           barrier(CLK_LOCAL_MEM_FENCE);\n    \
-           if (lid >= h) {{ v = f ? v : scan_op(pv, v); f |= pf; }}\n    \
-           tv[lid] = v; tf[lid] = f;\n  \
-         }}\n  \
-         barrier(CLK_LOCAL_MEM_FENCE);\n",
+         for (int k = 0; k < {k_per}; k++) {{ const int e = PD(lid * {k_per} + k); {} }}\n",
+        if_seg(format!("__local uchar lf[{bp}];")),
         value_at("j"),
-        flag_at("j")
+        if_seg(format!("lf[PD(e)] = j < L ? {} : (uchar)0;", flag_at("j"))),
+        absorb("v", "f", "lv[e]", "lf[e]"),
     );
+    // Block totals: an order-keeping tree over the work-items' states (one barrier a level).
     let mut tparams = params.clone();
     tparams.extend([format!("__global {a}* tot_v"), "__global uchar* tot_f".into(), "long nblocks".into()]);
     let _ = writeln!(
         s,
         "__kernel __attribute__((reqd_work_group_size({WG}, 1, 1)))\nvoid scan_totals({}) {{\n{block}  \
-         if (lid == {last}) {{ tot_v[grp] = v; tot_f[grp] = f; }}\n}}",
+         __local {a} tv[{WG}]; {}\n  \
+         tv[lid] = v; {}\n  \
+         for (int h = 1; h < {WG}; h <<= 1) {{\n    \
+           barrier(CLK_LOCAL_MEM_FENCE);\n    \
+           if ((lid & (2 * h - 1)) == 0) {{ {a} x = tv[lid + h]; {} {} tv[lid] = v; {} }}\n  \
+         }}\n  \
+         if (lid == 0) {{ tot_v[grp] = v; tot_f[grp] = f; }}\n}}",
         tparams.join(", "),
-        last = WG - 1
+        if_seg(format!("__local uchar tf[{WG}];")),
+        if_seg("tf[lid] = f;".into()),
+        if_seg("uchar xf = tf[lid + h];".into()),
+        absorb("v", "f", "x", "xf"),
+        if_seg("tf[lid] = f;".into()),
     );
+    // Apply: an inclusive scan of the work-items' states (Hillis–Steele over two buffers, one
+    // barrier a level), then each work-item rescans its elements from its carry in.
     let mut aparams = params;
     aparams.extend([
         format!("__global const {a}* carry"),
@@ -325,22 +358,48 @@ fn source(map: &MapExpr, flag: Option<DType>, spec: &ScanSpec, nother: usize, fp
         "long nblocks".into(),
     ]);
     let excl = if spec.exclusive {
-        format!("      {a} it_ = lf[PD(e)] ? {neutral} : (e == 0 ? cin : lv[PD(e - 1)]);\n")
+        let first = "(e == 0 ? cin : lv[PD(e - 1)])";
+        if seg {
+            format!("      {a} it_ = lf[PD(e)] ? {neutral} : {first};\n")
+        } else {
+            format!("      {a} it_ = {first};\n")
+        }
     } else {
         format!("      {a} it_ = lv[PD(e)];\n")
+    };
+    let before = if seg {
+        "tf[cur][lid - 1] ? tv[cur][lid - 1] : scan_op(cin, tv[cur][lid - 1])".to_string()
+    } else {
+        "scan_op(cin, tv[cur][lid - 1])".to_string()
     };
     let _ = writeln!(
         s,
         "__kernel __attribute__((reqd_work_group_size({WG}, 1, 1)))\nvoid scan_apply({}) {{\n{block}  \
-         const {a} cin = blk > 0 ? carry[grp - 1] : {neutral};\n  \
-         {{ {a} pv = cin;\n    \
-           if (lid > 0) {{ pv = tf[lid - 1] ? tv[lid - 1] : scan_op(cin, tv[lid - 1]); }}\n    \
-           {a} run = pv;\n    \
-           for (int k = 0; k < {K}; k++) {{ const int e = PD(lid * {K} + k); run = lf[e] ? lv[e] : scan_op(run, lv[e]); lv[e] = run; }}\n  }}\n  \
+         __local {a} tv[2][{WG}]; {}\n  \
+         int cur = 0; tv[0][lid] = v; {}\n  \
+         for (int h = 1; h < {WG}; h <<= 1) {{\n    \
+           barrier(CLK_LOCAL_MEM_FENCE);\n    \
+           if (lid >= h) {{ {a} x = tv[cur][lid - h]; {} }}\n    \
+           cur ^= 1; tv[cur][lid] = v; {}\n  \
+         }}\n  \
          barrier(CLK_LOCAL_MEM_FENCE);\n  \
-         for (int k = 0; k < {K}; k++) {{ const int e = lid + k * {WG}; const long j = j0 + e;\n    \
+         const {a} cin = blk > 0 ? carry[grp - 1] : {neutral};\n  \
+         {{ {a} run = lid > 0 ? {before} : cin;\n    \
+           for (int k = 0; k < {k_per}; k++) {{ const int e = PD(lid * {k_per} + k); {} lv[e] = run; }}\n  }}\n  \
+         barrier(CLK_LOCAL_MEM_FENCE);\n  \
+         for (int k = 0; k < {k_per}; k++) {{ const int e = lid + k * {WG}; const long j = j0 + e;\n    \
            if (j < L) {{\n{excl}      {}\n    }}\n  }}\n}}",
         aparams.join(", "),
+        if_seg(format!("__local uchar tf[2][{WG}];")),
+        if_seg("tf[0][lid] = f;".into()),
+        // `x` (with flag `xf`) comes before `v`.
+        if seg {
+            "uchar xf = tf[cur][lid - h]; v = f ? v : scan_op(x, v); f |= xf;".to_string()
+        } else {
+            "v = scan_op(x, v);".to_string()
+        },
+        if_seg("tf[cur][lid] = f;".into()),
+        step("run", "lv[e]", "lf[e]"),
         write_out("j", "it_")
     );
     s

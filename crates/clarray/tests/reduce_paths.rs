@@ -1,0 +1,210 @@
+//! The kernel variants behind reductions and scans, each reached on purpose: rows read with the
+//! unrolled vector loop, its single-vector remainder and the scalar tail; whole-array sums
+//! split into chunks; block scans for every block size (4-, 8- and 16-element work-items),
+//! segmented or not, with order-sensitive (non-commutative) operations.
+
+use clarray::array::{Array, DType};
+use clarray::kernels::ScanKernel;
+use clarray::Context;
+use num_complex::Complex;
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+
+fn ctx() -> Context {
+    static CTX: std::sync::OnceLock<Context> = std::sync::OnceLock::new();
+    CTX.get_or_init(|| Context::new().unwrap()).clone()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    /// Row sums, maxima and argmaxima of `[rows, len]` (and of a view starting `skip` elements
+    /// in, which is not vector-aligned when `skip` is odd): short rows read by many lanes, long
+    /// rows split into chunks, lengths that leave a vector remainder and a scalar tail.
+    #[test]
+    fn row_reductions_of_every_length(
+        rows in prop_oneof![1usize..4, 100usize..300],
+        len in prop_oneof![1usize..40, 250usize..270, 1000usize..3000],
+        skip in 0usize..3,
+        seed in any::<u64>(),
+    ) {
+        let mut r = rand::rngs::StdRng::seed_from_u64(seed);
+        let width = len + skip;
+        let data: Vec<f32> = (0..rows * width).map(|_| r.random_range(-1.0..1.0)).collect();
+        let a = Array::from_slice(&ctx(), &data, &[rows, width]).unwrap();
+        let v = a.slice(ndarray::s![.., skip..]).unwrap();
+        let sums = v.sum_axes(1, false).unwrap().to_vec().unwrap();
+        let maxs = v.max_axes(1, false).unwrap().to_vec().unwrap();
+        let args = v.argmax_axes(1, false).unwrap().to_vec().unwrap();
+        for i in 0..rows {
+            let row = &data[i * width + skip..(i + 1) * width];
+            let s: f64 = row.iter().map(|&x| x as f64).sum();
+            prop_assert!((sums[i] as f64 - s).abs() < 1e-4, "row {} sum {} vs {}", i, sums[i], s);
+            let m = row.iter().copied().fold(f32::MIN, f32::max);
+            prop_assert_eq!(maxs[i], m, "row {} max", i);
+            let first = row.iter().position(|&x| x == m).unwrap() as i64;
+            prop_assert_eq!(args[i], first, "row {} argmax", i);
+        }
+    }
+}
+
+#[test]
+fn whole_array_reductions_split_into_chunks() {
+    // Long enough to be split over many work-groups, with a length that is no multiple of a
+    // chunk, and the maximum planted in the last, partial chunk.
+    let n = (1 << 21) + 4 * 1000 + 3;
+    let mut r = rand::rngs::StdRng::seed_from_u64(11);
+    let mut data: Vec<f32> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
+    data[n - 2] = 7.5;
+    data[17] = -9.0;
+    let a = Array::from_slice(&ctx(), &data, &[n]).unwrap();
+    let want: f64 = data.iter().map(|&x| x as f64).sum();
+    let got = a.sum().unwrap().item().unwrap() as f64;
+    assert!((got - want).abs() < 1e-6 * want.abs().max(1.0), "sum {got} vs {want}");
+    assert_eq!(a.max().unwrap().item().unwrap(), 7.5);
+    assert_eq!(a.min().unwrap().item().unwrap(), -9.0);
+    assert_eq!(a.argmax().unwrap().item().unwrap(), (n - 2) as i64);
+    assert_eq!(a.argmin().unwrap().item().unwrap(), 17);
+    // Whole reductions may finish in one launch, the last work-group combining the partial
+    // states and resetting a per-queue counter: back-to-back launches of different kernels on
+    // one queue, and on a second queue of the same context, all see a clean counter.
+    let other = ctx().with_queue(&ctx().create_queue(false).unwrap()).unwrap();
+    let b = Array::from_slice(&other, &data, &[n]).unwrap();
+    for round in 0..4 {
+        let sums = [a.sum().unwrap(), b.sum().unwrap(), a.sum().unwrap()];
+        let maxs = [a.max().unwrap(), b.max().unwrap()];
+        let mean = b.mean().unwrap();
+        for s in sums {
+            let got = s.item().unwrap() as f64;
+            assert!((got - want).abs() < 1e-6 * want.abs().max(1.0), "round {round}: {got} vs {want}");
+        }
+        for m in maxs {
+            assert_eq!(m.item().unwrap(), 7.5, "round {round}");
+        }
+        let m = mean.item().unwrap() as f64;
+        assert!((m - want / n as f64).abs() < 1e-6, "round {round}: mean {m}");
+    }
+    // The same from an odd offset: scalar loads, same answers.
+    let v = a.slice(ndarray::s![1..]).unwrap();
+    assert_eq!(v.argmax().unwrap().item().unwrap(), (n - 3) as i64);
+    let want1 = want - data[0] as f64;
+    let got1 = v.sum().unwrap().item().unwrap() as f64;
+    assert!((got1 - want1).abs() < 1e-6 * want1.abs().max(1.0), "offset sum {got1} vs {want1}");
+}
+
+#[test]
+fn whole_reductions_of_other_types_split_into_chunks() {
+    // Complex (float2 partial states), integer (no compensation) and f16 (f32 inside) sums
+    // long enough to be split, through the same single-launch finish.
+    let n = 100_003;
+    let mut r = rand::rngs::StdRng::seed_from_u64(14);
+    let z: Vec<Complex<f32>> = (0..n).map(|_| Complex::new(r.random_range(-1.0..1.0), r.random())).collect();
+    let c = Array::from_slice(&ctx(), &z, &[n]).unwrap();
+    let got = c.sum().unwrap().item().unwrap();
+    let want = z.iter().fold((0f64, 0f64), |(a, b), v| (a + v.re as f64, b + v.im as f64));
+    let tol = 1e-6 * (want.0.abs() + want.1.abs());
+    assert!(
+        (got.re as f64 - want.0).abs() < tol && (got.im as f64 - want.1).abs() < tol,
+        "{got} vs {want:?}"
+    );
+    let k: Vec<i32> = (0..n).map(|_| r.random_range(-1_000_000..1_000_000)).collect();
+    let a = Array::from_slice(&ctx(), &k, &[n]).unwrap();
+    assert_eq!(a.sum().unwrap().item().unwrap(), k.iter().map(|&v| v as i64).sum::<i64>());
+    assert_eq!(a.min().unwrap().item().unwrap(), *k.iter().min().unwrap());
+    let h: Vec<half::f16> = (0..n).map(|i| half::f16::from_f32((i % 9) as f32 * 0.25)).collect();
+    let b = Array::from_slice(&ctx(), &h, &[n]).unwrap();
+    let want = h.iter().map(|v| v.to_f64()).sum::<f64>() / n as f64;
+    let got = b.mean().unwrap().item().unwrap().to_f64();
+    assert!((got - want).abs() < 2e-3 * want, "f16 mean {got} vs {want}");
+}
+
+#[test]
+fn cumsum_of_every_block_size() {
+    // f32 (16 elements per work-item), f64 (8), complex f64 (4), each over several blocks and
+    // two levels of carries.
+    let mut r = rand::rngs::StdRng::seed_from_u64(12);
+    let n = 4096 * 19 + 77;
+    let x: Vec<f32> = (0..n).map(|_| r.random_range(-4i32..5) as f32).collect();
+    let a = Array::from_slice(&ctx(), &x, &[n]).unwrap();
+    let got = a.cumsum(0).unwrap().to_vec().unwrap();
+    let ex = a.cumsum_exclusive(0).unwrap().to_vec().unwrap();
+    let mut acc = 0f32;
+    for i in 0..n {
+        assert_eq!(ex[i], acc, "f32 exclusive {i}");
+        acc += x[i];
+        assert_eq!(got[i], acc, "f32 {i}");
+    }
+    let y: Vec<f64> = x.iter().map(|&v| v as f64 * 0.5).collect();
+    let b = Array::from_slice(&ctx(), &y, &[n]).unwrap();
+    let got = b.cumsum(0).unwrap().to_vec().unwrap();
+    let mut acc = 0f64;
+    for i in 0..n {
+        acc += y[i];
+        assert_eq!(got[i], acc, "f64 {i}");
+    }
+    let m = 1024 * 7 + 5;
+    let z: Vec<Complex<f64>> = (0..m).map(|i| Complex::new(x[i] as f64, -(x[i + 1] as f64))).collect();
+    let c = Array::from_slice(&ctx(), &z, &[m]).unwrap();
+    let got = c.cumsum(0).unwrap().to_vec().unwrap();
+    let mut acc = Complex::new(0.0, 0.0);
+    for i in 0..m {
+        acc += z[i];
+        assert_eq!(got[i], acc, "c128 {i}");
+    }
+}
+
+#[test]
+fn order_sensitive_scans_over_blocks_and_segments() {
+    // "The first nonzero" and "the last nonzero" are associative, have 0 as neutral element,
+    // and are not commutative: any block total or carry combined in the wrong order gives a
+    // wrong element. Nonzero values are rare, so that the answer changes along the line.
+    let n = 4096 * 5 + 999;
+    let mut r = rand::rngs::StdRng::seed_from_u64(13);
+    let v: Vec<i32> =
+        (0..n).map(|_| if r.random_range(0..700) == 0 { r.random_range(1..1000) } else { 0 }).collect();
+    let f: Vec<i32> = (0..n).map(|i| (r.random_range(0..3000) == 0 || i == 4096 * 2) as i32).collect();
+    let x = Array::from_slice(&ctx(), &v, &[n]).unwrap();
+    let fl = Array::from_slice(&ctx(), &f, &[n]).unwrap();
+    for (combine, keep_first) in [("a != 0 ? a : b", true), ("b != 0 ? b : a", false)] {
+        let k = ScanKernel::new(
+            &ctx(),
+            DType::I32,
+            "int *x, int *f",
+            "x[i]",
+            combine,
+            "0",
+            "item",
+            DType::I32,
+            "o",
+        )
+        .unwrap();
+        // The host scan, restarted where `restart(i)`.
+        let host = |restart: &dyn Fn(usize) -> bool| {
+            let mut acc = 0;
+            (0..n)
+                .map(|i| {
+                    if restart(i) {
+                        acc = 0;
+                    }
+                    acc = if keep_first {
+                        if acc != 0 {
+                            acc
+                        } else {
+                            v[i]
+                        }
+                    } else if v[i] != 0 {
+                        v[i]
+                    } else {
+                        acc
+                    };
+                    acc
+                })
+                .collect::<Vec<i32>>()
+        };
+        let got: Vec<i32> = k.run(&[&x, &fl], 0).unwrap().to_vec().unwrap();
+        assert_eq!(got, host(&|_| false), "{combine}");
+        let seg = k.segmented("f[i]").unwrap();
+        let got: Vec<i32> = seg.run(&[&x, &fl], 0).unwrap().to_vec().unwrap();
+        assert_eq!(got, host(&|i| f[i] != 0), "{combine} segmented");
+    }
+}
