@@ -7,6 +7,8 @@
 //! - `clarray bench [--quick] [--json] [--only NAME]`: bandwidths and times as ratios to the
 //!   device's copy bandwidth measured in the same run.
 
+#![deny(unsafe_code)]
+
 mod bench;
 mod devices;
 mod doctor;

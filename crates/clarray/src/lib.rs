@@ -32,6 +32,9 @@
 //! # }
 //! ```
 
+// The layering rule, enforced: `unsafe` is allowed in `runtime` alone (see runtime/mod.rs).
+#![deny(unsafe_code)]
+
 pub mod array;
 pub mod error;
 pub mod guide;

@@ -33,6 +33,8 @@
 //! Built only on clarray's public API: [`clarray::memory::alloc`] for buffers,
 //! [`clarray::program::cached_kernel`] for kernels, `Queue::launch` and the copy calls.
 
+#![deny(unsafe_code)]
+
 pub mod case;
 pub mod cli;
 pub mod config;

@@ -1,5 +1,7 @@
 //! `induction`: see `induction --help` and the crate documentation.
 
+#![deny(unsafe_code)]
+
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
