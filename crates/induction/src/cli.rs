@@ -120,10 +120,13 @@ pub struct RunArgs {
     /// Points along z (overrides --n).
     #[arg(long)]
     pub nz: Option<usize>,
-    /// Clean the divergence after every step (CG for −Δφ = div B, B ← B + ∇φ).
+    /// Clean the divergence after every step: the H-orthogonal projection onto fields with zero
+    /// discrete divergence at every node (CG for −Div·G ψ = div B, G the negative SBP adjoint of
+    /// the divergence, then B ← B + Gψ).
     #[arg(long)]
     pub div_clean: bool,
-    /// CG stops at ‖r‖ ≤ tol·‖r₀‖ (default 1e-8 in f64, 1e-4 in f32).
+    /// CG stops at ‖r‖ ≤ tol·‖r₀‖ (default 1e-8 in f64, 1e-4 in f32); r is the divergence of the
+    /// cleaned field, so this is the factor the divergence norm falls by.
     #[arg(long)]
     pub cg_tol: Option<f64>,
     /// CG iterations at most, per cleaning.

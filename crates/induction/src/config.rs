@@ -200,10 +200,10 @@ impl fmt::Display for Mode {
     }
 }
 
-/// Options of the divergence cleaning (conjugate gradients for −Δφ = ∇·B).
+/// Options of the divergence cleaning (conjugate gradients for −Div·G ψ = Div·B, then B ← B + Gψ).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CleanOptions {
-    /// Stop when ‖r‖ ≤ tol·‖r₀‖ (H-weighted norms).
+    /// Stop when ‖r‖ ≤ tol·‖r₀‖ (H-weighted norms; r is the divergence of the cleaned field).
     pub tol: f64,
     /// At most this many iterations per cleaning.
     pub max_iter: usize,

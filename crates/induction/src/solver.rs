@@ -62,7 +62,7 @@ pub struct Norms {
     pub relative_error: f64,
     /// ‖D·B‖, the discrete divergence, over all nodes.
     pub divergence: f64,
-    /// ‖D·B‖ over the interior nodes (those the cleaning's Poisson equation is solved on).
+    /// ‖D·B‖ over the interior nodes (those off the boundary faces).
     pub divergence_interior: f64,
     /// ‖B‖², the discrete energy.
     pub energy: f64,
@@ -535,8 +535,14 @@ impl Solver {
         Ok(())
     }
 
-    /// Divergence cleaning: solves −Δφ = D·B (Δ = D·D, φ = 0 on the boundary) by conjugate
-    /// gradients in the H inner product, then B ← B + Dφ. Returns the iterations taken.
+    /// Divergence cleaning: the H-orthogonal projection of B onto the fields whose discrete
+    /// divergence vanishes at every node. With `G = −Div*` (the SBP gradient with its boundary
+    /// term, the negative H-adjoint of the divergence) it solves `−Div·G ψ = Div·B` by conjugate
+    /// gradients in the H inner product (the operator is `Div·Div*`: symmetric positive
+    /// semi-definite in that inner product, and the right-hand side lies in its range), then sets
+    /// B ← B + Gψ, the smallest change in ‖·‖_H that removes the divergence. The CG residual is
+    /// the divergence of the corrected field, at all nodes, so `tol` is the factor by which the
+    /// divergence norm falls. Returns the iterations taken.
     pub fn clean(&mut self) -> Result<usize> {
         let opts = self.cfg.clean.unwrap_or_default();
         let fields = match &self.clean {
@@ -550,9 +556,8 @@ impl Solver {
         let [phi, p, q] = fields;
         let (r, g) = (&self.d, &self.w1);
         let np = self.np;
-        let interior = A::I(!self.cfg.case.periodic() as i32);
-        // r = D·B (0 on the boundary), φ = 0, p = r, rr = (r, r).
-        self.launch_nodes("divergence", &[A::F(&self.b), A::F(r), A::R(1.0), interior])?;
+        // r = D·B at every node, ψ = 0, p = r, rr = (r, r).
+        self.launch_nodes("divergence", &[A::F(&self.b), A::F(r), A::R(1.0), A::I(0)])?;
         self.fill(phi, 0.0, np)?;
         self.launch_flat("axpby", &[A::F(p), A::F(r), A::R(1.0), A::R(0.0), A::I(np as i32)], np)?;
         self.wdot(r, r, 1, RR[0])?;
@@ -563,9 +568,9 @@ impl Solver {
         let mut old = 0;
         let mut it = 0;
         while it < opts.max_iter {
-            // q = −D·(D p), zero on the boundary.
+            // q = −D·(G p).
             self.launch_nodes("gradient", &[A::F(p), A::F(g)])?;
-            self.launch_nodes("divergence", &[A::F(g), A::F(q), A::R(-1.0), A::I(1)])?;
+            self.launch_nodes("divergence", &[A::F(g), A::F(q), A::R(-1.0), A::I(0)])?;
             self.wdot(p, q, 1, PQ)?;
             let args = [A::F(phi), A::F(r), A::F(p), A::F(q), A::F(&self.scal), A::I(RR[old]), A::I(PQ)];
             self.launch_flat("cg_xr", &args, np)?;
@@ -583,7 +588,7 @@ impl Solver {
                 }
             }
         }
-        // B ← B + Dφ.
+        // B ← B + Gψ.
         self.launch_nodes("gradient", &[A::F(phi), A::F(g)])?;
         self.launch_flat(
             "axpby",

@@ -126,11 +126,22 @@ __kernel void divergence(const __global REAL* F, __global REAL* out, REAL sign, 
     out[idx] = (interior_only && boundary) ? (REAL)0 : sign * acc;
 }
 
-// G_c = D_c f.
+// G = −Div* f, the negative adjoint of the divergence in the H inner product: by the SBP property
+// D_a* = −D_a + H_a⁻¹(e_last e_lastᵀ − e_first e_firstᵀ)/h_a, so G_a = D_a f except on the two
+// boundary planes of axis a, where the boundary term f/(h_a H_00) is subtracted (last plane) or
+// added (first plane). Periodic: G_a = D_a f. Then ⟨Div F, f⟩_H = −⟨F, G⟩_H for every F.
 __kernel void gradient(const __global REAL* f, __global REAL* G) {
     NODE
     (void)x;
-    for (int a = 0; a < 3; ++a) G[a * NP + idx] = AXIS_IH(a) * d1(f, idx, AXIS_P(a), AXIS_N(a), AXIS_S(a));
+    for (int a = 0; a < 3; ++a) {
+        const int p = AXIS_P(a), n = AXIS_N(a);
+        REAL g = d1(f, idx, p, n, AXIS_S(a));
+#if !PERIODIC
+        if (p == 0) g += f[idx] / HW[0];
+        if (p == n - 1) g -= f[idx] / HW[0];
+#endif
+        G[a * NP + idx] = AXIS_IH(a) * g;
+    }
 }
 
 // y = a*x + b*y over n values; with b = 0, y is not read (it may hold anything, NaN included).
