@@ -81,6 +81,13 @@ impl Case {
         }
     }
 
+    /// Whether u is cheap enough (linear or constant) that the stage kernels evaluate it at each
+    /// stencil point in registers rather than read the stored field (`U_ANALYTIC` in
+    /// `kernels/cases.cl`): a stage then moves 12 values per node instead of 15.
+    pub fn velocity_in_registers(self) -> bool {
+        self != Case::ConfinedDomain
+    }
+
     /// Whether the solution is independent of z (then a thin grid in z loses nothing).
     pub fn is_planar(self) -> bool {
         self == Case::Rotation2d

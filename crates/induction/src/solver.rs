@@ -110,6 +110,8 @@ pub struct Solver {
     np: usize,
     wg: usize,
     groups: usize,
+    /// Work-group shape (x, y) of the stage kernels.
+    stage_local: [usize; 2],
     b: Field,
     w1: Field,
     w2: Field,
@@ -176,6 +178,7 @@ impl Solver {
             np,
             wg,
             groups,
+            stage_local: stage_local(cfg, info.max_work_group_size),
             b: field(3 * np)?,
             w1: field(3 * np)?,
             w2: field(3 * np)?,
@@ -205,11 +208,11 @@ impl Solver {
         self.norms()?;
         let (b, w1, w2, u) = (&self.b, &self.w1, &self.w2, &self.u);
         let zero = || A::R(0.0);
-        self.launch_nodes(
+        self.launch_stage(
             "stage_ssp",
             &[A::F(b), A::F(b), A::F(w2), A::F(u), zero(), zero(), zero(), zero()],
         )?;
-        self.launch_nodes(
+        self.launch_stage(
             "stage_lsrk",
             &[A::F(b), A::F(w1), A::F(w2), A::F(u), zero(), zero(), zero(), zero()],
         )?;
@@ -370,6 +373,15 @@ impl Solver {
         self.launch(name, args, &self.cfg.n, self.cfg.local.as_ref().map(|l| &l[..]))
     }
 
+    /// Launches a Runge–Kutta stage kernel: work-items on an (x, y) tile of work-groups, each
+    /// walking `ZCHUNK` planes in z (see `kernels/induction.cl`).
+    fn launch_stage(&self, name: &'static str, args: &[A<'_>]) -> Result<()> {
+        let [lx, ly] = self.stage_local;
+        let [nx, ny, nz] = self.cfg.n;
+        let global = [nx.next_multiple_of(lx), ny.next_multiple_of(ly), nz.div_ceil(z_chunk(&self.cfg))];
+        self.launch(name, args, &global, Some(&[lx, ly, 1]))
+    }
+
     fn launch_flat(&self, name: &'static str, args: &[A<'_>], n: usize) -> Result<()> {
         self.launch(name, args, &[n], None)
     }
@@ -508,7 +520,7 @@ impl Solver {
                         A::R(dt),
                         A::R(self.t + c * dt),
                     ];
-                    self.launch_nodes("stage_ssp", &args)?;
+                    self.launch_stage("stage_ssp", &args)?;
                 }
             }
             Integrator::Lsrk4 => {
@@ -523,7 +535,7 @@ impl Solver {
                         A::R(dt),
                         A::R(self.t + c * dt),
                     ];
-                    self.launch_nodes("stage_lsrk", &args)?;
+                    self.launch_stage("stage_lsrk", &args)?;
                     std::mem::swap(&mut self.b, &mut self.w2);
                 }
             }
@@ -633,6 +645,43 @@ impl Solver {
     }
 }
 
+/// Planes in z that one work-item of a stage kernel walks.
+fn z_chunk(cfg: &Config) -> usize {
+    16.min(cfg.n[2])
+}
+
+/// The (x, y) work-group shape of the stage kernels: `--local`'s if given, else 32 × 8 (a warp
+/// of 32 along x, the fastest index; 8 rows so that the y-neighbours of most nodes are loads of
+/// the same work-group), shrunk to the device's limit.
+fn stage_local(cfg: &Config, max_work_group: usize) -> [usize; 2] {
+    if let Some([lx, ly, _]) = cfg.local {
+        return [lx, ly];
+    }
+    let (mut lx, mut ly) = (32, 8);
+    while lx * ly > max_work_group.max(1) {
+        if ly > 1 {
+            ly /= 2;
+        } else {
+            lx /= 2;
+        }
+    }
+    [lx, ly]
+}
+
+/// The least bytes a time step must move between the device memory and the chip: per stage and
+/// node, B and K in and K and B out (12 values), and u (3 values) where it is read rather than
+/// evaluated in registers (`Case::velocity_in_registers`); LSRK4 has 5 stages, SSPRK33 3 (each
+/// reading B⁰ and Bˢ and writing the result: 9 values, or 12 with u).
+pub fn least_bytes_per_step(cfg: &Config) -> f64 {
+    let np: usize = cfg.n.iter().product();
+    let u = if cfg.case.velocity_in_registers() { 0 } else { 3 };
+    let (stages, values) = match cfg.integrator {
+        Integrator::Lsrk4 => (5, 12 + u),
+        Integrator::Ssprk33 => (3, 9 + u),
+    };
+    (stages * values * np * cfg.precision.size()) as f64
+}
+
 /// √v, with round-off below zero taken as zero and NaN kept (a blown-up run must not read as 0).
 fn root(v: f64) -> f64 {
     if v < 0.0 {
@@ -668,6 +717,7 @@ pub fn source(cfg: &Config, sbp: &Sbp) -> String {
             writeln!(s, "#define D{name} ((REAL){})\n#define {name}MIN ((REAL){})", lit(h[a]), lit(lo[a]));
     }
     let _ = writeln!(s, "#define PERIODIC {}", cfg.case.periodic() as i32);
+    let _ = writeln!(s, "#define ZCHUNK {}", z_chunk(cfg));
     let _ = writeln!(s, "#define CASE {}", cfg.case.id());
     let _ =
         writeln!(s, "#define FORM_UIBJ {}\n#define FORM_UJBI {}", cfg.forms.uibj.id(), cfg.forms.ujbi.id());
