@@ -81,10 +81,10 @@ impl Case {
         }
     }
 
-    /// Whether u is cheap enough (linear or constant) that the stage kernels evaluate it at each
-    /// stencil point in registers rather than read the stored field (`U_ANALYTIC` in
-    /// `kernels/cases.cl`): a stage then moves 12 values per node instead of 15.
-    pub fn velocity_in_registers(self) -> bool {
+    /// Whether u is linear or constant, so cheap enough that the stage kernels may evaluate it at
+    /// each stencil point in registers rather than read the stored field (on a GPU: see
+    /// `solver::velocity_in_registers`).
+    pub fn velocity_is_linear(self) -> bool {
         self != Case::ConfinedDomain
     }
 

@@ -679,8 +679,8 @@ pub fn time_steps(ctx: &clarray::Context, cfg: &Config, steps: usize) -> Result<
 /// `induction bench`: per precision, the time per step of rotation_3d (order 4, LSRK4), nodes
 /// updated per second, and the ratio of the least bytes a step must move
 /// ([`crate::solver::least_bytes_per_step`]: per stage and node B and K in, K and B out, 12
-/// values; u is evaluated in registers for this case) over the measured copy ceiling to the
-/// measured kernel time; then resident versus copy mode.
+/// values, and u where it is read: on a CPU) over the measured copy ceiling to the measured
+/// kernel time; then resident versus copy mode.
 pub fn bench(a: &BenchArgs) -> Result<()> {
     let n = a.n.unwrap_or(if a.quick { 32 } else { 256 });
     let n_copy = a.n_copy.unwrap_or(if a.quick { 24 } else { 128 });
@@ -695,9 +695,14 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         info.name,
         ceiling * 1e-9
     );
+    let probe = Config::new(Case::Rotation3d, a.order, n);
+    let gpu = info.device_type != clarray::runtime::DeviceType::Cpu;
+    let u_in_registers = crate::solver::velocity_in_registers(&probe, gpu);
     println!(
-        "least bytes per step: 5 stages × 12 values per node (B and K read, K and B written; u is \
-         evaluated in registers) × the value size"
+        "least bytes per step: 5 stages × {} values per node (B and K read, K and B written{}) × the \
+         value size",
+        if u_in_registers { 12 } else { 15 },
+        if u_in_registers { "; u evaluated in registers" } else { "; u read" }
     );
     println!("\n| precision | grid | order | ms/step | Mnodes/s (per step) | least bytes/step | roofline ms | of roofline |");
     println!("|---|---|---:|---:|---:|---:|---:|---:|");
@@ -711,7 +716,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         cfg.local = local;
         let (_, kernel) = time_steps(&ctx, &cfg, steps)?;
         let per_step = kernel / steps as f64;
-        let bytes = crate::solver::least_bytes_per_step(&cfg);
+        let bytes = crate::solver::least_bytes_per_step(&cfg, u_in_registers);
         let roof = bytes / ceiling;
         println!(
             "| {p} | {n}³ | {} | {:.3} | {:.1} | {:.3e} | {:.3} | {:.0}% |",

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use clarray::program::cached_kernel;
-use clarray::runtime::{Arg, Kernel, LaunchDims};
+use clarray::runtime::{Arg, DeviceType, Kernel, LaunchDims};
 use clarray::{Buffer, Context, Event};
 
 use crate::config::{Config, Inflow, Integrator, Mode, Precision};
@@ -112,6 +112,8 @@ pub struct Solver {
     groups: usize,
     /// Work-group shape (x, y) of the stage kernels.
     stage_local: [usize; 2],
+    /// Planes in z that one work-item of a stage kernel walks.
+    z_chunk: usize,
     b: Field,
     w1: Field,
     w2: Field,
@@ -158,6 +160,7 @@ impl Solver {
         let wg = 256.min(info.max_work_group_size.max(1)).next_power_of_two();
         let wg = if wg > info.max_work_group_size { wg / 2 } else { wg };
         let groups = np.div_ceil(wg).clamp(1, 1024);
+        let gpu = cfg.gpu_layout.unwrap_or(info.device_type != DeviceType::Cpu);
         let copy = cfg.mode == Mode::Copy;
         let field = |values: usize| -> Result<Field> {
             let bytes = values * cfg.precision.size();
@@ -173,12 +176,13 @@ impl Solver {
         let solver = Solver {
             cfg: cfg.clone(),
             ctx: ctx.clone(),
-            source: source(cfg, &sbp),
+            source: source(cfg, &sbp, z_chunk(cfg, gpu), velocity_in_registers(cfg, gpu)),
             kernels: RefCell::new(HashMap::new()),
             np,
             wg,
             groups,
             stage_local: stage_local(cfg, info.max_work_group_size),
+            z_chunk: z_chunk(cfg, gpu),
             b: field(3 * np)?,
             w1: field(3 * np)?,
             w2: field(3 * np)?,
@@ -378,7 +382,7 @@ impl Solver {
     fn launch_stage(&self, name: &'static str, args: &[A<'_>]) -> Result<()> {
         let [lx, ly] = self.stage_local;
         let [nx, ny, nz] = self.cfg.n;
-        let global = [nx.next_multiple_of(lx), ny.next_multiple_of(ly), nz.div_ceil(z_chunk(&self.cfg))];
+        let global = [nx.next_multiple_of(lx), ny.next_multiple_of(ly), nz.div_ceil(self.z_chunk)];
         self.launch(name, args, &global, Some(&[lx, ly, 1]))
     }
 
@@ -645,9 +649,14 @@ impl Solver {
     }
 }
 
-/// Planes in z that one work-item of a stage kernel walks.
-fn z_chunk(cfg: &Config) -> usize {
-    16.min(cfg.n[2])
+/// Planes in z that one work-item of a stage kernel walks: 16 in the GPU layout (B's z-stencil
+/// stays in registers across them); 1 on a CPU, whose caches do that and whose OpenCL compilers
+/// (PoCL) vectorise across work-items only when a work-item runs no loop of unknown length
+/// (measured on PoCL, 2 cores: 0.47 s of kernel time against 0.65 s with 16, rotation_3d 32³ to
+/// t = 0.25).
+fn z_chunk(cfg: &Config, gpu: bool) -> usize {
+    let chunk = if gpu { 16 } else { 1 };
+    chunk.min(cfg.n[2])
 }
 
 /// The (x, y) work-group shape of the stage kernels: `--local`'s if given, else 32 × 8 (a warp
@@ -668,13 +677,22 @@ fn stage_local(cfg: &Config, max_work_group: usize) -> [usize; 2] {
     [lx, ly]
 }
 
+/// Whether the stage kernels evaluate u in registers (`U_ANALYTIC`) rather than read the field
+/// U: where u is linear or constant, in the GPU layout (`gpu`, by default any device but a CPU).
+/// A GPU has arithmetic to spare and saves 3 of the 15 values a stage would move per node; a CPU
+/// is compute-bound on this kernel (measured on PoCL, 2 cores: evaluating u made the stage
+/// kernel about 1.5× slower).
+pub fn velocity_in_registers(cfg: &Config, gpu: bool) -> bool {
+    cfg.case.velocity_is_linear() && gpu
+}
+
 /// The least bytes a time step must move between the device memory and the chip: per stage and
 /// node, B and K in and K and B out (12 values), and u (3 values) where it is read rather than
-/// evaluated in registers (`Case::velocity_in_registers`); LSRK4 has 5 stages, SSPRK33 3 (each
+/// evaluated in registers ([`velocity_in_registers`]); LSRK4 has 5 stages, SSPRK33 3 (each
 /// reading B⁰ and Bˢ and writing the result: 9 values, or 12 with u).
-pub fn least_bytes_per_step(cfg: &Config) -> f64 {
+pub fn least_bytes_per_step(cfg: &Config, u_in_registers: bool) -> f64 {
     let np: usize = cfg.n.iter().product();
-    let u = if cfg.case.velocity_in_registers() { 0 } else { 3 };
+    let u = if u_in_registers { 0 } else { 3 };
     let (stages, values) = match cfg.integrator {
         Integrator::Lsrk4 => (5, 12 + u),
         Integrator::Ssprk33 => (3, 9 + u),
@@ -692,8 +710,9 @@ fn root(v: f64) -> f64 {
 }
 
 /// The solver's OpenCL program: a header generated from the configuration (precision, grid,
-/// case, forms, and the SBP coefficients from [`Sbp`]) followed by the kernel files.
-pub fn source(cfg: &Config, sbp: &Sbp) -> String {
+/// case, forms, the SBP coefficients from [`Sbp`], the planes per work-item of the stage kernels
+/// and whether they evaluate u in registers) followed by the kernel files.
+pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, u_in_registers: bool) -> String {
     use std::fmt::Write;
     let f64s = cfg.precision == Precision::F64;
     let lit = |v: f64| if f64s { format!("{v:.17e}") } else { format!("{v:.9e}f") };
@@ -717,7 +736,7 @@ pub fn source(cfg: &Config, sbp: &Sbp) -> String {
             writeln!(s, "#define D{name} ((REAL){})\n#define {name}MIN ((REAL){})", lit(h[a]), lit(lo[a]));
     }
     let _ = writeln!(s, "#define PERIODIC {}", cfg.case.periodic() as i32);
-    let _ = writeln!(s, "#define ZCHUNK {}", z_chunk(cfg));
+    let _ = writeln!(s, "#define ZCHUNK {z_chunk}\n#define U_ANALYTIC {}", u_in_registers as i32);
     let _ = writeln!(s, "#define CASE {}", cfg.case.id());
     let _ =
         writeln!(s, "#define FORM_UIBJ {}\n#define FORM_UJBI {}", cfg.forms.uibj.id(), cfg.forms.ujbi.id());

@@ -1,8 +1,8 @@
 // The test cases' velocity and exact solution (selected by CASE; see case.rs).
 //   case_velocity(x, u): u(x);   case_exact(x, t, b): B(t, x).
-//   U_ANALYTIC: 1 where u is cheap to evaluate (linear or constant): the stage kernels then
-//   compute u at each stencil point in registers instead of reading the field U (case.rs,
-//   `Case::velocity_in_registers`, says the same to the host).
+//   U_ANALYTIC (set by the host, solver.rs `velocity_in_registers`): 1 where u is linear or
+//   constant (`Case::velocity_is_linear`) and the device a GPU: the stage kernels then evaluate u
+//   at each stencil point in registers instead of reading the field U.
 
 // Rotation of v by angle a about the unit axis k (Rodrigues).
 void rotate(const REAL k[3], REAL a, const REAL v[3], REAL out[3]) {
@@ -13,7 +13,6 @@ void rotate(const REAL k[3], REAL a, const REAL v[3], REAL out[3]) {
 }
 
 #if CASE == 1 || CASE == 2
-#define U_ANALYTIC 1
 // Rigid rotation u = k × x with unit angular speed about the axis k: a frozen-in field moves as
 // B(t, x) = R(t) B0(R(-t) x).
 #if CASE == 1
@@ -54,7 +53,6 @@ void case_exact(const REAL x[3], REAL t, REAL b[3]) {
 }
 
 #elif CASE == 3
-#define U_ANALYTIC 0
 // B = u, steady (u × B = 0), u·n = 0 on the boundary of [0, 1]³.
 void case_velocity(const REAL x[3], REAL u[3]) {
     const REAL pi = (REAL)3.14159265358979323846;
@@ -72,7 +70,6 @@ void case_exact(const REAL x[3], REAL t, REAL b[3]) {
 }
 
 #elif CASE == 4
-#define U_ANALYTIC 1
 // Constant u = (1, 1, 1) on the periodic unit cube; B(t, x) = B0(x − ut).
 void case_velocity(const REAL x[3], REAL u[3]) {
     (void)x;

@@ -204,7 +204,6 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
     const int i = get_global_id(0), j = get_global_id(1);
     if (i >= NX || j >= NY) return;  // the range is rounded up to whole work-groups
     const int k0 = get_global_id(2) * ZCHUNK;
-    const int k1 = min(k0 + ZCHUNK, NZ);
     const int col = IDX(i, j, 0);
     REAL bq[3][ZQ], ahead[3];
     // Planes k0 − HALF … k0 + HALF − 1 into slots 1 … ZQ − 1, and plane k0 + HALF ahead; each
@@ -219,7 +218,9 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
         }
     }
     REAL x[3] = {coord(i, XMIN, DX), coord(j, YMIN, DY), (REAL)0};
-    for (int k = k0; k < k1; ++k) {
+    for (int dk = 0; dk < ZCHUNK; ++dk) {
+        const int k = k0 + dk;
+        if (k >= NZ) break;
         const int next = col + queue_plane(k + 1 + HALF) * NX * NY;
         for (int c = 0; c < 3; ++c) {
             for (int o = 0; o + 1 < ZQ; ++o) bq[c][o] = bq[c][o + 1];
