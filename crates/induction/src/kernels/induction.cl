@@ -126,39 +126,43 @@ void deriv_z_from_queue(Deriv* d, REAL bq[3][ZQ], const __global REAL* U, int id
 void rhs(const __global REAL* B, const __global REAL* U, int i, int j, int k, const REAL x[3], REAL t,
          REAL bq[3][ZQ], REAL out[3]) {
     const int idx = IDX(i, j, k);
-    Deriv d[3];
-    deriv_from_memory(&d[0], B, U, idx, x, 0, i, NX, 1);
-    deriv_from_memory(&d[1], B, U, idx, x, 1, j, NY, NX);
-#if PERIODIC
-    deriv_z_from_queue(&d[2], bq, U, idx, x, k);
-#else
-    if (k < ROWS || k >= NZ - ROWS) {
-        deriv_from_memory(&d[2], B, U, idx, x, 2, k, NZ, NX * NY);
-    } else {
-        deriv_z_from_queue(&d[2], bq, U, idx, x, k);
-    }
-#endif
     const REAL ih[3] = {(REAL)1 / DX, (REAL)1 / DY, (REAL)1 / DZ};
-    REAL dB[3][3], dU[3][3];  // dB[a][c] = D_a B_c
-    for (int a = 0; a < 3; ++a) {
-        for (int c = 0; c < 3; ++c) {
-            dB[a][c] = ih[a] * d[a].b[c];
-            dU[a][c] = ih[a] * d[a].u[c];
-        }
-    }
-    const REAL divB = dB[0][0] + dB[1][1] + dB[2][2];
     const REAL b[3] = {bq[0][HALF], bq[1][HALF], bq[2][HALF]};
     REAL u[3];
     velocity_at(U, idx, x, 0, i, u);
-    for (int c = 0; c < 3; ++c) {
-        REAL t1 = (REAL)0, t3 = (REAL)0;
-        for (int a = 0; a < 3; ++a) {
-            // d_a(u_c B_a)
-            t1 += form(FORM_UIBJ, ih[a] * d[a].ucba[c], u[c], dB[a][a], b[a], dU[a][c]);
-            // d_a(u_a B_c)
-            t3 += form(FORM_UJBI, ih[a] * d[a].uab[c], u[a], dB[a][c], b[c], dU[a][a]);
+    // Every term is a sum over the axes of derivatives along that axis, so the axes are taken
+    // one at a time and only one axis's derivatives are live (fewer registers, more work-items
+    // resident on a GPU): out_c = Σ_a [∂_a(u_c B_a) − u_c D_a B_a − ∂_a(u_a B_c)].
+    for (int c = 0; c < 3; ++c) out[c] = (REAL)0;
+    for (int a = 0; a < 3; ++a) {
+        Deriv d;
+        if (a == 0) {
+            deriv_from_memory(&d, B, U, idx, x, 0, i, NX, 1);
+        } else if (a == 1) {
+            deriv_from_memory(&d, B, U, idx, x, 1, j, NY, NX);
+        } else {
+#if PERIODIC
+            deriv_z_from_queue(&d, bq, U, idx, x, k);
+#else
+            if (k < ROWS || k >= NZ - ROWS) {
+                deriv_from_memory(&d, B, U, idx, x, 2, k, NZ, NX * NY);
+            } else {
+                deriv_z_from_queue(&d, bq, U, idx, x, k);
+            }
+#endif
         }
-        out[c] = t1 - u[c] * divB - t3;
+        REAL dB[3], dU[3];  // D_a B_c, D_a u_c
+        for (int c = 0; c < 3; ++c) {
+            dB[c] = ih[a] * d.b[c];
+            dU[c] = ih[a] * d.u[c];
+        }
+        for (int c = 0; c < 3; ++c) {
+            // d_a(u_c B_a)
+            const REAL t1 = form(FORM_UIBJ, ih[a] * d.ucba[c], u[c], dB[a], b[a], dU[c]);
+            // d_a(u_a B_c)
+            const REAL t3 = form(FORM_UJBI, ih[a] * d.uab[c], u[a], dB[c], b[c], dU[a]);
+            out[c] += t1 - u[c] * dB[a] - t3;
+        }
     }
 #if !PERIODIC
     // SAT: at a face where u·n < 0, add (u·n)/(h·H_00)·(B − g).
