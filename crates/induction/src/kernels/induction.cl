@@ -42,7 +42,9 @@ void deriv_zero(Deriv* d) {
 void deriv_add(Deriv* d, int a, REAL w, const REAL b[3], const REAL u[3]) {
     for (int c = 0; c < 3; ++c) {
         d->b[c] += w * b[c];
+#if !U_ANALYTIC
         d->u[c] += w * u[c];
+#endif
 #if FORM_UJBI != 2
         d->uab[c] += w * (u[a] * b[c]);
 #endif
@@ -154,7 +156,11 @@ void rhs(const __global REAL* B, const __global REAL* U, int i, int j, int k, co
         REAL dB[3], dU[3];  // D_a B_c, D_a u_c
         for (int c = 0; c < 3; ++c) {
             dB[c] = ih[a] * d.b[c];
+#if U_ANALYTIC
+            dU[c] = case_velocity_gradient(a, c);
+#else
             dU[c] = ih[a] * d.u[c];
+#endif
         }
         for (int c = 0; c < 3; ++c) {
             // d_a(u_c B_a)
