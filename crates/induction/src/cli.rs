@@ -56,7 +56,8 @@ pub struct BenchArgs {
     /// Interior order.
     #[arg(long, default_value_t = 4)]
     pub order: usize,
-    /// Work-group shape `X,Y,Z` of the per-node kernels (as for `run`).
+    /// Work-group shape `X,Y,Z` of the per-node kernels (as for `run`; the stage kernels, which
+    /// the timing is of, take `X,Y`, default 32,8).
     #[arg(long)]
     pub local: Option<String>,
     /// Device (as for `run`).
@@ -94,7 +95,8 @@ pub struct Common {
     #[arg(long, default_value = "resident")]
     pub mode: Mode,
     /// Work-group shape `X,Y,Z` of the per-node kernels (each must divide the grid size along
-    /// its axis); default: the driver's choice.
+    /// its axis). The Runge–Kutta stage kernels take `X,Y` (default 32,8; in the GPU layout each
+    /// work-item walks 16 planes in z); the other kernels default to the driver's choice.
     #[arg(long)]
     pub local: Option<String>,
 }
