@@ -111,7 +111,9 @@ void deriv_from_memory(Deriv* d, const __global REAL* B, const __global REAL* U,
 void deriv_z_from_queue(Deriv* d, REAL bq[3][ZQ], const __global REAL* U, int idx, const REAL x[3],
                         int k) {
     deriv_zero(d);
+#pragma unroll
     for (int q = 1; q <= HALF; ++q) {
+#pragma unroll
         for (int side = 0; side < 2; ++side) {
             const int o = side == 0 ? q : -q;
             const int kk = PERIODIC ? wrap(k + o, NZ) : k + o;
@@ -136,6 +138,8 @@ void rhs(const __global REAL* B, const __global REAL* U, int i, int j, int k, co
     // one at a time and only one axis's derivatives are live (fewer registers, more work-items
     // resident on a GPU): out_c = Σ_a [∂_a(u_c B_a) − u_c D_a B_a − ∂_a(u_a B_c)].
     for (int c = 0; c < 3; ++c) out[c] = (REAL)0;
+    // Unrolled, so that every array here is indexed by constants and stays in registers.
+#pragma unroll
     for (int a = 0; a < 3; ++a) {
         Deriv d;
         if (a == 0) {
@@ -219,6 +223,7 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
     // Planes k0 − HALF … k0 + HALF − 1 into slots 1 … ZQ − 1, and plane k0 + HALF ahead; each
     // step shifts the plane ahead in and loads the next one before it computes, so that the
     // load's latency is hidden behind the arithmetic of the plane.
+#pragma unroll
     for (int o = 1; o <= ZQ; ++o) {
         const int m = col + queue_plane(k0 - HALF - 1 + o) * NX * NY;
         for (int c = 0; c < 3; ++c) {
@@ -232,7 +237,9 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
         const int k = k0 + dk;
         if (k >= NZ) break;
         const int next = col + queue_plane(k + 1 + HALF) * NX * NY;
+#pragma unroll
         for (int c = 0; c < 3; ++c) {
+#pragma unroll
             for (int o = 0; o + 1 < ZQ; ++o) bq[c][o] = bq[c][o + 1];
             bq[c][ZQ - 1] = ahead[c];
             ahead[c] = Bs[c * NP + next];
