@@ -700,6 +700,16 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     let probe = Config::new(Case::Rotation3d, a.order, n);
     let gpu = info.device_type != clarray::runtime::DeviceType::Cpu;
     let u_in_registers = crate::solver::velocity_in_registers(&probe, gpu);
+    let [lx, ly, _] = local.unwrap_or([32, 8, 1]);
+    println!(
+        "stage kernels: {} layout, work-groups {lx}×{ly}×1{}",
+        if gpu { "GPU" } else { "CPU" },
+        if gpu {
+            ", 16 planes in z per work-item (B's z-stencil in registers)"
+        } else {
+            ", one node per work-item"
+        }
+    );
     println!(
         "least bytes per step: 5 stages × {} values per node (B and K read, K and B written{}) × the \
          value size",
