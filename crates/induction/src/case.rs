@@ -81,6 +81,13 @@ impl Case {
         }
     }
 
+    /// Whether u is linear or constant, so cheap enough that the stage kernels may evaluate it at
+    /// each stencil point in registers rather than read the stored field (on a GPU: see
+    /// `solver::velocity_in_registers`).
+    pub fn velocity_is_linear(self) -> bool {
+        self != Case::ConfinedDomain
+    }
+
     /// Whether the solution is independent of z (then a thin grid in z loses nothing).
     pub fn is_planar(self) -> bool {
         self == Case::Rotation2d

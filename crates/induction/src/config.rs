@@ -200,10 +200,10 @@ impl fmt::Display for Mode {
     }
 }
 
-/// Options of the divergence cleaning (conjugate gradients for −Δφ = ∇·B).
+/// Options of the divergence cleaning (conjugate gradients for −Div·G ψ = Div·B, then B ← B + Gψ).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CleanOptions {
-    /// Stop when ‖r‖ ≤ tol·‖r₀‖ (H-weighted norms).
+    /// Stop when ‖r‖ ≤ tol·‖r₀‖ (H-weighted norms; r is the divergence of the cleaned field).
     pub tol: f64,
     /// At most this many iterations per cleaning.
     pub max_iter: usize,
@@ -255,6 +255,11 @@ pub struct Config {
     /// Work-group shape of the per-node kernels; `None` lets the driver choose. Each entry must
     /// divide the grid size along its axis.
     pub local: Option<[usize; 3]>,
+    /// The stage kernels' layout: `Some(true)` the GPU one (16 planes in z per work-item, u
+    /// evaluated in registers where it is linear), `Some(false)` the CPU one (one node per
+    /// work-item, u read); `None` by the device type. Both compute the same numbers (to
+    /// round-off); the tests run the GPU layout on a CPU this way.
+    pub gpu_layout: Option<bool>,
 }
 
 impl Config {
@@ -276,6 +281,7 @@ impl Config {
             clean: None,
             inflow: Inflow::Exact,
             local: None,
+            gpu_layout: None,
         }
     }
 

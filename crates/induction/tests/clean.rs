@@ -33,32 +33,77 @@ fn cleaning_lowers_the_divergence_of_a_noisy_field() {
     let it = solver.clean().unwrap();
     let after = solver.norms().unwrap();
     let div = solver.divergence_field().unwrap();
-    let mut interior = 0.0f64;
-    for k in 1..nz - 1 {
-        for j in 1..ny - 1 {
-            for i in 1..nx - 1 {
-                interior = interior.max(div[i + nx * (j + ny * k)].abs());
-            }
-        }
-    }
+    let largest = div.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     println!(
-        "divergence {:e} -> {:e}, interior {:e} -> {:e}, in {it} iterations; max interior |div B| {interior:e}",
+        "divergence {:e} -> {:e} (interior {:e} -> {:e}) in {it} iterations; largest |div B| {largest:e}",
         before.divergence, after.divergence, before.divergence_interior, after.divergence_interior
     );
-    // The Poisson equation holds on the interior nodes (φ = 0 on the boundary): there the
-    // divergence falls to the CG tolerance. Measured: 4.07e-2 -> 1.36e-12 (largest 2.3e-12).
+    // The criterion: two orders of magnitude on the SBP norm over all nodes.
     assert!(
-        before.divergence_interior / after.divergence_interior >= 1e6,
-        "interior divergence {:e} -> {:e}",
-        before.divergence_interior,
-        after.divergence_interior
+        before.divergence / after.divergence >= 100.0,
+        "divergence over all nodes {:e} -> {:e}",
+        before.divergence,
+        after.divergence
     );
-    assert!(interior < 1e-9, "largest interior divergence after cleaning: {interior:e}");
-    // On the boundary nodes nothing is solved for; the norm over all nodes falls by the share
-    // of the boundary layer only. Measured: 4.50e-2 -> 1.82e-2 (2.5×).
-    assert!(after.divergence < 0.5 * before.divergence);
-    assert!(
-        after.divergence > 1e-3 * before.divergence,
-        "the boundary nodes were cleaned too? update the docs"
-    );
+    // The CG residual is the divergence of the corrected field, so the tolerance (1e-10) is what
+    // it falls by, boundary nodes included (measured: 4.50e-2 -> 4.43e-12 in
+    // 260 iterations, largest |div B| 5.9e-11).
+    assert!(after.divergence <= 2e-10 * before.divergence, "{:e}", after.divergence);
+    assert!(largest < 1e-9, "largest |div B| after cleaning: {largest:e}");
+    // The correction is a projection: the noise (1e-3) is all it may remove, not the field.
+    assert!((after.energy / before.energy - 1.0).abs() < 1e-3, "{} -> {}", before.energy, after.energy);
+}
+
+/// The cleaning is the H-orthogonal projection onto the fields with zero discrete divergence:
+/// after it the divergence vanishes at every node, and the correction B − PB is H-orthogonal to
+/// PB, so ‖B‖² = ‖PB‖² + ‖B − PB‖² (the solver's energy is ‖·‖²_H). The second holds only if
+/// `gradient` is exactly the negative H-adjoint of `divergence`, boundary terms included (the
+/// SBP property): a wrong boundary row shows here. Random fields, odd sizes, orders 2 and 6.
+#[test]
+fn cleaning_is_an_orthogonal_projection() {
+    let ctx = induction::cli::context(None).unwrap();
+    for (order, n) in [(2, [10, 11, 12]), (6, [13, 12, 14])] {
+        let mut cfg = Config::new(Case::Rotation3d, order, n[0]);
+        cfg.n = n;
+        cfg.clean = Some(CleanOptions { tol: 1e-11, max_iter: 5000, check_every: 10 });
+        let mut solver = Solver::new(&ctx, &cfg).unwrap();
+        let np: usize = n.iter().product();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11 + order as u64);
+        let b: Vec<f64> = (0..3 * np).map(|_| rng.random_range(-1.0..1.0)).collect();
+        solver.set_field(&b).unwrap();
+        let (d0, e_b) = (solver.divergence_norm().unwrap(), solver.energy().unwrap());
+        let it = solver.clean().unwrap();
+        let pb = solver.field().unwrap();
+        let (d1, e_pb) = (solver.divergence_norm().unwrap(), solver.energy().unwrap());
+        let diff: Vec<f64> = b.iter().zip(&pb).map(|(a, c)| a - c).collect();
+        solver.set_field(&diff).unwrap();
+        let e_diff = solver.energy().unwrap();
+        println!("order {order}: divergence {d0:e} -> {d1:e} in {it} iterations; {e_pb} + {e_diff} vs {e_b}");
+        assert!(d1 <= 2e-11 * d0, "order {order}: divergence {d0:e} -> {d1:e}");
+        let defect = (e_pb + e_diff) / e_b - 1.0;
+        assert!(defect.abs() < 1e-10, "order {order}: ‖PB‖² + ‖B − PB‖² = {} ≠ ‖B‖² = {e_b}", e_pb + e_diff);
+        // Random data is far from divergence-free: the projection removes a good part of it.
+        assert!(e_diff > 0.1 * e_b);
+    }
+}
+
+/// Cleaning after every step does not spoil accuracy on a divergence-free solution: rotation_2d,
+/// order 4, to t = 0.25 (the case of the solver test), with and without cleaning.
+#[test]
+fn cleaning_keeps_the_accuracy_of_a_divergence_free_solution() {
+    let ctx = induction::cli::context(None).unwrap();
+    let mut errors = Vec::new();
+    for clean in [None, Some(CleanOptions { tol: 1e-8, max_iter: 500, check_every: 10 })] {
+        let mut cfg = Config::new(Case::Rotation2d, 4, 20);
+        cfg.final_time = Some(0.25);
+        cfg.clean = clean;
+        let r = Solver::new(&ctx, &cfg).unwrap().run(|_, _, _| Ok(())).unwrap();
+        println!("clean {}: error {:e}, divergence {:e}", clean.is_some(), r.last.error, r.last.divergence);
+        errors.push((r.last.error, r.last.divergence));
+    }
+    let (plain, cleaned) = (errors[0], errors[1]);
+    // measured: error 4.657e-3 without, 4.768e-3 with cleaning (the projection also moves the
+    // truncation error); divergence 2.0e-2 without, 7.8e-12 with
+    assert!(cleaned.0 <= 1.05 * plain.0, "error {:e} with cleaning, {:e} without", cleaned.0, plain.0);
+    assert!(cleaned.1 <= 1e-6 * plain.1, "divergence {:e} with cleaning, {:e} without", cleaned.1, plain.1);
 }

@@ -1,5 +1,10 @@
 // The test cases' velocity and exact solution (selected by CASE; see case.rs).
 //   case_velocity(x, u): u(x);   case_exact(x, t, b): B(t, x).
+//   U_ANALYTIC (set by the host, solver.rs `velocity_in_registers`): 1 where u is linear or
+//   constant (`Case::velocity_is_linear`) and the device a GPU: the stage kernels then evaluate u
+//   at each stencil point in registers instead of reading the field U, and take D_a u_c as the
+//   constant case_velocity_gradient(a, c) (which the SBP operators reproduce exactly on linear
+//   functions, up to round-off).
 
 // Rotation of v by angle a about the unit axis k (Rodrigues).
 void rotate(const REAL k[3], REAL a, const REAL v[3], REAL out[3]) {
@@ -23,6 +28,16 @@ void case_velocity(const REAL x[3], REAL u[3]) {
     u[0] = k[1] * x[2] - k[2] * x[1];
     u[1] = k[2] * x[0] - k[0] * x[2];
     u[2] = k[0] * x[1] - k[1] * x[0];
+}
+
+// ∂_a u_c of the linear u = k × x (a constant); used where u is evaluated in registers.
+REAL case_velocity_gradient(int a, int c) {
+    const REAL k[3] = AXIS_K;
+    // ∂_a (k × x)_c = ε_{c m a} k_m: nonzero where (c, a) are distinct.
+    if (a == c) return (REAL)0;
+    const int m = 3 - a - c;
+    // ε_{c m a} = +1 for (c, m, a) cyclic.
+    return ((m - c + 3) % 3 == 1) ? k[m] : -k[m];
 }
 
 // B0 = 4 ψ w × (x − c), ψ = exp(−20 |x − c|²): divergence-free for any constant w.
@@ -68,6 +83,12 @@ void case_exact(const REAL x[3], REAL t, REAL b[3]) {
 
 #elif CASE == 4
 // Constant u = (1, 1, 1) on the periodic unit cube; B(t, x) = B0(x − ut).
+REAL case_velocity_gradient(int a, int c) {
+    (void)a;
+    (void)c;
+    return (REAL)0;
+}
+
 void case_velocity(const REAL x[3], REAL u[3]) {
     (void)x;
     u[0] = (REAL)1;

@@ -13,47 +13,176 @@ REAL form(int f, REAL dab, REAL a, REAL db, REAL b, REAL da) {
     return f == 0 ? dab : (f == 2 ? prod : (REAL)0.5 * (dab + prod));
 }
 
-// dB/dt at node (i, j, k), with the SAT penalties of inflow faces, into out[3].
-void rhs(const __global REAL* B, const __global REAL* U, int i, int j, int k, const REAL x[3],
-                REAL t, REAL out[3]) {
-    const int idx = IDX(i, j, k);
-    REAL dB[3][3], dU[3][3];  // dB[a][c] = D_a B_c
-    for (int a = 0; a < 3; ++a) {
-        const int p = AXIS_P(a), n = AXIS_N(a), s = AXIS_S(a);
-        const REAL ih = AXIS_IH(a);
-        for (int c = 0; c < 3; ++c) {
-            dB[a][c] = ih * d1(B + c * NP, idx, p, n, s);
-            dU[a][c] = ih * d1(U + c * NP, idx, p, n, s);
-        }
+// ---- The Runge-Kutta stage: right-hand side, SAT and stage update in one pass ----------------
+//
+// Layout for a GPU: work-item (i, j) of a 2-D work-group tile in (x, y) walks ZCHUNK planes of
+// its column in z (global size NX × NY × ceil(NZ/ZCHUNK), each of the first two rounded up to
+// whole work-groups of lx × ly × 1). Adjacent
+// work-items hold adjacent x, so every load and store of a warp is one contiguous row segment.
+// Its B values on the planes k − HALF … k + HALF stay in registers (a queue shifted by one
+// plane per step), so the z-derivatives read no memory but the new plane; the x- and
+// y-neighbours are the neighbours' own loads of the same plane, served by the cache of the
+// work-group's tile. Each stencil value of B is loaded once per axis and used for every
+// derivative that needs it (D B_c, D u_c and the products D(u_a B_c), D(u_c B_a)); where the
+// case allows (U_ANALYTIC), u is evaluated at the stencil points in registers, so U is never
+// read. A node moves B and K in, K and B out: 12 values (15 when U is read).
+
+#define ZQ (2 * HALF + 1)
+
+// Derivatives along one axis a of B_c, u_c, u_a B_c and u_c B_a (c = 0, 1, 2), without 1/h.
+typedef struct {
+    REAL b[3], u[3], uab[3], ucba[3];
+} Deriv;
+
+void deriv_zero(Deriv* d) {
+    for (int c = 0; c < 3; ++c) d->b[c] = d->u[c] = d->uab[c] = d->ucba[c] = (REAL)0;
+}
+
+// Adds w × (the values at one stencil point) to d.
+void deriv_add(Deriv* d, int a, REAL w, const REAL b[3], const REAL u[3]) {
+    for (int c = 0; c < 3; ++c) {
+        d->b[c] += w * b[c];
+#if !U_ANALYTIC
+        d->u[c] += w * u[c];
+#endif
+#if FORM_UJBI != 2
+        d->uab[c] += w * (u[a] * b[c]);
+#endif
+#if FORM_UIBJ != 2
+        d->ucba[c] += w * (u[c] * b[a]);
+#endif
     }
-    const REAL divB = dB[0][0] + dB[1][1] + dB[2][2];
+}
+
+// u at node m, whose coordinate along axis a is q (the others those of x).
+void velocity_at(const __global REAL* U, int m, const REAL x[3], int a, int q, REAL u[3]) {
+#if U_ANALYTIC
+    (void)U;
+    (void)m;
+    REAL y[3] = {x[0], x[1], x[2]};
+    y[a] = a == 0 ? coord(q, XMIN, DX) : (a == 1 ? coord(q, YMIN, DY) : coord(q, ZMIN, DZ));
+    case_velocity(y, u);
+#else
+    (void)x;
+    (void)a;
+    (void)q;
+    for (int c = 0; c < 3; ++c) u[c] = U[c * NP + m];
+#endif
+}
+
+// Adds the stencil point at offset o along axis a (index p on an axis of n points, stride s),
+// read from memory, with weight w.
+void point_from_memory(Deriv* d, const __global REAL* B, const __global REAL* U, int idx, const REAL x[3],
+                       int a, int p, int s, int o, REAL w) {
+    const int m = idx + o * s;
     REAL b[3], u[3];
-    for (int c = 0; c < 3; ++c) {
-        b[c] = B[c * NP + idx];
-        u[c] = U[c * NP + idx];
+    for (int c = 0; c < 3; ++c) b[c] = B[c * NP + m];
+    velocity_at(U, m, x, a, p + o, u);
+    deriv_add(d, a, w, b, u);
+}
+
+// The derivatives along axis a at node idx, every stencil point read from memory (x and y; z on
+// the boundary planes). Periodic: offsets wrap.
+void deriv_from_memory(Deriv* d, const __global REAL* B, const __global REAL* U, int idx, const REAL x[3],
+                       int a, int p, int n, int s) {
+    deriv_zero(d);
+#if PERIODIC
+    for (int q = 1; q <= HALF; ++q) {
+        point_from_memory(d, B, U, idx, x, a, p, s, wrap(p + q, n) - p, DI[q - 1]);
+        point_from_memory(d, B, U, idx, x, a, p, s, wrap(p - q, n) - p, -DI[q - 1]);
     }
-    for (int c = 0; c < 3; ++c) {
-        REAL t1 = (REAL)0, t3 = (REAL)0;
-        for (int a = 0; a < 3; ++a) {
-            const int p = AXIS_P(a), n = AXIS_N(a), s = AXIS_S(a);
-            const REAL ih = AXIS_IH(a);
-            // d_a(u_c B_a)
-            const REAL c1 = FORM_UIBJ == 2 ? (REAL)0 : ih * d1p(U + c * NP, B + a * NP, idx, p, n, s);
-            t1 += form(FORM_UIBJ, c1, u[c], dB[a][a], b[a], dU[a][c]);
-            // d_a(u_a B_c)
-            const REAL c3 = FORM_UJBI == 2 ? (REAL)0 : ih * d1p(U + a * NP, B + c * NP, idx, p, n, s);
-            t3 += form(FORM_UJBI, c3, u[a], dB[a][c], b[c], dU[a][a]);
+#else
+    if (p < ROWS) {
+        for (int c = 0; c < COLS; ++c) point_from_memory(d, B, U, idx, x, a, p, s, c - p, DB[p * COLS + c]);
+    } else if (p >= n - ROWS) {
+        const int r = n - 1 - p;
+        for (int c = 0; c < COLS; ++c) point_from_memory(d, B, U, idx, x, a, p, s, r - c, -DB[r * COLS + c]);
+    } else {
+        for (int q = 1; q <= HALF; ++q) {
+            point_from_memory(d, B, U, idx, x, a, p, s, q, DI[q - 1]);
+            point_from_memory(d, B, U, idx, x, a, p, s, -q, -DI[q - 1]);
         }
-        out[c] = t1 - u[c] * divB - t3;
+    }
+#endif
+}
+
+// The z-derivatives at an interior plane (or any plane, periodic), B from the register queue
+// bq[c][HALF + o] = B_c at offset o.
+void deriv_z_from_queue(Deriv* d, REAL bq[3][ZQ], const __global REAL* U, int idx, const REAL x[3],
+                        int k) {
+    deriv_zero(d);
+#pragma unroll
+    for (int q = 1; q <= HALF; ++q) {
+#pragma unroll
+        for (int side = 0; side < 2; ++side) {
+            const int o = side == 0 ? q : -q;
+            const int kk = PERIODIC ? wrap(k + o, NZ) : k + o;
+            const REAL b[3] = {bq[0][HALF + o], bq[1][HALF + o], bq[2][HALF + o]};
+            REAL u[3];
+            velocity_at(U, idx + (kk - k) * NX * NY, x, 2, kk, u);
+            deriv_add(d, 2, side == 0 ? DI[q - 1] : -DI[q - 1], b, u);
+        }
+    }
+}
+
+// dB/dt at node (i, j, k) of B, with the SAT penalties of inflow faces, into out[3]; bq holds
+// B on the planes k − HALF … k + HALF of this column.
+void rhs(const __global REAL* B, const __global REAL* U, int i, int j, int k, const REAL x[3], REAL t,
+         REAL bq[3][ZQ], REAL out[3]) {
+    const int idx = IDX(i, j, k);
+    const REAL ih[3] = {(REAL)1 / DX, (REAL)1 / DY, (REAL)1 / DZ};
+    const REAL b[3] = {bq[0][HALF], bq[1][HALF], bq[2][HALF]};
+    REAL u[3];
+    velocity_at(U, idx, x, 0, i, u);
+    // Every term is a sum over the axes of derivatives along that axis, so the axes are taken
+    // one at a time and only one axis's derivatives are live (fewer registers, more work-items
+    // resident on a GPU): out_c = Σ_a [∂_a(u_c B_a) − u_c D_a B_a − ∂_a(u_a B_c)].
+    for (int c = 0; c < 3; ++c) out[c] = (REAL)0;
+    // Unrolled, so that every array here is indexed by constants and stays in registers.
+#pragma unroll
+    for (int a = 0; a < 3; ++a) {
+        Deriv d;
+        if (a == 0) {
+            deriv_from_memory(&d, B, U, idx, x, 0, i, NX, 1);
+        } else if (a == 1) {
+            deriv_from_memory(&d, B, U, idx, x, 1, j, NY, NX);
+        } else {
+#if PERIODIC
+            deriv_z_from_queue(&d, bq, U, idx, x, k);
+#else
+            if (k < ROWS || k >= NZ - ROWS) {
+                deriv_from_memory(&d, B, U, idx, x, 2, k, NZ, NX * NY);
+            } else {
+                deriv_z_from_queue(&d, bq, U, idx, x, k);
+            }
+#endif
+        }
+        REAL dB[3], dU[3];  // D_a B_c, D_a u_c
+        for (int c = 0; c < 3; ++c) {
+            dB[c] = ih[a] * d.b[c];
+#if U_ANALYTIC
+            dU[c] = case_velocity_gradient(a, c);
+#else
+            dU[c] = ih[a] * d.u[c];
+#endif
+        }
+        for (int c = 0; c < 3; ++c) {
+            // d_a(u_c B_a)
+            const REAL t1 = form(FORM_UIBJ, ih[a] * d.ucba[c], u[c], dB[a], b[a], dU[c]);
+            // d_a(u_a B_c)
+            const REAL t3 = form(FORM_UJBI, ih[a] * d.uab[c], u[a], dB[c], b[c], dU[a]);
+            out[c] += t1 - u[c] * dB[a] - t3;
+        }
     }
 #if !PERIODIC
     // SAT: at a face where u·n < 0, add (u·n)/(h·H_00)·(B − g).
+    const int pos[3] = {i, j, k}, len[3] = {NX, NY, NZ};
+    const REAL ih00 = (REAL)1 / HW[0];
     REAL g[3];
     int have_g = 0;
     for (int a = 0; a < 3; ++a) {
-        const int p = AXIS_P(a), n = AXIS_N(a);
         for (int side = 0; side < 2; ++side) {
-            if (p != (side == 0 ? 0 : n - 1)) continue;
+            if (pos[a] != (side == 0 ? 0 : len[a] - 1)) continue;
             const REAL un = side == 0 ? -u[a] : u[a];
             if (un >= (REAL)0) continue;
             if (!have_g) {
@@ -64,11 +193,72 @@ void rhs(const __global REAL* B, const __global REAL* U, int i, int j, int k, co
 #endif
                 have_g = 1;
             }
-            const REAL sigma = un * AXIS_IH(a) / HW[0];
+            const REAL sigma = un * ih[a] * ih00;
             for (int c = 0; c < 3; ++c) out[c] += sigma * (b[c] - g[c]);
         }
     }
 #endif
+}
+
+// Plane index of offset kk in the queue: wrapped (periodic) or clamped (bounded: planes outside
+// the grid are only ever loaded where the boundary rows do not use the queue).
+int queue_plane(int kk) {
+#if PERIODIC
+    return wrap(kk, NZ);
+#else
+    return min(max(kk, 0), NZ - 1);
+#endif
+}
+
+// One stage over this work-item's column segment. SSPRK33 (lsrk = 0):
+// out = a·B0 + b·(Bs + dt·L(Bs, t)). Low-storage (lsrk = 1): K = a·K + dt·L(Bs, t),
+// out = Bs + b·K. Bs is read at neighbours and never written; out may be B0.
+void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, __global REAL* out,
+           const __global REAL* U, REAL a, REAL b, REAL dt, REAL t, int lsrk) {
+    const int i = get_global_id(0), j = get_global_id(1);
+    if (i >= NX || j >= NY) return;  // the range is rounded up to whole work-groups
+    const int k0 = get_global_id(2) * ZCHUNK;
+    const int col = IDX(i, j, 0);
+    REAL bq[3][ZQ], ahead[3];
+    // Planes k0 − HALF … k0 + HALF − 1 into slots 1 … ZQ − 1, and plane k0 + HALF ahead; each
+    // step shifts the plane ahead in and loads the next one before it computes, so that the
+    // load's latency is hidden behind the arithmetic of the plane.
+#pragma unroll
+    for (int o = 1; o <= ZQ; ++o) {
+        const int m = col + queue_plane(k0 - HALF - 1 + o) * NX * NY;
+        for (int c = 0; c < 3; ++c) {
+            const REAL v = Bs[c * NP + m];
+            if (o < ZQ) bq[c][o] = v;
+            else ahead[c] = v;
+        }
+    }
+    REAL x[3] = {coord(i, XMIN, DX), coord(j, YMIN, DY), (REAL)0};
+    for (int dk = 0; dk < ZCHUNK; ++dk) {
+        const int k = k0 + dk;
+        if (k >= NZ) break;
+        const int next = col + queue_plane(k + 1 + HALF) * NX * NY;
+#pragma unroll
+        for (int c = 0; c < 3; ++c) {
+#pragma unroll
+            for (int o = 0; o + 1 < ZQ; ++o) bq[c][o] = bq[c][o + 1];
+            bq[c][ZQ - 1] = ahead[c];
+            ahead[c] = Bs[c * NP + next];
+        }
+        x[2] = coord(k, ZMIN, DZ);
+        REAL l[3];
+        rhs(Bs, U, i, j, k, x, t, bq, l);
+        const int idx = col + k * NX * NY;
+        for (int c = 0; c < 3; ++c) {
+            const int m = c * NP + idx;
+            if (lsrk) {
+                const REAL kk = a * K[m] + dt * l[c];
+                K[m] = kk;
+                out[m] = bq[c][HALF] + b * kk;
+            } else {
+                out[m] = a * B0[m] + b * (bq[c][HALF] + dt * l[c]);
+            }
+        }
+    }
 }
 
 // B = exact(t), U = u.
@@ -84,32 +274,18 @@ __kernel void init(__global REAL* B, __global REAL* U, REAL t) {
 }
 
 // SSPRK33 stage: out = a*B0 + b*(Bs + dt*L(Bs, t)). out may be B0 (read and written pointwise),
-// never Bs (read at neighbours); Bs and U alias nothing written, so they are `restrict` and the
-// compiler may keep their stencil values in registers across the derivatives.
+// never Bs (read at neighbours). Launched on NX × NY × ceil(NZ/ZCHUNK) work-items.
 __kernel void stage_ssp(const __global REAL* B0, const __global REAL* restrict Bs, __global REAL* out,
                         const __global REAL* restrict U, REAL a, REAL b, REAL dt, REAL t) {
-    NODE
-    REAL l[3];
-    rhs(Bs, U, i, j, k, x, t, l);
-    for (int c = 0; c < 3; ++c) {
-        const int m = c * NP + idx;
-        out[m] = a * B0[m] + b * (Bs[m] + dt * l[c]);
-    }
+    stage(B0, Bs, out, out, U, a, b, dt, t, 0);
 }
 
 // Low-storage stage: K = A*K + dt*L(Bin, t); Bout = Bin + Bc*K. The four buffers are distinct.
+// Launched on NX × NY × ceil(NZ/ZCHUNK) work-items.
 __kernel void stage_lsrk(const __global REAL* restrict Bin, __global REAL* restrict K,
                          __global REAL* restrict Bout, const __global REAL* restrict U, REAL A, REAL Bc,
                          REAL dt, REAL t) {
-    NODE
-    REAL l[3];
-    rhs(Bin, U, i, j, k, x, t, l);
-    for (int c = 0; c < 3; ++c) {
-        const int m = c * NP + idx;
-        const REAL kk = A * K[m] + dt * l[c];
-        K[m] = kk;
-        Bout[m] = Bin[m] + Bc * kk;
-    }
+    stage(Bin, Bin, K, Bout, U, A, Bc, dt, t, 1);
 }
 
 // out = sign * (D_x F_0 + D_y F_1 + D_z F_2); with interior_only, 0 on boundary nodes.
@@ -126,11 +302,22 @@ __kernel void divergence(const __global REAL* F, __global REAL* out, REAL sign, 
     out[idx] = (interior_only && boundary) ? (REAL)0 : sign * acc;
 }
 
-// G_c = D_c f.
+// G = −Div* f, the negative adjoint of the divergence in the H inner product: by the SBP property
+// D_a* = −D_a + H_a⁻¹(e_last e_lastᵀ − e_first e_firstᵀ)/h_a, so G_a = D_a f except on the two
+// boundary planes of axis a, where the boundary term f/(h_a H_00) is subtracted (last plane) or
+// added (first plane). Periodic: G_a = D_a f. Then ⟨Div F, f⟩_H = −⟨F, G⟩_H for every F.
 __kernel void gradient(const __global REAL* f, __global REAL* G) {
     NODE
     (void)x;
-    for (int a = 0; a < 3; ++a) G[a * NP + idx] = AXIS_IH(a) * d1(f, idx, AXIS_P(a), AXIS_N(a), AXIS_S(a));
+    for (int a = 0; a < 3; ++a) {
+        const int p = AXIS_P(a), n = AXIS_N(a);
+        REAL g = d1(f, idx, p, n, AXIS_S(a));
+#if !PERIODIC
+        if (p == 0) g += f[idx] / HW[0];
+        if (p == n - 1) g -= f[idx] / HW[0];
+#endif
+        G[a * NP + idx] = AXIS_IH(a) * g;
+    }
 }
 
 // y = a*x + b*y over n values; with b = 0, y is not read (it may hold anything, NaN included).
