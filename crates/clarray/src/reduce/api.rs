@@ -44,7 +44,11 @@ pub(crate) fn map_of_expr(e: &Expr) -> Result<MapExpr> {
         .scalars
         .iter()
         .enumerate()
-        .map(|(j, (s, d))| Param { name: format!("k{j}"), ctype: d.cl_compute(), bytes: s.encode(*d) })
+        .map(|(j, (s, d))| Param {
+            name: format!("k{j}"),
+            ctype: d.cl_compute(),
+            bytes: s.encode(*d).to_vec(),
+        })
         .collect();
     let mut em = Emitter::default();
     let mut body = String::new();
