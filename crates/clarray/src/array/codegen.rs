@@ -1079,22 +1079,35 @@ fn tiled_source(
     )
 }
 
+/// `f` of `values` as the runtime's arguments, on the stack when they are few (no allocation
+/// per launch).
+fn with_args<R>(values: &[KernelValue], f: impl FnOnce(&[Arg<'_>]) -> R) -> R {
+    const INLINE: usize = 24;
+    if values.len() <= INLINE {
+        let mut a = [Arg::Local(0); INLINE];
+        for (slot, v) in a.iter_mut().zip(values) {
+            *slot = v.as_arg();
+        }
+        f(&a[..values.len()])
+    } else {
+        f(&values.iter().map(KernelValue::as_arg).collect::<Vec<_>>())
+    }
+}
+
 fn launch(ctx: &Context, kernel: &Kernel, args: &[KernelValue], items: usize) -> Result<Event> {
-    let args: Vec<Arg<'_>> = args.iter().map(KernelValue::as_arg).collect();
+    with_args(args, |args| launch_args(ctx, kernel, args, items))
+}
+
+fn launch_args(ctx: &Context, kernel: &Kernel, args: &[Arg<'_>], items: usize) -> Result<Event> {
     let wg = WG.min(kernel.max_work_group_size()).max(1);
     if items < wg {
         // A tiny launch: exactly the work-items needed, in one group the driver sizes.
         let dims = LaunchDims { global: &[items], local: None, offset: None };
-        return ctx.queue().launch(kernel, &args, &dims, &[]);
+        return ctx.queue().launch(kernel, args, &dims, &[]);
     }
     let cap = (1usize << 30) / wg * wg;
     let global = (items.div_ceil(wg) * wg).min(cap);
-    ctx.queue().launch(
-        kernel,
-        &args,
-        &LaunchDims { global: &[global], local: Some(&[wg]), offset: None },
-        &[],
-    )
+    ctx.queue().launch(kernel, args, &LaunchDims { global: &[global], local: Some(&[wg]), offset: None }, &[])
 }
 
 /// How the contiguous class reads an operand, for a C-contiguous `[n0, n1]` output.

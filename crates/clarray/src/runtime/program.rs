@@ -599,15 +599,11 @@ impl Queue {
                 )
             })?;
         }
-        let uses: Vec<(&Buffer, Use)> = args
-            .iter()
-            .zip(&kernel.inner.accepts)
-            .filter_map(|(a, ok)| match a {
-                Arg::Buffer(b) => Some((*b, if ok.read_only { Use::Read } else { Use::Write })),
-                _ => None,
-            })
-            .collect();
-        let track = self.track(&uses, wait)?;
+        let uses = args.iter().zip(&kernel.inner.accepts).filter_map(|(a, ok)| match a {
+            Arg::Buffer(b) => Some((*b, if ok.read_only { Use::Read } else { Use::Write })),
+            _ => None,
+        });
+        let track = self.track_iter(uses, wait)?;
         let ids = track.ids();
         // SAFETY: the kernel's arguments are all set (count checked); the size arrays have `d`
         // entries each and outlive the call.
