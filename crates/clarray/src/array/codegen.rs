@@ -743,8 +743,11 @@ fn strided_code(
 /// key and source for [`generated_sources`].
 #[derive(Default)]
 struct Generated {
-    kernels: Mutex<HashMap<Vec<u32>, (Kernel, String, Arc<str>), BuildFx>>,
+    kernels: Mutex<HashMap<Vec<u32>, GeneratedKernel, BuildFx>>,
 }
+
+/// A generated kernel, its readable key and its source.
+type GeneratedKernel = (Kernel, String, Arc<str>);
 
 /// FxHash (as rustc's): the keys are short lists of small integers made by clarray itself, so
 /// a fast multiplicative hash is enough and SipHash's cost per lookup is not.
