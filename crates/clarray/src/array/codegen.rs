@@ -881,8 +881,9 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
     // The common case first, without merging axes: everything C-contiguous, same shape.
     let simple = out_layout.is_c_contiguous()
         && plan.leaves.iter().all(|l| &l.layout.shape == shape && l.layout.is_c_contiguous());
+    // (The merged shape and strides are only read outside the contiguous class: none needed.)
     let (cshape, cstrides) = if simple {
-        (vec![n], vec![vec![1]; plan.leaves.len() + 1])
+        (Vec::new(), Vec::new())
     } else {
         let mut all = Vec::with_capacity(plan.leaves.len() + 1);
         all.push(out_layout.strides.clone());
@@ -895,7 +896,7 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
         }
         collapse(shape, &all)
     };
-    let contiguous = cstrides.iter().all(|s| s.iter().all(|&x| x == 1));
+    let contiguous = simple || cstrides.iter().all(|s| s.iter().all(|&x| x == 1));
     let fits = |l: &Layout| {
         let (lo, hi) = l.extent();
         fits_int(lo) && fits_int(hi)
