@@ -188,7 +188,7 @@ impl Program {
         let accepts = args.iter().map(Accepts::of).collect();
         Ok(Kernel {
             inner: Arc::new(KernelInner {
-                raw: Mutex::new(raw),
+                raw: Mutex::new(RawKernel { scalars: vec![None; n], kernel: raw }),
                 name: name.to_string(),
                 args,
                 accepts,
@@ -267,8 +267,43 @@ impl Accepts {
 /// OpenCL objects passed by value that clarray cannot pass as bytes.
 const OBJECT_TYPES: [&str; 5] = ["sampler_t", "queue_t", "clk_event_t", "event_t", "reserve_id_t"];
 
+/// The kernel object with, per argument, the scalar bytes last set on it: OpenCL keeps an
+/// argument until it is set again, so a launch skips `clSetKernelArg` for a scalar that has not
+/// changed (the offsets, sizes and constants of repeated array operations).
+struct RawKernel {
+    kernel: ClKernel,
+    /// `Some((bytes, len))`: argument i holds these bytes; `None`: unknown or not a scalar.
+    scalars: Vec<Option<([u8; 16], usize)>>,
+}
+
+impl std::ops::Deref for RawKernel {
+    type Target = ClKernel;
+    fn deref(&self) -> &ClKernel {
+        &self.kernel
+    }
+}
+
+impl RawKernel {
+    /// Whether argument `i` already holds `bytes`.
+    fn holds(&self, i: usize, bytes: &[u8]) -> bool {
+        matches!(self.scalars.get(i), Some(Some((b, n))) if &b[..*n] == bytes)
+    }
+
+    /// Notes what argument `i` holds after a successful `clSetKernelArg` (`None`: not a
+    /// remembered scalar).
+    fn note(&mut self, i: usize, bytes: Option<&[u8]>) {
+        if let Some(slot) = self.scalars.get_mut(i) {
+            *slot = bytes.filter(|b| b.len() <= 16).map(|b| {
+                let mut v = [0u8; 16];
+                v[..b.len()].copy_from_slice(b);
+                (v, b.len())
+            });
+        }
+    }
+}
+
 struct KernelInner {
-    raw: Mutex<ClKernel>,
+    raw: Mutex<RawKernel>,
     name: String,
     args: Vec<ArgInfo>,
     /// What each argument accepts, worked out once from `args` (see [`Accepts`]).
@@ -566,9 +601,18 @@ impl Queue {
         if dims.global.contains(&0) {
             return self.marker(wait);
         }
-        let raw = lock(&kernel.inner.raw);
+        let mut raw = lock(&kernel.inner.raw);
         for (i, arg) in args.iter().enumerate() {
             let idx = i as u32;
+            let scalar = match arg {
+                Arg::Scalar(bytes, _) => Some(*bytes),
+                _ => None,
+            };
+            if scalar.is_some_and(|b| raw.holds(i, b)) {
+                continue;
+            }
+            // Unknown until the call succeeds.
+            raw.note(i, None);
             // SAFETY: each argument was checked against the kernel's signature above: buffers and
             // images are valid memory objects of the kernel's context passed by handle, scalars
             // are passed with their exact size, local sizes are non-zero. The kernel lock is held
@@ -598,6 +642,7 @@ impl Queue {
                     format!("clSetKernelArg failed: {}", opencl3::error_codes::error_text(code)),
                 )
             })?;
+            raw.note(i, scalar);
         }
         let uses = args.iter().zip(&kernel.inner.accepts).filter_map(|(a, ok)| match a {
             Arg::Buffer(b) => Some((*b, if ok.read_only { Use::Read } else { Use::Write })),
@@ -684,7 +729,9 @@ impl BareLaunch {
     /// Sets every argument and enqueues the kernel on `queue`; the event is released at once.
     pub fn enqueue(&self, queue: &Queue) -> Result<()> {
         queue.context_of().check_same(self.kernel.program().context())?;
-        let raw = lock(&self.kernel.inner.raw);
+        let mut raw = lock(&self.kernel.inner.raw);
+        // Every argument is set below: what Queue::launch remembers no longer holds.
+        raw.scalars.iter_mut().for_each(|s| *s = None);
         for (i, v) in self.values.iter().enumerate() {
             let (size, ptr) = match v {
                 BareArg::Bytes(b) => (b.len(), b.as_ptr().cast::<c_void>()),
