@@ -302,3 +302,34 @@ fn zero_sized_launch_is_a_no_op() {
     let x = Buffer::uninit(&ctx, 4).unwrap();
     k.launch(ctx.queue(), 0, (1.0f32, &x, &x, 0i32)).unwrap().wait().unwrap();
 }
+
+/// Queue::launch skips clSetKernelArg for a scalar the kernel already holds: changing it,
+/// changing it back, and a BareLaunch setting other values in between must all be seen.
+#[test]
+fn repeated_scalars_are_set_again_when_they_change() {
+    use clarray::runtime::{Arg, BareLaunch, LaunchDims};
+    let ctx = Context::new().unwrap();
+    let k = axpy(&ctx);
+    let q = ctx.queue();
+    let x = Buffer::uninit(&ctx, 64).unwrap();
+    let y = Buffer::uninit(&ctx, 64).unwrap();
+    q.write_buffer(&x, 0, &[1.0f32; 16], &[]).unwrap();
+    q.write_buffer(&y, 0, &[0.0f32; 16], &[]).unwrap();
+    let n = 16i32.to_ne_bytes();
+    let dims = LaunchDims { global: &[16], local: None, offset: None };
+    let mut want = 0.0f32;
+    let mut rng = StdRng::seed_from_u64(7);
+    for step in 0..40 {
+        let a: f32 = [1.0, 2.0, 0.5][rng.random_range(0..3)];
+        let ab = a.to_ne_bytes();
+        let args = [Arg::Scalar(&ab, "f32"), Arg::Buffer(&x), Arg::Buffer(&y), Arg::Scalar(&n, "i32")];
+        if step % 7 == 3 {
+            BareLaunch::new(&k, &args, &[16]).unwrap().enqueue(q).unwrap();
+        } else {
+            q.launch(&k, &args, &dims, &[]).unwrap();
+        }
+        want += a;
+        let v: Vec<f32> = read(&ctx, &y, 16);
+        assert_eq!(v, vec![want; 16], "after step {step} (a = {a})");
+    }
+}

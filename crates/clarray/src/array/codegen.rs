@@ -150,6 +150,26 @@ impl Plan {
         s
     }
 
+    /// The structure as small integers, appended to `key`: what [`Plan::signature`] spells out,
+    /// without formatting (the generated-kernel cache is looked up with it on every
+    /// evaluation). Each instruction is one word (kind, operation, dtype) and its operands.
+    fn structure(&self, key: &mut Vec<u32>) {
+        let head = |kind: u32, op: u32, d: DType| kind | op << 4 | (d as u32) << 16;
+        for &(ref i, d) in &self.instrs {
+            match *i {
+                Instr::Leaf(j) => key.extend([head(0, 0, d), j as u32]),
+                Instr::Scalar(j) => key.extend([head(1, 0, d), j as u32]),
+                Instr::Index => key.push(head(2, 0, d)),
+                Instr::Unary(op, a) => key.extend([head(3, op as u32, d), a as u32]),
+                Instr::Binary(op, a, b) => key.extend([head(4, op as u32, d), a as u32, b as u32]),
+                Instr::Where(c, a, b) => key.extend([head(5, 0, d), c as u32, a as u32, b as u32]),
+                Instr::Cast(a) => key.extend([head(6, 0, d), a as u32]),
+            }
+        }
+        key.push(self.leaves.len() as u32);
+        key.extend(self.leaves.iter().map(|l| l.dtype as u32));
+    }
+
     /// Checks that the device can run every dtype of the plan.
     pub fn check_device(&self, ctx: &Context) -> Result<()> {
         for d in self.dtypes() {
@@ -723,9 +743,53 @@ fn strided_code(
 
 // ---- the generated-kernel cache ----
 
+/// The generated kernels of a context, keyed by the words of [`Plan::structure`] after the
+/// layout class's own (looked up by slice: a hit allocates nothing); each with its readable
+/// key and source for [`generated_sources`].
 #[derive(Default)]
 struct Generated {
-    kernels: Mutex<HashMap<String, (Kernel, Arc<str>)>>,
+    kernels: Mutex<HashMap<Vec<u32>, GeneratedKernel, BuildFx>>,
+}
+
+/// A generated kernel, its readable key and its source.
+type GeneratedKernel = (Kernel, String, Arc<str>);
+
+/// FxHash (as rustc's): the keys are short lists of small integers made by clarray itself, so
+/// a fast multiplicative hash is enough and SipHash's cost per lookup is not.
+#[derive(Default, Clone, Copy)]
+struct BuildFx;
+
+struct Fx(u64);
+
+impl std::hash::BuildHasher for BuildFx {
+    type Hasher = Fx;
+    fn build_hasher(&self) -> Fx {
+        Fx(0)
+    }
+}
+
+impl std::hash::Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]));
+        }
+        for &b in chunks.remainder() {
+            self.add(u64::from(b));
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl Fx {
+    fn add(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
 }
 
 fn generated(ctx: &Context) -> Arc<Generated> {
@@ -745,22 +809,30 @@ pub fn generated_kernel_count(ctx: &Context) -> usize {
 pub fn generated_sources(ctx: &Context) -> Vec<(String, Arc<str>)> {
     let g = generated(ctx);
     let map = g.kernels.lock().unwrap_or_else(|p| p.into_inner());
-    let mut v: Vec<(String, Arc<str>)> = map.iter().map(|(k, (_, s))| (k.clone(), s.clone())).collect();
+    let mut v: Vec<(String, Arc<str>)> = map.values().map(|(_, k, s)| (k.clone(), s.clone())).collect();
     v.sort();
     v
 }
 
-fn kernel_for(ctx: &Context, key: String, source: impl FnOnce() -> String) -> Result<Kernel> {
+/// The kernel for `key` (words: the layout class's, then [`Plan::structure`]), generated with
+/// `source` and built on first use; `name` is its readable key.
+fn kernel_for(
+    ctx: &Context,
+    key: &[u32],
+    name: impl FnOnce() -> String,
+    source: impl FnOnce() -> String,
+) -> Result<Kernel> {
     let g = generated(ctx);
-    if let Some((k, _)) = g.kernels.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+    if let Some((k, _, _)) = g.kernels.lock().unwrap_or_else(|p| p.into_inner()).get(key) {
         return Ok(k.clone());
     }
+    let name = name();
     let src = source();
-    log::debug!("generated kernel for {key}:\n{src}");
+    log::debug!("generated kernel for {name}:\n{src}");
     // Built without -cl-kernel-arg-info: the arguments are right by construction, and the
     // launch checks only their count and kinds (cheaper for tiny arrays).
     let k = cached_kernel(ctx, &src, "", "clarray_ew")?;
-    g.kernels.lock().unwrap_or_else(|p| p.into_inner()).insert(key, (k.clone(), src.into()));
+    g.kernels.lock().unwrap_or_else(|p| p.into_inner()).insert(key.to_vec(), (k.clone(), name, src.into()));
     Ok(k)
 }
 
@@ -814,8 +886,9 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
     // The common case first, without merging axes: everything C-contiguous, same shape.
     let simple = out_layout.is_c_contiguous()
         && plan.leaves.iter().all(|l| &l.layout.shape == shape && l.layout.is_c_contiguous());
+    // (The merged shape and strides are only read outside the contiguous class: none needed.)
     let (cshape, cstrides) = if simple {
-        (vec![n], vec![vec![1]; plan.leaves.len() + 1])
+        (Vec::new(), Vec::new())
     } else {
         let mut all = Vec::with_capacity(plan.leaves.len() + 1);
         all.push(out_layout.strides.clone());
@@ -828,14 +901,15 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
         }
         collapse(shape, &all)
     };
-    let contiguous = cstrides.iter().all(|s| s.iter().all(|&x| x == 1));
+    let contiguous = simple || cstrides.iter().all(|s| s.iter().all(|&x| x == 1));
     let fits = |l: &Layout| {
         let (lo, hi) = l.extent();
         fits_int(lo) && fits_int(hi)
     };
     let wide = !(fits_int(n as isize) && fits(out_layout) && plan.leaves.iter().all(|l| fits(&l.layout)));
     let it = if wide { "long" } else { "int" };
-    let sig = plan.signature();
+    // The kernel's cache key: the layout class's words, then the plan's structure.
+    let mut key: Vec<u32> = Vec::with_capacity(16 + 4 * plan.instrs.len() + plan.leaves.len());
 
     let mut args = Vec::with_capacity(4 + 3 * plan.leaves.len() + plan.scalars.len());
     args.push(KernelValue::Buffer(out.clone()));
@@ -880,9 +954,23 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
         // load instead of four on GPUs); else vload4/vstore4, which need element alignment.
         let aligned = out_layout.offset % vw == 0
             && plan.leaves.iter().zip(&modes).all(|(l, &m)| m == Mode::Col || l.layout.offset % vw == 0);
-        let mode_key: String = if rows { modes.iter().map(|m| m.code()).collect() } else { String::new() };
-        let key = format!("contig{}{mode_key}|{it}|{}|{sig}", if aligned { "a" } else { "u" }, od as u8);
-        let k = kernel_for(ctx, key, || contiguous_source(plan, od, it, aligned, &modes))?;
+        key.extend([0, aligned as u32, wide as u32, od as u32, rows as u32]);
+        if rows {
+            key.push(modes.len() as u32);
+            key.extend(modes.iter().map(|&m| m as u32));
+        }
+        plan.structure(&mut key);
+        let name = || {
+            let mode_key: String =
+                if rows { modes.iter().map(|m| m.code()).collect() } else { String::new() };
+            format!(
+                "contig{}{mode_key}|{it}|{}|{}",
+                if aligned { "a" } else { "u" },
+                od as u8,
+                plan.signature()
+            )
+        };
+        let k = kernel_for(ctx, &key, name, || contiguous_source(plan, od, it, aligned, &modes))?;
         (k, n.div_ceil(vw))
     } else {
         let k_axes = cshape.len();
@@ -905,9 +993,16 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
             && cshape[1] >= TILE / 2
             && tiled.contains(&true)
         {
-            let mask: String = tiled.iter().map(|&t| if t { 'T' } else { '.' }).collect();
-            let key = format!("tiled|{it}|{mask}|{}|{sig}", od as u8);
-            let k = kernel_for(ctx, key, || tiled_source(plan, &cstrides[1..], &offsets, &tiled, od, wide))?;
+            key.extend([1, wide as u32, od as u32, tiled.len() as u32]);
+            key.extend(tiled.iter().map(|&t| t as u32));
+            plan.structure(&mut key);
+            let name = || {
+                let mask: String = tiled.iter().map(|&t| if t { 'T' } else { '.' }).collect();
+                format!("tiled|{it}|{mask}|{}|{}", od as u8, plan.signature())
+            };
+            let k = kernel_for(ctx, &key, name, || {
+                tiled_source(plan, &cstrides[1..], &offsets, &tiled, od, wide)
+            })?;
             if k.max_work_group_size() >= TILE * TILE_ROWS {
                 let global = [cshape[1].div_ceil(TILE) * TILE, cshape[0].div_ceil(TILE) * TILE_ROWS];
                 let args: Vec<Arg<'_>> = args.iter().map(KernelValue::as_arg).collect();
@@ -915,8 +1010,11 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
                 return ctx.queue().launch(&k, &args, &dims, &[]);
             }
         }
-        let key = format!("strided{k_axes}|{it}|{}|{sig}", od as u8);
-        let k = kernel_for(ctx, key, || {
+        key.clear();
+        key.extend([2, k_axes as u32, wide as u32, od as u32]);
+        plan.structure(&mut key);
+        let name = || format!("strided{k_axes}|{it}|{}|{}", od as u8, plan.signature());
+        let k = kernel_for(ctx, &key, name, || {
             let coords: Vec<String> = (0..k_axes).map(|d| format!("c{d}")).collect();
             let coord_refs: Vec<&str> = coords.iter().map(String::as_str).collect();
             let code = strided_code(plan, &cstrides[1..], &offsets, &coord_refs, "i", wide, "");
@@ -990,22 +1088,35 @@ fn tiled_source(
     )
 }
 
+/// `f` of `values` as the runtime's arguments, on the stack when they are few (no allocation
+/// per launch).
+fn with_args<R>(values: &[KernelValue], f: impl FnOnce(&[Arg<'_>]) -> R) -> R {
+    const INLINE: usize = 24;
+    if values.len() <= INLINE {
+        let mut a = [Arg::Local(0); INLINE];
+        for (slot, v) in a.iter_mut().zip(values) {
+            *slot = v.as_arg();
+        }
+        f(&a[..values.len()])
+    } else {
+        f(&values.iter().map(KernelValue::as_arg).collect::<Vec<_>>())
+    }
+}
+
 fn launch(ctx: &Context, kernel: &Kernel, args: &[KernelValue], items: usize) -> Result<Event> {
-    let args: Vec<Arg<'_>> = args.iter().map(KernelValue::as_arg).collect();
+    with_args(args, |args| launch_args(ctx, kernel, args, items))
+}
+
+fn launch_args(ctx: &Context, kernel: &Kernel, args: &[Arg<'_>], items: usize) -> Result<Event> {
     let wg = WG.min(kernel.max_work_group_size()).max(1);
     if items < wg {
         // A tiny launch: exactly the work-items needed, in one group the driver sizes.
         let dims = LaunchDims { global: &[items], local: None, offset: None };
-        return ctx.queue().launch(kernel, &args, &dims, &[]);
+        return ctx.queue().launch(kernel, args, &dims, &[]);
     }
     let cap = (1usize << 30) / wg * wg;
     let global = (items.div_ceil(wg) * wg).min(cap);
-    ctx.queue().launch(
-        kernel,
-        &args,
-        &LaunchDims { global: &[global], local: Some(&[wg]), offset: None },
-        &[],
-    )
+    ctx.queue().launch(kernel, args, &LaunchDims { global: &[global], local: Some(&[wg]), offset: None }, &[])
 }
 
 /// How the contiguous class reads an operand, for a C-contiguous `[n0, n1]` output.

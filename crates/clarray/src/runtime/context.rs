@@ -5,7 +5,6 @@
 //! and buffers made from it enqueue there.
 
 use std::any::{Any, TypeId};
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -33,7 +32,9 @@ pub(crate) struct ContextCore {
     pub(crate) device: Device,
     pub(crate) id: u64,
     deferred: Mutex<Vec<Error>>,
-    slots: Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
+    /// Per-context state of the upper layers ([`Context::slot`]): a handful of entries, found
+    /// by a linear scan (cheaper than hashing the `TypeId` on every array operation).
+    slots: Mutex<Vec<(TypeId, Arc<dyn Any + Send + Sync>)>>,
 }
 
 impl ContextCore {
@@ -191,7 +192,7 @@ impl Context {
             device: device.clone(),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             deferred: Mutex::new(Vec::new()),
-            slots: Mutex::new(HashMap::new()),
+            slots: Mutex::new(Vec::new()),
         });
         Ok(Context { queue: Queue::new(core, profiling)? })
     }
@@ -261,8 +262,15 @@ impl Context {
     /// Per-context state of type `T` owned by a layer above the runtime (program cache,
     /// memory pool, …), created with `T::default()` on first use.
     pub fn slot<T: Any + Send + Sync + Default>(&self) -> Arc<T> {
+        let id = TypeId::of::<T>();
         let mut slots = lock(&self.queue.inner.core.slots);
-        let entry = slots.entry(TypeId::of::<T>()).or_insert_with(|| Arc::new(T::default()));
+        let entry = match slots.iter().position(|(t, _)| *t == id) {
+            Some(i) => &slots[i].1,
+            None => {
+                slots.push((id, Arc::new(T::default())));
+                &slots[slots.len() - 1].1
+            }
+        };
         match entry.clone().downcast::<T>() {
             Ok(t) => t,
             // The map is keyed by the TypeId of the value it holds, so this cannot fail.

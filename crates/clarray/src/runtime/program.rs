@@ -208,11 +208,13 @@ impl Program {
         }
         let wg = raw.get_work_group_size(self.inner.ctx.device().id).unwrap_or(0);
         let multiple = raw.get_work_group_size_multiple(self.inner.ctx.device().id).unwrap_or(1).max(1);
+        let accepts = args.iter().map(Accepts::of).collect();
         Ok(Kernel {
             inner: Arc::new(KernelInner {
-                raw: Mutex::new(raw),
+                raw: Mutex::new(RawKernel { scalars: vec![None; n], kernel: raw }),
                 name: name.to_string(),
                 args,
+                accepts,
                 max_work_group: wg,
                 preferred_multiple: multiple,
                 program: self.clone(),
@@ -249,10 +251,86 @@ pub struct ArgInfo {
     pub is_const: bool,
 }
 
+/// What a launch may pass for one argument, decided once per kernel from its [`ArgInfo`] with
+/// the same rules as the checks of [`Kernel::check_args`], so that checking a launch is a few
+/// comparisons; the messages are made only when a check fails.
+#[derive(Debug, Clone, Copy)]
+struct Accepts {
+    buffer: bool,
+    image: bool,
+    local: bool,
+    scalar: bool,
+    /// The exact size of a scalar, when the type is known.
+    scalar_size: Option<usize>,
+    /// A buffer passed here is only read (a `const` or `__constant` pointer).
+    read_only: bool,
+}
+
+impl Accepts {
+    fn of(info: &ArgInfo) -> Accepts {
+        let ty = info.type_name.as_deref().unwrap_or("");
+        let is_image = ty.starts_with("image");
+        let base = ty.trim().trim_start_matches("const ").trim();
+        let handle = OBJECT_TYPES.contains(&base) || base.starts_with("pipe");
+        Accepts {
+            buffer: !(is_image || matches!(info.space, Some(AddressSpace::Local | AddressSpace::Private))),
+            image: info.type_name.is_none() || is_image,
+            local: info.space.is_none() || info.space == Some(AddressSpace::Local),
+            scalar: !(matches!(
+                info.space,
+                Some(AddressSpace::Global | AddressSpace::Constant | AddressSpace::Local)
+            ) || is_image
+                || handle),
+            scalar_size: opencl_type_size(ty),
+            read_only: info.is_const || info.space == Some(AddressSpace::Constant),
+        }
+    }
+}
+
+/// OpenCL objects passed by value that clarray cannot pass as bytes.
+const OBJECT_TYPES: [&str; 5] = ["sampler_t", "queue_t", "clk_event_t", "event_t", "reserve_id_t"];
+
+/// The kernel object with, per argument, the scalar bytes last set on it: OpenCL keeps an
+/// argument until it is set again, so a launch skips `clSetKernelArg` for a scalar that has not
+/// changed (the offsets, sizes and constants of repeated array operations).
+struct RawKernel {
+    kernel: ClKernel,
+    /// `Some((bytes, len))`: argument i holds these bytes; `None`: unknown or not a scalar.
+    scalars: Vec<Option<([u8; 16], usize)>>,
+}
+
+impl std::ops::Deref for RawKernel {
+    type Target = ClKernel;
+    fn deref(&self) -> &ClKernel {
+        &self.kernel
+    }
+}
+
+impl RawKernel {
+    /// Whether argument `i` already holds `bytes`.
+    fn holds(&self, i: usize, bytes: &[u8]) -> bool {
+        matches!(self.scalars.get(i), Some(Some((b, n))) if &b[..*n] == bytes)
+    }
+
+    /// Notes what argument `i` holds after a successful `clSetKernelArg` (`None`: not a
+    /// remembered scalar).
+    fn note(&mut self, i: usize, bytes: Option<&[u8]>) {
+        if let Some(slot) = self.scalars.get_mut(i) {
+            *slot = bytes.filter(|b| b.len() <= 16).map(|b| {
+                let mut v = [0u8; 16];
+                v[..b.len()].copy_from_slice(b);
+                (v, b.len())
+            });
+        }
+    }
+}
+
 struct KernelInner {
-    raw: Mutex<ClKernel>,
+    raw: Mutex<RawKernel>,
     name: String,
     args: Vec<ArgInfo>,
+    /// What each argument accepts, worked out once from `args` (see [`Accepts`]).
+    accepts: Vec<Accepts>,
     max_work_group: usize,
     preferred_multiple: usize,
     program: Program,
@@ -345,6 +423,28 @@ impl Kernel {
 
     /// Checks launch arguments against the kernel's signature.
     pub fn check_args(&self, args: &[Arg<'_>]) -> Result<()> {
+        if self.args_fit(args) {
+            Ok(())
+        } else {
+            self.explain_args(args)
+        }
+    }
+
+    /// Whether `args` pass every check of [`Kernel::check_args`] (without making messages).
+    fn args_fit(&self, args: &[Arg<'_>]) -> bool {
+        let accepts = &self.inner.accepts;
+        let ctx = self.inner.program.context().id();
+        args.len() == accepts.len()
+            && args.iter().zip(accepts).all(|(arg, ok)| match arg {
+                Arg::Buffer(b) => ok.buffer && b.context().id() == ctx,
+                Arg::Image(im) => ok.image && im.context().id() == ctx,
+                Arg::Local(bytes) => ok.local && *bytes != 0,
+                Arg::Scalar(bytes, _) => ok.scalar && ok.scalar_size.map_or(true, |s| s == bytes.len()),
+            })
+    }
+
+    /// The error for arguments that [`Kernel::args_fit`] refused: the first check that fails.
+    fn explain_args(&self, args: &[Arg<'_>]) -> Result<()> {
         let want = self.inner.args.len();
         if args.len() != want {
             let sig: Vec<String> = self
@@ -405,9 +505,7 @@ impl Kernel {
                     // Handles passed by value: bytes given for them would reach the driver as
                     // an object handle.
                     let base = ty.trim().trim_start_matches("const ").trim();
-                    if ["sampler_t", "queue_t", "clk_event_t", "event_t", "reserve_id_t"].contains(&base)
-                        || base.starts_with("pipe")
-                    {
+                    if OBJECT_TYPES.contains(&base) || base.starts_with("pipe") {
                         return Err(self.arg_error(
                             i,
                             format!("a scalar ({rust}) was given where the kernel takes `{ty}`, an OpenCL object that clarray cannot pass; declare the sampler inside the kernel (`const sampler_t s = CLK_…;`)"),
@@ -454,9 +552,11 @@ impl Queue {
         if !(1..=3).contains(&d) {
             return Err(dims_err(format!("a global size of {d} dimensions; OpenCL takes 1 to 3")));
         }
-        self.context_of().check_same(kernel.program().context())?;
-        let ctx = self.context_of();
-        let info = ctx.device().info();
+        let kctx = kernel.program().context();
+        if kctx.id() != self.inner.core.id {
+            self.context_of().check_same(kctx)?;
+        }
+        let info = self.inner.core.device.info();
         if let Some(l) = dims.local {
             if l.len() != d {
                 return Err(dims_err(format!(
@@ -524,9 +624,18 @@ impl Queue {
         if dims.global.contains(&0) {
             return self.marker(wait);
         }
-        let raw = lock(&kernel.inner.raw);
+        let mut raw = lock(&kernel.inner.raw);
         for (i, arg) in args.iter().enumerate() {
             let idx = i as u32;
+            let scalar = match arg {
+                Arg::Scalar(bytes, _) => Some(*bytes),
+                _ => None,
+            };
+            if scalar.is_some_and(|b| raw.holds(i, b)) {
+                continue;
+            }
+            // Unknown until the call succeeds.
+            raw.note(i, None);
             // SAFETY: each argument was checked against the kernel's signature above: buffers and
             // images are valid memory objects of the kernel's context passed by handle, scalars
             // are passed with their exact size, local sizes are non-zero. The kernel lock is held
@@ -556,19 +665,13 @@ impl Queue {
                     format!("clSetKernelArg failed: {}", opencl3::error_codes::error_text(code)),
                 )
             })?;
+            raw.note(i, scalar);
         }
-        let uses: Vec<(&Buffer, Use)> = args
-            .iter()
-            .zip(kernel.args())
-            .filter_map(|(a, info)| match a {
-                Arg::Buffer(b) => {
-                    let read_only = info.is_const || info.space == Some(AddressSpace::Constant);
-                    Some((*b, if read_only { Use::Read } else { Use::Write }))
-                }
-                _ => None,
-            })
-            .collect();
-        let track = self.track(&uses, wait)?;
+        let uses = args.iter().zip(&kernel.inner.accepts).filter_map(|(a, ok)| match a {
+            Arg::Buffer(b) => Some((*b, if ok.read_only { Use::Read } else { Use::Write })),
+            _ => None,
+        });
+        let track = self.track_iter(uses, wait)?;
         let ids = track.ids();
         // SAFETY: the kernel's arguments are all set (count checked); the size arrays have `d`
         // entries each and outlive the call.
@@ -649,7 +752,9 @@ impl BareLaunch {
     /// Sets every argument and enqueues the kernel on `queue`; the event is released at once.
     pub fn enqueue(&self, queue: &Queue) -> Result<()> {
         queue.context_of().check_same(self.kernel.program().context())?;
-        let raw = lock(&self.kernel.inner.raw);
+        let mut raw = lock(&self.kernel.inner.raw);
+        // Every argument is set below: what Queue::launch remembers no longer holds.
+        raw.scalars.iter_mut().for_each(|s| *s = None);
         for (i, v) in self.values.iter().enumerate() {
             let (size, ptr) = match v {
                 BareArg::Bytes(b) => (b.len(), b.as_ptr().cast::<c_void>()),

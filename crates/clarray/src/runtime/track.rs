@@ -139,16 +139,26 @@ impl Queue {
     /// `wait` and the other queues' conflicting commands. Enqueue the command with
     /// [`Tracked::ids`] as its wait list, then hand its event to [`Tracked::finish`].
     pub(crate) fn track<'a>(&'a self, uses: &[(&'a Buffer, Use)], wait: &[Event]) -> Result<Tracked<'a>> {
-        let mut roots: Vec<(&Mutex<Hazards>, Use)> = Vec::with_capacity(uses.len());
+        self.track_iter(uses.iter().copied(), wait)
+    }
+
+    /// [`Queue::track`] for uses given one by one (a launch passes its buffer arguments
+    /// without collecting them first).
+    pub(crate) fn track_iter<'a>(
+        &'a self,
+        uses: impl Iterator<Item = (&'a Buffer, Use)>,
+        wait: &[Event],
+    ) -> Result<Tracked<'a>> {
+        let mut roots: Vec<(&Mutex<Hazards>, Use)> = Vec::with_capacity(uses.size_hint().1.unwrap_or(4));
         for (b, u) in uses {
             let m = b.hazards();
             match roots.iter_mut().find(|(r, _)| std::ptr::eq(*r, m)) {
                 Some(entry) => {
-                    if *u == Use::Write {
+                    if u == Use::Write {
                         entry.1 = Use::Write;
                     }
                 }
-                None => roots.push((m, *u)),
+                None => roots.push((m, u)),
             }
         }
         roots.sort_by_key(|(m, _)| *m as *const Mutex<Hazards> as usize);
