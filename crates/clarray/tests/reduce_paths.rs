@@ -208,3 +208,74 @@ fn order_sensitive_scans_over_blocks_and_segments() {
         assert_eq!(got, host(&|i| f[i] != 0), "{combine} segmented");
     }
 }
+
+#[test]
+fn f32_scans_on_the_float4_path_and_beside_it() {
+    // Contiguous f32 lines of a length divisible by 4 starting on 16-byte boundaries take the
+    // float4 kernels; the neighbours (odd offset, odd length) take the general ones. Small
+    // integers keep every sum exact, so both must agree with the host to the bit.
+    use ndarray::s;
+    let mut r = rand::rngs::StdRng::seed_from_u64(14);
+    let host_rows = |x: &[f32], len: usize| -> Vec<f32> {
+        let mut out = Vec::with_capacity(x.len());
+        for row in x.chunks(len) {
+            let mut acc = 0f32;
+            out.extend(row.iter().map(|&v| {
+                acc += v;
+                acc
+            }));
+        }
+        out
+    };
+    // One block, a partial last block, 17 blocks (a short carry scan), 68 blocks (a carry scan
+    // that takes the float4 path itself).
+    for n in [68, 4096, 4100, 4096 * 16 + 12, 4096 * 67 + 40] {
+        let x: Vec<f32> = (0..n + 5).map(|_| r.random_range(-8i32..9) as f32).collect();
+        let a = Array::from_slice(&ctx(), &x, &[n + 5]).unwrap();
+        for (lo, hi) in [(0, n), (4, n), (1, n + 1), (0, n + 2)] {
+            let v = a.slice(s![lo as isize..hi as isize]).unwrap();
+            let got = v.cumsum(0).unwrap().to_vec().unwrap();
+            assert_eq!(got, host_rows(&x[lo..hi], hi - lo), "n {n} view {lo}..{hi}");
+        }
+    }
+    for (rows, len) in [(3, 4100), (3, 4098), (5, 68)] {
+        let x: Vec<f32> = (0..rows * len).map(|_| r.random_range(-8i32..9) as f32).collect();
+        let a = Array::from_slice(&ctx(), &x, &[rows, len]).unwrap();
+        let got = a.cumsum(1).unwrap().to_vec().unwrap();
+        assert_eq!(got, host_rows(&x, len), "{rows} rows of {len}");
+        let got: Vec<f32> = (&a * 2.0f32).cumsum(1).unwrap().to_vec().unwrap();
+        let x2: Vec<f32> = x.iter().map(|v| v * 2.0).collect();
+        assert_eq!(got, host_rows(&x2, len), "{rows} rows of {len}, doubled");
+    }
+    // A non-commutative f32 operation ("the first nonzero") over many blocks on the float4 path.
+    let n = 4096 * 9 + 996;
+    let v: Vec<f32> = (0..n)
+        .map(|_| if r.random_range(0..700) == 0 { r.random_range(1..1000) as f32 } else { 0.0 })
+        .collect();
+    let x = Array::from_slice(&ctx(), &v, &[n]).unwrap();
+    for (combine, keep_first) in [("a != 0 ? a : b", true), ("b != 0 ? b : a", false)] {
+        let k =
+            ScanKernel::new(&ctx(), DType::F32, "float *x", "x[i]", combine, "0", "item", DType::F32, "o")
+                .unwrap();
+        let mut acc = 0f32;
+        let want: Vec<f32> = v
+            .iter()
+            .map(|&e| {
+                acc = if keep_first {
+                    if acc != 0.0 {
+                        acc
+                    } else {
+                        e
+                    }
+                } else if e != 0.0 {
+                    e
+                } else {
+                    acc
+                };
+                acc
+            })
+            .collect();
+        let got: Vec<f32> = k.run(&[&x], 0).unwrap().to_vec().unwrap();
+        assert_eq!(got, want, "{combine}");
+    }
+}
