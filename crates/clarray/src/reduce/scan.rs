@@ -464,7 +464,7 @@ fn vec4_kernels(params: &[String], base: &str, pnames: &[String], neutral: &str,
          const long L4 = L >> 2; const long q0 = blk * {};\n  \
          __global const float4* x4 = (__global const float4*)(p0 + b0);\n  \
          float4 x[{chunks}];\n  \
-         for (int k = 0; k < {chunks}; k++) {{ const long q = q0 + lid + k * {WG};\n    \
+         #pragma unroll\n  for (int k = 0; k < {chunks}; k++) {{ const long q = q0 + lid + k * {WG};\n    \
            if (q < L4) {{ const float4 r = x4[q]; x[k] = (float4)({}, {}, {}, {}); }} else x[k] = (float4)({neutral});\n  }}\n",
         WG * chunks,
         m("r.s0"),
@@ -478,7 +478,7 @@ fn vec4_kernels(params: &[String], base: &str, pnames: &[String], neutral: &str,
         s,
         "__kernel __attribute__((reqd_work_group_size({WG}, 1, 1)))\nvoid scan_totals4({}) {{\n{load}  \
          float4 v;\n  \
-         for (int k = 0; k < {chunks}; k++) {{ const float4 y = x[k]; \
+         #pragma unroll\n  for (int k = 0; k < {chunks}; k++) {{ const float4 y = x[k]; \
            const float t = scan_op(scan_op(scan_op(y.s0, y.s1), y.s2), y.s3);\n    \
            if (k == 0) v.s0 = t; else if (k == 1) v.s1 = t; else if (k == 2) v.s2 = t; else v.s3 = t; }}\n  \
          __local float4 tv[{WG}];\n  \
@@ -500,7 +500,7 @@ fn vec4_kernels(params: &[String], base: &str, pnames: &[String], neutral: &str,
         s,
         "__kernel __attribute__((reqd_work_group_size({WG}, 1, 1)))\nvoid scan_apply4({}) {{\n{load}  \
          float4 v;\n  \
-         for (int k = 0; k < {chunks}; k++) {{ float4 y = x[k]; \
+         #pragma unroll\n  for (int k = 0; k < {chunks}; k++) {{ float4 y = x[k]; \
            y.s1 = scan_op(y.s0, y.s1); y.s2 = scan_op(y.s1, y.s2); y.s3 = scan_op(y.s2, y.s3); x[k] = y;\n    \
            if (k == 0) v.s0 = y.s3; else if (k == 1) v.s1 = y.s3; else if (k == 2) v.s2 = y.s3; else v.s3 = y.s3; }}\n  \
          __local float4 tv[2][{WG}];\n  \
@@ -519,7 +519,7 @@ fn vec4_kernels(params: &[String], base: &str, pnames: &[String], neutral: &str,
          if (lid > 0) {{ pre[0] = scan_op(pre[0], before.s0); pre[1] = scan_op(pre[1], before.s1); \
            pre[2] = scan_op(pre[2], before.s2); pre[3] = scan_op(pre[3], before.s3); }}\n  \
          __global float4* y4 = (__global float4*)(p{outk} + b{outk});\n  \
-         for (int k = 0; k < {chunks}; k++) {{ const long q = q0 + lid + k * {WG};\n    \
+         #pragma unroll\n  for (int k = 0; k < {chunks}; k++) {{ const long q = q0 + lid + k * {WG};\n    \
            if (q < L4) {{ const float c = pre[k]; const float4 y = x[k]; \
              y4[q] = (float4)(scan_op(c, y.s0), scan_op(c, y.s1), scan_op(c, y.s2), scan_op(c, y.s3)); }}\n  }}\n}}",
         aparams.join(", "),
