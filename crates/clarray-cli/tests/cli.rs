@@ -13,8 +13,10 @@ fn clarray(args: &[&str]) -> Output {
 }
 
 /// Whether there is a device to test on; panics when one is required and missing. Asked of the
-/// binary, not of the library: a driver whose GPUs run in exclusive-process mode (as on some
-/// shared machines) hides a GPU from a child process while this process holds it.
+/// binary, not of the library: on the H200 test machine a `clarray` started by a test process
+/// that had already opened the GPU through the library listed only PoCL (cause not established;
+/// the GPU's compute mode was Default), and the tests should not depend on the parent's driver
+/// state.
 fn have_device() -> bool {
     let out = clarray(&["devices", "--json"]);
     let found = out.status.success()
