@@ -31,6 +31,7 @@ mod array;
 mod fusion;
 mod kernels;
 mod reduce;
+mod solver;
 mod transfer;
 
 use std::time::Instant;
@@ -129,6 +130,7 @@ pub const AREAS: &[Area] = &[
     Area { name: "fusion", rows: fusion::rows },
     Area { name: "kernels", rows: kernels::rows },
     Area { name: "reduce", rows: reduce::rows },
+    Area { name: "solver", rows: solver::rows },
 ];
 
 /// Best and median of the timed repetitions, in seconds.
