@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use bytemuck::Pod;
 
 use crate::error::{Error, Result};
+use crate::runtime::context::lock;
 use crate::runtime::{Buffer, Pending, Pinned, Queue};
 
 /// Bytes per staging buffer.
@@ -27,10 +28,6 @@ const DIRECT_BELOW: usize = 8 << 20;
 #[derive(Default)]
 struct Ring {
     stages: Mutex<Vec<Pinned<u8>>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Whether `bytes` bytes to or from this queue's device are worth staging.

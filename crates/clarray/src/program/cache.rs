@@ -26,6 +26,7 @@ use std::sync::{Arc, Mutex};
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
+use crate::runtime::context::lock;
 use crate::runtime::{Context, Kernel, Program};
 
 use super::source::{excerpt, translate_log, with_arg_info, MAIN_LABEL};
@@ -80,10 +81,6 @@ impl Kernels {
 #[derive(Default)]
 struct Memory {
     programs: Mutex<HashMap<String, HashMap<String, Kernels>>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// The program built from `source` with `options` (plus `-cl-kernel-arg-info`) in `ctx`,
