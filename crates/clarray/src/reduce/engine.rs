@@ -849,6 +849,19 @@ fn prelude(spec: &Spec, types: &[DType], preamble: &str, fp64: bool) -> String {
 
 /// Unravels the linear index `lin` over axes `dims` (names of extents) into offsets: for each
 /// input `k`, `off{k} += coord * stride{k}_{j}`.
+/// The parameter list of a generated `map_fn` (one `xK` per input, then the expression's scalar
+/// parameters; `void` when there are none) and the names of those scalar parameters.
+pub(crate) fn map_fn_params(types: &[DType], map: &MapExpr) -> (String, Vec<String>) {
+    let margs: Vec<String> = types
+        .iter()
+        .enumerate()
+        .map(|(k, t)| format!("{} x{k}", t.cl_compute()))
+        .chain(map.params.iter().map(|p| format!("{} {}", p.ctype, p.name)))
+        .collect();
+    let pnames = map.params.iter().map(|p| p.name.clone()).collect();
+    (if margs.is_empty() { "void".to_string() } else { margs.join(", ") }, pnames)
+}
+
 fn unravel(
     lin: &str,
     extents: &[String],
@@ -896,18 +909,12 @@ fn main_source(
         s.push_str(DEVICE_FENCE);
     }
     // The map function.
-    let margs: Vec<String> = types
-        .iter()
-        .enumerate()
-        .map(|(k, t)| format!("{} x{k}", t.cl_compute()))
-        .chain(map.params.iter().map(|p| format!("{} {}", p.ctype, p.name)))
-        .collect();
-    let pnames: Vec<String> = map.params.iter().map(|p| p.name.clone()).collect();
+    let (margs, pnames) = map_fn_params(&types, map);
     let _ = writeln!(
         s,
         "inline {} map_fn({}) {{\n{}  return ({});\n}}",
         map.value.cl_compute(),
-        if margs.is_empty() { "void".to_string() } else { margs.join(", ") },
+        margs,
         map.body,
         map.code
     );

@@ -213,17 +213,11 @@ fn source(
     }
     s += &map.preamble;
     s += &spec.preamble;
-    let margs: Vec<String> = types
-        .iter()
-        .enumerate()
-        .map(|(k, t)| format!("{} x{k}", t.cl_compute()))
-        .chain(map.params.iter().map(|p| format!("{} {}", p.ctype, p.name)))
-        .collect();
-    let pnames: Vec<String> = map.params.iter().map(|p| p.name.clone()).collect();
+    let (margs, pnames) = super::engine::map_fn_params(&types, map);
     let _ = writeln!(
         s,
         "\ninline {a} map_fn({}) {{\n{}  return ({a})({});\n}}\ninline {a} scan_op({a} a, {a} b) {{ return ({}); }}",
-        if margs.is_empty() { "void".into() } else { margs.join(", ") },
+        margs,
         map.body,
         map.code,
         spec.combine
