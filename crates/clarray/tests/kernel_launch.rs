@@ -333,3 +333,36 @@ fn repeated_scalars_are_set_again_when_they_change() {
         assert_eq!(v, vec![want; 16], "after step {step} (a = {a})");
     }
 }
+
+/// A launch skips `clSetKernelArg` for a buffer the kernel already holds; switching buffers,
+/// dropping one and getting its pooled block back in a new buffer must still reach the right
+/// memory every time.
+#[test]
+fn repeated_buffers_are_set_again_when_they_change() {
+    use clarray::runtime::{Arg, LaunchDims, Program};
+    let ctx = Context::new().unwrap();
+    let p = Program::build(&ctx, "kernel void put(global int* o, int v) { o[get_global_id(0)] = v; }", "")
+        .unwrap();
+    let k = p.kernel("put").unwrap();
+    let dims = LaunchDims { global: &[4], local: None, offset: None };
+    let q = ctx.queue();
+    let put = |b: &clarray::Buffer, v: i32| {
+        q.launch(&k, &[Arg::Buffer(b), Arg::Scalar(bytemuck::bytes_of(&v), "i32")], &dims, &[]).unwrap();
+    };
+    let a = clarray::memory::alloc(&ctx, 16).unwrap();
+    let b = clarray::memory::alloc(&ctx, 16).unwrap();
+    put(&a, 1);
+    put(&a, 2); // same buffer, new value
+    put(&b, 3); // another buffer
+    put(&a, 4); // back to the first
+    assert_eq!(a.to_vec::<i32>().unwrap(), vec![4; 4]);
+    assert_eq!(b.to_vec::<i32>().unwrap(), vec![3; 4]);
+    drop(a);
+    // The pool hands the freed block to a new buffer: a new object on the same memory.
+    let c = clarray::memory::alloc(&ctx, 16).unwrap();
+    put(&c, 5);
+    put(&b, 6);
+    put(&c, 7);
+    assert_eq!(c.to_vec::<i32>().unwrap(), vec![7; 4]);
+    assert_eq!(b.to_vec::<i32>().unwrap(), vec![6; 4]);
+}

@@ -64,7 +64,7 @@ impl Drop for MemObject {
     }
 }
 
-struct BufferInner {
+pub(crate) struct BufferInner {
     obj: MemObject,
     len: usize,
     access: Access,
@@ -387,6 +387,17 @@ impl Buffer {
 
     pub(crate) fn raw(&self) -> cl_mem {
         self.inner.obj.mem
+    }
+
+    /// A reference that identifies this buffer without keeping its memory alive.
+    pub(crate) fn weak(&self) -> std::sync::Weak<BufferInner> {
+        Arc::downgrade(&self.inner)
+    }
+
+    /// Whether `w` (from [`Buffer::weak`]) refers to this buffer. While `w` exists its allocation
+    /// is not reused, so equal addresses mean the same buffer.
+    pub(crate) fn is(&self, w: &std::sync::Weak<BufferInner>) -> bool {
+        std::ptr::eq(w.as_ptr(), Arc::as_ptr(&self.inner))
     }
 
     /// The hazard record of the allocation (the parent's, for a sub-buffer).

@@ -211,7 +211,7 @@ impl Program {
         let accepts = args.iter().map(Accepts::of).collect();
         Ok(Kernel {
             inner: Arc::new(KernelInner {
-                raw: Mutex::new(RawKernel { scalars: vec![None; n], kernel: raw }),
+                raw: Mutex::new(RawKernel { scalars: vec![None; n], buffers: vec![None; n], kernel: raw }),
                 name: name.to_string(),
                 args,
                 accepts,
@@ -290,13 +290,17 @@ impl Accepts {
 /// OpenCL objects passed by value that clarray cannot pass as bytes.
 const OBJECT_TYPES: [&str; 5] = ["sampler_t", "queue_t", "clk_event_t", "event_t", "reserve_id_t"];
 
-/// The kernel object with, per argument, the scalar bytes last set on it: OpenCL keeps an
-/// argument until it is set again, so a launch skips `clSetKernelArg` for a scalar that has not
-/// changed (the offsets, sizes and constants of repeated array operations).
+/// The kernel object with, per argument, what was last set on it: OpenCL keeps an argument
+/// until it is set again, so a launch skips `clSetKernelArg` for a scalar that has not changed
+/// (the offsets, sizes and constants of repeated array operations) and for the same buffer (the
+/// operands of repeated operations). Buffers are remembered by a `Weak`, which keeps no device
+/// memory alive.
 struct RawKernel {
     kernel: ClKernel,
     /// `Some((bytes, len))`: argument i holds these bytes; `None`: unknown or not a scalar.
     scalars: Vec<Option<([u8; 16], usize)>>,
+    /// `Some(b)`: argument i holds buffer `b`; `None`: unknown or not a buffer.
+    buffers: Vec<Option<std::sync::Weak<super::buffer::BufferInner>>>,
 }
 
 impl std::ops::Deref for RawKernel {
@@ -312,9 +316,23 @@ impl RawKernel {
         matches!(self.scalars.get(i), Some(Some((b, n))) if &b[..*n] == bytes)
     }
 
+    /// Whether argument `i` already holds buffer `b`.
+    fn holds_buffer(&self, i: usize, b: &Buffer) -> bool {
+        matches!(self.buffers.get(i), Some(Some(w)) if b.is(w))
+    }
+
+    /// Forgets what every argument holds (after arguments were set behind its back).
+    fn forget(&mut self) {
+        self.scalars.iter_mut().for_each(|s| *s = None);
+        self.buffers.iter_mut().for_each(|s| *s = None);
+    }
+
     /// Notes what argument `i` holds after a successful `clSetKernelArg` (`None`: not a
     /// remembered scalar).
     fn note(&mut self, i: usize, bytes: Option<&[u8]>) {
+        if let Some(slot) = self.buffers.get_mut(i) {
+            *slot = None;
+        }
         if let Some(slot) = self.scalars.get_mut(i) {
             *slot = bytes.filter(|b| b.len() <= 16).map(|b| {
                 let mut v = [0u8; 16];
@@ -634,6 +652,11 @@ impl Queue {
             if scalar.is_some_and(|b| raw.holds(i, b)) {
                 continue;
             }
+            if let Arg::Buffer(b) = arg {
+                if raw.holds_buffer(i, b) {
+                    continue;
+                }
+            }
             // Unknown until the call succeeds.
             raw.note(i, None);
             // SAFETY: each argument was checked against the kernel's signature above: buffers and
@@ -666,6 +689,9 @@ impl Queue {
                 )
             })?;
             raw.note(i, scalar);
+            if let Arg::Buffer(b) = arg {
+                raw.buffers[i] = Some(b.weak());
+            }
         }
         let uses = args.iter().zip(&kernel.inner.accepts).filter_map(|(a, ok)| match a {
             Arg::Buffer(b) => Some((*b, if ok.read_only { Use::Read } else { Use::Write })),
@@ -754,7 +780,7 @@ impl BareLaunch {
         queue.context_of().check_same(self.kernel.program().context())?;
         let mut raw = lock(&self.kernel.inner.raw);
         // Every argument is set below: what Queue::launch remembers no longer holds.
-        raw.scalars.iter_mut().for_each(|s| *s = None);
+        raw.forget();
         for (i, v) in self.values.iter().enumerate() {
             let (size, ptr) = match v {
                 BareArg::Bytes(b) => (b.len(), b.as_ptr().cast::<c_void>()),
