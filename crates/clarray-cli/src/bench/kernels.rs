@@ -81,28 +81,8 @@ fn launch_rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     ])
 }
 
-/// The heat-equation loop of `examples/02_resident_vs_copy.rs`.
-const HEAT: &str = r#"
-#define ARGS global float* u, global float* v, global float* cols, global float* res, int n
-inline void heat(global const float* a, global float* b, int n) {
-    int x = get_global_id(0), y = get_global_id(1), i = y * n + x;
-    if (x == 0 || y == 0 || x == n - 1 || y == n - 1) { b[i] = a[i]; return; }
-    b[i] = a[i] + R * (a[i - 1] + a[i + 1] + a[i - n] + a[i + n] - 4.0f * a[i]);
-}
-kernel void step_uv(ARGS) { heat(u, v, n); }
-kernel void step_vu(ARGS) { heat(v, u, n); }
-kernel void change_cols(ARGS) {
-    int x = get_global_id(0);
-    float s = 0.0f;
-    for (int y = 0; y < n; ++y) { float d = u[y * n + x] - v[y * n + x]; s += d * d; }
-    cols[x] = s;
-}
-kernel void change_norm(ARGS) {
-    float s = 0.0f;
-    for (int x = 0; x < n; ++x) s += cols[x];
-    res[0] = sqrt(s);
-}
-"#;
+/// The heat-equation loop of `examples/02_resident_vs_copy.rs`, the same file.
+const HEAT: &str = include_str!("../../../clarray/examples/heat.cl");
 
 fn resident_rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     let n = opts.pick(256usize, 8192);
