@@ -60,6 +60,22 @@ pub struct BenchArgs {
     /// the timing is of, take `X,Y`, default 32,8).
     #[arg(long)]
     pub local: Option<String>,
+    /// Planes in z per work-item of the stage kernels (GPU layout; default 16).
+    #[arg(long)]
+    pub z_chunk: Option<usize>,
+    /// Extra OpenCL build options for the solver's program, e.g. `-cl-nv-maxrregcount=64`.
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
+    pub cl_options: String,
+    /// Print the device compiler's build log of the solver's program (add `-cl-nv-verbose` to
+    /// --cl-options for NVIDIA's registers and spills; set CLARRAY_NO_CACHE=1 so it compiles).
+    #[arg(long)]
+    pub build_log: bool,
+    /// Only this precision (default: f32, and f64 where the device has it).
+    #[arg(long)]
+    pub precision: Option<Precision>,
+    /// Skip the resident-versus-copy comparison.
+    #[arg(long)]
+    pub no_modes: bool,
     /// Device (as for `run`).
     #[arg(long)]
     pub device: Option<String>,
@@ -702,13 +718,14 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     let u_in_registers = crate::solver::velocity_in_registers(&probe, gpu);
     let [lx, ly, _] = local.unwrap_or([32, 8, 1]);
     println!(
-        "stage kernels: {} layout, work-groups {lx}×{ly}×1{}",
+        "stage kernels: {} layout, work-groups {lx}×{ly}×1{}{}",
         if gpu { "GPU" } else { "CPU" },
         if gpu {
-            ", 16 planes in z per work-item (B's z-stencil in registers)"
+            format!(", {} planes in z per work-item (B's z-stencil in registers)", a.z_chunk.unwrap_or(16))
         } else {
-            ", one node per work-item"
-        }
+            ", one node per work-item".to_string()
+        },
+        if a.cl_options.is_empty() { String::new() } else { format!(", build options `{}`", a.cl_options) }
     );
     println!(
         "least bytes per step: 5 stages × {} values per node (B and K read, K and B written{}) × the \
@@ -718,14 +735,23 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     );
     println!("\n| precision | grid | order | ms/step | Mnodes/s (per step) | least bytes/step | roofline ms | of roofline |");
     println!("|---|---|---:|---:|---:|---:|---:|---:|");
-    let mut precisions = vec![Precision::F32];
-    if info.fp64 {
-        precisions.push(Precision::F64);
-    }
+    let precisions = match a.precision {
+        Some(p) => vec![p],
+        None if info.fp64 => vec![Precision::F32, Precision::F64],
+        None => vec![Precision::F32],
+    };
     for p in precisions {
         let mut cfg = Config::new(Case::Rotation3d, a.order, n);
         cfg.precision = p;
         cfg.local = local;
+        cfg.z_chunk = a.z_chunk;
+        cfg.build_options = a.cl_options.clone();
+        if a.build_log {
+            let log = Solver::new(&ctx, &cfg)?.build_log()?;
+            for line in log.lines().filter(|l| !l.trim().is_empty()) {
+                println!("build log ({p}): {line}");
+            }
+        }
         let (_, kernel) = time_steps(&ctx, &cfg, steps)?;
         let per_step = kernel / steps as f64;
         let bytes = crate::solver::least_bytes_per_step(&cfg, u_in_registers);
@@ -739,6 +765,9 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
             roof * 1e3,
             100.0 * roof / per_step
         );
+    }
+    if a.no_modes {
+        return Ok(());
     }
     println!("\n| mode | grid | precision | wall ms/step | kernel ms/step |");
     println!("|---|---|---|---:|---:|");

@@ -260,6 +260,12 @@ pub struct Config {
     /// work-item, u read); `None` by the device type. Both compute the same numbers (to
     /// round-off); the tests run the GPU layout on a CPU this way.
     pub gpu_layout: Option<bool>,
+    /// Planes in z that one work-item of a stage kernel walks in the GPU layout (default 16;
+    /// the CPU layout walks one).
+    pub z_chunk: Option<usize>,
+    /// Options added to the OpenCL build of the solver's program (e.g. NVIDIA's
+    /// `-cl-nv-maxrregcount=64` or `-cl-nv-verbose`).
+    pub build_options: String,
 }
 
 impl Config {
@@ -282,6 +288,8 @@ impl Config {
             inflow: Inflow::Exact,
             local: None,
             gpu_layout: None,
+            z_chunk: None,
+            build_options: String::new(),
         }
     }
 
@@ -362,6 +370,11 @@ impl Config {
                     )));
                 }
             }
+        }
+        if self.z_chunk == Some(0) {
+            return Err(Error::Config(
+                "--z-chunk 0: a work-item must walk at least one plane; use 1 or more (default 16)".into(),
+            ));
         }
         if let Some(c) = self.clean {
             if !(c.tol > 0.0 && c.tol < 1.0) {

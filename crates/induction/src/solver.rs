@@ -257,6 +257,18 @@ impl Solver {
         &self.source
     }
 
+    /// The options the solver's program is built with: argument information (so launches are
+    /// checked) and the configuration's own.
+    fn build_options(&self) -> String {
+        format!("-cl-kernel-arg-info {}", self.cfg.build_options).trim_end().to_string()
+    }
+
+    /// The device compiler's log of the solver's program (builds it if not built yet): with
+    /// `-cl-nv-verbose` among the build options, NVIDIA's registers and spills per kernel.
+    pub fn build_log(&self) -> Result<String> {
+        Ok(self.kernel("stage_lsrk")?.program().build_log()?)
+    }
+
     /// Kernel and transfer times so far (waits for the work queued).
     pub fn timing(&self) -> Result<Timing> {
         self.settle()?;
@@ -267,7 +279,7 @@ impl Solver {
         if let Some(k) = self.kernels.borrow().get(name) {
             return Ok(k.clone());
         }
-        let k = cached_kernel(&self.ctx, &self.source, "-cl-kernel-arg-info", name)?;
+        let k = cached_kernel(&self.ctx, &self.source, &self.build_options(), name)?;
         self.kernels.borrow_mut().insert(name, k.clone());
         Ok(k)
     }
@@ -655,7 +667,7 @@ impl Solver {
 /// (measured on PoCL, 2 cores: 0.47 s of kernel time against 0.65 s with 16, rotation_3d 32³ to
 /// t = 0.25).
 fn z_chunk(cfg: &Config, gpu: bool) -> usize {
-    let chunk = if gpu { 16 } else { 1 };
+    let chunk = if gpu { cfg.z_chunk.unwrap_or(16) } else { 1 };
     chunk.min(cfg.n[2])
 }
 

@@ -166,6 +166,18 @@ impl Program {
         Ok(names.split(';').filter(|s| !s.is_empty()).map(str::to_string).collect())
     }
 
+    /// The device compiler's log of the build that made this program. Empty where the compiler
+    /// had nothing to say; with a driver's verbose option (NVIDIA: `-cl-nv-verbose`) it reports
+    /// registers, spills and local memory per kernel. A program loaded from the disk cache
+    /// ([`crate::program::cached_program`]) has the log of loading its binary, not of compiling:
+    /// set `CLARRAY_NO_CACHE=1` to see the compiler's.
+    pub fn build_log(&self) -> Result<String> {
+        self.inner
+            .raw
+            .get_build_log(self.inner.ctx.device().id)
+            .cl("clGetProgramBuildInfo(CL_PROGRAM_BUILD_LOG)")
+    }
+
     /// The options the program was built with.
     pub fn options(&self) -> &str {
         &self.inner.options

@@ -30,77 +30,116 @@ REAL form(int f, REAL dab, REAL a, REAL db, REAL b, REAL da) {
 #define ZQ (2 * HALF + 1)
 
 // Derivatives along one axis a of B_c, u_c, u_a B_c and u_c B_a (c = 0, 1, 2), without 1/h.
+//
+// Where u is linear (U_ANALYTIC), u at the stencil point at offset o along axis a is
+// u + o·h_a·∂_a u, so D(u_a B_c) = u_a·D B_c + h_a ∂_a u_a·M B_c and D(u_c B_a) = u_c·D B_a +
+// h_a ∂_a u_c·M B_a, with M f = Σ_o w_o·o·f_o: the same operator applied to the same products
+// (equal up to round-off), from two weighted sums of B instead of four of products. M is
+// only used (and so only computed) where a gradient term is nonzero for the forms in use
+// (rotations: ∂_a u_a = 0, so the default forms need none); `deriv_finish` forms the products.
 typedef struct {
     REAL b[3], u[3], uab[3], ucba[3];
+#if U_ANALYTIC
+    REAL m[3];
+#endif
 } Deriv;
 
 void deriv_zero(Deriv* d) {
-    for (int c = 0; c < 3; ++c) d->b[c] = d->u[c] = d->uab[c] = d->ucba[c] = (REAL)0;
+    for (int c = 0; c < 3; ++c) {
+        d->b[c] = d->u[c] = d->uab[c] = d->ucba[c] = (REAL)0;
+#if U_ANALYTIC
+        d->m[c] = (REAL)0;
+#endif
+    }
 }
 
-// Adds w × (the values at one stencil point) to d.
-void deriv_add(Deriv* d, int a, REAL w, const REAL b[3], const REAL u[3]) {
+// Adds w × (the values at the stencil point at offset o) to d; u is read only where it is not
+// linear.
+void deriv_add(Deriv* d, int a, REAL w, int o, const REAL b[3], const REAL u[3]) {
     for (int c = 0; c < 3; ++c) {
         d->b[c] += w * b[c];
-#if !U_ANALYTIC
+#if U_ANALYTIC
+        (void)a;
+        (void)u;
+        d->m[c] += (w * (REAL)o) * b[c];
+#else
+        (void)o;
         d->u[c] += w * u[c];
-#endif
 #if FORM_UJBI != 2
         d->uab[c] += w * (u[a] * b[c]);
 #endif
 #if FORM_UIBJ != 2
         d->ucba[c] += w * (u[c] * b[a]);
 #endif
+#endif
     }
 }
 
-// u at node m, whose coordinate along axis a is q (the others those of x).
-void velocity_at(const __global REAL* U, int m, const REAL x[3], int a, int q, REAL u[3]) {
+// Completes d for linear u: the product derivatives from D B and M B (u0 = u at the node, h
+// the spacing along a).
+void deriv_finish(Deriv* d, int a, const REAL u0[3], REAL h) {
+#if U_ANALYTIC
+    for (int c = 0; c < 3; ++c) {
+#if FORM_UJBI != 2
+        d->uab[c] = u0[a] * d->b[c];
+        if (case_velocity_gradient(a, a) != (REAL)0) d->uab[c] += h * case_velocity_gradient(a, a) * d->m[c];
+#endif
+#if FORM_UIBJ != 2
+        d->ucba[c] = u0[c] * d->b[a];
+        if (case_velocity_gradient(a, c) != (REAL)0) d->ucba[c] += h * case_velocity_gradient(a, c) * d->m[a];
+#endif
+    }
+#else
+    (void)d;
+    (void)a;
+    (void)u0;
+    (void)h;
+#endif
+}
+
+// u at node m (read where it is not linear; unused where it is).
+void velocity_at(const __global REAL* U, int m, REAL u[3]) {
 #if U_ANALYTIC
     (void)U;
     (void)m;
-    REAL y[3] = {x[0], x[1], x[2]};
-    y[a] = a == 0 ? coord(q, XMIN, DX) : (a == 1 ? coord(q, YMIN, DY) : coord(q, ZMIN, DZ));
-    case_velocity(y, u);
+    u[0] = u[1] = u[2] = (REAL)0;
 #else
-    (void)x;
-    (void)a;
-    (void)q;
     for (int c = 0; c < 3; ++c) u[c] = U[c * NP + m];
 #endif
 }
 
 // Adds the stencil point at offset o along axis a (index p on an axis of n points, stride s),
 // read from memory, with weight w.
-void point_from_memory(Deriv* d, const __global REAL* B, const __global REAL* U, int idx, const REAL x[3],
-                       int a, int p, int s, int o, REAL w) {
-    const int m = idx + o * s;
+// The point's memory offset is mo (o wrapped, periodic; o otherwise).
+void point_from_memory(Deriv* d, const __global REAL* B, const __global REAL* U, int idx, int a, int s,
+                       int mo, int o, REAL w) {
+    const int m = idx + mo * s;
     REAL b[3], u[3];
     for (int c = 0; c < 3; ++c) b[c] = B[c * NP + m];
-    velocity_at(U, m, x, a, p + o, u);
-    deriv_add(d, a, w, b, u);
+    velocity_at(U, m, u);
+    deriv_add(d, a, w, o, b, u);
 }
 
 // The derivatives along axis a at node idx, every stencil point read from memory (x and y; z on
 // the boundary planes). Periodic: offsets wrap.
-void deriv_from_memory(Deriv* d, const __global REAL* B, const __global REAL* U, int idx, const REAL x[3],
-                       int a, int p, int n, int s) {
+void deriv_from_memory(Deriv* d, const __global REAL* B, const __global REAL* U, int idx, int a, int p,
+                       int n, int s) {
     deriv_zero(d);
 #if PERIODIC
     for (int q = 1; q <= HALF; ++q) {
-        point_from_memory(d, B, U, idx, x, a, p, s, wrap(p + q, n) - p, DI[q - 1]);
-        point_from_memory(d, B, U, idx, x, a, p, s, wrap(p - q, n) - p, -DI[q - 1]);
+        point_from_memory(d, B, U, idx, a, s, wrap(p + q, n) - p, q, DI[q - 1]);
+        point_from_memory(d, B, U, idx, a, s, wrap(p - q, n) - p, -q, -DI[q - 1]);
     }
 #else
     if (p < ROWS) {
-        for (int c = 0; c < COLS; ++c) point_from_memory(d, B, U, idx, x, a, p, s, c - p, DB[p * COLS + c]);
+        for (int c = 0; c < COLS; ++c) point_from_memory(d, B, U, idx, a, s, c - p, c - p, DB[p * COLS + c]);
     } else if (p >= n - ROWS) {
         const int r = n - 1 - p;
-        for (int c = 0; c < COLS; ++c) point_from_memory(d, B, U, idx, x, a, p, s, r - c, -DB[r * COLS + c]);
+        for (int c = 0; c < COLS; ++c) point_from_memory(d, B, U, idx, a, s, r - c, r - c, -DB[r * COLS + c]);
     } else {
         for (int q = 1; q <= HALF; ++q) {
-            point_from_memory(d, B, U, idx, x, a, p, s, q, DI[q - 1]);
-            point_from_memory(d, B, U, idx, x, a, p, s, -q, -DI[q - 1]);
+            point_from_memory(d, B, U, idx, a, s, q, q, DI[q - 1]);
+            point_from_memory(d, B, U, idx, a, s, -q, -q, -DI[q - 1]);
         }
     }
 #endif
@@ -108,8 +147,7 @@ void deriv_from_memory(Deriv* d, const __global REAL* B, const __global REAL* U,
 
 // The z-derivatives at an interior plane (or any plane, periodic), B from the register queue
 // bq[c][HALF + o] = B_c at offset o.
-void deriv_z_from_queue(Deriv* d, REAL bq[3][ZQ], const __global REAL* U, int idx, const REAL x[3],
-                        int k) {
+void deriv_z_from_queue(Deriv* d, REAL bq[3][ZQ], const __global REAL* U, int idx, int k) {
     deriv_zero(d);
 #pragma unroll
     for (int q = 1; q <= HALF; ++q) {
@@ -119,8 +157,8 @@ void deriv_z_from_queue(Deriv* d, REAL bq[3][ZQ], const __global REAL* U, int id
             const int kk = PERIODIC ? wrap(k + o, NZ) : k + o;
             const REAL b[3] = {bq[0][HALF + o], bq[1][HALF + o], bq[2][HALF + o]};
             REAL u[3];
-            velocity_at(U, idx + (kk - k) * NX * NY, x, 2, kk, u);
-            deriv_add(d, 2, side == 0 ? DI[q - 1] : -DI[q - 1], b, u);
+            velocity_at(U, idx + (kk - k) * NX * NY, u);
+            deriv_add(d, 2, side == 0 ? DI[q - 1] : -DI[q - 1], o, b, u);
         }
     }
 }
@@ -133,7 +171,11 @@ void rhs(const __global REAL* B, const __global REAL* U, int i, int j, int k, co
     const REAL ih[3] = {(REAL)1 / DX, (REAL)1 / DY, (REAL)1 / DZ};
     const REAL b[3] = {bq[0][HALF], bq[1][HALF], bq[2][HALF]};
     REAL u[3];
-    velocity_at(U, idx, x, 0, i, u);
+#if U_ANALYTIC
+    case_velocity(x, u);
+#else
+    velocity_at(U, idx, u);
+#endif
     // Every term is a sum over the axes of derivatives along that axis, so the axes are taken
     // one at a time and only one axis's derivatives are live (fewer registers, more work-items
     // resident on a GPU): out_c = Σ_a [∂_a(u_c B_a) − u_c D_a B_a − ∂_a(u_a B_c)].
@@ -143,20 +185,21 @@ void rhs(const __global REAL* B, const __global REAL* U, int i, int j, int k, co
     for (int a = 0; a < 3; ++a) {
         Deriv d;
         if (a == 0) {
-            deriv_from_memory(&d, B, U, idx, x, 0, i, NX, 1);
+            deriv_from_memory(&d, B, U, idx, 0, i, NX, 1);
         } else if (a == 1) {
-            deriv_from_memory(&d, B, U, idx, x, 1, j, NY, NX);
+            deriv_from_memory(&d, B, U, idx, 1, j, NY, NX);
         } else {
 #if PERIODIC
-            deriv_z_from_queue(&d, bq, U, idx, x, k);
+            deriv_z_from_queue(&d, bq, U, idx, k);
 #else
             if (k < ROWS || k >= NZ - ROWS) {
-                deriv_from_memory(&d, B, U, idx, x, 2, k, NZ, NX * NY);
+                deriv_from_memory(&d, B, U, idx, 2, k, NZ, NX * NY);
             } else {
-                deriv_z_from_queue(&d, bq, U, idx, x, k);
+                deriv_z_from_queue(&d, bq, U, idx, k);
             }
 #endif
         }
+        deriv_finish(&d, a, u, a == 0 ? DX : (a == 1 ? DY : DZ));
         REAL dB[3], dU[3];  // D_a B_c, D_a u_c
         for (int c = 0; c < 3; ++c) {
             dB[c] = ih[a] * d.b[c];
@@ -180,7 +223,9 @@ void rhs(const __global REAL* B, const __global REAL* U, int i, int j, int k, co
     const REAL ih00 = (REAL)1 / HW[0];
     REAL g[3];
     int have_g = 0;
+#pragma unroll
     for (int a = 0; a < 3; ++a) {
+#pragma unroll
         for (int side = 0; side < 2; ++side) {
             if (pos[a] != (side == 0 ? 0 : len[a] - 1)) continue;
             const REAL un = side == 0 ? -u[a] : u[a];
@@ -210,6 +255,17 @@ int queue_plane(int kk) {
 #endif
 }
 
+// Planes of B loaded ahead of the one shifted into the queue, and whether the pointwise operand
+// (K, or B⁰ for SSPRK33) of the next plane is loaded one plane ahead: the loads a work-item
+// has in flight while it computes, which is what keeps device memory busy (the stage kernel
+// is bound by the latency of its loads, not by arithmetic).
+#ifndef AHEAD
+#define AHEAD 1
+#endif
+#ifndef PREFETCH_K
+#define PREFETCH_K 1
+#endif
+
 // One stage over this work-item's column segment. SSPRK33 (lsrk = 0):
 // out = a·B0 + b·(Bs + dt·L(Bs, t)). Low-storage (lsrk = 1): K = a·K + dt·L(Bs, t),
 // out = Bs + b·K. Bs is read at neighbours and never written; out may be B0.
@@ -219,43 +275,58 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
     if (i >= NX || j >= NY) return;  // the range is rounded up to whole work-groups
     const int k0 = get_global_id(2) * ZCHUNK;
     const int col = IDX(i, j, 0);
-    REAL bq[3][ZQ], ahead[3];
-    // Planes k0 − HALF … k0 + HALF − 1 into slots 1 … ZQ − 1, and plane k0 + HALF ahead; each
-    // step shifts the plane ahead in and loads the next one before it computes, so that the
-    // load's latency is hidden behind the arithmetic of the plane.
+    // The pointwise operand: read at this node only (K, or B⁰).
+    const __global REAL* P = lsrk ? K : B0;
+    REAL bq[3][ZQ], ahead[3][AHEAD], pq[3];
+    // Planes k0 − HALF … k0 + HALF − 1 into slots 1 … ZQ − 1, and the AHEAD planes after them
+    // ahead; each step shifts a plane from ahead into the queue and loads the next one before
+    // it computes, so that the loads' latency is hidden behind the arithmetic of the plane.
 #pragma unroll
-    for (int o = 1; o <= ZQ; ++o) {
+    for (int o = 1; o < ZQ + AHEAD; ++o) {
         const int m = col + queue_plane(k0 - HALF - 1 + o) * NX * NY;
         for (int c = 0; c < 3; ++c) {
             const REAL v = Bs[c * NP + m];
             if (o < ZQ) bq[c][o] = v;
-            else ahead[c] = v;
+            else ahead[c][o - ZQ] = v;
         }
     }
+    for (int c = 0; c < 3; ++c) pq[c] = P[c * NP + col + min(k0, NZ - 1) * NX * NY];
     REAL x[3] = {coord(i, XMIN, DX), coord(j, YMIN, DY), (REAL)0};
     for (int dk = 0; dk < ZCHUNK; ++dk) {
         const int k = k0 + dk;
         if (k >= NZ) break;
-        const int next = col + queue_plane(k + 1 + HALF) * NX * NY;
+        const int idx = col + k * NX * NY;
+        const int next = col + queue_plane(k + HALF + AHEAD) * NX * NY;
+        // The next plane's pointwise operand (clamped in the grid: loaded, maybe unused).
+        const int pnext = col + min(k + 1, NZ - 1) * NX * NY;
+        REAL p[3];
 #pragma unroll
         for (int c = 0; c < 3; ++c) {
 #pragma unroll
             for (int o = 0; o + 1 < ZQ; ++o) bq[c][o] = bq[c][o + 1];
-            bq[c][ZQ - 1] = ahead[c];
-            ahead[c] = Bs[c * NP + next];
+            bq[c][ZQ - 1] = ahead[c][0];
+#pragma unroll
+            for (int o = 0; o + 1 < AHEAD; ++o) ahead[c][o] = ahead[c][o + 1];
+            ahead[c][AHEAD - 1] = Bs[c * NP + next];
+#if PREFETCH_K
+            p[c] = pq[c];
+            pq[c] = P[c * NP + pnext];
+#endif
         }
         x[2] = coord(k, ZMIN, DZ);
         REAL l[3];
         rhs(Bs, U, i, j, k, x, t, bq, l);
-        const int idx = col + k * NX * NY;
         for (int c = 0; c < 3; ++c) {
             const int m = c * NP + idx;
+#if !PREFETCH_K
+            p[c] = P[m];
+#endif
             if (lsrk) {
-                const REAL kk = a * K[m] + dt * l[c];
+                const REAL kk = a * p[c] + dt * l[c];
                 K[m] = kk;
                 out[m] = bq[c][HALF] + b * kk;
             } else {
-                out[m] = a * B0[m] + b * (bq[c][HALF] + dt * l[c]);
+                out[m] = a * p[c] + b * (bq[c][HALF] + dt * l[c]);
             }
         }
     }
