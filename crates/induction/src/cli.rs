@@ -63,6 +63,10 @@ pub struct BenchArgs {
     /// Planes in z per work-item of the stage kernels (GPU layout; default 16).
     #[arg(long)]
     pub z_chunk: Option<usize>,
+    /// Nodes along x per work-item of the stage kernels, 1 or 2 (GPU layout; default 2 for f32
+    /// where u is linear, else 1).
+    #[arg(long)]
+    pub vector_width: Option<usize>,
     /// Extra OpenCL build options for the solver's program, e.g. `-cl-nv-maxrregcount=64`.
     #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub cl_options: String,
@@ -717,11 +721,15 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     let gpu = info.device_type != clarray::runtime::DeviceType::Cpu;
     let u_in_registers = crate::solver::velocity_in_registers(&probe, gpu);
     let [lx, ly, _] = local.unwrap_or([32, 8, 1]);
+    let probe_chunk = Config { z_chunk: a.z_chunk, ..probe.clone() };
     println!(
         "stage kernels: {} layout, work-groups {lx}×{ly}×1{}{}",
         if gpu { "GPU" } else { "CPU" },
         if gpu {
-            format!(", {} planes in z per work-item (B's z-stencil in registers)", a.z_chunk.unwrap_or(16))
+            format!(
+                ", {} planes in z per work-item (B's z-stencil in registers)",
+                crate::solver::z_chunk(&probe_chunk, true)
+            )
         } else {
             ", one node per work-item".to_string()
         },
@@ -733,8 +741,11 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         if u_in_registers { 12 } else { 15 },
         if u_in_registers { "; u evaluated in registers" } else { "; u read" }
     );
-    println!("\n| precision | grid | order | ms/step | Mnodes/s (per step) | least bytes/step | roofline ms | of roofline |");
-    println!("|---|---|---:|---:|---:|---:|---:|---:|");
+    println!(
+        "\n| precision | grid | order | x nodes per work-item | ms/step | Mnodes/s (per step) | least bytes/step \
+         | roofline ms | of roofline |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|");
     let precisions = match a.precision {
         Some(p) => vec![p],
         None if info.fp64 => vec![Precision::F32, Precision::F64],
@@ -745,6 +756,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         cfg.precision = p;
         cfg.local = local;
         cfg.z_chunk = a.z_chunk;
+        cfg.vector_width = a.vector_width;
         cfg.build_options = a.cl_options.clone();
         if a.build_log {
             let log = Solver::new(&ctx, &cfg)?.build_log()?;
@@ -757,8 +769,15 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         let bytes = crate::solver::least_bytes_per_step(&cfg, u_in_registers);
         let roof = bytes / ceiling;
         println!(
-            "| {p} | {n}³ | {} | {:.3} | {:.1} | {:.3e} | {:.3} | {:.0}% |",
+            "| {p} | {n}³ | {} | {} | {:.3} | {:.1} | {:.3e} | {:.3} | {:.0}% |",
             a.order,
+            {
+                let vx = crate::solver::vector_width(&cfg, gpu);
+                match crate::solver::register_cap(&cfg, info, vx) {
+                    Some(r) => format!("{vx} (≤ {r} registers)"),
+                    None => vx.to_string(),
+                }
+            },
             per_step * 1e3,
             np as f64 / per_step * 1e-6,
             bytes,

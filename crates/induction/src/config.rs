@@ -263,6 +263,10 @@ pub struct Config {
     /// Planes in z that one work-item of a stage kernel walks in the GPU layout (default 16;
     /// the CPU layout walks one).
     pub z_chunk: Option<usize>,
+    /// Nodes along x that one work-item of a stage kernel holds in one vector, 1 or 2, in the
+    /// GPU layout; `None` chooses (`solver::vector_width`). 2 needs an even x size and a linear
+    /// velocity (evaluated in registers).
+    pub vector_width: Option<usize>,
     /// Options added to the OpenCL build of the solver's program (e.g. NVIDIA's
     /// `-cl-nv-maxrregcount=64` or `-cl-nv-verbose`).
     pub build_options: String,
@@ -289,6 +293,7 @@ impl Config {
             local: None,
             gpu_layout: None,
             z_chunk: None,
+            vector_width: None,
             build_options: String::new(),
         }
     }
@@ -375,6 +380,22 @@ impl Config {
             return Err(Error::Config(
                 "--z-chunk 0: a work-item must walk at least one plane; use 1 or more (default 16)".into(),
             ));
+        }
+        match self.vector_width {
+            None | Some(1) => {}
+            Some(2) if self.n[0] % 2 == 0 && self.case.velocity_is_linear() => {}
+            Some(2) => {
+                return Err(Error::Config(format!(
+                    "--vector-width 2 needs an even number of points along x (nx = {}) and a linear \
+                     velocity (not {}); use --vector-width 1",
+                    self.n[0], self.case
+                )))
+            }
+            Some(w) => {
+                return Err(Error::Config(format!(
+                    "--vector-width {w}: a stage work-item holds 1 or 2 nodes"
+                )))
+            }
         }
         if let Some(c) = self.clean {
             if !(c.tol > 0.0 && c.tol < 1.0) {

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use clarray::program::cached_kernel;
-use clarray::runtime::{Arg, DeviceType, Kernel, LaunchDims};
+use clarray::runtime::{Arg, DeviceInfo, DeviceType, Kernel, LaunchDims};
 use clarray::{Buffer, Context, Event};
 
 use crate::config::{Config, Inflow, Integrator, Mode, Precision};
@@ -114,6 +114,8 @@ pub struct Solver {
     stage_local: [usize; 2],
     /// Planes in z that one work-item of a stage kernel walks.
     z_chunk: usize,
+    /// Nodes along x that one work-item of a stage kernel holds.
+    vx: usize,
     b: Field,
     w1: Field,
     w2: Field,
@@ -176,13 +178,20 @@ impl Solver {
         let solver = Solver {
             cfg: cfg.clone(),
             ctx: ctx.clone(),
-            source: source(cfg, &sbp, z_chunk(cfg, gpu), velocity_in_registers(cfg, gpu)),
+            source: source(
+                cfg,
+                &sbp,
+                z_chunk(cfg, gpu),
+                vector_width(cfg, gpu),
+                velocity_in_registers(cfg, gpu),
+            ),
             kernels: RefCell::new(HashMap::new()),
             np,
             wg,
             groups,
             stage_local: stage_local(cfg, info.max_work_group_size),
             z_chunk: z_chunk(cfg, gpu),
+            vx: vector_width(cfg, gpu),
             b: field(3 * np)?,
             w1: field(3 * np)?,
             w2: field(3 * np)?,
@@ -260,7 +269,10 @@ impl Solver {
     /// The options the solver's program is built with: argument information (so launches are
     /// checked) and the configuration's own.
     fn build_options(&self) -> String {
-        format!("-cl-kernel-arg-info {}", self.cfg.build_options).trim_end().to_string()
+        let cap = register_cap(&self.cfg, self.ctx.device().info(), self.vx)
+            .map(|r| format!(" -cl-nv-maxrregcount={r}"))
+            .unwrap_or_default();
+        format!("-cl-kernel-arg-info{cap} {}", self.cfg.build_options).trim_end().to_string()
     }
 
     /// The device compiler's log of the solver's program (builds it if not built yet): with
@@ -394,7 +406,8 @@ impl Solver {
     fn launch_stage(&self, name: &'static str, args: &[A<'_>]) -> Result<()> {
         let [lx, ly] = self.stage_local;
         let [nx, ny, nz] = self.cfg.n;
-        let global = [nx.next_multiple_of(lx), ny.next_multiple_of(ly), nz.div_ceil(self.z_chunk)];
+        let global =
+            [nx.div_ceil(self.vx).next_multiple_of(lx), ny.next_multiple_of(ly), nz.div_ceil(self.z_chunk)];
         self.launch(name, args, &global, Some(&[lx, ly, 1]))
     }
 
@@ -661,14 +674,39 @@ impl Solver {
     }
 }
 
-/// Planes in z that one work-item of a stage kernel walks: 16 in the GPU layout (B's z-stencil
-/// stays in registers across them); 1 on a CPU, whose caches do that and whose OpenCL compilers
-/// (PoCL) vectorise across work-items only when a work-item runs no loop of unknown length
-/// (measured on PoCL, 2 cores: 0.47 s of kernel time against 0.65 s with 16, rotation_3d 32³ to
-/// t = 0.25).
-fn z_chunk(cfg: &Config, gpu: bool) -> usize {
-    let chunk = if gpu { cfg.z_chunk.unwrap_or(16) } else { 1 };
+/// Planes in z that one work-item of a stage kernel walks: 8 in the GPU layout (B's z-stencil
+/// stays in registers across them; on the H200, rotation_3d 256³ order 4, 8 planes gave 62% (f32)
+/// and 68% (f64) of the roofline against 57% and 64% with 16, 4 planes about the same as 8);
+/// 1 on a CPU, whose caches do that and whose OpenCL compilers (PoCL) vectorise across
+/// work-items only when a work-item runs no loop of unknown length (measured on PoCL, 2 cores:
+/// 0.47 s of kernel time against 0.65 s with 16, rotation_3d 32³ to t = 0.25).
+pub fn z_chunk(cfg: &Config, gpu: bool) -> usize {
+    let chunk = if gpu { cfg.z_chunk.unwrap_or(8) } else { 1 };
     chunk.min(cfg.n[2])
+}
+
+/// Nodes along x per work-item of the stage kernels (`VX`): 2 (one 8-byte vector per load and
+/// store, twice the bytes in flight per instruction) in the GPU layout where u is in registers,
+/// x has an even size and the precision is f32; else 1. The stage kernel is bound by the
+/// latency of its loads: what counts is the bytes a multiprocessor has in flight. Measured on
+/// the H200 (rotation_3d 256³, order 4, 8 planes per work-item, registers capped at 128 by
+/// [`register_cap`]): f32 62% of the roofline with 2 nodes against 58% with 1 (capped at 64);
+/// f64 with 2 nodes needs 249 registers and falls from 64% to 56% (16 planes), so f64 keeps 1.
+pub fn vector_width(cfg: &Config, gpu: bool) -> usize {
+    if !gpu || !velocity_in_registers(cfg, gpu) || cfg.n[0] % 2 != 0 {
+        return 1;
+    }
+    cfg.vector_width.unwrap_or(if cfg.precision == Precision::F32 { 2 } else { 1 })
+}
+
+/// The register limit given to NVIDIA's compiler (`-cl-nv-maxrregcount`, where the device has
+/// `cl_nv_compiler_options`) for the stage kernels with 2 nodes per work-item: unlimited, the
+/// compiler takes 132 registers and one 256-item work-group fits a multiprocessor (43% of the
+/// roofline on the H200); at 128, two fit without spilling (57% with 16 planes, 62% with 8).
+/// None where the configuration's own build options set a limit.
+pub fn register_cap(cfg: &Config, info: &DeviceInfo, vx: usize) -> Option<u32> {
+    let nv = info.extensions.split_whitespace().any(|e| e == "cl_nv_compiler_options");
+    (nv && vx == 2 && !cfg.build_options.contains("maxrregcount")).then_some(128)
 }
 
 /// The (x, y) work-group shape of the stage kernels: `--local`'s if given, else 32 × 8 (a warp
@@ -724,7 +762,7 @@ fn root(v: f64) -> f64 {
 /// The solver's OpenCL program: a header generated from the configuration (precision, grid,
 /// case, forms, the SBP coefficients from [`Sbp`], the planes per work-item of the stage kernels
 /// and whether they evaluate u in registers) followed by the kernel files.
-pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, u_in_registers: bool) -> String {
+pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, vx: usize, u_in_registers: bool) -> String {
     use std::fmt::Write;
     let f64s = cfg.precision == Precision::F64;
     let lit = |v: f64| if f64s { format!("{v:.17e}") } else { format!("{v:.9e}f") };
@@ -733,9 +771,11 @@ pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, u_in_registers: bool) -> 
     let h = cfg.spacing();
     let mut s = String::new();
     if f64s {
-        s.push_str("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#define REAL double\n");
+        s.push_str(
+            "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#define REAL double\n#define REAL2 double2\n",
+        );
     } else {
-        s.push_str("#define REAL float\n");
+        s.push_str("#define REAL float\n#define REAL2 float2\n");
     }
     let np: usize = cfg.n.iter().product();
     let _ = writeln!(
@@ -748,7 +788,11 @@ pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, u_in_registers: bool) -> 
             writeln!(s, "#define D{name} ((REAL){})\n#define {name}MIN ((REAL){})", lit(h[a]), lit(lo[a]));
     }
     let _ = writeln!(s, "#define PERIODIC {}", cfg.case.periodic() as i32);
-    let _ = writeln!(s, "#define ZCHUNK {z_chunk}\n#define U_ANALYTIC {}", u_in_registers as i32);
+    let _ = writeln!(
+        s,
+        "#define ZCHUNK {z_chunk}\n#define VX {vx}\n#define U_ANALYTIC {}",
+        u_in_registers as i32
+    );
     let _ = writeln!(s, "#define CASE {}", cfg.case.id());
     let _ =
         writeln!(s, "#define FORM_UIBJ {}\n#define FORM_UJBI {}", cfg.forms.uibj.id(), cfg.forms.ujbi.id());

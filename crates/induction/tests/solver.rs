@@ -237,6 +237,12 @@ fn bad_options_are_rejected_with_messages() {
     assert!(e.contains("three sizes"), "{e}");
     let e = rejected(&["energy", "--inflow", "sometimes"]);
     assert!(e.contains("--inflow `sometimes`"), "{e}");
+    let e = rejected(&["bench", "--quick", "--no-modes", "--precision", "f32", "--vector-width", "3"]);
+    assert!(e.contains("--vector-width 3") && e.contains("1 or 2 nodes"), "{e}");
+    let e = rejected(&["bench", "--quick", "--no-modes", "--n", "33", "--vector-width", "2"]);
+    assert!(e.contains("--vector-width 2") && e.contains("nx = 33"), "{e}");
+    let e = rejected(&["bench", "--quick", "--no-modes", "--z-chunk", "0"]);
+    assert!(e.contains("--z-chunk 0") && e.contains("at least one plane"), "{e}");
     let e = rejected(&["run", "--device", "no-such-device-anywhere"]);
     assert!(e.contains("no-such-device-anywhere"), "{e}");
 }
@@ -286,7 +292,7 @@ fn non_cubic_grids() {
     }
 }
 
-/// The stage kernels' GPU layout (work-groups of 32 × 8 in (x, y) rounded up past the grid, 16
+/// The stage kernels' GPU layout (work-groups of 32 × 8 in (x, y) rounded up past the grid, 8
 /// planes in z per work-item with B's z-stencil in registers, u evaluated in registers where it is
 /// linear) computes what the CPU layout (one node per work-item, u read) does, to round-off, on
 /// every case, with odd sizes so that partial work-groups and a partial last z-chunk occur, orders
@@ -313,6 +319,21 @@ fn gpu_and_cpu_layouts_agree() {
     let mut split = cases[2].clone();
     split.forms = Forms { uibj: Form::Split, ujbi: Form::Product };
     cases.push(split);
+    // Two nodes per work-item along x (even nx): central pairs, the pairs at the x-boundaries
+    // node by node, periodic pairs that wrap; the central forms use M B along x.
+    for (case, order, n, t, forms) in [
+        (Case::Rotation3d, 4, [14, 13, 21], 0.05, Forms::default()),
+        (Case::Rotation3d, 2, [12, 11, 9], 0.05, Forms { uibj: Form::Central, ujbi: Form::Central }),
+        (Case::Rotation2d, 6, [18, 13, 18], 0.1, Forms { uibj: Form::Split, ujbi: Form::Split }),
+        (Case::PeriodicAdvection, 6, [10, 9, 19], 0.05, Forms::default()),
+        (Case::PeriodicAdvection, 4, [8, 9, 7], 0.05, Forms { uibj: Form::Central, ujbi: Form::Product }),
+    ] {
+        let mut cfg = config(case, order, n[0], t);
+        cfg.n = n;
+        cfg.forms = forms;
+        cfg.vector_width = Some(2);
+        cases.push(cfg);
+    }
     for base in cases {
         let mut runs = Vec::new();
         for (gpu, mode) in [(false, Mode::Resident), (true, Mode::Resident), (true, Mode::Copy)] {

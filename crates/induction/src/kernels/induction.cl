@@ -7,27 +7,41 @@
     const int idx = IDX(i, j, k);                                                                 \
     const REAL x[3] = {coord(i, XMIN, DX), coord(j, YMIN, DY), coord(k, ZMIN, DZ)};
 
-// A derivative of the product a·b in one of the three forms, from D(ab), Db and Da.
-REAL form(int f, REAL dab, REAL a, REAL db, REAL b, REAL da) {
-    const REAL prod = a * db + b * da;
-    return f == 0 ? dab : (f == 2 ? prod : (REAL)0.5 * (dab + prod));
-}
-
 // ---- The Runge-Kutta stage: right-hand side, SAT and stage update in one pass ----------------
 //
 // Layout for a GPU: work-item (i, j) of a 2-D work-group tile in (x, y) walks ZCHUNK planes of
-// its column in z (global size NX × NY × ceil(NZ/ZCHUNK), each of the first two rounded up to
-// whole work-groups of lx × ly × 1). Adjacent
-// work-items hold adjacent x, so every load and store of a warp is one contiguous row segment.
-// Its B values on the planes k − HALF … k + HALF stay in registers (a queue shifted by one
-// plane per step), so the z-derivatives read no memory but the new plane; the x- and
-// y-neighbours are the neighbours' own loads of the same plane, served by the cache of the
-// work-group's tile. Each stencil value of B is loaded once per axis and used for every
-// derivative that needs it (D B_c, D u_c and the products D(u_a B_c), D(u_c B_a)); where the
-// case allows (U_ANALYTIC), u is evaluated at the stencil points in registers, so U is never
-// read. A node moves B and K in, K and B out: 12 values (15 when U is read).
+// its column in z (global size NX/VX × NY × ceil(NZ/ZCHUNK), each of the first two rounded up
+// to whole work-groups of lx × ly × 1). With VX = 2 a work-item holds the pair of nodes
+// i0 = 2i, i0 + 1 in one vector (REAL2), so that each load and store moves 8 (f32) or 16 bytes:
+// what keeps enough bytes in flight to fill the memory bus. Adjacent work-items hold adjacent
+// x, so every load and store of a warp is one contiguous row segment. B on the planes
+// k − HALF … k + HALF stays in registers (a queue shifted by one plane per step), so the
+// z-derivatives read no memory but the new plane; the x- and y-neighbours are the neighbours'
+// own loads of the same plane, served by the cache of the work-group's tile. Each stencil value
+// of B is loaded once per axis and used for every derivative that needs it (D B_c, D u_c and
+// the products D(u_a B_c), D(u_c B_a)); where the case allows (U_ANALYTIC), u is evaluated in
+// registers, so U is never read. A node moves B and K in, K and B out: 12 values (15 when U is
+// read). The host uses VX = 2 only with U_ANALYTIC and an even NX (solver.rs, `vector_width`).
 
 #define ZQ (2 * HALF + 1)
+
+#if VX == 2
+#define VREAL REAL2
+#define VLOAD(p, m) (*(const __global VREAL*)((p) + (m)))
+#define VSTORE(p, m, v) (*(__global VREAL*)((p) + (m)) = (v))
+#define LANE(v, l) ((l) == 0 ? (v).s0 : (v).s1)
+#else
+#define VREAL REAL
+#define VLOAD(p, m) ((p)[m])
+#define VSTORE(p, m, v) ((p)[m] = (v))
+#define LANE(v, l) (v)
+#endif
+
+// A derivative of the product a·b in one of the three forms, from D(ab), Db and Da.
+VREAL form(int f, VREAL dab, VREAL a, VREAL db, VREAL b, VREAL da) {
+    const VREAL prod = a * db + b * da;
+    return f == 0 ? dab : (f == 2 ? prod : (REAL)0.5 * (dab + prod));
+}
 
 // Derivatives along one axis a of B_c, u_c, u_a B_c and u_c B_a (c = 0, 1, 2), without 1/h.
 //
@@ -38,9 +52,9 @@ REAL form(int f, REAL dab, REAL a, REAL db, REAL b, REAL da) {
 // only used (and so only computed) where a gradient term is nonzero for the forms in use
 // (rotations: ∂_a u_a = 0, so the default forms need none); `deriv_finish` forms the products.
 typedef struct {
-    REAL b[3], u[3], uab[3], ucba[3];
+    VREAL b[3], u[3], uab[3], ucba[3];
 #if U_ANALYTIC
-    REAL m[3];
+    VREAL m[3];
 #endif
 } Deriv;
 
@@ -55,7 +69,7 @@ void deriv_zero(Deriv* d) {
 
 // Adds w × (the values at the stencil point at offset o) to d; u is read only where it is not
 // linear.
-void deriv_add(Deriv* d, int a, REAL w, int o, const REAL b[3], const REAL u[3]) {
+void deriv_add(Deriv* d, int a, REAL w, int o, const VREAL b[3], const VREAL u[3]) {
     for (int c = 0; c < 3; ++c) {
         d->b[c] += w * b[c];
 #if U_ANALYTIC
@@ -77,7 +91,7 @@ void deriv_add(Deriv* d, int a, REAL w, int o, const REAL b[3], const REAL u[3])
 
 // Completes d for linear u: the product derivatives from D B and M B (u0 = u at the node, h
 // the spacing along a).
-void deriv_finish(Deriv* d, int a, const REAL u0[3], REAL h) {
+void deriv_finish(Deriv* d, int a, const VREAL u0[3], REAL h) {
 #if U_ANALYTIC
     for (int c = 0; c < 3; ++c) {
 #if FORM_UJBI != 2
@@ -98,30 +112,42 @@ void deriv_finish(Deriv* d, int a, const REAL u0[3], REAL h) {
 }
 
 // u at node m (read where it is not linear; unused where it is).
-void velocity_at(const __global REAL* U, int m, REAL u[3]) {
+void velocity_at(const __global REAL* U, int m, VREAL u[3]) {
 #if U_ANALYTIC
     (void)U;
     (void)m;
     u[0] = u[1] = u[2] = (REAL)0;
 #else
-    for (int c = 0; c < 3; ++c) u[c] = U[c * NP + m];
+    for (int c = 0; c < 3; ++c) u[c] = VLOAD(U, c * NP + m);
 #endif
 }
 
-// Adds the stencil point at offset o along axis a (index p on an axis of n points, stride s),
-// read from memory, with weight w.
-// The point's memory offset is mo (o wrapped, periodic; o otherwise).
+// u at the node(s) with coordinates x, in registers.
+void velocity_in_registers(const VREAL x[3], VREAL u[3]) {
+#if VX == 2
+    REAL x0[3] = {x[0].s0, x[1].s0, x[2].s0}, x1[3] = {x[0].s1, x[1].s1, x[2].s1}, u0[3], u1[3];
+    case_velocity(x0, u0);
+    case_velocity(x1, u1);
+    for (int c = 0; c < 3; ++c) u[c] = (VREAL)(u0[c], u1[c]);
+#else
+    case_velocity(x, u);
+#endif
+}
+
+// Adds the stencil point at offset o along axis a (stride s), read from memory, with weight w.
+// The point's memory offset is mo (o wrapped, periodic; o otherwise). With VX = 2 only for the
+// y and z axes, whose offsets keep the pair's alignment.
 void point_from_memory(Deriv* d, const __global REAL* B, const __global REAL* U, int idx, int a, int s,
                        int mo, int o, REAL w) {
     const int m = idx + mo * s;
-    REAL b[3], u[3];
-    for (int c = 0; c < 3; ++c) b[c] = B[c * NP + m];
+    VREAL b[3], u[3];
+    for (int c = 0; c < 3; ++c) b[c] = VLOAD(B, c * NP + m);
     velocity_at(U, m, u);
     deriv_add(d, a, w, o, b, u);
 }
 
-// The derivatives along axis a at node idx, every stencil point read from memory (x and y; z on
-// the boundary planes). Periodic: offsets wrap.
+// The derivatives along axis a at node idx (index p on an axis of n points, stride s), every
+// stencil point read from memory (x and y; z on the boundary planes). Periodic: offsets wrap.
 void deriv_from_memory(Deriv* d, const __global REAL* B, const __global REAL* U, int idx, int a, int p,
                        int n, int s) {
     deriv_zero(d);
@@ -145,9 +171,76 @@ void deriv_from_memory(Deriv* d, const __global REAL* B, const __global REAL* U,
 #endif
 }
 
+#if VX == 2
+// Vectors loaded on each side of the pair for its x-stencil.
+#define HV ((HALF + 1) / 2)
+
+// The x-derivatives of the pair i0, i0 + 1 where both use the central stencil (or periodic):
+// the pair of values at offset o is (B[i0 + o], B[i0 + 1 + o]); pairs at even offsets are
+// aligned vectors, loaded once; those at odd offsets are formed from two of them. bq holds the
+// pair's own values.
+void deriv_x_pair(Deriv* d, const __global REAL* B, int idx, int i0, VREAL bq[3][ZQ]) {
+    deriv_zero(d);
+    VREAL v[3][2 * HV + 1];
+#pragma unroll
+    for (int h = -HV; h <= HV; ++h) {
+        const int mo = PERIODIC ? wrap(i0 + 2 * h, NX) - i0 : 2 * h;
+        for (int c = 0; c < 3; ++c) v[c][HV + h] = h == 0 ? bq[c][HALF] : VLOAD(B, c * NP + idx + mo);
+    }
+    const VREAL u[3] = {(REAL)0, (REAL)0, (REAL)0};  // unused: VX = 2 only with U_ANALYTIC
+#pragma unroll
+    for (int q = 1; q <= HALF; ++q) {
+#pragma unroll
+        for (int side = 0; side < 2; ++side) {
+            const int o = side == 0 ? q : -q;
+            VREAL b[3];
+            for (int c = 0; c < 3; ++c) {
+                b[c] = (o % 2 == 0) ? v[c][HV + o / 2] : (VREAL)(v[c][HV + (o - 1) / 2].s1, v[c][HV + (o + 1) / 2].s0);
+            }
+            deriv_add(d, 0, side == 0 ? DI[q - 1] : -DI[q - 1], o, b, u);
+        }
+    }
+}
+
+// D B_c and M B_c along x at node i (index idx) with its SBP row (boundary or central), scalar.
+void x_sums(const __global REAL* B, int idx, int i, REAL db[3], REAL dm[3]) {
+    for (int c = 0; c < 3; ++c) db[c] = dm[c] = (REAL)0;
+#define X_POINT(o, w)                                                                             \
+    for (int c = 0; c < 3; ++c) {                                                                 \
+        const REAL v = B[c * NP + idx + (o)];                                                     \
+        db[c] += (w) * v;                                                                         \
+        dm[c] += ((w) * (REAL)(o)) * v;                                                           \
+    }
+    if (i < ROWS) {
+        for (int cc = 0; cc < COLS; ++cc) { X_POINT(cc - i, DB[i * COLS + cc]) }
+    } else if (i >= NX - ROWS) {
+        const int r = NX - 1 - i;
+        for (int cc = 0; cc < COLS; ++cc) { X_POINT(r - cc, -DB[r * COLS + cc]) }
+    } else {
+        for (int q = 1; q <= HALF; ++q) {
+            X_POINT(q, DI[q - 1])
+            X_POINT(-q, -DI[q - 1])
+        }
+    }
+#undef X_POINT
+}
+
+// The x-derivatives of a pair near an x-boundary (bounded domains only): node by node.
+void deriv_x_lanes(Deriv* d, const __global REAL* B, int idx, int i0) {
+    REAL db0[3], dm0[3], db1[3], dm1[3];
+    x_sums(B, idx, i0, db0, dm0);
+    x_sums(B, idx + 1, i0 + 1, db1, dm1);
+    deriv_zero(d);
+    for (int c = 0; c < 3; ++c) {
+        d->b[c] = (VREAL)(db0[c], db1[c]);
+        d->m[c] = (VREAL)(dm0[c], dm1[c]);
+    }
+}
+#endif
+
 // The z-derivatives at an interior plane (or any plane, periodic), B from the register queue
 // bq[c][HALF + o] = B_c at offset o.
-void deriv_z_from_queue(Deriv* d, REAL bq[3][ZQ], const __global REAL* U, int idx, int k) {
+void deriv_z_from_queue(Deriv* d, VREAL bq[3][ZQ], const __global REAL* U, int idx, int k) {
     deriv_zero(d);
 #pragma unroll
     for (int q = 1; q <= HALF; ++q) {
@@ -155,71 +248,19 @@ void deriv_z_from_queue(Deriv* d, REAL bq[3][ZQ], const __global REAL* U, int id
         for (int side = 0; side < 2; ++side) {
             const int o = side == 0 ? q : -q;
             const int kk = PERIODIC ? wrap(k + o, NZ) : k + o;
-            const REAL b[3] = {bq[0][HALF + o], bq[1][HALF + o], bq[2][HALF + o]};
-            REAL u[3];
+            const VREAL b[3] = {bq[0][HALF + o], bq[1][HALF + o], bq[2][HALF + o]};
+            VREAL u[3];
             velocity_at(U, idx + (kk - k) * NX * NY, u);
             deriv_add(d, 2, side == 0 ? DI[q - 1] : -DI[q - 1], o, b, u);
         }
     }
 }
 
-// dB/dt at node (i, j, k) of B, with the SAT penalties of inflow faces, into out[3]; bq holds
-// B on the planes k − HALF … k + HALF of this column.
-void rhs(const __global REAL* B, const __global REAL* U, int i, int j, int k, const REAL x[3], REAL t,
-         REAL bq[3][ZQ], REAL out[3]) {
-    const int idx = IDX(i, j, k);
-    const REAL ih[3] = {(REAL)1 / DX, (REAL)1 / DY, (REAL)1 / DZ};
-    const REAL b[3] = {bq[0][HALF], bq[1][HALF], bq[2][HALF]};
-    REAL u[3];
-#if U_ANALYTIC
-    case_velocity(x, u);
-#else
-    velocity_at(U, idx, u);
-#endif
-    // Every term is a sum over the axes of derivatives along that axis, so the axes are taken
-    // one at a time and only one axis's derivatives are live (fewer registers, more work-items
-    // resident on a GPU): out_c = Σ_a [∂_a(u_c B_a) − u_c D_a B_a − ∂_a(u_a B_c)].
-    for (int c = 0; c < 3; ++c) out[c] = (REAL)0;
-    // Unrolled, so that every array here is indexed by constants and stays in registers.
-#pragma unroll
-    for (int a = 0; a < 3; ++a) {
-        Deriv d;
-        if (a == 0) {
-            deriv_from_memory(&d, B, U, idx, 0, i, NX, 1);
-        } else if (a == 1) {
-            deriv_from_memory(&d, B, U, idx, 1, j, NY, NX);
-        } else {
-#if PERIODIC
-            deriv_z_from_queue(&d, bq, U, idx, k);
-#else
-            if (k < ROWS || k >= NZ - ROWS) {
-                deriv_from_memory(&d, B, U, idx, 2, k, NZ, NX * NY);
-            } else {
-                deriv_z_from_queue(&d, bq, U, idx, k);
-            }
-#endif
-        }
-        deriv_finish(&d, a, u, a == 0 ? DX : (a == 1 ? DY : DZ));
-        REAL dB[3], dU[3];  // D_a B_c, D_a u_c
-        for (int c = 0; c < 3; ++c) {
-            dB[c] = ih[a] * d.b[c];
-#if U_ANALYTIC
-            dU[c] = case_velocity_gradient(a, c);
-#else
-            dU[c] = ih[a] * d.u[c];
-#endif
-        }
-        for (int c = 0; c < 3; ++c) {
-            // d_a(u_c B_a)
-            const REAL t1 = form(FORM_UIBJ, ih[a] * d.ucba[c], u[c], dB[a], b[a], dU[c]);
-            // d_a(u_a B_c)
-            const REAL t3 = form(FORM_UJBI, ih[a] * d.uab[c], u[a], dB[c], b[c], dU[a]);
-            out[c] += t1 - u[c] * dB[a] - t3;
-        }
-    }
 #if !PERIODIC
-    // SAT: at a face where u·n < 0, add (u·n)/(h·H_00)·(B − g).
+// SAT at node (i, j, k), one node: at a face where u·n < 0, add (u·n)/(h·H_00)·(B − g).
+void sat(int i, int j, int k, const REAL x[3], REAL t, const REAL u[3], const REAL b[3], REAL out[3]) {
     const int pos[3] = {i, j, k}, len[3] = {NX, NY, NZ};
+    const REAL ih[3] = {(REAL)1 / DX, (REAL)1 / DY, (REAL)1 / DZ};
     const REAL ih00 = (REAL)1 / HW[0];
     REAL g[3];
     int have_g = 0;
@@ -240,6 +281,95 @@ void rhs(const __global REAL* B, const __global REAL* U, int i, int j, int k, co
             }
             const REAL sigma = un * ih[a] * ih00;
             for (int c = 0; c < 3; ++c) out[c] += sigma * (b[c] - g[c]);
+        }
+    }
+}
+#endif
+
+// dB/dt at the node(s) (i0 … i0 + VX − 1, j, k) of B, with the SAT penalties of inflow faces,
+// into out[3]; bq holds B on the planes k − HALF … k + HALF of this column.
+void rhs(const __global REAL* B, const __global REAL* U, int i0, int j, int k, const VREAL x[3], REAL t,
+         VREAL bq[3][ZQ], VREAL out[3]) {
+    const int idx = IDX(i0, j, k);
+    const REAL ih[3] = {(REAL)1 / DX, (REAL)1 / DY, (REAL)1 / DZ};
+    const VREAL b[3] = {bq[0][HALF], bq[1][HALF], bq[2][HALF]};
+    VREAL u[3];
+#if U_ANALYTIC
+    velocity_in_registers(x, u);
+#else
+    velocity_at(U, idx, u);
+#endif
+    // Every term is a sum over the axes of derivatives along that axis, so the axes are taken
+    // one at a time and only one axis's derivatives are live (fewer registers, more work-items
+    // resident on a GPU): out_c = Σ_a [∂_a(u_c B_a) − u_c D_a B_a − ∂_a(u_a B_c)].
+    for (int c = 0; c < 3; ++c) out[c] = (REAL)0;
+    // Unrolled, so that every array here is indexed by constants and stays in registers.
+#pragma unroll
+    for (int a = 0; a < 3; ++a) {
+        Deriv d;
+        if (a == 0) {
+#if VX == 2
+            if (PERIODIC || (i0 >= ROWS && i0 + 1 < NX - ROWS)) {
+                deriv_x_pair(&d, B, idx, i0, bq);
+            } else {
+#if !PERIODIC
+                deriv_x_lanes(&d, B, idx, i0);
+#endif
+            }
+#else
+            deriv_from_memory(&d, B, U, idx, 0, i0, NX, 1);
+#endif
+        } else if (a == 1) {
+            deriv_from_memory(&d, B, U, idx, 1, j, NY, NX);
+        } else {
+#if PERIODIC
+            deriv_z_from_queue(&d, bq, U, idx, k);
+#else
+            if (k < ROWS || k >= NZ - ROWS) {
+                deriv_from_memory(&d, B, U, idx, 2, k, NZ, NX * NY);
+            } else {
+                deriv_z_from_queue(&d, bq, U, idx, k);
+            }
+#endif
+        }
+        deriv_finish(&d, a, u, a == 0 ? DX : (a == 1 ? DY : DZ));
+        VREAL dB[3], dU[3];  // D_a B_c, D_a u_c
+        for (int c = 0; c < 3; ++c) {
+            dB[c] = ih[a] * d.b[c];
+#if U_ANALYTIC
+            dU[c] = case_velocity_gradient(a, c);
+#else
+            dU[c] = ih[a] * d.u[c];
+#endif
+        }
+        for (int c = 0; c < 3; ++c) {
+            // d_a(u_c B_a)
+            const VREAL t1 = form(FORM_UIBJ, ih[a] * d.ucba[c], u[c], dB[a], b[a], dU[c]);
+            // d_a(u_a B_c)
+            const VREAL t3 = form(FORM_UJBI, ih[a] * d.uab[c], u[a], dB[c], b[c], dU[a]);
+            out[c] += t1 - u[c] * dB[a] - t3;
+        }
+    }
+#if !PERIODIC
+    if (i0 == 0 || i0 + VX - 1 == NX - 1 || j == 0 || j == NY - 1 || k == 0 || k == NZ - 1) {
+#pragma unroll
+        for (int l = 0; l < VX; ++l) {
+            REAL xl[3], ul[3], bl[3], ol[3];
+            for (int c = 0; c < 3; ++c) {
+                xl[c] = LANE(x[c], l);
+                ul[c] = LANE(u[c], l);
+                bl[c] = LANE(b[c], l);
+                ol[c] = LANE(out[c], l);
+            }
+            sat(i0 + l, j, k, xl, t, ul, bl, ol);
+            for (int c = 0; c < 3; ++c) {
+#if VX == 2
+                if (l == 0) out[c].s0 = ol[c];
+                else out[c].s1 = ol[c];
+#else
+                out[c] = ol[c];
+#endif
+            }
         }
     }
 #endif
@@ -271,13 +401,13 @@ int queue_plane(int kk) {
 // out = Bs + b·K. Bs is read at neighbours and never written; out may be B0.
 void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, __global REAL* out,
            const __global REAL* U, REAL a, REAL b, REAL dt, REAL t, int lsrk) {
-    const int i = get_global_id(0), j = get_global_id(1);
-    if (i >= NX || j >= NY) return;  // the range is rounded up to whole work-groups
+    const int i0 = get_global_id(0) * VX, j = get_global_id(1);
+    if (i0 >= NX || j >= NY) return;  // the range is rounded up to whole work-groups
     const int k0 = get_global_id(2) * ZCHUNK;
-    const int col = IDX(i, j, 0);
+    const int col = IDX(i0, j, 0);
     // The pointwise operand: read at this node only (K, or B⁰).
     const __global REAL* P = lsrk ? K : B0;
-    REAL bq[3][ZQ], ahead[3][AHEAD], pq[3];
+    VREAL bq[3][ZQ], ahead[3][AHEAD], pq[3];
     // Planes k0 − HALF … k0 + HALF − 1 into slots 1 … ZQ − 1, and the AHEAD planes after them
     // ahead; each step shifts a plane from ahead into the queue and loads the next one before
     // it computes, so that the loads' latency is hidden behind the arithmetic of the plane.
@@ -285,13 +415,17 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
     for (int o = 1; o < ZQ + AHEAD; ++o) {
         const int m = col + queue_plane(k0 - HALF - 1 + o) * NX * NY;
         for (int c = 0; c < 3; ++c) {
-            const REAL v = Bs[c * NP + m];
+            const VREAL v = VLOAD(Bs, c * NP + m);
             if (o < ZQ) bq[c][o] = v;
             else ahead[c][o - ZQ] = v;
         }
     }
-    for (int c = 0; c < 3; ++c) pq[c] = P[c * NP + col + min(k0, NZ - 1) * NX * NY];
-    REAL x[3] = {coord(i, XMIN, DX), coord(j, YMIN, DY), (REAL)0};
+    for (int c = 0; c < 3; ++c) pq[c] = VLOAD(P, c * NP + col + min(k0, NZ - 1) * NX * NY);
+#if VX == 2
+    VREAL x[3] = {(VREAL)(coord(i0, XMIN, DX), coord(i0 + 1, XMIN, DX)), coord(j, YMIN, DY), (REAL)0};
+#else
+    VREAL x[3] = {coord(i0, XMIN, DX), coord(j, YMIN, DY), (REAL)0};
+#endif
     for (int dk = 0; dk < ZCHUNK; ++dk) {
         const int k = k0 + dk;
         if (k >= NZ) break;
@@ -299,7 +433,7 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
         const int next = col + queue_plane(k + HALF + AHEAD) * NX * NY;
         // The next plane's pointwise operand (clamped in the grid: loaded, maybe unused).
         const int pnext = col + min(k + 1, NZ - 1) * NX * NY;
-        REAL p[3];
+        VREAL p[3];
 #pragma unroll
         for (int c = 0; c < 3; ++c) {
 #pragma unroll
@@ -307,26 +441,26 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
             bq[c][ZQ - 1] = ahead[c][0];
 #pragma unroll
             for (int o = 0; o + 1 < AHEAD; ++o) ahead[c][o] = ahead[c][o + 1];
-            ahead[c][AHEAD - 1] = Bs[c * NP + next];
+            ahead[c][AHEAD - 1] = VLOAD(Bs, c * NP + next);
 #if PREFETCH_K
             p[c] = pq[c];
-            pq[c] = P[c * NP + pnext];
+            pq[c] = VLOAD(P, c * NP + pnext);
 #endif
         }
         x[2] = coord(k, ZMIN, DZ);
-        REAL l[3];
-        rhs(Bs, U, i, j, k, x, t, bq, l);
+        VREAL l[3];
+        rhs(Bs, U, i0, j, k, x, t, bq, l);
         for (int c = 0; c < 3; ++c) {
             const int m = c * NP + idx;
 #if !PREFETCH_K
-            p[c] = P[m];
+            p[c] = VLOAD(P, m);
 #endif
             if (lsrk) {
-                const REAL kk = a * p[c] + dt * l[c];
-                K[m] = kk;
-                out[m] = bq[c][HALF] + b * kk;
+                const VREAL kk = a * p[c] + dt * l[c];
+                VSTORE(K, m, kk);
+                VSTORE(out, m, bq[c][HALF] + b * kk);
             } else {
-                out[m] = a * p[c] + b * (bq[c][HALF] + dt * l[c]);
+                VSTORE(out, m, a * p[c] + b * (bq[c][HALF] + dt * l[c]));
             }
         }
     }
