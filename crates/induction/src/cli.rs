@@ -56,6 +56,9 @@ pub struct BenchArgs {
     /// Interior order.
     #[arg(long, default_value_t = 4)]
     pub order: usize,
+    /// Test case (rotation_3d: u linear, evaluated in registers; confined_domain: u read).
+    #[arg(long, default_value = "rotation_3d")]
+    pub case: Case,
     /// Work-group shape `X,Y,Z` of the per-node kernels (as for `run`; the stage kernels, which
     /// the timing is of, take `X,Y`, default 32,8).
     #[arg(long)]
@@ -698,8 +701,17 @@ pub fn time_steps(ctx: &clarray::Context, cfg: &Config, steps: usize) -> Result<
     Ok((start.elapsed().as_secs_f64(), after.kernel_s - before.kernel_s))
 }
 
-/// `induction bench`: per precision, the time per step of rotation_3d (order 4, LSRK4), nodes
-/// updated per second, and the ratio of the least bytes a step must move
+/// `n³`, or `nx×ny×nz` where the sizes differ.
+fn grid(n: &[usize; 3]) -> String {
+    if n[0] == n[1] && n[1] == n[2] {
+        format!("{}³", n[0])
+    } else {
+        format!("{}×{}×{}", n[0], n[1], n[2])
+    }
+}
+
+/// `induction bench`: per precision, the time per step of a case (default rotation_3d, order 4,
+/// LSRK4), nodes updated per second, and the ratio of the least bytes a step must move
 /// ([`crate::solver::least_bytes_per_step`]: per stage and node B and K in, K and B out, 12
 /// values, and u where it is read: on a CPU) over the measured copy ceiling to the measured
 /// kernel time; then resident versus copy mode.
@@ -710,14 +722,15 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     let local = a.local.as_deref().map(parse_local).transpose()?;
     let ctx = context(a.device.as_deref())?;
     let info = ctx.device().info();
-    let np = n * n * n;
+    let probe = Config::new(a.case, a.order, n);
+    let np: usize = probe.n.iter().product();
     let ceiling = copy_ceiling(&ctx, (3 * np * 8).clamp(1 << 20, info.max_alloc_bytes as usize / 2))?;
     println!(
-        "induction bench on {}: copy ceiling {:.1} GB/s (device-to-device, read + write)",
+        "induction bench on {}: {}, copy ceiling {:.1} GB/s (device-to-device, read + write)",
         info.name,
+        a.case,
         ceiling * 1e-9
     );
-    let probe = Config::new(Case::Rotation3d, a.order, n);
     let gpu = info.device_type != clarray::runtime::DeviceType::Cpu;
     let u_in_registers = crate::solver::velocity_in_registers(&probe, gpu);
     let [lx, ly, _] = local.unwrap_or([32, 8, 1]);
@@ -752,7 +765,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         None => vec![Precision::F32],
     };
     for p in precisions {
-        let mut cfg = Config::new(Case::Rotation3d, a.order, n);
+        let mut cfg = Config::new(a.case, a.order, n);
         cfg.precision = p;
         cfg.local = local;
         cfg.z_chunk = a.z_chunk;
@@ -769,7 +782,8 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         let bytes = crate::solver::least_bytes_per_step(&cfg, u_in_registers);
         let roof = bytes / ceiling;
         println!(
-            "| {p} | {n}³ | {} | {} | {:.3} | {:.1} | {:.3e} | {:.3} | {:.0}% |",
+            "| {p} | {} | {} | {} | {:.3} | {:.1} | {:.3e} | {:.3} | {:.0}% |",
+            grid(&cfg.n),
             a.order,
             {
                 let vx = crate::solver::vector_width(&cfg, gpu);
@@ -792,13 +806,14 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     println!("|---|---|---|---:|---:|");
     let mut walls = Vec::new();
     for mode in [Mode::Resident, Mode::Copy] {
-        let mut cfg = Config::new(Case::Rotation3d, a.order, n_copy);
+        let mut cfg = Config::new(a.case, a.order, n_copy);
         cfg.precision = if info.fp64 { Precision::F64 } else { Precision::F32 };
         cfg.local = local.filter(|l| (0..3).all(|i| n_copy % l[i] == 0));
         cfg.mode = mode;
         let (wall, kernel) = time_steps(&ctx, &cfg, steps)?;
         println!(
-            "| {mode} | {n_copy}³ | {} | {:.3} | {:.3} |",
+            "| {mode} | {} | {} | {:.3} | {:.3} |",
+            grid(&cfg.n),
             cfg.precision,
             wall / steps as f64 * 1e3,
             kernel / steps as f64 * 1e3
