@@ -119,7 +119,7 @@ pub struct Common {
     pub mode: Mode,
     /// Work-group shape `X,Y,Z` of the per-node kernels (each must divide the grid size along
     /// its axis). The Runge–Kutta stage kernels take `X,Y` (default 32,8; in the GPU layout each
-    /// work-item walks 16 planes in z); the other kernels default to the driver's choice.
+    /// work-item walks 8 planes in z); the other kernels default to the driver's choice.
     #[arg(long)]
     pub local: Option<String>,
 }

@@ -255,7 +255,7 @@ pub struct Config {
     /// Work-group shape of the per-node kernels; `None` lets the driver choose. Each entry must
     /// divide the grid size along its axis.
     pub local: Option<[usize; 3]>,
-    /// The stage kernels' layout: `Some(true)` the GPU one (16 planes in z per work-item, u
+    /// The stage kernels' layout: `Some(true)` the GPU one (8 planes in z per work-item, u
     /// evaluated in registers where it is linear), `Some(false)` the CPU one (one node per
     /// work-item, u read); `None` by the device type. Both compute the same numbers (to
     /// round-off); the tests run the GPU layout on a CPU this way.
