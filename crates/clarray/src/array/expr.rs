@@ -12,7 +12,7 @@ use half::f16;
 use num_complex::Complex;
 
 use super::dtype::{promote, DType, Element, Kind, Scalar};
-use super::layout::{broadcast_shapes, Layout};
+use super::layout::{broadcast, Layout, Shape};
 use super::Array;
 use crate::error::{Error, Result};
 use crate::runtime::{Buffer, Context};
@@ -134,7 +134,7 @@ pub enum Node {
 pub(crate) struct ExprInner {
     pub(crate) node: Node,
     pub(crate) dtype: DType,
-    pub(crate) shape: Vec<usize>,
+    pub(crate) shape: Shape,
     /// A bare Rust scalar: its dtype gives way to the other operand's (NumPy 2's weak scalars).
     pub(crate) weak: bool,
     pub(crate) ctx: Option<Context>,
@@ -203,7 +203,7 @@ impl<T: std::fmt::Debug> std::fmt::Display for Name<'_, T> {
 }
 
 impl Expr {
-    fn new(node: Node, dtype: DType, shape: Vec<usize>, ctx: Option<Context>) -> Expr {
+    fn new(node: Node, dtype: DType, shape: Shape, ctx: Option<Context>) -> Expr {
         Expr(Ok(Arc::new(ExprInner { node, dtype, shape, weak: false, ctx })))
     }
 
@@ -216,7 +216,7 @@ impl Expr {
         Expr(Ok(Arc::new(ExprInner {
             node: Node::Scalar(s),
             dtype: s.default_dtype(),
-            shape: Vec::new(),
+            shape: Shape::new(),
             weak: true,
             ctx: None,
         })))
@@ -224,19 +224,19 @@ impl Expr {
 
     /// A scalar with a fixed dtype (a 0-d operand that takes part in promotion like an array).
     pub fn typed_scalar<T: Element>(value: T) -> Expr {
-        Expr::new(Node::Scalar(value.to_scalar()), T::DTYPE, Vec::new(), None)
+        Expr::new(Node::Scalar(value.to_scalar()), T::DTYPE, Shape::new(), None)
     }
 
     /// An array operand. The layout must lie inside the buffer (as [`Array`] guarantees):
     /// kernels read it unchecked, so this is not public.
     pub(crate) fn leaf(buffer: Buffer, layout: Layout, dtype: DType, ctx: Context) -> Expr {
-        let shape = layout.shape.clone();
+        let shape = Shape::from_slice(&layout.shape);
         Expr::new(Node::Array(Leaf { buffer, layout, dtype }), dtype, shape, Some(ctx))
     }
 
     /// The flat (C-order) index of each element of an array of `shape`, as int64.
     pub fn index(ctx: &Context, shape: &[usize]) -> Expr {
-        Expr::new(Node::Index, DType::I64, shape.to_vec(), Some(ctx.clone()))
+        Expr::new(Node::Index, DType::I64, shape.into(), Some(ctx.clone()))
     }
 
     pub(crate) fn inner(&self) -> Result<&Arc<ExprInner>> {
@@ -250,7 +250,7 @@ impl Expr {
 
     /// The shape of the result (an error if the expression is invalid).
     pub fn shape(&self) -> Result<Vec<usize>> {
-        Ok(self.inner()?.shape.clone())
+        Ok(self.inner()?.shape.to_vec())
     }
 
     /// The context of the arrays in the expression (`None` for scalars only).
@@ -280,7 +280,7 @@ impl Expr {
         if e.dtype().ok() == Some(dt) {
             return e;
         }
-        Expr::new(Node::Cast(e), dt, i.shape.clone(), i.ctx.clone())
+        Expr::new(Node::Cast(e), dt, Shape::from_slice(&i.shape), i.ctx.clone())
     }
 
     /// This expression converted to `U` (see [`Expr::cast`]).
@@ -296,7 +296,7 @@ impl Expr {
                     if let Err(e) = s.check_fits(dt) {
                         return Expr::error(e);
                     }
-                    Expr::new(Node::Scalar(*s), dt, Vec::new(), None)
+                    Expr::new(Node::Scalar(*s), dt, Shape::new(), None)
                 }
                 _ => self.clone(),
             },
@@ -495,13 +495,13 @@ fn build_unary(op: UnOp, a: Expr) -> Result<Expr> {
     if identity {
         return Ok(a);
     }
-    Ok(Expr::new(Node::Unary(op, a), tout, ia.shape.clone(), ia.ctx.clone()))
+    Ok(Expr::new(Node::Unary(op, a), tout, Shape::from_slice(&ia.shape), ia.ctx.clone()))
 }
 
 fn build_binary(op: BinOp, a: Expr, b: Expr) -> Result<Expr> {
     let (a, b, t) = pair(a, b)?;
     let (ia, ib) = (a.inner()?, b.inner()?);
-    let shape = broadcast_shapes(&ia.shape, &ib.shape)?;
+    let shape = broadcast(&ia.shape, &ib.shape)?;
     let ctx = join_ctx(&ia.ctx, &ib.ctx)?;
     let (tin, tout) = binary_types(op, t)?;
     // Shifts by a count of another type: the count is cast to the promoted type too.
@@ -513,7 +513,7 @@ fn build_where(c: Expr, a: Expr, b: Expr) -> Result<Expr> {
     let (a, b, t) = pair(a, b)?;
     let c = c.cast(DType::Bool);
     let (ic, ia, ib) = (c.inner()?, a.inner()?, b.inner()?);
-    let shape = broadcast_shapes(&broadcast_shapes(&ic.shape, &ia.shape)?, &ib.shape)?;
+    let shape = broadcast(&broadcast(&ic.shape, &ia.shape)?, &ib.shape)?;
     let ctx = join_ctx(&join_ctx(&ic.ctx, &ia.ctx)?, &ib.ctx)?;
     Ok(Expr::new(Node::Where(c, a.cast(t), b.cast(t)), t, shape, ctx))
 }

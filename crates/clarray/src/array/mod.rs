@@ -251,7 +251,7 @@ impl<T: Element> Array<T> {
                 shape.len()
             )));
         }
-        let l = Layout { shape: shape.to_vec(), strides: strides.to_vec(), offset };
+        let l = Layout { shape: shape.into(), strides: strides.into(), offset };
         let (lo, hi) = l.extent();
         let size = T::DTYPE.size() as isize;
         if lo < 0 || hi.checked_mul(size).map_or(true, |b| b as usize > buffer.len()) {
