@@ -32,9 +32,10 @@
 //! [`element_code`] exposes the per-element code to kernels of other layers (reductions): the
 //! value of an expression at given coordinates, with the parameters and arguments it needs.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use smallvec::SmallVec;
 
@@ -81,6 +82,7 @@ type Seen = SmallVec<[(*const ExprInner, usize); 8]>;
 
 impl Plan {
     /// Flattens `expr`.
+    #[inline] // (built in the caller's frame: a plan is too big to copy on every evaluation)
     pub fn new(expr: &Expr) -> Result<Plan> {
         let mut p = Plan { instrs: SmallVec::new(), leaves: SmallVec::new(), scalars: SmallVec::new() };
         p.visit(expr, &mut Seen::new())?;
@@ -161,18 +163,18 @@ impl Plan {
     fn structure(&self, key: &mut Key) {
         let head = |kind: u32, op: u32, d: DType| kind | op << 4 | (d as u32) << 16;
         for &(ref i, d) in &self.instrs {
-            match *i {
-                Instr::Leaf(j) => key.extend_from_slice(&[head(0, 0, d), j as u32]),
-                Instr::Scalar(j) => key.extend_from_slice(&[head(1, 0, d), j as u32]),
-                Instr::Index => key.push(head(2, 0, d)),
-                Instr::Unary(op, a) => key.extend_from_slice(&[head(3, op as u32, d), a as u32]),
-                Instr::Binary(op, a, b) => {
-                    key.extend_from_slice(&[head(4, op as u32, d), a as u32, b as u32])
-                }
-                Instr::Where(c, a, b) => {
-                    key.extend_from_slice(&[head(5, 0, d), c as u32, a as u32, b as u32])
-                }
-                Instr::Cast(a) => key.extend_from_slice(&[head(6, 0, d), a as u32]),
+            // Pushed one by one: cheaper than SmallVec's extend for a few words.
+            let (words, n) = match *i {
+                Instr::Leaf(j) => ([head(0, 0, d), j as u32, 0, 0], 2),
+                Instr::Scalar(j) => ([head(1, 0, d), j as u32, 0, 0], 2),
+                Instr::Index => ([head(2, 0, d), 0, 0, 0], 1),
+                Instr::Unary(op, a) => ([head(3, op as u32, d), a as u32, 0, 0], 2),
+                Instr::Binary(op, a, b) => ([head(4, op as u32, d), a as u32, b as u32, 0], 3),
+                Instr::Where(c, a, b) => ([head(5, 0, d), c as u32, a as u32, b as u32], 4),
+                Instr::Cast(a) => ([head(6, 0, d), a as u32, 0, 0], 2),
+            };
+            for &w in &words[..n] {
+                key.push(w);
             }
         }
         key.push(self.leaves.len() as u32);
@@ -798,7 +800,22 @@ impl Fx {
 }
 
 fn generated(ctx: &Context) -> Arc<Generated> {
-    ctx.slot()
+    thread_local! {
+        /// The generated kernels of the context this thread evaluated in last, by a `Weak` (no
+        /// context is kept alive by it): repeated evaluations skip the context's slot lookup.
+        static LAST: RefCell<(u64, Weak<Generated>)> = const { RefCell::new((u64::MAX, Weak::new())) };
+    }
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        if last.0 == ctx.id() {
+            if let Some(g) = last.1.upgrade() {
+                return g;
+            }
+        }
+        let g: Arc<Generated> = ctx.slot();
+        *last = (ctx.id(), Arc::downgrade(&g));
+        g
+    })
 }
 
 /// How many distinct elementwise kernels have been generated (and built) in `ctx`: one per
@@ -917,7 +934,8 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
     };
     let contiguous = simple || cstrides.iter().all(|s| s.iter().all(|&x| x == 1));
     let fits = |l: &Layout| {
-        let (lo, hi) = l.extent();
+        // (A C-contiguous layout of n elements spans [offset, offset + n).)
+        let (lo, hi) = if simple { (l.offset as isize, (l.offset + n) as isize) } else { l.extent() };
         fits_int(lo) && fits_int(hi)
     };
     let wide = !(fits_int(n as isize) && fits(out_layout) && plan.leaves.iter().all(|l| fits(&l.layout)));
@@ -974,7 +992,9 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
         // load instead of four on GPUs); else vload4/vstore4, which need element alignment.
         let aligned = out_layout.offset % vw == 0
             && plan.leaves.iter().zip(&modes).all(|(l, &m)| m == Mode::Col || l.layout.offset % vw == 0);
-        key.extend_from_slice(&[0, aligned as u32, wide as u32, od as u32, rows as u32, offsets as u32]);
+        for w in [0, aligned as u32, wide as u32, od as u32, rows as u32, offsets as u32] {
+            key.push(w);
+        }
         if rows {
             key.push(modes.len() as u32);
             key.extend(modes.iter().map(|&m| m as u32));
@@ -1113,7 +1133,7 @@ fn tiled_source(
 /// `f` of `values` as the runtime's arguments, on the stack when they are few (no allocation
 /// per launch).
 fn with_args<R>(values: &[KernelValue], f: impl FnOnce(&[Arg<'_>]) -> R) -> R {
-    const INLINE: usize = 24;
+    const INLINE: usize = 12;
     if values.len() <= INLINE {
         let mut a = [Arg::Local(0); INLINE];
         for (slot, v) in a.iter_mut().zip(values) {

@@ -283,6 +283,15 @@ impl Expr {
         Expr::new(Node::Cast(e), dt, Shape::from_slice(&i.shape), i.ctx.clone())
     }
 
+    /// [`Expr::cast`] of an expression no longer needed: no new handle when it already has
+    /// the dtype.
+    pub(crate) fn cast_into(self, dt: DType) -> Expr {
+        match &self.0 {
+            Ok(i) if i.dtype == dt && !i.weak => self,
+            _ => self.cast(dt),
+        }
+    }
+
     /// This expression converted to `U` (see [`Expr::cast`]).
     pub fn astype<U: Element>(&self) -> Expr {
         self.cast(U::DTYPE)
@@ -290,18 +299,32 @@ impl Expr {
 
     /// A weak scalar given a dtype.
     fn settle(&self, dt: DType) -> Expr {
-        match &self.0 {
-            Ok(i) => match &i.node {
-                Node::Scalar(s) if i.weak => {
-                    if let Err(e) = s.check_fits(dt) {
-                        return Expr::error(e);
-                    }
-                    Expr::new(Node::Scalar(*s), dt, Shape::new(), None)
+        self.clone().settled(dt)
+    }
+
+    /// A weak scalar given a dtype, in place when this is the only handle to it (as for the
+    /// bare Rust scalar of `&a + 2.0`).
+    fn settled(mut self, dt: DType) -> Expr {
+        if let Ok(i) = &mut self.0 {
+            let weak_scalar = match i.node {
+                Node::Scalar(s) if i.weak => Some(s),
+                _ => None,
+            };
+            if let Some(s) = weak_scalar {
+                if let Err(e) = s.check_fits(dt) {
+                    return Expr::error(e);
                 }
-                _ => self.clone(),
-            },
-            Err(_) => self.clone(),
+                return match Arc::get_mut(i) {
+                    Some(i) => {
+                        i.dtype = dt;
+                        i.weak = false;
+                        self
+                    }
+                    None => Expr::new(Node::Scalar(s), dt, Shape::new(), None),
+                };
+            }
         }
+        self
     }
 
     pub(crate) fn unary(op: UnOp, a: Expr) -> Expr {
@@ -336,25 +359,30 @@ impl Expr {
     }
 }
 
+/// The dtype a weak operand `w` takes when it meets a strong operand of dtype `other`.
+fn weak_dtype(w: &ExprInner, other: DType) -> DType {
+    match &w.node {
+        Node::Scalar(s) => s.weak_dtype(other),
+        _ => w.dtype,
+    }
+}
+
 /// Settles the dtypes of two operands: weak scalars take the other's type.
 fn pair(a: Expr, b: Expr) -> Result<(Expr, Expr, DType)> {
-    let (ia, ib) = (a.inner()?.clone(), b.inner()?.clone());
+    let (ia, ib) = (a.inner()?, b.inner()?);
     let (a, b) = match (ia.weak, ib.weak) {
         (true, false) => {
-            let a = a.settle(match &ia.node {
-                Node::Scalar(s) => s.weak_dtype(ib.dtype),
-                _ => ia.dtype,
-            });
-            (a, b)
+            let d = weak_dtype(ia, ib.dtype);
+            (a.settled(d), b)
         }
         (false, true) => {
-            let b = b.settle(match &ib.node {
-                Node::Scalar(s) => s.weak_dtype(ia.dtype),
-                _ => ib.dtype,
-            });
-            (a, b)
+            let d = weak_dtype(ib, ia.dtype);
+            (a, b.settled(d))
         }
-        (true, true) => (a.settle(ia.dtype), b.settle(ib.dtype)),
+        (true, true) => {
+            let (da, db) = (ia.dtype, ib.dtype);
+            (a.settled(da), b.settled(db))
+        }
         (false, false) => (a, b),
     };
     let t = promote(a.dtype()?, b.dtype()?);
@@ -483,10 +511,10 @@ pub fn unary_types(op: UnOp, t: DType) -> Result<(DType, DType)> {
 
 fn build_unary(op: UnOp, a: Expr) -> Result<Expr> {
     let ia = a.inner()?.clone();
-    let a = if ia.weak { a.settle(ia.dtype) } else { a };
+    let a = if ia.weak { a.settled(ia.dtype) } else { a };
     let (tin, tout) = unary_types(op, a.dtype()?)?;
     // Identities, so that e.g. `floor` of an integer or `real` of a float costs nothing.
-    let a = a.cast(tin);
+    let a = a.cast_into(tin);
     let identity = match op {
         UnOp::Floor | UnOp::Ceil | UnOp::Round | UnOp::Trunc => tin.is_int(),
         UnOp::Conj | UnOp::Real => tin.kind() != Kind::Complex,
@@ -505,17 +533,17 @@ fn build_binary(op: BinOp, a: Expr, b: Expr) -> Result<Expr> {
     let ctx = join_ctx(&ia.ctx, &ib.ctx)?;
     let (tin, tout) = binary_types(op, t)?;
     // Shifts by a count of another type: the count is cast to the promoted type too.
-    let (a, b) = (a.cast(tin), b.cast(tin));
+    let (a, b) = (a.cast_into(tin), b.cast_into(tin));
     Ok(Expr::new(Node::Binary(op, a, b), tout, shape, ctx))
 }
 
 fn build_where(c: Expr, a: Expr, b: Expr) -> Result<Expr> {
     let (a, b, t) = pair(a, b)?;
-    let c = c.cast(DType::Bool);
+    let c = c.cast_into(DType::Bool);
     let (ic, ia, ib) = (c.inner()?, a.inner()?, b.inner()?);
     let shape = broadcast(&broadcast(&ic.shape, &ia.shape)?, &ib.shape)?;
     let ctx = join_ctx(&join_ctx(&ic.ctx, &ia.ctx)?, &ib.ctx)?;
-    Ok(Expr::new(Node::Where(c, a.cast(t), b.cast(t)), t, shape, ctx))
+    Ok(Expr::new(Node::Where(c, a.cast_into(t), b.cast_into(t)), t, shape, ctx))
 }
 
 /// `where(cond, a, b)`: elements of `a` where `cond` is true, else of `b` (NumPy's `where`).

@@ -67,6 +67,13 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
 
 /// [`broadcast_shapes`], inline.
 pub(crate) fn broadcast(a: &[usize], b: &[usize]) -> Result<Shape> {
+    // The common cases: equal shapes, and a scalar with an array.
+    if a == b || b.is_empty() {
+        return Ok(Shape::from_slice(a));
+    }
+    if a.is_empty() {
+        return Ok(Shape::from_slice(b));
+    }
     let n = a.len().max(b.len());
     let mut out: Shape = smallvec![0; n];
     for k in 0..n {
