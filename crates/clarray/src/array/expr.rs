@@ -12,7 +12,7 @@ use half::f16;
 use num_complex::Complex;
 
 use super::dtype::{promote, DType, Element, Kind, Scalar};
-use super::layout::{broadcast, Layout, Shape};
+use super::layout::{broadcast, copy_of, Layout, Shape};
 use super::Array;
 use crate::error::{Error, Result};
 use crate::runtime::{Buffer, Context};
@@ -144,7 +144,7 @@ pub(crate) struct ExprInner {
 /// Cheap to clone. Build it with operators and methods on [`Array`] and `Expr`; see the
 /// [module docs](mod@crate::array#expressions).
 #[derive(Debug, Clone)]
-pub struct Expr(pub(crate) std::result::Result<Arc<ExprInner>, Error>);
+pub struct Expr(pub(crate) std::result::Result<Arc<ExprInner>, Arc<Error>>);
 
 /// Anything that can be an operand of an expression: arrays (by reference or value),
 /// expressions, and Rust scalars (which are weak, as Python scalars are in NumPy 2).
@@ -208,7 +208,8 @@ impl Expr {
     }
 
     pub(crate) fn error(e: Error) -> Expr {
-        Expr(Err(e))
+        // (Behind an `Arc`: an expression is then two words, cheap to move and to nest.)
+        Expr(Err(Arc::new(e)))
     }
 
     /// A weak scalar operand (its dtype is settled by the operand it meets).
@@ -230,7 +231,7 @@ impl Expr {
     /// An array operand. The layout must lie inside the buffer (as [`Array`] guarantees):
     /// kernels read it unchecked, so this is not public.
     pub(crate) fn leaf(buffer: Buffer, layout: Layout, dtype: DType, ctx: Context) -> Expr {
-        let shape = Shape::from_slice(&layout.shape);
+        let shape = copy_of(&layout.shape);
         Expr::new(Node::Array(Leaf { buffer, layout, dtype }), dtype, shape, Some(ctx))
     }
 
@@ -239,8 +240,9 @@ impl Expr {
         Expr::new(Node::Index, DType::I64, shape.into(), Some(ctx.clone()))
     }
 
+    #[inline]
     pub(crate) fn inner(&self) -> Result<&Arc<ExprInner>> {
-        self.0.as_ref().map_err(Clone::clone)
+        self.0.as_ref().map_err(|e| Error::clone(e))
     }
 
     /// The dtype of the result (an error if the expression is invalid).

@@ -29,14 +29,24 @@ pub struct Layout {
 }
 
 impl Clone for Layout {
-    /// A copy (by `memcpy`: `SmallVec`'s own `clone` goes element by element).
     fn clone(&self) -> Layout {
-        Layout {
-            shape: Shape::from_slice(&self.shape),
-            strides: Strides::from_slice(&self.strides),
-            offset: self.offset,
-        }
+        Layout { shape: copy_of(&self.shape), strides: copy_of(&self.strides), offset: self.offset }
     }
+}
+
+/// `v` as a [`Shape`] or [`Strides`]. Up to [`INLINE_AXES`] elements, by copying the whole
+/// inline array (a few moves; `SmallVec`'s `clone` goes through its generic `extend`, and
+/// `from_slice` through `memcpy`).
+#[inline]
+pub(crate) fn copy_of<T: Copy + Default>(v: &[T]) -> SmallVec<[T; INLINE_AXES]> {
+    if v.len() > INLINE_AXES {
+        return SmallVec::from_slice(v);
+    }
+    let mut buf = [T::default(); INLINE_AXES];
+    for (d, &s) in buf.iter_mut().zip(v) {
+        *d = s;
+    }
+    SmallVec::from_buf_and_len(buf, v.len())
 }
 
 /// The number of elements of `shape`, or an error if it overflows.
