@@ -12,7 +12,9 @@
 //!   work-item handles 4 elements: when every offset is a multiple of 4, through `float4`
 //!   (etc.) pointers, so GPUs issue one 16-byte load or store; otherwise with `vload4` and
 //!   `vstore4`; f16 with `vload(a)_half4` / `vstore(a)_half4_rte`. The last partial vector is
-//!   done element by element. The same kernel takes a C-contiguous 2-D output whose operands
+//!   done element by element. Offsets are kernel arguments only when one is not 0 (a second
+//!   variant of the kernel, so that whole arrays pass two arguments fewer on every launch).
+//!   The same kernel takes a C-contiguous 2-D output whose operands
 //!   are each contiguous like it, a row broadcast over the rows (`b[None, :]`), or one value
 //!   per row (`c[:, None]`, a 0-d array), when the vector width divides the row length.
 //! - **tiled, 2 axes**: a 2-D output written along rows with an operand read along columns (a
@@ -82,11 +84,22 @@ type Seen = SmallVec<[(*const ExprInner, usize); 8]>;
 
 impl Plan {
     /// Flattens `expr`.
-    #[inline] // (built in the caller's frame: a plan is too big to copy on every evaluation)
     pub fn new(expr: &Expr) -> Result<Plan> {
-        let mut p = Plan { instrs: SmallVec::new(), leaves: SmallVec::new(), scalars: SmallVec::new() };
-        p.visit(expr, &mut Seen::new())?;
+        let mut p = Plan::empty();
+        p.flatten(expr)?;
         Ok(p)
+    }
+
+    /// A plan of nothing, for [`Plan::flatten`].
+    pub(crate) fn empty() -> Plan {
+        Plan { instrs: SmallVec::new(), leaves: SmallVec::new(), scalars: SmallVec::new() }
+    }
+
+    /// Flattens `expr` into this empty plan: [`Plan::new`] for a plan that lives in the
+    /// caller's frame (it is too big to move on every evaluation of a small array).
+    pub(crate) fn flatten(&mut self, expr: &Expr) -> Result<()> {
+        debug_assert!(self.instrs.is_empty(), "flatten into a plan that is not empty");
+        self.visit(expr, &mut Seen::new()).map(drop)
     }
 
     /// Appends the instructions of `e`; `seen` maps nodes already visited (shared
@@ -899,7 +912,9 @@ pub(crate) fn eval_into(
     out_layout: &Layout,
     out_dtype: DType,
 ) -> Result<Event> {
-    eval_plan_into(ctx, &Plan::new(&expr.cast(out_dtype))?, out, out_layout)
+    let mut plan = Plan::empty();
+    plan.flatten(&expr.cast(out_dtype))?;
+    eval_plan_into(ctx, &plan, out, out_layout)
 }
 
 /// Evaluates a plan (whose value has the output's dtype) into `out`.

@@ -34,19 +34,16 @@ impl Clone for Layout {
     }
 }
 
-/// `v` as a [`Shape`] or [`Strides`]. Up to [`INLINE_AXES`] elements, by copying the whole
-/// inline array (a few moves; `SmallVec`'s `clone` goes through its generic `extend`, and
-/// `from_slice` through `memcpy`).
+/// `v` as a [`Shape`] or [`Strides`]. Up to [`INLINE_AXES`] (4) elements, as four moves into
+/// the inline array (`SmallVec`'s `clone` goes through its generic `extend`, and `from_slice`
+/// and a copy loop through `memcpy`).
 #[inline]
 pub(crate) fn copy_of<T: Copy + Default>(v: &[T]) -> SmallVec<[T; INLINE_AXES]> {
     if v.len() > INLINE_AXES {
         return SmallVec::from_slice(v);
     }
-    let mut buf = [T::default(); INLINE_AXES];
-    for (d, &s) in buf.iter_mut().zip(v) {
-        *d = s;
-    }
-    SmallVec::from_buf_and_len(buf, v.len())
+    let at = |i: usize| v.get(i).copied().unwrap_or_default();
+    SmallVec::from_buf_and_len([at(0), at(1), at(2), at(3)], v.len())
 }
 
 /// The number of elements of `shape`, or an error if it overflows.

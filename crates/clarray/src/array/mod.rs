@@ -671,7 +671,8 @@ impl<T: Element> Array<T> {
         if let Some(c) = e.context() {
             self.ctx.check_same(c)?;
         }
-        let plan = Plan::new(&e.cast_into(T::DTYPE))?;
+        let mut plan = Plan::empty();
+        plan.flatten(&e.cast_into(T::DTYPE))?;
         let hazard = plan.leaves.iter().any(|l| {
             l.buffer.same_as(&self.buf)
                 && (l.dtype.size() != T::DTYPE.size()

@@ -164,7 +164,10 @@ impl Queue {
             }
         }
         roots.sort_unstable_by_key(|(m, _)| *m as *const Mutex<Hazards> as usize);
-        let guards: Guards<'a> = roots.into_iter().map(|(m, u)| (lock(m), u)).collect();
+        let mut guards = Guards::new();
+        for (m, u) in roots {
+            guards.push((lock(m), u));
+        }
         let me = self.id();
         // Explicit wait events from other queues are flushed there too (OpenCL leaves that to us).
         let mut ids: SmallVec<[cl_event; 4]> = SmallVec::new();
