@@ -14,7 +14,9 @@ mod common;
 const POISON: f32 = -7777.0;
 
 fn host(n: usize, seed: u32) -> Vec<f32> {
-    (0..n).map(|i| ((i as u32 * 2654435761u32).wrapping_add(seed * 97) % 1000) as f32 / 8.0 - 60.0).collect()
+    (0..n)
+        .map(|i| ((i as u32).wrapping_mul(2654435761).wrapping_add(seed * 97) % 1000) as f32 / 8.0 - 60.0)
+        .collect()
 }
 
 /// `out[o .. o + len] = a[ia .. ia + len] + k` through views of two buffers of `cap` elements,
