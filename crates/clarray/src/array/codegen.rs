@@ -874,8 +874,9 @@ fn kernel_for(
 /// A generated kernel's cache key (see [`kernel_for`]), inline for all but long expressions.
 type Key = SmallVec<[u32; 32]>;
 
-/// The arguments of a generated kernel, inline for all but long expressions.
-type Args = SmallVec<[KernelValue; 12]>;
+/// The arguments of a generated kernel, inline up to 24 (a 3-D strided kernel with three
+/// operands takes 24), as [`with_args`] passes them.
+type Args = SmallVec<[KernelValue; 24]>;
 
 /// How the contiguous class reads each operand.
 type Modes = SmallVec<[Mode; 4]>;
@@ -1148,7 +1149,7 @@ fn tiled_source(
 /// `f` of `values` as the runtime's arguments, on the stack when they are few (no allocation
 /// per launch).
 fn with_args<R>(values: &[KernelValue], f: impl FnOnce(&[Arg<'_>]) -> R) -> R {
-    const INLINE: usize = 12;
+    const INLINE: usize = 24;
     if values.len() <= INLINE {
         let mut a = [Arg::Local(0); INLINE];
         for (slot, v) in a.iter_mut().zip(values) {
