@@ -5,8 +5,18 @@
 //! cargo test --release -p clarray --test small_op_overhead -- --ignored --nocapture
 //! ```
 //!
-//! `CLARRAY_OVERHEAD_OPS` sets the operations per variant (default 100000). On a CPU device
-//! the driver's launch is cheap, so the difference between the rows is clarray's own cost.
+//! `CLARRAY_OVERHEAD_OPS` sets the operations per variant (default 100000);
+//! `CLARRAY_OVERHEAD_ONLY` (comma-separated: `bare`, `launch`, `assign`, `eval`) runs only those.
+//! The variants run in alternating batches (the first of each round rotating), so that a drift
+//! in the machine's speed or load falls on all alike; each row gives the best and the median
+//! batch. On a CPU device the driver's launch is cheap, so the difference between the rows is
+//! clarray's own cost. Instructions per operation, counting only the timed batches:
+//!
+//! ```text
+//! CLARRAY_OVERHEAD_OPS=2000 CLARRAY_OVERHEAD_ONLY=assign valgrind --tool=callgrind \
+//!     --collect-atstart=no --toggle-collect='*timed_batch*' target/release/deps/small_op_overhead-… \
+//!     --ignored --nocapture
+//! ```
 
 use std::time::Instant;
 
@@ -19,30 +29,18 @@ mod common;
 
 const BATCH: usize = 1000;
 
-/// Seconds per operation of `op`, run `ops` times in batches of [`BATCH`] with a `finish`
-/// after each batch (so that the queue does not grow without bound), after a warm-up batch.
-fn per_op(ctx: &Context, ops: usize, mut op: impl FnMut() -> clarray::Result<()>) -> f64 {
-    batches(ctx, 1, &mut op);
-    let t = Instant::now();
-    let n = ops.div_ceil(BATCH);
-    timed_batches(ctx, n, &mut op);
-    t.elapsed().as_secs_f64() / (n * BATCH) as f64
-}
+type Op<'a> = Box<dyn FnMut() -> clarray::Result<()> + 'a>;
 
-/// The timed part, a function of its own so that a profiler can count only it
-/// (`valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*timed_batches*'`).
+/// Seconds per operation of one batch of `op`, a function of its own so that a profiler can
+/// count only the timed work.
 #[inline(never)]
-fn timed_batches(ctx: &Context, n: usize, op: &mut impl FnMut() -> clarray::Result<()>) {
-    batches(ctx, n, op);
-}
-
-fn batches(ctx: &Context, n: usize, op: &mut impl FnMut() -> clarray::Result<()>) {
-    for _ in 0..n {
-        for _ in 0..BATCH {
-            op().unwrap();
-        }
-        ctx.queue().finish().unwrap();
+fn timed_batch(ctx: &Context, op: &mut Op<'_>) -> f64 {
+    let t = Instant::now();
+    for _ in 0..BATCH {
+        op().unwrap();
     }
+    ctx.queue().finish().unwrap();
+    t.elapsed().as_secs_f64() / BATCH as f64
 }
 
 #[test]
@@ -59,28 +57,59 @@ fn small_op_overhead() {
                int i = get_global_id(0);\n    if (i < n) out[i] = a[i] + s;\n}\n";
     let kernel = cached_kernel(&ctx, src, "", "add_scalar").unwrap();
     let (s, n) = (2.0f32, 16i32);
-    let args = [Arg::Buffer(out.buffer()), Arg::Buffer(a.buffer()), s.to_arg().unwrap(), n.to_arg().unwrap()];
+    // (Handles of their own, so that `out` can be borrowed mutably by the `assign` variant.)
+    let (out_buf, a_buf) = (out.buffer().clone(), a.buffer().clone());
+    let args = [Arg::Buffer(&out_buf), Arg::Buffer(&a_buf), s.to_arg().unwrap(), n.to_arg().unwrap()];
     let bare = BareLaunch::new(&kernel, &args, &[16]).unwrap();
-    let mut rows: Vec<(&str, f64)> = Vec::new();
+    let dims = LaunchDims { global: &[16], local: None, offset: None };
+    let mut variants: Vec<(&str, Op<'_>)> = Vec::new();
     if want("bare") {
-        rows.push(("bare launch (BareLaunch)", per_op(&ctx, ops, || bare.enqueue(ctx.queue()))));
+        variants.push(("bare launch (BareLaunch)", Box::new(|| bare.enqueue(ctx.queue()))));
     }
     if want("launch") {
-        let dims = LaunchDims { global: &[16], local: None, offset: None };
-        rows.push((
-            "Queue::launch",
-            per_op(&ctx, ops, || ctx.queue().launch(&kernel, &args, &dims, &[]).map(drop)),
-        ));
+        variants
+            .push(("Queue::launch", Box::new(|| ctx.queue().launch(&kernel, &args, &dims, &[]).map(drop))));
     }
     if want("assign") {
-        rows.push(("out.assign(&a + 2.0)", per_op(&ctx, ops, || out.assign(&a + 2.0))));
+        variants.push(("out.assign(&a + 2.0)", Box::new(|| out.assign(&a + 2.0))));
     }
     if want("eval") {
-        rows.push(("(&a + 2.0).eval()", per_op(&ctx, ops, || (&a + 2.0).eval::<f32>().map(drop))));
+        variants.push(("(&a + 2.0).eval()", Box::new(|| (&a + 2.0).eval::<f32>().map(drop))));
     }
-    let base = rows.first().map_or(1.0, |r| r.1);
-    for (name, t) in &rows {
-        println!("{name:<28} {:8.3} us/op  {:+6.1}%", t * 1e6, (t / base - 1.0) * 100.0);
+    // A warm-up batch each (builds, first allocations), untimed by the profiler too.
+    for (_, op) in &mut variants {
+        for _ in 0..BATCH {
+            op().unwrap();
+        }
+        ctx.queue().finish().unwrap();
+    }
+    let rounds = ops.div_ceil(BATCH).max(1);
+    let mut times = vec![Vec::with_capacity(rounds); variants.len()];
+    for r in 0..rounds {
+        for k in 0..variants.len() {
+            let v = (r + k) % variants.len();
+            times[v].push(timed_batch(&ctx, &mut variants[v].1));
+        }
+    }
+    let names: Vec<&str> = variants.iter().map(|(name, _)| *name).collect();
+    drop(variants);
+    let stats: Vec<(f64, f64)> = times
+        .iter_mut()
+        .map(|t| {
+            t.sort_by(f64::total_cmp);
+            (t[0], t[t.len() / 2])
+        })
+        .collect();
+    let (base_best, base_median) = stats.first().copied().unwrap_or((1.0, 1.0));
+    println!("{rounds} rounds of {BATCH} ops per variant, alternating");
+    for (name, (best, median)) in names.iter().zip(&stats) {
+        println!(
+            "{name:<28} best {:7.3} us/op {:+6.1}%   median {:7.3} us/op {:+6.1}%",
+            best * 1e6,
+            (best / base_best - 1.0) * 100.0,
+            median * 1e6,
+            (median / base_median - 1.0) * 100.0
+        );
     }
     assert_eq!(out.to_vec().unwrap(), vec![3.0f32; 16]);
 }

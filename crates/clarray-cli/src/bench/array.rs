@@ -6,13 +6,16 @@
 //! 1 GiB per array), evaluating into an existing array (`assign`) so that allocation is not
 //! timed. The small-array rows are latencies: the time per operation of many operations
 //! enqueued back to back (pipelined) on 16 elements, for `Array` and for a hand-written kernel
-//! launched bare ([`BareLaunch`]: `clSetKernelArg` and `clEnqueueNDRangeKernel` only), measured
-//! in the same run.
+//! launched bare ([`BareLaunch`]: `clSetKernelArg` and `clEnqueueNDRangeKernel` only), timed
+//! in alternating blocks of the same run (see [`interleaved`]); each row gives the best and
+//! the median block, and the bare row the overhead from both.
 
 use clarray::array::Array;
 use clarray::program::{cached_kernel, KernelArg};
+use std::time::Instant;
+
 use clarray::runtime::{Arg, BareLaunch};
-use clarray::Context;
+use clarray::{Context, Queue};
 
 use super::{time, BenchOpts, Row};
 
@@ -61,23 +64,8 @@ pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     ));
 
     // Small arrays: library overhead per operation versus a bare launch of the same kernel.
-    const OPS: usize = 1000;
     let small = Array::<f32>::full(ctx, &[16], 1.0)?;
     let mut small_out = Array::<f32>::empty(ctx, &[16])?;
-    let t = time(opts, q, || {
-        for _ in 0..OPS {
-            small_out.assign(&small + 2.0)?;
-        }
-        Ok(())
-    })?;
-    let per_op = |s: f64| s / OPS as f64;
-    let lib = per_op(t.best);
-    rows.push(Row {
-        name: "array: a + 2, 16 elements, per op (pipelined)".into(),
-        bytes: 0.0,
-        seconds: lib,
-        note: format!("median {:.2} us; {OPS} ops then finish", per_op(t.median) * 1e6),
-    });
     let src = "__kernel void add_scalar(__global float* out, __global const float* a, float s, int n) {\n\
                int i = get_global_id(0);\n    if (i < n) out[i] = a[i] + s;\n}\n";
     let kernel = cached_kernel(ctx, src, "", "add_scalar")?;
@@ -86,22 +74,76 @@ pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     // else (what a C program does; arguments checked once, outside the loop).
     let args = [Arg::Buffer(small_out.buffer()), Arg::Buffer(small.buffer()), s.to_arg()?, len.to_arg()?];
     let bare_launch = BareLaunch::new(&kernel, &args, &[16])?;
-    let t = time(opts, q, || {
-        for _ in 0..OPS {
-            bare_launch.enqueue(q)?;
-        }
-        Ok(())
-    })?;
-    let bare = per_op(t.best);
+    let (lib, bare) = interleaved(opts, q, || small_out.assign(&small + 2.0), || bare_launch.enqueue(q))?;
+    let over = |a: f64, b: f64| (a / b - 1.0) * 100.0;
+    let method = format!("{} rounds of {OPS} ops then finish, alternating with the bare launch", lib.rounds);
+    rows.push(Row {
+        name: "array: a + 2, 16 elements, per op (pipelined)".into(),
+        bytes: 0.0,
+        seconds: lib.best,
+        note: format!("median {:.2} us; {method}", lib.median * 1e6),
+    });
     rows.push(Row {
         name: "array: bare launch of the same kernel, 16 elements, per op".into(),
         bytes: 0.0,
-        seconds: bare,
+        seconds: bare.best,
         note: format!(
-            "median {:.2} us; Array costs {:+.1}% over it",
-            per_op(t.median) * 1e6,
-            (lib / bare - 1.0) * 100.0
+            "median {:.2} us; Array costs {:+.1}% over it (best), {:+.1}% (medians)",
+            bare.median * 1e6,
+            over(lib.best, bare.best),
+            over(lib.median, bare.median)
         ),
     });
     Ok(rows)
+}
+
+/// Operations per timed block of the small-array rows.
+const OPS: usize = 1000;
+
+/// Seconds per operation of one variant, over the timed rounds.
+struct PerOp {
+    best: f64,
+    median: f64,
+    rounds: usize,
+}
+
+/// Times `a` and `b` per operation in alternation: each round runs [`OPS`] operations of one
+/// then a `finish`, then the same for the other, the first of the pair alternating between
+/// rounds, so that a drift in clock speed or in other load while the benchmark runs falls on
+/// both alike (timing one variant in a block of its own and then the other compares two
+/// moments). `opts.warmup` untimed rounds first.
+fn interleaved(
+    opts: &BenchOpts,
+    q: &Queue,
+    mut a: impl FnMut() -> clarray::Result<()>,
+    mut b: impl FnMut() -> clarray::Result<()>,
+) -> clarray::Result<(PerOp, PerOp)> {
+    let block = |op: &mut dyn FnMut() -> clarray::Result<()>| -> clarray::Result<f64> {
+        let start = Instant::now();
+        for _ in 0..OPS {
+            op()?;
+        }
+        q.finish()?;
+        Ok(start.elapsed().as_secs_f64() / OPS as f64)
+    };
+    let rounds = 2 * opts.repeats.max(1);
+    let (mut ta, mut tb) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
+    for r in 0..opts.warmup + rounds {
+        let (x, y) = if r % 2 == 0 {
+            let x = block(&mut a)?;
+            (x, block(&mut b)?)
+        } else {
+            let y = block(&mut b)?;
+            (block(&mut a)?, y)
+        };
+        if r >= opts.warmup {
+            ta.push(x);
+            tb.push(y);
+        }
+    }
+    let stats = |mut t: Vec<f64>| {
+        t.sort_by(f64::total_cmp);
+        PerOp { best: t[0], median: t[t.len() / 2], rounds }
+    };
+    Ok((stats(ta), stats(tb)))
 }

@@ -12,7 +12,9 @@
 //!   work-item handles 4 elements: when every offset is a multiple of 4, through `float4`
 //!   (etc.) pointers, so GPUs issue one 16-byte load or store; otherwise with `vload4` and
 //!   `vstore4`; f16 with `vload(a)_half4` / `vstore(a)_half4_rte`. The last partial vector is
-//!   done element by element. The same kernel takes a C-contiguous 2-D output whose operands
+//!   done element by element. Offsets are kernel arguments only when one is not 0 (a second
+//!   variant of the kernel, so that whole arrays pass two arguments fewer on every launch).
+//!   The same kernel takes a C-contiguous 2-D output whose operands
 //!   are each contiguous like it, a row broadcast over the rows (`b[None, :]`), or one value
 //!   per row (`c[:, None]`, a 0-d array), when the vector width divides the row length.
 //! - **tiled, 2 axes**: a 2-D output written along rows with an operand read along columns (a
@@ -32,13 +34,16 @@
 //! [`element_code`] exposes the per-element code to kernels of other layers (reductions): the
 //! value of an expression at given coordinates, with the parameters and arguments it needs.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
+
+use smallvec::SmallVec;
 
 use super::dtype::{check_device_supports, DType, Kind, Scalar};
 use super::expr::{BinOp, Expr, ExprInner, Leaf, Node, UnOp};
-use super::layout::{collapse, Layout};
+use super::layout::{collapse, Layout, Shape, Strides};
 use crate::error::{Error, Result};
 use crate::program::cached_kernel;
 use crate::runtime::{Arg, Buffer, Context, Event, Kernel, LaunchDims};
@@ -62,29 +67,44 @@ pub enum Instr {
     Cast(usize),
 }
 
-/// A flattened expression.
+/// A flattened expression. Small expressions (up to 8 instructions, 4 arrays and 4 scalars) are
+/// held inline: flattening one allocates nothing.
 #[derive(Debug, Clone)]
 pub struct Plan {
     /// Instructions with their result dtypes, in evaluation order; the last is the value.
-    pub instrs: Vec<(Instr, DType)>,
+    pub instrs: SmallVec<[(Instr, DType); 8]>,
     /// Distinct array operands.
-    pub leaves: Vec<Leaf>,
+    pub leaves: SmallVec<[Leaf; 4]>,
     /// Scalars with their dtypes.
-    pub scalars: Vec<(Scalar, DType)>,
+    pub scalars: SmallVec<[(Scalar, DType); 4]>,
 }
+
+/// The nodes of an expression already flattened, with their instruction.
+type Seen = SmallVec<[(*const ExprInner, usize); 8]>;
 
 impl Plan {
     /// Flattens `expr`.
     pub fn new(expr: &Expr) -> Result<Plan> {
-        let mut p = Plan { instrs: Vec::new(), leaves: Vec::new(), scalars: Vec::new() };
-        let mut seen: Vec<(*const ExprInner, usize)> = Vec::new();
-        p.visit(expr, &mut seen)?;
+        let mut p = Plan::empty();
+        p.flatten(expr)?;
         Ok(p)
+    }
+
+    /// A plan of nothing, for [`Plan::flatten`].
+    pub(crate) fn empty() -> Plan {
+        Plan { instrs: SmallVec::new(), leaves: SmallVec::new(), scalars: SmallVec::new() }
+    }
+
+    /// Flattens `expr` into this empty plan: [`Plan::new`] for a plan that lives in the
+    /// caller's frame (it is too big to move on every evaluation of a small array).
+    pub(crate) fn flatten(&mut self, expr: &Expr) -> Result<()> {
+        debug_assert!(self.instrs.is_empty(), "flatten into a plan that is not empty");
+        self.visit(expr, &mut Seen::new()).map(drop)
     }
 
     /// Appends the instructions of `e`; `seen` maps nodes already visited (shared
     /// subexpressions) to their instruction, so each is computed once.
-    fn visit(&mut self, e: &Expr, seen: &mut Vec<(*const ExprInner, usize)>) -> Result<usize> {
+    fn visit(&mut self, e: &Expr, seen: &mut Seen) -> Result<usize> {
         let inner = e.inner()?;
         let key = Arc::as_ptr(inner);
         if let Some(&(_, i)) = seen.iter().find(|(p, _)| *p == key) {
@@ -153,21 +173,27 @@ impl Plan {
     /// The structure as small integers, appended to `key`: what [`Plan::signature`] spells out,
     /// without formatting (the generated-kernel cache is looked up with it on every
     /// evaluation). Each instruction is one word (kind, operation, dtype) and its operands.
-    fn structure(&self, key: &mut Vec<u32>) {
+    fn structure(&self, key: &mut Key) {
         let head = |kind: u32, op: u32, d: DType| kind | op << 4 | (d as u32) << 16;
         for &(ref i, d) in &self.instrs {
-            match *i {
-                Instr::Leaf(j) => key.extend([head(0, 0, d), j as u32]),
-                Instr::Scalar(j) => key.extend([head(1, 0, d), j as u32]),
-                Instr::Index => key.push(head(2, 0, d)),
-                Instr::Unary(op, a) => key.extend([head(3, op as u32, d), a as u32]),
-                Instr::Binary(op, a, b) => key.extend([head(4, op as u32, d), a as u32, b as u32]),
-                Instr::Where(c, a, b) => key.extend([head(5, 0, d), c as u32, a as u32, b as u32]),
-                Instr::Cast(a) => key.extend([head(6, 0, d), a as u32]),
+            // Pushed one by one: cheaper than SmallVec's extend for a few words.
+            let (words, n) = match *i {
+                Instr::Leaf(j) => ([head(0, 0, d), j as u32, 0, 0], 2),
+                Instr::Scalar(j) => ([head(1, 0, d), j as u32, 0, 0], 2),
+                Instr::Index => ([head(2, 0, d), 0, 0, 0], 1),
+                Instr::Unary(op, a) => ([head(3, op as u32, d), a as u32, 0, 0], 2),
+                Instr::Binary(op, a, b) => ([head(4, op as u32, d), a as u32, b as u32, 0], 3),
+                Instr::Where(c, a, b) => ([head(5, 0, d), c as u32, a as u32, b as u32], 4),
+                Instr::Cast(a) => ([head(6, 0, d), a as u32, 0, 0], 2),
+            };
+            for &w in &words[..n] {
+                key.push(w);
             }
         }
         key.push(self.leaves.len() as u32);
-        key.extend(self.leaves.iter().map(|l| l.dtype as u32));
+        for l in &self.leaves {
+            key.push(l.dtype as u32);
+        }
     }
 
     /// Checks that the device can run every dtype of the plan.
@@ -676,13 +702,7 @@ pub fn element_code(
 }
 
 /// The arguments of [`strided_code`]'s parameters, in order.
-fn strided_args(
-    plan: &Plan,
-    strides: &[Vec<isize>],
-    offsets: &[usize],
-    wide: bool,
-    args: &mut Vec<KernelValue>,
-) {
+fn strided_args(plan: &Plan, strides: &[Strides], offsets: &[usize], wide: bool, args: &mut Args) {
     for (j, l) in plan.leaves.iter().enumerate() {
         args.push(KernelValue::Buffer(l.buffer.clone()));
         args.push(KernelValue::index(offsets[j] as isize, wide));
@@ -697,7 +717,7 @@ fn strided_args(
 
 fn strided_code(
     plan: &Plan,
-    strides: &[Vec<isize>],
+    strides: &[Strides],
     offsets: &[usize],
     coords: &[&str],
     flat: &str,
@@ -716,7 +736,7 @@ fn strided_code(
     for (j, (_, d)) in plan.scalars.iter().enumerate() {
         params.push(format!("{} {prefix}k{j}", d.cl_compute()));
     }
-    let mut args = Vec::new();
+    let mut args = Args::new();
     strided_args(plan, strides, offsets, wide, &mut args);
     let mut em = Emitter::default();
     let mut body = String::new();
@@ -736,7 +756,7 @@ fn strided_code(
         body,
         value,
         dtype,
-        args,
+        args: args.into_vec(),
         signature: format!("strided{}|{it}|{prefix}|{}", coords.len(), plan.signature()),
     }
 }
@@ -793,7 +813,22 @@ impl Fx {
 }
 
 fn generated(ctx: &Context) -> Arc<Generated> {
-    ctx.slot()
+    thread_local! {
+        /// The generated kernels of the context this thread evaluated in last, by a `Weak` (no
+        /// context is kept alive by it): repeated evaluations skip the context's slot lookup.
+        static LAST: RefCell<(u64, Weak<Generated>)> = const { RefCell::new((u64::MAX, Weak::new())) };
+    }
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        if last.0 == ctx.id() {
+            if let Some(g) = last.1.upgrade() {
+                return g;
+            }
+        }
+        let g: Arc<Generated> = ctx.slot();
+        *last = (ctx.id(), Arc::downgrade(&g));
+        g
+    })
 }
 
 /// How many distinct elementwise kernels have been generated (and built) in `ctx`: one per
@@ -836,6 +871,16 @@ fn kernel_for(
     Ok(k)
 }
 
+/// A generated kernel's cache key (see [`kernel_for`]), inline for all but long expressions.
+type Key = SmallVec<[u32; 32]>;
+
+/// The arguments of a generated kernel, inline up to 24 (a 3-D strided kernel with three
+/// operands takes 24), as [`with_args`] passes them.
+type Args = SmallVec<[KernelValue; 24]>;
+
+/// How the contiguous class reads each operand.
+type Modes = SmallVec<[Mode; 4]>;
+
 /// Elements per work-item in the contiguous class: 16 bytes of the widest element type (a
 /// 16-byte load is what GPUs move best), at least 4 and at most 16.
 fn vector_width(plan: &Plan, od: DType) -> usize {
@@ -868,7 +913,9 @@ pub(crate) fn eval_into(
     out_layout: &Layout,
     out_dtype: DType,
 ) -> Result<Event> {
-    eval_plan_into(ctx, &Plan::new(&expr.cast(out_dtype))?, out, out_layout)
+    let mut plan = Plan::empty();
+    plan.flatten(&expr.cast(out_dtype))?;
+    eval_plan_into(ctx, &plan, out, out_layout)
 }
 
 /// Evaluates a plan (whose value has the output's dtype) into `out`.
@@ -888,7 +935,7 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
         && plan.leaves.iter().all(|l| &l.layout.shape == shape && l.layout.is_c_contiguous());
     // (The merged shape and strides are only read outside the contiguous class: none needed.)
     let (cshape, cstrides) = if simple {
-        (Vec::new(), Vec::new())
+        (Shape::new(), Vec::new())
     } else {
         let mut all = Vec::with_capacity(plan.leaves.len() + 1);
         all.push(out_layout.strides.clone());
@@ -903,23 +950,22 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
     };
     let contiguous = simple || cstrides.iter().all(|s| s.iter().all(|&x| x == 1));
     let fits = |l: &Layout| {
-        let (lo, hi) = l.extent();
+        // (A C-contiguous layout of n elements spans [offset, offset + n).)
+        let (lo, hi) = if simple { (l.offset as isize, (l.offset + n) as isize) } else { l.extent() };
         fits_int(lo) && fits_int(hi)
     };
     let wide = !(fits_int(n as isize) && fits(out_layout) && plan.leaves.iter().all(|l| fits(&l.layout)));
     let it = if wide { "long" } else { "int" };
     // The kernel's cache key: the layout class's words, then the plan's structure.
-    let mut key: Vec<u32> = Vec::with_capacity(16 + 4 * plan.instrs.len() + plan.leaves.len());
-
-    let mut args = Vec::with_capacity(4 + 3 * plan.leaves.len() + plan.scalars.len());
+    let mut key = Key::new();
+    let mut args = Args::new();
     args.push(KernelValue::Buffer(out.clone()));
-    args.push(KernelValue::index(out_layout.offset as isize, wide));
     // The contiguous class also takes a C-contiguous 2-D output whose operands are each
     // contiguous like it, a row broadcast, or one value per row, when vectors fit in rows.
     let vw = vector_width(plan, od);
-    let modes: Option<Vec<Mode>> = if contiguous {
-        Some(vec![Mode::Contig; plan.leaves.len()])
-    } else if cshape.len() == 2 && cstrides[0] == [cshape[1] as isize, 1] && cshape[1] % vw == 0 {
+    let modes: Option<Modes> = if contiguous {
+        Some(smallvec::smallvec![Mode::Contig; plan.leaves.len()])
+    } else if cshape.len() == 2 && cstrides[0][..] == [cshape[1] as isize, 1] && cshape[1] % vw == 0 {
         let n1 = cshape[1] as isize;
         cstrides[1..]
             .iter()
@@ -934,9 +980,17 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
         None
     };
     let (kernel, items) = if let Some(modes) = modes {
+        // Offsets are arguments only when one is not 0 (most arrays start at their buffer's
+        // start: two arguments fewer for the driver to copy on every launch).
+        let offsets = out_layout.offset != 0 || plan.leaves.iter().any(|l| l.layout.offset != 0);
+        if offsets {
+            args.push(KernelValue::index(out_layout.offset as isize, wide));
+        }
         for (j, l) in plan.leaves.iter().enumerate() {
             args.push(KernelValue::Buffer(l.buffer.clone()));
-            args.push(KernelValue::index(l.layout.offset as isize, wide));
+            if offsets {
+                args.push(KernelValue::index(l.layout.offset as isize, wide));
+            }
             if modes[j] == Mode::Col {
                 args.push(KernelValue::index(cstrides[j + 1][0], wide));
             }
@@ -954,7 +1008,9 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
         // load instead of four on GPUs); else vload4/vstore4, which need element alignment.
         let aligned = out_layout.offset % vw == 0
             && plan.leaves.iter().zip(&modes).all(|(l, &m)| m == Mode::Col || l.layout.offset % vw == 0);
-        key.extend([0, aligned as u32, wide as u32, od as u32, rows as u32]);
+        for w in [0, aligned as u32, wide as u32, od as u32, rows as u32, offsets as u32] {
+            key.push(w);
+        }
         if rows {
             key.push(modes.len() as u32);
             key.extend(modes.iter().map(|&m| m as u32));
@@ -964,16 +1020,18 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
             let mode_key: String =
                 if rows { modes.iter().map(|m| m.code()).collect() } else { String::new() };
             format!(
-                "contig{}{mode_key}|{it}|{}|{}",
+                "contig{}{mode_key}|{it}|{}|{}{}",
                 if aligned { "a" } else { "u" },
                 od as u8,
-                plan.signature()
+                plan.signature(),
+                if offsets { "|offsets" } else { "" }
             )
         };
-        let k = kernel_for(ctx, &key, name, || contiguous_source(plan, od, it, aligned, &modes))?;
+        let k = kernel_for(ctx, &key, name, || contiguous_source(plan, od, it, aligned, offsets, &modes))?;
         (k, n.div_ceil(vw))
     } else {
         let k_axes = cshape.len();
+        args.push(KernelValue::index(out_layout.offset as isize, wide));
         for &s in &cstrides[0] {
             args.push(KernelValue::index(s, wide));
         }
@@ -993,7 +1051,7 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
             && cshape[1] >= TILE / 2
             && tiled.contains(&true)
         {
-            key.extend([1, wide as u32, od as u32, tiled.len() as u32]);
+            key.extend_from_slice(&[1, wide as u32, od as u32, tiled.len() as u32]);
             key.extend(tiled.iter().map(|&t| t as u32));
             plan.structure(&mut key);
             let name = || {
@@ -1011,7 +1069,7 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
             }
         }
         key.clear();
-        key.extend([2, k_axes as u32, wide as u32, od as u32]);
+        key.extend_from_slice(&[2, k_axes as u32, wide as u32, od as u32]);
         plan.structure(&mut key);
         let name = || format!("strided{k_axes}|{it}|{}|{}", od as u8, plan.signature());
         let k = kernel_for(ctx, &key, name, || {
@@ -1034,7 +1092,7 @@ const TILE_ROWS: usize = 8;
 /// along the output's contiguous axis. Same parameters as the strided kernel with 2 axes.
 fn tiled_source(
     plan: &Plan,
-    strides: &[Vec<isize>],
+    strides: &[Strides],
     offsets: &[usize],
     tiled: &[bool],
     od: DType,
@@ -1143,14 +1201,26 @@ impl Mode {
 /// The contiguous class: each work-item handles `vw` consecutive output elements. Operands are
 /// read in their [`Mode`]; with any `Row`/`Col` operand the kernel takes the row length `n1`,
 /// and `vw` divides it, so that a vector never straddles two rows.
-fn contiguous_source(plan: &Plan, od: DType, it: &str, aligned: bool, modes: &[Mode]) -> String {
+fn contiguous_source(
+    plan: &Plan,
+    od: DType,
+    it: &str,
+    aligned: bool,
+    offsets: bool,
+    modes: &[Mode],
+) -> String {
     let vw = vector_width(plan, od);
     let rows = modes.iter().any(|&m| m != Mode::Contig);
     let mut em = Emitter::default();
-    let mut params = vec![format!("__global {}* out", od.cl_storage()), format!("{it} out_off")];
+    let mut params = vec![format!("__global {}* out", od.cl_storage())];
+    if offsets {
+        params.push(format!("{it} out_off"));
+    }
     for (j, l) in plan.leaves.iter().enumerate() {
         params.push(format!("__global const {}* p{j}", l.dtype.cl_storage()));
-        params.push(format!("{it} o{j}"));
+        if offsets {
+            params.push(format!("{it} o{j}"));
+        }
         if modes[j] == Mode::Col {
             params.push(format!("{it} s{j}"));
         }
@@ -1236,9 +1306,12 @@ fn contiguous_source(plan: &Plan, od: DType, it: &str, aligned: bool, modes: &[M
     let v = em.body(plan, &mut tail, "t", &load, &scalar, "i");
     let _ = writeln!(tail, "    {}", store_stmt(od, "out", "i", &v));
 
-    let mut ptrs = String::from("    out += out_off;\n");
-    for j in 0..plan.leaves.len() {
-        let _ = writeln!(ptrs, "    p{j} += o{j};");
+    let mut ptrs = String::new();
+    if offsets {
+        ptrs.push_str("    out += out_off;\n");
+        for j in 0..plan.leaves.len() {
+            let _ = writeln!(ptrs, "    p{j} += o{j};");
+        }
     }
     format!(
         "{prelude}\n__kernel void clarray_ew({params})\n{{\n{ptrs}    const {it} step = ({it})get_global_size(0) * {vw};\n    for ({it} i0 = ({it})get_global_id(0) * {vw}; i0 < n; i0 += step) {{\n    if (i0 + {vw} <= n) {{\n{vec_part}    }} else {{\n    for ({it} i = i0; i < n; ++i) {{\n{tail}    }}\n    }}\n    }}\n}}\n",

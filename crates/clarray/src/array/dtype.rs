@@ -337,11 +337,24 @@ impl Scalar {
     /// The bytes of the value as a kernel argument of `dt`'s compute type (f16 values are
     /// `float` in kernels, bool `uchar`).
     pub(crate) fn encode(&self, dt: DType) -> EncodedScalar {
-        let (re, im, int, b) = match *self {
-            Scalar::Bool(b) => (b as u8 as f64, 0.0, b as i128, b),
-            Scalar::Int(v) => (v as f64, 0.0, v, v != 0),
-            Scalar::Float(f) => (f, 0.0, f as i128, f != 0.0),
-            Scalar::Complex(r, i) => (r, i, r as i128, r != 0.0 || i != 0.0),
+        // Each form is worked out only for the dtypes that use it (float → i128 is a library
+        // call, and this runs on every evaluation).
+        let (re, im) = match *self {
+            Scalar::Bool(b) => (b as u8 as f64, 0.0),
+            Scalar::Int(v) => (v as f64, 0.0),
+            Scalar::Float(f) => (f, 0.0),
+            Scalar::Complex(r, i) => (r, i),
+        };
+        let int = || match *self {
+            Scalar::Bool(b) => b as i128,
+            Scalar::Int(v) => v,
+            Scalar::Float(f) | Scalar::Complex(f, _) => f as i128,
+        };
+        let b = match *self {
+            Scalar::Bool(b) => b,
+            Scalar::Int(v) => v != 0,
+            Scalar::Float(f) => f != 0.0,
+            Scalar::Complex(r, i) => r != 0.0 || i != 0.0,
         };
         let mut out = EncodedScalar { bytes: [0; 16], len: 0 };
         let mut put = |b: &[u8]| {
@@ -351,14 +364,14 @@ impl Scalar {
         use DType::*;
         match dt {
             Bool => put(&[b as u8]),
-            I8 => put(&(int as i8).to_ne_bytes()),
-            I16 => put(&(int as i16).to_ne_bytes()),
-            I32 => put(&(int as i32).to_ne_bytes()),
-            I64 => put(&(int as i64).to_ne_bytes()),
-            U8 => put(&(int as u8).to_ne_bytes()),
-            U16 => put(&(int as u16).to_ne_bytes()),
-            U32 => put(&(int as u32).to_ne_bytes()),
-            U64 => put(&(int as u64).to_ne_bytes()),
+            I8 => put(&(int() as i8).to_ne_bytes()),
+            I16 => put(&(int() as i16).to_ne_bytes()),
+            I32 => put(&(int() as i32).to_ne_bytes()),
+            I64 => put(&(int() as i64).to_ne_bytes()),
+            U8 => put(&(int() as u8).to_ne_bytes()),
+            U16 => put(&(int() as u16).to_ne_bytes()),
+            U32 => put(&(int() as u32).to_ne_bytes()),
+            U64 => put(&(int() as u64).to_ne_bytes()),
             // Rounded to f16 first, so that the value is the one an f16 array would hold.
             F16 => put(&f16::from_f64(re).to_f32().to_ne_bytes()),
             F32 => put(&(re as f32).to_ne_bytes()),

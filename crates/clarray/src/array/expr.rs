@@ -12,7 +12,7 @@ use half::f16;
 use num_complex::Complex;
 
 use super::dtype::{promote, DType, Element, Kind, Scalar};
-use super::layout::{broadcast_shapes, Layout};
+use super::layout::{broadcast, copy_of, Layout, Shape};
 use super::Array;
 use crate::error::{Error, Result};
 use crate::runtime::{Buffer, Context};
@@ -134,7 +134,7 @@ pub enum Node {
 pub(crate) struct ExprInner {
     pub(crate) node: Node,
     pub(crate) dtype: DType,
-    pub(crate) shape: Vec<usize>,
+    pub(crate) shape: Shape,
     /// A bare Rust scalar: its dtype gives way to the other operand's (NumPy 2's weak scalars).
     pub(crate) weak: bool,
     pub(crate) ctx: Option<Context>,
@@ -144,7 +144,7 @@ pub(crate) struct ExprInner {
 /// Cheap to clone. Build it with operators and methods on [`Array`] and `Expr`; see the
 /// [module docs](mod@crate::array#expressions).
 #[derive(Debug, Clone)]
-pub struct Expr(pub(crate) std::result::Result<Arc<ExprInner>, Error>);
+pub struct Expr(pub(crate) std::result::Result<Arc<ExprInner>, Arc<Error>>);
 
 /// Anything that can be an operand of an expression: arrays (by reference or value),
 /// expressions, and Rust scalars (which are weak, as Python scalars are in NumPy 2).
@@ -203,12 +203,13 @@ impl<T: std::fmt::Debug> std::fmt::Display for Name<'_, T> {
 }
 
 impl Expr {
-    fn new(node: Node, dtype: DType, shape: Vec<usize>, ctx: Option<Context>) -> Expr {
+    fn new(node: Node, dtype: DType, shape: Shape, ctx: Option<Context>) -> Expr {
         Expr(Ok(Arc::new(ExprInner { node, dtype, shape, weak: false, ctx })))
     }
 
     pub(crate) fn error(e: Error) -> Expr {
-        Expr(Err(e))
+        // (Behind an `Arc`: an expression is then two words, cheap to move and to nest.)
+        Expr(Err(Arc::new(e)))
     }
 
     /// A weak scalar operand (its dtype is settled by the operand it meets).
@@ -216,7 +217,7 @@ impl Expr {
         Expr(Ok(Arc::new(ExprInner {
             node: Node::Scalar(s),
             dtype: s.default_dtype(),
-            shape: Vec::new(),
+            shape: Shape::new(),
             weak: true,
             ctx: None,
         })))
@@ -224,23 +225,24 @@ impl Expr {
 
     /// A scalar with a fixed dtype (a 0-d operand that takes part in promotion like an array).
     pub fn typed_scalar<T: Element>(value: T) -> Expr {
-        Expr::new(Node::Scalar(value.to_scalar()), T::DTYPE, Vec::new(), None)
+        Expr::new(Node::Scalar(value.to_scalar()), T::DTYPE, Shape::new(), None)
     }
 
     /// An array operand. The layout must lie inside the buffer (as [`Array`] guarantees):
     /// kernels read it unchecked, so this is not public.
     pub(crate) fn leaf(buffer: Buffer, layout: Layout, dtype: DType, ctx: Context) -> Expr {
-        let shape = layout.shape.clone();
+        let shape = copy_of(&layout.shape);
         Expr::new(Node::Array(Leaf { buffer, layout, dtype }), dtype, shape, Some(ctx))
     }
 
     /// The flat (C-order) index of each element of an array of `shape`, as int64.
     pub fn index(ctx: &Context, shape: &[usize]) -> Expr {
-        Expr::new(Node::Index, DType::I64, shape.to_vec(), Some(ctx.clone()))
+        Expr::new(Node::Index, DType::I64, shape.into(), Some(ctx.clone()))
     }
 
+    #[inline]
     pub(crate) fn inner(&self) -> Result<&Arc<ExprInner>> {
-        self.0.as_ref().map_err(Clone::clone)
+        self.0.as_ref().map_err(|e| Error::clone(e))
     }
 
     /// The dtype of the result (an error if the expression is invalid).
@@ -250,7 +252,7 @@ impl Expr {
 
     /// The shape of the result (an error if the expression is invalid).
     pub fn shape(&self) -> Result<Vec<usize>> {
-        Ok(self.inner()?.shape.clone())
+        Ok(self.inner()?.shape.to_vec())
     }
 
     /// The context of the arrays in the expression (`None` for scalars only).
@@ -280,7 +282,16 @@ impl Expr {
         if e.dtype().ok() == Some(dt) {
             return e;
         }
-        Expr::new(Node::Cast(e), dt, i.shape.clone(), i.ctx.clone())
+        Expr::new(Node::Cast(e), dt, Shape::from_slice(&i.shape), i.ctx.clone())
+    }
+
+    /// [`Expr::cast`] of an expression no longer needed: no new handle when it already has
+    /// the dtype.
+    pub(crate) fn cast_into(self, dt: DType) -> Expr {
+        match &self.0 {
+            Ok(i) if i.dtype == dt && !i.weak => self,
+            _ => self.cast(dt),
+        }
     }
 
     /// This expression converted to `U` (see [`Expr::cast`]).
@@ -290,18 +301,32 @@ impl Expr {
 
     /// A weak scalar given a dtype.
     fn settle(&self, dt: DType) -> Expr {
-        match &self.0 {
-            Ok(i) => match &i.node {
-                Node::Scalar(s) if i.weak => {
-                    if let Err(e) = s.check_fits(dt) {
-                        return Expr::error(e);
-                    }
-                    Expr::new(Node::Scalar(*s), dt, Vec::new(), None)
+        self.clone().settled(dt)
+    }
+
+    /// A weak scalar given a dtype, in place when this is the only handle to it (as for the
+    /// bare Rust scalar of `&a + 2.0`).
+    fn settled(mut self, dt: DType) -> Expr {
+        if let Ok(i) = &mut self.0 {
+            let weak_scalar = match i.node {
+                Node::Scalar(s) if i.weak => Some(s),
+                _ => None,
+            };
+            if let Some(s) = weak_scalar {
+                if let Err(e) = s.check_fits(dt) {
+                    return Expr::error(e);
                 }
-                _ => self.clone(),
-            },
-            Err(_) => self.clone(),
+                return match Arc::get_mut(i) {
+                    Some(i) => {
+                        i.dtype = dt;
+                        i.weak = false;
+                        self
+                    }
+                    None => Expr::new(Node::Scalar(s), dt, Shape::new(), None),
+                };
+            }
         }
+        self
     }
 
     pub(crate) fn unary(op: UnOp, a: Expr) -> Expr {
@@ -336,25 +361,30 @@ impl Expr {
     }
 }
 
+/// The dtype a weak operand `w` takes when it meets a strong operand of dtype `other`.
+fn weak_dtype(w: &ExprInner, other: DType) -> DType {
+    match &w.node {
+        Node::Scalar(s) => s.weak_dtype(other),
+        _ => w.dtype,
+    }
+}
+
 /// Settles the dtypes of two operands: weak scalars take the other's type.
 fn pair(a: Expr, b: Expr) -> Result<(Expr, Expr, DType)> {
-    let (ia, ib) = (a.inner()?.clone(), b.inner()?.clone());
+    let (ia, ib) = (a.inner()?, b.inner()?);
     let (a, b) = match (ia.weak, ib.weak) {
         (true, false) => {
-            let a = a.settle(match &ia.node {
-                Node::Scalar(s) => s.weak_dtype(ib.dtype),
-                _ => ia.dtype,
-            });
-            (a, b)
+            let d = weak_dtype(ia, ib.dtype);
+            (a.settled(d), b)
         }
         (false, true) => {
-            let b = b.settle(match &ib.node {
-                Node::Scalar(s) => s.weak_dtype(ia.dtype),
-                _ => ib.dtype,
-            });
-            (a, b)
+            let d = weak_dtype(ib, ia.dtype);
+            (a, b.settled(d))
         }
-        (true, true) => (a.settle(ia.dtype), b.settle(ib.dtype)),
+        (true, true) => {
+            let (da, db) = (ia.dtype, ib.dtype);
+            (a.settled(da), b.settled(db))
+        }
         (false, false) => (a, b),
     };
     let t = promote(a.dtype()?, b.dtype()?);
@@ -483,10 +513,10 @@ pub fn unary_types(op: UnOp, t: DType) -> Result<(DType, DType)> {
 
 fn build_unary(op: UnOp, a: Expr) -> Result<Expr> {
     let ia = a.inner()?.clone();
-    let a = if ia.weak { a.settle(ia.dtype) } else { a };
+    let a = if ia.weak { a.settled(ia.dtype) } else { a };
     let (tin, tout) = unary_types(op, a.dtype()?)?;
     // Identities, so that e.g. `floor` of an integer or `real` of a float costs nothing.
-    let a = a.cast(tin);
+    let a = a.cast_into(tin);
     let identity = match op {
         UnOp::Floor | UnOp::Ceil | UnOp::Round | UnOp::Trunc => tin.is_int(),
         UnOp::Conj | UnOp::Real => tin.kind() != Kind::Complex,
@@ -495,27 +525,27 @@ fn build_unary(op: UnOp, a: Expr) -> Result<Expr> {
     if identity {
         return Ok(a);
     }
-    Ok(Expr::new(Node::Unary(op, a), tout, ia.shape.clone(), ia.ctx.clone()))
+    Ok(Expr::new(Node::Unary(op, a), tout, Shape::from_slice(&ia.shape), ia.ctx.clone()))
 }
 
 fn build_binary(op: BinOp, a: Expr, b: Expr) -> Result<Expr> {
     let (a, b, t) = pair(a, b)?;
     let (ia, ib) = (a.inner()?, b.inner()?);
-    let shape = broadcast_shapes(&ia.shape, &ib.shape)?;
+    let shape = broadcast(&ia.shape, &ib.shape)?;
     let ctx = join_ctx(&ia.ctx, &ib.ctx)?;
     let (tin, tout) = binary_types(op, t)?;
     // Shifts by a count of another type: the count is cast to the promoted type too.
-    let (a, b) = (a.cast(tin), b.cast(tin));
+    let (a, b) = (a.cast_into(tin), b.cast_into(tin));
     Ok(Expr::new(Node::Binary(op, a, b), tout, shape, ctx))
 }
 
 fn build_where(c: Expr, a: Expr, b: Expr) -> Result<Expr> {
     let (a, b, t) = pair(a, b)?;
-    let c = c.cast(DType::Bool);
+    let c = c.cast_into(DType::Bool);
     let (ic, ia, ib) = (c.inner()?, a.inner()?, b.inner()?);
-    let shape = broadcast_shapes(&broadcast_shapes(&ic.shape, &ia.shape)?, &ib.shape)?;
+    let shape = broadcast(&broadcast(&ic.shape, &ia.shape)?, &ib.shape)?;
     let ctx = join_ctx(&join_ctx(&ic.ctx, &ia.ctx)?, &ib.ctx)?;
-    Ok(Expr::new(Node::Where(c, a.cast(t), b.cast(t)), t, shape, ctx))
+    Ok(Expr::new(Node::Where(c, a.cast_into(t), b.cast_into(t)), t, shape, ctx))
 }
 
 /// `where(cond, a, b)`: elements of `a` where `cond` is true, else of `b` (NumPy's `where`).

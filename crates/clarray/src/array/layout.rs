@@ -2,19 +2,48 @@
 //! device work. Strides and offsets count elements, not bytes; strides may be negative or zero.
 
 use ndarray::SliceInfoElem;
+use smallvec::{smallvec, SmallVec};
 
 use crate::error::{Error, Result};
 
+/// Axes kept inline in a [`Shape`] or [`Strides`]: layouts of up to this many axes are copied
+/// (into expressions, into kernel plans) without a heap allocation.
+pub const INLINE_AXES: usize = 4;
+
+/// The extent of each axis.
+pub type Shape = SmallVec<[usize; INLINE_AXES]>;
+
+/// The distance between neighbours along each axis, in elements.
+pub type Strides = SmallVec<[isize; INLINE_AXES]>;
+
 /// Where the elements of an n-dimensional array lie in its buffer: element `(i0, i1, …)` is
 /// at `offset + Σ ik * strides[k]` (in elements).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Layout {
     /// Extent of each axis.
-    pub shape: Vec<usize>,
+    pub shape: Shape,
     /// Distance between neighbours along each axis, in elements.
-    pub strides: Vec<isize>,
+    pub strides: Strides,
     /// Position of element `(0, 0, …)`, in elements.
     pub offset: usize,
+}
+
+impl Clone for Layout {
+    fn clone(&self) -> Layout {
+        Layout { shape: copy_of(&self.shape), strides: copy_of(&self.strides), offset: self.offset }
+    }
+}
+
+/// `v` as a [`Shape`] or [`Strides`]. Up to [`INLINE_AXES`] (4) elements, as four moves into
+/// the inline array (`SmallVec`'s `clone` goes through its generic `extend`, and `from_slice`
+/// and a copy loop through `memcpy`).
+#[inline]
+pub(crate) fn copy_of<T: Copy + Default>(v: &[T]) -> SmallVec<[T; INLINE_AXES]> {
+    if v.len() > INLINE_AXES {
+        return SmallVec::from_slice(v);
+    }
+    let at = |i: usize| v.get(i).copied().unwrap_or_default();
+    SmallVec::from_buf_and_len([at(0), at(1), at(2), at(3)], v.len())
 }
 
 /// The number of elements of `shape`, or an error if it overflows.
@@ -28,8 +57,8 @@ pub fn checked_size(shape: &[usize]) -> Result<usize> {
 }
 
 /// C-order (row-major) strides of `shape`.
-pub fn c_strides(shape: &[usize]) -> Vec<isize> {
-    let mut strides = vec![0isize; shape.len()];
+pub fn c_strides(shape: &[usize]) -> Strides {
+    let mut strides: Strides = smallvec![0isize; shape.len()];
     let mut s = 1isize;
     for (k, &n) in shape.iter().enumerate().rev() {
         strides[k] = s;
@@ -40,8 +69,20 @@ pub fn c_strides(shape: &[usize]) -> Vec<isize> {
 
 /// The shape that `a` and `b` broadcast to under NumPy's rules.
 pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
+    broadcast(a, b).map(Shape::into_vec)
+}
+
+/// [`broadcast_shapes`], inline.
+pub(crate) fn broadcast(a: &[usize], b: &[usize]) -> Result<Shape> {
+    // The common cases: equal shapes, and a scalar with an array.
+    if a == b || b.is_empty() {
+        return Ok(Shape::from_slice(a));
+    }
+    if a.is_empty() {
+        return Ok(Shape::from_slice(b));
+    }
     let n = a.len().max(b.len());
-    let mut out = vec![0; n];
+    let mut out: Shape = smallvec![0; n];
     for k in 0..n {
         let x = if k + a.len() >= n { a[k + a.len() - n] } else { 1 };
         let y = if k + b.len() >= n { b[k + b.len() - n] } else { 1 };
@@ -63,7 +104,7 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
 impl Layout {
     /// A C-contiguous layout of `shape` at offset 0 (the shape's size must have been checked).
     pub fn contiguous(shape: &[usize]) -> Layout {
-        Layout { shape: shape.to_vec(), strides: c_strides(shape), offset: 0 }
+        Layout { shape: shape.into(), strides: c_strides(shape), offset: 0 }
     }
 
     /// Number of axes.
@@ -121,7 +162,7 @@ impl Layout {
                 self.shape
             )));
         }
-        let mut out = Layout { shape: Vec::new(), strides: Vec::new(), offset: self.offset };
+        let mut out = Layout { shape: Shape::new(), strides: Strides::new(), offset: self.offset };
         let mut off = self.offset as isize;
         let mut axis = 0;
         for elem in info {
@@ -186,11 +227,7 @@ impl Layout {
             )));
         }
         if self.is_c_contiguous() || size == 0 {
-            return Ok(Some(Layout {
-                shape: shape.to_vec(),
-                strides: c_strides(shape),
-                offset: self.offset,
-            }));
+            return Ok(Some(Layout { shape: shape.into(), strides: c_strides(shape), offset: self.offset }));
         }
         // Axes of extent 1 carry no information; drop them, then match groups of old axes with
         // groups of new axes of equal products. Each group of old axes must be contiguous
@@ -230,7 +267,7 @@ impl Layout {
         for s in ns.iter_mut().skip(ni) {
             *s = 0;
         }
-        Ok(Some(Layout { shape: nd, strides: ns, offset: self.offset }))
+        Ok(Some(Layout { shape: nd.into(), strides: ns.into(), offset: self.offset }))
     }
 
     /// Axes in the order `axes` (a permutation of `0..ndim`).
@@ -257,7 +294,7 @@ impl Layout {
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Layout> {
         checked_size(shape)?;
         let lead = shape.len().checked_sub(self.ndim()).ok_or_else(|| self.bcast_err(shape))?;
-        let mut strides = vec![0isize; shape.len()];
+        let mut strides: Strides = smallvec![0isize; shape.len()];
         for k in 0..self.ndim() {
             let (n, want) = (self.shape[k], shape[lead + k]);
             strides[lead + k] = if n == want {
@@ -268,7 +305,7 @@ impl Layout {
                 return Err(self.bcast_err(shape));
             };
         }
-        Ok(Layout { shape: shape.to_vec(), strides, offset: self.offset })
+        Ok(Layout { shape: shape.into(), strides, offset: self.offset })
     }
 
     fn bcast_err(&self, shape: &[usize]) -> Error {
@@ -322,9 +359,9 @@ fn resolve_bound(i: isize, n: usize, axis: usize) -> Result<usize> {
 
 /// Merges axes that every one of several layouts walks contiguously, and drops axes of extent 1,
 /// for the same iteration in C order. Returns the merged shape and each layout's strides.
-pub fn collapse(shape: &[usize], strides: &[Vec<isize>]) -> (Vec<usize>, Vec<Vec<isize>>) {
-    let mut out_shape: Vec<usize> = Vec::new();
-    let mut out_strides: Vec<Vec<isize>> = vec![Vec::new(); strides.len()];
+pub fn collapse(shape: &[usize], strides: &[Strides]) -> (Shape, Vec<Strides>) {
+    let mut out_shape = Shape::new();
+    let mut out_strides: Vec<Strides> = vec![Strides::new(); strides.len()];
     for k in 0..shape.len() {
         let n = shape[k];
         if n == 1 {

@@ -110,6 +110,7 @@ pub mod layout;
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::sync::OnceLock;
 
 use bytemuck::{Pod, Zeroable};
 pub use ndarray::{s, NewAxis, SliceInfoElem};
@@ -130,13 +131,22 @@ pub struct Array<T: Element> {
     buf: Buffer,
     ctx: Context,
     layout: Layout,
+    /// The array as an expression operand, made on first use and then shared by every
+    /// expression that reads the array (an operation on a small array allocates no node for it).
+    leaf: OnceLock<Expr>,
     _t: PhantomData<T>,
 }
 
 impl<T: Element> Clone for Array<T> {
     /// Another handle to the same elements (no copy; see [`Array::copy`]).
     fn clone(&self) -> Self {
-        Array { buf: self.buf.clone(), ctx: self.ctx.clone(), layout: self.layout.clone(), _t: PhantomData }
+        Array {
+            buf: self.buf.clone(),
+            ctx: self.ctx.clone(),
+            layout: self.layout.clone(),
+            leaf: self.leaf.clone(),
+            _t: PhantomData,
+        }
     }
 }
 
@@ -172,7 +182,13 @@ impl<T: Element> Array<T> {
     pub fn empty(ctx: &Context, shape: &[usize]) -> Result<Array<T>> {
         let bytes = bytes_for::<T>(shape)?;
         let buf = memory::alloc(ctx, bytes)?;
-        Ok(Array { buf, ctx: ctx.clone(), layout: Layout::contiguous(shape), _t: PhantomData })
+        Ok(Array {
+            buf,
+            ctx: ctx.clone(),
+            layout: Layout::contiguous(shape),
+            leaf: OnceLock::new(),
+            _t: PhantomData,
+        })
     }
 
     /// An array of `shape` filled with `value`.
@@ -251,7 +267,7 @@ impl<T: Element> Array<T> {
                 shape.len()
             )));
         }
-        let l = Layout { shape: shape.to_vec(), strides: strides.to_vec(), offset };
+        let l = Layout { shape: shape.into(), strides: strides.into(), offset };
         let (lo, hi) = l.extent();
         let size = T::DTYPE.size() as isize;
         if lo < 0 || hi.checked_mul(size).map_or(true, |b| b as usize > buffer.len()) {
@@ -262,7 +278,13 @@ impl<T: Element> Array<T> {
                 buffer.len() / T::DTYPE.size()
             )));
         }
-        Ok(Array { buf: buffer.clone(), ctx: buffer.context().clone(), layout: l, _t: PhantomData })
+        Ok(Array {
+            buf: buffer.clone(),
+            ctx: buffer.context().clone(),
+            layout: l,
+            leaf: OnceLock::new(),
+            _t: PhantomData,
+        })
     }
 
     /// `start, start + step, …` below `stop` (above, for a negative step), computed on the
@@ -407,11 +429,13 @@ impl<T: Element> Array<T> {
 
     /// The array as an expression operand.
     pub fn expr(&self) -> Expr {
-        Expr::leaf(self.buf.clone(), self.layout.clone(), T::DTYPE, self.ctx.clone())
+        self.leaf
+            .get_or_init(|| Expr::leaf(self.buf.clone(), self.layout.clone(), T::DTYPE, self.ctx.clone()))
+            .clone()
     }
 
     fn view(&self, layout: Layout) -> Array<T> {
-        Array { buf: self.buf.clone(), ctx: self.ctx.clone(), layout, _t: PhantomData }
+        Array { buf: self.buf.clone(), ctx: self.ctx.clone(), layout, leaf: OnceLock::new(), _t: PhantomData }
     }
 
     /// This array if C-contiguous, else a contiguous copy.
@@ -647,7 +671,8 @@ impl<T: Element> Array<T> {
         if let Some(c) = e.context() {
             self.ctx.check_same(c)?;
         }
-        let plan = Plan::new(&e.cast(T::DTYPE))?;
+        let mut plan = Plan::empty();
+        plan.flatten(&e.cast_into(T::DTYPE))?;
         let hazard = plan.leaves.iter().any(|l| {
             l.buffer.same_as(&self.buf)
                 && (l.dtype.size() != T::DTYPE.size()

@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use opencl3::types::cl_event;
 use serde::Serialize;
+use smallvec::SmallVec;
 
 use super::buffer::Buffer;
 use super::context::{lock, Queue, QueueCore};
@@ -149,7 +150,8 @@ impl Queue {
         uses: impl Iterator<Item = (&'a Buffer, Use)>,
         wait: &[Event],
     ) -> Result<Tracked<'a>> {
-        let mut roots: Vec<(&Mutex<Hazards>, Use)> = Vec::with_capacity(uses.size_hint().1.unwrap_or(4));
+        // Inline for up to 4 buffers and 4 events: tracking a small launch allocates nothing.
+        let mut roots: SmallVec<[(&Mutex<Hazards>, Use); 4]> = SmallVec::new();
         for (b, u) in uses {
             let m = b.hazards();
             match roots.iter_mut().find(|(r, _)| std::ptr::eq(*r, m)) {
@@ -161,14 +163,19 @@ impl Queue {
                 None => roots.push((m, u)),
             }
         }
-        roots.sort_by_key(|(m, _)| *m as *const Mutex<Hazards> as usize);
-        let guards: Vec<(MutexGuard<'a, Hazards>, Use)> =
-            roots.into_iter().map(|(m, u)| (lock(m), u)).collect();
+        roots.sort_unstable_by_key(|(m, _)| *m as *const Mutex<Hazards> as usize);
+        let mut guards = Guards::new();
+        for (m, u) in roots {
+            guards.push((lock(m), u));
+        }
         let me = self.id();
         // Explicit wait events from other queues are flushed there too (OpenCL leaves that to us).
-        let mut ids: Vec<cl_event> = self.wait_list(wait)?;
+        let mut ids: SmallVec<[cl_event; 4]> = SmallVec::new();
+        if !wait.is_empty() {
+            ids.extend_from_slice(&self.wait_list(wait)?);
+        }
         let mut flushed: Vec<u64> = Vec::new();
-        let mut need = |last: &Last, ids: &mut Vec<cl_event>| -> Result<()> {
+        let mut need = |last: &Last, ids: &mut SmallVec<[cl_event; 4]>| -> Result<()> {
             if last.queue != me {
                 ids.push(last.event.raw());
                 if !flushed.contains(&last.queue) {
@@ -199,9 +206,12 @@ impl Queue {
 /// records its event, or until it is dropped because the enqueue failed.
 pub(crate) struct Tracked<'a> {
     queue: &'a Queue,
-    guards: Vec<(MutexGuard<'a, Hazards>, Use)>,
-    ids: Vec<cl_event>,
+    guards: Guards<'a>,
+    ids: SmallVec<[cl_event; 4]>,
 }
+
+/// The locked hazard records of a command's buffers, with how it uses each.
+type Guards<'a> = SmallVec<[(MutexGuard<'a, Hazards>, Use); 4]>;
 
 impl Tracked<'_> {
     /// The wait list for the command.
@@ -223,7 +233,10 @@ impl Tracked<'_> {
                     None => h.reads.push(mine()),
                 },
                 Use::Write => {
-                    h.write = Some(mine());
+                    match &mut h.write {
+                        Some(w) if w.queue == me => w.event = ev.clone(),
+                        w => *w = Some(mine()),
+                    }
                     h.reads.clear();
                 }
             }
