@@ -63,7 +63,7 @@ pub struct BenchArgs {
     /// the timing is of, take `X,Y`, default 32,8).
     #[arg(long)]
     pub local: Option<String>,
-    /// Planes in z per work-item of the stage kernels (GPU layout; default 16).
+    /// Planes in z per work-item of the stage kernels (GPU layout; default 8).
     #[arg(long)]
     pub z_chunk: Option<usize>,
     /// Nodes along x per work-item of the stage kernels, 1 or 2 (GPU layout; default 2 for f32

@@ -260,7 +260,7 @@ pub struct Config {
     /// work-item, u read); `None` by the device type. Both compute the same numbers (to
     /// round-off); the tests run the GPU layout on a CPU this way.
     pub gpu_layout: Option<bool>,
-    /// Planes in z that one work-item of a stage kernel walks in the GPU layout (default 16;
+    /// Planes in z that one work-item of a stage kernel walks in the GPU layout (default 8;
     /// the CPU layout walks one).
     pub z_chunk: Option<usize>,
     /// Nodes along x that one work-item of a stage kernel holds in one vector, 1 or 2, in the
@@ -378,7 +378,7 @@ impl Config {
         }
         if self.z_chunk == Some(0) {
             return Err(Error::Config(
-                "--z-chunk 0: a work-item must walk at least one plane; use 1 or more (default 16)".into(),
+                "--z-chunk 0: a work-item must walk at least one plane; use 1 or more (default 8)".into(),
             ));
         }
         match self.vector_width {

@@ -267,7 +267,8 @@ impl Solver {
     }
 
     /// The options the solver's program is built with: argument information (so launches are
-    /// checked) and the configuration's own.
+    /// checked), the register cap of [`register_cap`] where it applies, and the configuration's
+    /// own.
     fn build_options(&self) -> String {
         let cap = register_cap(&self.cfg, self.ctx.device().info(), self.vx)
             .map(|r| format!(" -cl-nv-maxrregcount={r}"))
@@ -760,8 +761,8 @@ fn root(v: f64) -> f64 {
 }
 
 /// The solver's OpenCL program: a header generated from the configuration (precision, grid,
-/// case, forms, the SBP coefficients from [`Sbp`], the planes per work-item of the stage kernels
-/// and whether they evaluate u in registers) followed by the kernel files.
+/// case, forms, the SBP coefficients from [`Sbp`], the planes and x-nodes per work-item of the
+/// stage kernels and whether they evaluate u in registers) followed by the kernel files.
 pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, vx: usize, u_in_registers: bool) -> String {
     use std::fmt::Write;
     let f64s = cfg.precision == Precision::F64;
