@@ -14,9 +14,9 @@
 // to whole work-groups of lx × ly × 1). With VX = 2 a work-item holds the pair of nodes
 // i0 = 2i, i0 + 1 in one vector (REAL2), so that each load and store moves 8 (f32) or 16 bytes:
 // what keeps enough bytes in flight to fill the memory bus. Adjacent work-items hold adjacent
-// x, so every load and store of a warp is one contiguous row segment. B on the planes
-// k − HALF … k + HALF stays in registers (a queue shifted by one plane per step), so the
-// z-derivatives read no memory but the new plane; the x- and y-neighbours are the neighbours'
+// x, so every load and store of a warp is one contiguous row segment. B (and u, where it is
+// read) on the planes k − HALF … k + HALF stays in registers (a queue shifted by one plane per
+// step), so the z-derivatives read no memory but the new plane; the x- and y-neighbours are the neighbours'
 // own loads of the same plane, served by the cache of the work-group's tile. Each stencil value
 // of B is loaded once per axis and used for every derivative that needs it (D B_c, D u_c and
 // the products D(u_a B_c), D(u_c B_a)); where the case allows (U_ANALYTIC), u is evaluated in
@@ -24,6 +24,8 @@
 // read). The host uses VX = 2 only with U_ANALYTIC and an even NX (solver.rs, `vector_width`).
 
 #define ZQ (2 * HALF + 1)
+// Fields in the register queue: B, and u where it is read (u_c in slot 3 + c).
+#define NQ (U_ANALYTIC ? 3 : 6)
 
 #if VX == 2
 #define VREAL REAL2
@@ -179,7 +181,7 @@ void deriv_from_memory(Deriv* d, const __global REAL* B, const __global REAL* U,
 // the pair of values at offset o is (B[i0 + o], B[i0 + 1 + o]); pairs at even offsets are
 // aligned vectors, loaded once; those at odd offsets are formed from two of them. bq holds the
 // pair's own values.
-void deriv_x_pair(Deriv* d, const __global REAL* B, int idx, int i0, VREAL bq[3][ZQ]) {
+void deriv_x_pair(Deriv* d, const __global REAL* B, int idx, int i0, VREAL bq[NQ][ZQ]) {
     deriv_zero(d);
     VREAL v[3][2 * HV + 1];
 #pragma unroll
@@ -239,18 +241,19 @@ void deriv_x_lanes(Deriv* d, const __global REAL* B, int idx, int i0) {
 #endif
 
 // The z-derivatives at an interior plane (or any plane, periodic), B from the register queue
-// bq[c][HALF + o] = B_c at offset o.
-void deriv_z_from_queue(Deriv* d, VREAL bq[3][ZQ], const __global REAL* U, int idx, int k) {
+// bq[c][HALF + o] = B_c at offset o (and bq[3 + c][HALF + o] = u_c where u is read).
+void deriv_z_from_queue(Deriv* d, VREAL bq[NQ][ZQ]) {
     deriv_zero(d);
 #pragma unroll
     for (int q = 1; q <= HALF; ++q) {
 #pragma unroll
         for (int side = 0; side < 2; ++side) {
             const int o = side == 0 ? q : -q;
-            const int kk = PERIODIC ? wrap(k + o, NZ) : k + o;
-            const VREAL b[3] = {bq[0][HALF + o], bq[1][HALF + o], bq[2][HALF + o]};
-            VREAL u[3];
-            velocity_at(U, idx + (kk - k) * NX * NY, u);
+            VREAL b[3], u[3];
+            for (int c = 0; c < 3; ++c) {
+                b[c] = bq[c][HALF + o];
+                u[c] = U_ANALYTIC ? (REAL)0 : bq[NQ - 3 + c][HALF + o];  // unused where u is linear
+            }
             deriv_add(d, 2, side == 0 ? DI[q - 1] : -DI[q - 1], o, b, u);
         }
     }
@@ -287,9 +290,10 @@ void sat(int i, int j, int k, const REAL x[3], REAL t, const REAL u[3], const RE
 #endif
 
 // dB/dt at the node(s) (i0 … i0 + VX − 1, j, k) of B, with the SAT penalties of inflow faces,
-// into out[3]; bq holds B on the planes k − HALF … k + HALF of this column.
+// into out[3]; bq holds B (and u where it is read) on the planes k − HALF … k + HALF of this
+// column.
 void rhs(const __global REAL* B, const __global REAL* U, int i0, int j, int k, const VREAL x[3], REAL t,
-         VREAL bq[3][ZQ], VREAL out[3]) {
+         VREAL bq[NQ][ZQ], VREAL out[3]) {
     const int idx = IDX(i0, j, k);
     const REAL ih[3] = {(REAL)1 / DX, (REAL)1 / DY, (REAL)1 / DZ};
     const VREAL b[3] = {bq[0][HALF], bq[1][HALF], bq[2][HALF]};
@@ -297,7 +301,7 @@ void rhs(const __global REAL* B, const __global REAL* U, int i0, int j, int k, c
 #if U_ANALYTIC
     velocity_in_registers(x, u);
 #else
-    velocity_at(U, idx, u);
+    for (int c = 0; c < 3; ++c) u[c] = bq[NQ - 3 + c][HALF];
 #endif
     // Every term is a sum over the axes of derivatives along that axis, so the axes are taken
     // one at a time and only one axis's derivatives are live (fewer registers, more work-items
@@ -323,12 +327,12 @@ void rhs(const __global REAL* B, const __global REAL* U, int i0, int j, int k, c
             deriv_from_memory(&d, B, U, idx, 1, j, NY, NX);
         } else {
 #if PERIODIC
-            deriv_z_from_queue(&d, bq, U, idx, k);
+            deriv_z_from_queue(&d, bq);
 #else
             if (k < ROWS || k >= NZ - ROWS) {
                 deriv_from_memory(&d, B, U, idx, 2, k, NZ, NX * NY);
             } else {
-                deriv_z_from_queue(&d, bq, U, idx, k);
+                deriv_z_from_queue(&d, bq);
             }
 #endif
         }
@@ -407,15 +411,15 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
     const int col = IDX(i0, j, 0);
     // The pointwise operand: read at this node only (K, or B⁰).
     const __global REAL* P = lsrk ? K : B0;
-    VREAL bq[3][ZQ], ahead[3][AHEAD], pq[3];
+    VREAL bq[NQ][ZQ], ahead[NQ][AHEAD], pq[3];
     // Planes k0 − HALF … k0 + HALF − 1 into slots 1 … ZQ − 1, and the AHEAD planes after them
     // ahead; each step shifts a plane from ahead into the queue and loads the next one before
     // it computes, so that the loads' latency is hidden behind the arithmetic of the plane.
 #pragma unroll
     for (int o = 1; o < ZQ + AHEAD; ++o) {
         const int m = col + queue_plane(k0 - HALF - 1 + o) * NX * NY;
-        for (int c = 0; c < 3; ++c) {
-            const VREAL v = VLOAD(Bs, c * NP + m);
+        for (int c = 0; c < NQ; ++c) {
+            const VREAL v = c < 3 ? VLOAD(Bs, c * NP + m) : VLOAD(U, (c - 3) * NP + m);
             if (o < ZQ) bq[c][o] = v;
             else ahead[c][o - ZQ] = v;
         }
@@ -435,18 +439,21 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
         const int pnext = col + min(k + 1, NZ - 1) * NX * NY;
         VREAL p[3];
 #pragma unroll
-        for (int c = 0; c < 3; ++c) {
+        for (int c = 0; c < NQ; ++c) {
 #pragma unroll
             for (int o = 0; o + 1 < ZQ; ++o) bq[c][o] = bq[c][o + 1];
             bq[c][ZQ - 1] = ahead[c][0];
 #pragma unroll
             for (int o = 0; o + 1 < AHEAD; ++o) ahead[c][o] = ahead[c][o + 1];
-            ahead[c][AHEAD - 1] = VLOAD(Bs, c * NP + next);
+            ahead[c][AHEAD - 1] = c < 3 ? VLOAD(Bs, c * NP + next) : VLOAD(U, (c - 3) * NP + next);
+        }
 #if PREFETCH_K
+#pragma unroll
+        for (int c = 0; c < 3; ++c) {
             p[c] = pq[c];
             pq[c] = VLOAD(P, c * NP + pnext);
-#endif
         }
+#endif
         x[2] = coord(k, ZMIN, DZ);
         VREAL l[3];
         rhs(Bs, U, i0, j, k, x, t, bq, l);
