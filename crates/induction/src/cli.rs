@@ -60,7 +60,7 @@ pub struct BenchArgs {
     #[arg(long, default_value = "rotation_3d")]
     pub case: Case,
     /// Work-group shape `X,Y,Z` of the per-node kernels (as for `run`; the stage kernels, which
-    /// the timing is of, take `X,Y`, default 32,4).
+    /// the timing is of, take `X,Y`, default 32,8 where u is in registers, 32,4 where it is read).
     #[arg(long)]
     pub local: Option<String>,
     /// Planes in z per work-item of the stage kernels (GPU layout; default 8).
@@ -118,8 +118,9 @@ pub struct Common {
     #[arg(long, default_value = "resident")]
     pub mode: Mode,
     /// Work-group shape `X,Y,Z` of the per-node kernels (each must divide the grid size along
-    /// its axis). The Runge–Kutta stage kernels take `X,Y` (default 32,4; in the GPU layout each
-    /// work-item walks 8 planes in z); the other kernels default to the driver's choice.
+    /// its axis). The Runge–Kutta stage kernels take `X,Y` (default 32,8, or 32,4 where u is
+    /// read; in the GPU layout each work-item walks 8 planes in z); the other kernels default to
+    /// the driver's choice.
     #[arg(long)]
     pub local: Option<String>,
 }
@@ -734,7 +735,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     let gpu = info.device_type != clarray::runtime::DeviceType::Cpu;
     let u_in_registers = crate::solver::velocity_in_registers(&probe, gpu);
     let probe_chunk = Config { z_chunk: a.z_chunk, local, ..probe.clone() };
-    let [lx, ly] = crate::solver::stage_local(&probe_chunk, info.max_work_group_size);
+    let [lx, ly] = crate::solver::stage_local(&probe_chunk, info.max_work_group_size, gpu);
     println!(
         "stage kernels: {} layout, work-groups {lx}×{ly}×1{}{}",
         if gpu { "GPU" } else { "CPU" },

@@ -189,7 +189,7 @@ impl Solver {
             np,
             wg,
             groups,
-            stage_local: stage_local(cfg, info.max_work_group_size),
+            stage_local: stage_local(cfg, info.max_work_group_size, gpu),
             z_chunk: z_chunk(cfg, gpu),
             vx: vector_width(cfg, gpu),
             b: field(3 * np)?,
@@ -710,18 +710,19 @@ pub fn register_cap(cfg: &Config, info: &DeviceInfo, vx: usize) -> Option<u32> {
     (nv && vx == 2 && !cfg.build_options.contains("maxrregcount")).then_some(128)
 }
 
-/// The (x, y) work-group shape of the stage kernels: `--local`'s if given, else 32 × 4 (a warp
-/// of 32 along x, the fastest index; 4 rows, whose y-neighbours are mostly loads of the same
-/// work-group or of the one beside it, recently), shrunk to the device's limit. Smaller groups
-/// fit a multiprocessor's registers more closely: on the H200 (256³ order 4, 8 planes per
-/// work-item) 32 × 4 against 32 × 8 gave 62 / 62% (f32) and 69 / 68% (f64) of the roofline
-/// where u is in registers, and 48 / 45% and 51 / 39% where u is read (168 registers in f64:
-/// one 256-item group per multiprocessor, three of 128).
-pub fn stage_local(cfg: &Config, max_work_group: usize) -> [usize; 2] {
+/// The (x, y) work-group shape of the stage kernels: `--local`'s if given, else 32 × 8 where u is
+/// in registers and 32 × 4 where it is read (a warp of 32 along x, the fastest index; rows whose
+/// y-neighbours are mostly loads of the same work-group or of the one beside it, recently),
+/// shrunk to the device's limit. Where u is read the kernel keeps it in its register queue too
+/// and needs more registers, so smaller groups fit a multiprocessor more closely. On the H200
+/// (256³ order 4, 8 planes per work-item), 32 × 8 against 32 × 4: u in registers 62 / 61% (f32)
+/// and 68 / 67% (f64) of the roofline; u read 45 / 48% and 39 / 51% (168 registers in f64: one
+/// 256-item group per multiprocessor, three of 128).
+pub fn stage_local(cfg: &Config, max_work_group: usize, gpu: bool) -> [usize; 2] {
     if let Some([lx, ly, _]) = cfg.local {
         return [lx, ly];
     }
-    let (mut lx, mut ly) = (32, 4);
+    let (mut lx, mut ly) = (32, if velocity_in_registers(cfg, gpu) { 8 } else { 4 });
     while lx * ly > max_work_group.max(1) {
         if ly > 1 {
             ly /= 2;

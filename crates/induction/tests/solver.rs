@@ -292,9 +292,9 @@ fn non_cubic_grids() {
     }
 }
 
-/// The stage kernels' GPU layout (work-groups of 32 × 4 in (x, y) rounded up past the grid, 8
-/// planes in z per work-item with B's z-stencil in registers, u evaluated in registers where it is
-/// linear) computes what the CPU layout (one node per work-item, u read) does, to round-off, on
+/// The stage kernels' GPU layout (work-groups of 32 × 8 or 32 × 4 in (x, y) rounded up past the
+/// grid, 8 planes in z per work-item with B's z-stencil in registers, u evaluated in registers
+/// where it is linear, two x-nodes per work-item where asked) computes what the CPU layout (one node per work-item, u read) does, to round-off, on
 /// every case, with odd sizes so that partial work-groups and a partial last z-chunk occur, orders
 /// 2, 4, 6, both integrators and the central forms (whose products the kernels gather too). And
 /// in the GPU layout resident and copy mode still give the same bits.
