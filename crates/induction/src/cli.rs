@@ -723,8 +723,15 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     let local = a.local.as_deref().map(parse_local).transpose()?;
     let ctx = context(a.device.as_deref())?;
     let info = ctx.device().info();
-    let probe = Config::new(a.case, a.order, n);
-    let np: usize = probe.n.iter().product();
+    // The configuration every row shares: the case, the order and the tuning options.
+    let base = Config {
+        local,
+        z_chunk: a.z_chunk,
+        vector_width: a.vector_width,
+        build_options: a.cl_options.clone(),
+        ..Config::new(a.case, a.order, n)
+    };
+    let np: usize = base.n.iter().product();
     let ceiling = copy_ceiling(&ctx, (3 * np * 8).clamp(1 << 20, info.max_alloc_bytes as usize / 2))?;
     println!(
         "induction bench on {}: {}, copy ceiling {:.1} GB/s (device-to-device, read + write)",
@@ -733,16 +740,15 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         ceiling * 1e-9
     );
     let gpu = info.device_type != clarray::runtime::DeviceType::Cpu;
-    let u_in_registers = crate::solver::velocity_in_registers(&probe, gpu);
-    let probe_chunk = Config { z_chunk: a.z_chunk, local, ..probe.clone() };
-    let [lx, ly] = crate::solver::stage_local(&probe_chunk, info.max_work_group_size, gpu);
+    let u_in_registers = crate::solver::velocity_in_registers(&base, gpu);
+    let [lx, ly] = crate::solver::stage_local(&base, info.max_work_group_size, gpu);
     println!(
         "stage kernels: {} layout, work-groups {lx}×{ly}×1{}{}",
         if gpu { "GPU" } else { "CPU" },
         if gpu {
             format!(
                 ", {} planes in z per work-item (B's z-stencil in registers)",
-                crate::solver::z_chunk(&probe_chunk, true)
+                crate::solver::z_chunk(&base, true)
             )
         } else {
             ", one node per work-item".to_string()
@@ -766,12 +772,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         None => vec![Precision::F32],
     };
     for p in precisions {
-        let mut cfg = Config::new(a.case, a.order, n);
-        cfg.precision = p;
-        cfg.local = local;
-        cfg.z_chunk = a.z_chunk;
-        cfg.vector_width = a.vector_width;
-        cfg.build_options = a.cl_options.clone();
+        let cfg = Config { precision: p, ..base.clone() };
         if a.build_log {
             let log = Solver::new(&ctx, &cfg)?.build_log()?;
             for line in log.lines().filter(|l| !l.trim().is_empty()) {
@@ -807,7 +808,8 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     println!("|---|---|---|---:|---:|");
     let mut walls = Vec::new();
     for mode in [Mode::Resident, Mode::Copy] {
-        let mut cfg = Config::new(a.case, a.order, n_copy);
+        let mut cfg = base.clone();
+        cfg.n = Config::new(a.case, a.order, n_copy).n;
         cfg.precision = if info.fp64 { Precision::F64 } else { Precision::F32 };
         cfg.local = local.filter(|l| (0..3).all(|i| n_copy % l[i] == 0));
         cfg.mode = mode;
