@@ -44,17 +44,6 @@ REAL d1(const __global REAL* f, int idx, int p, int n, int s) {
 #undef V1
 }
 
-#if !PERIODIC
-// M f = Σ_o w_o·o·f_o over the same row as D f (without 1/h): with D, the derivative of the
-// product of f and a linear function (induction.cl, `deriv_finish`). Offsets are not wrapped,
-// so bounded domains only.
-REAL m1(const __global REAL* f, int idx, int p, int n, int s) {
-#define VM(o) ((REAL)(o) * f[idx + (o) * s])
-    D1_BODY(VM)
-#undef VM
-}
-#endif
-
 // D (f g) (without 1/h).
 REAL d1p(const __global REAL* f, const __global REAL* g, int idx, int p, int n, int s) {
 #define V2(o) (f[idx + (o) * s] * g[idx + (o) * s])
