@@ -177,3 +177,13 @@ fn programs_with_argument_less_kernels_build_and_launch() {
         .unwrap_err();
     assert!(e.to_string().contains("0 arguments were given, but it takes 1"), "{e}");
 }
+
+/// The log of a successful build is there to read: a `#warning` of the source reaches it.
+#[test]
+fn build_log_of_a_successful_build() {
+    let ctx = Context::new().unwrap();
+    let src = "#warning clarray-build-log-marker\n__kernel void k(__global int* x) { x[0] = 1; }\n";
+    let p = clarray::runtime::Program::build(&ctx, src, "").unwrap();
+    let log = p.build_log().unwrap();
+    assert!(log.contains("clarray-build-log-marker"), "{log}");
+}
