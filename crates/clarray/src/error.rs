@@ -14,7 +14,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 #[non_exhaustive]
 pub enum Error {
     /// An OpenCL call returned an error status.
-    #[error("{op} failed: {name} ({code})")]
+    #[error("{op} failed: {name} ({code}){}", fault_hint(*.code))]
     OpenCl {
         /// What clarray was doing, e.g. `clEnqueueReadBuffer`.
         op: &'static str,
@@ -66,6 +66,21 @@ pub enum Error {
         /// What is wrong, naming the argument.
         message: String,
     },
+    /// A kernel failed while it ran. Reported at the launch itself only when launches are
+    /// checked (`CLARRAY_CHECK_LAUNCHES=1`, which waits for every kernel); otherwise the driver
+    /// reports the failure at a later, unrelated call.
+    #[error(
+        "kernel `{kernel}` failed while running over a global size of {global:?}: {cause}. The \
+         kernel most likely accessed memory outside its buffers or ran past a device limit"
+    )]
+    KernelFailed {
+        /// The kernel's name.
+        kernel: String,
+        /// The launch's global size.
+        global: Vec<usize>,
+        /// The driver's status, as the wait for the kernel reported it.
+        cause: Box<Error>,
+    },
     /// The device memory limit would be exceeded.
     #[error(
         "out of device memory: asked for {requested} bytes with {in_use} bytes in use and {held} \
@@ -94,6 +109,18 @@ pub enum Error {
     /// next checked call.
     #[error("earlier errors, reported late because they happened in a destructor: {}", join(.0))]
     Deferred(Vec<Error>),
+}
+
+/// What a driver's status for a failed earlier command means, for the statuses that NVIDIA's and
+/// other drivers return on the first call after a kernel faulted.
+fn fault_hint(code: i32) -> &'static str {
+    match code {
+        -9999 | -5 | -36 => {
+            ". The driver may be reporting a kernel enqueued before this call that faulted; run \
+             with CLARRAY_CHECK_LAUNCHES=1 to wait for every kernel and name the one that fails"
+        }
+        _ => "",
+    }
 }
 
 fn join(errors: &[Error]) -> String {

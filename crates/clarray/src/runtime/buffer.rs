@@ -140,8 +140,8 @@ impl Drop for Block {
 }
 
 impl Block {
-    /// Allocates `bytes` bytes (read-write) and makes the allocation real at once: a one-byte
-    /// fill of its last byte is enqueued and waited for (drivers commit device memory on first
+    /// Allocates `bytes` bytes (read-write) and makes the allocation real at once: its last
+    /// byte is written and waited for (drivers commit device memory on first
     /// use), so a device that cannot hold the block reports [`Error::OutOfDeviceMemory`] here
     /// rather than in a later, unrelated command.
     pub fn new(ctx: &Context, bytes: usize) -> Result<Block> {
@@ -154,29 +154,31 @@ impl Block {
             hazards: Hazards::default(),
         };
         let q = ctx.queue();
-        let zero = 0u8;
+        let zero = [0u8];
+        // A host write of the last byte rather than a fill: NVIDIA's one-byte fill faults past
+        // byte 2^31 (see `fill_pieces`).
         // SAFETY: the queue and the memory object are valid and of one context; the one byte
-        // filled lies inside the object (at least one byte long, see `create_mem`); the
-        // pattern is copied by the driver during the call.
-        let ev = unsafe {
-            opencl3::command_queue::enqueue_fill_buffer(
+        // written lies inside the object (at least one byte long, see `create_mem`); the write
+        // is blocking, so `zero` is read during the call only.
+        let written = unsafe {
+            opencl3::command_queue::enqueue_write_buffer(
                 q.inner.queue.get(),
                 block.mem,
-                (&zero as *const u8).cast::<c_void>(),
-                1,
+                CL_BLOCKING,
                 bytes.max(1) - 1,
                 1,
+                zero.as_ptr() as *mut c_void,
                 0,
                 std::ptr::null(),
             )
         }
-        .map_err(|code| alloc_error(ctx, bytes, code, "clEnqueueFillBuffer (allocation)"))?;
-        let ev = Event::from_raw(ev, q);
+        .map_err(|code| alloc_error(ctx, bytes, code, "clEnqueueWriteBuffer (allocation)"))?;
+        let ev = Event::from_raw(written, q);
         if let Err(e) = ev.wait() {
             // A failed command reports its own status; the wait only says that one failed.
             return Err(match ev.status() {
                 EventStatus::Failed(code) => {
-                    alloc_error(ctx, bytes, code, "clEnqueueFillBuffer (allocation)")
+                    alloc_error(ctx, bytes, code, "clEnqueueWriteBuffer (allocation)")
                 }
                 _ => e,
             });
@@ -666,16 +668,50 @@ impl Queue {
         if bytes == 0 {
             return self.marker(wait);
         }
-        let track = self.track(&[(buffer, Use::Write)], wait)?;
+        let (root, at) = buffer.root_offset(offset);
+        let mut wide = [0u8; FILL_WIDE];
+        for (k, b) in wide.iter_mut().enumerate() {
+            *b = pat[k % p];
+        }
+        let mut last = None;
+        for piece in fill_pieces(at, bytes, p, FILL_ELEMENT_LIMIT) {
+            let wait = if last.is_none() { wait } else { &[] };
+            last = Some(match piece {
+                FillPiece::Driver { offset, bytes, width } => {
+                    self.fill_raw(root, &wide[..width], offset, bytes, wait)?
+                }
+                FillPiece::Host { offset, bytes } => {
+                    // The pattern repeats from every multiple of its size after `at`.
+                    let phase = (offset - at) % p;
+                    let data: Vec<u8> = (0..bytes).map(|k| pat[(phase + k) % p]).collect();
+                    // SAFETY: blocking, so `data` is only read during the call.
+                    unsafe { self.write_raw(root, offset, &data, true, wait)? }
+                }
+            });
+        }
+        last.map_or_else(|| self.marker(wait), Ok)
+    }
+
+    /// One `clEnqueueFillBuffer` of `root` (not a sub-buffer), already checked.
+    fn fill_raw(
+        &self,
+        root: &Buffer,
+        pat: &[u8],
+        offset: usize,
+        bytes: usize,
+        wait: &[Event],
+    ) -> Result<Event> {
+        let track = self.track(&[(root, Use::Write)], wait)?;
         let ids = track.ids();
-        // SAFETY: buffer valid and of this context; range checked; the pattern is copied by the
-        // driver during the call.
+        // SAFETY: buffer valid and of this context; the range was checked by the caller to lie
+        // inside it, offset and size are multiples of the pattern's size (1 to 128 bytes, a
+        // power of two); the pattern is copied by the driver during the call.
         let ev = unsafe {
             opencl3::command_queue::enqueue_fill_buffer(
                 self.inner.queue.get(),
-                buffer.raw(),
+                root.raw(),
                 pat.as_ptr().cast::<c_void>(),
-                p,
+                pat.len(),
                 offset,
                 bytes,
                 ids.len() as u32,
@@ -684,5 +720,98 @@ impl Queue {
         }
         .cl("clEnqueueFillBuffer")?;
         Ok(track.finish(ev, || CommandKind::Fill, bytes))
+    }
+}
+
+/// The widest fill pattern OpenCL allows, in bytes.
+const FILL_WIDE: usize = 128;
+
+/// The first pattern element a driver's fill may not reach. NVIDIA's OpenCL (driver 580 on an
+/// H200) counts a fill's pattern elements in a signed 32-bit integer: a fill that reaches
+/// element 2^31 of its pattern size faults the queue (a one-byte fill past 2 GiB, seen as
+/// `UNKNOWN_ERROR` at the next call).
+const FILL_ELEMENT_LIMIT: usize = 1 << 31;
+
+/// A part of a fill: by the driver with a pattern of `width` bytes, or by a host write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FillPiece {
+    Driver { offset: usize, bytes: usize, width: usize },
+    Host { offset: usize, bytes: usize },
+}
+
+/// Splits a fill of `bytes` bytes at `offset` of an allocation, with a pattern of `p` bytes,
+/// into pieces no driver fill of which reaches pattern element `limit`: one driver fill when the
+/// whole range stays below it; otherwise the 128-byte-aligned middle with the pattern repeated
+/// to 128 bytes (its elements are then 128 bytes each) and the unaligned ends (under 128 bytes
+/// each) as host writes. Offsets and sizes are multiples of `p`.
+fn fill_pieces(offset: usize, bytes: usize, p: usize, limit: usize) -> Vec<FillPiece> {
+    let end = offset + bytes;
+    if end / p <= limit || offset % p != 0 {
+        return vec![FillPiece::Driver { offset, bytes, width: p }];
+    }
+    let a = offset.next_multiple_of(FILL_WIDE).min(end);
+    let b = (end / FILL_WIDE * FILL_WIDE).max(a);
+    let mut pieces = Vec::with_capacity(3);
+    if a > offset {
+        pieces.push(FillPiece::Host { offset, bytes: a - offset });
+    }
+    if b > a {
+        pieces.push(FillPiece::Driver { offset: a, bytes: b - a, width: FILL_WIDE });
+    }
+    if end > b {
+        pieces.push(FillPiece::Host { offset: b, bytes: end - b });
+    }
+    pieces
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{fill_pieces, FillPiece, FILL_WIDE};
+    use proptest::prelude::*;
+
+    /// What the pieces write, byte by byte, with the pattern bytes `0..p` (a driver fill
+    /// repeats its pattern from its own offset; the wide pattern is the pattern repeated).
+    fn simulate(pieces: &[FillPiece], at: usize, p: usize, limit: usize) -> Vec<(usize, u8)> {
+        let mut out = Vec::new();
+        for piece in pieces {
+            match *piece {
+                FillPiece::Driver { offset, bytes, width } => {
+                    assert!(width.is_power_of_two() && width <= FILL_WIDE);
+                    assert_eq!(offset % width, 0, "driver fill offset not a multiple of its pattern");
+                    assert_eq!(bytes % width, 0, "driver fill size not a multiple of its pattern");
+                    assert!((offset + bytes) / width <= limit, "driver fill reaches element {limit}");
+                    out.extend((0..bytes).map(|k| (offset + k, ((k % width) % p) as u8)));
+                }
+                FillPiece::Host { offset, bytes } => {
+                    assert!(bytes < FILL_WIDE, "host piece of {bytes} bytes");
+                    out.extend((0..bytes).map(|k| (offset + k, ((offset - at + k) % p) as u8)));
+                }
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn fill_pieces_cover_the_range_once_and_stay_below_the_element_limit(
+            log_p in 0u32..8, start in 0usize..4000, len in 0usize..4000, limit in 40usize..200,
+        ) {
+            let p = 1usize << log_p;
+            let (at, bytes) = (start / p * p, len / p * p);
+            // The wide middle's elements must themselves stay below the limit.
+            prop_assume!((at + bytes) / FILL_WIDE <= limit);
+            let pieces = fill_pieces(at, bytes, p, limit);
+            let written = simulate(&pieces, at, p, if pieces.len() == 1 { usize::MAX } else { limit });
+            let expected: Vec<(usize, u8)> = (0..bytes).map(|k| (at + k, (k % p) as u8)).collect();
+            prop_assert_eq!(written, expected);
+            if (at + bytes) / p > limit {
+                for piece in &pieces {
+                    if let FillPiece::Driver { offset, bytes, width } = *piece {
+                        prop_assert!((offset + bytes) / width <= limit);
+                    }
+                }
+            }
+        }
     }
 }

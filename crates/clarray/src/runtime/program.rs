@@ -17,7 +17,7 @@ use opencl3::types::cl_mem;
 
 use super::buffer::Buffer;
 use super::context::{lock, Context, Queue};
-use super::event::{list_ptr, Event};
+use super::event::{list_ptr, Event, EventStatus};
 use super::image::Image;
 use super::track::{CommandKind, Use};
 use crate::error::{BuildFailure, ClResultExt, Error, Result};
@@ -728,8 +728,33 @@ impl Queue {
         }
         .map_err(|code| Error::opencl("clEnqueueNDRangeKernel", code))?;
         drop(raw);
-        Ok(track.finish(ev, || CommandKind::Kernel(kernel.name().to_string()), 0))
+        let ev = track.finish(ev, || CommandKind::Kernel(kernel.name().to_string()), 0);
+        if checked_launches() {
+            let failed = match ev.wait() {
+                Err(e) => Some(e),
+                Ok(()) => match ev.status() {
+                    EventStatus::Failed(code) => Some(Error::opencl("kernel execution", code)),
+                    _ => None,
+                },
+            };
+            if let Some(cause) = failed {
+                return Err(Error::KernelFailed {
+                    kernel: name(),
+                    global: dims.global.to_vec(),
+                    cause: Box::new(cause),
+                });
+            }
+        }
+        Ok(ev)
     }
+}
+
+/// Whether every launch waits for its kernel and reports a failure as the launch's own error
+/// (`CLARRAY_CHECK_LAUNCHES=1`): slow, for finding the kernel that faults, since drivers
+/// otherwise report a fault at some later call.
+fn checked_launches() -> bool {
+    static CHECKED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *CHECKED.get_or_init(|| std::env::var("CLARRAY_CHECK_LAUNCHES").is_ok_and(|v| v.trim() == "1"))
 }
 
 /// A launch with its arguments checked once, then enqueued with nothing but
