@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see gpu-bundle.sh): registers NVIDIA's OpenCL driver, then runs the
 # given steps: `tests` (every test executable on the GPU), `bench` (clarray bench --json),
-# `peers` (scripts/peers.py through CuPy and PyOpenCL), `induction` (solver benchmark).
+# `peers` (scripts/peers.py through CuPy and PyOpenCL), `grids` (the solver at every grid size
+# the GPU holds, scripts/gpu-grids.sh), `large` (the library's tests past 2 and 4 GiB).
 # Output goes to $OUT (or ./out) as logs and JSON.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +30,11 @@ for step in "$@"; do
     peers)
       python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
       PYTHONUNBUFFERED=1 python3 scripts/peers.py --json > "$OUT/peers.json" ;;
+    grids) bash scripts/gpu-grids.sh "$B"/induction 2>&1 | tee "$OUT/grids.log" ;;
+    large)
+      for t in "$B"/tests/clarray--large_buffers; do
+        CLARRAY_LARGE_TESTS=1 "$t" --test-threads 1 2>&1 | tee "$OUT/large.log" | tail -3
+      done ;;
     *) echo "unknown step $step" ;;
   esac
 done

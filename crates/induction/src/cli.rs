@@ -303,6 +303,16 @@ fn progress(steps: usize, quiet: bool) -> ProgressBar {
 
 /// Runs one configuration with a progress bar; returns the solver (for outputs) and report.
 pub fn run_config(ctx: &clarray::Context, cfg: &Config, quiet: bool) -> Result<(Solver, Report)> {
+    // Said before anything is allocated, so that a large run shows what it is about to take.
+    let plan = crate::solver::MemoryPlan::new(cfg, ctx.device().info());
+    let limit = clarray::memory::limit(ctx)?;
+    eprintln!(
+        "device memory: {:.2} GiB in {} buffers, of {:.2} GiB that clarray may use on {}",
+        plan.total as f64 / (1u64 << 30) as f64,
+        plan.buffers,
+        limit as f64 / (1u64 << 30) as f64,
+        ctx.device().name()
+    );
     let mut solver = Solver::new(ctx, cfg)?;
     let (steps, _) = cfg.steps();
     let pb = progress(steps, quiet);

@@ -270,6 +270,10 @@ pub struct Config {
     /// Options added to the OpenCL build of the solver's program (e.g. NVIDIA's
     /// `-cl-nv-maxrregcount=64` or `-cl-nv-verbose`).
     pub build_options: String,
+    /// 64-bit linear indices in the kernels even where 32-bit ones suffice. They are used
+    /// anyway where the grid needs them (three values per node past 2^31); this forces them on
+    /// a small grid, which is how the tests check that both variants compute the same field.
+    pub wide_indices: bool,
 }
 
 impl Config {
@@ -295,6 +299,7 @@ impl Config {
             z_chunk: None,
             vector_width: None,
             build_options: String::new(),
+            wide_indices: false,
         }
     }
 
@@ -341,11 +346,19 @@ impl Config {
                 )));
             }
         }
-        let points: usize = self.n.iter().product();
-        if points > i32::MAX as usize / 3 {
+        // The kernels index nodes with 64-bit integers where needed, planes and stencil offsets
+        // with 32-bit ones: a plane of n_x·n_y nodes times the widest stencil must fit in an int.
+        let plane = self.n[0].checked_mul(self.n[1]).filter(|p| p.saturating_mul(16) <= i32::MAX as usize);
+        let points = plane.and_then(|p| p.checked_mul(self.n[2])).and_then(|p| p.checked_mul(3));
+        if points.is_none() {
             return Err(Error::Config(format!(
-                "a grid of {points} points is more than the kernels index ({}); use a smaller --n",
-                i32::MAX / 3
+                "a {}×{}×{} grid is larger than the solver can index: an x-y plane may hold at \
+                 most {} nodes, and three values per node must be countable in 64 bits; use a \
+                 smaller --n",
+                self.n[0],
+                self.n[1],
+                self.n[2],
+                i32::MAX / 16
             )));
         }
         if !(self.cfl > 0.0 && self.cfl <= 2.0) {

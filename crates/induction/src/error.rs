@@ -7,6 +7,38 @@ pub enum Error {
     /// An option or combination of options that cannot work; the message says which and why.
     #[error("{0}")]
     Config(String),
+    /// The run's fields do not fit in the device's memory (or one field is larger than the
+    /// device allows in one allocation). Checked before anything is allocated.
+    #[error(
+        "a {grid} grid in {precision}{cleaning} needs {needed} bytes ({:.2} GiB) of device memory \
+         in {buffers} buffers, the largest {largest} bytes; {device} has {available} bytes ({:.2} \
+         GiB) free under clarray's limit and allows {max_alloc} bytes in one buffer. Use a smaller \
+         --n{}{} (or raise CLARRAY_MEMORY_LIMIT if it is set below the device's memory)",
+        *.needed as f64 / GIB,
+        *.available as f64 / GIB,
+        if *.precision == "f64" { ", --precision f32" } else { "" },
+        if .cleaning.is_empty() { "" } else { ", or no divergence cleaning" }
+    )]
+    DeviceMemory {
+        /// The grid, `NX×NY×NZ`.
+        grid: String,
+        /// `f32` or `f64`.
+        precision: &'static str,
+        /// `" with divergence cleaning"` or empty.
+        cleaning: &'static str,
+        /// Bytes the run allocates on the device (as the memory pool rounds them).
+        needed: u64,
+        /// Bytes that can still be allocated on the device.
+        available: u64,
+        /// How many device buffers the run allocates.
+        buffers: usize,
+        /// The largest of them, in bytes.
+        largest: u64,
+        /// The device's largest allocation, in bytes.
+        max_alloc: u64,
+        /// The device's name.
+        device: String,
+    },
     /// The run blew up; the message says when and what to change.
     #[error("{0}")]
     Unstable(String),
@@ -22,6 +54,8 @@ pub enum Error {
         source: std::io::Error,
     },
 }
+
+const GIB: f64 = (1u64 << 30) as f64;
 
 /// The solver's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

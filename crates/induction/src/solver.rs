@@ -48,6 +48,8 @@ enum A<'a> {
     F(&'a Field),
     R(f64),
     I(i32),
+    /// A count of values (`long` in the kernels: fields reach past 2^31 values).
+    N(usize),
     Local(usize),
 }
 
@@ -146,18 +148,20 @@ impl Solver {
         }
         let sbp = Sbp::new(cfg.order)?;
         let np: usize = cfg.n.iter().product();
-        let field_bytes = 3 * np * cfg.precision.size();
-        let need = 4 * field_bytes + if cfg.clean.is_some() { 4 } else { 1 } * np * cfg.precision.size();
-        if need as u64 > info.global_mem_bytes {
-            return Err(Error::Config(format!(
-                "a {}×{}×{} grid needs {:.1} MiB of device memory, {} has {:.1} MiB; use a smaller --n",
-                cfg.n[0],
-                cfg.n[1],
-                cfg.n[2],
-                need as f64 / 1048576.0,
-                info.name,
-                info.global_mem_bytes as f64 / 1048576.0
-            )));
+        let plan = MemoryPlan::new(cfg, info);
+        let available = clarray::memory::limit(ctx)?.saturating_sub(clarray::memory::stats(ctx).in_use);
+        if plan.total > available || plan.largest > info.max_alloc_bytes {
+            return Err(Error::DeviceMemory {
+                grid: format!("{}×{}×{}", cfg.n[0], cfg.n[1], cfg.n[2]),
+                precision: if cfg.precision == Precision::F64 { "f64" } else { "f32" },
+                cleaning: if cfg.clean.is_some() { " with divergence cleaning" } else { "" },
+                needed: plan.total,
+                available,
+                buffers: plan.buffers,
+                largest: plan.largest,
+                max_alloc: info.max_alloc_bytes,
+                device: info.name.clone(),
+            });
         }
         let wg = 256.min(info.max_work_group_size.max(1)).next_power_of_two();
         let wg = if wg > info.max_work_group_size { wg / 2 } else { wg };
@@ -235,11 +239,7 @@ impl Solver {
             self.fill(p, 0.0, np)?;
             self.fill(q, 0.0, np)?;
             self.launch_nodes("gradient", &[A::F(p), A::F(w1)])?;
-            self.launch_flat(
-                "axpby",
-                &[A::F(w2), A::F(w1), A::R(0.0), A::R(1.0), A::I(3 * np as i32)],
-                3 * np,
-            )?;
+            self.launch_flat("axpby", &[A::F(w2), A::F(w1), A::R(0.0), A::R(1.0), A::N(3 * np)], 3 * np)?;
             let args = [A::F(phi), A::F(&self.d), A::F(p), A::F(q), A::F(&self.scal), A::I(RR[0]), A::I(PQ)];
             self.launch_flat("cg_xr", &args, np)?;
             self.launch_flat(
@@ -356,6 +356,9 @@ impl Solver {
                 A::R(v) if f64s => v.to_ne_bytes().to_vec(),
                 A::R(v) => (*v as f32).to_ne_bytes().to_vec(),
                 A::I(v) => v.to_ne_bytes().to_vec(),
+                // A usize always fits an i64 on the 64-bit hosts clarray runs on, and counts of
+                // device values are far below 2^63.
+                A::N(n) => (*n as i64).to_ne_bytes().to_vec(),
                 _ => Vec::new(),
             })
             .collect();
@@ -367,6 +370,7 @@ impl Solver {
                 A::F(f) => Arg::Buffer(&f.buf),
                 A::R(_) => Arg::Scalar(bytes, real),
                 A::I(_) => Arg::Scalar(bytes, "i32"),
+                A::N(_) => Arg::Scalar(bytes, "i64"),
                 A::Local(n) => Arg::Local(*n * self.cfg.precision.size()),
             })
             .collect();
@@ -417,7 +421,7 @@ impl Solver {
     }
 
     fn fill(&self, f: &Field, v: f64, n: usize) -> Result<()> {
-        self.launch_flat("fill", &[A::F(f), A::R(v), A::I(n as i32)], n)
+        self.launch_flat("fill", &[A::F(f), A::R(v), A::N(n)], n)
     }
 
     /// Sums stage one's partials into `scal[slot]`, on the device.
@@ -601,7 +605,7 @@ impl Solver {
         // r = D·B at every node, ψ = 0, p = r, rr = (r, r).
         self.launch_nodes("divergence", &[A::F(&self.b), A::F(r), A::R(1.0), A::I(0)])?;
         self.fill(phi, 0.0, np)?;
-        self.launch_flat("axpby", &[A::F(p), A::F(r), A::R(1.0), A::R(0.0), A::I(np as i32)], np)?;
+        self.launch_flat("axpby", &[A::F(p), A::F(r), A::R(1.0), A::R(0.0), A::N(np)], np)?;
         self.wdot(r, r, 1, RR[0])?;
         let rr0 = self.read_scalars()?[RR[0] as usize];
         if rr0 <= 0.0 || !rr0.is_finite() {
@@ -632,11 +636,7 @@ impl Solver {
         }
         // B ← B + Gψ.
         self.launch_nodes("gradient", &[A::F(phi), A::F(g)])?;
-        self.launch_flat(
-            "axpby",
-            &[A::F(&self.b), A::F(g), A::R(1.0), A::R(1.0), A::I(3 * np as i32)],
-            3 * np,
-        )?;
+        self.launch_flat("axpby", &[A::F(&self.b), A::F(g), A::R(1.0), A::R(1.0), A::N(3 * np)], 3 * np)?;
         self.cg_iterations += it;
         Ok(it)
     }
@@ -784,9 +784,12 @@ pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, vx: usize, u_in_registers
         s.push_str("#define REAL float\n#define REAL2 float2\n");
     }
     let np: usize = cfg.n.iter().product();
+    // 32-bit linear indices where every offset (up to 3·NP) fits, as they are faster.
+    let idx_t = if cfg.wide_indices || index64(np) { "long" } else { "int" };
     let _ = writeln!(
         s,
-        "#define NX {}\n#define NY {}\n#define NZ {}\n#define NP {np}",
+        "typedef {idx_t} idx_t;\n#define NX {}\n#define NY {}\n#define NZ {}\n#define NP ((idx_t){np})\n\
+         #define PLANE(k) ((idx_t)(k) * NX * NY)",
         cfg.n[0], cfg.n[1], cfg.n[2]
     );
     for (a, name) in ["X", "Y", "Z"].iter().enumerate() {
@@ -814,4 +817,47 @@ pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, vx: usize, u_in_registers
         s.push('\n');
     }
     s
+}
+
+/// The device memory a run allocates, as clarray's pool rounds each buffer (known before any
+/// allocation, so a run that cannot fit is refused with the numbers instead of failing midway).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryPlan {
+    /// Bytes of every buffer together.
+    pub total: u64,
+    /// The largest buffer's bytes.
+    pub largest: u64,
+    /// The number of buffers.
+    pub buffers: usize,
+}
+
+impl MemoryPlan {
+    /// The plan of a run of `cfg` on the device described by `info`: four fields of three
+    /// components (B, two Runge-Kutta registers, u), one value per node for the divergence, three
+    /// more with cleaning, and the small reduction buffers.
+    pub fn new(cfg: &Config, info: &DeviceInfo) -> MemoryPlan {
+        let np = cfg.n.iter().fold(1usize, |a, &n| a.saturating_mul(n));
+        let size = cfg.precision.size();
+        let mut values = vec![3usize.saturating_mul(np); 4];
+        values.push(np);
+        if cfg.clean.is_some() {
+            values.extend([np; 3]);
+        }
+        values.extend([1024, SLOTS]);
+        let bytes = |v: usize| {
+            let b = v.saturating_mul(size);
+            clarray::memory::bin_size(b, info.max_alloc_bytes) as u64
+        };
+        MemoryPlan {
+            total: values.iter().map(|&v| bytes(v)).sum(),
+            largest: values.iter().map(|&v| v.saturating_mul(size) as u64).max().unwrap_or(0),
+            buffers: values.len(),
+        }
+    }
+}
+
+/// Whether a grid of `np` nodes needs 64-bit linear indices in the kernels: the largest offset
+/// they form is 3·NP (a field's three components).
+pub fn index64(np: usize) -> bool {
+    np.saturating_mul(3) > i32::MAX as usize
 }

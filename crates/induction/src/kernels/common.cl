@@ -1,6 +1,7 @@
 // Grid indexing, SBP derivatives and norm weights.
 //
-// Defined by the host before this file (solver.rs, `source`): REAL, NX, NY, NZ, NP (= NX*NY*NZ),
+// Defined by the host before this file (solver.rs, `source`): REAL, idx_t (the type of linear
+// indices: int where 3·NP fits in one, long otherwise), NX, NY, NZ, NP (= NX*NY*NZ, an idx_t),
 // DX, DY, DZ, XMIN, YMIN, ZMIN, PERIODIC (0 or 1), ROWS, COLS, HALF, and the constant arrays
 // DB[ROWS*COLS] (boundary block), DI[HALF] (central stencil a_1..a_r), HW[ROWS] (norm weights),
 // all from the one host-side table in sbp.rs.
@@ -9,7 +10,8 @@
 // definition leaves an undefined symbol where a compiler chooses not to inline (OpenCL C follows
 // C99), and `static` functions are not OpenCL C 1.0/1.1. Compilers inline them anyway.
 
-#define IDX(i, j, k) ((i) + NX * ((j) + NY * (k)))
+// Linear index of node (i, j, k); a plane (NX·NY values) and each stencil offset fit in an int.
+#define IDX(i, j, k) ((idx_t)(i) + (idx_t)NX * ((idx_t)(j) + (idx_t)NY * (idx_t)(k)))
 
 REAL coord(int p, REAL lo, REAL h) { return lo + (REAL)p * h; }
 
@@ -38,14 +40,14 @@ int wrap(int p, int n) { return p < 0 ? p + n : (p >= n ? p - n : p); }
 #endif
 
 // D f (without 1/h).
-REAL d1(const __global REAL* f, int idx, int p, int n, int s) {
+REAL d1(const __global REAL* f, idx_t idx, int p, int n, int s) {
 #define V1(o) f[idx + (o) * s]
     D1_BODY(V1)
 #undef V1
 }
 
 // D (f g) (without 1/h).
-REAL d1p(const __global REAL* f, const __global REAL* g, int idx, int p, int n, int s) {
+REAL d1p(const __global REAL* f, const __global REAL* g, idx_t idx, int p, int n, int s) {
 #define V2(o) (f[idx + (o) * s] * g[idx + (o) * s])
     D1_BODY(V2)
 #undef V2

@@ -4,7 +4,7 @@
 
 #define NODE                                                                                      \
     const int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);                  \
-    const int idx = IDX(i, j, k);                                                                 \
+    const idx_t idx = IDX(i, j, k);                                                                 \
     const REAL x[3] = {coord(i, XMIN, DX), coord(j, YMIN, DY), coord(k, ZMIN, DZ)};
 
 // ---- The Runge-Kutta stage: right-hand side, SAT and stage update in one pass ----------------
@@ -114,7 +114,7 @@ void deriv_finish(Deriv* d, int a, const VREAL u0[3], REAL h) {
 }
 
 // u at node m (read where it is not linear; unused where it is).
-void velocity_at(const __global REAL* U, int m, VREAL u[3]) {
+void velocity_at(const __global REAL* U, idx_t m, VREAL u[3]) {
 #if U_ANALYTIC
     (void)U;
     (void)m;
@@ -139,9 +139,9 @@ void velocity_in_registers(const VREAL x[3], VREAL u[3]) {
 // Adds the stencil point at offset o along axis a (stride s), read from memory, with weight w.
 // The point's memory offset is mo (o wrapped, periodic; o otherwise). With VX = 2 only for the
 // y and z axes, whose offsets keep the pair's alignment.
-void point_from_memory(Deriv* d, const __global REAL* B, const __global REAL* U, int idx, int a, int s,
+void point_from_memory(Deriv* d, const __global REAL* B, const __global REAL* U, idx_t idx, int a, int s,
                        int mo, int o, REAL w) {
-    const int m = idx + mo * s;
+    const idx_t m = idx + mo * s;
     VREAL b[3], u[3];
     for (int c = 0; c < 3; ++c) b[c] = VLOAD(B, c * NP + m);
     velocity_at(U, m, u);
@@ -150,7 +150,7 @@ void point_from_memory(Deriv* d, const __global REAL* B, const __global REAL* U,
 
 // The derivatives along axis a at node idx (index p on an axis of n points, stride s), every
 // stencil point read from memory (x and y; z on the boundary planes). Periodic: offsets wrap.
-void deriv_from_memory(Deriv* d, const __global REAL* B, const __global REAL* U, int idx, int a, int p,
+void deriv_from_memory(Deriv* d, const __global REAL* B, const __global REAL* U, idx_t idx, int a, int p,
                        int n, int s) {
     deriv_zero(d);
 #if PERIODIC
@@ -181,7 +181,7 @@ void deriv_from_memory(Deriv* d, const __global REAL* B, const __global REAL* U,
 // the pair of values at offset o is (B[i0 + o], B[i0 + 1 + o]); pairs at even offsets are
 // aligned vectors, loaded once; those at odd offsets are formed from two of them. bq holds the
 // pair's own values.
-void deriv_x_pair(Deriv* d, const __global REAL* B, int idx, int i0, VREAL bq[NQ][ZQ]) {
+void deriv_x_pair(Deriv* d, const __global REAL* B, idx_t idx, int i0, VREAL bq[NQ][ZQ]) {
     deriv_zero(d);
     VREAL v[3][2 * HV + 1];
 #pragma unroll
@@ -207,7 +207,7 @@ void deriv_x_pair(Deriv* d, const __global REAL* B, int idx, int i0, VREAL bq[NQ
 // D B_c and M B_c along x at node i (index idx) with its SBP row (boundary or central), scalar,
 // all three components in one pass over the row. (Six calls of common.cl's `d1` and an `M`
 // twin instead made the f32 stage kernel 4× slower on the H200: 15% of the roofline, not 62%.)
-void x_sums(const __global REAL* B, int idx, int i, REAL db[3], REAL dm[3]) {
+void x_sums(const __global REAL* B, idx_t idx, int i, REAL db[3], REAL dm[3]) {
     for (int c = 0; c < 3; ++c) db[c] = dm[c] = (REAL)0;
 #define X_POINT(o, w)                                                                             \
     for (int c = 0; c < 3; ++c) {                                                                 \
@@ -230,7 +230,7 @@ void x_sums(const __global REAL* B, int idx, int i, REAL db[3], REAL dm[3]) {
 }
 
 // The x-derivatives of a pair near an x-boundary (bounded domains only): node by node.
-void deriv_x_lanes(Deriv* d, const __global REAL* B, int idx, int i0) {
+void deriv_x_lanes(Deriv* d, const __global REAL* B, idx_t idx, int i0) {
     REAL db0[3], dm0[3], db1[3], dm1[3];
     x_sums(B, idx, i0, db0, dm0);
     x_sums(B, idx + 1, i0 + 1, db1, dm1);
@@ -296,7 +296,7 @@ void sat(int i, int j, int k, const REAL x[3], REAL t, const REAL u[3], const RE
 // column.
 void rhs(const __global REAL* B, const __global REAL* U, int i0, int j, int k, const VREAL x[3], REAL t,
          VREAL bq[NQ][ZQ], VREAL out[3]) {
-    const int idx = IDX(i0, j, k);
+    const idx_t idx = IDX(i0, j, k);
     const REAL ih[3] = {(REAL)1 / DX, (REAL)1 / DY, (REAL)1 / DZ};
     const VREAL b[3] = {bq[0][HALF], bq[1][HALF], bq[2][HALF]};
     VREAL u[3];
@@ -410,7 +410,7 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
     const int i0 = get_global_id(0) * VX, j = get_global_id(1);
     if (i0 >= NX || j >= NY) return;  // the range is rounded up to whole work-groups
     const int k0 = get_global_id(2) * ZCHUNK;
-    const int col = IDX(i0, j, 0);
+    const idx_t col = IDX(i0, j, 0);
     // The pointwise operand: read at this node only (K, or B⁰).
     const __global REAL* P = lsrk ? K : B0;
     VREAL bq[NQ][ZQ], ahead[NQ][AHEAD], pq[3];
@@ -419,14 +419,14 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
     // it computes, so that the loads' latency is hidden behind the arithmetic of the plane.
 #pragma unroll
     for (int o = 1; o < ZQ + AHEAD; ++o) {
-        const int m = col + queue_plane(k0 - HALF - 1 + o) * NX * NY;
+        const idx_t m = col + PLANE(queue_plane(k0 - HALF - 1 + o));
         for (int c = 0; c < NQ; ++c) {
             const VREAL v = c < 3 ? VLOAD(Bs, c * NP + m) : VLOAD(U, (c - 3) * NP + m);
             if (o < ZQ) bq[c][o] = v;
             else ahead[c][o - ZQ] = v;
         }
     }
-    for (int c = 0; c < 3; ++c) pq[c] = VLOAD(P, c * NP + col + min(k0, NZ - 1) * NX * NY);
+    for (int c = 0; c < 3; ++c) pq[c] = VLOAD(P, c * NP + col + PLANE(min(k0, NZ - 1)));
 #if VX == 2
     VREAL x[3] = {(VREAL)(coord(i0, XMIN, DX), coord(i0 + 1, XMIN, DX)), coord(j, YMIN, DY), (REAL)0};
 #else
@@ -435,10 +435,10 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
     for (int dk = 0; dk < ZCHUNK; ++dk) {
         const int k = k0 + dk;
         if (k >= NZ) break;
-        const int idx = col + k * NX * NY;
-        const int next = col + queue_plane(k + HALF + AHEAD) * NX * NY;
+        const idx_t idx = col + PLANE(k);
+        const idx_t next = col + PLANE(queue_plane(k + HALF + AHEAD));
         // The next plane's pointwise operand (clamped in the grid: loaded, maybe unused).
-        const int pnext = col + min(k + 1, NZ - 1) * NX * NY;
+        const idx_t pnext = col + PLANE(min(k + 1, NZ - 1));
         VREAL p[3];
 #pragma unroll
         for (int c = 0; c < NQ; ++c) {
@@ -460,7 +460,7 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
         VREAL l[3];
         rhs(Bs, U, i0, j, k, x, t, bq, l);
         for (int c = 0; c < 3; ++c) {
-            const int m = c * NP + idx;
+            const idx_t m = c * NP + idx;
 #if !PREFETCH_K
             p[c] = VLOAD(P, m);
 #endif
@@ -535,14 +535,14 @@ __kernel void gradient(const __global REAL* f, __global REAL* G) {
 }
 
 // y = a*x + b*y over n values; with b = 0, y is not read (it may hold anything, NaN included).
-__kernel void axpby(__global REAL* y, const __global REAL* x, REAL a, REAL b, int n) {
-    const int m = get_global_id(0);
+__kernel void axpby(__global REAL* y, const __global REAL* x, REAL a, REAL b, long n) {
+    const idx_t m = get_global_id(0);
     if (m < n) y[m] = b == (REAL)0 ? a * x[m] : a * x[m] + b * y[m];
 }
 
 // y = v over n values.
-__kernel void fill(__global REAL* y, REAL v, int n) {
-    const int m = get_global_id(0);
+__kernel void fill(__global REAL* y, REAL v, long n) {
+    const idx_t m = get_global_id(0);
     if (m < n) y[m] = v;
 }
 
@@ -550,7 +550,7 @@ __kernel void fill(__global REAL* y, REAL v, int n) {
 // alpha = scal[rr]/scal[pq]; x += alpha p; r -= alpha q.
 __kernel void cg_xr(__global REAL* xv, __global REAL* r, const __global REAL* p, const __global REAL* q,
                     const __global REAL* scal, int rr, int pq) {
-    const int m = get_global_id(0);
+    const idx_t m = get_global_id(0);
     const REAL den = scal[pq];
     const REAL alpha = den != (REAL)0 ? scal[rr] / den : (REAL)0;
     xv[m] += alpha * p[m];
@@ -560,7 +560,7 @@ __kernel void cg_xr(__global REAL* xv, __global REAL* r, const __global REAL* p,
 // beta = scal[rr_new]/scal[rr_old]; p = r + beta p.
 __kernel void cg_p(__global REAL* p, const __global REAL* r, const __global REAL* scal, int rr_new,
                    int rr_old) {
-    const int m = get_global_id(0);
+    const idx_t m = get_global_id(0);
     const REAL den = scal[rr_old];
     const REAL beta = den != (REAL)0 ? scal[rr_new] / den : (REAL)0;
     p[m] = r[m] + beta * p[m];

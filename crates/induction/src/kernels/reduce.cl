@@ -20,20 +20,20 @@ REAL group_sum(REAL v, __local REAL* scratch) {
 
 #define REDUCE_NODES(EXPR)                                                                        \
     REAL acc = (REAL)0;                                                                           \
-    for (int m = get_global_id(0); m < NP; m += get_global_size(0)) {                             \
-        const int i = m % NX, j = (m / NX) % NY, k = m / (NX * NY);                               \
+    for (idx_t m = get_global_id(0); m < NP; m += get_global_size(0)) {                             \
+        const int i = m % NX, j = (m / NX) % NY, k = m / ((idx_t)NX * NY);                        \
         acc += weight(i, j, k) * (EXPR);                                                          \
     }                                                                                             \
     const REAL total = group_sum(acc, scratch);                                                   \
     if (get_local_id(0) == 0) partial[get_group_id(0)] = total;
 
-REAL dot_at(const __global REAL* a, const __global REAL* b, int ncomp, int m) {
+REAL dot_at(const __global REAL* a, const __global REAL* b, int ncomp, idx_t m) {
     REAL s = (REAL)0;
     for (int c = 0; c < ncomp; ++c) s += a[c * NP + m] * b[c * NP + m];
     return s;
 }
 
-REAL err_at(const __global REAL* B, REAL t, int diff, int i, int j, int k, int m) {
+REAL err_at(const __global REAL* B, REAL t, int diff, int i, int j, int k, idx_t m) {
     const REAL x[3] = {coord(i, XMIN, DX), coord(j, YMIN, DY), coord(k, ZMIN, DZ)};
     REAL e[3];
     case_exact(x, t, e);
