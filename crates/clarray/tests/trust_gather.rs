@@ -353,9 +353,10 @@ fn take_reports_every_out_of_range_index_form() {
         let idx = Array::<u64>::from_slice(&ctx, &[bad, 1], &[2]).unwrap();
         assert_msg(&expect_err(a.take(&idx, 0)), &[&format!("index {bad} at position 0")]);
     }
-    // The first bad position (C order of the index view) is the one named.
+    // The first bad position in C order of the index view is the one named: the transpose of
+    // [[0, 7], [1, -9]] is [[0, 1], [7, -9]].
     let idx = Array::<i32>::from_slice(&ctx, &[0, 7, 1, -9], &[2, 2]).unwrap();
-    assert_msg(&expect_err(a.take(&idx.t(), 0)), &["index -9 at position 1"]);
+    assert_msg(&expect_err(a.take(&idx.t(), 0)), &["index 7 at position 2"]);
 }
 
 #[test]
