@@ -412,17 +412,29 @@ fn put_into_a_broadcast_view_is_an_error() {
 fn put_reads_indices_and_values_that_alias_the_target_as_they_were() {
     let ctx = ctx();
     let n = 4096usize;
-    // Indices that are the target itself, reversed: a[n-1-j] gets a[j]'s... value of a view of a.
-    let host: Vec<i64> = (0..n as i64).rev().collect();
+    // Values that are the target itself: a shift by one, a[(j + 1) % n] = a[j] (a work-item
+    // that read a value another one had already written would smear a[0] along the array).
+    let host: Vec<i64> = (0..n as i64).map(|v| v * 3 + 1).collect();
     let mut a = Array::<i64>::from_slice(&ctx, &host, &[n]).unwrap();
-    let idx = a.clone();
-    let vals = a.flip(0).unwrap();
+    let shift: Vec<i64> = (0..n as i64).map(|j| (j + 1) % n as i64).collect();
+    let idx = Array::<i64>::from_slice(&ctx, &shift, &[n]).unwrap();
+    let vals = a.clone();
     a.put(&idx, &vals).unwrap();
     let mut want = host.clone();
     for j in 0..n {
-        want[host[j] as usize] = host[n - 1 - j];
+        want[shift[j] as usize] = host[j];
     }
-    assert_eq!(a.to_vec().unwrap(), want);
+    assert_eq!(a.to_vec().unwrap(), want, "values in the target");
+    // Indices that are the target itself: a[a[j]] = j with a[j] = (j + 1) % n.
+    let mut a = Array::<i64>::from_slice(&ctx, &shift, &[n]).unwrap();
+    let idx = a.clone();
+    let vals = Array::<i64>::from_slice(&ctx, &(0..n as i64).collect::<Vec<_>>(), &[n]).unwrap();
+    a.put(&idx, &vals).unwrap();
+    let mut want = shift.clone();
+    for j in 0..n {
+        want[shift[j] as usize] = j as i64;
+    }
+    assert_eq!(a.to_vec().unwrap(), want, "indices in the target");
 }
 
 // ---- reference-checked random tests ----
