@@ -1,11 +1,17 @@
 //! Gathers, scatters and joins: [`Array::take`], [`Array::put`], [`concatenate`], [`stack`].
 //!
-//! Indices are checked on the device. A kernel that meets an index outside `[-n, n)` records
-//! the smallest position holding one (`atomic_min` on a flag word) and never reads or writes
-//! out of range; the flag is read back once, after the kernel, and turned into
-//! [`Error::OutOfBounds`] naming the index, its position and the valid range. `put` checks all
-//! indices before it writes any, so a failed `put` leaves the array unchanged (as NumPy's).
-//! Negative indices count from the end, as in NumPy.
+//! Indices are checked on the device, against NumPy's mode `raise` (`-n..n` is valid; negative
+//! indices count from the end). A kernel that meets a bad index records the smallest position
+//! holding one (`atomic_min` on a flag word) and never reads or writes out of range; the flag
+//! is read back once, after the kernel, and turned into [`Error::OutOfBounds`] naming the index,
+//! its position (C order of the index view) and the valid range. Past position 2^31 − 2 the
+//! flag word cannot tell positions apart, and a windowed second check finds the exact one.
+//! `put` checks all indices before it writes any, so a failed `put` leaves the array unchanged
+//! (as NumPy's). Index and value arrays may be any views: contiguous ones are read in place
+//! from their offset, others are copied first, and so are those that share the target's memory.
+//!
+//! Elements move as plain bits (`uchar` … `ulong2` by size): no arithmetic, so f16 needs no
+//! `cl_khr_fp16` and f64 no `cl_khr_fp64`.
 
 use std::fmt::Write as _;
 
