@@ -61,6 +61,16 @@
 //! | `f32_array * 2.0` stays float32 (NumPy 2) | the same: Rust scalars are weak (see [promotion](mod@crate::array#type-promotion)); `2.0 * &a` and `2 * &a` work with `f64`/`i64` literals on the left, any scalar type on the right |
 //! | `ElementwiseKernel("float *x, float *y", "y[i] = 2*x[i]")` | usually unnecessary: `y.assign(2.0 * &x)?` generates that kernel. For hand-written kernels: [`cached_kernel`](crate::program::cached_kernel) and `queue.launch` with arrays as arguments ([`KernelArg`](crate::program::KernelArg)) |
 //!
+//! ## Indexing with arrays
+//!
+//! | NumPy | clarray |
+//! |---|---|
+//! | `np.take(a, i, axis=k)` | `a.take(&i, k)?` — any index view; a bad index is an error naming it |
+//! | `np.put(a, i, v)` | `a.put(&i, &v)?` — values repeat as in NumPy; with repeated indices which value lands is unspecified (NumPy: the last) |
+//! | `a[m]` (`m` boolean, of `a`'s shape) | `a.mask(&m)?` — a new 1-D array |
+//! | `a[m] = x` | `a.set_where(&m, x)?` — in place, any view |
+//! | `np.nonzero(a)`, `np.argwhere(a)` | `a.nonzero()?` (a `Vec` of i64 arrays), `a.argwhere()?` (`(count, ndim)` i64) |
+//!
 //! Errors are values: a bad shape, type or context is an [`Error`](crate::Error) returned by
 //! `eval`/`assign` (or by [`Expr::check`](crate::array::Expr::check) earlier), never a panic or a
 //! silently wrong result.

@@ -40,15 +40,15 @@ fn out_of_range_indices_are_errors_found_on_the_device() {
     let e = a.take(&idx, 0).unwrap_err();
     let m = e.to_string();
     assert!(matches!(e, Error::OutOfBounds(_)), "{m}");
-    assert!(m.contains("index 9 at position 2") && m.contains("-4..4"), "{m}");
+    assert!(m.contains("index 9 at position 2") && m.contains("-4..=3"), "{m}");
     // put checks before writing: the array is unchanged after a failed put.
     let mut b = a.copy().unwrap();
     let vals = Array::<i32>::from_slice(&ctx(), &[7, 7, 7, 7, 7], &[5]).unwrap();
     let e = b.put(&idx, &vals).unwrap_err().to_string();
     assert!(e.contains("index 9 at position 2"), "{e}");
     assert_eq!(b.to_vec().unwrap(), vec![1, 2, 3, 4]);
-    let e = b.put(&idx, &Array::<i32>::from_slice(&ctx(), &[1, 2], &[2]).unwrap()).unwrap_err().to_string();
-    assert!(e.contains("2 values at 5 indices"), "{e}");
+    let e = b.put(&idx, &Array::<i32>::zeros(&ctx(), &[0]).unwrap()).unwrap_err().to_string();
+    assert!(e.contains("0 values at 5 indices"), "{e}");
     let e = a.take(&idx, 1).unwrap_err().to_string();
     assert!(e.contains("axis 1"), "{e}");
 }

@@ -366,7 +366,7 @@ impl<T: Element> Array<T> {
 
     /// An error if elements of this array alias each other (a broadcast view), so that writing
     /// it would be a race.
-    fn check_writable(&self) -> Result<()> {
+    pub(crate) fn check_writable(&self) -> Result<()> {
         if let Some(k) = (0..self.ndim()).find(|&k| self.layout.strides[k] == 0 && self.layout.shape[k] > 1) {
             return Err(Error::InvalidArgument(format!(
                 "cannot write into a broadcast view (shape {:?}, stride 0 on axis {k}): its elements \

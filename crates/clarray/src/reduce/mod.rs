@@ -4,9 +4,11 @@
 //! [`Expr`](crate::array::Expr), fused into the same pass), works on any view — transposed,
 //! sliced with steps, flipped, broadcast — and leaves its result on the device: a full
 //! reduction gives a 0-d array, read with `item()` when the value is wanted. Nothing is read
-//! back behind the caller's back; the one exception is [`Array::take`](crate::array::Array::take)
+//! back behind the caller's back; the exceptions are [`Array::take`](crate::array::Array::take)
 //! and [`Array::put`](crate::array::Array::put), which read back one word (an error flag), which
-//! is how an out-of-range index becomes an error instead of a stray read.
+//! is how an out-of-range index becomes an error instead of a stray read, and
+//! [`Array::mask`](crate::array::Array::mask), `nonzero` and `argwhere`, which read back the
+//! count of true elements that their result's shape depends on.
 //!
 //! ```no_run
 //! # use clarray::{Context, array::Array, reduce::Norm};
@@ -36,7 +38,8 @@
 //!
 //! # Scans, gathers, joins, sorting
 //! `cumsum`, `cumprod` and their `_exclusive` forms along any axis ([`scan`]); `take` along an
-//! axis and `put` at flat positions ([`gather`]); [`concatenate`] and [`stack`] along any axis;
+//! axis and `put` at flat positions ([`gather`]); boolean masks (`mask`, `set_where`) and
+//! `nonzero` / `argwhere` ([`mask`]); [`concatenate`] and [`stack`] along any axis;
 //! `sort` and `argsort` along any axis ([`sort`]). User-written reductions and scans are in
 //! [`crate::kernels`].
 //!
@@ -76,6 +79,7 @@ mod api;
 pub mod dtype;
 pub mod engine;
 pub mod gather;
+pub mod mask;
 pub mod scan;
 pub mod sort;
 pub mod strided;
