@@ -118,7 +118,7 @@ use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn};
 
 pub use codegen::{element_code, generated_kernel_count, generated_sources, ElementCode, KernelValue, Plan};
 pub use dtype::{promote, DType, Element, Kind, Scalar};
-pub use expr::{atan2, hypot, maximum, minimum, pow, where_, BinOp, Expr, IntoExpr, UnOp};
+pub use expr::{atan2, hypot, isclose, maximum, minimum, pow, where_, BinOp, Expr, IntoExpr, UnOp};
 pub use layout::{broadcast_shapes, Layout};
 
 use crate::error::{Error, Result};
