@@ -9,7 +9,7 @@
 
 mod common;
 
-use clarray::array::{atan2, hypot, isclose, Array, DType, Element, Expr, Scalar};
+use clarray::array::{atan2, hypot, isclose, Array, DType, Element, Expr, IntoExpr, Scalar};
 use clarray::reduce::{allclose, array_equal};
 use clarray::{Context, Error};
 use common::{assert_msg, expect_err, npy_divmod_f32, npy_divmod_f64};
@@ -501,13 +501,13 @@ proptest! {
     }
 }
 
-// ---- 6. scalars on the left ----
+// ---- 6. scalars on the left (bool, i64, f64, Complex<f64> directly; others through IntoExpr) ----
 
 proptest! {
     #![proptest_config(cfg())]
 
     #[test]
-    fn left_scalars_of_every_element_type_are_weak(
+    fn scalars_on_the_left_are_weak_and_bool_is_accepted(
         x in prop::collection::vec(-100i16..100, 1..50), s in 0u8..100, f in -10.0f32..10.0,
     ) {
         let n = x.len();
@@ -518,8 +518,9 @@ proptest! {
         let want: Vec<i16> = x.iter().map(|&v| (s as i16).wrapping_sub(v)).collect();
         let si = s as i128;
         let exprs = [
-            (s as i8) - &ai, (s as i16) - &ai, (s as i32) - &ai, (s as i64) - &ai,
-            s - &ai, (s as u16) - &ai, (s as u32) - &ai, (s as u64) - &ai,
+            (s as i8).into_expr() - &ai, (s as i16).into_expr() - &ai, (s as i32).into_expr() - &ai,
+            (s as i64) - &ai, s.into_expr() - &ai, (s as u16).into_expr() - &ai,
+            (s as u32).into_expr() - &ai, (s as u64).into_expr() - &ai,
         ];
         for (k, e) in exprs.into_iter().enumerate() {
             prop_assert_eq!(eval_poisoned(e, n, 777i16), want.clone(), "integer type {} ({})", k, si);
@@ -527,8 +528,8 @@ proptest! {
         // Float scalars of every type take an f32 array's type.
         let fh = f16::from_f32(f);
         for (name, e, fv) in [
-            ("f16", fh - &af, fh.to_f32()),
-            ("f32", f - &af, f),
+            ("f16", fh.into_expr() - &af, fh.to_f32()),
+            ("f32", f.into_expr() - &af, f),
             ("f64", (f as f64) - &af, f),
         ] {
             let want: Vec<f32> = xf.iter().map(|&v| fv - v).collect();
@@ -537,14 +538,16 @@ proptest! {
         // A complex scalar makes an f32 array complex64; a bool scalar takes the array's type.
         let c = Complex::new(f, 1.0f32);
         let want: Vec<Complex<f32>> = xf.iter().map(|&v| c * v).collect();
-        prop_assert_eq!(eval_poisoned(c * &af, n, Complex::new(-3.25f32, 0.0)), want);
+        prop_assert_eq!(eval_poisoned(c.into_expr() * &af, n, Complex::new(-3.25f32, 0.0)), want);
         let want: Vec<i16> = x.iter().map(|&v| v).collect();
         prop_assert_eq!(eval_poisoned(true * &ai, n, 777i16), want);
-        // The literal forms still infer.
-        let want: Vec<f32> = xf.iter().map(|&v| 2.0 * v).collect();
-        prop_assert_eq!(eval_poisoned(2.0 * &af, n, -3.25f32), want);
-        let want: Vec<i16> = x.iter().map(|&v| 2 * v).collect();
-        prop_assert_eq!(eval_poisoned(2 * &ai, n, 777i16), want);
+        // The literal forms infer, in chains too.
+        let want: Vec<f32> = xf.iter().map(|&v| 2.0 * v - 1.0).collect();
+        prop_assert_eq!(eval_poisoned(2.0 * &af - 1.0, n, -3.25f32), want);
+        let want: Vec<i16> = x.iter().map(|&v| 2 * v + 1).collect();
+        prop_assert_eq!(eval_poisoned(2 * &ai + 1, n, 777i16), want);
+        let want: Vec<i16> = x.iter().map(|&v| v & 1).collect();
+        prop_assert_eq!(eval_poisoned(true & (&ai & 1), n, 777i16), want);
     }
 }
 

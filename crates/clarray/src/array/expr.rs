@@ -842,10 +842,11 @@ macro_rules! binop {
                 Expr::binary(BinOp::$op, self.expr(), rhs.into_expr())
             }
         }
-        // Scalars of every element type on the left; bare literals still infer (`2 * &a`
-        // falls back to i32, `2.0 * &a` to f64), and all are weak, as on the right.
-        scalar_lhs!($Trait, $method, $op;
-            bool, i8, i16, i32, i64, u8, u16, u32, u64, f16, f32, f64, Complex<f32>, Complex<f64>);
+        // Scalars on the left: one type per kind. With a second type of a kind, an unsuffixed
+        // literal has two candidate impls and the operator's output type stays unknown, so
+        // a chain such as `2.0 * &a + 1.0` no longer compiles (E0282). Other types go on the
+        // left through `IntoExpr` (`3u8.into_expr() * &a`), weak all the same.
+        scalar_lhs!($Trait, $method, $op; bool, i64, f64, Complex<f64>);
     };
 }
 
