@@ -414,7 +414,7 @@ impl Scalar {
 /// converts to f16 exactly. The kernels' double → half conversion does the same.
 pub(crate) fn f16_from_f64(x: f64) -> f16 {
     let a = x.abs();
-    if !(a < 65520.0) {
+    if x.is_nan() || a >= 65520.0 {
         // NaN stays NaN (through f32, exactly); 65520 and above round to infinity.
         return if x.is_nan() {
             f16::from_f32(x as f32)
