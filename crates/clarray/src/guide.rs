@@ -58,7 +58,7 @@
 //! | `a // b`, `a % b`, `a ** b` | `a.floor_divide(&b)`, `&a % &b`, `a.pow(&b)` |
 //! | `np.logical_and(a, b)`, `~a`, `a & b`, `a << 2` | `a.logical_and(&b)`, `!&a`, `&a & &b`, `&a << 2` |
 //! | `a.astype(np.float64)` | `a.astype::<f64>()?` (a new array); in an expression `e.astype::<f64>()` (lazy) |
-//! | `f32_array * 2.0` stays float32 (NumPy 2) | the same: Rust scalars are weak (see [promotion](mod@crate::array#type-promotion)); `2.0 * &a` and `2 * &a` work with `f64`/`i64` literals on the left, any scalar type on the right |
+//! | `f32_array * 2.0` stays float32 (NumPy 2) | the same: Rust scalars are weak (see [promotion](mod@crate::array#type-promotion)); `2.0 * &a`, `2 * &a`, `true & &a` work with `f64`/`i64`/`bool` on the left (other types: `3u8.into_expr() * &a`), any scalar type on the right |
 //! | `ElementwiseKernel("float *x, float *y", "y[i] = 2*x[i]")` | usually unnecessary: `y.assign(2.0 * &x)?` generates that kernel. For hand-written kernels: [`cached_kernel`](crate::program::cached_kernel) and `queue.launch` with arrays as arguments ([`KernelArg`](crate::program::KernelArg)) |
 //!
 //! ## Indexing with arrays

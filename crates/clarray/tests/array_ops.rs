@@ -9,6 +9,8 @@
 
 use std::sync::OnceLock;
 
+mod common;
+
 use clarray::array::{Array, BinOp, DType, Element, Expr, Kind, Scalar, UnOp};
 use clarray::Context;
 use half::f16;
@@ -244,10 +246,14 @@ fn ref_binary(op: BinOp, t: DType, a: Scalar, b: Scalar) -> Scalar {
                 Sub => fl(t, x - y),
                 Mul => fl(t, x * y),
                 Div => fl(t, x / y),
-                FloorDiv => fl(t, round_f(c, x / y).floor()),
-                Rem => {
-                    let r = x % y;
-                    fl(t, if r != 0.0 && ((r < 0.0) != (y < 0.0)) { round_f(c, r + y) } else { r })
+                FloorDiv | Rem => {
+                    let (q, r) = if c == DType::F64 {
+                        common::npy_divmod_f64(x, y)
+                    } else {
+                        let (q, r) = common::npy_divmod_f32(x as f32, y as f32);
+                        (q as f64, r as f64)
+                    };
+                    fl(t, if op == FloorDiv { q } else { r })
                 }
                 Pow => fl(t, x.powf(y)),
                 Minimum => fl(t, if x.is_nan() || y.is_nan() { f64::NAN } else { x.min(y) }),

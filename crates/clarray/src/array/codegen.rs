@@ -302,6 +302,18 @@ impl Emitter {
         })
     }
 
+    /// The f16 value nearest a double (ties to even), as a float: rounded once, from the
+    /// double itself. Going through `float` first would round twice (a double just above a
+    /// halfway point between two f16 values can become that halfway point in float, then
+    /// round to even the wrong way). The step between f16 values at `x`'s exponent (at least
+    /// 2^-24, the subnormal step) divides `x` exactly, so `rint` does the one rounding.
+    fn double_to_half(&mut self) -> String {
+        self.helper("d2h", || {
+            "float d2h(double x) {\n  if (!(fabs(x) < 65520.0)) return isnan(x) ? (float)x : copysign(INFINITY, (float)x);\n  int e = max((int)((as_long(fabs(x)) >> 52) & 0x7ff) - 1023, -14);\n  double u = as_double((long)(e - 10 + 1023) << 52);\n  return (float)(rint(x / u) * u);\n}"
+                .into()
+        })
+    }
+
     fn complex_helper(&mut self, what: &str, d: DType) -> String {
         let ct = d.cl_compute();
         let f = d.real().cl_compute();
@@ -365,9 +377,15 @@ impl Emitter {
     fn float_helper(&mut self, what: &str, d: DType) -> String {
         let f = d.cl_compute();
         let name = format!("{what}_{f}");
+        // `//` and `%` are NumPy's divmod: the remainder from fmod moved to the divisor's
+        // sign (a zero remainder too), the quotient from the exact `a - remainder`, so that
+        // `a == (a // b) * b + a % b` as closely as floats allow; by zero, `a / b` and NaN.
         let code = match what {
             "rem" => format!(
-                "{f} {name}({f} a, {f} b) {{ {f} r = fmod(a, b); if (r != 0 && ((r < 0) != (b < 0))) r += b; return r; }}"
+                "{f} {name}({f} a, {f} b) {{\n  {f} m = fmod(a, b);\n  if (b == 0) return m;\n  if (m != 0) {{ if ((b < 0) != (m < 0)) m += b; }} else m = copysign(({f})0, b);\n  return m;\n}}"
+            ),
+            "fdiv" => format!(
+                "{f} {name}({f} a, {f} b) {{\n  if (b == 0) return a / b;\n  {f} m = fmod(a, b);\n  {f} d = (a - m) / b;\n  if (m != 0 && ((b < 0) != (m < 0))) d -= 1;\n  if (d == 0) return copysign(({f})0, a / b);\n  {f} q = floor(d);\n  if (d - q > ({f})0.5) q += 1;\n  return q;\n}}"
             ),
             "min" => format!("{f} {name}({f} a, {f} b) {{ return (isnan(a) || isnan(b)) ? a + b : fmin(a, b); }}"),
             _ => format!("{f} {name}({f} a, {f} b) {{ return (isnan(a) || isnan(b)) ? a + b : fmax(a, b); }}"),
@@ -403,7 +421,10 @@ impl Emitter {
                 }
             }
             (_, Kind::Float) => {
-                if to == DType::F16 {
+                if to == DType::F16 && from == DType::F64 {
+                    let d2h = self.double_to_half();
+                    format!("{d2h}({x})")
+                } else if to == DType::F16 {
                     let rh = self.round_half();
                     format!("{rh}((float)({x}))")
                 } else {
@@ -510,7 +531,7 @@ impl Emitter {
             Div if k == Kind::Complex => format!("{}({a}, {b})", self.complex_helper("div", t)),
             Div => format!("(({a}) / ({b}))"),
             FloorDiv if k == Kind::Int => format!("{}({a}, {b})", self.int_helper("fdiv", t)),
-            FloorDiv => format!("floor(({a}) / ({b}))"),
+            FloorDiv => format!("{}({a}, {b})", self.float_helper("fdiv", t)),
             Rem if k == Kind::Int => format!("{}({a}, {b})", self.int_helper("fmod", t)),
             Rem => format!("{}({a}, {b})", self.float_helper("rem", t)),
             Pow if k == Kind::Int => format!("{}({a}, {b})", self.int_helper("ipow", t)),

@@ -200,6 +200,25 @@ impl DType {
         }
     }
 
+    /// The type a float-only operation (`sqrt`, `atan2`, `hypot`, …) computes in for an operand
+    /// of this type: NumPy picks the first of its float loops (f16, f32, f64) that the operand
+    /// casts to safely, which is [`DType::to_inexact`].
+    pub fn float_loop(a: DType, b: DType) -> DType {
+        promote(a.to_inexact(), b.to_inexact())
+    }
+
+    /// The range of an integer type, as i128 (`None` for the other kinds).
+    pub fn int_range(self) -> Option<(i128, i128)> {
+        if !self.is_int() {
+            return None;
+        }
+        Some(if self.is_signed_int() {
+            (-(1i128 << (self.bits() - 1)), (1i128 << (self.bits() - 1)) - 1)
+        } else {
+            (0, (1i128 << self.bits()) - 1)
+        })
+    }
+
     /// Bits of an integer type.
     pub(crate) fn bits(self) -> u32 {
         self.size() as u32 * 8
@@ -316,18 +335,17 @@ impl Scalar {
         }
     }
 
-    /// Checks that the value fits `dt` (integers must be in range, as NumPy 2 requires).
+    /// Checks that the value fits `dt`: an integer scalar outside an integer type's range is
+    /// an error, as NumPy 2 raises `OverflowError` for a Python int out of bounds (in
+    /// `uint8_array + 300` and in `a[...] = 300` alike) instead of wrapping it.
     pub fn check_fits(&self, dt: DType) -> Result<()> {
-        if let (Scalar::Int(v), true) = (self, dt.is_int()) {
-            let (lo, hi): (i128, i128) = if dt.is_signed_int() {
-                (-(1i128 << (dt.bits() - 1)), (1i128 << (dt.bits() - 1)) - 1)
-            } else {
-                (0, (1i128 << dt.bits()) - 1)
-            };
+        if let (Scalar::Int(v), Some((lo, hi))) = (self, dt.int_range()) {
             if *v < lo || *v > hi {
                 return Err(Error::Type(format!(
-                    "the scalar {v} does not fit {dt} (range {lo}..={hi}); cast the array with \
-                     `astype` to a wider type first"
+                    "the integer scalar {v} is out of bounds for {dt} (range {lo}..={hi}); NumPy 2 \
+                     refuses it too (OverflowError) rather than wrapping it. Use a value in range, \
+                     convert the array to a wider type with `astype` first, or wrap the value \
+                     yourself"
                 )));
             }
         }
@@ -345,11 +363,17 @@ impl Scalar {
             Scalar::Float(f) => (f, 0.0),
             Scalar::Complex(r, i) => (r, i),
         };
-        let int = || match *self {
-            Scalar::Bool(b) => b as i128,
-            Scalar::Int(v) => v,
-            Scalar::Float(f) | Scalar::Complex(f, _) => f as i128,
-        };
+        // A float becomes an integer as the kernels convert it: toward zero, saturating at the
+        // type's bounds, NaN to 0 (Rust's `as`, straight to the target type).
+        macro_rules! int {
+            ($t:ty) => {
+                match *self {
+                    Scalar::Bool(b) => b as $t,
+                    Scalar::Int(v) => v as $t,
+                    Scalar::Float(f) | Scalar::Complex(f, _) => f as $t,
+                }
+            };
+        }
         let b = match *self {
             Scalar::Bool(b) => b,
             Scalar::Int(v) => v != 0,
@@ -364,16 +388,16 @@ impl Scalar {
         use DType::*;
         match dt {
             Bool => put(&[b as u8]),
-            I8 => put(&(int() as i8).to_ne_bytes()),
-            I16 => put(&(int() as i16).to_ne_bytes()),
-            I32 => put(&(int() as i32).to_ne_bytes()),
-            I64 => put(&(int() as i64).to_ne_bytes()),
-            U8 => put(&(int() as u8).to_ne_bytes()),
-            U16 => put(&(int() as u16).to_ne_bytes()),
-            U32 => put(&(int() as u32).to_ne_bytes()),
-            U64 => put(&(int() as u64).to_ne_bytes()),
+            I8 => put(&int!(i8).to_ne_bytes()),
+            I16 => put(&int!(i16).to_ne_bytes()),
+            I32 => put(&int!(i32).to_ne_bytes()),
+            I64 => put(&int!(i64).to_ne_bytes()),
+            U8 => put(&int!(u8).to_ne_bytes()),
+            U16 => put(&int!(u16).to_ne_bytes()),
+            U32 => put(&int!(u32).to_ne_bytes()),
+            U64 => put(&int!(u64).to_ne_bytes()),
             // Rounded to f16 first, so that the value is the one an f16 array would hold.
-            F16 => put(&f16::from_f64(re).to_f32().to_ne_bytes()),
+            F16 => put(&f16_from_f64(re).to_f32().to_ne_bytes()),
             F32 => put(&(re as f32).to_ne_bytes()),
             F64 => put(&re.to_ne_bytes()),
             C64 => put(bytemuck::bytes_of(&[re as f32, im as f32])),
@@ -381,6 +405,28 @@ impl Scalar {
         }
         out
     }
+}
+
+/// The f16 nearest `x` (ties to even), rounded once. `half`'s `f16::from_f64` goes through
+/// f32 where the CPU converts f32 → f16 in hardware (x86 F16C), which rounds twice; here the
+/// step between f16 values at `x`'s exponent (at least 2^-24, the subnormal step) divides `x`
+/// exactly, so one round-to-even of the quotient is the whole rounding, and the result then
+/// converts to f16 exactly. The kernels' double → half conversion does the same.
+pub(crate) fn f16_from_f64(x: f64) -> f16 {
+    let a = x.abs();
+    if x.is_nan() || a >= 65520.0 {
+        // NaN stays NaN (through f32, exactly); 65520 and above round to infinity.
+        return if x.is_nan() {
+            f16::from_f32(x as f32)
+        } else if x < 0.0 {
+            f16::NEG_INFINITY
+        } else {
+            f16::INFINITY
+        };
+    }
+    let e = ((((a.to_bits() >> 52) & 0x7ff) as i32) - 1023).max(-14);
+    let step = f64::from_bits(((e - 10 + 1023) as u64) << 52);
+    f16::from_f64((x / step).round_ties_even() * step)
 }
 
 /// A scalar's bytes as a kernel argument.
@@ -499,7 +545,7 @@ impl Element for f16 {
         Scalar::Float(self.to_f64())
     }
     fn from_scalar(s: Scalar) -> f16 {
-        f16::from_f64(f64::from_scalar(s))
+        f16_from_f64(f64::from_scalar(s))
     }
 }
 

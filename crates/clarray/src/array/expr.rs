@@ -265,17 +265,20 @@ impl Expr {
         self.inner().map(|_| ())
     }
 
-    /// This expression converted to `dt` (`astype`): wraps integers, saturates float → int
-    /// (NaN → 0), takes the real part of complex numbers, and gives 0/1 for bool.
+    /// This expression converted to `dt` (`astype`): wraps integers, converts float → int
+    /// toward zero saturating at the bounds (NaN → 0), takes the real part of complex numbers,
+    /// and gives 0/1 for bool. A bare (weak) integer scalar that is out of bounds for an
+    /// integer `dt` is an [`Error::Type`] instead (NumPy 2's `OverflowError`): that is what
+    /// `a.assign(300)` on a u8 array meets.
     pub fn cast(&self, dt: DType) -> Expr {
         let Ok(i) = &self.0 else { return self.clone() };
         if i.dtype == dt && !i.weak {
             return self.clone();
         }
         let e = match &i.node {
-            // A bare scalar becomes a scalar of the target type directly (no kernel work),
-            // unless its value does not fit, where the conversion below wraps or saturates.
-            Node::Scalar(s) if i.weak && s.check_fits(dt).is_ok() => return self.settle(dt),
+            // A bare scalar becomes a scalar of the target type directly (no kernel work);
+            // settling refuses an integer out of the target's bounds.
+            Node::Scalar(_) if i.weak => return self.settle(dt),
             _ if i.weak => self.settle(i.dtype),
             _ => self.clone(),
         };
@@ -415,18 +418,17 @@ pub fn binary_types(op: BinOp, t: DType) -> Result<(DType, DType)> {
             (t, t)
         }
         Div => {
-            if k == Kind::Bool {
-                return Err(type_err(name, t, "; cast with astype first"));
-            }
-            let f = if k == Kind::Int { DType::F64 } else { t };
+            // Integer and bool operands divide in f64, whatever their width (NumPy's rule
+            // for true division), unlike the other float-only operations.
+            let f = if matches!(k, Kind::Int | Kind::Bool) { DType::F64 } else { t };
             (f, f)
         }
-        FloorDiv | Rem | Pow => {
-            if matches!(k, Kind::Bool | Kind::Complex) {
-                return Err(type_err(name, t, ""));
-            }
-            (t, t)
-        }
+        FloorDiv | Rem | Pow => match k {
+            Kind::Complex => return Err(type_err(name, t, "")),
+            // NumPy has no bool loop: bool operands take the first loop they cast to, int8.
+            Kind::Bool => (DType::I8, DType::I8),
+            _ => (t, t),
+        },
         Minimum | Maximum => {
             if k == Kind::Complex {
                 return Err(type_err(name, t, " (complex numbers are not ordered)"));
@@ -454,12 +456,11 @@ pub fn binary_types(op: BinOp, t: DType) -> Result<(DType, DType)> {
             }
             (t, t)
         }
-        Shl | Shr => {
-            if k != Kind::Int {
-                return Err(type_err(name, t, "; shifts take integers"));
-            }
-            (t, t)
-        }
+        Shl | Shr => match k {
+            Kind::Int => (t, t),
+            Kind::Bool => (DType::I8, DType::I8),
+            _ => return Err(type_err(name, t, "; shifts take integers")),
+        },
     })
 }
 
@@ -483,7 +484,6 @@ pub fn unary_types(op: UnOp, t: DType) -> Result<(DType, DType)> {
         }
         LogicalNot => (DType::Bool, DType::Bool),
         Abs => match k {
-            Kind::Bool => return Err(type_err(name, t, "")),
             Kind::Complex => (t, t.real()),
             _ => (t, t),
         },
@@ -499,12 +499,14 @@ pub fn unary_types(op: UnOp, t: DType) -> Result<(DType, DType)> {
             let f = t.to_inexact();
             (f, f)
         }
-        Floor | Ceil | Round | Trunc | Sign => {
-            if matches!(k, Kind::Complex | Kind::Bool) {
-                return Err(type_err(name, t, ""));
-            }
-            (t, t)
-        }
+        Floor | Ceil | Round | Trunc | Sign => match (op, k) {
+            (_, Kind::Complex) => return Err(type_err(name, t, "")),
+            // NumPy's `round` of bool goes through its float loops (f16); `sign` has no bool
+            // loop and takes int8's; floor, ceil and trunc keep bool.
+            (Round, Kind::Bool) => (DType::F16, DType::F16),
+            (Sign, Kind::Bool) => (DType::I8, DType::I8),
+            _ => (t, t),
+        },
         IsNan | IsInf | IsFinite => (t, DType::Bool),
         Conj => (t, t),
         Real | Imag => (t, t.real()),
@@ -518,7 +520,8 @@ fn build_unary(op: UnOp, a: Expr) -> Result<Expr> {
     // Identities, so that e.g. `floor` of an integer or `real` of a float costs nothing.
     let a = a.cast_into(tin);
     let identity = match op {
-        UnOp::Floor | UnOp::Ceil | UnOp::Round | UnOp::Trunc => tin.is_int(),
+        UnOp::Floor | UnOp::Ceil | UnOp::Round | UnOp::Trunc => matches!(tin.kind(), Kind::Int | Kind::Bool),
+        UnOp::Abs => tin.kind() == Kind::Bool,
         UnOp::Conj | UnOp::Real => tin.kind() != Kind::Complex,
         _ => false,
     };
@@ -529,14 +532,62 @@ fn build_unary(op: UnOp, a: Expr) -> Result<Expr> {
 }
 
 fn build_binary(op: BinOp, a: Expr, b: Expr) -> Result<Expr> {
+    if let Some(e) = out_of_range_comparison(op, &a, &b)? {
+        return Ok(e);
+    }
     let (a, b, t) = pair(a, b)?;
     let (ia, ib) = (a.inner()?, b.inner()?);
     let shape = broadcast(&ia.shape, &ib.shape)?;
     let ctx = join_ctx(&ia.ctx, &ib.ctx)?;
+    // Float-only operations take the smallest float loop every operand casts to safely,
+    // not the float of the operands' promoted type (`atan2(i8, u8)` is f16, not f32).
+    let t = match op {
+        BinOp::Atan2 | BinOp::Hypot => DType::float_loop(ia.dtype, ib.dtype),
+        _ => t,
+    };
     let (tin, tout) = binary_types(op, t)?;
     // Shifts by a count of another type: the count is cast to the promoted type too.
     let (a, b) = (a.cast_into(tin), b.cast_into(tin));
     Ok(Expr::new(Node::Binary(op, a, b), tout, shape, ctx))
+}
+
+/// A comparison of an integer operand with a bare integer scalar out of its type's bounds
+/// (`u8_array < 300`, `i8_array == -200`): NumPy 2 answers these from the value (every
+/// element compares the same way) instead of refusing the scalar as arithmetic does. The
+/// constant result is written as a comparison with the type's maximum that is always true
+/// (`x <= max`) or always false (`x > max`), so it keeps the operand's shape and device.
+fn out_of_range_comparison(op: BinOp, a: &Expr, b: &Expr) -> Result<Option<Expr>> {
+    use BinOp::*;
+    if !matches!(op, Eq | Ne | Lt | Le | Gt | Ge) {
+        return Ok(None);
+    }
+    let (ia, ib) = (a.inner()?, b.inner()?);
+    // `x op v`, with the scalar moved to the right (the operation mirrored when it was left).
+    let (x, v, op) = match (&ia.node, &ib.node) {
+        (_, Node::Scalar(Scalar::Int(v))) if ib.weak && !ia.weak => (a, *v, op),
+        (Node::Scalar(Scalar::Int(v)), _) if ia.weak && !ib.weak => {
+            let mirrored = match op {
+                Lt => Gt,
+                Le => Ge,
+                Gt => Lt,
+                Ge => Le,
+                o => o,
+            };
+            (b, *v, mirrored)
+        }
+        _ => return Ok(None),
+    };
+    let dt = x.dtype()?;
+    let Some((lo, hi)) = dt.int_range() else { return Ok(None) };
+    let truth = if v > hi {
+        matches!(op, Lt | Le | Ne)
+    } else if v < lo {
+        matches!(op, Gt | Ge | Ne)
+    } else {
+        return Ok(None);
+    };
+    let max = Expr::scalar(Scalar::Int(hi));
+    Ok(Some(Expr::binary(if truth { Le } else { Gt }, x.clone(), max)))
 }
 
 fn build_where(c: Expr, a: Expr, b: Expr) -> Result<Expr> {
@@ -576,6 +627,50 @@ pub fn atan2(y: impl IntoExpr, x: impl IntoExpr) -> Expr {
 /// `sqrt(a² + b²)` without overflow.
 pub fn hypot(a: impl IntoExpr, b: impl IntoExpr) -> Expr {
     Expr::binary(BinOp::Hypot, a.into_expr(), b.into_expr())
+}
+
+/// Whether `a` and `b` are close, elementwise (bool), by NumPy's `isclose`:
+/// `|a - b| <= atol + rtol * |b|` where `b` is finite, or `a == b` (so an infinity is close
+/// only to itself); NaN is close to NaN only with `equal_nan`. Not symmetric: the tolerance
+/// scales with `|b|`. As in NumPy, an integer or bool `b` is taken as f64 first (so that
+/// `|b|` of the most negative integer does not overflow), and `rtol`, `atol` are weak float
+/// scalars (an f32 comparison stays in f32). One fused expression; reduce it with `all()`, or
+/// use [`crate::reduce::allclose`].
+pub fn isclose(a: impl IntoExpr, b: impl IntoExpr, rtol: f64, atol: f64, equal_nan: bool) -> Expr {
+    let (x, y) = (a.into_expr(), b.into_expr());
+    let Ok(iy) = y.inner() else { return y };
+    // A bare scalar `b` stays weak, as a Python float does in NumPy: its tolerance and
+    // finiteness are known here.
+    if let (Node::Scalar(s), true) = (&iy.node, iy.weak) {
+        let y = match *s {
+            Scalar::Bool(v) => Scalar::Float(v as u8 as f64),
+            Scalar::Int(v) => Scalar::Float(v as f64),
+            s => s,
+        };
+        let (modulus, finite, nan) = match y {
+            Scalar::Float(v) => (v.abs(), v.is_finite(), v.is_nan()),
+            Scalar::Complex(r, i) => (r.hypot(i), r.is_finite() && i.is_finite(), r.is_nan() || i.is_nan()),
+            _ => (0.0, true, false),
+        };
+        let y = Expr::scalar(y);
+        let tol = Expr::scalar(Scalar::Float(atol + rtol * modulus));
+        let mut r = x.equal(&y);
+        if finite {
+            r = (&x - &y).abs().less_equal(tol).logical_or(r);
+        }
+        if equal_nan && nan {
+            r = r.logical_or(x.isnan());
+        }
+        return r;
+    }
+    let y = if matches!(iy.dtype.kind(), Kind::Int | Kind::Bool) { y.cast(DType::F64) } else { y };
+    let tol = Expr::scalar(Scalar::Float(atol)) + Expr::scalar(Scalar::Float(rtol)) * y.abs();
+    let close = (&x - &y).abs().less_equal(tol).logical_and(y.isfinite());
+    let mut r = close.logical_or(x.equal(&y));
+    if equal_nan {
+        r = r.logical_or(x.isnan().logical_and(y.isnan()));
+    }
+    r
 }
 
 // ---- methods shared by Array and Expr ----
@@ -747,8 +842,11 @@ macro_rules! binop {
                 Expr::binary(BinOp::$op, self.expr(), rhs.into_expr())
             }
         }
-        // Scalars on the left: one type per kind, so that literals (`2.0 * &a`, `2 * &a`) infer.
-        scalar_lhs!($Trait, $method, $op; i64, f64, Complex<f64>);
+        // Scalars on the left: one type per kind. With a second type of a kind, an unsuffixed
+        // literal has two candidate impls and the operator's output type stays unknown, so
+        // a chain such as `2.0 * &a + 1.0` no longer compiles (E0282). Other types go on the
+        // left through `IntoExpr` (`3u8.into_expr() * &a`), weak all the same.
+        scalar_lhs!($Trait, $method, $op; bool, i64, f64, Complex<f64>);
     };
 }
 

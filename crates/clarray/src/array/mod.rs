@@ -44,10 +44,16 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Any Rust scalar may stand on the right of an operator (`&a + 2u8`, `&a * 0.5f32`); on the
-//! left only `f64`, `i64` and `Complex<f64>`, so that literals (`2.0 * &a`, `2 * &a`) infer —
-//! scalars are weak (see below), so their Rust type matters only for its kind. Methods take
-//! any operand: `a.minimum(0.0)`, `a.pow(&b)`, [`where_`]`(a.greater(0.0), &a, 0.0)`.
+//! Any Rust scalar may stand on the right of an operator (`&a + 2u8`, `&a * 0.5f32`). On the
+//! left, `bool`, `i64`, `f64` and `Complex<f64>` do (`2.0 * &a`, `2 * &a`, `true & &a`): one
+//! type per kind, because with two, an unsuffixed literal has two candidate operator impls
+//! and Rust cannot type a chain like `2.0 * &a + 1.0` (E0282). Any other element type goes on
+//! the left through [`IntoExpr`]: `3u8.into_expr() * &a`, `half::f16::ONE.into_expr() - &a`.
+//! Every Rust scalar is *weak* (see below), on the left as on the right: its Rust type matters
+//! only for its kind (bool, integer, float, complex), so `3u8.into_expr() * &i8_array` is i8,
+//! as `3 * i8_array` is in NumPy. For a scalar that promotes by its own type (NumPy's
+//! `np.uint8(3)`), use [`Expr::typed_scalar`]. Methods take any operand: `a.minimum(0.0)`,
+//! `a.pow(&b)`, [`where_`]`(a.greater(0.0), &a, 0.0)`.
 //!
 //! Writing is checked: the value must broadcast to the target's shape, a broadcast view (zero
 //! stride) cannot be written, and when the value reads the target through another layout
@@ -76,31 +82,60 @@
 //! | complex with float or integer | complex wide enough for both (`c64+f64 → c128`, `c64+i32 → c128`) |
 //!
 //! Rust scalars are *weak*, as Python scalars in NumPy 2: an integer scalar takes an integer
-//! or float array's type (`u8_array + 3` is u8; a value that does not fit is an error, not
-//! wraparound), a float scalar takes a float or complex array's type (`f32_array * 2.0` is
+//! or float array's type (`u8_array + 3` is u8; a value out of the type's bounds is an
+//! [`Error::Type`], NumPy 2's `OverflowError`, not wraparound — in arithmetic and in
+//! `a.assign(300)` alike; a *comparison* with such a value is answered from the value, as
+//! NumPy 2 does: `u8_array < 300` is all true, `u8_array == -1` all false), a float scalar takes a float or complex array's type (`f32_array * 2.0` is
 //! f32) and makes integer arrays f64, a complex scalar makes f16/f32 arrays c64 and f64 arrays
 //! c128. Two scalars meeting (as in `where_(c, 1.0, 0.0)`) take their defaults: bool, i64,
 //! f64, c128. To get a strongly typed scalar use [`Expr::typed_scalar`].
 //!
-//! Operation-specific types: `/` is true division (integers give f64, as in NumPy); math
-//! functions (`sqrt`, `sin`, …, `atan2`, `hypot`) give floats (i8/u8/bool → f16, i16/u16 → f32,
-//! wider → f64); comparisons, logical operations and `isnan`/`isinf`/`isfinite` give bool;
-//! `abs`, `real`, `imag` of complex give the real type.
+//! Operation-specific types (NumPy's loop choice written out):
+//!
+//! | operation | operands | result |
+//! |---|---|---|
+//! | float-only functions (`sqrt`, `exp`, `sin`, …, `atan2`, `hypot`) | bool, i8, u8 | f16 |
+//! | | i16, u16 | f32 |
+//! | | i32, u32, i64, u64 | f64 |
+//! | | floats | themselves |
+//! | | two operands | the wider of each operand's float above: `atan2(i8, u8)` is f16 (not the f32 of `i8+u8 → i16`), `atan2(i16, f16)` f32, `hypot(u32, f32)` f64 |
+//! | `/` (true division) | both integer or bool | f64, whatever their width |
+//! | | otherwise | as the float-only functions: `i8 / f16` is f16 |
+//! | `//`, `%`, `pow`, `<<`, `>>` | two bool | i8 (NumPy has no bool loop; int8 is the first a bool casts to) |
+//! | `abs`, `floor`, `ceil`, `trunc` | bool | bool (unchanged) |
+//! | `round` | bool | f16 (0.0 or 1.0) |
+//! | `sign` | bool | i8 |
+//! | `floor`, `ceil`, `round`, `trunc` | integers | unchanged (NumPy ≥ 2.3's integer loops) |
+//! | comparisons, logical operations, `isnan`/`isinf`/`isfinite` | any | bool |
+//! | `abs`, `real`, `imag` | complex | the real type |
+//!
+//! [`isclose`] is NumPy's: `|a - b| <= atol + rtol·|b|` where `b` is finite, or `a == b`; NaN
+//! equals NaN only with `equal_nan`; an integer `b` is taken as f64. `allclose` and
+//! `array_equal` (answered on the host, one fused pass) are in [`crate::reduce`].
 //!
 //! Invalid combinations are [`Error::Type`], reported when the expression is evaluated (an
 //! operator cannot return a `Result`; [`Expr::check`] reports it earlier): bitwise operations
 //! and shifts on floats or complex, `%`, `//`, `pow`, min/max and ordering comparisons on
 //! complex, math functions other than `exp`, `sqrt`, `abs` on complex, arithmetic (`+ - * /`)
-//! on two bool operands (NumPy's `+` on bool is `or`: write `logical_or`).
+//! on two bool operands other than `/` (NumPy's `+` on bool is `or`: write `logical_or`).
 //!
 //! # Defined results where C would be undefined
 //!
 //! - Integer `+ - *`, negation and `abs` wrap around (two's complement), as NumPy does.
-//! - Integer `//` and `%` by zero give 0 (NumPy's result); `MIN // -1` wraps to `MIN`. `%`
-//!   follows NumPy: the result has the divisor's sign; `//` rounds toward −∞.
+//! - Integer `//` and `%` by zero give 0 (NumPy's result); `MIN // -1` wraps to `MIN` and
+//!   `MIN % -1` is 0, as in NumPy. `%` has the divisor's sign; `//` rounds toward −∞.
+//! - Float `//` and `%` are NumPy's divmod, not `floor(a / b)`: the remainder is `fmod(a, b)`
+//!   moved to the divisor's sign (a zero remainder is `±0` with the divisor's sign), the
+//!   quotient is `(a - remainder) / b` rounded to the nearest integer below, so that
+//!   `a ≈ (a // b) * b + a % b` holds as in NumPy (`1 // 0.1` is 9, not 10); a zero quotient
+//!   has the sign of `a / b`. By zero: `a // 0` is `a / 0` (±inf or NaN), `a % 0` NaN.
+//! - f64 → f16 conversion rounds once, to nearest even, from the double (not through f32,
+//!   which would round twice), on the device and for host scalars alike.
 //! - Integer `pow` with a negative exponent gives 0 (1 for base 1, ±1 for base −1); NumPy raises.
 //! - Shifts by a negative count or by the width or more give 0 (`>>` of a negative value: −1).
-//! - Float → integer conversion saturates, NaN gives 0 (NumPy's is platform-dependent).
+//! - Float → integer conversion truncates toward zero and saturates, NaN gives 0 (NumPy's
+//!   is platform-dependent outside the range). A float scalar assigned to an integer array
+//!   converts the same way (`a.assign(2.7)` writes 2, as NumPy's `a[...] = 2.7`).
 //! - `minimum`/`maximum` propagate NaN, as NumPy's.
 
 pub mod codegen;
@@ -118,7 +153,7 @@ use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn};
 
 pub use codegen::{element_code, generated_kernel_count, generated_sources, ElementCode, KernelValue, Plan};
 pub use dtype::{promote, DType, Element, Kind, Scalar};
-pub use expr::{atan2, hypot, maximum, minimum, pow, where_, BinOp, Expr, IntoExpr, UnOp};
+pub use expr::{atan2, hypot, isclose, maximum, minimum, pow, where_, BinOp, Expr, IntoExpr, UnOp};
 pub use layout::{broadcast_shapes, Layout};
 
 use crate::error::{Error, Result};

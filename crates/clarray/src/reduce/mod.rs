@@ -76,6 +76,7 @@
 //! stable where the one-pass formula is not.
 
 mod api;
+mod compare;
 pub mod dtype;
 pub mod engine;
 pub mod gather;
@@ -84,6 +85,7 @@ pub mod scan;
 pub mod sort;
 pub mod strided;
 
+pub use compare::{allclose, array_equal};
 pub use dtype::{Reducible, ReductionTypes};
 pub use gather::{concatenate, stack, Index};
 pub use strided::Strided;

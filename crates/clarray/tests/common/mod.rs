@@ -132,3 +132,41 @@ pub fn launch_lcg(queue: &Queue, k: &Kernel, buf: &Buffer, n: usize, iters: u32,
         )
         .expect("launch lcg")
 }
+
+macro_rules! npy_divmod {
+    ($name:ident, $f:ty) => {
+        /// NumPy's float `divmod(a, b)` (its `//` and `%`), written out from its definition:
+        /// the remainder is fmod's moved to the divisor's sign (zero remainders carry it too),
+        /// the quotient `(a - remainder) / b` floored, nudged up when it lies more than a half
+        /// above its floor, `copysign(0, a / b)` when zero; a zero divisor gives `a / b` and
+        /// fmod's NaN.
+        pub fn $name(a: $f, b: $f) -> ($f, $f) {
+            let mut m = a % b;
+            if b == 0.0 {
+                return (a / b, m);
+            }
+            let mut d = (a - m) / b;
+            if m != 0.0 {
+                if (b < 0.0) != (m < 0.0) {
+                    m += b;
+                    d -= 1.0;
+                }
+            } else {
+                m = (0.0 as $f).copysign(b);
+            }
+            let q = if d != 0.0 {
+                let f = d.floor();
+                if d - f > 0.5 {
+                    f + 1.0
+                } else {
+                    f
+                }
+            } else {
+                (0.0 as $f).copysign(a / b)
+            };
+            (q, m)
+        }
+    };
+}
+npy_divmod!(npy_divmod_f64, f64);
+npy_divmod!(npy_divmod_f32, f32);
