@@ -354,7 +354,7 @@ impl<T: Element> Array<T> {
         let i = Expr::index(ctx, &[num]);
         if num <= 1 {
             // NumPy: a single value is `start` (there is no step to reach `stop`).
-            return (i.cast(w) * 0.0 + a).cast(w).cast(T::DTYPE).eval();
+            return where_(i.equal(0), a, b).cast(w).cast(T::DTYPE).eval();
         }
         let step = (b - a) / (num - 1) as f64;
         let v = i.cast(w) * step + a;

@@ -1,6 +1,7 @@
 //! Device memory management above the runtime: every device allocation made by the layers
-//! above (arrays, temporaries, runner arguments) goes through [`alloc`], so that the pool and
-//! the device memory limit apply to all of them.
+//! above (arrays, temporaries, runner arguments) and every raw buffer a user asks for
+//! ([`Buffer::uninit`] and its siblings, defined here for that reason) goes through [`alloc`],
+//! so that the pool and the device memory limit apply to all of them.
 //!
 //! - **Pool.** Sizes are rounded up to bins (multiples of 256 bytes below 1 KiB, then four
 //!   bins per power of two, so at most 25% is wasted); a dropped buffer's block goes back to
