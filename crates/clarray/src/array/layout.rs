@@ -46,25 +46,93 @@ pub(crate) fn copy_of<T: Copy + Default>(v: &[T]) -> SmallVec<[T; INLINE_AXES]> 
     SmallVec::from_buf_and_len([at(0), at(1), at(2), at(3)], v.len())
 }
 
-/// The number of elements of `shape`, or an error if it overflows.
+/// The number of elements of `shape`, or an error if it is above `isize::MAX` (NumPy's limit
+/// too): element positions and strides are `isize`, so every count they can reach must fit.
 pub fn checked_size(shape: &[usize]) -> Result<usize> {
-    shape.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n)).ok_or_else(|| {
-        Error::TooLarge(format!(
-            "the shape {shape:?} has more elements than usize can count ({}); use a smaller shape",
-            usize::MAX
-        ))
-    })
+    shape
+        .iter()
+        .try_fold(1usize, |acc, &n| acc.checked_mul(n))
+        .filter(|&n| isize::try_from(n).is_ok())
+        .ok_or_else(|| {
+            Error::TooLarge(format!(
+                "the shape {shape:?} has more elements than an array can index ({}, isize::MAX); \
+                 use a smaller shape",
+                isize::MAX
+            ))
+        })
 }
 
-/// C-order (row-major) strides of `shape`.
+/// C-order (row-major) strides of `shape`. Strides that would not fit in `isize` (only for
+/// shapes with a zero extent, whose strides are never followed) saturate.
 pub fn c_strides(shape: &[usize]) -> Strides {
     let mut strides: Strides = smallvec![0isize; shape.len()];
     let mut s = 1isize;
     for (k, &n) in shape.iter().enumerate().rev() {
         strides[k] = s;
-        s = s.wrapping_mul(n.max(1) as isize);
+        s = s.saturating_mul(isize::try_from(n.max(1)).unwrap_or(isize::MAX));
     }
     strides
+}
+
+/// The lowest and one past the highest element position that `shape` with `strides` at
+/// `offset` touches (the offset twice for an empty shape), with every product and sum
+/// checked: [`Error::TooLarge`] names the layout when a position does not fit in `isize`.
+pub fn checked_extent(shape: &[usize], strides: &[isize], offset: usize) -> Result<(isize, isize)> {
+    let too_large = || {
+        Error::TooLarge(format!(
+            "shape {shape:?} with strides {strides:?} at offset {offset} reaches element positions \
+             beyond isize ({}..={}); use smaller strides or a smaller offset",
+            isize::MIN,
+            isize::MAX
+        ))
+    };
+    if shape.len() != strides.len() {
+        return Err(Error::Shape(format!("{} strides for a shape of {} axes", strides.len(), shape.len())));
+    }
+    let start = isize::try_from(offset).map_err(|_| too_large())?;
+    if shape.contains(&0) {
+        return Ok((start, start));
+    }
+    let (mut lo, mut hi) = (start, start);
+    for (&n, &st) in shape.iter().zip(strides) {
+        let last = isize::try_from(n - 1).map_err(|_| too_large())?;
+        let reach = last.checked_mul(st).ok_or_else(too_large)?;
+        if reach < 0 {
+            lo = lo.checked_add(reach).ok_or_else(too_large)?;
+        } else {
+            hi = hi.checked_add(reach).ok_or_else(too_large)?;
+        }
+    }
+    Ok((lo, hi.checked_add(1).ok_or_else(too_large)?))
+}
+
+/// Checks that `shape` with `strides` at `offset` (in elements of `elem_size` bytes) lies
+/// inside `buffer_bytes` bytes: [`Error::TooLarge`] when a position or byte count overflows,
+/// [`Error::OutOfBounds`] when an element lies outside. Both name the layout and the buffer.
+pub fn check_in_buffer(
+    shape: &[usize],
+    strides: &[isize],
+    offset: usize,
+    elem_size: usize,
+    buffer_bytes: usize,
+) -> Result<()> {
+    checked_size(shape)?;
+    let (lo, hi) = checked_extent(shape, strides, offset)?;
+    let held = buffer_bytes / elem_size.max(1);
+    let end_bytes = usize::try_from(hi).ok().and_then(|h| h.checked_mul(elem_size));
+    match end_bytes {
+        None if lo >= 0 => Err(Error::TooLarge(format!(
+            "shape {shape:?} with strides {strides:?} at offset {offset} reaches element {hi} of \
+             {elem_size} bytes, a byte position beyond usize; the buffer holds {held} elements \
+             ({buffer_bytes} bytes)"
+        ))),
+        Some(b) if lo >= 0 && b <= buffer_bytes => Ok(()),
+        _ => Err(Error::OutOfBounds(format!(
+            "shape {shape:?} with strides {strides:?} at offset {offset} reaches elements \
+             {lo}..{hi} (of {elem_size} bytes), but the buffer holds {held} of them \
+             ({buffer_bytes} bytes); every element must lie in 0..{held}"
+        ))),
+    }
 }
 
 /// The shape that `a` and `b` broadcast to under NumPy's rules.
@@ -127,27 +195,39 @@ impl Layout {
             if n != 1 && st != s {
                 return false;
             }
-            s *= n as isize;
+            match isize::try_from(n).ok().and_then(|n| s.checked_mul(n)) {
+                Some(next) => s = next,
+                None => return false,
+            }
         }
         true
     }
 
     /// The lowest and one past the highest element position the layout touches (empty: the
-    /// offset twice).
+    /// offset twice), or [`Error::TooLarge`] when a position does not fit in `isize`.
+    pub fn checked_extent(&self) -> Result<(isize, isize)> {
+        checked_extent(&self.shape, &self.strides, self.offset)
+    }
+
+    /// [`Layout::checked_extent`] for a layout known to be valid (every array's is: it was
+    /// checked against its buffer when made). A layout whose positions overflow gets the whole
+    /// `isize` range, which no bounds test passes.
     pub fn extent(&self) -> (isize, isize) {
-        let (mut lo, mut hi) = (self.offset as isize, self.offset as isize);
-        if self.size() == 0 {
-            return (lo, hi);
+        self.checked_extent().unwrap_or((isize::MIN, isize::MAX))
+    }
+
+    /// The bytes the layout's elements (of `elem_size` bytes) span in their buffer, from the
+    /// lowest element to one past the highest; empty for an empty layout. A layout whose
+    /// positions overflow (never an array's) spans everything, so that it aliases anything.
+    pub fn byte_span(&self, elem_size: usize) -> std::ops::Range<usize> {
+        if self.shape.contains(&0) {
+            return 0..0;
         }
-        for (&n, &st) in self.shape.iter().zip(&self.strides) {
-            let reach = (n as isize - 1) * st;
-            if reach < 0 {
-                lo += reach;
-            } else {
-                hi += reach;
-            }
+        let bytes = |p: isize| usize::try_from(p).ok().and_then(|p| p.checked_mul(elem_size));
+        match self.checked_extent().map(|(lo, hi)| (bytes(lo), bytes(hi))) {
+            Ok((Some(lo), Some(hi))) => lo..hi,
+            _ => 0..usize::MAX,
         }
-        (lo, hi + 1)
     }
 
     /// Slicing with ndarray's [`s!`](ndarray::s) semantics: ranges with steps (negative steps
@@ -162,8 +242,16 @@ impl Layout {
                 self.shape
             )));
         }
+        let too_large = |what: String| {
+            Error::TooLarge(format!(
+                "slicing shape {:?} with strides {:?} at offset {}: {what} does not fit in isize",
+                self.shape, self.strides, self.offset
+            ))
+        };
         let mut out = Layout { shape: Shape::new(), strides: Strides::new(), offset: self.offset };
-        let mut off = self.offset as isize;
+        // The position of the view's first element, in i128 so that no sum of valid terms
+        // overflows; it is checked to fit in the end.
+        let mut off = self.offset as i128;
         let mut axis = 0;
         for elem in info {
             match *elem {
@@ -174,7 +262,9 @@ impl Layout {
                 SliceInfoElem::Index(i) => {
                     let n = self.shape[axis];
                     let j = resolve_index(i, n, axis)?;
-                    off += j as isize * self.strides[axis];
+                    off = off
+                        .checked_add(j as i128 * self.strides[axis] as i128)
+                        .ok_or_else(|| too_large("a position".into()))?;
                     axis += 1;
                 }
                 SliceInfoElem::Slice { start, end, step } => {
@@ -199,10 +289,19 @@ impl Layout {
                     let len = m.div_ceil(abs);
                     if m > 0 {
                         let first = if step < 0 { e - 1 } else { s };
-                        off += first as isize * st;
+                        off = off
+                            .checked_add(first as i128 * st as i128)
+                            .ok_or_else(|| too_large("a position".into()))?;
                     }
+                    // With at most one element the stride is never followed (a step beyond the
+                    // extent, e.g. isize::MIN, times the stride may not even fit): 0 then.
+                    let stride = match st.checked_mul(step) {
+                        Some(v) => v,
+                        None if len <= 1 => 0,
+                        None => return Err(too_large(format!("stride {st} × step {step} on axis {axis}"))),
+                    };
                     out.shape.push(len);
-                    out.strides.push(st * step);
+                    out.strides.push(stride);
                     axis += 1;
                 }
             }
@@ -211,7 +310,13 @@ impl Layout {
             out.shape.push(self.shape[k]);
             out.strides.push(self.strides[k]);
         }
-        out.offset = off as usize;
+        out.offset = if out.shape.contains(&0) {
+            // An empty view touches no element: its offset is never followed, and the arithmetic
+            // above may have left the buffer (indices on other axes). Keep the array's own.
+            self.offset
+        } else {
+            usize::try_from(off).map_err(|_| too_large(format!("the first element's position {off}")))?
+        };
         Ok(out)
     }
 
@@ -250,13 +355,19 @@ impl Layout {
                 }
             }
             for ok in oi..oj - 1 {
-                if os[ok] != od[ok + 1] as isize * os[ok + 1] {
+                if isize::try_from(od[ok + 1]).ok().and_then(|n| n.checked_mul(os[ok + 1])) != Some(os[ok]) {
                     return Ok(None);
                 }
             }
             ns[nj - 1] = os[oj - 1];
             for nk in (ni + 1..nj).rev() {
-                ns[nk - 1] = ns[nk] * nd[nk] as isize;
+                ns[nk - 1] =
+                    isize::try_from(nd[nk]).ok().and_then(|n| ns[nk].checked_mul(n)).ok_or_else(|| {
+                        Error::TooLarge(format!(
+                        "reshaping shape {:?} with strides {:?} to {shape:?}: a stride does not fit in isize",
+                        self.shape, self.strides
+                    ))
+                    })?;
             }
             ni = nj;
             nj += 1;
@@ -333,26 +444,45 @@ impl Layout {
         self.check_axis(axis, 0)?;
         let mut l = self.clone();
         let n = l.shape[axis];
-        if n > 0 {
-            l.offset = (l.offset as isize + (n as isize - 1) * l.strides[axis]) as usize;
+        let st = l.strides[axis];
+        let too_large = || {
+            Error::TooLarge(format!(
+                "flipping axis {axis} of shape {:?} with strides {:?} at offset {}: a position or \
+                 stride does not fit in isize",
+                self.shape, self.strides, self.offset
+            ))
+        };
+        if n > 0 && !l.shape.contains(&0) {
+            let last = (n - 1) as i128 * st as i128;
+            l.offset = usize::try_from(l.offset as i128 + last).map_err(|_| too_large())?;
         }
-        l.strides[axis] = -l.strides[axis];
+        // On an axis of one element the stride is never followed (isize::MIN has no negation).
+        l.strides[axis] = match st.checked_neg() {
+            Some(v) => v,
+            None if n <= 1 => 0,
+            None => return Err(too_large()),
+        };
         Ok(l)
     }
 }
 
+/// `i` (negative: from the end) as a position in `0..n`, in i128 so that no extent and no
+/// index overflows.
 fn resolve_index(i: isize, n: usize, axis: usize) -> Result<usize> {
-    let j = if i < 0 { i + n as isize } else { i };
-    if j < 0 || j as usize >= n {
-        return Err(Error::OutOfBounds(format!("index {i} on axis {axis} of extent {n}")));
+    let j = if i < 0 { i as i128 + n as i128 } else { i as i128 };
+    if j < 0 || j >= n as i128 {
+        return Err(Error::OutOfBounds(format!("index {i} on axis {axis} of extent {n}; valid: -{n}..{n}")));
     }
     Ok(j as usize)
 }
 
+/// A slice bound `i` (negative: from the end) as a position in `0..=n`.
 fn resolve_bound(i: isize, n: usize, axis: usize) -> Result<usize> {
-    let j = if i < 0 { i + n as isize } else { i };
-    if j < 0 || j as usize > n {
-        return Err(Error::OutOfBounds(format!("slice bound {i} on axis {axis} of extent {n}")));
+    let j = if i < 0 { i as i128 + n as i128 } else { i as i128 };
+    if j < 0 || j > n as i128 {
+        return Err(Error::OutOfBounds(format!(
+            "slice bound {i} on axis {axis} of extent {n}; valid: -{n}..={n}"
+        )));
     }
     Ok(j as usize)
 }
@@ -368,7 +498,10 @@ pub fn collapse(shape: &[usize], strides: &[Strides]) -> (Shape, Vec<Strides>) {
             continue;
         }
         let merge = match out_shape.last() {
-            Some(_) => strides.iter().zip(&out_strides).all(|(s, o)| *o.last().unwrap() == s[k] * n as isize),
+            Some(_) => strides
+                .iter()
+                .zip(&out_strides)
+                .all(|(s, o)| isize::try_from(n).ok().and_then(|n| s[k].checked_mul(n)) == o.last().copied()),
             None => false,
         };
         if merge {

@@ -199,6 +199,54 @@ impl<T: Element> fmt::Debug for Array<T> {
     }
 }
 
+/// The number of values of `arange(start, stop, step)`: `ceil((stop - start) / step)`, at
+/// least 0, exact for integers (in i128); NaN or infinite arguments are refused, as NumPy does.
+fn arange_len(start: Scalar, stop: Scalar, step: Scalar, dtype: DType) -> Result<usize> {
+    let len = match (start, stop, step) {
+        (Scalar::Int(a), Scalar::Int(b), Scalar::Int(d)) => {
+            if d == 0 {
+                return Err(Error::InvalidArgument(format!(
+                    "arange with step {d}; the step must be finite and nonzero"
+                )));
+            }
+            // (b - a) and the quotient fit i128: every operand came from at most 64 bits.
+            let (q, r) = ((b - a) / d, (b - a) % d);
+            let n = if r != 0 && (r > 0) == (d > 0) { q + 1 } else { q };
+            n.max(0) as u128
+        }
+        _ => {
+            let f = |s: Scalar| match s {
+                Scalar::Int(v) => Ok(v as f64),
+                Scalar::Float(v) => Ok(v),
+                _ => Err(Error::Type(format!("arange is defined for integers and floats, not {dtype}"))),
+            };
+            let (a, b, d) = (f(start)?, f(stop)?, f(step)?);
+            if !(a.is_finite() && b.is_finite() && d.is_finite()) || d == 0.0 {
+                return Err(Error::InvalidArgument(format!(
+                    "arange({a}, {b}, {d}): start, stop and step must be finite and the step \
+                     nonzero (NumPy cannot compute a length otherwise either)"
+                )));
+            }
+            let n = ((b - a) / d).ceil();
+            if n.is_nan() {
+                return Err(Error::InvalidArgument(format!("arange({a}, {b}, {d}): no finite length")));
+            }
+            // A quotient beyond u128 (an infinite difference of finite bounds) is refused below.
+            if n >= u128::MAX as f64 {
+                u128::MAX
+            } else {
+                n.max(0.0) as u128
+            }
+        }
+    };
+    usize::try_from(len).ok().filter(|&n| isize::try_from(n).is_ok()).ok_or_else(|| {
+        Error::TooLarge(format!(
+            "arange with {len} values: more than an array can hold ({}); use a larger step",
+            isize::MAX
+        ))
+    })
+}
+
 fn bytes_for<T: Element>(shape: &[usize]) -> Result<usize> {
     let n = layout::checked_size(shape)?;
     n.checked_mul(T::DTYPE.size()).ok_or_else(|| {
@@ -294,7 +342,6 @@ impl<T: Element> Array<T> {
         strides: &[isize],
         offset: usize,
     ) -> Result<Array<T>> {
-        layout::checked_size(shape)?;
         if strides.len() != shape.len() {
             return Err(Error::Shape(format!(
                 "{} strides for a shape of {} axes",
@@ -302,17 +349,8 @@ impl<T: Element> Array<T> {
                 shape.len()
             )));
         }
+        layout::check_in_buffer(shape, strides, offset, T::DTYPE.size(), buffer.len())?;
         let l = Layout { shape: shape.into(), strides: strides.into(), offset };
-        let (lo, hi) = l.extent();
-        let size = T::DTYPE.size() as isize;
-        if lo < 0 || hi.checked_mul(size).map_or(true, |b| b as usize > buffer.len()) {
-            return Err(Error::OutOfBounds(format!(
-                "shape {shape:?} with strides {strides:?} at offset {offset} reaches elements {lo}..{hi} of \
-                 {}, but the buffer holds {} of them",
-                T::DTYPE,
-                buffer.len() / T::DTYPE.size()
-            )));
-        }
         Ok(Array {
             buf: buffer.clone(),
             ctx: buffer.context().clone(),
@@ -326,18 +364,7 @@ impl<T: Element> Array<T> {
     /// device (NumPy's `arange`). Integer and float types.
     pub fn arange(ctx: &Context, start: T, stop: T, step: T) -> Result<Array<T>> {
         let (s0, s1, st) = (start.to_scalar(), stop.to_scalar(), step.to_scalar());
-        let f = |s: Scalar| match s {
-            Scalar::Int(v) => Ok(v as f64),
-            Scalar::Float(v) => Ok(v),
-            _ => Err(Error::Type(format!("arange is defined for integers and floats, not {}", T::DTYPE))),
-        };
-        let (a, b, d) = (f(s0)?, f(s1)?, f(st)?);
-        if d == 0.0 || !d.is_finite() {
-            return Err(Error::InvalidArgument(format!(
-                "arange with step {d}; the step must be finite and nonzero"
-            )));
-        }
-        let n = ((b - a) / d).ceil().max(0.0) as usize;
+        let n = arange_len(s0, s1, st, T::DTYPE)?;
         let i = Expr::index(ctx, &[n]);
         let e = if T::DTYPE.is_int() {
             i * st + s0
@@ -348,7 +375,9 @@ impl<T: Element> Array<T> {
         e.cast(T::DTYPE).eval()
     }
 
-    /// `num` evenly spaced values from `start` to `stop` inclusive (float types).
+    /// `num` evenly spaced values from `start` to `stop` inclusive (float types), NumPy's
+    /// `linspace` with its endpoint: step `(stop - start) / (num - 1)`, values `start + i ×
+    /// step`, the last exactly `stop`; one value is `start`, none is an empty array.
     pub fn linspace(ctx: &Context, start: T, stop: T, num: usize) -> Result<Array<T>> {
         if T::DTYPE.kind() != Kind::Float {
             return Err(Error::Type(format!("linspace is defined for float types, not {}", T::DTYPE)));
@@ -357,8 +386,12 @@ impl<T: Element> Array<T> {
             return Err(Error::Type("linspace needs float bounds".into()));
         };
         let w = if T::DTYPE == DType::F16 { DType::F32 } else { T::DTYPE };
-        let step = if num > 1 { (b - a) / (num - 1) as f64 } else { 0.0 };
         let i = Expr::index(ctx, &[num]);
+        if num <= 1 {
+            // NumPy: a single value is `start` (there is no step to reach `stop`).
+            return where_(i.equal(0), a, b).cast(w).cast(T::DTYPE).eval();
+        }
+        let step = (b - a) / (num - 1) as f64;
         let v = i.cast(w) * step + a;
         where_(i.equal(num as i64 - 1), b, v).cast(w).cast(T::DTYPE).eval()
     }
@@ -709,9 +742,15 @@ impl<T: Element> Array<T> {
         let mut plan = Plan::empty();
         plan.flatten(&e.cast_into(T::DTYPE))?;
         let hazard = plan.leaves.iter().any(|l| {
-            l.buffer.same_as(&self.buf)
-                && (l.dtype.size() != T::DTYPE.size()
-                    || l.layout.broadcast_to(self.shape()).ok().as_ref() != Some(&self.layout))
+            views_overlap(&l.buffer, &l.layout, l.dtype.size(), &self.buf, &self.layout, T::DTYPE.size())
+                && !same_places(
+                    &l.buffer,
+                    &l.layout,
+                    l.dtype.size(),
+                    &self.buf,
+                    &self.layout,
+                    T::DTYPE.size(),
+                )
         });
         if hazard {
             let tmp = Array::<T>::empty(&self.ctx, self.shape())?;
@@ -722,6 +761,32 @@ impl<T: Element> Array<T> {
         }
         Ok(())
     }
+}
+
+/// Whether two views may share a byte: the same root allocation (a buffer, its parent, a
+/// sibling sub-buffer) and intersecting byte spans there. The test every write that reads its
+/// own destination uses to decide on a temporary; comparing buffer handles misses sub-buffers.
+pub(crate) fn views_overlap(
+    a: &Buffer,
+    al: &Layout,
+    asz: usize,
+    b: &Buffer,
+    bl: &Layout,
+    bsz: usize,
+) -> bool {
+    a.shares_bytes(al.byte_span(asz), b, bl.byte_span(bsz))
+}
+
+/// Whether view `a`, broadcast to `b`'s shape, reads each element exactly where `b` writes the
+/// same element (same root, same first byte, same element size and strides): an elementwise
+/// update in place, which needs no temporary.
+fn same_places(a: &Buffer, al: &Layout, asz: usize, b: &Buffer, bl: &Layout, bsz: usize) -> bool {
+    let Ok(ab) = al.broadcast_to(&bl.shape) else { return false };
+    let first = |buf: &Buffer, l: &Layout, sz: usize| l.offset.checked_mul(sz).map(|o| buf.root_offset(o).1);
+    asz == bsz
+        && ab.strides == bl.strides
+        && a.same_root(b)
+        && matches!((first(a, &ab, asz), first(b, bl, bsz)), (Some(x), Some(y)) if x == y)
 }
 
 impl<T: Element + Pod> Array<T> {

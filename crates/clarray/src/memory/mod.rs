@@ -1,6 +1,7 @@
 //! Device memory management above the runtime: every device allocation made by the layers
-//! above (arrays, temporaries, runner arguments) goes through [`alloc`], so that the pool and
-//! the device memory limit apply to all of them.
+//! above (arrays, temporaries, runner arguments) and every raw buffer a user asks for
+//! ([`Buffer::uninit`] and its siblings, defined here for that reason) goes through [`alloc`],
+//! so that the pool and the device memory limit apply to all of them.
 //!
 //! - **Pool.** Sizes are rounded up to bins (multiples of 256 bytes below 1 KiB, then four
 //!   bins per power of two, so at most 25% is wasted); a dropped buffer's block goes back to
@@ -28,7 +29,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::runtime::{Block, Buffer, Context, Recycle};
+use crate::runtime::{check_alloc_size, Access, Block, Buffer, Context, Recycle};
 
 /// Environment variable: the device memory limit (bytes, `K`/`M`/`G` suffixes, or `N%`).
 pub const MEMORY_LIMIT_ENV: &str = "CLARRAY_MEMORY_LIMIT";
@@ -37,38 +38,52 @@ pub const MEMORY_LIMIT_ENV: &str = "CLARRAY_MEMORY_LIMIT";
 /// bin is free, else from the driver (made real at once), within the device memory limit.
 /// This is the one entry point for allocations of the upper layers.
 pub fn alloc(ctx: &Context, bytes: usize) -> Result<Buffer> {
+    alloc_with(ctx, bytes, Access::ReadWrite)
+}
+
+/// [`alloc`] with the given kernel access. Only read-write blocks are pooled (a block keeps the
+/// access it was created with); the others count against the limit while they live and are
+/// released when dropped.
+pub fn alloc_with(ctx: &Context, bytes: usize, access: Access) -> Result<Buffer> {
+    // Errors of destructors first, and sizes no device can hold before any accounting, so
+    // that an absurd size is TooLarge and never reaches the sums below.
+    ctx.check_deferred()?;
+    check_alloc_size(ctx, bytes)?;
     let mgr: Arc<Manager> = ctx.slot();
-    let bin = bin_size(bytes, ctx.device().info().max_alloc_bytes);
+    let pooled = access == Access::ReadWrite;
+    let bin = if pooled { bin_size(bytes, ctx.device().info().max_alloc_bytes) } else { bytes };
+    let bin64 = bin as u64;
     let mut st = mgr.state();
     st.init(ctx)?;
     st.requests += 1;
-    if st.pooling {
+    if st.pooling && pooled {
         if let Some(block) = st.bins.get_mut(&bin).and_then(Vec::pop) {
-            st.held -= bin as u64;
-            st.in_use += bin as u64;
+            st.held -= bin64;
+            st.in_use += bin64;
             st.reuses += 1;
             drop(st);
             return Buffer::from_block(ctx, block, bytes, mgr.clone());
         }
     }
     let limit = st.limit;
-    if st.in_use + st.held + bin as u64 > limit {
+    // Saturating: a sum that does not fit u64 is above every limit.
+    if st.in_use.saturating_add(st.held).saturating_add(bin64) > limit {
         st.release_held();
     }
-    if st.in_use + bin as u64 > limit {
+    if st.in_use.saturating_add(bin64) > limit {
         return Err(st.out_of_memory(bytes));
     }
     // Reserve the bytes before the (slow) driver call, so concurrent allocations see them.
-    st.in_use += bin as u64;
+    st.in_use += bin64;
     drop(st);
-    let block = match Block::new(ctx, bin) {
+    let block = match Block::with_access(ctx, bin, access) {
         Ok(b) => Ok(b),
         Err(Error::OutOfDeviceMemory { .. }) => {
             // The driver ran out below our limit (other processes, fragmentation): give back
             // what the pool holds and try once more.
             let released = mgr.state().release_held();
             if released > 0 {
-                Block::new(ctx, bin)
+                Block::with_access(ctx, bin, access)
             } else {
                 Err(Error::OutOfDeviceMemory { requested: 0, in_use: 0, held: 0, limit: 0 })
             }
@@ -79,17 +94,49 @@ pub fn alloc(ctx: &Context, bytes: usize) -> Result<Buffer> {
     match block {
         Ok(block) => {
             st.allocations += 1;
-            st.peak = st.peak.max(st.in_use + st.held);
+            st.peak = st.peak.max(st.in_use.saturating_add(st.held));
             drop(st);
             Buffer::from_block(ctx, block, bytes, mgr.clone())
         }
         Err(e) => {
-            st.in_use -= bin as u64;
+            st.in_use -= bin64;
             Err(match e {
                 Error::OutOfDeviceMemory { .. } => st.out_of_memory(bytes),
                 other => other,
             })
         }
+    }
+}
+
+/// The buffer constructors a user calls live here, above the runtime, so that every device
+/// allocation goes through [`alloc`]: the pool's accounting and the device memory limit
+/// (`CLARRAY_MEMORY_LIMIT`) apply to raw buffers as they do to arrays.
+impl Buffer {
+    /// An uninitialised buffer of `bytes` bytes (read-write), from the memory pool and within
+    /// the device memory limit ([`alloc`]). A size above the device's maximum allocation is
+    /// refused before the driver is asked. Zero bytes is allowed.
+    pub fn uninit(ctx: &Context, bytes: usize) -> Result<Buffer> {
+        alloc(ctx, bytes)
+    }
+
+    /// An uninitialised buffer with the given kernel access, within the device memory limit
+    /// ([`alloc_with`]).
+    pub fn with_access(ctx: &Context, bytes: usize, access: Access) -> Result<Buffer> {
+        alloc_with(ctx, bytes, access)
+    }
+
+    /// A buffer of `bytes` zero bytes.
+    pub fn zeroed(ctx: &Context, bytes: usize) -> Result<Buffer> {
+        let b = Buffer::uninit(ctx, bytes)?;
+        ctx.queue().fill_buffer(&b, &[0u8], 0, bytes, &[])?.wait()?;
+        Ok(b)
+    }
+
+    /// A buffer holding a copy of `data` (any `Pod` element type; the buffer keeps only bytes).
+    pub fn from_slice<T: bytemuck::Pod>(ctx: &Context, data: &[T]) -> Result<Buffer> {
+        let b = Buffer::uninit(ctx, std::mem::size_of_val(data))?;
+        ctx.queue().write_buffer(&b, 0, data, &[])?;
+        Ok(b)
     }
 }
 
@@ -167,7 +214,7 @@ pub fn set_limit(ctx: &Context, limit: Limit) -> Result<()> {
     let mut st = mgr.state();
     st.initialised = true;
     st.limit = bytes;
-    if st.in_use + st.held > bytes {
+    if st.in_use.saturating_add(st.held) > bytes {
         st.release_held();
     }
     Ok(())
@@ -309,7 +356,10 @@ impl Recycle for Manager {
         let bytes = block.bytes();
         let mut st = self.state();
         st.in_use = st.in_use.saturating_sub(bytes as u64);
-        if st.pooling && st.in_use + st.held + bytes as u64 <= st.limit {
+        // Only read-write blocks are reused: a read-only one handed to an array would fail
+        // its first kernel write.
+        let fits = st.in_use.saturating_add(st.held).saturating_add(bytes as u64) <= st.limit;
+        if st.pooling && block.access() == Access::ReadWrite && fits {
             st.held += bytes as u64;
             st.bins.entry(bytes).or_default().push(block);
         } else {

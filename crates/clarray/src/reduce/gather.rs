@@ -425,7 +425,14 @@ pub fn concatenate<T: Element>(arrays: &[&Array<T>], axis: usize) -> Result<Arra
                 first.shape()
             )));
         }
-        shape[axis] += a.shape()[axis];
+        shape[axis] = shape[axis].checked_add(a.shape()[axis]).ok_or_else(|| {
+            Error::TooLarge(format!(
+                "concatenate along axis {axis}: the extents up to array {i} add up to more than \
+                 usize holds ({} + {}); concatenate fewer or smaller arrays",
+                shape[axis],
+                a.shape()[axis]
+            ))
+        })?;
     }
     let out = Array::<T>::empty(first.context(), &shape)?;
     let mut at = 0usize;

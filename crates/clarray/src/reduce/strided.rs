@@ -54,25 +54,9 @@ impl Strided {
                 shape.len()
             )));
         }
-        let n = numel(shape)?;
-        if n > 0 {
-            let (mut lo, mut hi) = (offset as i128, offset as i128);
-            for (&d, &s) in shape.iter().zip(strides) {
-                let span = (d as i128 - 1) * s as i128;
-                if span < 0 {
-                    lo += span
-                } else {
-                    hi += span
-                }
-            }
-            let cap = (buffer.len() / dtype.size()) as i128;
-            if lo < 0 || hi >= cap {
-                return Err(Error::OutOfBounds(format!(
-                    "a view with shape {shape:?}, strides {strides:?} and offset {offset} addresses \
-                     elements {lo}..={hi}, but the buffer holds {cap} elements of {}",
-                    dtype.name()
-                )));
-            }
+        // An empty view reads nothing, wherever its offset points.
+        if numel(shape)? > 0 {
+            crate::array::layout::check_in_buffer(shape, strides, offset, dtype.size(), buffer.len())?;
         }
         Ok(Strided { buffer, dtype, shape: shape.to_vec(), strides: strides.to_vec(), offset })
     }

@@ -83,6 +83,7 @@ impl Drop for BufferInner {
             recycler.recycle(Block {
                 mem,
                 bytes,
+                access: self.access,
                 ctx_id: self.obj.ctx.id(),
                 core: Arc::downgrade(&self.obj.ctx.queue.inner.core),
                 hazards: std::mem::take(self.hazards.get_mut().unwrap_or_else(|p| p.into_inner())),
@@ -105,6 +106,8 @@ pub trait Recycle: Send + Sync {
 pub struct Block {
     mem: cl_mem,
     bytes: usize,
+    /// The kernel access it was created with (a pool reuses only read-write blocks).
+    access: Access,
     ctx_id: u64,
     /// Weak, so that a pool kept in its context's slots does not keep the context alive.
     core: Weak<ContextCore>,
@@ -145,10 +148,16 @@ impl Block {
     /// use), so a device that cannot hold the block reports [`Error::OutOfDeviceMemory`] here
     /// rather than in a later, unrelated command.
     pub fn new(ctx: &Context, bytes: usize) -> Result<Block> {
-        let mem = create_mem(ctx, bytes, CL_MEM_READ_WRITE)?;
+        Block::with_access(ctx, bytes, Access::ReadWrite)
+    }
+
+    /// [`Block::new`] with the given kernel access.
+    pub fn with_access(ctx: &Context, bytes: usize, access: Access) -> Result<Block> {
+        let mem = create_mem(ctx, bytes, access.flags())?;
         let block = Block {
             mem,
             bytes,
+            access,
             ctx_id: ctx.id(),
             core: Arc::downgrade(&ctx.queue.inner.core),
             hazards: Hazards::default(),
@@ -195,6 +204,11 @@ impl Block {
     pub fn context_id(&self) -> u64 {
         self.ctx_id
     }
+
+    /// The kernel access it was created with.
+    pub fn access(&self) -> Access {
+        self.access
+    }
 }
 
 /// An allocation failure as [`Error::OutOfDeviceMemory`] (the memory layer fills in its
@@ -214,9 +228,8 @@ fn alloc_error(ctx: &Context, bytes: usize, code: i32, op: &'static str) -> Erro
     }
 }
 
-/// Creates a memory object after checking the size against the device's maximum allocation.
-fn create_mem(ctx: &Context, bytes: usize, flags: u64) -> Result<cl_mem> {
-    ctx.check_deferred()?;
+/// [`Error::TooLarge`] when `bytes` is above the device's largest allocation.
+pub(crate) fn check_alloc_size(ctx: &Context, bytes: usize) -> Result<()> {
     let info = ctx.device().info();
     if bytes as u64 > info.max_alloc_bytes {
         return Err(Error::TooLarge(format!(
@@ -225,6 +238,13 @@ fn create_mem(ctx: &Context, bytes: usize, flags: u64) -> Result<cl_mem> {
             info.name, info.max_alloc_bytes
         )));
     }
+    Ok(())
+}
+
+/// Creates a memory object after checking the size against the device's maximum allocation.
+fn create_mem(ctx: &Context, bytes: usize, flags: u64) -> Result<cl_mem> {
+    ctx.check_deferred()?;
+    check_alloc_size(ctx, bytes)?;
     // OpenCL refuses zero-sized buffers; an empty buffer is backed by one byte.
     let physical = bytes.max(1);
     // SAFETY: the context is valid and no host pointer is passed.
@@ -252,16 +272,8 @@ impl fmt::Debug for Buffer {
 }
 
 impl Buffer {
-    /// An uninitialised buffer of `bytes` bytes (read-write). A size above the device's
-    /// maximum allocation is refused before the driver is asked. Zero bytes is allowed.
-    pub fn uninit(ctx: &Context, bytes: usize) -> Result<Buffer> {
-        Buffer::with_access(ctx, bytes, Access::ReadWrite)
-    }
-
-    /// An uninitialised buffer with the given kernel access.
-    pub fn with_access(ctx: &Context, bytes: usize, access: Access) -> Result<Buffer> {
-        Buffer::create(ctx, bytes, access.flags(), access)
-    }
+    // `Buffer::uninit`, `with_access`, `zeroed` and `from_slice` live in the memory layer
+    // (`crate::memory`): every device allocation a user asks for counts against its limit.
 
     pub(crate) fn create(ctx: &Context, bytes: usize, flags: u64, access: Access) -> Result<Buffer> {
         let mem = create_mem(ctx, bytes, flags)?;
@@ -297,33 +309,19 @@ impl Buffer {
         let mut block = block;
         let mem = std::mem::replace(&mut block.mem, std::ptr::null_mut());
         let hazards = std::mem::take(&mut block.hazards);
-        let bytes = block.bytes;
+        let (bytes, access) = (block.bytes, block.access);
         // The handle now belongs to the buffer; the emptied block releases nothing.
         drop(block);
         Ok(Buffer {
             inner: Arc::new(BufferInner {
                 obj: MemObject { mem, ctx: ctx.clone() },
                 len,
-                access: Access::ReadWrite,
+                access,
                 parent: None,
                 hazards: Mutex::new(hazards),
                 recycler: Some((recycler, bytes)),
             }),
         })
-    }
-
-    /// A buffer of `bytes` zero bytes.
-    pub fn zeroed(ctx: &Context, bytes: usize) -> Result<Buffer> {
-        let b = Buffer::uninit(ctx, bytes)?;
-        ctx.queue().fill_buffer(&b, &[0u8], 0, bytes, &[])?.wait()?;
-        Ok(b)
-    }
-
-    /// A buffer holding a copy of `data` (any `Pod` element type; the buffer keeps only bytes).
-    pub fn from_slice<T: Pod>(ctx: &Context, data: &[T]) -> Result<Buffer> {
-        let b = Buffer::uninit(ctx, std::mem::size_of_val(data))?;
-        ctx.queue().write_buffer(&b, 0, data, &[])?;
-        Ok(b)
     }
 
     /// The buffer's bytes read back as elements of `T` (its length must be a multiple of
@@ -380,11 +378,31 @@ impl Buffer {
     }
 
     /// The allocation this buffer views (itself, or its parent) and where `offset` lies in it.
-    fn root_offset(&self, offset: usize) -> (&Buffer, usize) {
+    /// Commands that the driver mishandles on sub-buffers (rectangular and image copies in
+    /// PoCL) are given the root and this offset instead.
+    pub(crate) fn root_offset(&self, offset: usize) -> (&Buffer, usize) {
         match &self.inner.parent {
-            Some((parent, origin)) => (parent, origin + offset),
+            // A sub-buffer lies inside its parent, so the sum fits (checked anyway).
+            Some((parent, origin)) => (parent, origin.saturating_add(offset)),
             None => (self, offset),
         }
+    }
+
+    /// Whether bytes `a` of this buffer and bytes `b` of `other` share memory: the same root
+    /// allocation (a parent and its sub-buffers are one) and intersecting byte ranges there.
+    /// Empty ranges share nothing. The one test of aliasing for every layer: comparing handles
+    /// misses a sub-buffer that views the same bytes.
+    pub fn shares_bytes(&self, a: std::ops::Range<usize>, other: &Buffer, b: std::ops::Range<usize>) -> bool {
+        let (ra, sa) = self.root_offset(a.start);
+        let (rb, sb) = other.root_offset(b.start);
+        let (ea, eb) = (sa as u128 + a.len() as u128, sb as u128 + b.len() as u128);
+        ra.same_as(rb) && !a.is_empty() && !b.is_empty() && (sa as u128) < eb && (sb as u128) < ea
+    }
+
+    /// Whether this buffer and `other` view the same root allocation (see
+    /// [`Buffer::shares_bytes`]).
+    pub fn same_root(&self, other: &Buffer) -> bool {
+        self.root_offset(0).0.same_as(other.root_offset(0).0)
     }
 
     pub(crate) fn raw(&self) -> cl_mem {
@@ -608,9 +626,8 @@ impl Queue {
         }
         // Sub-buffers of one parent (or a parent and its sub-buffer) share memory too: compare
         // ranges in the parent.
-        let (src_root, src_at) = src.root_offset(src_offset);
-        let (dst_root, dst_at) = dst.root_offset(dst_offset);
-        if src_root.same_as(dst_root) && src_at < dst_at + bytes && dst_at < src_at + bytes {
+        if src.shares_bytes(src_offset..src_offset + bytes, dst, dst_offset..dst_offset + bytes) {
+            let (src_at, dst_at) = (src.root_offset(src_offset).1, dst.root_offset(dst_offset).1);
             let shared = if src.same_as(dst) {
                 String::new()
             } else {

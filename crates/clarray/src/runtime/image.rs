@@ -473,17 +473,20 @@ impl Queue {
         src.check_region("image → buffer copy", origin, region)?;
         let bytes = region.iter().product::<usize>() * src.format().pixel_bytes();
         check_range("image → buffer copy (destination)", dst_offset, bytes, dst.len())?;
+        // The root allocation and the offset in it, as for rectangular copies (PoCL).
+        let (dst_root, dst_at) = dst.root_offset(dst_offset);
         let track = self.track(&[(dst, Use::Write)], wait)?;
         let ids = track.ids();
-        // SAFETY: image region and buffer range checked; both objects valid and of this context.
+        // SAFETY: image region and buffer range checked; both objects valid and of this context;
+        // a sub-buffer's range lies in its parent at the shifted offset.
         let ev = unsafe {
             opencl3::command_queue::enqueue_copy_image_to_buffer(
                 self.inner.queue.get(),
                 src.raw(),
-                dst.raw(),
+                dst_root.raw(),
                 origin.as_ptr(),
                 region.as_ptr(),
-                dst_offset,
+                dst_at,
                 ids.len() as u32,
                 list_ptr(ids),
             )
@@ -508,15 +511,16 @@ impl Queue {
         dst.check_region("buffer → image copy", origin, region)?;
         let bytes = region.iter().product::<usize>() * dst.format().pixel_bytes();
         check_range("buffer → image copy (source)", src_offset, bytes, src.len())?;
+        let (src_root, src_at) = src.root_offset(src_offset);
         let track = self.track(&[(src, Use::Read)], wait)?;
         let ids = track.ids();
         // SAFETY: as in copy_image_to_buffer.
         let ev = unsafe {
             opencl3::command_queue::enqueue_copy_buffer_to_image(
                 self.inner.queue.get(),
-                src.raw(),
+                src_root.raw(),
                 dst.raw(),
-                src_offset,
+                src_at,
                 origin.as_ptr(),
                 region.as_ptr(),
                 ids.len() as u32,

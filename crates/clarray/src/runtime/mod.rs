@@ -18,6 +18,7 @@ pub mod rect;
 pub mod track;
 pub mod transfer;
 
+pub(crate) use buffer::check_alloc_size;
 pub use buffer::{Access, Buffer};
 pub use buffer::{Block, Recycle};
 pub use context::{Context, Queue, PROFILE_ENV};

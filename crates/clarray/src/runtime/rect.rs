@@ -136,6 +136,35 @@ pub(crate) fn rows_overlap(a: u128, b: u128, region: [usize; 3], row: usize, sli
     })
 }
 
+/// What the driver is handed for the buffer side of a rectangular or image copy: the root
+/// allocation (the buffer itself, or a sub-buffer's parent) and the side's origin in it, with a
+/// sub-buffer's origin added to the first byte. PoCL crashes on rectangular copies that name a
+/// sub-buffer; given the parent, it sees ordinary memory, and the bytes are the same.
+pub(crate) fn root_side<'a>(
+    buffer: &'a Buffer,
+    origin: [usize; 3],
+    r: &Resolved,
+) -> Result<(&'a Buffer, [usize; 3])> {
+    let (root, at) = buffer.root_offset(0);
+    if at == 0 && root.same_as(buffer) {
+        return Ok((root, origin));
+    }
+    // The first byte in the root, split back into (x, y, z) with the same pitches: OpenCL
+    // computes z × slice + y × row + x, which is all that matters.
+    let start = r.start + at as u128;
+    let (row, slice) = (r.row as u128, r.slice as u128);
+    let split = [start % slice % row, start % slice / row, start / slice];
+    let mut out = [0usize; 3];
+    for (o, v) in out.iter_mut().zip(split) {
+        *o = usize::try_from(v).map_err(|_| {
+            Error::TooLarge(format!(
+                "a rectangular copy at byte {start} of a sub-buffer's parent: origin {split:?} does not fit usize"
+            ))
+        })?;
+    }
+    Ok((root, out))
+}
+
 impl Queue {
     /// Copies a rectangular region of host memory into `buffer` and waits for it.
     pub fn write_buffer_rect<T: Pod>(
@@ -201,17 +230,19 @@ impl Queue {
         check_queue(self, buffer)?;
         let b = resolve("rectangular host → buffer copy (buffer side)", &bs, region, buffer.len())?;
         let h = resolve_host("rectangular host → buffer copy (host side)", &hs, region, host.len())?;
+        let (root, origin) = root_side(buffer, bs.origin, &b)?;
         let track = self.track(&[(buffer, Use::Write)], wait)?;
         let ids = track.ids();
-        // SAFETY: both sides were checked to lie inside their memory; the host pointer is valid
-        // for `host.len()` bytes as long as the caller guarantees; origins and region outlive
-        // the call.
+        // SAFETY: both sides were checked to lie inside their memory (a sub-buffer's side lies
+        // inside it, so in its parent at the shifted origin too); the host pointer is valid for
+        // `host.len()` bytes as long as the caller guarantees; origins and region outlive the
+        // call.
         let ev = unsafe {
             opencl3::command_queue::enqueue_write_buffer_rect(
                 self.inner.queue.get(),
-                buffer.raw(),
+                root.raw(),
                 if blocking { CL_BLOCKING } else { 0 },
-                bs.origin.as_ptr(),
+                origin.as_ptr(),
                 hs.origin.as_ptr(),
                 region.as_ptr(),
                 b.row,
@@ -243,15 +274,16 @@ impl Queue {
         check_queue(self, buffer)?;
         let b = resolve("rectangular buffer → host copy (buffer side)", &bs, region, buffer.len())?;
         let h = resolve_host("rectangular buffer → host copy (host side)", &hs, region, host.len())?;
+        let (root, origin) = root_side(buffer, bs.origin, &b)?;
         let track = self.track(&[(buffer, Use::Read)], wait)?;
         let ids = track.ids();
         // SAFETY: as in write_rect_raw, with `host` writable.
         let ev = unsafe {
             opencl3::command_queue::enqueue_read_buffer_rect(
                 self.inner.queue.get(),
-                buffer.raw(),
+                root.raw(),
                 if blocking { CL_BLOCKING } else { 0 },
-                bs.origin.as_ptr(),
+                origin.as_ptr(),
                 hs.origin.as_ptr(),
                 region.as_ptr(),
                 b.row,
@@ -268,7 +300,8 @@ impl Queue {
     }
 
     /// Copies a rectangular region from one buffer to another on the device (non-blocking).
-    /// Within one buffer the two byte ranges must not overlap and the pitches must be equal.
+    /// Within one allocation (one buffer, or a parent and its sub-buffers) the two byte ranges
+    /// must not overlap and the pitches must be equal.
     pub fn copy_buffer_rect(
         &self,
         src: &Buffer,
@@ -282,31 +315,45 @@ impl Queue {
         check_queue(self, dst)?;
         let s = resolve("rectangular buffer → buffer copy (source)", &src_side, region, src.len())?;
         let d = resolve("rectangular buffer → buffer copy (destination)", &dst_side, region, dst.len())?;
-        if src.same_as(dst) && (s.row != d.row || s.slice != d.slice) {
+        let (src_root, src_origin) = root_side(src, src_side.origin, &s)?;
+        let (dst_root, dst_origin) = root_side(dst, dst_side.origin, &d)?;
+        // The driver sees the roots: a parent and its sub-buffer are one buffer to it.
+        let one = src.same_root(dst);
+        let shared = if src.same_as(dst) {
+            "one buffer"
+        } else {
+            "one allocation (a sub-buffer and its parent, or two sub-buffers of it)"
+        };
+        if one && (s.row != d.row || s.slice != d.slice) {
             return Err(Error::InvalidArgument(format!(
-                "rectangular copy within one buffer with source pitches (row {}, slice {}) and \
+                "rectangular copy within {shared} with source pitches (row {}, slice {}) and \
                  destination pitches (row {}, slice {}); OpenCL requires equal pitches within one \
                  buffer, copy through a temporary buffer",
                 s.row, s.slice, d.row, d.slice
             )));
         }
-        if src.same_as(dst) && rows_overlap(s.start, d.start, region, s.row, s.slice) {
+        let (src_at, dst_at) = (src.root_offset(0).1 as u128, dst.root_offset(0).1 as u128);
+        if one && rows_overlap(s.start + src_at, d.start + dst_at, region, s.row, s.slice) {
             return Err(Error::InvalidArgument(format!(
-                "rectangular copy within one buffer: source bytes {}..{} and destination bytes \
-                 {}..{} overlap; copy through a temporary buffer",
-                s.start, s.end, d.start, d.end
+                "rectangular copy within {shared}: source bytes {}..{} and destination bytes \
+                 {}..{} of the allocation overlap; copy through a temporary buffer",
+                s.start + src_at,
+                s.end + src_at,
+                d.start + dst_at,
+                d.end + dst_at
             )));
         }
         let track = self.track(&[(src, Use::Read), (dst, Use::Write)], wait)?;
         let ids = track.ids();
-        // SAFETY: both buffers are valid and of this context; both sides were checked.
+        // SAFETY: both buffers are valid and of this context; both sides were checked against
+        // their buffers, which lie inside the roots at the shifted origins.
         let ev = unsafe {
             opencl3::command_queue::enqueue_copy_buffer_rect(
                 self.inner.queue.get(),
-                src.raw(),
-                dst.raw(),
-                src_side.origin.as_ptr(),
-                dst_side.origin.as_ptr(),
+                src_root.raw(),
+                dst_root.raw(),
+                src_origin.as_ptr(),
+                dst_origin.as_ptr(),
                 region.as_ptr(),
                 s.row,
                 s.slice,
