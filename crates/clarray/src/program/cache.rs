@@ -228,7 +228,7 @@ impl DiskCache {
             Err(e) => Outcome::Rebuilt(format!("unreadable: {e}")),
             Ok(bytes) => match check(&bytes, &key) {
                 Err(why) => Outcome::Rebuilt(why),
-                Ok(binary) => match Program::from_binary(ctx, binary, options) {
+                Ok(binary) => match Program::from_binary_with_source(ctx, binary, source, options) {
                     Ok(p) if has_arg_info(&p) => return Ok((p, Outcome::Hit)),
                     Ok(_) => Outcome::Rebuilt(LOST_ARG_INFO.into()),
                     Err(e) => Outcome::Rebuilt(format!("the driver refused the binary: {e}")),

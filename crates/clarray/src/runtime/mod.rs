@@ -6,6 +6,7 @@
 
 #![allow(unsafe_code)]
 
+pub(crate) mod argtype;
 pub mod buffer;
 pub mod context;
 pub mod device;
@@ -18,6 +19,7 @@ pub mod rect;
 pub mod track;
 pub mod transfer;
 
+pub use argtype::RAW_BYTES;
 pub use buffer::{Access, Buffer};
 pub use buffer::{Block, Recycle};
 pub use context::{Context, Queue, PROFILE_ENV};

@@ -8,6 +8,7 @@ use std::ffi::c_void;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
+use opencl3::device::Device as ClDevice;
 use opencl3::kernel::{
     Kernel as ClKernel, CL_KERNEL_ARG_ADDRESS_CONSTANT, CL_KERNEL_ARG_ADDRESS_GLOBAL,
     CL_KERNEL_ARG_ADDRESS_LOCAL, CL_KERNEL_ARG_TYPE_CONST,
@@ -15,6 +16,7 @@ use opencl3::kernel::{
 use opencl3::program::Program as ClProgram;
 use opencl3::types::cl_mem;
 
+use super::argtype::{self, Declared, Scalar, Typedefs, RAW_BYTES};
 use super::buffer::Buffer;
 use super::context::{lock, Context, Queue};
 use super::event::{list_ptr, Event};
@@ -32,6 +34,10 @@ struct ProgramInner {
     raw: ClProgram,
     ctx: Context,
     options: String,
+    /// The source, where known: value parameters of typedef'd types are sized from its
+    /// typedefs, and kernel signatures read from it where the driver keeps no argument
+    /// information.
+    source: Option<Arc<str>>,
 }
 
 // SAFETY: program objects may be used from any thread.
@@ -121,6 +127,7 @@ impl Program {
                             raw: plain,
                             ctx: ctx.clone(),
                             options: options.to_string(),
+                            source: Some(source.into()),
                         }),
                     });
                 }
@@ -135,13 +142,36 @@ impl Program {
                 excerpt: excerpt(source, &raw.get_build_log(ctx.device().id).unwrap_or_default()),
             })));
         }
-        Ok(Program { inner: Arc::new(ProgramInner { raw, ctx: ctx.clone(), options: options.to_string() }) })
+        Ok(Program {
+            inner: Arc::new(ProgramInner {
+                raw,
+                ctx: ctx.clone(),
+                options: options.to_string(),
+                source: Some(source.into()),
+            }),
+        })
     }
 
     /// Loads a program from a device binary returned earlier by [`Program::binary`] for the
     /// same device and driver. An incompatible or corrupt binary is an error (the caller
-    /// rebuilds from source).
+    /// rebuilds from source). Without the source, value parameters of typedef'd types cannot
+    /// be sized and take only [`crate::program::Bytes`]; see [`Program::from_binary_with_source`].
     pub fn from_binary(ctx: &Context, binary: &[u8], options: &str) -> Result<Program> {
+        Program::load_binary(ctx, binary, options, None)
+    }
+
+    /// [`Program::from_binary`] for a binary built from `source`, whose typedefs size the
+    /// kernels' value parameters as for a program built from source.
+    pub fn from_binary_with_source(
+        ctx: &Context,
+        binary: &[u8],
+        source: &str,
+        options: &str,
+    ) -> Result<Program> {
+        Program::load_binary(ctx, binary, options, Some(source.into()))
+    }
+
+    fn load_binary(ctx: &Context, binary: &[u8], options: &str, source: Option<Arc<str>>) -> Result<Program> {
         ctx.check_deferred()?;
         if binary.is_empty() {
             return Err(Error::InvalidArgument("an empty program binary".into()));
@@ -151,7 +181,9 @@ impl Program {
         let mut raw = unsafe { ClProgram::create_from_binary(&core.ctx, &[ctx.device().id], &[binary]) }
             .cl("clCreateProgramWithBinary")?;
         raw.build(&[ctx.device().id], &with_arg_info(options)).cl("clBuildProgram (from binary)")?;
-        Ok(Program { inner: Arc::new(ProgramInner { raw, ctx: ctx.clone(), options: options.to_string() }) })
+        Ok(Program {
+            inner: Arc::new(ProgramInner { raw, ctx: ctx.clone(), options: options.to_string(), source }),
+        })
     }
 
     /// The device binary, for caching.
@@ -220,7 +252,8 @@ impl Program {
         }
         let wg = raw.get_work_group_size(self.inner.ctx.device().id).unwrap_or(0);
         let multiple = raw.get_work_group_size_multiple(self.inner.ctx.device().id).unwrap_or(1).max(1);
-        let accepts = args.iter().map(Accepts::of).collect();
+        let types = self.arg_types(name, &args);
+        let accepts = args.iter().zip(&types).map(|(a, t)| Accepts::of(a, t)).collect();
         Ok(Kernel {
             inner: Arc::new(KernelInner {
                 raw: Mutex::new(RawKernel { scalars: vec![None; n], buffers: vec![None; n], kernel: raw }),
@@ -230,8 +263,38 @@ impl Program {
                 max_work_group: wg,
                 preferred_multiple: multiple,
                 program: self.clone(),
+                types,
             }),
         })
+    }
+
+    /// What each value parameter of kernel `name` is: the driver's type names (else the
+    /// kernel's signature read from the source), typedefs resolved from the source and the
+    /// options' `-D` defines.
+    fn arg_types(&self, name: &str, args: &[ArgInfo]) -> Vec<Declared> {
+        let source = self.inner.source.as_deref().unwrap_or("");
+        let mut typedefs = Typedefs::parse(source);
+        typedefs.add_defines(&self.inner.options);
+        let written = if args.iter().any(|a| a.type_name.is_none()) && !source.is_empty() {
+            argtype::signature(source, name).filter(|s| s.len() == args.len())
+        } else {
+            None
+        };
+        let pointer = ClDevice::new(self.inner.ctx.device().id).address_bits().map_or(0, |b| b as usize / 8);
+        args.iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let ty = a.type_name.clone().or_else(|| written.as_ref().and_then(|w| w[i].clone()));
+                match ty {
+                    Some(t) => typedefs.resolve(&t, pointer),
+                    None => Declared::Unknown(
+                        "the driver keeps no argument information for this program and its signature \
+                         could not be read from the source"
+                            .into(),
+                    ),
+                }
+            })
+            .collect()
     }
 }
 
@@ -272,14 +335,14 @@ struct Accepts {
     image: bool,
     local: bool,
     scalar: bool,
-    /// The exact size of a scalar, when the type is known.
-    scalar_size: Option<usize>,
+    /// The value parameter's type, when clarray can size it; else only raw bytes are taken.
+    scalar_type: Option<Scalar>,
     /// A buffer passed here is only read (a `const` or `__constant` pointer).
     read_only: bool,
 }
 
 impl Accepts {
-    fn of(info: &ArgInfo) -> Accepts {
+    fn of(info: &ArgInfo, declared: &Declared) -> Accepts {
         let ty = info.type_name.as_deref().unwrap_or("");
         let is_image = ty.starts_with("image");
         let base = ty.trim().trim_start_matches("const ").trim();
@@ -293,7 +356,10 @@ impl Accepts {
                 Some(AddressSpace::Global | AddressSpace::Constant | AddressSpace::Local)
             ) || is_image
                 || handle),
-            scalar_size: opencl_type_size(ty),
+            scalar_type: match declared {
+                Declared::Known(s) => Some(*s),
+                Declared::Unknown(_) => None,
+            },
             read_only: info.is_const || info.space == Some(AddressSpace::Constant),
         }
     }
@@ -365,6 +431,8 @@ struct KernelInner {
     max_work_group: usize,
     preferred_multiple: usize,
     program: Program,
+    /// What each argument's type is, for value parameters (see [`Kernel::arg_types`]).
+    types: Vec<Declared>,
 }
 
 // SAFETY: kernel objects may be used from any thread; clSetKernelArg is serialised by `raw`'s
@@ -398,23 +466,10 @@ pub enum Arg<'a> {
     Local(usize),
 }
 
-/// The size in bytes of an OpenCL C scalar or vector type, if it is one.
+/// The size in bytes of an OpenCL C scalar or vector type, if it is one (`size_t` and its kin
+/// depend on the device: `None`).
 pub fn opencl_type_size(name: &str) -> Option<usize> {
-    let name = name.trim().trim_start_matches("const ").trim();
-    let (base, n) = match name.find(|c: char| c.is_ascii_digit()) {
-        Some(i) => (&name[..i], name[i..].parse::<usize>().ok()?),
-        None => (name, 1),
-    };
-    let n = if n == 3 { 4 } else { n };
-    let s = match base {
-        "char" | "uchar" | "bool" => 1,
-        "short" | "ushort" | "half" => 2,
-        "int" | "uint" | "float" => 4,
-        "long" | "ulong" | "double" => 8,
-        "size_t" | "ptrdiff_t" | "intptr_t" | "uintptr_t" => return None,
-        _ => return None,
-    };
-    Some(s * n)
+    argtype::builtin(name, 0).map(|s| s.size)
 }
 
 impl Kernel {
@@ -470,7 +525,17 @@ impl Kernel {
                 Arg::Buffer(b) => ok.buffer && b.context().id() == ctx,
                 Arg::Image(im) => ok.image && im.context().id() == ctx,
                 Arg::Local(bytes) => ok.local && *bytes != 0,
-                Arg::Scalar(bytes, _) => ok.scalar && ok.scalar_size.map_or(true, |s| s == bytes.len()),
+                Arg::Scalar(bytes, given) => {
+                    ok.scalar
+                        && match ok.scalar_type {
+                            Some(t) => {
+                                t.size == bytes.len()
+                                    && (*given == RAW_BYTES
+                                        || argtype::given(given).map_or(true, |g| t.accepts(&g)))
+                            }
+                            None => *given == RAW_BYTES,
+                        }
+                }
             })
     }
 
@@ -542,13 +607,46 @@ impl Kernel {
                             format!("a scalar ({rust}) was given where the kernel takes `{ty}`, an OpenCL object that clarray cannot pass; declare the sampler inside the kernel (`const sampler_t s = CLK_…;`)"),
                         ));
                     }
-                    if let Some(size) = opencl_type_size(ty) {
-                        if size != bytes.len() {
+                    match (&self.inner.types[i], *rust == RAW_BYTES) {
+                        (Declared::Known(t), raw) => {
+                            if t.size != bytes.len() {
+                                return Err(self.arg_error(
+                                    i,
+                                    format!(
+                                        "{} of {} bytes was given where the kernel takes `{ty}` of {} bytes ({})",
+                                        if raw { "raw bytes".to_string() } else { format!("a {rust}") },
+                                        bytes.len(),
+                                        t.size,
+                                        t.describe()
+                                    ),
+                                ));
+                            }
+                            if let Some(g) = argtype::given(rust).filter(|g| !raw && !t.accepts(g)) {
+                                return Err(self.arg_error(
+                                    i,
+                                    format!(
+                                        "a {rust} ({}) was given where the kernel takes `{ty}` ({}); pass a \
+                                         value of the declared kind",
+                                        g.describe(),
+                                        t.describe()
+                                    ),
+                                ));
+                            }
+                        }
+                        (Declared::Unknown(why), false) => {
                             return Err(self.arg_error(
                                 i,
-                                format!("a {rust} of {} bytes was given where the kernel takes `{ty}` of {size} bytes", bytes.len()),
+                                format!(
+                                    "a {rust} of {} bytes was given for a parameter of type `{}` whose size \
+                                     clarray cannot know ({why}); pass the value's bytes explicitly with \
+                                     clarray::program::Bytes (e.g. Bytes::of(&value) of a #[repr(C)] type laid \
+                                     out as the kernel's)",
+                                    bytes.len(),
+                                    if ty.is_empty() { "?" } else { ty }
+                                ),
                             ));
                         }
+                        (Declared::Unknown(_), true) => {}
                     }
                 }
             }
