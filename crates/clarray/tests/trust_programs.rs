@@ -159,3 +159,146 @@ fn struct_scalar_arguments_take_only_explicit_bytes() {
     k.launch(ctx.queue(), 1, (Bytes::of(&p), &o)).unwrap();
     assert_eq!(read::<f32>(&ctx, &o, 1), vec![p.x * p.n as f32]);
 }
+
+use clarray::program::{cached_program, DiskCache, Outcome};
+use sha2::{Digest, Sha256};
+
+const CACHE_SRC: &str =
+    "kernel void fill(global int* o, int v) { o[get_global_id(0)] = v + (int)get_global_id(0); }";
+const CACHE_OPTS: &str = "-cl-kernel-arg-info";
+
+fn cache_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("clarray-trust-cache-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn cache_files() -> Vec<(String, String)> {
+    vec![("<source>".into(), CACHE_SRC.into())]
+}
+
+/// The `fill` kernel of `p` writes what it should, from a random start value.
+fn fill_works(ctx: &clarray::Context, p: &clarray::runtime::Program) {
+    let v: i32 = rng().random_range(-1000..1000);
+    let o = common::poisoned_buffer(ctx, 16 * 4);
+    p.kernel("fill").unwrap().launch(ctx.queue(), 16, (&o, v)).unwrap();
+    assert_eq!(read::<i32>(ctx, &o, 16), (v..v + 16).collect::<Vec<i32>>());
+}
+
+#[test]
+fn cached_programs_refuse_include_dir_options() {
+    let ctx = ctx();
+    let dir = cache_dir("include-option");
+    let inc = dir.join("inc");
+    std::fs::create_dir_all(&inc).unwrap();
+    std::fs::write(inc.join("v.h"), "#define V 1\n").unwrap();
+    let src = "#include \"v.h\"\nkernel void k(global int* o) { o[0] = V; }\n";
+    let files = [("<source>".to_string(), src.to_string())];
+    // The driver would read v.h itself: a later change to it would be served the old binary.
+    for opts in [format!("-I{}", inc.display()), format!("-I {}", inc.display())] {
+        let e = expect_err(DiskCache::new(dir.join("c")).load_or_build(&ctx, src, &opts, &files));
+        assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
+        assert_msg(&e, &["`-I", "include_dir"]);
+        let e = expect_err(cached_program(&ctx, src, &opts));
+        assert_msg(&e, &["`-I", "include_dir"]);
+    }
+    let e = expect_err(Source::new(src).option(format!("-I{}", inc.display())).build(&ctx));
+    assert_msg(&e, &["`-I", "include_dir"]);
+    let e = expect_err(cached_program(&ctx, src, &format!("-include {}", inc.join("v.h").display())));
+    assert_msg(&e, &["`-include`", "include_dir"]);
+    // clarray's own mechanism sees the header change.
+    for v in [1, 2] {
+        std::fs::write(inc.join("v.h"), format!("#define V {v}\n")).unwrap();
+        let o = common::poisoned_buffer(&ctx, 4);
+        Source::new(src)
+            .include_dir(&inc)
+            .build(&ctx)
+            .unwrap()
+            .kernel("k")
+            .unwrap()
+            .launch(ctx.queue(), 1, (&o,))
+            .unwrap();
+        assert_eq!(read::<i32>(&ctx, &o, 1), vec![v]);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn cache_entry_whose_loading_marker_survived_is_discarded() {
+    let ctx = ctx();
+    let dir = cache_dir("marker");
+    let cache = DiskCache::new(&dir);
+    assert_eq!(cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap().1, Outcome::Miss);
+    let path = cache.path(&ctx, CACHE_SRC, CACHE_OPTS);
+    let marker = path.with_extension("loading");
+    // A process that died while the driver loaded the entry leaves its marker behind.
+    std::fs::write(&marker, "12345").unwrap();
+    let (p, o) = cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap();
+    assert!(matches!(&o, Outcome::Rebuilt(r) if r.contains("died while the driver loaded")), "{o:?}");
+    fill_works(&ctx, &p);
+    assert!(!marker.exists(), "the marker is gone once the entry is rebuilt");
+    assert!(path.exists(), "the entry is stored again");
+    // A good load leaves no marker.
+    let (p, o) = cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap();
+    assert_eq!(o, Outcome::Hit);
+    fill_works(&ctx, &p);
+    assert!(!marker.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn cache_entry_the_driver_refuses_is_rebuilt_and_replaced() {
+    let ctx = ctx();
+    let dir = cache_dir("refused");
+    let cache = DiskCache::new(&dir);
+    cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap();
+    let path = cache.path(&ctx, CACHE_SRC, CACHE_OPTS);
+    let good = std::fs::read(&path).unwrap();
+    // A valid header and checksum over a payload that is no device binary.
+    let payload: Vec<u8> = b"certainly not a device binary".to_vec();
+    let mut planted = good[..44].to_vec();
+    planted.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    planted.extend_from_slice(&Sha256::digest(&payload));
+    planted.extend_from_slice(&payload);
+    std::fs::write(&path, &planted).unwrap();
+    let (p, o) = cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap();
+    assert!(matches!(&o, Outcome::Rebuilt(r) if r.contains("refused")), "{o:?}");
+    fill_works(&ctx, &p);
+    let now = std::fs::read(&path).unwrap();
+    assert!(now != planted && now.len() > 84, "the entry was replaced");
+    assert!(!path.with_extension("loading").exists(), "no marker is left behind");
+    assert_eq!(cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap().1, Outcome::Hit);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[cfg(unix)]
+#[test]
+fn cache_dir_writable_by_others_is_not_loaded_from() {
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    let ctx = ctx();
+    let dir = cache_dir("perms");
+    let cache = DiskCache::new(&dir);
+    cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap();
+    assert_eq!(std::fs::metadata(&dir).unwrap().mode() & 0o777, 0o700, "clarray creates it 0700");
+    let path = cache.path(&ctx, CACHE_SRC, CACHE_OPTS);
+    let before = std::fs::read(&path).unwrap();
+    for mode in [0o777, 0o770, 0o722] {
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(mode)).unwrap();
+        let (p, o) = cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap();
+        assert!(
+            matches!(&o, Outcome::Untrusted(r) if r.contains("writable by other users")),
+            "{mode:o}: {o:?}"
+        );
+        fill_works(&ctx, &p);
+        assert_eq!(std::fs::read(&path).unwrap(), before, "nothing stored");
+    }
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap().1, Outcome::Hit);
+    // Owned by another user: only root can set that up.
+    if std::fs::metadata("/proc/self").map(|m| m.uid()).ok() == Some(0) {
+        std::process::Command::new("chown").arg("65534").arg(&dir).status().unwrap();
+        let (_, o) = cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap();
+        assert!(matches!(&o, Outcome::Untrusted(r) if r.contains("owned by user 65534")), "{o:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::runtime::Context;
 
-use super::cache::{cached_program_named, Kernels};
+use super::cache::{cached_program_named, check_options, Kernels};
 
 /// The option that makes the driver keep kernel argument information, which launches are
 /// checked against. Every program clarray builds gets it.
@@ -342,8 +342,10 @@ impl Source {
     /// and returns it with its kernels, each created once and kept. A build error shows the
     /// compiler's log and the lines it points at, in the file they are in.
     pub fn build(&self, ctx: &Context) -> Result<Kernels> {
-        let expanded = self.expand()?;
         let options = self.build_options()?;
+        // Before expanding: a header meant for `-I` would otherwise be reported as not found.
+        check_options(&options)?;
+        let expanded = self.expand()?;
         cached_program_named(ctx, &expanded.text, &options, &expanded.files)
     }
 }
