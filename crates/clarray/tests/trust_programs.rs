@@ -302,3 +302,50 @@ fn cache_dir_writable_by_others_is_not_loaded_from() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn includes_in_comments_are_not_expanded() {
+    let ctx = ctx();
+    let dir = cache_dir("comment-include");
+    std::fs::create_dir_all(&dir).unwrap();
+    let v: i32 = rng().random_range(-1000..1000);
+    std::fs::write(dir.join("real.h"), format!("/*\n#include \"inner-missing.h\"\n*/\n#define V {v}\n"))
+        .unwrap();
+    let src = "/* an older version:\n#include \"missing.h\"\n   #include <missing_too.h>\n*/\n\
+               // #include \"gone.h\"\n\
+               /* still a comment */ #include \"real.h\" // the header that is used\n\
+               kernel void k(global int* o) { constant char* s = \"#include \\\"nope.h\\\"\"; o[0] = V + (s[0] != '#'); }\n";
+    let s = Source::new(src).include_dir(&dir);
+    let expanded = s.expand().unwrap();
+    assert_eq!(expanded.files.len(), 2, "the main source and real.h only: {:?}", expanded.files);
+    let o = common::poisoned_buffer(&ctx, 4);
+    s.build(&ctx).unwrap().kernel("k").unwrap().launch(ctx.queue(), 1, (&o,)).unwrap();
+    assert_eq!(read::<i32>(&ctx, &o, 1), vec![v]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn program_build_excerpt_maps_pocl_tempfile_and_included_lines() {
+    let ctx = ctx();
+    let dir = cache_dir("excerpt");
+    std::fs::create_dir_all(&dir).unwrap();
+    // An error on line 25 of a source without includes: PoCL names its temporary copy.
+    let mut src: String = (1..=30).map(|i| format!("// line {i}\n")).collect();
+    src = src.replace("// line 25\n", "kernel void k(global int* o) { o[0] = undeclared_here; }\n");
+    let e = expect_err(clarray::runtime::Program::build(&ctx, &src, ""));
+    let Error::Build(f) = &e else { panic!("expected a build error, got {e}") };
+    assert!(
+        f.excerpt.contains("   25 | kernel void k") && f.excerpt.contains("   24 | // line 24"),
+        "{}",
+        f.excerpt
+    );
+    assert!(!f.excerpt.contains("// line 1\n"), "only the lines the log points at: {}", f.excerpt);
+    // An error in an included file, in a source expanded by clarray and built directly.
+    std::fs::write(dir.join("bad.h"), "// a header\nint broken() { return undeclared_thing; }\n").unwrap();
+    let main = "// main\n#include \"bad.h\"\nkernel void k(global int* o) { o[0] = broken(); }\n";
+    let expanded = Source::new(main).include_dir(&dir).expand().unwrap().text;
+    let e = expect_err(clarray::runtime::Program::build(&ctx, &expanded, ""));
+    let Error::Build(f) = &e else { panic!("expected a build error, got {e}") };
+    assert!(f.excerpt.contains("bad.h:2    | int broken() { return undeclared_thing; }"), "{}", f.excerpt);
+    let _ = std::fs::remove_dir_all(&dir);
+}

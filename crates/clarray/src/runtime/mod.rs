@@ -19,6 +19,7 @@ pub mod rect;
 pub mod track;
 pub mod transfer;
 
+pub(crate) use argtype::code_only;
 pub use argtype::RAW_BYTES;
 pub use buffer::{Access, Buffer};
 pub use buffer::{Block, Recycle};

@@ -51,23 +51,35 @@ impl fmt::Debug for Program {
     }
 }
 
-/// The source lines a build log points at (`<source>:LINE:`), numbered; else the first lines.
+/// The source lines a build log points at, numbered; else the first lines.
+///
+/// Log lines name a place as `NAME:LINE:COL:`, anywhere in the line: PoCL writes
+/// `error: /…/tempfile_X.cl:12:5: …` (its temporary copy of the source), NVIDIA `<kernel>:12:5:`,
+/// both counting the lines of `source` itself; a name given by a `#line N "NAME"` directive of the
+/// source (an included file inlined by clarray) counts that file's lines, and is mapped back to
+/// the line of `source` that holds it.
 pub(crate) fn excerpt(source: &str, log: &str) -> String {
     let lines: Vec<&str> = source.lines().collect();
+    let map = line_labels(&lines);
     let mut wanted: Vec<usize> = Vec::new();
     for part in log.split('\n') {
-        // Both PoCL/Clang (`<source>:12:5: error`) and NVIDIA (`<kernel>:12:5: error`) put the line
-        // number after the first colon.
-        let mut it = part.split(':');
-        if let (Some(_), Some(n)) = (it.next(), it.next()) {
-            if let Ok(n) = n.trim().parse::<usize>() {
-                if n >= 1 && n <= lines.len() && !wanted.contains(&n) {
-                    wanted.push(n);
-                }
+        let Some((name, n)) = log_place(part) else { continue };
+        // A #line name: the physical line that the directive numbers n; else n itself.
+        let physical = if map.iter().any(|m| m.as_ref().is_some_and(|(l, _)| l == name)) {
+            map.iter().position(|m| m.as_ref().is_some_and(|(l, k)| l == name && *k == n)).map(|p| p + 1)
+        } else {
+            Some(n)
+        };
+        if let Some(p) = physical.filter(|p| (1..=lines.len()).contains(p)) {
+            if !wanted.contains(&p) {
+                wanted.push(p);
             }
         }
     }
-    let show = |n: usize| format!("{n:5} | {}", lines[n - 1]);
+    let show = |n: usize| match &map[n - 1] {
+        Some((label, k)) => format!("{label}:{k:<5}| {}", lines[n - 1]),
+        None => format!("{n:5} | {}", lines[n - 1]),
+    };
     if wanted.is_empty() {
         lines.iter().take(20).enumerate().map(|(i, _)| show(i + 1)).collect::<Vec<_>>().join("\n")
     } else {
@@ -82,6 +94,51 @@ pub(crate) fn excerpt(source: &str, log: &str) -> String {
         }
         out.join("\n")
     }
+}
+
+/// Per line of a source: the `(file, line)` a `#line N "FILE"` directive before it gives it
+/// (`None` before any such directive, and for the directive lines themselves).
+fn line_labels(lines: &[&str]) -> Vec<Option<(String, usize)>> {
+    let mut cur: Option<(String, usize)> = None;
+    lines
+        .iter()
+        .map(|l| {
+            let t = l.trim_start();
+            let directive = t.strip_prefix('#').map(str::trim_start).and_then(|r| r.strip_prefix("line "));
+            if let Some(rest) = directive {
+                let mut parts = rest.trim().splitn(2, ' ');
+                if let (Some(Ok(n)), Some(name)) = (parts.next().map(str::parse::<usize>), parts.next()) {
+                    let name = name.trim().trim_matches('"').replace("\\\\", "\\").replace("\\\"", "\"");
+                    cur = Some((name, n));
+                    return None;
+                }
+            }
+            let here = cur.clone();
+            if let Some((_, k)) = &mut cur {
+                *k += 1;
+            }
+            here
+        })
+        .collect()
+}
+
+/// The `NAME:LINE` a log line points at (`NAME:LINE:COL:` or `NAME:LINE:`), anywhere in it.
+fn log_place(line: &str) -> Option<(&str, usize)> {
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while let Some(p) = line[i..].find(':') {
+        let at = i + p;
+        let digits = line[at + 1..].bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && bytes.get(at + 1 + digits) == Some(&b':') {
+            let before = &line[..at];
+            let name = before.rsplit(' ').next().unwrap_or(before);
+            if !name.is_empty() {
+                return line[at + 1..at + 1 + digits].parse().ok().map(|n| (name, n));
+            }
+        }
+        i = at + 1;
+    }
+    None
 }
 
 /// `options` with `-cl-kernel-arg-info` added. Every program is built with it: without the
