@@ -197,10 +197,8 @@ impl Typedefs {
             let Some((name, base)) = words.split_last() else { continue };
             if !is_identifier(name) || base.is_empty() {
                 // Arrays, function pointers, several declarators: named, not sized.
-                if let Some(n) = body
-                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .filter(|w| is_identifier(w))
-                    .last()
+                if let Some(n) =
+                    body.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).rfind(|w| is_identifier(w))
                 {
                     map.entry(n.to_string()).or_insert_with(|| {
                         Err("a typedef clarray cannot read (an array or pointer?)".into())
@@ -209,9 +207,9 @@ impl Typedefs {
                 continue;
             }
             let base = base.join(" ");
-            let value = if base.contains('*') || base.contains('[') || base.contains('(') {
-                Err(format!("a typedef of `{base}`"))
-            } else if ["struct", "union", "enum"].iter().any(|k| base.split_whitespace().next() == Some(k)) {
+            let aggregate =
+                ["struct", "union", "enum"].iter().any(|k| base.split_whitespace().next() == Some(k));
+            let value = if base.contains('*') || base.contains('[') || base.contains('(') || aggregate {
                 Err(format!("a typedef of `{base}`"))
             } else {
                 Ok(base)
