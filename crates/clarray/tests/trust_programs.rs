@@ -349,3 +349,23 @@ fn program_build_excerpt_maps_pocl_tempfile_and_included_lines() {
     assert!(f.excerpt.contains("bad.h:2    | int broken() { return undeclared_thing; }"), "{}", f.excerpt);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// On drivers that build a program holding an argument-less kernel without argument information
+/// (NVIDIA's), the value parameters are read from the source: still sized and kind-checked.
+#[test]
+fn programs_with_argument_less_kernels_still_size_typedef_scalars() {
+    let ctx = ctx();
+    let src = "typedef ulong u64_t;\nkernel void nothing() {}\n\
+               kernel void put(u64_t v, int n, global ulong* o) { o[0] = v + (ulong)n; }\n";
+    let k = clarray::runtime::Program::build(&ctx, src, "").unwrap().kernel("put").unwrap();
+    let o = common::poisoned_buffer(&ctx, 8);
+    let e = expect_err(k.launch(ctx.queue(), 1, (3u16, 1i32, &o)));
+    assert!(matches!(e, Error::KernelArgs { .. }), "{e:?}");
+    assert_msg(&e, &["u16 of 2 bytes", "8 bytes"]);
+    let e = expect_err(k.launch(ctx.queue(), 1, (3u64, 1.0f32, &o)));
+    assert_msg(&e, &["f32", "`int`"]);
+    assert_eq!(read::<u8>(&ctx, &o, 8), vec![common::POISON; 8]);
+    let (v, n): (u64, i32) = (rng().random_range(0..u64::MAX / 2), rng().random_range(0..1000));
+    k.launch(ctx.queue(), 1, (v, n, &o)).unwrap();
+    assert_eq!(read::<u64>(&ctx, &o, 1), vec![v + n as u64]);
+}

@@ -432,6 +432,19 @@ mod tests {
     }
 
     #[test]
+    fn signatures_are_read_from_the_source() {
+        let src = "/* kernel void k(float x) */ void k2(int a) {}\n\
+                   __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void k(u64_t v,\n  const int n,\n\
+                   __global float* restrict o, local int* l, float4 w) { }\nkernel void e(void) {}";
+        assert_eq!(
+            signature(src, "k"),
+            Some(vec![Some("u64_t".into()), Some("int".into()), None, None, Some("float4".into())])
+        );
+        assert_eq!(signature(src, "e"), Some(Vec::new()));
+        assert_eq!(signature(src, "k2"), None, "not a kernel");
+    }
+
+    #[test]
     fn code_only_blanks_comments_and_strings() {
         let s = "a /* b\n c */ d // e\n\"f // g\" 'h' /* é */ i";
         let c = code_only(s);
