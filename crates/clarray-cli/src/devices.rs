@@ -196,6 +196,7 @@ mod tests {
             platform_index: p,
             device_index: d,
             platform_name: "P".into(),
+            platform_version: "OpenCL 3.0 P".into(),
             name: format!("dev{p}{d}"),
             vendor: "V".into(),
             device_type: ty,

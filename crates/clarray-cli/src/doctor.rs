@@ -102,6 +102,16 @@ pub fn icd_source(env: &Env, is_dir: impl Fn(&str) -> bool, exists: impl Fn(&str
     }
 }
 
+/// Why a vendor file without a library name has none, when it is merely empty.
+const EMPTY: &str = "empty";
+
+/// A vendor file's text: `None` when it is not text (invalid UTF-8, NUL or other control
+/// bytes), which no loader can read a library name from.
+pub fn vendor_text(bytes: &[u8]) -> Option<&str> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    text.chars().all(|c| !c.is_control() || c.is_ascii_whitespace()).then_some(text)
+}
+
 /// The library a vendor file names: its first non-empty line, trimmed.
 pub fn icd_library(contents: &str) -> Option<String> {
     contents.lines().map(str::trim).find(|l| !l.is_empty()).map(str::to_string)
@@ -335,11 +345,15 @@ fn check_registered(facts: &Facts, out: &mut Vec<Finding>) {
     }
     for r in &facts.registered {
         let Some(lib) = &r.library else {
-            out.push(finding(
-                Level::Problem,
-                format!("{} is empty; it should name a driver library", r.source),
-                Some(format!("rm {}", r.source)),
-            ));
+            let what = match &r.probe {
+                Err(why) if why != EMPTY => format!(
+                    "{} cannot be read as a vendor file: {why}; it should hold one line naming a driver \
+                     library",
+                    r.source
+                ),
+                _ => format!("{} is empty; it should name a driver library", r.source),
+            };
+            out.push(finding(Level::Problem, what, Some(format!("rm {}", r.source))));
             continue;
         };
         out.push(match &r.probe {
@@ -500,13 +514,27 @@ fn registered_in(source: &IcdSource) -> Vec<Registered> {
     files
         .into_iter()
         .filter_map(|p| {
-            let contents = std::fs::read_to_string(&p).ok()?;
-            let library = icd_library(&contents);
+            let source = p.display().to_string();
+            let contents = match std::fs::read(&p) {
+                Ok(bytes) => bytes,
+                // A vendor file named on purpose (OCL_ICD_VENDORS=x.icd) that is missing is
+                // reported as such by check_registered.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+                Err(e) => return Some(Registered { source, library: None, probe: Err(format!("unreadable: {e}")) }),
+            };
+            let Some(text) = vendor_text(&contents) else {
+                let why = format!(
+                    "not a text file ({} bytes of binary data; the loader cannot read a library name from it)",
+                    contents.len()
+                );
+                return Some(Registered { source, library: None, probe: Err(why) });
+            };
+            let library = icd_library(text);
             let probe = match &library {
                 Some(l) => probe::icd_platforms(l),
-                None => Err("empty".into()),
+                None => Err(EMPTY.into()),
             };
-            Some(Registered { source: p.display().to_string(), library, probe })
+            Some(Registered { source, library, probe })
         })
         .collect()
 }

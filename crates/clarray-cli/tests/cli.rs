@@ -125,3 +125,51 @@ fn bench_reports_both_copies_against_one_ceiling() {
     assert_eq!(best, ceiling, "the ceiling is the faster copy");
     assert!(!v["device"].as_str().unwrap().is_empty() && !v["commit"].as_str().unwrap().is_empty());
 }
+
+#[test]
+fn doctor_names_a_garbage_vendor_file() {
+    let dir = std::env::temp_dir().join(format!("clarray-cli-garbage-icd-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let garbage: Vec<u8> = (0..200u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8 | 0x80).collect();
+    let file = dir.join("broken.icd");
+    std::fs::write(&file, &garbage).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_clarray"))
+        .arg("doctor")
+        .env("OCL_ICD_VENDORS", &dir)
+        .env_remove("OPENCL_VENDOR_PATH")
+        .env_remove("OCL_ICD_FILENAMES")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("no vendor file"), "the file is there and must be named: {text}");
+    assert!(
+        text.contains(&format!("{} cannot be read as a vendor file", file.display()))
+            && text.contains("not a text file (200 bytes"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("rm {}", file.display())), "the fix: {text}");
+    assert_eq!(out.status.code(), Some(1), "no platform is usable: {text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bench_refuses_a_malformed_memory_limit() {
+    if !have_device() {
+        return;
+    }
+    for bad in ["12Q", "-5", "150%"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_clarray"))
+            .args(["bench", "--quick", "--only", "transfer"])
+            .env("CLARRAY_MEMORY_LIMIT", bad)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{bad}: {err}");
+        // The library's own message (memory::parse_limit).
+        let want = clarray::memory::parse_limit(bad, 1).unwrap_err().to_string();
+        let want = want.split(": give bytes").next().unwrap();
+        assert!(err.contains(want) && err.contains("give bytes"), "{bad}: {err}");
+        assert!(out.stdout.is_empty(), "no rows were measured: {}", String::from_utf8_lossy(&out.stdout));
+    }
+}

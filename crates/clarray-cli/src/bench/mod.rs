@@ -228,6 +228,10 @@ fn keep_matching(mut rows: Vec<Row>, filter: &str) -> clarray::Result<Vec<Row>> 
 
 /// Measures everything on `ctx`.
 pub fn measure(ctx: &Context, opts: &BenchOpts, only: Option<&str>) -> clarray::Result<Report> {
+    // The memory limit is read (CLARRAY_MEMORY_LIMIT, checked) before any row: rows that
+    // allocate outside the pool (copies, transfers) would otherwise never read it, and a
+    // malformed value would be ignored instead of refused as the library refuses it.
+    clarray::memory::limit(ctx)?;
     let ceiling_rows = CEILING(ctx, opts)?;
     let ceiling = ceiling_rows.iter().map(Row::rate).fold(0.0, f64::max);
     let (areas, filter) = select(only);

@@ -21,7 +21,8 @@
 //! * Every launch checks the count and the type of every argument first, and reports a mismatch
 //!   as [`Error::KernelArgs`] naming the argument and its declaration.
 //! * The elementwise kernel runs its body for `i` in `0..n`, `n` the length of the first array
-//!   argument, in a grid-stride loop; its array arguments must be contiguous (offsets are fine).
+//!   argument, in a grid-stride loop; its array arguments must all have that length and be
+//!   contiguous (offsets are fine).
 //! * Reduction and scan kernels read their arrays only as `name[i]`: the element being reduced
 //!   or scanned. That is what lets them run over any strided view and along axes; any other
 //!   subscript is an error that says so.
@@ -265,6 +266,7 @@ impl ElementwiseKernel {
     }
 
     /// Runs the kernel over `0..n`, `n` the length of the first array argument (non-blocking).
+    /// Every array argument must have `n` elements and belong to the kernel's context.
     pub fn run(&self, args: &[&dyn UserArg]) -> Result<()> {
         let vals = check(&self.name, &self.decls, args, &self.ctx)?;
         let mut n = None;
@@ -284,7 +286,22 @@ impl ElementwiseKernel {
                             ),
                         });
                     }
-                    n.get_or_insert(s.len());
+                    // Every array is indexed over the same `0..n`: one of another length
+                    // would be read or written past its end (the device overruns the buffer).
+                    let want = *n.get_or_insert((s.len(), d));
+                    if s.len() != want.0 {
+                        return Err(Error::KernelArgs {
+                            kernel: self.name.clone(),
+                            message: format!(
+                                "argument `{}` has {} elements, but the kernel runs over {} (the length of \
+                                 the first array argument, `{}`); pass arrays of equal length",
+                                d.name,
+                                s.len(),
+                                want.0,
+                                want.1.name
+                            ),
+                        });
+                    }
                     a.buf(s.buffer()).long(s.offset() as i64);
                 }
                 ArgValue::Scalar(_, b) => {
@@ -292,7 +309,7 @@ impl ElementwiseKernel {
                 }
             }
         }
-        let n = n.unwrap_or(0);
+        let n = n.map_or(0, |(n, _)| n);
         a.long(n as i64);
         if n == 0 {
             return Ok(());
@@ -368,6 +385,7 @@ fn rewrite(kernel: &str, expr: &str, decls: &[ArgDecl], what: &str) -> Result<St
 
 /// The fused map of a reduction or scan kernel over the arrays and scalars given.
 fn user_map(
+    kernel: &str,
     decls: &[ArgDecl],
     vals: &[ArgValue],
     code: String,
@@ -384,10 +402,20 @@ fn user_map(
             }
         }
     }
-    // Arrays broadcast to one shape.
+    // Arrays broadcast to one shape (NumPy's rule); an array that does not is refused here,
+    // before any kernel could index it past its end.
     let mut shape: Vec<usize> = Vec::new();
-    for s in &inputs {
-        shape = crate::array::broadcast_shapes(&shape, s.shape())?;
+    let names = decls.iter().zip(vals).filter(|(_, v)| matches!(v, ArgValue::Array(_))).map(|(d, _)| d);
+    for (s, d) in inputs.iter().zip(names) {
+        shape = crate::array::broadcast_shapes(&shape, s.shape()).map_err(|e| {
+            Error::Shape(format!(
+                "kernel `{kernel}`: argument `{}` of shape {:?} ({} elements) does not broadcast with the \
+                 shape {shape:?} of the arrays before it: {e}",
+                d.name,
+                s.shape(),
+                s.len()
+            ))
+        })?;
     }
     let inputs = inputs.iter().map(|s| s.broadcast_to(&shape)).collect::<Result<Vec<_>>>()?;
     Ok(MapExpr { inputs, params, body: String::new(), code, value, preamble: preamble.to_string() })
@@ -462,8 +490,14 @@ impl ReductionKernel {
         let vals = check(&self.name, &self.decls, args, &self.ctx)?;
         let code = rewrite(&self.name, &self.map, &self.decls, "map expression")?;
         let acc = self.out.acc_type();
-        let map =
-            user_map(&self.decls, &vals, format!("({})({code})", acc.cl_compute()), acc, &self.preamble)?;
+        let map = user_map(
+            &self.name,
+            &self.decls,
+            &vals,
+            format!("({})({code})", acc.cl_compute()),
+            acc,
+            &self.preamble,
+        )?;
         let ax = axes.into().resolve(map.inputs[0].ndim())?;
         let spec = Spec {
             op: Op::Custom { neutral: self.neutral.clone(), combine: self.reduce.clone() },
@@ -548,11 +582,12 @@ impl ScanKernel {
         let vals = check(&self.name, &self.decls, args, &self.ctx)?;
         let code = rewrite(&self.name, &self.input, &self.decls, "input expression")?;
         let a = self.dtype.acc_type();
-        let map = user_map(&self.decls, &vals, format!("({})({code})", a.cl_compute()), a, "")?;
+        let map = user_map(&self.name, &self.decls, &vals, format!("({})({code})", a.cl_compute()), a, "")?;
         let flags = match &self.segment {
             Some(e) => {
                 let c = rewrite(&self.name, e, &self.decls, "segment-start expression")?;
-                let fm = user_map(&self.decls, &vals, format!("(uchar)(({c}) != 0)"), DType::U8, "")?;
+                let fm =
+                    user_map(&self.name, &self.decls, &vals, format!("(uchar)(({c}) != 0)"), DType::U8, "")?;
                 Some(crate::reduce::engine::evaluate(&self.ctx, &fm)?)
             }
             None => None,

@@ -1,13 +1,47 @@
 //! What can be passed to a kernel: buffers, images, scalars and local memory, through one trait.
 
 use crate::error::Result;
-use crate::runtime::{Arg, Buffer, Image};
+use crate::runtime::{Arg, Buffer, Image, RAW_BYTES};
 
 /// A value that can be a kernel argument. Implemented for buffers, images, every numeric scalar
 /// type and [`Local`]; the array layer implements it for arrays.
 pub trait KernelArg {
     /// The argument as the runtime passes it.
     fn to_arg(&self) -> Result<Arg<'_>>;
+}
+
+/// A value parameter passed as raw bytes: for a parameter whose type clarray cannot size (a
+/// struct, a union, a typedef it cannot see), or for a program whose driver keeps no argument
+/// information. The bytes are passed as they are: their length is the size the caller states,
+/// checked against the parameter's size where that is known, and their kind is not checked.
+///
+/// ```no_run
+/// # fn demo(ctx: &clarray::Context, out: &clarray::Buffer) -> clarray::Result<()> {
+/// use clarray::program::{Bytes, Launch, Source};
+/// #[repr(C)]
+/// #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+/// struct Pair { x: f32, n: i32 }
+/// let k = Source::new("typedef struct { float x; int n; } pair_t;
+///     kernel void k(pair_t p, global float* o) { o[0] = p.x * p.n; }")
+///     .build(ctx)?
+///     .kernel("k")?;
+/// k.launch(ctx.queue(), 1, (Bytes::of(&Pair { x: 1.5, n: 2 }), out))?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bytes<'a>(pub &'a [u8]);
+
+impl<'a> Bytes<'a> {
+    /// The bytes of a plain-data value (`#[repr(C)]`, laid out as the kernel's type).
+    pub fn of<T: bytemuck::Pod>(value: &'a T) -> Bytes<'a> {
+        Bytes(bytemuck::bytes_of(value))
+    }
+}
+
+impl KernelArg for Bytes<'_> {
+    fn to_arg(&self) -> Result<Arg<'_>> {
+        Ok(Arg::Scalar(self.0, RAW_BYTES))
+    }
 }
 
 /// `__local` memory of this many bytes.

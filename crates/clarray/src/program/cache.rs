@@ -4,7 +4,11 @@
 //! # On disk
 //! A program's device binary is stored under a key that is the SHA-256 of everything the binary
 //! depends on: the source (includes inlined, see [`super::Source`]), the build options, the
-//! device's name and vendor, the driver and OpenCL versions, the platform, and clarray's version.
+//! device's name and vendor, the driver and OpenCL versions, the platform's name and version,
+//! and clarray's version. Everything the compiler reads must be in the key, so options that
+//! make the driver read files itself (`-I`, `-include`, `-isystem`, …) are refused with an
+//! error that points to [`super::Source::include_dir`]: clarray inlines those headers, and
+//! their text is part of the key.
 //! The directory is `CLARRAY_CACHE_DIR`, else `$XDG_CACHE_HOME/clarray`, else
 //! `~/.cache/clarray`; `CLARRAY_NO_CACHE=1` turns the disk cache off.
 //!
@@ -15,6 +19,15 @@
 //! renamed into place, which is atomic on POSIX file systems: readers see the old file or the
 //! new one, never half of one, and no lock files are needed (they break on shared file
 //! systems). Two processes building the same program at once both write the same bytes.
+//!
+//! Some drivers abort the process on a binary they cannot parse, and a cached binary would then
+//! abort every later process too. So a marker file (`KEY.loading`) is written before a cached
+//! binary is handed to the driver and removed once the program is built from it: an entry whose
+//! marker is still there when it is next loaded made an earlier process die while loading it,
+//! and is discarded and rebuilt from source. The directory must be owned by the user and not
+//! writable by others (group or world): otherwise binaries from it are not loaded — a warning
+//! says so, and programs are built from source and not stored. clarray creates the directory
+//! with mode 0700.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -108,6 +121,8 @@ pub(crate) fn cached_program_named(
     if let Some(k) = lock(&mem.programs).get(options).and_then(|m| m.get(source)) {
         return Ok(k.clone());
     }
+    // (Checked here, after the lookup: a program in memory passed this check when it was built.)
+    check_options(options)?;
     let program = match DiskCache::from_env() {
         Some(disk) => disk.load_or_build(ctx, source, options, files)?.0,
         None => build(ctx, source, options, files)?,
@@ -120,6 +135,26 @@ pub(crate) fn cached_program_named(
         .or_insert(built)
         .clone();
     Ok(kept)
+}
+
+/// Build options that make the driver read files clarray does not see (and so cannot put in the
+/// cache key): include directories, forced includes and macro files.
+const FILE_OPTIONS: [&str; 7] =
+    ["-I", "-include", "-imacros", "-isystem", "-iquote", "-idirafter", "-iprefix"];
+
+/// Refuses options whose files the cache key cannot cover.
+pub(crate) fn check_options(options: &str) -> Result<()> {
+    for o in options.split_whitespace() {
+        if let Some(f) = FILE_OPTIONS.iter().find(|f| o.starts_with(*f)) {
+            return Err(Error::InvalidArgument(format!(
+                "the build option `{o}` makes the OpenCL driver read headers that clarray's program \
+                 cache cannot see, so a changed header would not rebuild the program; instead of `{f}` \
+                 add the directory with Source::include_dir(…) and #include the header: clarray inlines \
+                 it, and its text is part of the cache key"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Builds from source; a build error's excerpt shows the lines in the files they are in.
@@ -143,6 +178,9 @@ pub enum Outcome {
     Miss,
     /// In the cache but unusable (the reason says why): rebuilt and overwritten.
     Rebuilt(String),
+    /// The cache directory cannot be trusted (owned by another user, or writable by others;
+    /// the reason says which): built from source, nothing loaded or stored.
+    Untrusted(String),
 }
 
 /// A program cache directory.
@@ -181,10 +219,11 @@ impl DiskCache {
     pub fn key(ctx: &Context, source: &str, options: &str) -> [u8; 32] {
         let info = ctx.device().info();
         let mut h = Sha256::new();
-        let fields: [&str; 10] = [
+        let fields: [&str; 11] = [
             "clarray program cache",
             env!("CARGO_PKG_VERSION"),
             &info.platform_name,
+            &info.platform_version,
             &info.name,
             &info.vendor,
             &info.driver_version,
@@ -221,22 +260,45 @@ impl DiskCache {
         options: &str,
         files: &[(String, String)],
     ) -> Result<(Program, Outcome)> {
+        check_options(options)?;
+        if let Err(why) = self.trusted() {
+            log::warn!(
+                "clarray: not using the program cache in {}: {why}; programs are built from source",
+                self.dir.display()
+            );
+            return Ok((build(ctx, source, options, files)?, Outcome::Untrusted(why)));
+        }
         let key = DiskCache::key(ctx, source, options);
         let path = self.path_of(&key);
-        let outcome = match std::fs::read(&path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Outcome::Miss,
-            Err(e) => Outcome::Rebuilt(format!("unreadable: {e}")),
-            Ok(bytes) => match check(&bytes, &key) {
-                Err(why) => Outcome::Rebuilt(why),
-                Ok(binary) => match Program::from_binary(ctx, binary, options) {
-                    Ok(p) if has_arg_info(&p) => return Ok((p, Outcome::Hit)),
-                    Ok(_) => Outcome::Rebuilt(LOST_ARG_INFO.into()),
-                    Err(e) => Outcome::Rebuilt(format!("the driver refused the binary: {e}")),
+        let marker = path.with_extension("loading");
+        let outcome = if marker.exists() {
+            // An earlier process wrote the marker and never removed it: it died while the driver
+            // loaded this binary (or was killed then). Loading it again could abort this one too.
+            let _ = std::fs::remove_file(&path);
+            Outcome::Rebuilt(CRASHED.into())
+        } else {
+            match std::fs::read(&path) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Outcome::Miss,
+                Err(e) => Outcome::Rebuilt(format!("unreadable: {e}")),
+                Ok(bytes) => match check(&bytes, &key) {
+                    Err(why) => Outcome::Rebuilt(why),
+                    Ok(binary) => {
+                        let marked = std::fs::write(&marker, std::process::id().to_string());
+                        let loaded = Program::from_binary_with_source(ctx, binary, source, options);
+                        if marked.is_ok() {
+                            let _ = std::fs::remove_file(&marker);
+                        }
+                        match loaded {
+                            Ok(p) if has_arg_info(&p) => return Ok((p, Outcome::Hit)),
+                            Ok(_) => Outcome::Rebuilt(LOST_ARG_INFO.into()),
+                            Err(e) => Outcome::Rebuilt(format!("the driver refused the binary: {e}")),
+                        }
+                    }
                 },
-            },
+            }
         };
         if let Outcome::Rebuilt(why) = &outcome {
-            log::info!("clarray: program cache entry {} rebuilt: {why}", path.display());
+            log::warn!("clarray: program cache entry {} rebuilt: {why}", path.display());
         }
         let program = build(ctx, source, options, files)?;
         if outcome == Outcome::Rebuilt(LOST_ARG_INFO.into()) {
@@ -252,7 +314,46 @@ impl DiskCache {
             Ok(_) => log::debug!("clarray: the driver gave no program binary; nothing cached"),
             Err(e) => log::warn!("clarray: could not read a program binary to cache it: {e}"),
         }
+        // The entry is new (or there is none): a marker left by a crash no longer applies.
+        let _ = std::fs::remove_file(&marker);
         Ok((program, outcome))
+    }
+
+    /// Whether binaries may be loaded from the directory: it is owned by this user and no one
+    /// else can write to it (a binary planted there would run on the device, and could crash
+    /// the driver). A directory that does not exist yet is fine (clarray creates it 0700).
+    fn trusted(&self) -> std::result::Result<(), String> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt as _;
+            let meta = match std::fs::metadata(&self.dir) {
+                Ok(m) => m,
+                Err(_) => return Ok(()),
+            };
+            if !meta.is_dir() {
+                // Storing fails later, and says so; nothing can be loaded from it.
+                return Ok(());
+            }
+            // The owner of /proc/self is this process's effective user (Linux).
+            if let Ok(me) = std::fs::metadata("/proc/self").map(|m| m.uid()) {
+                if meta.uid() != me {
+                    return Err(format!(
+                        "it is owned by user {} and this process runs as user {me}; use a directory of \
+                         your own (set {CACHE_DIR_ENV})",
+                        meta.uid()
+                    ));
+                }
+            }
+            let mode = meta.mode() & 0o777;
+            if mode & 0o022 != 0 {
+                return Err(format!(
+                    "it is writable by other users (mode {mode:o}); run `chmod go-w {}` or set {CACHE_DIR_ENV} \
+                     to a directory only you can write",
+                    self.dir.display()
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn store(&self, path: &Path, key: &[u8; 32], binary: &[u8]) -> Result<()> {
@@ -260,7 +361,11 @@ impl DiskCache {
             context: format!("{what} `{}`", path.display()),
             message: e.to_string(),
         };
-        std::fs::create_dir_all(&self.dir).map_err(|e| io("creating the program cache directory for", e))?;
+        let mut dirs = std::fs::DirBuilder::new();
+        dirs.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut dirs, 0o700);
+        dirs.create(&self.dir).map_err(|e| io("creating the program cache directory for", e))?;
         let tmp = self.dir.join(format!(
             ".{}.{}.{}.tmp",
             path.file_name().and_then(|n| n.to_str()).unwrap_or("program"),
@@ -285,6 +390,9 @@ impl DiskCache {
         Ok(())
     }
 }
+
+const CRASHED: &str = "a process died while the driver loaded this binary (its loading marker was \
+     left behind); discarded and rebuilt from source";
 
 const LOST_ARG_INFO: &str = "the driver dropped the kernels' argument information when loading the \
      binary (launches could not be checked); built from source, not cached";

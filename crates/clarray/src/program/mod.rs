@@ -8,7 +8,7 @@
 //! |---|---|
 //! | [`Source`], [`Defines`] | a program's text or file, `#include`s (inlined by clarray), `-D` defines, options |
 //! | [`Kernels`] | a built program whose kernels are created once and kept |
-//! | [`Launch`], [`Dims`], [`KernelArg`], [`Local`] | `kernel.launch(queue, dims, (a, b, 2.0f32))` |
+//! | [`Launch`], [`Dims`], [`KernelArg`], [`Local`], [`Bytes`] | `kernel.launch(queue, dims, (a, b, 2.0f32))` |
 //! | [`cached_program`], [`cached_kernel`], [`DiskCache`] | the program cache the other layers use |
 
 pub mod args;
@@ -16,7 +16,7 @@ pub mod cache;
 pub mod launch;
 pub mod source;
 
-pub use args::{KernelArg, Local};
+pub use args::{Bytes, KernelArg, Local};
 pub use cache::{cached_kernel, cached_program, DiskCache, Kernels, Outcome};
 pub use launch::{auto_local, Dims, KernelArgs, Launch, Sizes};
 pub use source::{DefineValue, Defines, Expanded, Source};

@@ -11,9 +11,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::runtime::Context;
+use crate::runtime::{code_only, Context};
 
-use super::cache::{cached_program_named, Kernels};
+use super::cache::{cached_program_named, check_options, Kernels};
 
 /// The option that makes the driver keep kernel argument information, which launches are
 /// checked against. Every program clarray builds gets it.
@@ -342,8 +342,10 @@ impl Source {
     /// and returns it with its kernels, each created once and kept. A build error shows the
     /// compiler's log and the lines it points at, in the file they are in.
     pub fn build(&self, ctx: &Context) -> Result<Kernels> {
-        let expanded = self.expand()?;
         let options = self.build_options()?;
+        // Before expanding: a header meant for `-I` would otherwise be reported as not found.
+        check_options(&options)?;
+        let expanded = self.expand()?;
         cached_program_named(ctx, &expanded.text, &options, &expanded.files)
     }
 }
@@ -383,7 +385,7 @@ fn include_target(line: &str) -> Option<(&str, bool)> {
 }
 
 fn has_pragma_once(text: &str) -> bool {
-    text.lines().any(|l| {
+    code_only(text).lines().any(|l| {
         let mut w = l.trim_start().trim_start_matches('#').split_whitespace();
         l.trim_start().starts_with('#') && w.next() == Some("pragma") && w.next() == Some("once")
     })
@@ -401,8 +403,17 @@ fn expand_into(
     files: &mut Vec<(String, String)>,
     any: &mut bool,
 ) -> Result<()> {
-    for (i, line) in text.lines().enumerate() {
-        let Some((name, quoted)) = include_target(line) else {
+    // Directives are looked for in the code only: an `#include` in a comment or a string
+    // literal is text, not an include (the compiler would not read it either).
+    let code = code_only(text);
+    for (i, (line, code_line)) in text.lines().zip(code.lines()).enumerate() {
+        let directive = include_target(code_line).and_then(|_| {
+            // The name is inside quotes, which code_only blanks: read it from the line itself,
+            // at the same offset (code_only keeps offsets).
+            let hash = code_line.find('#')?;
+            line.get(hash..).and_then(include_target)
+        });
+        let Some((name, quoted)) = directive else {
             out.push_str(line);
             out.push('\n');
             continue;

@@ -63,6 +63,8 @@ pub struct DeviceInfo {
     pub device_index: usize,
     /// The platform's name.
     pub platform_name: String,
+    /// The platform's `CL_PLATFORM_VERSION` (names the driver's release on PoCL).
+    pub platform_version: String,
     /// `CL_DEVICE_NAME`.
     pub name: String,
     /// `CL_DEVICE_VENDOR`.
@@ -166,6 +168,7 @@ fn query(platform: &PlatformInfo, device_index: usize, id: cl_device_id) -> Resu
         platform_index: platform.index,
         device_index,
         platform_name: platform.name.clone(),
+        platform_version: platform.version.clone(),
         name: d.name().cl("clGetDeviceInfo(CL_DEVICE_NAME)")?.trim().to_string(),
         vendor: d.vendor().cl("clGetDeviceInfo(CL_DEVICE_VENDOR)")?.trim().to_string(),
         device_type: device_type_of(d.dev_type().cl("clGetDeviceInfo(CL_DEVICE_TYPE)")?),

@@ -6,6 +6,7 @@
 
 #![allow(unsafe_code)]
 
+pub(crate) mod argtype;
 pub mod buffer;
 pub mod context;
 pub mod device;
@@ -18,6 +19,8 @@ pub mod rect;
 pub mod track;
 pub mod transfer;
 
+pub(crate) use argtype::code_only;
+pub use argtype::RAW_BYTES;
 pub(crate) use buffer::check_alloc_size;
 pub use buffer::{Access, Buffer};
 pub use buffer::{Block, Recycle};

@@ -8,6 +8,7 @@ use std::ffi::c_void;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
+use opencl3::device::Device as ClDevice;
 use opencl3::kernel::{
     Kernel as ClKernel, CL_KERNEL_ARG_ADDRESS_CONSTANT, CL_KERNEL_ARG_ADDRESS_GLOBAL,
     CL_KERNEL_ARG_ADDRESS_LOCAL, CL_KERNEL_ARG_TYPE_CONST,
@@ -15,6 +16,7 @@ use opencl3::kernel::{
 use opencl3::program::Program as ClProgram;
 use opencl3::types::cl_mem;
 
+use super::argtype::{self, Declared, Scalar, Typedefs, RAW_BYTES};
 use super::buffer::Buffer;
 use super::context::{lock, Context, Queue};
 use super::event::{list_ptr, Event, EventStatus};
@@ -32,6 +34,10 @@ struct ProgramInner {
     raw: ClProgram,
     ctx: Context,
     options: String,
+    /// The source, where known: value parameters of typedef'd types are sized from its
+    /// typedefs, and kernel signatures read from it where the driver keeps no argument
+    /// information.
+    source: Option<Arc<str>>,
 }
 
 // SAFETY: program objects may be used from any thread.
@@ -45,23 +51,35 @@ impl fmt::Debug for Program {
     }
 }
 
-/// The source lines a build log points at (`<source>:LINE:`), numbered; else the first lines.
+/// The source lines a build log points at, numbered; else the first lines.
+///
+/// Log lines name a place as `NAME:LINE:COL:`, anywhere in the line: PoCL writes
+/// `error: /…/tempfile_X.cl:12:5: …` (its temporary copy of the source), NVIDIA `<kernel>:12:5:`,
+/// both counting the lines of `source` itself; a name given by a `#line N "NAME"` directive of the
+/// source (an included file inlined by clarray) counts that file's lines, and is mapped back to
+/// the line of `source` that holds it.
 pub(crate) fn excerpt(source: &str, log: &str) -> String {
     let lines: Vec<&str> = source.lines().collect();
+    let map = line_labels(&lines);
     let mut wanted: Vec<usize> = Vec::new();
     for part in log.split('\n') {
-        // Both PoCL/Clang (`<source>:12:5: error`) and NVIDIA (`<kernel>:12:5: error`) put the line
-        // number after the first colon.
-        let mut it = part.split(':');
-        if let (Some(_), Some(n)) = (it.next(), it.next()) {
-            if let Ok(n) = n.trim().parse::<usize>() {
-                if n >= 1 && n <= lines.len() && !wanted.contains(&n) {
-                    wanted.push(n);
-                }
+        let Some((name, n)) = log_place(part) else { continue };
+        // A #line name: the physical line that the directive numbers n; else n itself.
+        let physical = if map.iter().any(|m| m.as_ref().is_some_and(|(l, _)| l == name)) {
+            map.iter().position(|m| m.as_ref().is_some_and(|(l, k)| l == name && *k == n)).map(|p| p + 1)
+        } else {
+            Some(n)
+        };
+        if let Some(p) = physical.filter(|p| (1..=lines.len()).contains(p)) {
+            if !wanted.contains(&p) {
+                wanted.push(p);
             }
         }
     }
-    let show = |n: usize| format!("{n:5} | {}", lines[n - 1]);
+    let show = |n: usize| match &map[n - 1] {
+        Some((label, k)) => format!("{label}:{k:<5}| {}", lines[n - 1]),
+        None => format!("{n:5} | {}", lines[n - 1]),
+    };
     if wanted.is_empty() {
         lines.iter().take(20).enumerate().map(|(i, _)| show(i + 1)).collect::<Vec<_>>().join("\n")
     } else {
@@ -76,6 +94,51 @@ pub(crate) fn excerpt(source: &str, log: &str) -> String {
         }
         out.join("\n")
     }
+}
+
+/// Per line of a source: the `(file, line)` a `#line N "FILE"` directive before it gives it
+/// (`None` before any such directive, and for the directive lines themselves).
+fn line_labels(lines: &[&str]) -> Vec<Option<(String, usize)>> {
+    let mut cur: Option<(String, usize)> = None;
+    lines
+        .iter()
+        .map(|l| {
+            let t = l.trim_start();
+            let directive = t.strip_prefix('#').map(str::trim_start).and_then(|r| r.strip_prefix("line "));
+            if let Some(rest) = directive {
+                let mut parts = rest.trim().splitn(2, ' ');
+                if let (Some(Ok(n)), Some(name)) = (parts.next().map(str::parse::<usize>), parts.next()) {
+                    let name = name.trim().trim_matches('"').replace("\\\\", "\\").replace("\\\"", "\"");
+                    cur = Some((name, n));
+                    return None;
+                }
+            }
+            let here = cur.clone();
+            if let Some((_, k)) = &mut cur {
+                *k += 1;
+            }
+            here
+        })
+        .collect()
+}
+
+/// The `NAME:LINE` a log line points at (`NAME:LINE:COL:` or `NAME:LINE:`), anywhere in it.
+fn log_place(line: &str) -> Option<(&str, usize)> {
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while let Some(p) = line[i..].find(':') {
+        let at = i + p;
+        let digits = line[at + 1..].bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && bytes.get(at + 1 + digits) == Some(&b':') {
+            let before = &line[..at];
+            let name = before.rsplit(' ').next().unwrap_or(before);
+            if !name.is_empty() {
+                return line[at + 1..at + 1 + digits].parse().ok().map(|n| (name, n));
+            }
+        }
+        i = at + 1;
+    }
+    None
 }
 
 /// `options` with `-cl-kernel-arg-info` added. Every program is built with it: without the
@@ -121,6 +184,7 @@ impl Program {
                             raw: plain,
                             ctx: ctx.clone(),
                             options: options.to_string(),
+                            source: Some(source.into()),
                         }),
                     });
                 }
@@ -135,13 +199,36 @@ impl Program {
                 excerpt: excerpt(source, &raw.get_build_log(ctx.device().id).unwrap_or_default()),
             })));
         }
-        Ok(Program { inner: Arc::new(ProgramInner { raw, ctx: ctx.clone(), options: options.to_string() }) })
+        Ok(Program {
+            inner: Arc::new(ProgramInner {
+                raw,
+                ctx: ctx.clone(),
+                options: options.to_string(),
+                source: Some(source.into()),
+            }),
+        })
     }
 
     /// Loads a program from a device binary returned earlier by [`Program::binary`] for the
     /// same device and driver. An incompatible or corrupt binary is an error (the caller
-    /// rebuilds from source).
+    /// rebuilds from source). Without the source, value parameters of typedef'd types cannot
+    /// be sized and take only [`crate::program::Bytes`]; see [`Program::from_binary_with_source`].
     pub fn from_binary(ctx: &Context, binary: &[u8], options: &str) -> Result<Program> {
+        Program::load_binary(ctx, binary, options, None)
+    }
+
+    /// [`Program::from_binary`] for a binary built from `source`, whose typedefs size the
+    /// kernels' value parameters as for a program built from source.
+    pub fn from_binary_with_source(
+        ctx: &Context,
+        binary: &[u8],
+        source: &str,
+        options: &str,
+    ) -> Result<Program> {
+        Program::load_binary(ctx, binary, options, Some(source.into()))
+    }
+
+    fn load_binary(ctx: &Context, binary: &[u8], options: &str, source: Option<Arc<str>>) -> Result<Program> {
         ctx.check_deferred()?;
         if binary.is_empty() {
             return Err(Error::InvalidArgument("an empty program binary".into()));
@@ -151,7 +238,9 @@ impl Program {
         let mut raw = unsafe { ClProgram::create_from_binary(&core.ctx, &[ctx.device().id], &[binary]) }
             .cl("clCreateProgramWithBinary")?;
         raw.build(&[ctx.device().id], &with_arg_info(options)).cl("clBuildProgram (from binary)")?;
-        Ok(Program { inner: Arc::new(ProgramInner { raw, ctx: ctx.clone(), options: options.to_string() }) })
+        Ok(Program {
+            inner: Arc::new(ProgramInner { raw, ctx: ctx.clone(), options: options.to_string(), source }),
+        })
     }
 
     /// The device binary, for caching.
@@ -220,7 +309,8 @@ impl Program {
         }
         let wg = raw.get_work_group_size(self.inner.ctx.device().id).unwrap_or(0);
         let multiple = raw.get_work_group_size_multiple(self.inner.ctx.device().id).unwrap_or(1).max(1);
-        let accepts = args.iter().map(Accepts::of).collect();
+        let types = self.arg_types(name, &args);
+        let accepts = args.iter().zip(&types).map(|(a, t)| Accepts::of(a, t)).collect();
         Ok(Kernel {
             inner: Arc::new(KernelInner {
                 raw: Mutex::new(RawKernel { scalars: vec![None; n], buffers: vec![None; n], kernel: raw }),
@@ -230,8 +320,38 @@ impl Program {
                 max_work_group: wg,
                 preferred_multiple: multiple,
                 program: self.clone(),
+                types,
             }),
         })
+    }
+
+    /// What each value parameter of kernel `name` is: the driver's type names (else the
+    /// kernel's signature read from the source), typedefs resolved from the source and the
+    /// options' `-D` defines.
+    fn arg_types(&self, name: &str, args: &[ArgInfo]) -> Vec<Declared> {
+        let source = self.inner.source.as_deref().unwrap_or("");
+        let mut typedefs = Typedefs::parse(source);
+        typedefs.add_defines(&self.inner.options);
+        let written = if args.iter().any(|a| a.type_name.is_none()) && !source.is_empty() {
+            argtype::signature(source, name).filter(|s| s.len() == args.len())
+        } else {
+            None
+        };
+        let pointer = ClDevice::new(self.inner.ctx.device().id).address_bits().map_or(0, |b| b as usize / 8);
+        args.iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let ty = a.type_name.clone().or_else(|| written.as_ref().and_then(|w| w[i].clone()));
+                match ty {
+                    Some(t) => typedefs.resolve(&t, pointer),
+                    None => Declared::Unknown(
+                        "the driver keeps no argument information for this program and its signature \
+                         could not be read from the source"
+                            .into(),
+                    ),
+                }
+            })
+            .collect()
     }
 }
 
@@ -272,14 +392,14 @@ struct Accepts {
     image: bool,
     local: bool,
     scalar: bool,
-    /// The exact size of a scalar, when the type is known.
-    scalar_size: Option<usize>,
+    /// The value parameter's type, when clarray can size it; else only raw bytes are taken.
+    scalar_type: Option<Scalar>,
     /// A buffer passed here is only read (a `const` or `__constant` pointer).
     read_only: bool,
 }
 
 impl Accepts {
-    fn of(info: &ArgInfo) -> Accepts {
+    fn of(info: &ArgInfo, declared: &Declared) -> Accepts {
         let ty = info.type_name.as_deref().unwrap_or("");
         let is_image = ty.starts_with("image");
         let base = ty.trim().trim_start_matches("const ").trim();
@@ -293,7 +413,10 @@ impl Accepts {
                 Some(AddressSpace::Global | AddressSpace::Constant | AddressSpace::Local)
             ) || is_image
                 || handle),
-            scalar_size: opencl_type_size(ty),
+            scalar_type: match declared {
+                Declared::Known(s) => Some(*s),
+                Declared::Unknown(_) => None,
+            },
             read_only: info.is_const || info.space == Some(AddressSpace::Constant),
         }
     }
@@ -365,6 +488,8 @@ struct KernelInner {
     max_work_group: usize,
     preferred_multiple: usize,
     program: Program,
+    /// What each argument's type is, for value parameters (see [`Kernel::arg_types`]).
+    types: Vec<Declared>,
 }
 
 // SAFETY: kernel objects may be used from any thread; clSetKernelArg is serialised by `raw`'s
@@ -398,23 +523,10 @@ pub enum Arg<'a> {
     Local(usize),
 }
 
-/// The size in bytes of an OpenCL C scalar or vector type, if it is one.
+/// The size in bytes of an OpenCL C scalar or vector type, if it is one (`size_t` and its kin
+/// depend on the device: `None`).
 pub fn opencl_type_size(name: &str) -> Option<usize> {
-    let name = name.trim().trim_start_matches("const ").trim();
-    let (base, n) = match name.find(|c: char| c.is_ascii_digit()) {
-        Some(i) => (&name[..i], name[i..].parse::<usize>().ok()?),
-        None => (name, 1),
-    };
-    let n = if n == 3 { 4 } else { n };
-    let s = match base {
-        "char" | "uchar" | "bool" => 1,
-        "short" | "ushort" | "half" => 2,
-        "int" | "uint" | "float" => 4,
-        "long" | "ulong" | "double" => 8,
-        "size_t" | "ptrdiff_t" | "intptr_t" | "uintptr_t" => return None,
-        _ => return None,
-    };
-    Some(s * n)
+    argtype::builtin(name, 0).map(|s| s.size)
 }
 
 impl Kernel {
@@ -470,7 +582,17 @@ impl Kernel {
                 Arg::Buffer(b) => ok.buffer && b.context().id() == ctx,
                 Arg::Image(im) => ok.image && im.context().id() == ctx,
                 Arg::Local(bytes) => ok.local && *bytes != 0,
-                Arg::Scalar(bytes, _) => ok.scalar && ok.scalar_size.map_or(true, |s| s == bytes.len()),
+                Arg::Scalar(bytes, given) => {
+                    ok.scalar
+                        && match ok.scalar_type {
+                            Some(t) => {
+                                t.size == bytes.len()
+                                    && (*given == RAW_BYTES
+                                        || argtype::given(given).map_or(true, |g| t.accepts(&g)))
+                            }
+                            None => *given == RAW_BYTES,
+                        }
+                }
             })
     }
 
@@ -542,13 +664,46 @@ impl Kernel {
                             format!("a scalar ({rust}) was given where the kernel takes `{ty}`, an OpenCL object that clarray cannot pass; declare the sampler inside the kernel (`const sampler_t s = CLK_…;`)"),
                         ));
                     }
-                    if let Some(size) = opencl_type_size(ty) {
-                        if size != bytes.len() {
+                    match (&self.inner.types[i], *rust == RAW_BYTES) {
+                        (Declared::Known(t), raw) => {
+                            if t.size != bytes.len() {
+                                return Err(self.arg_error(
+                                    i,
+                                    format!(
+                                        "{} of {} bytes was given where the kernel takes `{ty}` of {} bytes ({})",
+                                        if raw { "raw bytes".to_string() } else { format!("a {rust}") },
+                                        bytes.len(),
+                                        t.size,
+                                        t.describe()
+                                    ),
+                                ));
+                            }
+                            if let Some(g) = argtype::given(rust).filter(|g| !raw && !t.accepts(g)) {
+                                return Err(self.arg_error(
+                                    i,
+                                    format!(
+                                        "a {rust} ({}) was given where the kernel takes `{ty}` ({}); pass a \
+                                         value of the declared kind",
+                                        g.describe(),
+                                        t.describe()
+                                    ),
+                                ));
+                            }
+                        }
+                        (Declared::Unknown(why), false) => {
                             return Err(self.arg_error(
                                 i,
-                                format!("a {rust} of {} bytes was given where the kernel takes `{ty}` of {size} bytes", bytes.len()),
+                                format!(
+                                    "a {rust} of {} bytes was given for a parameter of type `{}` whose size \
+                                     clarray cannot know ({why}); pass the value's bytes explicitly with \
+                                     clarray::program::Bytes (e.g. Bytes::of(&value) of a #[repr(C)] type laid \
+                                     out as the kernel's)",
+                                    bytes.len(),
+                                    if ty.is_empty() { "?" } else { ty }
+                                ),
                             ));
                         }
+                        (Declared::Unknown(_), true) => {}
                     }
                 }
             }
