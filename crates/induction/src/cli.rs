@@ -7,7 +7,7 @@ use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::case::Case;
-use crate::config::{CleanOptions, Config, Form, Forms, Inflow, Integrator, Mode, Precision};
+use crate::config::{CgNorm, CleanOptions, Config, Form, Forms, Inflow, Integrator, Mode, Precision};
 use crate::error::{Error, Result};
 use crate::solver::{Report, Solver};
 
@@ -103,8 +103,10 @@ pub struct Common {
     /// Time integrator: ssprk33 or lsrk4.
     #[arg(long, default_value = "lsrk4")]
     pub integrator: Integrator,
-    /// Forms of ∂j(ui Bj) and ∂j(uj Bi): `A,B` or one for both, each central, split or product.
-    #[arg(long, default_value = "product,split")]
+    /// Forms of ∂j(ui Bj), ui ∂j Bj and ∂j(uj Bi): `A,S,B` (or `A/S/B`), A and B each central,
+    /// split or product, S central, split or zero; `A,B` takes the source term central, one form
+    /// stands for both product terms.
+    #[arg(long, default_value = "product,central,split")]
     pub forms: Forms,
     /// Precision: f32 or f64.
     #[arg(long, default_value = "f64")]
@@ -123,6 +125,9 @@ pub struct Common {
     /// the driver's choice.
     #[arg(long)]
     pub local: Option<String>,
+    /// Run even where the final time needs more than 10^7 time steps.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `induction run`.
@@ -151,16 +156,31 @@ pub struct RunArgs {
     /// the divergence, then B ← B + Gψ).
     #[arg(long)]
     pub div_clean: bool,
-    /// CG stops at ‖r‖ ≤ tol·‖r₀‖ (default 1e-8 in f64, 1e-4 in f32); r is the divergence of the
-    /// cleaned field, so this is the factor the divergence norm falls by.
+    /// Inner product and tolerance of the cleaning's CG: h (the SBP inner product; --cg-tol is
+    /// relative) or euclidean (InductionEq's: nodal values; --cg-tol is absolute, on the
+    /// residual's Euclidean norm).
+    #[arg(long, default_value = "h")]
+    pub cg_norm: CgNorm,
+    /// CG tolerance: with --cg-norm h it stops at ‖r‖ ≤ tol·‖r₀‖ (default 1e-8 in f64, 1e-4 in
+    /// f32; r is the divergence of the cleaned field, so this is the factor the divergence norm
+    /// falls by); with --cg-norm euclidean at |r| ≤ tol (default 1e-3).
     #[arg(long)]
     pub cg_tol: Option<f64>,
-    /// CG iterations at most, per cleaning.
-    #[arg(long, default_value_t = 500)]
-    pub cg_max_iter: usize,
-    /// Read the CG residual back every this many iterations.
-    #[arg(long, default_value_t = 10)]
-    pub cg_check_every: usize,
+    /// CG iterations at most, per cleaning (default 500; 50 with --cg-norm euclidean).
+    #[arg(long)]
+    pub cg_max_iter: Option<usize>,
+    /// Read the CG residual back every this many iterations (default 10; 1 with --cg-norm
+    /// euclidean).
+    #[arg(long)]
+    pub cg_check_every: Option<usize>,
+    /// Write the history of every step (time, energy, error, relative error, divergence norms,
+    /// and with --div-clean the CG iterations and residual) to this file: CSV (`.csv`) or JSON
+    /// (`.json`). The norms are computed on the device; only their scalars come back.
+    #[arg(long)]
+    pub history: Option<PathBuf>,
+    /// Draw the history (energy, error and divergence over time, log scale) into this PNG file.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
     /// Write B, |B| and div B at the final time as VTK image data into this folder.
     #[arg(long)]
     pub vtk: Option<PathBuf>,
@@ -247,6 +267,7 @@ impl Common {
         cfg.forms = self.forms;
         cfg.precision = self.precision;
         cfg.mode = self.mode;
+        cfg.force = self.force;
         Ok(())
     }
 }
@@ -263,12 +284,22 @@ impl RunArgs {
             }
         }
         if self.div_clean {
-            let tol = self.cg_tol.unwrap_or(match cfg.precision {
-                Precision::F64 => 1e-8,
-                Precision::F32 => 1e-4,
+            let defaults = match self.cg_norm {
+                CgNorm::H => CleanOptions {
+                    tol: match cfg.precision {
+                        Precision::F64 => 1e-8,
+                        Precision::F32 => 1e-4,
+                    },
+                    ..CleanOptions::default()
+                },
+                CgNorm::Euclidean => CleanOptions::INDUCTION_EQ,
+            };
+            cfg.clean = Some(CleanOptions {
+                tol: self.cg_tol.unwrap_or(defaults.tol),
+                max_iter: self.cg_max_iter.unwrap_or(defaults.max_iter),
+                check_every: self.cg_check_every.unwrap_or(defaults.check_every),
+                norm: self.cg_norm,
             });
-            cfg.clean =
-                Some(CleanOptions { tol, max_iter: self.cg_max_iter, check_every: self.cg_check_every });
         }
         cfg.validate()?;
         Ok(cfg)
@@ -304,7 +335,7 @@ fn progress(steps: usize, quiet: bool) -> ProgressBar {
 /// Runs one configuration with a progress bar; returns the solver (for outputs) and report.
 pub fn run_config(ctx: &clarray::Context, cfg: &Config, quiet: bool) -> Result<(Solver, Report)> {
     let mut solver = Solver::new(ctx, cfg)?;
-    let (steps, _) = cfg.steps();
+    let (steps, _) = cfg.steps()?;
     let pb = progress(steps, quiet);
     let report = solver.run(|s, _, _| {
         if s % 4 == 0 || s == steps {
@@ -494,7 +525,7 @@ pub fn energy_study(ctx: &clarray::Context, base: &Config) -> Result<Vec<EnergyR
     for uibj in Form::ALL {
         for ujbi in Form::ALL {
             let mut cfg = base.clone();
-            cfg.forms = Forms { uibj, ujbi };
+            cfg.forms = Forms { uibj, source: base.forms.source, ujbi };
             cfg.clean = None;
             let mut solver = Solver::new(ctx, &cfg)?;
             let e0 = solver.energy()?;
@@ -691,7 +722,7 @@ pub fn copy_ceiling(ctx: &clarray::Context, bytes: usize) -> Result<f64> {
 /// Times `steps` steps of `cfg` after one untimed step: (wall seconds, kernel seconds).
 pub fn time_steps(ctx: &clarray::Context, cfg: &Config, steps: usize) -> Result<(f64, f64)> {
     let mut s = Solver::new(ctx, cfg)?;
-    let (_, dt) = cfg.steps();
+    let (_, dt) = cfg.steps()?;
     s.step(dt)?;
     let before = s.timing()?;
     let start = Instant::now();

@@ -111,7 +111,7 @@ fn energy_of_the_stable_forms_does_not_grow() {
     base.inflow = Inflow::Zero;
     for uibj in [Form::Product, Form::Central] {
         let mut cfg = base.clone();
-        cfg.forms = Forms { uibj, ujbi: Form::Split };
+        cfg.forms = Forms::new(uibj, Form::Split);
         let mut s = Solver::new(&ctx, &cfg).unwrap();
         let e0 = s.energy().unwrap();
         let (mut growth, mut step_increase, mut prev) = (f64::NEG_INFINITY, f64::NEG_INFINITY, e0);
@@ -313,20 +313,20 @@ fn gpu_and_cpu_layouts_agree() {
         cases.push(cfg);
     }
     let mut central = cases[0].clone();
-    central.forms = Forms { uibj: Form::Central, ujbi: Form::Central };
+    central.forms = Forms::new(Form::Central, Form::Central);
     central.integrator = Integrator::Ssprk33;
     cases.push(central);
     let mut split = cases[2].clone();
-    split.forms = Forms { uibj: Form::Split, ujbi: Form::Product };
+    split.forms = Forms::new(Form::Split, Form::Product);
     cases.push(split);
     // Two nodes per work-item along x (even nx): central pairs, the pairs at the x-boundaries
     // node by node, periodic pairs that wrap; the central forms use M B along x.
     for (case, order, n, t, forms) in [
         (Case::Rotation3d, 4, [14, 13, 21], 0.05, Forms::default()),
-        (Case::Rotation3d, 2, [12, 11, 9], 0.05, Forms { uibj: Form::Central, ujbi: Form::Central }),
-        (Case::Rotation2d, 6, [18, 13, 18], 0.1, Forms { uibj: Form::Split, ujbi: Form::Split }),
+        (Case::Rotation3d, 2, [12, 11, 9], 0.05, Forms::new(Form::Central, Form::Central)),
+        (Case::Rotation2d, 6, [18, 13, 18], 0.1, Forms::new(Form::Split, Form::Split)),
         (Case::PeriodicAdvection, 6, [10, 9, 19], 0.05, Forms::default()),
-        (Case::PeriodicAdvection, 4, [8, 9, 7], 0.05, Forms { uibj: Form::Central, ujbi: Form::Product }),
+        (Case::PeriodicAdvection, 4, [8, 9, 7], 0.05, Forms::new(Form::Central, Form::Product)),
     ] {
         let mut cfg = config(case, order, n[0], t);
         cfg.n = n;
