@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::case::Case;
 use crate::config::{CgNorm, CleanOptions, Config, Form, Forms, Inflow, Integrator, Mode, Precision};
 use crate::error::{Error, Result};
+use crate::output::{check_output_file, HistoryFormat, HistoryRow};
 use crate::solver::{Report, Solver};
 
 /// Solve the linear magnetic induction equation on an OpenCL device, with every field resident
@@ -334,17 +335,45 @@ fn progress(steps: usize, quiet: bool) -> ProgressBar {
 
 /// Runs one configuration with a progress bar; returns the solver (for outputs) and report.
 pub fn run_config(ctx: &clarray::Context, cfg: &Config, quiet: bool) -> Result<(Solver, Report)> {
+    let (solver, report, _) = run_config_with(ctx, cfg, quiet, false)?;
+    Ok((solver, report))
+}
+
+/// Runs one configuration with a progress bar; with `history`, also the norms after every step
+/// (computed on the device; only their scalars come back, and only when asked for).
+pub fn run_config_with(
+    ctx: &clarray::Context,
+    cfg: &Config,
+    quiet: bool,
+    history: bool,
+) -> Result<(Solver, Report, Vec<HistoryRow>)> {
     let mut solver = Solver::new(ctx, cfg)?;
     let (steps, _) = cfg.steps()?;
     let pb = progress(steps, quiet);
-    let report = solver.run(|s, _, _| {
+    let mut rows = Vec::new();
+    let report = solver.run(|s, _, solver| {
+        if history {
+            rows.push(HistoryRow { step: s, norms: solver.norms()?, clean: solver.last_clean() });
+        }
         if s % 4 == 0 || s == steps {
             pb.set_position(s as u64);
         }
         Ok(())
     })?;
     pb.finish_and_clear();
-    Ok((solver, report))
+    if history {
+        rows.insert(0, HistoryRow { step: 0, norms: report.initial, clean: None });
+        // The last step ends exactly at the final time (run() snaps the clock to it).
+        if let Some(last) = rows.last_mut() {
+            last.norms = report.last;
+        }
+    }
+    Ok((solver, report, rows))
+}
+
+/// The name of the `.vti` file a run writes into the `--vtk` folder.
+pub fn vti_name(cfg: &Config) -> String {
+    format!("{}_order{}_n{}.vti", cfg.case, cfg.order, cfg.n[0])
 }
 
 /// The summary of one run, as printed.
@@ -403,7 +432,7 @@ fn write_outputs(solver: &Solver, vtk: Option<&Path>, png: Option<&Path>) -> Res
     if let Some(dir) = vtk {
         std::fs::create_dir_all(dir)
             .map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
-        let path = dir.join(format!("{}_order{}_n{}.vti", cfg.case, cfg.order, cfg.n[0]));
+        let path = dir.join(vti_name(cfg));
         crate::output::write_vti(&path, cfg, &b, &div)?;
         written.push(path);
     }
@@ -577,10 +606,33 @@ where
     match cli.command {
         Command::Run(a) => {
             let cfg = a.config()?;
+            // Every output path before any computing: a bad one costs nothing.
+            if let Some(dir) = &a.vtk {
+                check_output_file("--vtk", &dir.join(vti_name(&cfg)))?;
+            }
+            if let Some(png) = &a.png {
+                check_output_file("--png", png)?;
+            }
+            if let Some(h) = &a.history {
+                HistoryFormat::of(h)?;
+                check_output_file("--history", h)?;
+            }
+            if let Some(p) = &a.plot {
+                check_output_file("--plot", p)?;
+            }
             let ctx = context(a.common.device.as_deref())?;
-            let (solver, r) = run_config(&ctx, &cfg, a.quiet)?;
+            let history = a.history.is_some() || a.plot.is_some();
+            let (solver, r, rows) = run_config_with(&ctx, &cfg, a.quiet, history)?;
             println!("{}", describe(&cfg, ctx.device().name(), &r));
             for p in write_outputs(&solver, a.vtk.as_deref(), a.png.as_deref())? {
+                println!("wrote {}", p.display());
+            }
+            if let Some(h) = &a.history {
+                crate::output::write_history(h, &rows)?;
+                println!("wrote {}", h.display());
+            }
+            if let Some(p) = &a.plot {
+                crate::output::write_history_png(p, &rows)?;
                 println!("wrote {}", p.display());
             }
         }
@@ -654,6 +706,10 @@ pub fn energy_table(rows: &[EnergyRow]) -> String {
 /// resident-versus-copy comparison.
 pub fn demo(a: &DemoArgs) -> Result<()> {
     let start = Instant::now();
+    let picture = demo_picture_config();
+    // The outputs of part 2 are checked before any computing.
+    check_output_file("--out", &a.out.join(vti_name(&picture)))?;
+    check_output_file("--out", &a.out.join("rotation_2d.png"))?;
     let ctx = context(a.device.as_deref())?;
     println!("induction demo on {}\n", ctx.device().name());
 
@@ -669,8 +725,7 @@ pub fn demo(a: &DemoArgs) -> Result<()> {
     print!("{}", convergence_table(&rows));
 
     println!("\n2. One run with a picture:");
-    let mut cfg = Config::new(Case::Rotation2d, 4, 61);
-    cfg.final_time = Some(std::f64::consts::FRAC_PI_2);
+    let cfg = picture;
     let (solver, r) = run_config(&ctx, &cfg, false)?;
     println!("{}", describe(&cfg, ctx.device().name(), &r));
     let png = a.out.join("rotation_2d.png");
@@ -702,6 +757,13 @@ pub fn demo(a: &DemoArgs) -> Result<()> {
         return Err(Error::Config("resident and copy mode gave different fields".into()));
     }
     Ok(())
+}
+
+/// The demo's run with a picture: rotation_2d, order 4, 61², a quarter turn.
+fn demo_picture_config() -> Config {
+    let mut cfg = Config::new(Case::Rotation2d, 4, 61);
+    cfg.final_time = Some(std::f64::consts::FRAC_PI_2);
+    cfg
 }
 
 /// Device-to-device copy bandwidth (bytes read plus bytes written per second) over buffers of
