@@ -434,7 +434,10 @@ impl Config {
     /// the kernels index ([`MAX_NODES`]).
     pub fn nodes(&self) -> Result<usize> {
         let [nx, ny, nz] = self.n;
-        let exact = nx as u128 * ny as u128 * nz as u128;
+        let exact = (nx as u128)
+            .checked_mul(ny as u128)
+            .and_then(|p| p.checked_mul(nz as u128))
+            .map_or_else(|| "more than 2^128".to_string(), |p| p.to_string());
         match nx.checked_mul(ny).and_then(|p| p.checked_mul(nz)) {
             Some(p) if p <= MAX_NODES => Ok(p),
             _ => Err(Error::Config(format!(
@@ -464,7 +467,7 @@ impl Config {
         let limit = if self.force { usize::MAX as f64 / 2.0 } else { MAX_STEPS as f64 };
         if !(steps <= limit) {
             return Err(Error::Config(format!(
-                "--final-time {t} needs {steps:.3e} steps of dt ≤ {dt_max:.3e} (cfl {}), more than {}; \
+                "--final-time {t:e} needs {steps:.3e} steps of dt ≤ {dt_max:.3e} (cfl {}), more than {}; \
                  give a shorter --final-time or a larger --cfl{}",
                 self.cfl,
                 if self.force {

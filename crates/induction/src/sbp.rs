@@ -54,7 +54,7 @@ impl Sbp {
                 boundary_order: 3,
                 interior: vec![0.75, -0.15, 1.0 / 60.0],
                 norm: SIXTH_ORDER_NORM.iter().map(|&(p, q)| p as f64 / q as f64).collect(),
-                block: sixth_order_block(SIXTH_ORDER_X1.0 as f64 / SIXTH_ORDER_X1.1 as f64),
+                block: sixth_order_block(),
             }),
             _ => Err(Error::Config(format!(
                 "an SBP operator of order {order} was asked for; the orders available are 2, 4 and 6"
@@ -222,10 +222,23 @@ pub const SIXTH_ORDER_NORM: [(i64, i64); 6] =
 /// value of Mattsson & Nordström (2004), also used by InductionEq and SummationByPartsOperators.jl.
 pub const SIXTH_ORDER_X1: (i64, i64) = (342523, 518400);
 
-/// The sixth-order boundary block in f64 for the parameter `x1`.
-fn sixth_order_block(x1: f64) -> Vec<Vec<f64>> {
+/// The sixth-order boundary block in f64: each entry `(p/q)·x₁ + r/s` summed exactly as one
+/// fraction of integers and then divided once, so it is the exact value correctly rounded (the
+/// two terms nearly cancel in some entries, and summing them in f64 lost up to 10 ulp).
+fn sixth_order_block() -> Vec<Vec<f64>> {
+    let (xn, xd) = (SIXTH_ORDER_X1.0 as i128, SIXTH_ORDER_X1.1 as i128);
     SIXTH_ORDER_BLOCK
         .iter()
-        .map(|row| row.iter().map(|&(p, q, r, s)| p as f64 / q as f64 * x1 + r as f64 / s as f64).collect())
+        .map(|row| {
+            row.iter()
+                .map(|&(p, q, r, s)| {
+                    let (p, q, r, s) = (p as i128, q as i128, r as i128, s as i128);
+                    // Numerator and denominator stay below 2⁵³ here, so both convert exactly.
+                    let num = p * xn * s + r * q * xd;
+                    let den = q * xd * s;
+                    num as f64 / den as f64
+                })
+                .collect()
+        })
         .collect()
 }

@@ -25,6 +25,10 @@ fn induction_eq(order: usize, forms: &str) -> Config {
 
 fn relative_error(cfg: &Config) -> (f64, f64, usize) {
     let r = Solver::new(&ctx(), cfg).unwrap().run(|_, _, _| Ok(())).unwrap();
+    println!(
+        "order {} forms {} n {:?}: error {:.6e}, relative error {:.6e}, {} steps",
+        cfg.order, cfg.forms, cfg.n, r.last.error, r.last.relative_error, r.steps
+    );
     (r.last.error, r.last.relative_error, r.steps)
 }
 
@@ -288,14 +292,25 @@ fn euclidean_cleaning_stops_at_the_absolute_tolerance() {
     let stats = s.last_clean().unwrap();
     let after = euclid(&s);
     assert_eq!(stats.iterations, it);
+    assert!(it > 0 && it <= 50, "{it} iterations");
     assert!((stats.initial_residual / before - 1.0).abs() < 1e-10, "{} vs {before}", stats.initial_residual);
+    // The reported residual is the divergence of the cleaned field (checked after every
+    // iteration, so it is the last one's).
     assert!((stats.residual - after).abs() < 1e-6 * before, "reported {} vs {after}", stats.residual);
-    assert!(it <= 50);
     if it < 50 {
         assert!(after <= 1e-3 * (1.0 + 1e-6), "stopped at {after:e} after {it} iterations");
+    } else {
+        assert!(stats.residual > 1e-3, "50 iterations although {} reached the tolerance", stats.residual);
     }
-    assert!(it > 0);
-    // Already below the tolerance: no iteration.
+    // Cleaning again until it converges (50 iterations a call); then a field below the tolerance
+    // takes none.
+    for _ in 0..20 {
+        if s.last_clean().unwrap().residual <= 1e-3 {
+            break;
+        }
+        s.clean().unwrap();
+    }
+    assert!(s.last_clean().unwrap().residual <= 1e-3, "no convergence in 1000 iterations");
     assert_eq!(s.clean().unwrap(), 0);
 }
 
