@@ -94,9 +94,10 @@ impl Case {
 
     /// The largest |u| over the nodes `lo + p·h` (p = 0 … n − 1 on each axis), for the time step
     /// (InductionEq's rule). For the linear and constant velocities |u|² is convex, so the
-    /// largest value lies at a corner of the grid. For `confined_domain`, |u|² = (1 − w)·g(x, y)
-    /// + 4·cos²(πx)cos²(πy)·w with w = sin²(πz) is affine in w, so for each (x, y) only the nodes
-    /// with the smallest and the largest sin²(πz) can hold the largest value: O(nx·ny + nz).
+    /// largest value lies at a corner of the grid. For `confined_domain`, |u|² is
+    /// (1 − w)·g(x, y) plus 4·cos²(πx)cos²(πy)·w with w = sin²(πz), affine in w, so for each
+    /// (x, y) only the nodes with the smallest and the largest sin²(πz) can hold the largest
+    /// value: O(nx·ny + nz).
     pub fn max_speed_on_nodes(self, n: [usize; 3], lo: [f64; 3], h: [f64; 3]) -> f64 {
         let node = |a: usize, p: usize| lo[a] + p as f64 * h[a];
         let speed = |x: [f64; 3]| {

@@ -463,9 +463,10 @@ impl Config {
         let h = self.spacing().into_iter().fold(f64::INFINITY, f64::min);
         let dt_max = self.cfl * h / self.max_speed();
         let t = self.final_time();
-        let steps = (t / dt_max).ceil().max(1.0);
+        let steps = (t / dt_max).ceil();
         let limit = if self.force { usize::MAX as f64 / 2.0 } else { MAX_STEPS as f64 };
-        if !(steps <= limit) {
+        // A NaN count (a NaN final time or speed) is refused with the rest.
+        if steps.is_nan() || steps > limit {
             return Err(Error::Config(format!(
                 "--final-time {t:e} needs {steps:.3e} steps of dt ≤ {dt_max:.3e} (cfl {}), more than {}; \
                  give a shorter --final-time or a larger --cfl{}",
@@ -478,7 +479,7 @@ impl Config {
                 if self.force { "" } else { ", or --force to run that many" }
             )));
         }
-        let steps = steps as usize;
+        let steps = (steps as usize).max(1);
         Ok((steps, t / steps as f64))
     }
 
