@@ -7,8 +7,9 @@ use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::case::Case;
-use crate::config::{CleanOptions, Config, Form, Forms, Inflow, Integrator, Mode, Precision};
+use crate::config::{CgNorm, CleanOptions, Config, Form, Forms, Inflow, Integrator, Mode, Precision};
 use crate::error::{Error, Result};
+use crate::output::{check_output_file, HistoryFormat, HistoryRow};
 use crate::solver::{Report, Solver};
 
 /// Solve the linear magnetic induction equation on an OpenCL device, with every field resident
@@ -103,8 +104,10 @@ pub struct Common {
     /// Time integrator: ssprk33 or lsrk4.
     #[arg(long, default_value = "lsrk4")]
     pub integrator: Integrator,
-    /// Forms of ∂j(ui Bj) and ∂j(uj Bi): `A,B` or one for both, each central, split or product.
-    #[arg(long, default_value = "product,split")]
+    /// Forms of ∂j(ui Bj), ui ∂j Bj and ∂j(uj Bi): `A,S,B` (or `A/S/B`), A and B each central,
+    /// split or product, S central, split or zero; `A,B` takes the source term central, one form
+    /// stands for both product terms.
+    #[arg(long, default_value = "product,central,split")]
     pub forms: Forms,
     /// Precision: f32 or f64.
     #[arg(long, default_value = "f64")]
@@ -123,6 +126,9 @@ pub struct Common {
     /// the driver's choice.
     #[arg(long)]
     pub local: Option<String>,
+    /// Run even where the final time needs more than 10^7 time steps.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `induction run`.
@@ -151,16 +157,31 @@ pub struct RunArgs {
     /// the divergence, then B ← B + Gψ).
     #[arg(long)]
     pub div_clean: bool,
-    /// CG stops at ‖r‖ ≤ tol·‖r₀‖ (default 1e-8 in f64, 1e-4 in f32); r is the divergence of the
-    /// cleaned field, so this is the factor the divergence norm falls by.
+    /// Inner product and tolerance of the cleaning's CG: h (the SBP inner product; --cg-tol is
+    /// relative) or euclidean (InductionEq's: nodal values; --cg-tol is absolute, on the
+    /// residual's Euclidean norm).
+    #[arg(long, default_value = "h")]
+    pub cg_norm: CgNorm,
+    /// CG tolerance: with --cg-norm h it stops at ‖r‖ ≤ tol·‖r₀‖ (default 1e-8 in f64, 1e-4 in
+    /// f32; r is the divergence of the cleaned field, so this is the factor the divergence norm
+    /// falls by); with --cg-norm euclidean at |r| ≤ tol (default 1e-3).
     #[arg(long)]
     pub cg_tol: Option<f64>,
-    /// CG iterations at most, per cleaning.
-    #[arg(long, default_value_t = 500)]
-    pub cg_max_iter: usize,
-    /// Read the CG residual back every this many iterations.
-    #[arg(long, default_value_t = 10)]
-    pub cg_check_every: usize,
+    /// CG iterations at most, per cleaning (default 500; 50 with --cg-norm euclidean).
+    #[arg(long)]
+    pub cg_max_iter: Option<usize>,
+    /// Read the CG residual back every this many iterations (default 10; 1 with --cg-norm
+    /// euclidean).
+    #[arg(long)]
+    pub cg_check_every: Option<usize>,
+    /// Write the history of every step (time, energy, error, relative error, divergence norms,
+    /// and with --div-clean the CG iterations and residual) to this file: CSV (`.csv`) or JSON
+    /// (`.json`). The norms are computed on the device; only their scalars come back.
+    #[arg(long)]
+    pub history: Option<PathBuf>,
+    /// Draw the history (energy, error and divergence over time, log scale) into this PNG file.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
     /// Write B, |B| and div B at the final time as VTK image data into this folder.
     #[arg(long)]
     pub vtk: Option<PathBuf>,
@@ -247,6 +268,7 @@ impl Common {
         cfg.forms = self.forms;
         cfg.precision = self.precision;
         cfg.mode = self.mode;
+        cfg.force = self.force;
         Ok(())
     }
 }
@@ -263,12 +285,22 @@ impl RunArgs {
             }
         }
         if self.div_clean {
-            let tol = self.cg_tol.unwrap_or(match cfg.precision {
-                Precision::F64 => 1e-8,
-                Precision::F32 => 1e-4,
+            let defaults = match self.cg_norm {
+                CgNorm::H => CleanOptions {
+                    tol: match cfg.precision {
+                        Precision::F64 => 1e-8,
+                        Precision::F32 => 1e-4,
+                    },
+                    ..CleanOptions::default()
+                },
+                CgNorm::Euclidean => CleanOptions::INDUCTION_EQ,
+            };
+            cfg.clean = Some(CleanOptions {
+                tol: self.cg_tol.unwrap_or(defaults.tol),
+                max_iter: self.cg_max_iter.unwrap_or(defaults.max_iter),
+                check_every: self.cg_check_every.unwrap_or(defaults.check_every),
+                norm: self.cg_norm,
             });
-            cfg.clean =
-                Some(CleanOptions { tol, max_iter: self.cg_max_iter, check_every: self.cg_check_every });
         }
         cfg.validate()?;
         Ok(cfg)
@@ -303,6 +335,18 @@ fn progress(steps: usize, quiet: bool) -> ProgressBar {
 
 /// Runs one configuration with a progress bar; returns the solver (for outputs) and report.
 pub fn run_config(ctx: &clarray::Context, cfg: &Config, quiet: bool) -> Result<(Solver, Report)> {
+    let (solver, report, _) = run_config_with(ctx, cfg, quiet, false)?;
+    Ok((solver, report))
+}
+
+/// Runs one configuration with a progress bar; with `history`, also the norms after every step
+/// (computed on the device; only their scalars come back, and only when asked for).
+pub fn run_config_with(
+    ctx: &clarray::Context,
+    cfg: &Config,
+    quiet: bool,
+    history: bool,
+) -> Result<(Solver, Report, Vec<HistoryRow>)> {
     // Said before anything is allocated, so that a large run shows what it is about to take.
     let plan = crate::solver::MemoryPlan::new(cfg, ctx.device().info());
     let limit = clarray::memory::limit(ctx)?;
@@ -314,16 +358,32 @@ pub fn run_config(ctx: &clarray::Context, cfg: &Config, quiet: bool) -> Result<(
         ctx.device().name()
     );
     let mut solver = Solver::new(ctx, cfg)?;
-    let (steps, _) = cfg.steps();
+    let (steps, _) = cfg.steps()?;
     let pb = progress(steps, quiet);
-    let report = solver.run(|s, _, _| {
+    let mut rows = Vec::new();
+    let report = solver.run(|s, _, solver| {
+        if history {
+            rows.push(HistoryRow { step: s, norms: solver.norms()?, clean: solver.last_clean() });
+        }
         if s % 4 == 0 || s == steps {
             pb.set_position(s as u64);
         }
         Ok(())
     })?;
     pb.finish_and_clear();
-    Ok((solver, report))
+    if history {
+        rows.insert(0, HistoryRow { step: 0, norms: report.initial, clean: None });
+        // The last step ends exactly at the final time (run() snaps the clock to it).
+        if let Some(last) = rows.last_mut() {
+            last.norms = report.last;
+        }
+    }
+    Ok((solver, report, rows))
+}
+
+/// The name of the `.vti` file a run writes into the `--vtk` folder.
+pub fn vti_name(cfg: &Config) -> String {
+    format!("{}_order{}_n{}.vti", cfg.case, cfg.order, cfg.n[0])
 }
 
 /// The summary of one run, as printed.
@@ -382,7 +442,7 @@ fn write_outputs(solver: &Solver, vtk: Option<&Path>, png: Option<&Path>) -> Res
     if let Some(dir) = vtk {
         std::fs::create_dir_all(dir)
             .map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
-        let path = dir.join(format!("{}_order{}_n{}.vti", cfg.case, cfg.order, cfg.n[0]));
+        let path = dir.join(vti_name(cfg));
         crate::output::write_vti(&path, cfg, &b, &div)?;
         written.push(path);
     }
@@ -504,7 +564,7 @@ pub fn energy_study(ctx: &clarray::Context, base: &Config) -> Result<Vec<EnergyR
     for uibj in Form::ALL {
         for ujbi in Form::ALL {
             let mut cfg = base.clone();
-            cfg.forms = Forms { uibj, ujbi };
+            cfg.forms = Forms { uibj, source: base.forms.source, ujbi };
             cfg.clean = None;
             let mut solver = Solver::new(ctx, &cfg)?;
             let e0 = solver.energy()?;
@@ -556,10 +616,33 @@ where
     match cli.command {
         Command::Run(a) => {
             let cfg = a.config()?;
+            // Every output path before any computing: a bad one costs nothing.
+            if let Some(dir) = &a.vtk {
+                check_output_file("--vtk", &dir.join(vti_name(&cfg)))?;
+            }
+            if let Some(png) = &a.png {
+                check_output_file("--png", png)?;
+            }
+            if let Some(h) = &a.history {
+                HistoryFormat::of(h)?;
+                check_output_file("--history", h)?;
+            }
+            if let Some(p) = &a.plot {
+                check_output_file("--plot", p)?;
+            }
             let ctx = context(a.common.device.as_deref())?;
-            let (solver, r) = run_config(&ctx, &cfg, a.quiet)?;
+            let history = a.history.is_some() || a.plot.is_some();
+            let (solver, r, rows) = run_config_with(&ctx, &cfg, a.quiet, history)?;
             println!("{}", describe(&cfg, ctx.device().name(), &r));
             for p in write_outputs(&solver, a.vtk.as_deref(), a.png.as_deref())? {
+                println!("wrote {}", p.display());
+            }
+            if let Some(h) = &a.history {
+                crate::output::write_history(h, &rows)?;
+                println!("wrote {}", h.display());
+            }
+            if let Some(p) = &a.plot {
+                crate::output::write_history_png(p, &rows)?;
                 println!("wrote {}", p.display());
             }
         }
@@ -633,6 +716,10 @@ pub fn energy_table(rows: &[EnergyRow]) -> String {
 /// resident-versus-copy comparison.
 pub fn demo(a: &DemoArgs) -> Result<()> {
     let start = Instant::now();
+    let picture = demo_picture_config();
+    // The outputs of part 2 are checked before any computing.
+    check_output_file("--out", &a.out.join(vti_name(&picture)))?;
+    check_output_file("--out", &a.out.join("rotation_2d.png"))?;
     let ctx = context(a.device.as_deref())?;
     println!("induction demo on {}\n", ctx.device().name());
 
@@ -648,8 +735,7 @@ pub fn demo(a: &DemoArgs) -> Result<()> {
     print!("{}", convergence_table(&rows));
 
     println!("\n2. One run with a picture:");
-    let mut cfg = Config::new(Case::Rotation2d, 4, 61);
-    cfg.final_time = Some(std::f64::consts::FRAC_PI_2);
+    let cfg = picture;
     let (solver, r) = run_config(&ctx, &cfg, false)?;
     println!("{}", describe(&cfg, ctx.device().name(), &r));
     let png = a.out.join("rotation_2d.png");
@@ -683,6 +769,13 @@ pub fn demo(a: &DemoArgs) -> Result<()> {
     Ok(())
 }
 
+/// The demo's run with a picture: rotation_2d, order 4, 61², a quarter turn.
+fn demo_picture_config() -> Config {
+    let mut cfg = Config::new(Case::Rotation2d, 4, 61);
+    cfg.final_time = Some(std::f64::consts::FRAC_PI_2);
+    cfg
+}
+
 /// Device-to-device copy bandwidth (bytes read plus bytes written per second) over buffers of
 /// `bytes`: the ceiling a memory-bound kernel can reach.
 pub fn copy_ceiling(ctx: &clarray::Context, bytes: usize) -> Result<f64> {
@@ -701,7 +794,7 @@ pub fn copy_ceiling(ctx: &clarray::Context, bytes: usize) -> Result<f64> {
 /// Times `steps` steps of `cfg` after one untimed step: (wall seconds, kernel seconds).
 pub fn time_steps(ctx: &clarray::Context, cfg: &Config, steps: usize) -> Result<(f64, f64)> {
     let mut s = Solver::new(ctx, cfg)?;
-    let (_, dt) = cfg.steps();
+    let (_, dt) = cfg.steps()?;
     s.step(dt)?;
     let before = s.timing()?;
     let start = Instant::now();

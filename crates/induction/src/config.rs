@@ -56,21 +56,79 @@ impl FromStr for Form {
     }
 }
 
-/// The forms of the two product terms: `∂ⱼ(uᵢBⱼ)` and `∂ⱼ(uⱼBᵢ)`. (The middle term `uᵢ∂ⱼBⱼ` is no
-/// derivative of a product and has one discretisation.)
+/// How the middle term `uᵢ∂ⱼBⱼ` is discretised (InductionEq's `USE_SOURCE_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceForm {
+    /// `uᵢ·DⱼBⱼ`.
+    Central,
+    /// `½(uᵢ·DⱼBⱼ + Dⱼ(uᵢBⱼ) − Bⱼ·Dⱼuᵢ)`: the mean of the central form and the one the product
+    /// rule gives.
+    Split,
+    /// Dropped: the term vanishes for divergence-free B, and without it the equation is in
+    /// conservation form.
+    Zero,
+}
+
+impl SourceForm {
+    /// Every source form.
+    pub const ALL: [SourceForm; 3] = [SourceForm::Central, SourceForm::Split, SourceForm::Zero];
+
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            SourceForm::Central => "central",
+            SourceForm::Split => "split",
+            SourceForm::Zero => "zero",
+        }
+    }
+
+    pub(crate) fn id(self) -> u32 {
+        match self {
+            SourceForm::Central => 0,
+            SourceForm::Split => 1,
+            SourceForm::Zero => 2,
+        }
+    }
+}
+
+impl fmt::Display for SourceForm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for SourceForm {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<SourceForm> {
+        SourceForm::ALL.into_iter().find(|f| f.name() == s).ok_or_else(|| {
+            Error::Config(format!(
+                "unknown source form `{s}`; the forms of ui dj Bj are central, split and zero"
+            ))
+        })
+    }
+}
+
+/// The forms of the three terms: `∂ⱼ(uᵢBⱼ)`, the source `uᵢ∂ⱼBⱼ` and `∂ⱼ(uⱼBᵢ)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Forms {
     /// Form of `∂ⱼ(uᵢBⱼ)`.
     pub uibj: Form,
+    /// Form of `uᵢ∂ⱼBⱼ`.
+    pub source: SourceForm,
     /// Form of `∂ⱼ(uⱼBᵢ)`.
     pub ujbi: Form,
 }
 
 impl Forms {
     /// The combination that the energy method proves stable: `∂ⱼ(uᵢBⱼ)` in product form (with the
-    /// middle term it leaves `Bⱼ∂ⱼuᵢ`, no derivative of B), `∂ⱼ(uⱼBᵢ)` in split form (its energy
-    /// contribution reduces to boundary terms, which the SAT penalties control).
-    pub const STABLE: Forms = Forms { uibj: Form::Product, ujbi: Form::Split };
+    /// central source term it leaves `Bⱼ∂ⱼuᵢ`, no derivative of B), `∂ⱼ(uⱼBᵢ)` in split form (its
+    /// energy contribution reduces to boundary terms, which the SAT penalties control).
+    pub const STABLE: Forms = Forms { uibj: Form::Product, source: SourceForm::Central, ujbi: Form::Split };
+
+    /// `∂ⱼ(uᵢBⱼ)` and `∂ⱼ(uⱼBᵢ)` in the given forms, the source term central.
+    pub fn new(uibj: Form, ujbi: Form) -> Forms {
+        Forms { uibj, source: SourceForm::Central, ujbi }
+    }
 }
 
 impl Default for Forms {
@@ -81,21 +139,23 @@ impl Default for Forms {
 
 impl fmt::Display for Forms {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{},{}", self.uibj, self.ujbi)
+        write!(f, "{},{},{}", self.uibj, self.source, self.ujbi)
     }
 }
 
 impl FromStr for Forms {
     type Err = Error;
-    /// `A,B` (forms of `∂ⱼ(uᵢBⱼ)` and `∂ⱼ(uⱼBᵢ)`) or one form for both.
+    /// `A,S,B` (forms of `∂ⱼ(uᵢBⱼ)`, `uᵢ∂ⱼBⱼ` and `∂ⱼ(uⱼBᵢ)`; `/` separates as well as `,`),
+    /// `A,B` (the source term central) or one form for both product terms.
     fn from_str(s: &str) -> Result<Forms> {
-        let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+        let parts: Vec<&str> = s.split([',', '/']).map(str::trim).collect();
         match parts.as_slice() {
-            [a] => Ok(Forms { uibj: a.parse()?, ujbi: a.parse()? }),
-            [a, b] => Ok(Forms { uibj: a.parse()?, ujbi: b.parse()? }),
+            [a] => Ok(Forms::new(a.parse()?, a.parse()?)),
+            [a, b] => Ok(Forms::new(a.parse()?, b.parse()?)),
+            [a, m, b] => Ok(Forms { uibj: a.parse()?, source: m.parse()?, ujbi: b.parse()? }),
             _ => Err(Error::Config(format!(
-                "--forms `{s}`: give one form, or two separated by a comma (for ∂j(ui Bj) and \
-                 ∂j(uj Bi)), e.g. `product,split`"
+                "--forms `{s}`: give the forms of ∂j(ui Bj), ui ∂j Bj and ∂j(uj Bi) separated by \
+                 commas, e.g. `product,central,split`, or two (the source term central) or one"
             ))),
         }
     }
@@ -200,22 +260,80 @@ impl fmt::Display for Mode {
     }
 }
 
+/// The inner product and stopping rule of the cleaning's conjugate gradients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CgNorm {
+    /// The SBP inner product H (in which the operator is symmetric, so CG converges), stopping
+    /// when ‖r‖_H ≤ tol·‖r₀‖_H.
+    #[default]
+    H,
+    /// InductionEq's: Euclidean inner products of the nodal values, stopping when the Euclidean
+    /// norm of the nodal residual is at most tol (an absolute tolerance: 1e-3, at most 50
+    /// iterations in the paper's runs).
+    Euclidean,
+}
+
+impl FromStr for CgNorm {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<CgNorm> {
+        match s {
+            "h" | "H" | "sbp" => Ok(CgNorm::H),
+            "euclidean" | "l2" => Ok(CgNorm::Euclidean),
+            _ => Err(Error::Config(format!(
+                "unknown --cg-norm `{s}`; use h (SBP inner product, relative tolerance) or euclidean \
+                 (InductionEq's: nodal values, absolute tolerance)"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for CgNorm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CgNorm::H => "h",
+            CgNorm::Euclidean => "euclidean",
+        })
+    }
+}
+
 /// Options of the divergence cleaning (conjugate gradients for −Div·G ψ = Div·B, then B ← B + Gψ).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CleanOptions {
-    /// Stop when ‖r‖ ≤ tol·‖r₀‖ (H-weighted norms; r is the divergence of the cleaned field).
+    /// [`CgNorm::H`]: stop when ‖r‖ ≤ tol·‖r₀‖ (H-weighted norms; r is the divergence of the
+    /// cleaned field). [`CgNorm::Euclidean`]: stop when the Euclidean norm of r is at most tol.
     pub tol: f64,
     /// At most this many iterations per cleaning.
     pub max_iter: usize,
     /// Read the residual back every this many iterations (the rest stays on the device).
     pub check_every: usize,
+    /// Inner product and kind of tolerance.
+    pub norm: CgNorm,
+}
+
+impl CleanOptions {
+    /// InductionEq's settings: Euclidean inner products, absolute tolerance 1e-3 on the
+    /// Euclidean norm of the nodal residual, at most 50 iterations, checked after every one.
+    pub const INDUCTION_EQ: CleanOptions =
+        CleanOptions { tol: 1e-3, max_iter: 50, check_every: 1, norm: CgNorm::Euclidean };
 }
 
 impl Default for CleanOptions {
     fn default() -> CleanOptions {
-        CleanOptions { tol: 1e-8, max_iter: 500, check_every: 10 }
+        CleanOptions { tol: 1e-8, max_iter: 500, check_every: 10, norm: CgNorm::H }
     }
 }
+
+/// The most time steps a run takes without [`Config::force`]: a final time that asks for more is
+/// most likely a mistake (`--final-time 1e300`), and would run for days.
+pub const MAX_STEPS: usize = 10_000_000;
+
+/// The most grid nodes the kernels index (64-bit indices over the three components of a field;
+/// 32-bit ones are used where they suffice, see `solver::index64`).
+pub const MAX_NODES: usize = (i64::MAX / 3) as usize;
+
+/// The most nodes an x-y plane may hold: offsets within a plane, times the widest stencil, are
+/// 32-bit integers in the kernels.
+pub const MAX_PLANE: usize = i32::MAX as usize / 16;
 
 /// Boundary data the SAT penalties impose at inflow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -274,6 +392,8 @@ pub struct Config {
     /// anyway where the grid needs them (three values per node past 2^31); this forces them on
     /// a small grid, which is how the tests check that both variants compute the same field.
     pub wide_indices: bool,
+    /// Run even where the final time needs more than [`MAX_STEPS`] steps.
+    pub force: bool,
 }
 
 impl Config {
@@ -300,6 +420,7 @@ impl Config {
             vector_width: None,
             build_options: String::new(),
             wide_indices: false,
+            force: false,
         }
     }
 
@@ -318,14 +439,62 @@ impl Config {
         })
     }
 
-    /// Number of steps and the step size: the CFL step shortened so that the steps end exactly
-    /// at the final time.
-    pub fn steps(&self) -> (usize, f64) {
+    /// The number of grid nodes, nx·ny·nz; an error where the product overflows, is more than
+    /// the kernels index ([`MAX_NODES`]), or an x-y plane is more than [`MAX_PLANE`] nodes.
+    pub fn nodes(&self) -> Result<usize> {
+        let [nx, ny, nz] = self.n;
+        let exact = (nx as u128)
+            .checked_mul(ny as u128)
+            .and_then(|p| p.checked_mul(nz as u128))
+            .map_or_else(|| "more than 2^128".to_string(), |p| p.to_string());
+        if nx.checked_mul(ny).is_none_or(|p| p > MAX_PLANE) {
+            return Err(Error::Config(format!(
+                "a grid of nx × ny × nz = {nx} × {ny} × {nz} is larger than the solver can index: an \
+                 x-y plane may hold at most {MAX_PLANE} nodes (32-bit offsets within a plane); use \
+                 a smaller --n, --nx or --ny"
+            )));
+        }
+        match nx.checked_mul(ny).and_then(|p| p.checked_mul(nz)) {
+            Some(p) if p <= MAX_NODES => Ok(p),
+            _ => Err(Error::Config(format!(
+                "a grid of nx × ny × nz = {nx} × {ny} × {nz} = {exact} nodes is larger than the solver \
+                 can index ({MAX_NODES} nodes, 64-bit indices over 3 components); use a smaller --n"
+            ))),
+        }
+    }
+
+    /// The largest |u| over the grid nodes (the time step's speed, as InductionEq takes it).
+    pub fn max_speed(&self) -> f64 {
+        let (lo, _) = self.case.domain();
+        self.case.max_speed_on_nodes(self.n, lo, self.spacing())
+    }
+
+    /// Number of steps and the step size, by InductionEq's rule: dt = cfl·min(dx, dy, dz)/max|u|
+    /// (the largest |u| over the grid nodes), steps = ⌈T/dt⌉, and dt shortened to T/steps so that
+    /// the steps end exactly at the final time T. An error where that is more than [`MAX_STEPS`]
+    /// steps (unless [`Config::force`]) or more than can be counted.
+    pub fn steps(&self) -> Result<(usize, f64)> {
         let h = self.spacing().into_iter().fold(f64::INFINITY, f64::min);
-        let dt_max = self.cfl * h / self.case.max_speed();
+        let dt_max = self.cfl * h / self.max_speed();
         let t = self.final_time();
-        let steps = ((t / dt_max) * (1.0 - 1e-12)).ceil().max(1.0) as usize;
-        (steps, t / steps as f64)
+        let steps = (t / dt_max).ceil();
+        let limit = if self.force { usize::MAX as f64 / 2.0 } else { MAX_STEPS as f64 };
+        // A NaN count (a NaN final time or speed) is refused with the rest.
+        if steps.is_nan() || steps > limit {
+            return Err(Error::Config(format!(
+                "--final-time {t:e} needs {steps:.3e} steps of dt ≤ {dt_max:.3e} (cfl {}), more than {}; \
+                 give a shorter --final-time or a larger --cfl{}",
+                self.cfl,
+                if self.force {
+                    "can be counted".to_string()
+                } else {
+                    format!("the limit of {MAX_STEPS} steps")
+                },
+                if self.force { "" } else { ", or --force to run that many" }
+            )));
+        }
+        let steps = (steps as usize).max(1);
+        Ok((steps, t / steps as f64))
     }
 
     /// Checks every option and their combination; the error says what to change.
@@ -346,21 +515,7 @@ impl Config {
                 )));
             }
         }
-        // The kernels index nodes with 64-bit integers where needed, planes and stencil offsets
-        // with 32-bit ones: a plane of n_x·n_y nodes times the widest stencil must fit in an int.
-        let plane = self.n[0].checked_mul(self.n[1]).filter(|p| p.saturating_mul(16) <= i32::MAX as usize);
-        let points = plane.and_then(|p| p.checked_mul(self.n[2])).and_then(|p| p.checked_mul(3));
-        if points.is_none() {
-            return Err(Error::Config(format!(
-                "a {}×{}×{} grid is larger than the solver can index: an x-y plane may hold at \
-                 most {} nodes, and three values per node must be countable in 64 bits; use a \
-                 smaller --n",
-                self.n[0],
-                self.n[1],
-                self.n[2],
-                i32::MAX / 16
-            )));
-        }
+        self.nodes()?;
         if !(self.cfl > 0.0 && self.cfl <= 2.0) {
             return Err(Error::Config(format!(
                 "--cfl {} is outside (0, 2]; explicit Runge-Kutta needs a small positive CFL number \
@@ -411,13 +566,28 @@ impl Config {
             }
         }
         if let Some(c) = self.clean {
-            if !(c.tol > 0.0 && c.tol < 1.0) {
-                return Err(Error::Config(format!("--cg-tol {} must lie in (0, 1)", c.tol)));
+            match c.norm {
+                CgNorm::H if !(c.tol > 0.0 && c.tol < 1.0) => {
+                    return Err(Error::Config(format!(
+                        "--cg-tol {} must lie in (0, 1): with --cg-norm h it is the factor the \
+                         residual falls by",
+                        c.tol
+                    )));
+                }
+                CgNorm::Euclidean if !(c.tol > 0.0 && c.tol.is_finite()) => {
+                    return Err(Error::Config(format!(
+                        "--cg-tol {} must be a positive number: with --cg-norm euclidean it is the \
+                         absolute tolerance on the residual's Euclidean norm (e.g. 1e-3)",
+                        c.tol
+                    )));
+                }
+                _ => {}
             }
             if c.max_iter == 0 || c.check_every == 0 {
                 return Err(Error::Config("--cg-max-iter and --cg-check-every must be at least 1".into()));
             }
         }
+        self.steps()?;
         Ok(())
     }
 }

@@ -45,6 +45,6 @@ pub mod sbp;
 pub mod solver;
 
 pub use case::Case;
-pub use config::{Config, Form, Integrator, Mode, Precision};
+pub use config::{CgNorm, Config, Form, Forms, Integrator, Mode, Precision, SourceForm};
 pub use error::{Error, Result};
 pub use solver::{Report, Solver};

@@ -1,12 +1,14 @@
-//! Output for people: VTK XML image data (`.vti`, opened by ParaView) with B, |B| and div B, and a
+//! Output for people: VTK XML image data (`.vti`, opened by ParaView) with B, |B| and div B, a
 //! PNG of the mid-plane slice (z = nz/2) of |B| and of div B, each with a colour bar labelled with
-//! its range.
+//! its range, and a run's history (the norms after every step) as CSV, JSON or a PNG plot. Every
+//! output path is checked before a run ([`check_output_file`]), so a bad one costs no computing.
 
 use std::io::Write;
 use std::path::Path;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::solver::{CleanStats, Norms};
 
 fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     move |source| Error::Io { path: path.display().to_string(), source }
@@ -83,6 +85,18 @@ fn glyph(c: char) -> [u8; 5] {
         'i' => [2, 0, 2, 2, 2],
         'v' => [0, 0, 5, 5, 2],
         '|' => [2, 2, 2, 2, 2],
+        'E' => [7, 4, 6, 4, 7],
+        'r' => [0, 5, 6, 4, 4],
+        'o' => [0, 7, 5, 5, 7],
+        't' => [2, 7, 2, 2, 3],
+        'n' => [0, 6, 5, 5, 5],
+        'g' => [0, 7, 5, 3, 6],
+        'y' => [0, 5, 5, 2, 4],
+        'l' => [6, 2, 2, 2, 7],
+        '/' => [1, 1, 2, 4, 4],
+        '=' => [0, 7, 0, 7, 0],
+        '(' => [1, 2, 2, 2, 1],
+        ')' => [4, 2, 2, 2, 4],
         _ => [0; 5],
     }
 }
@@ -186,8 +200,226 @@ pub fn write_png(path: &Path, cfg: &Config, b: &[f64], div: &[f64]) -> Result<()
     let mut cv = Canvas::new(w, h);
     panel(&mut cv, 12, 12, scale, &smag, nx, ny, (mlo, mhi), colorous::VIRIDIS, "|B|");
     panel(&mut cv, 12 + panel_w, 12, scale, &sdiv, nx, ny, (-dmax, dmax), colorous::RED_BLUE, "div B");
+    write_rgb_png(path, &cv)
+}
+
+/// Checks before a run that the file `path`, given by the option `option`, can be written: it is
+/// no folder, its folder exists or can be made, and the file can be opened for writing (a file
+/// that was not there is removed again). The error names the file.
+pub fn check_output_file(option: &str, path: &Path) -> Result<()> {
+    let fail = |kind: std::io::ErrorKind, what: String| Error::Io {
+        path: path.display().to_string(),
+        source: std::io::Error::new(kind, format!("{option} {}: {what}", path.display())),
+    };
+    if path.is_dir() {
+        return Err(fail(std::io::ErrorKind::InvalidInput, "is a folder; give a file name".into()));
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            fail(e.kind(), format!("its folder {} does not exist and cannot be made: {e}", dir.display()))
+        })?;
+    }
+    let existed = path.exists();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(|e| fail(e.kind(), format!("cannot be opened for writing: {e}")))?;
+    if !existed {
+        std::fs::remove_file(path).map_err(|e| fail(e.kind(), format!("cannot be removed again: {e}")))?;
+    }
+    Ok(())
+}
+
+/// The norms after one step of a run (step 0: the initial field), and the cleaning's outcome
+/// where the run cleans.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HistoryRow {
+    /// Steps taken.
+    pub step: usize,
+    /// The norms of the field after them.
+    pub norms: Norms,
+    /// The divergence cleaning after the step.
+    pub clean: Option<CleanStats>,
+}
+
+/// The format of a history file, by its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HistoryFormat {
+    /// Comma-separated values with a header line.
+    Csv,
+    /// One JSON object: `{"columns": [...], "rows": [[...], ...]}`, non-finite values as null.
+    Json,
+}
+
+impl HistoryFormat {
+    /// The format that `path`'s extension names (`.csv` or `.json`).
+    pub fn of(path: &Path) -> Result<HistoryFormat> {
+        match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+            Some("csv") => Ok(HistoryFormat::Csv),
+            Some("json") => Ok(HistoryFormat::Json),
+            _ => Err(Error::Config(format!(
+                "--history {}: the format is chosen by the extension, .csv or .json; name the file \
+                 e.g. history.csv",
+                path.display()
+            ))),
+        }
+    }
+}
+
+const HISTORY_COLUMNS: [&str; 9] = [
+    "step",
+    "time",
+    "energy",
+    "error",
+    "relative_error",
+    "divergence",
+    "divergence_interior",
+    "cg_iterations",
+    "cg_residual",
+];
+
+fn history_values(r: &HistoryRow) -> [Option<f64>; 9] {
+    let n = &r.norms;
+    [
+        Some(r.step as f64),
+        Some(n.time),
+        Some(n.energy),
+        Some(n.error),
+        Some(n.relative_error),
+        Some(n.divergence),
+        Some(n.divergence_interior),
+        r.clean.map(|c| c.iterations as f64),
+        r.clean.map(|c| c.residual),
+    ]
+}
+
+/// Writes a history as CSV or JSON (by the extension of `path`).
+pub fn write_history(path: &Path, rows: &[HistoryRow]) -> Result<()> {
+    let format = HistoryFormat::of(path)?;
+    // Full precision (shortest round-trip form); integers as integers.
+    let num =
+        |v: f64| if v.fract() == 0.0 && v.abs() < 1e15 { format!("{}", v as i64) } else { format!("{v:e}") };
+    let mut out = String::new();
+    match format {
+        HistoryFormat::Csv => {
+            out += &HISTORY_COLUMNS.join(",");
+            out.push('\n');
+            for r in rows {
+                let cells: Vec<String> =
+                    history_values(r).iter().map(|v| v.map(num).unwrap_or_default()).collect();
+                out += &cells.join(",");
+                out.push('\n');
+            }
+        }
+        HistoryFormat::Json => {
+            let cols: Vec<String> = HISTORY_COLUMNS.iter().map(|c| format!("\"{c}\"")).collect();
+            out += &format!("{{\"columns\": [{}],\n \"rows\": [", cols.join(", "));
+            for (i, r) in rows.iter().enumerate() {
+                let cells: Vec<String> = history_values(r)
+                    .iter()
+                    .map(|v| match v {
+                        Some(x) if x.is_finite() => num(*x),
+                        _ => "null".into(),
+                    })
+                    .collect();
+                out += &format!("{}\n  [{}]", if i == 0 { "" } else { "," }, cells.join(", "));
+            }
+            out += "]}\n";
+        }
+    }
+    std::fs::write(path, out).map_err(io_err(path))
+}
+
+/// Draws a line from (x0, y0) to (x1, y1).
+fn line(cv: &mut Canvas, (x0, y0): (i64, i64), (x1, y1): (i64, i64), c: [u8; 3]) {
+    let steps = (x1 - x0).abs().max((y1 - y0).abs()).max(1);
+    for s in 0..=steps {
+        let x = x0 + (x1 - x0) * s / steps;
+        let y = y0 + (y1 - y0) * s / steps;
+        if x >= 0 && y >= 0 {
+            cv.put(x as usize, y as usize, c);
+        }
+    }
+}
+
+/// Writes a PNG of a history: one panel per quantity over time (energy change E/E0 − 1 on a
+/// linear axis; error and divergence on log10 axes), each labelled with its range and the time
+/// range.
+pub fn write_history_png(path: &Path, rows: &[HistoryRow]) -> Result<()> {
+    let e0 = rows.first().map(|r| r.norms.energy).unwrap_or(1.0);
+    let times: Vec<f64> = rows.iter().map(|r| r.norms.time).collect();
+    let mut panels: Vec<(&str, bool, Vec<f64>)> = vec![
+        ("E/E0-1", false, rows.iter().map(|r| r.norms.energy / e0 - 1.0).collect()),
+        ("lg error", true, rows.iter().map(|r| r.norms.error).collect()),
+        ("lg div B", true, rows.iter().map(|r| r.norms.divergence).collect()),
+    ];
+    if rows.iter().any(|r| r.clean.is_some()) {
+        panels.push((
+            "lg cg r",
+            true,
+            rows.iter().map(|r| r.clean.map_or(f64::NAN, |c| c.residual)).collect(),
+        ));
+    }
+    let (pw, ph, left, gap) = (560usize, 150usize, 100usize, 40usize);
+    let (w, h) = (left + pw + 20, 12 + panels.len() * (ph + gap) + 12);
+    let mut cv = Canvas::new(w, h);
+    let (t0, t1) = (times.first().copied().unwrap_or(0.0), times.last().copied().unwrap_or(1.0));
+    let tspan = if t1 > t0 { t1 - t0 } else { 1.0 };
+    for (n, (title, log, values)) in panels.iter().enumerate() {
+        let top = 12 + n * (ph + gap);
+        let ys: Vec<f64> = values
+            .iter()
+            .map(|&v| {
+                if *log {
+                    if v > 0.0 {
+                        v.log10()
+                    } else {
+                        f64::NAN
+                    }
+                } else {
+                    v
+                }
+            })
+            .collect();
+        let (lo, hi) = ys
+            .iter()
+            .filter(|v| v.is_finite())
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+        let (lo, hi) = if lo.is_finite() { (lo, if hi > lo { hi } else { lo + 1.0 }) } else { (0.0, 1.0) };
+        cv.text(4, top, title);
+        cv.text(4, top + 16, &format!("{hi:.2e}"));
+        cv.text(4, top + ph - 10, &format!("{lo:.2e}"));
+        for x in left..left + pw {
+            cv.put(x, top + ph, [0, 0, 0]);
+        }
+        for y in top..=top + ph {
+            cv.put(left, y, [0, 0, 0]);
+        }
+        cv.text(left, top + ph + 4, &format!("t={t0:.2e}"));
+        cv.text(left + pw - 90, top + ph + 4, &format!("t={t1:.2e}"));
+        let point = |t: f64, y: f64| {
+            let px = left as f64 + (t - t0) / tspan * (pw - 1) as f64;
+            let py = (top + ph) as f64 - (y - lo) / (hi - lo) * (ph - 1) as f64;
+            (px.round() as i64, py.round() as i64)
+        };
+        let mut prev = None;
+        for (&t, &y) in times.iter().zip(&ys) {
+            if !y.is_finite() {
+                prev = None;
+                continue;
+            }
+            let p = point(t, y);
+            line(&mut cv, prev.unwrap_or(p), p, [31, 119, 180]);
+            prev = Some(p);
+        }
+    }
+    write_rgb_png(path, &cv)
+}
+
+fn write_rgb_png(path: &Path, cv: &Canvas) -> Result<()> {
     let file = std::fs::File::create(path).map_err(io_err(path))?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w as u32, h as u32);
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), cv.w as u32, cv.h as u32);
     enc.set_color(png::ColorType::Rgb);
     enc.set_depth(png::BitDepth::Eight);
     let png_err = |e: png::EncodingError| Error::Io {

@@ -26,9 +26,6 @@ pub struct Sbp {
     pub block: Vec<Vec<f64>>,
 }
 
-/// Strand's free parameter of the sixth-order operator, as published (0.70127127…).
-const X1: f64 = 0.701_271_271_271_27;
-
 impl Sbp {
     /// The operator of interior order `order` (2, 4 or 6).
     pub fn new(order: usize) -> Result<Sbp> {
@@ -56,15 +53,8 @@ impl Sbp {
                 order,
                 boundary_order: 3,
                 interior: vec![0.75, -0.15, 1.0 / 60.0],
-                norm: vec![
-                    13649.0 / 43200.0,
-                    12013.0 / 8640.0,
-                    2711.0 / 4320.0,
-                    5359.0 / 4320.0,
-                    7877.0 / 8640.0,
-                    43801.0 / 43200.0,
-                ],
-                block: sixth_order_block(X1),
+                norm: SIXTH_ORDER_NORM.iter().map(|&(p, q)| p as f64 / q as f64).collect(),
+                block: sixth_order_block(),
             }),
             _ => Err(Error::Config(format!(
                 "an SBP operator of order {order} was asked for; the orders available are 2, 4 and 6"
@@ -152,75 +142,103 @@ impl Sbp {
     }
 }
 
-/// The 6 × 9 boundary block of the sixth-order operator as a function of Strand's free
-/// parameter `x1` (every entry is affine in it, so the SBP property holds for any value).
-fn sixth_order_block(x1: f64) -> Vec<Vec<f64>> {
-    vec![
-        vec![
-            -21600.0 / 13649.0,
-            43200.0 / 13649.0 * x1 - 7624.0 / 40947.0,
-            -172800.0 / 13649.0 * x1 + 715489.0 / 81894.0,
-            259200.0 / 13649.0 * x1 - 187917.0 / 13649.0,
-            -172800.0 / 13649.0 * x1 + 735635.0 / 81894.0,
-            43200.0 / 13649.0 * x1 - 89387.0 / 40947.0,
-            0.0,
-            0.0,
-            0.0,
-        ],
-        vec![
-            -8640.0 / 12013.0 * x1 + 7624.0 / 180195.0,
-            0.0,
-            86400.0 / 12013.0 * x1 - 57139.0 / 12013.0,
-            -172800.0 / 12013.0 * x1 + 745733.0 / 72078.0,
-            129600.0 / 12013.0 * x1 - 91715.0 / 12013.0,
-            -34560.0 / 12013.0 * x1 + 240569.0 / 120130.0,
-            0.0,
-            0.0,
-            0.0,
-        ],
-        vec![
-            17280.0 / 2711.0 * x1 - 715489.0 / 162660.0,
-            -43200.0 / 2711.0 * x1 + 57139.0 / 5422.0,
-            0.0,
-            86400.0 / 2711.0 * x1 - 176839.0 / 8133.0,
-            -86400.0 / 2711.0 * x1 + 242111.0 / 10844.0,
-            25920.0 / 2711.0 * x1 - 182261.0 / 27110.0,
-            0.0,
-            0.0,
-            0.0,
-        ],
-        vec![
-            -25920.0 / 5359.0 * x1 + 187917.0 / 53590.0,
-            86400.0 / 5359.0 * x1 - 745733.0 / 64308.0,
-            -86400.0 / 5359.0 * x1 + 176839.0 / 16077.0,
-            0.0,
-            43200.0 / 5359.0 * x1 - 165041.0 / 32154.0,
-            -17280.0 / 5359.0 * x1 + 710473.0 / 321540.0,
-            72.0 / 5359.0,
-            0.0,
-            0.0,
-        ],
-        vec![
-            34560.0 / 7877.0 * x1 - 147127.0 / 47262.0,
-            -129600.0 / 7877.0 * x1 + 91715.0 / 7877.0,
-            172800.0 / 7877.0 * x1 - 242111.0 / 15754.0,
-            -86400.0 / 7877.0 * x1 + 165041.0 / 23631.0,
-            0.0,
-            8640.0 / 7877.0 * x1,
-            -1296.0 / 7877.0,
-            144.0 / 7877.0,
-            0.0,
-        ],
-        vec![
-            -43200.0 / 43801.0 * x1 + 89387.0 / 131403.0,
-            172800.0 / 43801.0 * x1 - 240569.0 / 87602.0,
-            -259200.0 / 43801.0 * x1 + 182261.0 / 43801.0,
-            172800.0 / 43801.0 * x1 - 710473.0 / 262806.0,
-            -43200.0 / 43801.0 * x1,
-            0.0,
-            32400.0 / 43801.0,
-            -6480.0 / 43801.0,
-            720.0 / 43801.0,
-        ],
-    ]
+/// The 6 × 9 boundary block of the sixth-order operator as a function of the free parameter x₁:
+/// entry `(p, q, r, s)` is `(p/q)·x₁ + r/s` (every entry is affine in x₁, so the SBP property
+/// holds for any value). Exact rationals, so that tests can check the operator exactly.
+pub const SIXTH_ORDER_BLOCK: [[(i64, i64, i64, i64); 9]; 6] = [
+    [
+        (0, 1, -21600, 13649),
+        (43200, 13649, -7624, 40947),
+        (-172800, 13649, 715489, 81894),
+        (259200, 13649, -187917, 13649),
+        (-172800, 13649, 735635, 81894),
+        (43200, 13649, -89387, 40947),
+        (0, 1, 0, 1),
+        (0, 1, 0, 1),
+        (0, 1, 0, 1),
+    ],
+    [
+        (-8640, 12013, 7624, 180195),
+        (0, 1, 0, 1),
+        (86400, 12013, -57139, 12013),
+        (-172800, 12013, 745733, 72078),
+        (129600, 12013, -91715, 12013),
+        (-34560, 12013, 240569, 120130),
+        (0, 1, 0, 1),
+        (0, 1, 0, 1),
+        (0, 1, 0, 1),
+    ],
+    [
+        (17280, 2711, -715489, 162660),
+        (-43200, 2711, 57139, 5422),
+        (0, 1, 0, 1),
+        (86400, 2711, -176839, 8133),
+        (-86400, 2711, 242111, 10844),
+        (25920, 2711, -182261, 27110),
+        (0, 1, 0, 1),
+        (0, 1, 0, 1),
+        (0, 1, 0, 1),
+    ],
+    [
+        (-25920, 5359, 187917, 53590),
+        (86400, 5359, -745733, 64308),
+        (-86400, 5359, 176839, 16077),
+        (0, 1, 0, 1),
+        (43200, 5359, -165041, 32154),
+        (-17280, 5359, 710473, 321540),
+        (0, 1, 72, 5359),
+        (0, 1, 0, 1),
+        (0, 1, 0, 1),
+    ],
+    [
+        (34560, 7877, -147127, 47262),
+        (-129600, 7877, 91715, 7877),
+        (172800, 7877, -242111, 15754),
+        (-86400, 7877, 165041, 23631),
+        (0, 1, 0, 1),
+        (8640, 7877, 0, 1),
+        (0, 1, -1296, 7877),
+        (0, 1, 144, 7877),
+        (0, 1, 0, 1),
+    ],
+    [
+        (-43200, 43801, 89387, 131403),
+        (172800, 43801, -240569, 87602),
+        (-259200, 43801, 182261, 43801),
+        (172800, 43801, -710473, 262806),
+        (-43200, 43801, 0, 1),
+        (0, 1, 0, 1),
+        (0, 1, 32400, 43801),
+        (0, 1, -6480, 43801),
+        (0, 1, 720, 43801),
+    ],
+];
+
+/// The norm weights of the sixth-order operator, `(p, q)` for `p/q`.
+pub const SIXTH_ORDER_NORM: [(i64, i64); 6] =
+    [(13649, 43200), (12013, 8640), (2711, 4320), (5359, 4320), (7877, 8640), (43801, 43200)];
+
+/// The free parameter x₁ of the sixth-order operator, `(p, q)` for `p/q`: 342523/518400, the
+/// value of Mattsson & Nordström (2004), also used by InductionEq and SummationByPartsOperators.jl.
+pub const SIXTH_ORDER_X1: (i64, i64) = (342523, 518400);
+
+/// The sixth-order boundary block in f64: each entry `(p/q)·x₁ + r/s` summed exactly as one
+/// fraction of integers and then divided once, so it is the exact value correctly rounded (the
+/// two terms nearly cancel in some entries, and summing them in f64 lost up to 10 ulp).
+fn sixth_order_block() -> Vec<Vec<f64>> {
+    let (xn, xd) = (SIXTH_ORDER_X1.0 as i128, SIXTH_ORDER_X1.1 as i128);
+    SIXTH_ORDER_BLOCK
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|&(p, q, r, s)| {
+                    let (p, q, r, s) = (p as i128, q as i128, r as i128, s as i128);
+                    // Numerator and denominator stay below 2⁵³ here, so both convert exactly.
+                    let num = p * xn * s + r * q * xd;
+                    let den = q * xd * s;
+                    num as f64 / den as f64
+                })
+                .collect()
+        })
+        .collect()
 }

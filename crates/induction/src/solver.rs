@@ -16,7 +16,7 @@ use clarray::program::cached_kernel;
 use clarray::runtime::{Arg, DeviceInfo, DeviceType, Kernel, LaunchDims};
 use clarray::{Buffer, Context, Event};
 
-use crate::config::{Config, Inflow, Integrator, Mode, Precision};
+use crate::config::{CgNorm, Config, Inflow, Integrator, Mode, Precision, SourceForm};
 use crate::error::{Error, Result};
 use crate::rk;
 use crate::sbp::Sbp;
@@ -131,6 +131,20 @@ pub struct Solver {
     timing: RefCell<Timing>,
     pending: RefCell<Vec<(Event, bool)>>,
     cg_iterations: usize,
+    last_clean: Option<CleanStats>,
+}
+
+/// The outcome of one divergence cleaning.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CleanStats {
+    /// Conjugate-gradient iterations.
+    pub iterations: usize,
+    /// The residual norm last read back (in the norm of [`CgNorm`]: ‖r‖_H for `H`, the
+    /// Euclidean norm of the nodal values for `Euclidean`); read at the checks only, so it is
+    /// that of the last check, which is the last iteration where the cleaning stopped early.
+    pub residual: f64,
+    /// The residual norm before the first iteration, in the same norm.
+    pub initial_residual: f64,
 }
 
 impl Solver {
@@ -147,7 +161,7 @@ impl Solver {
             )));
         }
         let sbp = Sbp::new(cfg.order)?;
-        let np: usize = cfg.n.iter().product();
+        let np = cfg.nodes()?;
         let plan = MemoryPlan::new(cfg, info);
         let available = clarray::memory::limit(ctx)?.saturating_sub(clarray::memory::stats(ctx).in_use);
         if plan.total > available || plan.largest > info.max_alloc_bytes {
@@ -208,6 +222,7 @@ impl Solver {
             timing: RefCell::new(Timing::default()),
             pending: RefCell::new(Vec::new()),
             cg_iterations: 0,
+            last_clean: None,
         };
         solver.launch_nodes("init", &[A::F(&solver.b), A::F(&solver.u), A::R(0.0)])?;
         solver.warm_up()?;
@@ -247,6 +262,9 @@ impl Solver {
                 &[A::F(p), A::F(&self.d), A::F(&self.scal), A::I(RR[1]), A::I(RR[0])],
                 np,
             )?;
+            if self.cfg.clean.is_some_and(|c| c.norm == CgNorm::Euclidean) {
+                self.dot(p, q, PQ)?;
+            }
         }
         Ok(())
     }
@@ -439,6 +457,14 @@ impl Solver {
         self.finish_sum(slot)
     }
 
+    /// `scal[slot] = Σ a·b` over the nodal values of one component, unweighted (the Euclidean
+    /// inner product of InductionEq's CG).
+    fn dot(&self, a: &Field, b: &Field, slot: i32) -> Result<()> {
+        let args = [A::F(a), A::F(b), A::F(&self.partial), A::Local(self.wg)];
+        self.launch("dot_partial", &args, &[self.groups * self.wg], Some(&[self.wg]))?;
+        self.finish_sum(slot)
+    }
+
     /// `scal[slot] = Σ w·|B − exact|²` (or `Σ w·|exact|²`).
     fn werr(&self, diff: bool, slot: i32) -> Result<()> {
         let args = [A::F(&self.b), A::R(self.t), A::I(diff as i32), A::F(&self.partial), A::Local(self.wg)];
@@ -584,11 +610,16 @@ impl Solver {
     /// Divergence cleaning: the H-orthogonal projection of B onto the fields whose discrete
     /// divergence vanishes at every node. With `G = −Div*` (the SBP gradient with its boundary
     /// term, the negative H-adjoint of the divergence) it solves `−Div·G ψ = Div·B` by conjugate
-    /// gradients in the H inner product (the operator is `Div·Div*`: symmetric positive
-    /// semi-definite in that inner product, and the right-hand side lies in its range), then sets
-    /// B ← B + Gψ, the smallest change in ‖·‖_H that removes the divergence. The CG residual is
-    /// the divergence of the corrected field, at all nodes, so `tol` is the factor by which the
-    /// divergence norm falls. Returns the iterations taken.
+    /// gradients, then sets B ← B + Gψ, the smallest change in ‖·‖_H that removes the divergence.
+    /// The CG residual is the divergence of the corrected field, at all nodes.
+    ///
+    /// With [`CgNorm::H`] the CG runs in the H inner product (the operator is `Div·Div*`:
+    /// symmetric positive semi-definite there, and the right-hand side lies in its range) and
+    /// `tol` is the factor by which the divergence norm falls. With [`CgNorm::Euclidean`] it runs
+    /// as InductionEq's does: Euclidean inner products of the nodal values (in which the operator
+    /// is symmetric only up to the boundary weights, so CG is not guaranteed to converge), and
+    /// `tol` bounds the Euclidean norm of the residual, checked before the first iteration too.
+    /// Returns the iterations taken.
     pub fn clean(&mut self) -> Result<usize> {
         let opts = self.cfg.clean.unwrap_or_default();
         let fields = match &self.clean {
@@ -602,13 +633,25 @@ impl Solver {
         let [phi, p, q] = fields;
         let (r, g) = (&self.d, &self.w1);
         let np = self.np;
+        let euclidean = opts.norm == CgNorm::Euclidean;
+        let dot = |a: &Field, b: &Field, slot: i32| {
+            if euclidean {
+                self.dot(a, b, slot)
+            } else {
+                self.wdot(a, b, 1, slot)
+            }
+        };
         // r = D·B at every node, ψ = 0, p = r, rr = (r, r).
         self.launch_nodes("divergence", &[A::F(&self.b), A::F(r), A::R(1.0), A::I(0)])?;
         self.fill(phi, 0.0, np)?;
         self.launch_flat("axpby", &[A::F(p), A::F(r), A::R(1.0), A::R(0.0), A::N(np)], np)?;
-        self.wdot(r, r, 1, RR[0])?;
+        dot(r, r, RR[0])?;
         let rr0 = self.read_scalars()?[RR[0] as usize];
-        if rr0 <= 0.0 || !rr0.is_finite() {
+        // Converged: by the relative rule or the absolute one.
+        let target = if euclidean { opts.tol * opts.tol } else { opts.tol * opts.tol * rr0 };
+        let mut stats = CleanStats { iterations: 0, residual: root(rr0), initial_residual: root(rr0) };
+        if rr0 <= 0.0 || !rr0.is_finite() || (euclidean && rr0 <= target) {
+            self.last_clean = Some(stats);
             return Ok(0);
         }
         let mut old = 0;
@@ -617,19 +660,19 @@ impl Solver {
             // q = −D·(G p).
             self.launch_nodes("gradient", &[A::F(p), A::F(g)])?;
             self.launch_nodes("divergence", &[A::F(g), A::F(q), A::R(-1.0), A::I(0)])?;
-            self.wdot(p, q, 1, PQ)?;
+            dot(p, q, PQ)?;
             let args = [A::F(phi), A::F(r), A::F(p), A::F(q), A::F(&self.scal), A::I(RR[old]), A::I(PQ)];
             self.launch_flat("cg_xr", &args, np)?;
-            self.wdot(r, r, 1, RR[1 - old])?;
+            dot(r, r, RR[1 - old])?;
             let args = [A::F(p), A::F(r), A::F(&self.scal), A::I(RR[1 - old]), A::I(RR[old])];
             self.launch_flat("cg_p", &args, np)?;
             old = 1 - old;
             it += 1;
             if it % opts.check_every == 0 || it == opts.max_iter {
                 let rr = self.read_scalars()?[RR[old] as usize];
+                stats.residual = root(rr);
                 // Converged, or no longer a number (then stop too, rather than iterate on NaN).
-                let converged = rr <= opts.tol * opts.tol * rr0;
-                if converged || rr.is_nan() {
+                if rr <= target || rr.is_nan() {
                     break;
                 }
             }
@@ -638,7 +681,14 @@ impl Solver {
         self.launch_nodes("gradient", &[A::F(phi), A::F(g)])?;
         self.launch_flat("axpby", &[A::F(&self.b), A::F(g), A::R(1.0), A::R(1.0), A::N(3 * np)], 3 * np)?;
         self.cg_iterations += it;
+        stats.iterations = it;
+        self.last_clean = Some(stats);
         Ok(it)
+    }
+
+    /// The outcome of the last divergence cleaning (None before the first).
+    pub fn last_clean(&self) -> Option<CleanStats> {
+        self.last_clean
     }
 
     /// Runs from t = 0 to the final time: `on_step(step, steps, solver)` is called after every
@@ -651,7 +701,7 @@ impl Solver {
                 self.t
             )));
         }
-        let (steps, dt) = self.cfg.steps();
+        let (steps, dt) = self.cfg.steps()?;
         let start = Instant::now();
         let initial = self.norms()?;
         for s in 0..steps {
@@ -805,6 +855,10 @@ pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, vx: usize, u_in_registers
     let _ = writeln!(s, "#define CASE {}", cfg.case.id());
     let _ =
         writeln!(s, "#define FORM_UIBJ {}\n#define FORM_UJBI {}", cfg.forms.uibj.id(), cfg.forms.ujbi.id());
+    if cfg.forms.source != SourceForm::Central {
+        // Only where it is not the default, so that the default program's text is unchanged.
+        let _ = writeln!(s, "#define FORM_SOURCE {}", cfg.forms.source.id());
+    }
     let _ = writeln!(s, "#define INFLOW_ZERO {}", (cfg.inflow == Inflow::Zero) as i32);
     let _ =
         writeln!(s, "#define ROWS {}\n#define COLS {}\n#define HALF {}", sbp.rows(), sbp.cols(), sbp.half());

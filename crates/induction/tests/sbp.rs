@@ -152,3 +152,136 @@ fn runge_kutta_tables_have_their_order() {
     }
     assert!((y - dt * dt / 2.0).abs() < 1e-15, "LSRK54 c column: {y}");
 }
+
+/// A rational number in lowest terms, positive denominator (enough for the SBP tables).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Q(i128, i128);
+
+impl Q {
+    fn new(n: i128, d: i128) -> Q {
+        fn gcd(a: i128, b: i128) -> i128 {
+            if b == 0 {
+                a.abs()
+            } else {
+                gcd(b, a % b)
+            }
+        }
+        assert!(d != 0);
+        let g = gcd(n, d).max(1) * d.signum();
+        Q(n / g, d / g)
+    }
+    fn int(n: i128) -> Q {
+        Q(n, 1)
+    }
+    fn add(self, o: Q) -> Q {
+        Q::new(self.0 * o.1 + o.0 * self.1, self.1 * o.1)
+    }
+    fn mul(self, o: Q) -> Q {
+        Q::new(self.0 * o.0, self.1 * o.1)
+    }
+    fn neg(self) -> Q {
+        Q(-self.0, self.1)
+    }
+    fn f64(self) -> f64 {
+        self.0 as f64 / self.1 as f64
+    }
+}
+
+/// The sixth-order operator is the published one (Mattsson & Nordström 2004, x₁ = 342523/518400,
+/// as in InductionEq and SummationByPartsOperators.jl), checked exactly in rational arithmetic:
+/// H·D + (H·D)ᵀ = diag(−1, 0, …, 0, 1) on several sizes, the boundary rows exact on polynomials of
+/// degree ≤ 3 and not on degree 4, the interior rows exact to degree 6; and the f64 table that the
+/// kernels use is that operator rounded (with the former x₁ = 0.70127… the first row's second
+/// entry would be 2.0334…, not InductionEq's 1.905066305223826).
+#[test]
+fn sixth_order_operator_is_the_published_one_exactly() {
+    use induction::sbp::{SIXTH_ORDER_BLOCK, SIXTH_ORDER_NORM, SIXTH_ORDER_X1};
+    assert_eq!(SIXTH_ORDER_X1, (342523, 518400));
+    let x1 = Q::new(SIXTH_ORDER_X1.0 as i128, SIXTH_ORDER_X1.1 as i128);
+    let block: Vec<Vec<Q>> = SIXTH_ORDER_BLOCK
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|&(p, q, r, s)| Q::new(p as i128, q as i128).mul(x1).add(Q::new(r as i128, s as i128)))
+                .collect()
+        })
+        .collect();
+    let norm: Vec<Q> = SIXTH_ORDER_NORM.iter().map(|&(p, q)| Q::new(p as i128, q as i128)).collect();
+    let interior = [Q::new(3, 4), Q::new(-3, 20), Q::new(1, 60)];
+    let op = Sbp::new(6).unwrap();
+    // The kernels' f64 table is the rational operator rounded.
+    for (r, row) in block.iter().enumerate() {
+        for (c, v) in row.iter().enumerate() {
+            let f = op.block[r][c];
+            assert!((f - v.f64()).abs() <= f64::EPSILON * v.f64().abs(), "block[{r}][{c}] = {f}");
+        }
+    }
+    assert!((op.block[0][1] - 1.905066305223826).abs() < 1e-15, "{}", op.block[0][1]);
+    for n in [12, 13, 14, 20] {
+        let mut d = vec![vec![Q::int(0); n]; n];
+        for i in 0..n {
+            if i < 6 {
+                d[i][..9].copy_from_slice(&block[i]);
+            } else if i >= n - 6 {
+                for j in 0..9 {
+                    d[i][n - 1 - j] = block[n - 1 - i][j].neg();
+                }
+            } else {
+                for (q, &a) in interior.iter().enumerate() {
+                    d[i][i + q + 1] = d[i][i + q + 1].add(a);
+                    d[i][i - q - 1] = d[i][i - q - 1].add(a.neg());
+                }
+            }
+        }
+        let w: Vec<Q> = (0..n)
+            .map(|i| {
+                if i < 6 {
+                    norm[i]
+                } else if i >= n - 6 {
+                    norm[n - 1 - i]
+                } else {
+                    Q::int(1)
+                }
+            })
+            .collect();
+        for i in 0..n {
+            for j in 0..n {
+                let q = w[i].mul(d[i][j]).add(w[j].mul(d[j][i]));
+                let b = Q::int(if i == j && i == 0 {
+                    -1
+                } else if i == j && i == n - 1 {
+                    1
+                } else {
+                    0
+                });
+                assert_eq!(q, b, "n {n}: (HD + (HD)ᵀ)[{i}][{j}]");
+            }
+        }
+        // D xᵖ = p xᵖ⁻¹ at the nodes x = 0, 1, …, n − 1 (h = 1).
+        let exact_rows = |p: u32| -> Vec<bool> {
+            (0..n)
+                .map(|i| {
+                    let lhs =
+                        (0..n).fold(Q::int(0), |acc, j| acc.add(d[i][j].mul(Q::int((j as i128).pow(p)))));
+                    let rhs = if p == 0 { Q::int(0) } else { Q::int(p as i128 * (i as i128).pow(p - 1)) };
+                    lhs == rhs
+                })
+                .collect()
+        };
+        for p in 0..=3 {
+            assert!(exact_rows(p).iter().all(|&e| e), "n {n}: not exact on x^{p}");
+        }
+        assert!(
+            !exact_rows(4)[..6].iter().all(|&e| e),
+            "n {n}: boundary rows exact on x^4 (boundary order 3)"
+        );
+        if n >= 13 {
+            for p in 4..=6 {
+                assert!(
+                    exact_rows(p)[6..n - 6].iter().all(|&e| e),
+                    "n {n}: interior rows not exact on x^{p}"
+                );
+            }
+        }
+    }
+}

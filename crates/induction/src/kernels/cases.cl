@@ -14,7 +14,7 @@ void rotate(const REAL k[3], REAL a, const REAL v[3], REAL out[3]) {
     for (int d = 0; d < 3; ++d) out[d] = v[d] * c + kxv[d] * s + k[d] * kv * ((REAL)1 - c);
 }
 
-#if CASE == 1 || CASE == 2
+#if CASE == 1 || CASE == 2 || CASE == 5
 // Rigid rotation u = k × x with unit angular speed about the axis k: a frozen-in field moves as
 // B(t, x) = R(t) B0(R(-t) x).
 #if CASE == 1
@@ -40,20 +40,34 @@ REAL case_velocity_gradient(int a, int c) {
     return ((m - c + 3) % 3 == 1) ? k[m] : -k[m];
 }
 
-// B0 = 4 ψ w × (x − c), ψ = exp(−20 |x − c|²): divergence-free for any constant w.
-// rotation_2d: w = e_z, c = (½, 0, 0), which is (−4y, 4x − 2, 0)·exp(−20((x − ½)² + y²)).
-// rotation_3d: w = e_z, c = (½, −½, 0)/√2 (a point on the unit-speed circle of radius ½).
+// B0 = A ψ w × (x − c), ψ = exp(−20 |P(x − c)|²): divergence-free for any constant w, where
+// the projection P drops the components along w (then ψ is constant along w and
+// w · ∇ψ w × r = 0) or keeps them all (then ∇ψ ∥ r and (w × r) · r = 0).
+// rotation_2d (InductionEq's rotation_2D): w = e_z, c = (½, 0, 0), A = 4, P drops z: the
+//   field (−4y, 4x − 2, 0)·exp(−20((x − ½)² + y²)), independent of z.
+// rotation_3d (InductionEq's rotation_3D): w = k = (1, 1, 1)/√3, A = ¼, P keeps all,
+//   c = ((3 + √3)/12, −(3 − √3)/12, −√3/6) (|c| = ½, c ⊥ k).
+// rotation_3d_ez: w = e_z, A = 4, P keeps all, c = (½, −½, 0)/√2.
 void initial_field(const REAL x[3], REAL b[3]) {
 #if CASE == 1
-    const REAL c[3] = {(REAL)0.5, (REAL)0, (REAL)0};
+    const REAL w[3] = {(REAL)0, (REAL)0, (REAL)1}, c[3] = {(REAL)0.5, (REAL)0, (REAL)0}, amp = (REAL)4;
+#elif CASE == 2
+    const REAL w[3] = AXIS_K, amp = (REAL)0.25;
+    const REAL c[3] = {(REAL)0.39433756729740644113, (REAL)-0.10566243270259355887, (REAL)-0.28867513459481288225};
 #else
+    const REAL w[3] = {(REAL)0, (REAL)0, (REAL)1}, amp = (REAL)4;
     const REAL c[3] = {(REAL)0.35355339059327376, (REAL)-0.35355339059327376, (REAL)0};
 #endif
     const REAL r[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
-    const REAL psi = (REAL)4 * exp((REAL)-20 * (r[0] * r[0] + r[1] * r[1] + r[2] * r[2]));
-    b[0] = -psi * r[1];
-    b[1] = psi * r[0];
-    b[2] = (REAL)0;
+#if CASE == 1
+    const REAL r2 = r[0] * r[0] + r[1] * r[1];
+#else
+    const REAL r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+#endif
+    const REAL psi = amp * exp((REAL)-20 * r2);
+    b[0] = psi * (w[1] * r[2] - w[2] * r[1]);
+    b[1] = psi * (w[2] * r[0] - w[0] * r[2]);
+    b[2] = psi * (w[0] * r[1] - w[1] * r[0]);
 }
 
 void case_exact(const REAL x[3], REAL t, REAL b[3]) {

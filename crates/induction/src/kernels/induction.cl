@@ -1,6 +1,13 @@
 // The induction equation's right-hand side, the Runge-Kutta stages, and the field operations of
 // the divergence cleaning. Fields are 3 components of NP values each, component-major, x fastest.
-// Also defined by the host: FORM_UIBJ, FORM_UJBI (0 central, 1 split, 2 product), INFLOW_ZERO.
+// Also defined by the host: FORM_UIBJ, FORM_UJBI (0 central, 1 split, 2 product), FORM_SOURCE
+// (the term u_i d_j B_j: 0 central, 1 split, 2 zero), INFLOW_ZERO.
+
+#ifndef FORM_SOURCE
+#define FORM_SOURCE 0
+#endif
+// D(u_c B_a) is gathered where the form of d_j(u_i B_j) or the split source term uses it.
+#define NEED_UCBA (FORM_UIBJ != 2 || FORM_SOURCE == 1)
 
 #define NODE                                                                                      \
     const int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);                  \
@@ -84,7 +91,7 @@ void deriv_add(Deriv* d, int a, REAL w, int o, const VREAL b[3], const VREAL u[3
 #if FORM_UJBI != 2
         d->uab[c] += w * (u[a] * b[c]);
 #endif
-#if FORM_UIBJ != 2
+#if NEED_UCBA
         d->ucba[c] += w * (u[c] * b[a]);
 #endif
 #endif
@@ -100,7 +107,7 @@ void deriv_finish(Deriv* d, int a, const VREAL u0[3], REAL h) {
         d->uab[c] = u0[a] * d->b[c];
         if (case_velocity_gradient(a, a) != (REAL)0) d->uab[c] += h * case_velocity_gradient(a, a) * d->m[c];
 #endif
-#if FORM_UIBJ != 2
+#if NEED_UCBA
         d->ucba[c] = u0[c] * d->b[a];
         if (case_velocity_gradient(a, c) != (REAL)0) d->ucba[c] += h * case_velocity_gradient(a, c) * d->m[a];
 #endif
@@ -353,7 +360,15 @@ void rhs(const __global REAL* B, const __global REAL* U, int i0, int j, int k, c
             const VREAL t1 = form(FORM_UIBJ, ih[a] * d.ucba[c], u[c], dB[a], b[a], dU[c]);
             // d_a(u_a B_c)
             const VREAL t3 = form(FORM_UJBI, ih[a] * d.uab[c], u[a], dB[c], b[c], dU[a]);
+#if FORM_SOURCE == 0
             out[c] += t1 - u[c] * dB[a] - t3;
+#elif FORM_SOURCE == 2
+            out[c] += t1 - t3;
+#else
+            // u_c d_a B_a split: ½(u_c D_a B_a + D_a(u_c B_a) − B_a D_a u_c).
+            const VREAL src = (REAL)0.5 * (u[c] * dB[a] + ih[a] * d.ucba[c] - b[a] * dU[c]);
+            out[c] += t1 - src - t3;
+#endif
         }
     }
 #if !PERIODIC

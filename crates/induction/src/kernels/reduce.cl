@@ -51,6 +51,15 @@ __kernel void wdot_partial(const __global REAL* a, const __global REAL* b, int n
     REDUCE_NODES(dot_at(a, b, ncomp, m))
 }
 
+// Σ a·b over NP values, unweighted (the Euclidean inner product of InductionEq's CG).
+__kernel void dot_partial(const __global REAL* a, const __global REAL* b, __global REAL* partial,
+                          __local REAL* scratch) {
+    REAL acc = (REAL)0;
+    for (int m = get_global_id(0); m < NP; m += get_global_size(0)) acc += a[m] * b[m];
+    const REAL total = group_sum(acc, scratch);
+    if (get_local_id(0) == 0) partial[get_group_id(0)] = total;
+}
+
 // Σ w·|B − exact(t)|² (with `diff`) or Σ w·|exact(t)|² (without).
 __kernel void werr_partial(const __global REAL* B, REAL t, int diff, __global REAL* partial,
                            __local REAL* scratch) {

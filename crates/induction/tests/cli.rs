@@ -1,0 +1,198 @@
+//! The command line's robustness: grids whose node count overflows, final times that would run
+//! for ever, and output paths that cannot be written are refused with a typed error before any
+//! computing; and the per-step history (`--history`, `--plot`).
+
+use induction::config::MAX_NODES;
+use induction::{cli, Case, Config, Error};
+
+fn run(args: &[&str]) -> Result<(), Error> {
+    let mut all = vec!["induction"];
+    all.extend_from_slice(args);
+    cli::main_with(all)
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("induction-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `--n 4194304` made nx·ny·nz overflow (a panic in debug builds, a wrapped product in
+/// release); now the grid is checked and the error names the grid, the product and the limit.
+#[test]
+fn grid_whose_node_count_overflows_is_refused() {
+    let e = run(&["run", "--case", "rotation_3d", "--n", "4194304"]).unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, Error::Config(_)), "{e:?}");
+    assert!(msg.contains("4194304 × 4194304 × 4194304") && msg.contains("x-y plane"), "{msg}");
+    // A plane the kernels index, but a node count past 64 bits.
+    let e = run(&["run", "--case", "rotation_3d", "--nx", "8", "--ny", "8", "--nz", "4611686018427387904"])
+        .unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, Error::Config(_)), "{e:?}");
+    assert!(msg.contains("= 295147905179352825856 nodes") && msg.contains(&MAX_NODES.to_string()), "{msg}");
+    // Indexable, but past any device's memory: refused with the bytes before allocating.
+    let e = run(&["run", "--case", "rotation_3d", "--n", "2000"]).unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, Error::DeviceMemory { .. }), "{e:?}");
+    assert!(msg.contains("2000×2000×2000") && msg.contains("--n"), "{msg}");
+    let cfg = Config::new(Case::ConfinedDomain, 4, usize::MAX / 2);
+    assert!(matches!(cfg.validate(), Err(Error::Config(_))));
+    assert!(matches!(cfg.nodes(), Err(Error::Config(_))));
+}
+
+/// `--final-time 1e300` used to start a run of about 10³⁰³ steps; now the steps are counted
+/// first and more than 10⁷ are refused unless --force (and never more than can be counted).
+#[test]
+fn final_time_beyond_the_step_limit_is_refused() {
+    let e = run(&["run", "--n", "12", "--final-time", "1e300"]).unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, Error::Config(_)), "{e:?}");
+    assert!(
+        msg.contains("--final-time 1e300")
+            && msg.contains("limit of 10000000 steps")
+            && msg.contains("--force"),
+        "{msg}"
+    );
+    let msg = run(&["run", "--n", "12", "--final-time", "1e300", "--force"]).unwrap_err().to_string();
+    assert!(msg.contains("more than can be counted"), "{msg}");
+    // Just above the limit: refused, and accepted with force (not run here).
+    let mut cfg = Config::new(Case::Rotation2d, 2, 12);
+    let (steps, _) = cfg.steps().unwrap();
+    cfg.final_time = Some(cfg.final_time() * 1.2e7 / steps as f64);
+    assert!(matches!(cfg.steps(), Err(Error::Config(_))));
+    cfg.force = true;
+    let (steps, dt) = cfg.steps().unwrap();
+    assert!(steps > 10_000_000 && (steps as f64 * dt / cfg.final_time() - 1.0).abs() < 1e-12);
+}
+
+/// An output path that cannot be written is refused before the device is even opened (so the
+/// error is the path's, not the unknown device's), and the error names the file, not its folder.
+#[test]
+fn output_paths_are_checked_before_computing() {
+    let dir = temp_dir("paths");
+    let blocker = dir.join("blocker");
+    std::fs::write(&blocker, b"a file, not a folder").unwrap();
+    let bad = blocker.join("out.png");
+    let bad_s = bad.to_str().unwrap();
+    let nodev = ["--device", "no-such-device-anywhere", "--n", "12", "--quiet"];
+    for opt in ["--png", "--plot"] {
+        let mut args = vec!["run", opt, bad_s];
+        args.extend_from_slice(&nodev);
+        let e = run(&args).unwrap_err();
+        assert!(matches!(e, Error::Io { ref path, .. } if path == bad_s), "{opt}: {e:?}");
+        assert!(e.to_string().contains(&format!("{opt} {bad_s}")), "{e}");
+    }
+    let hist = blocker.join("h.csv");
+    let mut args = vec!["run", "--history", hist.to_str().unwrap()];
+    args.extend_from_slice(&nodev);
+    let e = run(&args).unwrap_err();
+    assert!(matches!(e, Error::Io { ref path, .. } if path == hist.to_str().unwrap()), "{e:?}");
+    // --vtk names the file it would write in the folder.
+    let vtk = blocker.join("vtk");
+    let mut args = vec!["run", "--vtk", vtk.to_str().unwrap()];
+    args.extend_from_slice(&nodev);
+    let e = run(&args).unwrap_err();
+    let want = vtk.join("rotation_2d_order4_n12.vti");
+    assert!(matches!(e, Error::Io { ref path, .. } if path == want.to_str().unwrap()), "{e:?}");
+    // A folder where a file is asked for.
+    let mut args = vec!["run", "--png", dir.to_str().unwrap()];
+    args.extend_from_slice(&nodev);
+    let e = run(&args).unwrap_err();
+    assert!(e.to_string().contains("is a folder"), "{e}");
+    // A history file of an unknown format.
+    let txt = dir.join("h.txt");
+    let mut args = vec!["run", "--history", txt.to_str().unwrap()];
+    args.extend_from_slice(&nodev);
+    let e = run(&args).unwrap_err();
+    assert!(matches!(e, Error::Config(_)) && e.to_string().contains(".csv or .json"), "{e}");
+    // The demo's folder too (its first part computes for seconds).
+    let out = blocker.join("demo");
+    let e =
+        run(&["demo", "--out", out.to_str().unwrap(), "--device", "no-such-device-anywhere"]).unwrap_err();
+    assert!(matches!(e, Error::Io { ref path, .. } if path.starts_with(out.to_str().unwrap())), "{e:?}");
+    // Nothing was left behind by the checks of a good path.
+    let good = dir.join("new/sub/slice.png");
+    let mut args = vec!["run", "--png", good.to_str().unwrap()];
+    args.extend_from_slice(&nodev);
+    let e = run(&args).unwrap_err();
+    assert!(e.to_string().contains("no-such-device-anywhere"), "{e}");
+    assert!(!good.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--history` writes one row per step (and step 0), CSV or JSON by the extension, with the
+/// cleaning's iterations and residual where it cleans; `--plot` draws it. The rows agree with
+/// the norms of the same run taken by hand after every step.
+#[test]
+fn history_is_written_per_step() {
+    let dir = temp_dir("history");
+    let csv = dir.join("h.csv");
+    let json = dir.join("h.json");
+    let png = dir.join("h.png");
+    let base = ["run", "--n", "10", "--order", "2", "--final-time", "0.2", "--quiet"];
+    let mut args = base.to_vec();
+    args.extend(["--history", csv.to_str().unwrap(), "--plot", png.to_str().unwrap()]);
+    run(&args).unwrap();
+    let mut args = base.to_vec();
+    args.extend(["--history", json.to_str().unwrap(), "--div-clean", "--cg-norm", "euclidean"]);
+    run(&args).unwrap();
+
+    let cfg = {
+        let mut c = Config::new(Case::Rotation2d, 2, 10);
+        c.final_time = Some(0.2);
+        c
+    };
+    let (steps, _) = cfg.steps().unwrap();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "step,time,energy,error,relative_error,divergence,divergence_interior,cg_iterations,cg_residual"
+    );
+    let rows: Vec<Vec<String>> = lines.map(|l| l.split(',').map(String::from).collect()).collect();
+    assert_eq!(rows.len(), steps + 1);
+    let num = |s: &str| s.parse::<f64>().unwrap();
+    // By hand: the same run, the norms after every step.
+    let ctx = cli::context(None).unwrap();
+    let mut by_hand = Vec::new();
+    let mut solver = induction::Solver::new(&ctx, &cfg).unwrap();
+    let report = solver.run(|_, _, s| {
+        by_hand.push(s.norms()?);
+        Ok(())
+    });
+    report.unwrap();
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r.len(), 9);
+        assert_eq!(num(&r[0]) as usize, i);
+        assert!(r[7].is_empty() && r[8].is_empty(), "no cleaning, no CG columns");
+        if i == 0 {
+            assert_eq!(num(&r[3]), 0.0);
+        } else if i < steps {
+            let h = &by_hand[i - 1];
+            for (col, v) in [(1, h.time), (2, h.energy), (3, h.error), (5, h.divergence)] {
+                assert!(
+                    (num(&r[col]) - v).abs() <= 1e-14 * v.abs(),
+                    "row {i} column {col}: {} vs {v}",
+                    r[col]
+                );
+            }
+        }
+    }
+    assert!((num(&rows[steps][1]) - 0.2).abs() < 1e-15, "the last row is at the final time");
+
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let jrows = v["rows"].as_array().unwrap();
+    assert_eq!(jrows.len(), steps + 1);
+    assert_eq!(v["columns"][7], "cg_iterations");
+    assert!(jrows[0][7].is_null(), "no cleaning before the first step");
+    for r in &jrows[1..] {
+        let it = r[7].as_f64().unwrap();
+        let res = r[8].as_f64().unwrap();
+        assert!(it <= 50.0 && (res <= 1e-3 || it == 50.0), "{r}");
+    }
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
