@@ -167,7 +167,7 @@ fn keepdims_and_axis_sets() {
     assert_eq!(full.shape(), &[1, 1, 1, 1]);
     assert_eq!(full.item().unwrap(), (0..120).sum::<i64>());
     // No axes: an elementwise pass (widened).
-    let none = a.sum_axes(Vec::<usize>::new(), false).unwrap();
+    let none = a.sum_axes(Vec::<isize>::new(), false).unwrap();
     assert_eq!(none.to_vec().unwrap(), (0..120).map(|v| v as i64).collect::<Vec<_>>());
     // argmax over two axes counts in C order over them.
     let am = a.argmax_axes([1, 3], false).unwrap();
