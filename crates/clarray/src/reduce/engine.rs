@@ -33,7 +33,8 @@
 //!
 //! Float sums carry a compensation term per work-item (Knuth's branch-free two-sum) and combine
 //! states with the same error-free addition, so a float32 sum of 2^28 values has the accuracy of
-//! a float64 one rounded once.
+//! a float64 one rounded once. The compensation is dropped where the sum is no longer finite, so
+//! an overflow gives ±inf (and inf + -inf NaN), as a plain sum does.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -394,7 +395,23 @@ impl<'a> State<'a> {
 
     /// The finished value written to `out[o]`.
     fn write_final(&self, spec: &Spec, p: &str, o: &str) -> String {
-        let v = if self.comp { format!("({p}v + {p}c)") } else { format!("{p}v") };
+        // Once the running sum is ±inf or NaN its two-sum compensation is NaN (inf - inf), and
+        // the sum alone is the answer: ±inf for an overflow or infinities of one sign, NaN for
+        // inf + -inf or a NaN, as NumPy's plain sums give. A sum that is still finite never met
+        // a non-finite value, so its compensation is finite too.
+        let fin = |v: &str, c: &str| format!("(isfinite({v}) ? {v} + {c} : {v})");
+        let v = if !self.comp {
+            format!("{p}v")
+        } else if self.acc.is_complex() {
+            format!(
+                "(({})({}, {}))",
+                self.a,
+                fin(&format!("{p}v.x"), &format!("{p}c.x")),
+                fin(&format!("{p}v.y"), &format!("{p}c.y"))
+            )
+        } else {
+            fin(&format!("{p}v"), &format!("{p}c"))
+        };
         let idx = if self.arg { format!("{p}i") } else { "0L".into() };
         format!(
             "{{ {} v = {v}; long idx = {idx}; (void)idx; {} }}",
