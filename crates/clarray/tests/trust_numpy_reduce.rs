@@ -260,3 +260,70 @@ proptest! {
         check_all("complex sum (imag)", &got.iter().map(|z| z.im as f64).collect::<Vec<_>>(), &gi, sum32, 1e-5)?;
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// 2. Norms of complex values, fused with an expression in front.
+// ---------------------------------------------------------------------------------------------
+
+fn complex_data(r: &mut rand::rngs::StdRng, len: usize) -> Vec<(f64, f64)> {
+    (0..len).map(|_| (r.random_range(-4.0..4.0), r.random_range(-4.0..4.0))).collect()
+}
+
+/// The L1, L2 and max norms of each group of |z - w| (NumPy's `norm(ord=1|2|inf)` of a
+/// flattened complex vector), in f64.
+fn complex_norms(d: &[f64]) -> [f64; 3] {
+    [d.iter().sum(), d.iter().map(|v| v * v).sum::<f64>().sqrt(), d.iter().copied().fold(0.0, f64::max)]
+}
+
+macro_rules! fused_complex_norms {
+    ($name:ident, $r:ty, $tol:expr) => {
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(4))]
+
+            #[test]
+            fn $name(m in 1usize..5, n in prop_oneof![1usize..9, 100usize..300], lay in prop_oneof![Just(Lay::Plain), Just(Lay::Transposed)],
+                     axis in prop_oneof![Just(None), Just(Some(0usize)), Just(Some(1usize))], seed in any::<u64>()) {
+                let mut r = rand::rngs::StdRng::seed_from_u64(seed);
+                let (zs, ws) = (complex_data(&mut r, m * n), complex_data(&mut r, m * n));
+                let z: Vec<Complex<$r>> = zs.iter().map(|&(a, b)| Complex::new(a as $r, b as $r)).collect();
+                let w: Vec<Complex<$r>> = ws.iter().map(|&(a, b)| Complex::new(a as $r, b as $r)).collect();
+                let d: Vec<f64> = z.iter().zip(&w).map(|(p, q)| {
+                    let (re, im) = (p.re as f64 - q.re as f64, p.im as f64 - q.im as f64);
+                    re.hypot(im)
+                }).collect();
+                let (dz, dw) = (dev2(&z, m, n, lay), dev2(&w, m, n, Lay::Plain));
+                let g = groups(&d, m, n, axis);
+                for (k, ord) in [Norm::L1, Norm::L2, Norm::Max].into_iter().enumerate() {
+                    let got: Array<$r> = (&dz - &dw).norm_axes(ord, axes_arg(axis), false).unwrap();
+                    let got: Vec<f64> = got.to_vec().unwrap().into_iter().map(|v| v as f64).collect();
+                    check_all(&format!("{ord:?} of z - w"), &got, &g, |x| complex_norms(x)[k], $tol)?;
+                }
+                // Complex values made from real arrays only: the kernel has no complex operand,
+                // yet its norms and variance need the complex helpers.
+                let x: Vec<$r> = zs.iter().map(|&(a, _)| a as $r).collect();
+                let dx = dev2(&x, m, n, lay);
+                let k = Complex::<$r>::new(0.5, -2.0);
+                let e = dx.expr().astype::<Complex<$r>>() * k;
+                let ax: Vec<f64> = x.iter().map(|&v| (v as f64 * 0.5).hypot(v as f64 * -2.0)).collect();
+                let g = groups(&ax, m, n, axis);
+                for (j, ord) in [Norm::L1, Norm::L2, Norm::Max].into_iter().enumerate() {
+                    let got: Array<$r> = e.norm_axes(ord, axes_arg(axis), false).unwrap();
+                    let got: Vec<f64> = got.to_vec().unwrap().into_iter().map(|v| v as f64).collect();
+                    check_all(&format!("{ord:?} of real x times {k}"), &got, &g, |x| complex_norms(x)[j], $tol)?;
+                }
+                // var of x·k is |k|² var(x).
+                let xs: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+                let gx = groups(&xs, m, n, axis);
+                let got: Array<$r> = e.var_axes(axes_arg(axis), 0, false).unwrap();
+                let got: Vec<f64> = got.to_vec().unwrap().into_iter().map(|v| v as f64).collect();
+                check_all("var of real x times k", &got, &gx, |g| {
+                    let mu = g.iter().sum::<f64>() / g.len() as f64;
+                    4.25 * g.iter().map(|v| (v - mu) * (v - mu)).sum::<f64>() / g.len() as f64
+                }, $tol * 10.0)?;
+            }
+        }
+    };
+}
+
+fused_complex_norms!(fused_complex64_norms_compile_and_match_the_host, f32, 1e-5);
+fused_complex_norms!(fused_complex128_norms_compile_and_match_the_host, f64, 1e-12);

@@ -158,7 +158,9 @@ pub(crate) struct Spec {
     pub finish: String,
 }
 
-/// OpenCL C helpers for complex numbers (`_f` for float2, `_d` for double2).
+/// OpenCL C helpers for complex numbers (`_f` for float2, `_d` for double2). Each set is
+/// guarded, so a kernel may include it twice: once because an operand or the accumulator is
+/// complex, once because the fused expression computes complex values from real operands.
 pub(crate) fn complex_helpers(fp64: bool) -> String {
     let mut s = String::new();
     let kinds: &[(&str, &str, &str)] = if fp64 {
@@ -169,10 +171,12 @@ pub(crate) fn complex_helpers(fp64: bool) -> String {
     for (sfx, r, c) in kinds {
         let _ = writeln!(
             s,
-            "inline {c} cmul_{sfx}({c} a, {c} b) {{ return ({c})(a.x*b.x - a.y*b.y, a.x*b.y + a.y*b.x); }}\n\
+            "#ifndef CLARRAY_COMPLEX_{sfx}\n#define CLARRAY_COMPLEX_{sfx}\n\
+             inline {c} cmul_{sfx}({c} a, {c} b) {{ return ({c})(a.x*b.x - a.y*b.y, a.x*b.y + a.y*b.x); }}\n\
              inline {c} conj_{sfx}({c} a) {{ return ({c})(a.x, -a.y); }}\n\
              inline {r} cabs2_{sfx}({c} a) {{ return a.x*a.x + a.y*a.y; }}\n\
-             inline {r} cabs_{sfx}({c} a) {{ return hypot(a.x, a.y); }}"
+             inline {r} cabs_{sfx}({c} a) {{ return hypot(a.x, a.y); }}\n\
+             #endif"
         );
     }
     s

@@ -183,6 +183,12 @@ pub(crate) fn reduce_map(mut map: MapExpr, kind: Kind, axes: &Axes, keepdims: bo
     let t = map.value;
     let fp64 = ctx.device().info().fp64;
     let inner = format!("({})", map.code);
+    if t.is_complex() && matches!(kind, Kind::Var(_) | Kind::Std(_) | Kind::Norm(_)) {
+        // These map complex values to real ones with the complex helpers, which the kernel
+        // otherwise includes only where an operand or the accumulator is complex (an
+        // expression of real arrays can give complex values).
+        map.preamble += &engine::complex_helpers(t == DType::C128);
+    }
     let needs_items = matches!(kind, Kind::Min | Kind::Max | Kind::ArgMin | Kind::ArgMax);
     if needs_items {
         if let Some(&a) = ax.iter().find(|&&a| shape[a] == 0) {
