@@ -5,7 +5,7 @@
 
 use clarray::array::{Array, Element};
 use clarray::reduce::{Axes, Norm};
-use clarray::Context;
+use clarray::{Context, Error};
 use half::f16;
 use num_complex::Complex;
 use proptest::prelude::*;
@@ -167,7 +167,7 @@ fn f32s(a: clarray::Result<Array<f32>>) -> Vec<f64> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(ProptestConfig::with_cases(16))]
 
     /// sum, mean, var, std, L1 and L2 norms of f32 data whose sums overflow, on every path
     /// (whole, axis 0, last axis; contiguous and transposed; long rows split over work-groups).
@@ -327,3 +327,245 @@ macro_rules! fused_complex_norms {
 
 fused_complex_norms!(fused_complex64_norms_compile_and_match_the_host, f32, 1e-5);
 fused_complex_norms!(fused_complex128_norms_compile_and_match_the_host, f64, 1e-12);
+
+// ---------------------------------------------------------------------------------------------
+// 3. Axes as NumPy reads them: -ndim..ndim, an error naming the axis and ndim otherwise.
+// ---------------------------------------------------------------------------------------------
+
+use ndarray::{ArrayD, Axis, IxDyn, Slice};
+
+/// `axis` as NumPy normalises it against `ndim` (None where NumPy raises AxisError).
+fn np_axis(axis: isize, ndim: usize) -> Option<usize> {
+    let k = if axis < 0 { axis + ndim as isize } else { axis };
+    (0..ndim as isize).contains(&k).then_some(k as usize)
+}
+
+fn host_of(a: &Array<i64>) -> ArrayD<i64> {
+    a.get().unwrap()
+}
+
+#[derive(Debug, Clone)]
+struct AxCase {
+    shape: Vec<usize>,
+    axis: isize,
+    other: isize,
+    seed: u64,
+}
+
+fn ax_case() -> impl Strategy<Value = AxCase> {
+    (prop::collection::vec(1usize..5, 1..4), any::<u64>()).prop_flat_map(|(shape, seed)| {
+        let nd = shape.len() as isize;
+        (Just(shape), -nd..nd, -nd..nd, Just(seed)).prop_map(|(shape, axis, other, seed)| AxCase {
+            shape,
+            axis,
+            other,
+            seed,
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+
+    /// Every function taking an axis takes a negative one, counted from the end, and gives
+    /// what the host reference gives for the same axis counted from the start.
+    #[test]
+    fn negative_axes_count_from_the_end_everywhere(c in ax_case()) {
+        let mut r = rand::rngs::StdRng::seed_from_u64(c.seed);
+        let nd = c.shape.len();
+        let n: usize = c.shape.iter().product();
+        let data: Vec<i64> = (0..n).map(|_| r.random_range(-5..5)).collect();
+        let a = Array::from_slice(&ctx(), &data, &c.shape).unwrap();
+        let h = ArrayD::from_shape_vec(IxDyn(&c.shape), data).unwrap();
+        let k = np_axis(c.axis, nd).unwrap();
+        let ax = Axis(k);
+        prop_assert_eq!(host_of(&a.sum_axes(c.axis, false).unwrap()), h.sum_axis(ax));
+        // Two axes, one of them perhaps negative: NumPy's sum over the set.
+        let o = np_axis(c.other, nd).unwrap();
+        if o != k {
+            let (hi, lo) = (k.max(o), k.min(o));
+            let want = h.sum_axis(Axis(hi)).sum_axis(Axis(lo));
+            prop_assert_eq!(host_of(&a.sum_axes([c.axis, c.other], false).unwrap()), want);
+        } else {
+            let e = a.sum_axes([c.axis, c.other], false).unwrap_err();
+            prop_assert!(matches!(e, Error::Axis { .. }) && e.to_string().contains("twice"), "{}", e);
+        }
+        let argmax = h.map_axis(ax, |l| {
+            let mut b = 0;
+            for i in 0..l.len() { if l[i] > l[b] { b = i; } }
+            b as i64
+        });
+        prop_assert_eq!(a.argmax_axes(c.axis, false).unwrap().get().unwrap(), argmax);
+        let mut cum = h.clone();
+        for mut lane in cum.lanes_mut(ax) {
+            let mut s = 0;
+            for v in lane.iter_mut() { s += *v; *v = s; }
+        }
+        prop_assert_eq!(host_of(&a.cumsum(c.axis).unwrap()), cum);
+        let mut sorted = h.clone();
+        for mut lane in sorted.lanes_mut(ax) {
+            let mut v: Vec<i64> = lane.to_vec();
+            v.sort();
+            for (d, s) in lane.iter_mut().zip(v) { *d = s; }
+        }
+        prop_assert_eq!(host_of(&a.sort(c.axis).unwrap()), sorted);
+        let mut order = h.clone();
+        for (mut dst, src) in order.lanes_mut(ax).into_iter().zip(h.lanes(ax)) {
+            let mut idx: Vec<usize> = (0..src.len()).collect();
+            idx.sort_by_key(|&i| src[i]);
+            for (d, i) in dst.iter_mut().zip(idx) { *d = i as i64; }
+        }
+        prop_assert_eq!(host_of(&a.argsort(c.axis).unwrap()), order);
+        let len = c.shape[k];
+        let picks: Vec<i64> = (0..3).map(|_| r.random_range(0..len as i64)).collect();
+        let idx = Array::from_slice(&ctx(), &picks, &[3]).unwrap();
+        let sel: Vec<usize> = picks.iter().map(|&p| p as usize).collect();
+        prop_assert_eq!(host_of(&a.take(&idx, c.axis).unwrap()), h.select(ax, &sel));
+        let flipped = h.slice_axis(ax, Slice::new(0, None, -1)).to_owned();
+        prop_assert_eq!(host_of(&a.flip(c.axis).unwrap()), flipped.clone());
+        let i = r.random_range(0..len) as isize;
+        prop_assert_eq!(host_of(&a.index_axis(c.axis, i - len as isize).unwrap()), h.index_axis(ax, i as usize).to_owned());
+        // expand_dims and stack take -(ndim + 1)..=ndim, squeeze_axis undoes expand_dims.
+        let e = if c.other < 0 { c.other - 1 } else { c.other + 1 };
+        let ke = np_axis(e, nd + 1).unwrap();
+        let ex = a.expand_dims(e).unwrap();
+        prop_assert_eq!(host_of(&ex), h.clone().insert_axis(Axis(ke)));
+        prop_assert_eq!(host_of(&ex.squeeze_axis(e).unwrap()), h.clone());
+        let cat: Array<i64> = clarray::reduce::concatenate(&[&a, &a.flip(c.axis).unwrap()], c.axis).unwrap();
+        prop_assert_eq!(host_of(&cat), ndarray::concatenate(ax, &[h.view(), flipped.view()]).unwrap());
+        let st: Array<i64> = clarray::reduce::stack(&[&a, &a.flip(c.axis).unwrap()], e).unwrap();
+        prop_assert_eq!(host_of(&st), ndarray::stack(Axis(ke), &[h.view(), flipped.view()]).unwrap());
+        let mut perm: Vec<isize> = (0..nd as isize).map(|q| q - nd as isize).collect();
+        perm.reverse();
+        prop_assert_eq!(host_of(&a.permute(&perm).unwrap()), h.clone().reversed_axes());
+    }
+}
+
+/// Asserts an [`Error::Axis`] naming `axis` and `ndim` in NumPy's words.
+#[track_caller]
+fn assert_axis_error<T: std::fmt::Debug>(r: clarray::Result<T>, axis: isize, ndim: usize) {
+    match r {
+        Err(Error::Axis { axis: a, ndim: n, message }) => {
+            assert_eq!((a, n), (axis, ndim), "{message}");
+            assert!(
+                message.contains(&format!("axis {axis} is out of bounds for an array of dimension {ndim}")),
+                "{message}"
+            );
+        }
+        other => panic!("expected Error::Axis for axis {axis} of {ndim} axes, got {other:?}"),
+    }
+}
+
+#[test]
+fn axes_out_of_range_are_axis_errors_naming_axis_and_ndim() {
+    let a = Array::from_slice(&ctx(), &[1i64, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
+    let idx = Array::from_slice(&ctx(), &[0i64], &[1]).unwrap();
+    for axis in [2isize, -3, 7, isize::MIN, isize::MAX] {
+        assert_axis_error(a.sum_axes(axis, false), axis, 2);
+        assert_axis_error(a.argmax_axes(axis, true), axis, 2);
+        assert_axis_error(a.var_axes(axis, 0, false), axis, 2);
+        assert_axis_error(a.cumsum(axis), axis, 2);
+        assert_axis_error(a.cumprod_exclusive(axis), axis, 2);
+        assert_axis_error(a.sort(axis), axis, 2);
+        assert_axis_error(a.argsort(axis), axis, 2);
+        assert_axis_error(a.take(&idx, axis), axis, 2);
+        assert_axis_error(a.flip(axis), axis, 2);
+        assert_axis_error(a.squeeze_axis(axis), axis, 2);
+        assert_axis_error(a.index_axis(axis, 0), axis, 2);
+        assert_axis_error(clarray::reduce::concatenate::<i64>(&[&a, &a], axis), axis, 2);
+        assert_axis_error(a.permute(&[0, axis]), axis, 2);
+    }
+    for axis in [3isize, -4] {
+        assert_axis_error(a.expand_dims(axis), axis, 3);
+        assert_axis_error(clarray::reduce::stack::<i64>(&[&a, &a], axis), axis, 3);
+    }
+    // A repeated axis, spelled two ways.
+    for axes in [vec![1isize, -1], vec![0, 0]] {
+        let e = a.sum_axes(axes.clone(), false).unwrap_err();
+        assert!(matches!(e, Error::Axis { .. }) && e.to_string().contains("twice"), "{e}");
+        let e = a.permute(&axes).unwrap_err();
+        assert!(matches!(e, Error::Axis { .. }) && e.to_string().contains("twice"), "{e}");
+    }
+    // A 0-d array has no axes.
+    let s = a.sum().unwrap();
+    assert_axis_error(s.cumsum(0), 0, 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. concatenate / stack promote their inputs' types as NumPy's result_type does.
+// ---------------------------------------------------------------------------------------------
+
+/// Joins an `A` array and a `B` array along a random axis, into `R` (the table row from NumPy's
+/// promotion rules), and compares with the host join of the values converted to `R`.
+fn join_promoted<A: Element + Copy, B: Element + Copy, R: Element + Copy + PartialEq + std::fmt::Debug>(
+    seed: u64,
+    ga: impl Fn(&mut rand::rngs::StdRng) -> A,
+    gb: impl Fn(&mut rand::rngs::StdRng) -> B,
+    ca: impl Fn(A) -> R,
+    cb: impl Fn(B) -> R,
+) {
+    let mut r = rand::rngs::StdRng::seed_from_u64(seed);
+    let (m, n, p) = (r.random_range(1..4), r.random_range(1..4), r.random_range(1..4));
+    let av: Vec<A> = (0..m * n).map(|_| ga(&mut r)).collect();
+    let bv: Vec<B> = (0..p * n).map(|_| gb(&mut r)).collect();
+    let a = Array::from_slice(&ctx(), &av, &[m, n]).unwrap();
+    let b = Array::from_slice(&ctx(), &bv, &[p, n]).unwrap();
+    let got: Array<R> = clarray::reduce::concatenate(&[&a, &b], -2).unwrap();
+    let mut want: Vec<R> = av.iter().map(|&x| ca(x)).collect();
+    want.extend(bv.iter().map(|&x| cb(x)));
+    assert_eq!(got.shape(), &[m + p, n]);
+    assert_eq!(got.to_vec().unwrap(), want, "concatenate of {} and {}", A::DTYPE, B::DTYPE);
+    // Along the last axis, the other way round.
+    let bt = b.slice(ndarray::s![..1, ..]).unwrap().broadcast_to(&[m, n]).unwrap();
+    let got: Array<R> = clarray::reduce::concatenate(&[&bt, &a], 1).unwrap();
+    let host: Vec<R> = (0..m)
+        .flat_map(|i| (0..n).map(|j| cb(bv[j])).chain((0..n).map(move |j| i * n + j).map(|q| ca(av[q]))))
+        .collect();
+    assert_eq!(got.to_vec().unwrap(), host);
+    let got: Array<R> = clarray::reduce::stack(&[&a, &bt], -1).unwrap();
+    let host: Vec<R> = (0..m * n).flat_map(|q| [ca(av[q]), cb(bv[q % n])]).collect();
+    assert_eq!(got.shape(), &[m, n, 2]);
+    assert_eq!(got.to_vec().unwrap(), host);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2))]
+
+    /// Pairs and results from NumPy's promotion table: float with int widens to a float that
+    /// holds both, signed with unsigned to the next signed size (f64 past 64 bits), bool joins
+    /// anything as that thing, float with complex keeps the wider precision.
+    #[test]
+    fn concatenate_and_stack_promote_mixed_types_as_numpy(seed in any::<u64>()) {
+        join_promoted::<f32, i32, f64>(seed, |r| r.random_range(-9.0..9.0), |r| r.random(), f64::from, f64::from);
+        join_promoted::<i8, u8, i16>(seed, |r| r.random(), |r| r.random(), i16::from, i16::from);
+        join_promoted::<u32, i32, i64>(seed, |r| r.random(), |r| r.random(), i64::from, i64::from);
+        join_promoted::<u64, i64, f64>(seed, |r| r.random_range(0..1 << 50), |r| r.random_range(-(1 << 50)..1 << 50), |x| x as f64, |x| x as f64);
+        join_promoted::<bool, f16, f16>(seed, |r| r.random(), |r| f16::from_f32(r.random_range(-9.0..9.0)),
+            |x| f16::from_f32(x as u8 as f32), |x| x);
+        join_promoted::<f16, i16, f32>(seed, |r| f16::from_f32(r.random_range(-9.0..9.0)), |r| r.random(), f32::from, f32::from);
+        join_promoted::<f64, Complex<f32>, Complex<f64>>(seed, |r| r.random(), |r| Complex::new(r.random(), r.random()),
+            |x| Complex::new(x, 0.0), |z| Complex::new(z.re as f64, z.im as f64));
+        join_promoted::<u8, u16, u16>(seed, |r| r.random(), |r| r.random(), u16::from, |x| x);
+    }
+}
+
+#[test]
+fn concatenate_names_the_promoted_type_when_another_is_asked() {
+    let a = Array::from_slice(&ctx(), &[1.0f32, 2.0], &[2]).unwrap();
+    let b = Array::from_slice(&ctx(), &[3i32], &[1]).unwrap();
+    let e = clarray::reduce::concatenate::<f32>(&[&a, &b], 0).unwrap_err();
+    assert!(matches!(e, Error::Type(_)) && e.to_string().contains("gives float64"), "{e}");
+    let e = clarray::reduce::stack::<i32>(&[&b, &b.astype::<i8>().unwrap()], 0).map(|_| ());
+    assert!(e.is_ok(), "i32 with i8 is i32: {e:?}");
+}
+
+#[test]
+fn concatenate_extent_sum_overflow_is_too_large_not_a_wrap() {
+    // Empty arrays (another axis is 0) of huge extents along the joined axis.
+    let big = usize::MAX / 2 + 1;
+    let a = Array::<u8>::zeros(&ctx(), &[0, big]).unwrap();
+    let e = clarray::reduce::concatenate::<u8>(&[&a, &a], 1).unwrap_err();
+    assert!(matches!(e, Error::TooLarge(_)) && e.to_string().contains("add up to more than"), "{e}");
+    let e = clarray::reduce::concatenate::<u8>(&[&a, &a], -1).unwrap_err();
+    assert!(matches!(e, Error::TooLarge(_)), "{e}");
+}

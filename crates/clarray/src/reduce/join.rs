@@ -49,7 +49,7 @@ fn joined_type<U: Element>(arrays: &[&dyn Joinable], what: &str) -> Result<DType
         let types: Vec<&str> = arrays.iter().map(|a| a.join_dtype().name()).collect();
         return Err(Error::Type(format!(
             "{what} of arrays of types {types:?} gives {} (NumPy's result_type), not the {} asked for; \
-             name Array<{}> as the result, or convert the arrays with astype first",
+             ask for {} as the result type, or convert the arrays with astype first",
             t.name(),
             U::DTYPE.name(),
             t.name()
