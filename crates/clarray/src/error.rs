@@ -46,6 +46,17 @@ pub enum Error {
     /// An argument that is invalid regardless of bounds (zero sizes, bad alignment, …).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// An axis outside `-ndim..ndim` (negative axes count from the end, as in NumPy), or an
+    /// axis named twice in one set of axes.
+    #[error("{message}")]
+    Axis {
+        /// The axis as the caller gave it.
+        axis: isize,
+        /// The number of axes it was checked against.
+        ndim: usize,
+        /// What was asked and what is allowed, in words.
+        message: String,
+    },
     /// Shapes that do not match or do not broadcast.
     #[error("shape error: {0}")]
     Shape(String),

@@ -93,7 +93,7 @@ proptest! {
             p /= i + 1;
         }
         let hp = hv.clone().permuted_axes(IxDyn(&axes));
-        let dp = dv.permute(&axes).unwrap();
+        let dp = dv.permute(&axes.iter().map(|&k| k as isize).collect::<Vec<_>>()).unwrap();
         prop_assert_eq!(dp.get().unwrap(), hp.to_owned());
 
         // An expression on the permuted view with a broadcast operand along its last axis.

@@ -98,7 +98,10 @@ fn make<T: clarray::Element + Copy>(
         View::Plain => (dev, host),
         View::Transposed => {
             let perm: Vec<usize> = (0..nd).rev().collect();
-            (dev.permute(&perm).unwrap(), host.permuted_axes(IxDyn(&perm)))
+            (
+                dev.permute(&perm.iter().map(|&k| k as isize).collect::<Vec<_>>()).unwrap(),
+                host.permuted_axes(IxDyn(&perm)),
+            )
         }
         View::Stepped => {
             let mut info = vec![SliceInfoElem::Slice { start: 1, end: None, step: 2 }];
@@ -108,7 +111,7 @@ fn make<T: clarray::Element + Copy>(
         }
         View::Flipped => {
             let h = host.slice_axis(Axis(nd - 1), Slice::new(0, None, -1)).to_owned();
-            (dev.flip(nd - 1).unwrap(), h)
+            (dev.flip(-1).unwrap(), h)
         }
         View::Broadcast(_) => {
             let h = host.broadcast(IxDyn(&c.shape)).unwrap().to_owned();
@@ -122,7 +125,7 @@ fn axes_of(c: &Case) -> (Axes, Vec<usize>) {
         (Axes::All, (0..c.shape.len()).collect())
     } else {
         let v: Vec<usize> = c.axes.iter().enumerate().filter(|(_, &b)| b).map(|(k, _)| k).collect();
-        (Axes::Some(v.clone()), v)
+        (Axes::Some(v.iter().map(|&k| k as isize).collect()), v)
     }
 }
 

@@ -21,7 +21,7 @@ fn take_along_each_axis_of_a_view() {
     let idx = Array::<i64>::from_slice(&ctx(), &[2, -1, 0, 2], &[2, 2]).unwrap();
     for axis in 0..3 {
         let n = ht.shape()[axis] as i64;
-        let got = t.take(&idx, axis).unwrap();
+        let got = t.take(&idx, axis as isize).unwrap();
         let mut want_shape = ht.shape()[..axis].to_vec();
         want_shape.extend([2, 2]);
         want_shape.extend_from_slice(&ht.shape()[axis + 1..]);
@@ -77,17 +77,17 @@ fn put_into_a_strided_view() {
 fn concatenate_and_stack() {
     let a = Array::<i32>::from_slice(&ctx(), &(0..6).collect::<Vec<_>>(), &[2, 3]).unwrap();
     let b = Array::<i32>::from_slice(&ctx(), &(10..14).collect::<Vec<_>>(), &[2, 2]).unwrap();
-    let c = concatenate(&[&a, &b.t().t()], 1).unwrap();
+    let c = concatenate::<i32>(&[&a, &b.t().t()], 1).unwrap();
     assert_eq!(c.shape(), &[2, 5]);
     assert_eq!(c.to_vec().unwrap(), vec![0, 1, 2, 10, 11, 3, 4, 5, 12, 13]);
-    let d = concatenate(&[&a, &a.flip(0).unwrap()], 0).unwrap();
+    let d = concatenate::<i32>(&[&a, &a.flip(0).unwrap()], 0).unwrap();
     assert_eq!(d.to_vec().unwrap(), vec![0, 1, 2, 3, 4, 5, 3, 4, 5, 0, 1, 2]);
-    let s = stack(&[&a, &a], 2).unwrap();
+    let s = stack::<i32>(&[&a, &a], 2).unwrap();
     assert_eq!(s.shape(), &[2, 3, 2]);
     assert_eq!(s.to_vec().unwrap(), vec![0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]);
-    let e = concatenate(&[&a, &b], 0).unwrap_err().to_string();
+    let e = concatenate::<i32>(&[&a, &b], 0).unwrap_err().to_string();
     assert!(e.contains("[2, 2]") && e.contains("axis 0"), "{e}");
-    let e = stack(&[&a, &b], 0).unwrap_err().to_string();
+    let e = stack::<i32>(&[&a, &b], 0).unwrap_err().to_string();
     assert!(e.contains("one shape"), "{e}");
     assert!(concatenate::<i32>(&[], 0).is_err());
 }
@@ -105,8 +105,8 @@ proptest! {
             .collect();
         let a = Array::from_slice(&ctx(), &data, &[rows, len]).unwrap();
         let h = ndarray::Array2::from_shape_vec((rows, len), data).unwrap();
-        let s = a.sort(axis).unwrap();
-        let o = a.argsort(axis).unwrap();
+        let s = a.sort(axis as isize).unwrap();
+        let o = a.argsort(axis as isize).unwrap();
         prop_assert_eq!(s.shape(), &[rows, len]);
         let (sv, ov) = (s.to_vec().unwrap(), o.to_vec().unwrap());
         let cmp = |x: &f32, y: &f32| match (x.is_nan(), y.is_nan()) {

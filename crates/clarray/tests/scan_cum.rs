@@ -42,17 +42,17 @@ proptest! {
         let host = ArrayD::from_shape_vec(IxDyn(&shape), data.iter().map(|&v| v as i64).collect()).unwrap();
         let (dev, host) = if transpose {
             let p: Vec<usize> = (0..shape.len()).rev().collect();
-            (dev.permute(&p).unwrap(), host.permuted_axes(IxDyn(&p)))
+            (dev.permute(&p.iter().map(|&k| k as isize).collect::<Vec<_>>()).unwrap(), host.permuted_axes(IxDyn(&p)))
         } else {
             (dev, host)
         };
         let axis = axis_pick % shape.len();
         for prod in [false, true] {
             let got = match (prod, exclusive) {
-                (false, false) => dev.cumsum(axis),
-                (false, true) => dev.cumsum_exclusive(axis),
-                (true, false) => dev.cumprod(axis),
-                (true, true) => dev.cumprod_exclusive(axis),
+                (false, false) => dev.cumsum(axis as isize),
+                (false, true) => dev.cumsum_exclusive(axis as isize),
+                (true, false) => dev.cumprod(axis as isize),
+                (true, true) => dev.cumprod_exclusive(axis as isize),
             }.unwrap();
             prop_assert_eq!(got.shape(), host.shape());
             let want = host_scan(&host, axis, prod, exclusive);

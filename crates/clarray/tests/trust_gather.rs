@@ -185,9 +185,9 @@ fn random_view_with<T: Element>(
         })
         .collect();
     let sliced = base.slice(info).unwrap();
-    let mut inv = vec![0; nd];
+    let mut inv = vec![0isize; nd];
     for (i, &k) in perm.iter().enumerate() {
-        inv[k] = i;
+        inv[k] = i as isize;
     }
     let view = sliced.permute(&inv).unwrap();
     assert_eq!(view.shape(), shape);
@@ -461,7 +461,7 @@ fn check_take<T: Val, I: Idx>(ctx: &Context, r: &mut StdRng) {
     let what = format!("take {} by {} along {axis}: a {a:?}, idx {idx:?}", T::DTYPE, I::DTYPE);
     let out_len: usize = out_shape.iter().product();
     poison_pool(ctx, out_len * T::DTYPE.size());
-    let got = a.take(&idx, axis);
+    let got = a.take(&idx, axis as isize);
     if n == 0 && !iv.is_empty() {
         let e = got.expect_err(&what);
         assert!(matches!(e, Error::OutOfBounds(_)), "{what}: {e}");

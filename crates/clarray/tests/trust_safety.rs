@@ -504,7 +504,7 @@ fn concatenate_refuses_extents_whose_sum_overflows() {
     let ctx = ctx();
     let x = Array::<u8>::zeros(&ctx, &[1]).unwrap();
     let big = x.broadcast_to(&[isize::MAX as usize]).unwrap();
-    let e = expect_err(reduce::concatenate(&[&big, &big, &big], 0));
+    let e = expect_err(reduce::concatenate::<u8>(&[&big, &big, &big], 0));
     assert!(matches!(e, Error::TooLarge(_)), "{e:?}");
     assert_msg(&e, &["concatenate", "axis 0"]);
 }

@@ -381,21 +381,21 @@ impl Layout {
         Ok(Some(Layout { shape: nd.into(), strides: ns.into(), offset: self.offset }))
     }
 
-    /// Axes in the order `axes` (a permutation of `0..ndim`).
-    pub fn permute(&self, axes: &[usize]) -> Result<Layout> {
-        let mut seen = vec![false; self.ndim()];
-        if axes.len() != self.ndim()
-            || axes.iter().any(|&a| a >= self.ndim() || std::mem::replace(&mut seen[a], true))
-        {
+    /// Axes in the order `axes` (a permutation of `0..ndim`; negative axes count from the end).
+    pub fn permute(&self, axes: &[isize]) -> Result<Layout> {
+        let nd = self.ndim();
+        let ax = super::normalize_axes(axes, nd, "permute")?;
+        if ax.len() != nd {
             return Err(Error::InvalidArgument(format!(
-                "axes {axes:?} are not a permutation of 0..{} for shape {:?}",
-                self.ndim(),
+                "axes {axes:?} are not a permutation of 0..{nd} for shape {:?}: name every axis once",
                 self.shape
             )));
         }
+        let ax: Vec<usize> =
+            axes.iter().map(|&a| super::normalize_axis(a, nd, "permute")).collect::<Result<_>>()?;
         Ok(Layout {
-            shape: axes.iter().map(|&a| self.shape[a]).collect(),
-            strides: axes.iter().map(|&a| self.strides[a]).collect(),
+            shape: ax.iter().map(|&a| self.shape[a]).collect(),
+            strides: ax.iter().map(|&a| self.strides[a]).collect(),
             offset: self.offset,
         })
     }
@@ -427,21 +427,9 @@ impl Layout {
         ))
     }
 
-    /// `axis` checked against the number of axes (`extra` more allowed, for insertion).
-    pub(crate) fn check_axis(&self, axis: usize, extra: usize) -> Result<()> {
-        if axis >= self.ndim() + extra {
-            return Err(Error::OutOfBounds(format!(
-                "axis {axis} of an array with {} axes (shape {:?})",
-                self.ndim(),
-                self.shape
-            )));
-        }
-        Ok(())
-    }
-
-    /// Reverses the order of elements along `axis`.
-    pub fn flip(&self, axis: usize) -> Result<Layout> {
-        self.check_axis(axis, 0)?;
+    /// Reverses the order of elements along `axis` (negative counts from the end).
+    pub fn flip(&self, axis: isize) -> Result<Layout> {
+        let axis = super::normalize_axis(axis, self.ndim(), "flip")?;
         let mut l = self.clone();
         let n = l.shape[axis];
         let st = l.strides[axis];

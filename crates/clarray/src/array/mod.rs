@@ -138,6 +138,7 @@
 //!   converts the same way (`a.assign(2.7)` writes 2, as NumPy's `a[...] = 2.7`).
 //! - `minimum`/`maximum` propagate NaN, as NumPy's.
 
+mod axis;
 pub mod codegen;
 pub mod dtype;
 pub mod expr;
@@ -151,6 +152,7 @@ use bytemuck::{Pod, Zeroable};
 pub use ndarray::{s, NewAxis, SliceInfoElem};
 use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn};
 
+pub(crate) use axis::{normalize_axes, normalize_axis};
 pub use codegen::{element_code, generated_kernel_count, generated_sources, ElementCode, KernelValue, Plan};
 pub use dtype::{promote, DType, Element, Kind, Scalar};
 pub use expr::{atan2, hypot, isclose, maximum, minimum, pow, where_, BinOp, Expr, IntoExpr, UnOp};
@@ -596,9 +598,9 @@ impl<T: Element> Array<T> {
         Ok(self.view(self.layout.slice(info.as_ref())?))
     }
 
-    /// The view at index `i` of `axis` (negative counts from the end), without that axis.
-    pub fn index_axis(&self, axis: usize, i: isize) -> Result<Array<T>> {
-        self.layout.check_axis(axis, 0)?;
+    /// The view at index `i` of `axis` (both negative count from the end), without that axis.
+    pub fn index_axis(&self, axis: isize, i: isize) -> Result<Array<T>> {
+        let axis = normalize_axis(axis, self.ndim(), "index_axis")?;
         let mut info = vec![SliceInfoElem::Slice { start: 0, end: None, step: 1 }; axis];
         info.push(SliceInfoElem::Index(i));
         self.slice(info)
@@ -634,8 +636,9 @@ impl<T: Element> Array<T> {
         self.view(l)
     }
 
-    /// The axes in the order `axes`, as a view (NumPy's `transpose(axes)`).
-    pub fn permute(&self, axes: &[usize]) -> Result<Array<T>> {
+    /// The axes in the order `axes`, as a view (NumPy's `transpose(axes)`; negative axes count
+    /// from the end).
+    pub fn permute(&self, axes: &[isize]) -> Result<Array<T>> {
         Ok(self.view(self.layout.permute(axes)?))
     }
 
@@ -657,9 +660,9 @@ impl<T: Element> Array<T> {
         self.view(Layout { shape, strides, offset: self.layout.offset })
     }
 
-    /// Without `axis`, which must have extent 1.
-    pub fn squeeze_axis(&self, axis: usize) -> Result<Array<T>> {
-        self.layout.check_axis(axis, 0)?;
+    /// Without `axis` (negative counts from the end), which must have extent 1.
+    pub fn squeeze_axis(&self, axis: isize) -> Result<Array<T>> {
+        let axis = normalize_axis(axis, self.ndim(), "squeeze_axis")?;
         if self.shape()[axis] != 1 {
             return Err(Error::Shape(format!(
                 "squeeze_axis({axis}) on shape {:?}: that axis has extent {}, not 1",
@@ -673,17 +676,18 @@ impl<T: Element> Array<T> {
         Ok(self.view(l))
     }
 
-    /// With a new axis of extent 1 at position `axis` (0..=ndim).
-    pub fn expand_dims(&self, axis: usize) -> Result<Array<T>> {
-        self.layout.check_axis(axis, 1)?;
+    /// With a new axis of extent 1 at position `axis` of the result (`-(ndim + 1)..=ndim`;
+    /// negative counts from the end of the result, as NumPy's `expand_dims`).
+    pub fn expand_dims(&self, axis: isize) -> Result<Array<T>> {
+        let axis = normalize_axis(axis, self.ndim() + 1, "expand_dims")?;
         let mut l = self.layout.clone();
         l.shape.insert(axis, 1);
         l.strides.insert(axis, 0);
         Ok(self.view(l))
     }
 
-    /// The elements along `axis` in reverse order, as a view.
-    pub fn flip(&self, axis: usize) -> Result<Array<T>> {
+    /// The elements along `axis` (negative counts from the end) in reverse order, as a view.
+    pub fn flip(&self, axis: isize) -> Result<Array<T>> {
         Ok(self.view(self.layout.flip(axis)?))
     }
 

@@ -577,8 +577,8 @@ impl ScanKernel {
         self
     }
 
-    /// Scans along `axis` of the (broadcast) arrays; returns the `out` values as `Array<U>`.
-    pub fn run<U: Element>(&self, args: &[&dyn UserArg], axis: usize) -> Result<Array<U>> {
+    /// Scans along `axis` (negative counts from the end) of the (broadcast) arrays; returns the `out` values as `Array<U>`.
+    pub fn run<U: Element>(&self, args: &[&dyn UserArg], axis: isize) -> Result<Array<U>> {
         let vals = check(&self.name, &self.decls, args, &self.ctx)?;
         let code = rewrite(&self.name, &self.input, &self.decls, "input expression")?;
         let a = self.dtype.acc_type();

@@ -74,7 +74,8 @@ macro_rules! array_reductions {
 
             $(#[$m])*
             ///
-            /// Over `axes` (a `usize`, an array or slice of them, or [`Axes::All`]); with
+            /// Over `axes` (an `isize`, an array or slice of them, or [`Axes::All`]; negative axes
+            /// count from the end); with
             /// `keepdims` the reduced axes stay as axes of length 1.
             pub fn $axes_name(&self, axes: impl Into<Axes>, keepdims: bool) -> Result<Array<$out>> {
                 reduce_map(MapExpr::identity(&Strided::of_array(self)), $kind, &axes.into(), keepdims)?.into_array()
@@ -230,42 +231,42 @@ fn cum_spec(t: DType, prod: bool, exclusive: bool) -> ScanSpec {
     ScanSpec { acc, neutral, combine, out, output: "item".into(), exclusive, preamble: String::new() }
 }
 
-fn cum(map: MapExpr, axis: usize, prod: bool, exclusive: bool) -> Result<Strided> {
+fn cum(map: MapExpr, axis: isize, prod: bool, exclusive: bool) -> Result<Strided> {
     let ctx = map.inputs[0].context().clone();
     let spec = cum_spec(map.value, prod, exclusive);
     scan(&ctx, &map, None, &spec, axis)
 }
 
 impl<T: Reducible> Array<T> {
-    /// The running sums along `axis` (NumPy's `cumsum`; integers widen as in [`Array::sum`]).
-    pub fn cumsum(&self, axis: usize) -> Result<Array<T::Sum>> {
+    /// The running sums along `axis` (negative counts from the end; NumPy's `cumsum`; integers widen as in [`Array::sum`]).
+    pub fn cumsum(&self, axis: isize) -> Result<Array<T::Sum>> {
         cum(MapExpr::identity(&Strided::of_array(self)), axis, false, false)?.into_array()
     }
 
     /// The exclusive running sums along `axis`: element `i` sums the elements before `i`.
-    pub fn cumsum_exclusive(&self, axis: usize) -> Result<Array<T::Sum>> {
+    pub fn cumsum_exclusive(&self, axis: isize) -> Result<Array<T::Sum>> {
         cum(MapExpr::identity(&Strided::of_array(self)), axis, false, true)?.into_array()
     }
 
     /// The running products along `axis` (NumPy's `cumprod`).
-    pub fn cumprod(&self, axis: usize) -> Result<Array<T::Sum>> {
+    pub fn cumprod(&self, axis: isize) -> Result<Array<T::Sum>> {
         cum(MapExpr::identity(&Strided::of_array(self)), axis, true, false)?.into_array()
     }
 
     /// The exclusive running products along `axis`: element `i` multiplies those before `i`.
-    pub fn cumprod_exclusive(&self, axis: usize) -> Result<Array<T::Sum>> {
+    pub fn cumprod_exclusive(&self, axis: isize) -> Result<Array<T::Sum>> {
         cum(MapExpr::identity(&Strided::of_array(self)), axis, true, true)?.into_array()
     }
 }
 
 impl Expr {
     /// The running sums of the expression's values along `axis`, computed in the same pass.
-    pub fn cumsum<U: Element>(&self, axis: usize) -> Result<Array<U>> {
+    pub fn cumsum<U: Element>(&self, axis: isize) -> Result<Array<U>> {
         cum(map_of_expr(self)?, axis, false, false)?.into_array()
     }
 
     /// The running products of the expression's values along `axis`.
-    pub fn cumprod<U: Element>(&self, axis: usize) -> Result<Array<U>> {
+    pub fn cumprod<U: Element>(&self, axis: isize) -> Result<Array<U>> {
         cum(map_of_expr(self)?, axis, true, false)?.into_array()
     }
 }

@@ -33,7 +33,8 @@
 //!
 //! Float sums carry a compensation term per work-item (Knuth's branch-free two-sum) and combine
 //! states with the same error-free addition, so a float32 sum of 2^28 values has the accuracy of
-//! a float64 one rounded once.
+//! a float64 one rounded once. The compensation is dropped where the sum is no longer finite, so
+//! an overflow gives ±inf (and inf + -inf NaN), as a plain sum does.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -157,7 +158,9 @@ pub(crate) struct Spec {
     pub finish: String,
 }
 
-/// OpenCL C helpers for complex numbers (`_f` for float2, `_d` for double2).
+/// OpenCL C helpers for complex numbers (`_f` for float2, `_d` for double2). Each set is
+/// guarded, so a kernel may include it twice: once because an operand or the accumulator is
+/// complex, once because the fused expression computes complex values from real operands.
 pub(crate) fn complex_helpers(fp64: bool) -> String {
     let mut s = String::new();
     let kinds: &[(&str, &str, &str)] = if fp64 {
@@ -168,10 +171,12 @@ pub(crate) fn complex_helpers(fp64: bool) -> String {
     for (sfx, r, c) in kinds {
         let _ = writeln!(
             s,
-            "inline {c} cmul_{sfx}({c} a, {c} b) {{ return ({c})(a.x*b.x - a.y*b.y, a.x*b.y + a.y*b.x); }}\n\
+            "#ifndef CLARRAY_COMPLEX_{sfx}\n#define CLARRAY_COMPLEX_{sfx}\n\
+             inline {c} cmul_{sfx}({c} a, {c} b) {{ return ({c})(a.x*b.x - a.y*b.y, a.x*b.y + a.y*b.x); }}\n\
              inline {c} conj_{sfx}({c} a) {{ return ({c})(a.x, -a.y); }}\n\
              inline {r} cabs2_{sfx}({c} a) {{ return a.x*a.x + a.y*a.y; }}\n\
-             inline {r} cabs_{sfx}({c} a) {{ return hypot(a.x, a.y); }}"
+             inline {r} cabs_{sfx}({c} a) {{ return hypot(a.x, a.y); }}\n\
+             #endif"
         );
     }
     s
@@ -394,7 +399,23 @@ impl<'a> State<'a> {
 
     /// The finished value written to `out[o]`.
     fn write_final(&self, spec: &Spec, p: &str, o: &str) -> String {
-        let v = if self.comp { format!("({p}v + {p}c)") } else { format!("{p}v") };
+        // Once the running sum is ±inf or NaN its two-sum compensation is NaN (inf - inf), and
+        // the sum alone is the answer: ±inf for an overflow or infinities of one sign, NaN for
+        // inf + -inf or a NaN, as NumPy's plain sums give. A sum that is still finite never met
+        // a non-finite value, so its compensation is finite too.
+        let fin = |v: &str, c: &str| format!("(isfinite({v}) ? {v} + {c} : {v})");
+        let v = if !self.comp {
+            format!("{p}v")
+        } else if self.acc.is_complex() {
+            format!(
+                "(({})({}, {}))",
+                self.a,
+                fin(&format!("{p}v.x"), &format!("{p}c.x")),
+                fin(&format!("{p}v.y"), &format!("{p}c.y"))
+            )
+        } else {
+            fin(&format!("{p}v"), &format!("{p}c"))
+        };
         let idx = if self.arg { format!("{p}i") } else { "0L".into() };
         format!(
             "{{ {} v = {v}; long idx = {idx}; (void)idx; {} }}",

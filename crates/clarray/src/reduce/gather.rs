@@ -1,4 +1,4 @@
-//! Gathers, scatters and joins: [`Array::take`], [`Array::put`], [`concatenate`], [`stack`].
+//! Gathers and scatters: [`Array::take`], [`Array::put`].
 //!
 //! Indices are checked on the device, against NumPy's mode `raise` (`-n..n` is valid; negative
 //! indices count from the end). A kernel that meets a bad index records the smallest position
@@ -14,8 +14,6 @@
 //! `cl_khr_fp16` and f64 no `cl_khr_fp64`.
 
 use std::fmt::Write as _;
-
-use ndarray::SliceInfoElem;
 
 use crate::array::{Array, DType, Element};
 use crate::error::{Error, Result};
@@ -197,7 +195,8 @@ fn check_indices(idx: &Strided, count: usize, n: usize, what: &str) -> Result<()
 }
 
 impl<T: Element> Array<T> {
-    /// The elements at `indices` along `axis` (NumPy's `take`): the result has shape
+    /// The elements at `indices` along `axis` (NumPy's `take`; a negative axis counts from the
+    /// end): the result has shape
     /// `shape[..axis] + indices.shape + shape[axis + 1..]`. `indices` may be any view
     /// (a non-contiguous one is copied first). Indices may be negative (counted from the end);
     /// one outside `-n..n` is [`Error::OutOfBounds`] naming the first such index, found on the
@@ -213,15 +212,11 @@ impl<T: Element> Array<T> {
     /// assert_eq!(a.take(&i, 1)?.to_vec()?, vec![3.0, 1.0, 6.0, 4.0]); // shape [2, 2]
     /// # Ok(()) }
     /// ```
-    pub fn take<I: Index>(&self, indices: &Array<I>, axis: usize) -> Result<Array<T>> {
+    pub fn take<I: Index>(&self, indices: &Array<I>, axis: isize) -> Result<Array<T>> {
         let ctx = self.context().clone();
         ctx.check_same(indices.context())?;
         let nd = self.ndim();
-        if axis >= nd {
-            return Err(Error::InvalidArgument(format!(
-                "take along axis {axis} of an array of {nd} axes (valid: 0..{nd})"
-            )));
-        }
+        let axis = crate::array::normalize_axis(axis, nd, "take")?;
         let a = Strided::of_array(self);
         let idx = contiguous_index(indices)?;
         let shape = self.shape();
@@ -400,85 +395,6 @@ impl<T: Element> Array<T> {
             .long(vals.len() as i64);
         launch_1d(&ctx, &k, &args, indices.len())
     }
-}
-
-/// The arrays joined along an existing `axis` (NumPy's `concatenate`): their shapes must match
-/// except along `axis`. One copy kernel per input, each writing its slice of the result.
-pub fn concatenate<T: Element>(arrays: &[&Array<T>], axis: usize) -> Result<Array<T>> {
-    let first = arrays.first().ok_or_else(|| Error::InvalidArgument("concatenate of no arrays".into()))?;
-    let nd = first.ndim();
-    if axis >= nd {
-        return Err(Error::InvalidArgument(format!(
-            "concatenate along axis {axis} of arrays of {nd} axes (valid: 0..{nd})"
-        )));
-    }
-    let mut shape = first.shape().to_vec();
-    shape[axis] = 0;
-    for (i, a) in arrays.iter().enumerate() {
-        first.context().check_same(a.context())?;
-        let ok = a.ndim() == nd && (0..nd).all(|k| k == axis || a.shape()[k] == first.shape()[k]);
-        if !ok {
-            return Err(Error::Shape(format!(
-                "concatenate along axis {axis}: array {i} has shape {:?}, array 0 has {:?}; they must \
-                 match except along axis {axis}",
-                a.shape(),
-                first.shape()
-            )));
-        }
-        shape[axis] = shape[axis].checked_add(a.shape()[axis]).ok_or_else(|| {
-            Error::TooLarge(format!(
-                "concatenate along axis {axis}: the extents up to array {i} add up to more than \
-                 usize holds ({} + {}); concatenate fewer or smaller arrays",
-                shape[axis],
-                a.shape()[axis]
-            ))
-        })?;
-    }
-    let out = Array::<T>::empty(first.context(), &shape)?;
-    let mut at = 0usize;
-    for a in arrays {
-        let len = a.shape()[axis];
-        if len > 0 && !a.is_empty() {
-            let info: Vec<SliceInfoElem> = (0..nd)
-                .map(|k| {
-                    if k == axis {
-                        SliceInfoElem::Slice { start: at as isize, end: Some((at + len) as isize), step: 1 }
-                    } else {
-                        SliceInfoElem::Slice { start: 0, end: None, step: 1 }
-                    }
-                })
-                .collect();
-            let mut dst = out.slice(info)?;
-            dst.assign(*a)?;
-        }
-        at += len;
-    }
-    Ok(out)
-}
-
-/// The arrays joined along a new `axis` (NumPy's `stack`): they must all have one shape.
-pub fn stack<T: Element>(arrays: &[&Array<T>], axis: usize) -> Result<Array<T>> {
-    let first = arrays.first().ok_or_else(|| Error::InvalidArgument("stack of no arrays".into()))?;
-    if axis > first.ndim() {
-        return Err(Error::InvalidArgument(format!(
-            "stack along axis {axis} of arrays of {} axes (valid: 0..={})",
-            first.ndim(),
-            first.ndim()
-        )));
-    }
-    let mut expanded = Vec::with_capacity(arrays.len());
-    for (i, a) in arrays.iter().enumerate() {
-        if a.shape() != first.shape() {
-            return Err(Error::Shape(format!(
-                "stack: array {i} has shape {:?}, array 0 has {:?}; all must have one shape",
-                a.shape(),
-                first.shape()
-            )));
-        }
-        expanded.push(a.expand_dims(axis)?);
-    }
-    let refs: Vec<&Array<T>> = expanded.iter().collect();
-    concatenate(&refs, axis)
 }
 
 #[cfg(test)]

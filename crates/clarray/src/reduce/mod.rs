@@ -28,8 +28,9 @@
 //! # Reductions
 //! `sum`, `prod`, `min`, `max`, `argmin`, `argmax`, `mean`, `var(ddof)`, `std(ddof)`, `any`,
 //! `all`, `count_nonzero`, `norm(Norm::L1 | L2 | Max)` — each over the whole array (`a.sum()`)
-//! or over any set of axes with keepdims (`a.sum_axes([0, 2], true)`; an axis argument is a
-//! `usize`, an array, slice or `Vec` of them, or [`Axes::All`]) — and `dot` / `vdot` of
+//! or over any set of axes with keepdims (`a.sum_axes([0, -1], true)`; an axis argument is an
+//! `isize`, an array, slice or `Vec` of them, or [`Axes::All`]; negative axes count from the
+//! end, as in NumPy, and an axis out of range or named twice is an [`Error::Axis`]) — and `dot` / `vdot` of
 //! vectors. On an [`Expr`](crate::array::Expr) the same names take the result type as a type
 //! parameter, checked at run time like `Expr::eval`. A reduction runs as one kernel over its
 //! input (plus a tiny pass over per-work-group partials where the outputs are too few to fill
@@ -39,7 +40,8 @@
 //! # Scans, gathers, joins, sorting
 //! `cumsum`, `cumprod` and their `_exclusive` forms along any axis ([`scan`]); `take` along an
 //! axis and `put` at flat positions ([`gather`]); boolean masks (`mask`, `set_where`) and
-//! `nonzero` / `argwhere` ([`mask`]); [`concatenate`] and [`stack`] along any axis;
+//! `nonzero` / `argwhere` ([`mask`]); [`concatenate`] and [`stack`] along any axis,
+//! of arrays of any types (promoted as NumPy's `result_type`; [`join`]);
 //! `sort` and `argsort` along any axis ([`sort`]). User-written reductions and scans are in
 //! [`crate::kernels`].
 //!
@@ -80,6 +82,7 @@ mod compare;
 pub mod dtype;
 pub mod engine;
 pub mod gather;
+pub mod join;
 pub mod mask;
 pub mod scan;
 pub mod sort;
@@ -87,7 +90,8 @@ pub mod strided;
 
 pub use compare::{allclose, array_equal};
 pub use dtype::{Reducible, ReductionTypes};
-pub use gather::{concatenate, stack, Index};
+pub use gather::Index;
+pub use join::{concatenate, stack, Joinable};
 pub use strided::Strided;
 
 use crate::array::DType;
@@ -95,57 +99,44 @@ use crate::array::DType;
 use crate::error::{Error, Result};
 use engine::{csfx, truth, MapExpr, Op, Spec};
 
-/// Which axes a reduction runs over.
+/// Which axes a reduction runs over. Axes count from 0; a negative axis counts from the end
+/// (`-1` is the last), as in NumPy.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Axes {
     /// Every axis: the result has no axes (or all of length 1 with `keepdims`).
     All,
-    /// These axes (any order; each at most once).
-    Some(Vec<usize>),
+    /// These axes (any order; each at most once, counting `k` and `k - ndim` as one).
+    Some(Vec<isize>),
 }
 
-impl From<usize> for Axes {
-    fn from(a: usize) -> Axes {
+impl From<isize> for Axes {
+    fn from(a: isize) -> Axes {
         Axes::Some(vec![a])
     }
 }
-impl From<&[usize]> for Axes {
-    fn from(a: &[usize]) -> Axes {
+impl From<&[isize]> for Axes {
+    fn from(a: &[isize]) -> Axes {
         Axes::Some(a.to_vec())
     }
 }
-impl<const N: usize> From<[usize; N]> for Axes {
-    fn from(a: [usize; N]) -> Axes {
+impl<const N: usize> From<[isize; N]> for Axes {
+    fn from(a: [isize; N]) -> Axes {
         Axes::Some(a.to_vec())
     }
 }
-impl From<Vec<usize>> for Axes {
-    fn from(a: Vec<usize>) -> Axes {
+impl From<Vec<isize>> for Axes {
+    fn from(a: Vec<isize>) -> Axes {
         Axes::Some(a)
     }
 }
 
 impl Axes {
-    /// The axes of an array of `ndim` axes, sorted; an error for an axis out of range or
-    /// named twice.
+    /// The axes of an array of `ndim` axes, normalised to `0..ndim` and sorted; an
+    /// [`Error::Axis`] for an axis outside `-ndim..ndim` or one named twice.
     pub fn resolve(&self, ndim: usize) -> Result<Vec<usize>> {
         match self {
             Axes::All => Ok((0..ndim).collect()),
-            Axes::Some(v) => {
-                let mut out = v.clone();
-                out.sort_unstable();
-                for w in out.windows(2) {
-                    if w[0] == w[1] {
-                        return Err(Error::InvalidArgument(format!("axis {} is named twice in {v:?}", w[0])));
-                    }
-                }
-                if let Some(&a) = out.iter().find(|&&a| a >= ndim) {
-                    return Err(Error::InvalidArgument(format!(
-                        "axis {a} is out of range for an array of {ndim} axes (valid: 0..{ndim})"
-                    )));
-                }
-                Ok(out)
-            }
+            Axes::Some(v) => crate::array::normalize_axes(v, ndim, "reduction"),
         }
     }
 }
@@ -198,6 +189,12 @@ pub(crate) fn reduce_map(mut map: MapExpr, kind: Kind, axes: &Axes, keepdims: bo
     let t = map.value;
     let fp64 = ctx.device().info().fp64;
     let inner = format!("({})", map.code);
+    if t.is_complex() && matches!(kind, Kind::Var(_) | Kind::Std(_) | Kind::Norm(_)) {
+        // These map complex values to real ones with the complex helpers, which the kernel
+        // otherwise includes only where an operand or the accumulator is complex (an
+        // expression of real arrays can give complex values).
+        map.preamble += &engine::complex_helpers(t == DType::C128);
+    }
     let needs_items = matches!(kind, Kind::Min | Kind::Max | Kind::ArgMin | Kind::ArgMax);
     if needs_items {
         if let Some(&a) = ax.iter().find(|&&a| shape[a] == 0) {

@@ -58,24 +58,19 @@ pub(crate) struct ScanSpec {
     pub preamble: String,
 }
 
-/// Scans `map` (its operands of one shape) along `axis`, segmented by `flags` if given.
+/// Scans `map` (its operands of one shape) along `axis` (negative counts from the end),
+/// segmented by `flags` if given.
 pub(crate) fn scan(
     ctx: &Context,
     map: &MapExpr,
     flags: Option<&Strided>,
     spec: &ScanSpec,
-    axis: usize,
+    axis: isize,
 ) -> Result<Strided> {
     ctx.check_deferred()?;
     let x0 = map.inputs.first().ok_or_else(|| Error::InvalidArgument("a scan needs an array".into()))?;
     let shape = x0.shape().to_vec();
-    if axis >= shape.len() {
-        return Err(Error::InvalidArgument(format!(
-            "axis {axis} is out of range for an array of {} axes (valid: 0..{})",
-            shape.len(),
-            shape.len()
-        )));
-    }
+    let axis = crate::array::normalize_axis(axis, shape.len(), "scan")?;
     for x in map.inputs.iter().chain(flags) {
         ctx.check_same(x.context())?;
         x.dtype().check_device(ctx)?;

@@ -86,14 +86,10 @@ __kernel void sort_out(__global const {s}* keys, __global const long* idx, long 
 
 /// Sorts the lines of `x` along `axis`; returns (keys, positions) buffers of the padded lines,
 /// and the geometry.
-fn sort_lines<T: Element>(x: &Array<T>, axis: usize, want_keys: bool) -> Result<Strided> {
+fn sort_lines<T: Element>(x: &Array<T>, axis: isize, want_keys: bool) -> Result<Strided> {
     let t = T::DTYPE;
     let nd = x.ndim();
-    if axis >= nd {
-        return Err(Error::InvalidArgument(format!(
-            "sort along axis {axis} of an array of {nd} axes (valid: 0..{nd})"
-        )));
-    }
+    let axis = crate::array::normalize_axis(axis, nd, if want_keys { "sort" } else { "argsort" })?;
     if t.is_complex() {
         return Err(Error::Type(format!(
             "sort of {t} values: complex numbers are not ordered; sort .real() or .abs()"
@@ -103,7 +99,7 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: usize, want_keys: bool) -> Result<
     // Move the axis last and make the rest one contiguous run of lines.
     let mut perm: Vec<usize> = (0..nd).filter(|&k| k != axis).collect();
     perm.push(axis);
-    let moved = x.permute(&perm)?;
+    let moved = x.permute(&perm.iter().map(|&k| k as isize).collect::<Vec<_>>())?;
     let lines_view = if moved.ndim() > 1 { moved.copy()? } else { moved.clone() };
     let l = x.shape()[axis];
     let nlines = x.len().checked_div(l).unwrap_or(0);
@@ -181,8 +177,8 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: usize, want_keys: bool) -> Result<
 }
 
 impl<T: Element> Array<T> {
-    /// A sorted copy along `axis` (ascending; NaN last; stable). Complex values are an error.
-    pub fn sort(&self, axis: usize) -> Result<Array<T>> {
+    /// A sorted copy along `axis` (negative counts from the end; ascending; NaN last; stable). Complex values are an error.
+    pub fn sort(&self, axis: isize) -> Result<Array<T>> {
         let s = sort_lines(self, axis, true)?.into_array::<T>()?;
         if s.is_contiguous() {
             Ok(s)
@@ -192,7 +188,7 @@ impl<T: Element> Array<T> {
     }
 
     /// The positions along `axis` that sort the array (NumPy's `argsort(kind="stable")`).
-    pub fn argsort(&self, axis: usize) -> Result<Array<i64>> {
+    pub fn argsort(&self, axis: isize) -> Result<Array<i64>> {
         let s = sort_lines(self, axis, false)?.into_array::<i64>()?;
         if s.is_contiguous() {
             Ok(s)
