@@ -100,9 +100,15 @@ pub struct Common {
     /// CFL number: dt = cfl·min(dx, dy, dz)/max|u|.
     #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
     pub cfl: f64,
-    /// Time integrator: ssprk33 or lsrk4.
+    /// Time integrator: ssprk33, lsrk4 (CarpenterKennedy2N54), ssprk104, kcl2r54c
+    /// (KennedyCarpenterLewis2R54C), cfr2r64 (CalvoFrancoRandez2R64) or td2n84f
+    /// (ToulorgeDesmet2N84F); InductionEq's names are accepted too.
     #[arg(long, default_value = "lsrk4")]
     pub integrator: Integrator,
+    /// Add high-order artificial dissipation of strength EPS ≥ 0 (InductionEq's
+    /// HO_DISSIPATION_FACTOR; its examples use 1): ε·(−H̃⁻¹D̃ᵀD̃) along each axis.
+    #[arg(long, value_name = "EPS", allow_negative_numbers = true)]
+    pub dissipation: Option<f64>,
     /// Forms of ∂j(ui Bj) and ∂j(uj Bi): `A,B` or one for both, each central, split or product.
     #[arg(long, default_value = "product,split")]
     pub forms: Forms,
@@ -244,6 +250,7 @@ impl Common {
         cfg.final_time = self.final_time;
         cfg.cfl = self.cfl;
         cfg.integrator = self.integrator;
+        cfg.dissipation = self.dissipation;
         cfg.forms = self.forms;
         cfg.precision = self.precision;
         cfg.mode = self.mode;
@@ -433,6 +440,7 @@ pub fn convergence(
             cfg.final_time = base.final_time;
             cfg.cfl = base.cfl;
             cfg.integrator = base.integrator;
+            cfg.dissipation = base.dissipation;
             cfg.forms = base.forms;
             cfg.precision = base.precision;
             cfg.mode = base.mode;
