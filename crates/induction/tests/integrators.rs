@@ -210,3 +210,25 @@ fn the_2r_kernel_is_compiled_only_for_2r_schemes() {
         assert_eq!(s.source().contains("#define STAGE_2R 1"), integrator.is_2r(), "{integrator}");
     }
 }
+
+/// Each scheme in copy mode (every kernel call moves its arrays up and down, a buffer passed
+/// twice once) gives the resident run's field bit for bit; in the GPU layout (8 planes and two
+/// x-nodes per work-item) the CPU layout's to round-off. Dissipation on, so its kernel path is
+/// taken in both layouts.
+#[test]
+fn every_integrator_is_the_same_in_copy_mode_and_in_the_gpu_layout() {
+    for integrator in Integrator::ALL {
+        let mut cfg = Config::new(Case::Rotation2d, 4, 10);
+        cfg.final_time = Some(0.1);
+        cfg.integrator = integrator;
+        cfg.dissipation = Some(0.5);
+        let resident = final_field(&cfg);
+        let copy = final_field(&Config { mode: induction::Mode::Copy, ..cfg.clone() });
+        assert!(resident == copy, "{integrator}: copy mode differs");
+        let gpu = final_field(&Config { gpu_layout: Some(true), vector_width: Some(2), ..cfg.clone() });
+        let scale = resident.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        let worst = distance(&resident, &gpu);
+        println!("{integrator}: GPU layout differs by {worst:.1e} (scale {scale:.2})");
+        assert!(worst < 1e-12 * scale, "{integrator}: GPU layout differs by {worst:e}");
+    }
+}
