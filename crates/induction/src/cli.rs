@@ -338,7 +338,7 @@ pub fn describe(cfg: &Config, device: &str, r: &Report) -> String {
     let [nx, ny, nz] = cfg.n;
     let t = &r.timing;
     let mut s = format!(
-        "{} on {device}: order {}, {nx}×{ny}×{nz}, {}, cfl {}, {}, forms {}, {} mode{}\n",
+        "{} on {device}: order {}, {nx}×{ny}×{nz}, {}, cfl {}, {}, forms {}, {} mode{}{}\n",
         cfg.case,
         cfg.order,
         cfg.integrator,
@@ -346,7 +346,8 @@ pub fn describe(cfg: &Config, device: &str, r: &Report) -> String {
         cfg.precision,
         cfg.forms,
         cfg.mode,
-        if cfg.clean.is_some() { ", divergence cleaning" } else { "" }
+        if cfg.clean.is_some() { ", divergence cleaning" } else { "" },
+        cfg.dissipation.map(|e| format!(", dissipation ε = {e}")).unwrap_or_default()
     );
     s += &format!("{} steps of dt = {:.4e} to t = {:.6}\n", r.steps, r.dt, r.last.time);
     s += &format!("{:<16} {:>14} {:>14}\n", "", "t = 0", format!("t = {:.4}", r.last.time));

@@ -232,3 +232,24 @@ fn every_integrator_is_the_same_in_copy_mode_and_in_the_gpu_layout() {
         assert!(worst < 1e-12 * scale, "{integrator}: GPU layout differs by {worst:e}");
     }
 }
+
+/// The command line takes every scheme by either name and the dissipation strength, into the
+/// run's configuration; a negative strength is refused with the option's name.
+#[test]
+fn command_line_takes_integrators_and_dissipation() {
+    use clap::Parser;
+    use induction::cli::{Cli, Command};
+    for integrator in Integrator::ALL {
+        for name in [integrator.name(), integrator.inductioneq_name()] {
+            let cli =
+                Cli::try_parse_from(["induction", "run", "--integrator", name, "--dissipation", "0.25"])
+                    .unwrap();
+            let Command::Run(run) = cli.command else { panic!("not a run") };
+            let cfg = run.config().unwrap();
+            assert_eq!((cfg.integrator, cfg.dissipation), (integrator, Some(0.25)), "{name}");
+        }
+    }
+    let e = induction::cli::main_with(["induction", "run", "--dissipation", "-0.5"]).unwrap_err();
+    assert!(matches!(e, induction::Error::Config(_)), "{e:?}");
+    assert!(e.to_string().contains("--dissipation -0.5") && e.to_string().contains("≥ 0"), "{e}");
+}
