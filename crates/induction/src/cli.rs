@@ -109,6 +109,9 @@ pub struct Common {
     /// HO_DISSIPATION_FACTOR; its examples use 1): ε·(−H̃⁻¹D̃ᵀD̃) along each axis.
     #[arg(long, value_name = "EPS", allow_negative_numbers = true)]
     pub dissipation: Option<f64>,
+    /// Side length L of the periodic box [0, L)³ (periodic_advection only; default 1).
+    #[arg(long, value_name = "L", allow_negative_numbers = true)]
+    pub length: Option<f64>,
     /// Forms of ∂j(ui Bj) and ∂j(uj Bi): `A,B` or one for both, each central, split or product.
     #[arg(long, default_value = "product,split")]
     pub forms: Forms,
@@ -251,6 +254,7 @@ impl Common {
         cfg.cfl = self.cfl;
         cfg.integrator = self.integrator;
         cfg.dissipation = self.dissipation;
+        cfg.periodic_length = self.length;
         cfg.forms = self.forms;
         cfg.precision = self.precision;
         cfg.mode = self.mode;
@@ -442,6 +446,7 @@ pub fn convergence(
             cfg.cfl = base.cfl;
             cfg.integrator = base.integrator;
             cfg.dissipation = base.dissipation;
+            cfg.periodic_length = base.periodic_length;
             cfg.forms = base.forms;
             cfg.precision = base.precision;
             cfg.mode = base.mode;

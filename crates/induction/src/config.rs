@@ -352,6 +352,10 @@ pub struct Config {
     /// Strength ε of the high-order artificial dissipation added to the right-hand side
     /// (`ε Σₐ −H̃⁻¹D̃ᵀD̃` along each axis, [`crate::sbp::Dissipation`]); `None`: none.
     pub dissipation: Option<f64>,
+    /// Side length L of the periodic box [0, L)³ of a periodic case (InductionEq's periodic
+    /// boxes have any size); `None`: the case's own (1). The exact solution keeps one period
+    /// per box side.
+    pub periodic_length: Option<f64>,
 }
 
 impl Config {
@@ -379,6 +383,7 @@ impl Config {
             build_options: String::new(),
             wide_indices: false,
             dissipation: None,
+            periodic_length: None,
         }
     }
 
@@ -387,9 +392,18 @@ impl Config {
         self.final_time.unwrap_or_else(|| self.case.default_final_time())
     }
 
+    /// The domain, lower and upper corner: the case's, with a periodic box of side
+    /// [`Config::periodic_length`] where that is set.
+    pub fn domain(&self) -> ([f64; 3], [f64; 3]) {
+        match self.periodic_length {
+            Some(l) if self.case.periodic() => ([0.0; 3], [l; 3]),
+            _ => self.case.domain(),
+        }
+    }
+
     /// Grid spacing along each axis.
     pub fn spacing(&self) -> [f64; 3] {
-        let (lo, hi) = self.case.domain();
+        let (lo, hi) = self.domain();
         let periodic = self.case.periodic();
         std::array::from_fn(|a| {
             let cells = if periodic { self.n[a] } else { self.n[a] - 1 };
@@ -494,6 +508,20 @@ impl Config {
                 return Err(Error::Config(format!(
                     "--dissipation {eps}: the strength of the artificial dissipation must be a \
                      finite number ≥ 0, e.g. 1 (InductionEq's default factor)"
+                )));
+            }
+        }
+        if let Some(l) = self.periodic_length {
+            if !self.case.periodic() {
+                return Err(Error::Config(format!(
+                    "--length {l} sets the side of a periodic box, but {} is not periodic; use \
+                     --case periodic_advection or leave --length out",
+                    self.case
+                )));
+            }
+            if !(l.is_finite() && l > 0.0) {
+                return Err(Error::Config(format!(
+                    "--length {l}: the side of the periodic box must be a positive number"
                 )));
             }
         }

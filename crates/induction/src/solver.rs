@@ -748,7 +748,7 @@ pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, vx: usize, u_in_registers
     let f64s = cfg.precision == Precision::F64;
     let lit = |v: f64| if f64s { format!("{v:.17e}") } else { format!("{v:.9e}f") };
     let list = |v: &[f64]| v.iter().map(|&x| lit(x)).collect::<Vec<_>>().join(", ");
-    let (lo, _) = cfg.case.domain();
+    let (lo, _) = cfg.domain();
     let h = cfg.spacing();
     let mut s = String::new();
     if f64s {
@@ -785,6 +785,9 @@ pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, vx: usize, u_in_registers
     // configuration's program text (and its kernels) stay as they are.
     if cfg.integrator.is_2r() {
         s.push_str("#define STAGE_2R 1\n");
+    }
+    if let (Some(l), true) = (cfg.periodic_length, cfg.case.periodic()) {
+        let _ = writeln!(s, "#define PERIOD_L {}", lit(l));
     }
     if let Some(eps) = cfg.dissipation {
         let d = sbp.dissipation();
