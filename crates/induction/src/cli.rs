@@ -101,9 +101,18 @@ pub struct Common {
     /// CFL number: dt = cfl·min(dx, dy, dz)/max|u|.
     #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
     pub cfl: f64,
-    /// Time integrator: ssprk33 or lsrk4.
+    /// Time integrator: ssprk33, lsrk4 (CarpenterKennedy2N54), ssprk104, kcl2r54c
+    /// (KennedyCarpenterLewis2R54C), cfr2r64 (CalvoFrancoRandez2R64) or td2n84f
+    /// (ToulorgeDesmet2N84F); InductionEq's names are accepted too.
     #[arg(long, default_value = "lsrk4")]
     pub integrator: Integrator,
+    /// Add high-order artificial dissipation of strength EPS ≥ 0 (InductionEq's
+    /// HO_DISSIPATION_FACTOR; its examples use 1): ε·(−H̃⁻¹D̃ᵀD̃) along each axis.
+    #[arg(long, value_name = "EPS", allow_negative_numbers = true)]
+    pub dissipation: Option<f64>,
+    /// Side length L of the periodic box [0, L)³ (periodic_advection only; default 1).
+    #[arg(long, value_name = "L", allow_negative_numbers = true)]
+    pub length: Option<f64>,
     /// Forms of ∂j(ui Bj), ui ∂j Bj and ∂j(uj Bi): `A,S,B` (or `A/S/B`), A and B each central,
     /// split or product, S central, split or zero; `A,B` takes the source term central, one form
     /// stands for both product terms.
@@ -265,6 +274,8 @@ impl Common {
         cfg.final_time = self.final_time;
         cfg.cfl = self.cfl;
         cfg.integrator = self.integrator;
+        cfg.dissipation = self.dissipation;
+        cfg.periodic_length = self.length;
         cfg.forms = self.forms;
         cfg.precision = self.precision;
         cfg.mode = self.mode;
@@ -391,7 +402,7 @@ pub fn describe(cfg: &Config, device: &str, r: &Report) -> String {
     let [nx, ny, nz] = cfg.n;
     let t = &r.timing;
     let mut s = format!(
-        "{} on {device}: order {}, {nx}×{ny}×{nz}, {}, cfl {}, {}, forms {}, {} mode{}\n",
+        "{} on {device}: order {}, {nx}×{ny}×{nz}, {}, cfl {}, {}, forms {}, {} mode{}{}\n",
         cfg.case,
         cfg.order,
         cfg.integrator,
@@ -399,7 +410,8 @@ pub fn describe(cfg: &Config, device: &str, r: &Report) -> String {
         cfg.precision,
         cfg.forms,
         cfg.mode,
-        if cfg.clean.is_some() { ", divergence cleaning" } else { "" }
+        if cfg.clean.is_some() { ", divergence cleaning" } else { "" },
+        cfg.dissipation.map(|e| format!(", dissipation ε = {e}")).unwrap_or_default()
     );
     s += &format!("{} steps of dt = {:.4e} to t = {:.6}\n", r.steps, r.dt, r.last.time);
     s += &format!("{:<16} {:>14} {:>14}\n", "", "t = 0", format!("t = {:.4}", r.last.time));
@@ -493,6 +505,8 @@ pub fn convergence(
             cfg.final_time = base.final_time;
             cfg.cfl = base.cfl;
             cfg.integrator = base.integrator;
+            cfg.dissipation = base.dissipation;
+            cfg.periodic_length = base.periodic_length;
             cfg.forms = base.forms;
             cfg.precision = base.precision;
             cfg.mode = base.mode;

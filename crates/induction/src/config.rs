@@ -161,34 +161,109 @@ impl FromStr for Forms {
     }
 }
 
-/// The time integrator.
+/// The time integrator: every scheme InductionEq offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Integrator {
     /// Three-stage third-order strong-stability-preserving Runge–Kutta.
     Ssprk33,
-    /// Five-stage fourth-order low-storage (2N) Runge–Kutta of Carpenter and Kennedy.
+    /// Five-stage fourth-order low-storage (2N) Runge–Kutta of Carpenter and Kennedy
+    /// (InductionEq's `CarpenterKennedy2N54`).
     Lsrk4,
+    /// Ketcheson's ten-stage fourth-order SSP scheme (`SSPRK104`).
+    Ssprk104,
+    /// Five-stage fourth-order 2R scheme of Kennedy, Carpenter and Lewis
+    /// (`KennedyCarpenterLewis2R54C`).
+    Kcl2r54c,
+    /// Six-stage fourth-order 2R scheme of Calvo, Franco and Rández (`CalvoFrancoRandez2R64`).
+    Cfr2r64,
+    /// Eight-stage fourth-order 2N scheme of Toulorge and Desmet (`ToulorgeDesmet2N84F`).
+    Td2n84f,
+}
+
+impl Integrator {
+    /// Every integrator.
+    pub const ALL: [Integrator; 6] = [
+        Integrator::Ssprk33,
+        Integrator::Lsrk4,
+        Integrator::Ssprk104,
+        Integrator::Kcl2r54c,
+        Integrator::Cfr2r64,
+        Integrator::Td2n84f,
+    ];
+
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Integrator::Ssprk33 => "ssprk33",
+            Integrator::Lsrk4 => "lsrk4",
+            Integrator::Ssprk104 => "ssprk104",
+            Integrator::Kcl2r54c => "kcl2r54c",
+            Integrator::Cfr2r64 => "cfr2r64",
+            Integrator::Td2n84f => "td2n84f",
+        }
+    }
+
+    /// InductionEq's name of the scheme (also accepted on the command line).
+    pub fn inductioneq_name(self) -> &'static str {
+        match self {
+            Integrator::Ssprk33 => "SSPRK33",
+            Integrator::Lsrk4 => "CarpenterKennedy2N54",
+            Integrator::Ssprk104 => "SSPRK104",
+            Integrator::Kcl2r54c => "KennedyCarpenterLewis2R54C",
+            Integrator::Cfr2r64 => "CalvoFrancoRandez2R64",
+            Integrator::Td2n84f => "ToulorgeDesmet2N84F",
+        }
+    }
+
+    /// Right-hand-side evaluations (stage kernels) per step.
+    pub fn stages(self) -> usize {
+        match self {
+            Integrator::Ssprk33 => 3,
+            Integrator::Lsrk4 | Integrator::Kcl2r54c => 5,
+            Integrator::Cfr2r64 => 6,
+            Integrator::Td2n84f => 8,
+            Integrator::Ssprk104 => 10,
+        }
+    }
+
+    /// Order of accuracy.
+    pub fn order(self) -> usize {
+        if self == Integrator::Ssprk33 {
+            3
+        } else {
+            4
+        }
+    }
+
+    /// Whether the scheme is of van der Houwen's two-register (2R) kind, which the solver runs
+    /// with the `stage_2r` kernel.
+    pub fn is_2r(self) -> bool {
+        matches!(self, Integrator::Kcl2r54c | Integrator::Cfr2r64)
+    }
 }
 
 impl FromStr for Integrator {
     type Err = Error;
     fn from_str(s: &str) -> Result<Integrator> {
-        match s {
-            "ssprk33" => Ok(Integrator::Ssprk33),
-            "lsrk4" | "lsrk54" => Ok(Integrator::Lsrk4),
-            _ => {
-                Err(Error::Config(format!("unknown integrator `{s}`; the integrators are ssprk33 and lsrk4")))
-            }
+        if s == "lsrk54" {
+            return Ok(Integrator::Lsrk4);
         }
+        Integrator::ALL
+            .into_iter()
+            .find(|i| i.name() == s || i.inductioneq_name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| {
+                Error::Config(format!(
+                    "unknown integrator `{s}`; the integrators are {} (or InductionEq's names, e.g. \
+                     CarpenterKennedy2N54)",
+                    Integrator::ALL.map(Integrator::name).join(", ")
+                ))
+            })
     }
 }
 
 impl fmt::Display for Integrator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Integrator::Ssprk33 => "ssprk33",
-            Integrator::Lsrk4 => "lsrk4",
-        })
+        f.write_str(self.name())
     }
 }
 
@@ -394,6 +469,13 @@ pub struct Config {
     pub wide_indices: bool,
     /// Run even where the final time needs more than [`MAX_STEPS`] steps.
     pub force: bool,
+    /// Strength ε of the high-order artificial dissipation added to the right-hand side
+    /// (`ε Σₐ −H̃⁻¹D̃ᵀD̃` along each axis, [`crate::sbp::Dissipation`]); `None`: none.
+    pub dissipation: Option<f64>,
+    /// Side length L of the periodic box [0, L)³ of a periodic case (InductionEq's periodic
+    /// boxes have any size); `None`: the case's own (1). The exact solution keeps one period
+    /// per box side.
+    pub periodic_length: Option<f64>,
 }
 
 impl Config {
@@ -421,6 +503,8 @@ impl Config {
             build_options: String::new(),
             wide_indices: false,
             force: false,
+            dissipation: None,
+            periodic_length: None,
         }
     }
 
@@ -429,9 +513,18 @@ impl Config {
         self.final_time.unwrap_or_else(|| self.case.default_final_time())
     }
 
+    /// The domain, lower and upper corner: the case's, with a periodic box of side
+    /// [`Config::periodic_length`] where that is set.
+    pub fn domain(&self) -> ([f64; 3], [f64; 3]) {
+        match self.periodic_length {
+            Some(l) if self.case.periodic() => ([0.0; 3], [l; 3]),
+            _ => self.case.domain(),
+        }
+    }
+
     /// Grid spacing along each axis.
     pub fn spacing(&self) -> [f64; 3] {
-        let (lo, hi) = self.case.domain();
+        let (lo, hi) = self.domain();
         let periodic = self.case.periodic();
         std::array::from_fn(|a| {
             let cells = if periodic { self.n[a] } else { self.n[a] - 1 };
@@ -563,6 +656,28 @@ impl Config {
                 return Err(Error::Config(format!(
                     "--vector-width {w}: a stage work-item holds 1 or 2 nodes"
                 )))
+            }
+        }
+        if let Some(eps) = self.dissipation {
+            if !(eps.is_finite() && eps >= 0.0) {
+                return Err(Error::Config(format!(
+                    "--dissipation {eps}: the strength of the artificial dissipation must be a \
+                     finite number ≥ 0, e.g. 1 (InductionEq's default factor)"
+                )));
+            }
+        }
+        if let Some(l) = self.periodic_length {
+            if !self.case.periodic() {
+                return Err(Error::Config(format!(
+                    "--length {l} sets the side of a periodic box, but {} is not periodic; use \
+                     --case periodic_advection or leave --length out",
+                    self.case
+                )));
+            }
+            if !(l.is_finite() && l > 0.0) {
+                return Err(Error::Config(format!(
+                    "--length {l}: the side of the periodic box must be a positive number"
+                )));
             }
         }
         if let Some(c) = self.clean {

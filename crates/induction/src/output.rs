@@ -24,7 +24,7 @@ fn magnitude(b: &[f64], np: usize) -> Vec<f64> {
 pub fn write_vti(path: &Path, cfg: &Config, b: &[f64], div: &[f64]) -> Result<()> {
     let [nx, ny, nz] = cfg.n;
     let np = nx * ny * nz;
-    let (lo, _) = cfg.case.domain();
+    let (lo, _) = cfg.domain();
     let h = cfg.spacing();
     let interleaved: Vec<f64> = (0..np).flat_map(|m| [b[m], b[np + m], b[2 * np + m]]).collect();
     let arrays: [(&str, usize, Vec<f64>); 3] =

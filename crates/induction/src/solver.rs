@@ -18,13 +18,15 @@ use clarray::{Buffer, Context, Event};
 
 use crate::config::{CgNorm, Config, Inflow, Integrator, Mode, Precision, SourceForm};
 use crate::error::{Error, Result};
-use crate::rk;
 use crate::sbp::Sbp;
+
+mod schemes;
 
 const COMMON_CL: &str = include_str!("kernels/common.cl");
 const CASES_CL: &str = include_str!("kernels/cases.cl");
 const INDUCTION_CL: &str = include_str!("kernels/induction.cl");
 const REDUCE_CL: &str = include_str!("kernels/reduce.cl");
+const DISSIPATION_CL: &str = include_str!("kernels/dissipation.cl");
 
 /// Slots of the small device buffer of scalars.
 const RR: [i32; 2] = [0, 1];
@@ -248,6 +250,10 @@ impl Solver {
             "stage_lsrk",
             &[A::F(b), A::F(w1), A::F(w2), A::F(u), zero(), zero(), zero(), zero()],
         )?;
+        if self.cfg.integrator.is_2r() {
+            let args = [A::F(b), A::F(w1), A::F(w2), A::F(w1), A::F(u), zero(), zero(), zero(), zero()];
+            self.launch_stage("stage_2r", &args)?;
+        }
         if let Some([phi, p, q]) = &self.clean {
             let np = self.np;
             self.fill(phi, 0.0, np)?;
@@ -562,44 +568,7 @@ impl Solver {
 
     /// One time step of size `dt` (and a cleaning after it, if configured).
     pub fn step(&mut self, dt: f64) -> Result<()> {
-        match self.cfg.integrator {
-            Integrator::Ssprk33 => {
-                for (s, &(a, b, c)) in rk::SSPRK33.iter().enumerate() {
-                    let (bs, out) = match s {
-                        0 => (&self.b, &self.w1),
-                        1 => (&self.w1, &self.w2),
-                        _ => (&self.w2, &self.b),
-                    };
-                    let args = [
-                        A::F(&self.b),
-                        A::F(bs),
-                        A::F(out),
-                        A::F(&self.u),
-                        A::R(a),
-                        A::R(b),
-                        A::R(dt),
-                        A::R(self.t + c * dt),
-                    ];
-                    self.launch_stage("stage_ssp", &args)?;
-                }
-            }
-            Integrator::Lsrk4 => {
-                for &(a, bc, c) in rk::LSRK54.iter() {
-                    let args = [
-                        A::F(&self.b),
-                        A::F(&self.w1),
-                        A::F(&self.w2),
-                        A::F(&self.u),
-                        A::R(a),
-                        A::R(bc),
-                        A::R(dt),
-                        A::R(self.t + c * dt),
-                    ];
-                    self.launch_stage("stage_lsrk", &args)?;
-                    std::mem::swap(&mut self.b, &mut self.w2);
-                }
-            }
-        }
+        self.step_scheme(dt)?;
         self.t += dt;
         if self.cfg.clean.is_some() {
             self.clean()?;
@@ -795,15 +764,21 @@ pub fn velocity_in_registers(cfg: &Config, gpu: bool) -> bool {
 /// The least bytes a time step must move between the device memory and the chip: per stage and
 /// node, B and K in and K and B out (12 values), and u (3 values) where it is read rather than
 /// evaluated in registers ([`velocity_in_registers`]); LSRK4 has 5 stages, SSPRK33 3 (each
-/// reading B⁰ and Bˢ and writing the result: 9 values, or 12 with u).
+/// reading B⁰ and Bˢ and writing the result: 9 values, or 12 with u); the other schemes as
+/// their stage kernels move (`solver/schemes.rs`).
 pub fn least_bytes_per_step(cfg: &Config, u_in_registers: bool) -> f64 {
     let np: usize = cfg.n.iter().product();
     let u = if u_in_registers { 0 } else { 3 };
-    let (stages, values) = match cfg.integrator {
-        Integrator::Lsrk4 => (5, 12 + u),
-        Integrator::Ssprk33 => (3, 9 + u),
+    let stages = cfg.integrator.stages();
+    let values = match cfg.integrator {
+        // 2N: B and K in, K and B out. 2R: X and S in, X' and S' out (no X' in the last stage).
+        Integrator::Lsrk4 | Integrator::Td2n84f => stages * (12 + u),
+        Integrator::Kcl2r54c | Integrator::Cfr2r64 => stages * (12 + u) - 3,
+        // B⁰ and Bˢ in, the result out; SSPRK(10,4) adds one pass of `axpby` (two in, one out).
+        Integrator::Ssprk33 => stages * (9 + u),
+        Integrator::Ssprk104 => stages * (9 + u) + 9,
     };
-    (stages * values * np * cfg.precision.size()) as f64
+    (values * np * cfg.precision.size()) as f64
 }
 
 /// √v, with round-off below zero taken as zero and NaN kept (a blown-up run must not read as 0).
@@ -823,7 +798,7 @@ pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, vx: usize, u_in_registers
     let f64s = cfg.precision == Precision::F64;
     let lit = |v: f64| if f64s { format!("{v:.17e}") } else { format!("{v:.9e}f") };
     let list = |v: &[f64]| v.iter().map(|&x| lit(x)).collect::<Vec<_>>().join(", ");
-    let (lo, _) = cfg.case.domain();
+    let (lo, _) = cfg.domain();
     let h = cfg.spacing();
     let mut s = String::new();
     if f64s {
@@ -860,15 +835,40 @@ pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, vx: usize, u_in_registers
         let _ = writeln!(s, "#define FORM_SOURCE {}", cfg.forms.source.id());
     }
     let _ = writeln!(s, "#define INFLOW_ZERO {}", (cfg.inflow == Inflow::Zero) as i32);
+    // Optional parts of the program are defined only where used, so that the default
+    // configuration's program text (and its kernels) stay as they are.
+    if cfg.integrator.is_2r() {
+        s.push_str("#define STAGE_2R 1\n");
+    }
+    if let (Some(l), true) = (cfg.periodic_length, cfg.case.periodic()) {
+        let _ = writeln!(s, "#define PERIOD_L {}", lit(l));
+    }
+    if let Some(eps) = cfg.dissipation {
+        let d = sbp.dissipation();
+        let block: Vec<f64> = d.block.iter().flatten().copied().collect();
+        let _ = writeln!(
+            s,
+            "#define DISSIPATION 1\n#define DISS_EPS {}\n#define DQ {}\n#define DROWS {}\n#define DCOLS {}",
+            lit(eps),
+            d.q,
+            d.block.len(),
+            d.block[0].len()
+        );
+        let _ = writeln!(s, "__constant REAL DSB[{}] = {{{}}};", block.len(), list(&block));
+        let _ = writeln!(s, "__constant REAL DSI[{}] = {{{}}};", d.interior.len(), list(&d.interior));
+    }
     let _ =
         writeln!(s, "#define ROWS {}\n#define COLS {}\n#define HALF {}", sbp.rows(), sbp.cols(), sbp.half());
     let block: Vec<f64> = sbp.block.iter().flatten().copied().collect();
     let _ = writeln!(s, "__constant REAL DB[{}] = {{{}}};", block.len(), list(&block));
     let _ = writeln!(s, "__constant REAL DI[{}] = {{{}}};", sbp.half(), list(&sbp.interior));
     let _ = writeln!(s, "__constant REAL HW[{}] = {{{}}};", sbp.rows(), list(&sbp.norm));
-    for part in [COMMON_CL, CASES_CL, INDUCTION_CL, REDUCE_CL] {
-        s.push_str(part);
-        s.push('\n');
+    let dissipation = if cfg.dissipation.is_some() { DISSIPATION_CL } else { "" };
+    for part in [COMMON_CL, CASES_CL, dissipation, INDUCTION_CL, REDUCE_CL] {
+        if !part.is_empty() {
+            s.push_str(part);
+            s.push('\n');
+        }
     }
     s
 }

@@ -96,7 +96,11 @@ void case_exact(const REAL x[3], REAL t, REAL b[3]) {
 }
 
 #elif CASE == 4
-// Constant u = (1, 1, 1) on the periodic unit cube; B(t, x) = B0(x − ut).
+// Constant u = (1, 1, 1) on the periodic cube [0, L)³ (L = PERIOD_L, 1 unless the host sets
+// it); B(t, x) = B0(x − ut), one period per side.
+#ifndef PERIOD_L
+#define PERIOD_L 1
+#endif
 REAL case_velocity_gradient(int a, int c) {
     (void)a;
     (void)c;
@@ -111,7 +115,7 @@ void case_velocity(const REAL x[3], REAL u[3]) {
 }
 
 void case_exact(const REAL x[3], REAL t, REAL b[3]) {
-    const REAL tp = (REAL)6.28318530717958647692;
+    const REAL tp = (REAL)6.28318530717958647692 / (REAL)PERIOD_L;
     const REAL y[3] = {x[0] - t, x[1] - t, x[2] - t};
     b[0] = sin(tp * (y[1] + y[2]));
     b[1] = sin(tp * (y[0] + y[2]));

@@ -371,6 +371,15 @@ void rhs(const __global REAL* B, const __global REAL* U, int i0, int j, int k, c
 #endif
         }
     }
+#if DISSIPATION
+    for (int c = 0; c < 3; ++c) {
+#if VX == 2
+        out[c] += (VREAL)(dissipation_at(B, c, i0, j, k), dissipation_at(B, c, i0 + 1, j, k));
+#else
+        out[c] += dissipation_at(B, c, i0, j, k);
+#endif
+    }
+#endif
 #if !PERIODIC
     if (i0 == 0 || i0 + VX - 1 == NX - 1 || j == 0 || j == NY - 1 || k == 0 || k == NZ - 1) {
 #pragma unroll
@@ -419,7 +428,7 @@ int queue_plane(int kk) {
 
 // One stage over this work-item's column segment. SSPRK33 (lsrk = 0):
 // out = a·B0 + b·(Bs + dt·L(Bs, t)). Low-storage (lsrk = 1): K = a·K + dt·L(Bs, t),
-// out = Bs + b·K. Bs is read at neighbours and never written; out may be B0.
+// out = Bs + b·K. Two-register (lsrk = 2, with STAGE_2R): K = B0 + a·dt·L, out = B0 + b·dt·L. Bs is read at neighbours and never written; out may be B0.
 void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, __global REAL* out,
            const __global REAL* U, REAL a, REAL b, REAL dt, REAL t, int lsrk) {
     const int i0 = get_global_id(0) * VX, j = get_global_id(1);
@@ -427,7 +436,11 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
     const int k0 = get_global_id(2) * ZCHUNK;
     const idx_t col = IDX(i0, j, 0);
     // The pointwise operand: read at this node only (K, or B⁰).
+#if STAGE_2R
+    const __global REAL* P = lsrk == 1 ? K : B0;
+#else
     const __global REAL* P = lsrk ? K : B0;
+#endif
     VREAL bq[NQ][ZQ], ahead[NQ][AHEAD], pq[3];
     // Planes k0 − HALF … k0 + HALF − 1 into slots 1 … ZQ − 1, and the AHEAD planes after them
     // ahead; each step shifts a plane from ahead into the queue and loads the next one before
@@ -479,6 +492,13 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
 #if !PREFETCH_K
             p[c] = VLOAD(P, m);
 #endif
+#if STAGE_2R
+            if (lsrk == 2) {
+                const VREAL kk = dt * l[c];
+                if (a != (REAL)0) VSTORE(K, m, p[c] + a * kk);
+                VSTORE(out, m, p[c] + b * kk);
+            } else
+#endif
             if (lsrk) {
                 const VREAL kk = a * p[c] + dt * l[c];
                 VSTORE(K, m, kk);
@@ -508,6 +528,16 @@ __kernel void stage_ssp(const __global REAL* B0, const __global REAL* restrict B
                         const __global REAL* restrict U, REAL a, REAL b, REAL dt, REAL t) {
     stage(B0, Bs, out, out, U, a, b, dt, t, 0);
 }
+
+#if STAGE_2R
+// Two-register (2R) stage: with Kₛ = dt*L(X, t), Xout = S + a*Kₛ (not written where a = 0, the
+// last stage) and Sout = S + b*Kₛ. X is read at neighbours and is neither Xout nor Sout; S is
+// read pointwise and may be X (first stage) or Sout (in place). Launched like stage_lsrk.
+__kernel void stage_2r(const __global REAL* restrict X, const __global REAL* S, __global REAL* Xout,
+                       __global REAL* Sout, const __global REAL* restrict U, REAL a, REAL b, REAL dt, REAL t) {
+    stage(S, X, Xout, Sout, U, a, b, dt, t, 2);
+}
+#endif
 
 // Low-storage stage: K = A*K + dt*L(Bin, t); Bout = Bin + Bc*K. The four buffers are distinct.
 // Launched on NX × NY × ceil(NZ/ZCHUNK) work-items.
