@@ -1,6 +1,9 @@
 //! The device side of the suite: arrays of a dtype known only at run time, moved between host
 //! values ([`V`]) and clarray's typed arrays.
 
+use std::any::Any;
+use std::rc::Rc;
+
 use clarray::array::Array;
 use clarray::{Buffer, Context, DType, Element, Expr};
 use half::f16;
@@ -140,8 +143,10 @@ macro_rules! with_dtype {
 
 /// A device view of a run-time dtype: a buffer and a layout (in elements), made into an
 /// `Array<T>` with [`Array::from_buffer`] when used.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Dv {
+    /// The `Array<T>` itself (an empty view may lie where `from_buffer` would not put it).
+    arr: Rc<dyn Any>,
     pub buf: Buffer,
     pub dt: DType,
     pub shape: Vec<usize>,
@@ -149,9 +154,16 @@ pub struct Dv {
     pub offset: usize,
 }
 
+impl std::fmt::Debug for Dv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {:?} strides {:?} offset {}", self.dt, self.shape, self.strides, self.offset)
+    }
+}
+
 impl Dv {
     pub fn of<T: Element>(a: &Array<T>) -> Dv {
         Dv {
+            arr: Rc::new(a.clone()),
             buf: a.buffer().clone(),
             dt: T::DTYPE,
             shape: a.shape().to_vec(),
@@ -162,7 +174,7 @@ impl Dv {
 
     pub fn array<T: Element>(&self) -> clarray::Result<Array<T>> {
         assert_eq!(T::DTYPE, self.dt);
-        Array::from_buffer(&self.buf, &self.shape, &self.strides, self.offset)
+        Ok(self.arr.downcast_ref::<Array<T>>().expect("the view's own type").clone())
     }
 
     pub fn expr(&self) -> Expr {
