@@ -70,10 +70,10 @@ pub const PROMOTION_TABLE: [&str; 14] = [
     "BhBhHiIlLefdFD", // uint8
     "hhhhiilldffdFD", // int16
     "HiHiHiIlLffdFD", // uint16
-    "iiiiiilldddddD", // int32 (complex64 with int32 is complex128)
-    "IlIlIlIlLddddD", // uint32
-    "lllllllldddddD", // int64
-    "LdLdLdLdLddddD", // uint64
+    "iiiiiillddddDD", // int32
+    "IlIlIlIlLdddDD", // uint32
+    "llllllllddddDD", // int64
+    "LdLdLdLdLdddDD", // uint64
     "eeeffddddefdFD", // float16
     "fffffddddffdFD", // float32
     "ddddddddddddDD", // float64
@@ -95,7 +95,10 @@ pub fn promote(a: DType, b: DType) -> DType {
 }
 
 pub fn is_int(d: DType) -> bool {
-    matches!(d, DType::I8 | DType::I16 | DType::I32 | DType::I64 | DType::U8 | DType::U16 | DType::U32 | DType::U64)
+    matches!(
+        d,
+        DType::I8 | DType::I16 | DType::I32 | DType::I64 | DType::U8 | DType::U16 | DType::U32 | DType::U64
+    )
 }
 pub fn is_signed(d: DType) -> bool {
     matches!(d, DType::I8 | DType::I16 | DType::I32 | DType::I64)
@@ -320,7 +323,11 @@ pub fn cast(v: V, to: DType) -> Option<V> {
             _ => {
                 let f = as_c(v).0.trunc();
                 let (lo, hi) = int_range(d);
-                if !f.is_finite() || f < lo as f64 || f > hi as f64 || f == 2f64.powi(bits(d) as i32 - is_signed(d) as i32) {
+                if !f.is_finite()
+                    || f < lo as f64
+                    || f > hi as f64
+                    || f == 2f64.powi(bits(d) as i32 - is_signed(d) as i32)
+                {
                     return None;
                 }
                 V::I(f as i128)
@@ -494,7 +501,13 @@ pub fn binary_value(op: BinOp, a: V, b: V, tin: DType, tout: DType, exact_cmp: O
             BitOr => w(x | y),
             BitXor => w(x ^ y),
             Shl => w(if (0..bw).contains(&y) { x << y } else { 0 }),
-            Shr => w(if (0..bw).contains(&y) { x >> y } else if x < 0 { -1 } else { 0 }),
+            Shr => w(if (0..bw).contains(&y) {
+                x >> y
+            } else if x < 0 {
+                -1
+            } else {
+                0
+            }),
             Eq => Want::Exact(V::B(x == y)),
             Ne => Want::Exact(V::B(x != y)),
             Lt => Want::Exact(V::B(x < y)),
@@ -575,8 +588,17 @@ fn y_atan2(y: f64, x: f64) -> f64 {
 pub fn unary_value(op: UnOp, a: V, tin: DType, tout: DType) -> Want {
     use UnOp::*;
     match op {
-        IsNan => return Want::Exact(V::B(matches!(a, V::F(f) if f.is_nan()) || matches!(a, V::C(r, i) if r.is_nan() || i.is_nan()))),
-        IsInf => return Want::Exact(V::B(matches!(a, V::F(f) if f.is_infinite()) || matches!(a, V::C(r, i) if r.is_infinite() || i.is_infinite()))),
+        IsNan => {
+            return Want::Exact(V::B(
+                matches!(a, V::F(f) if f.is_nan()) || matches!(a, V::C(r, i) if r.is_nan() || i.is_nan()),
+            ))
+        }
+        IsInf => {
+            return Want::Exact(V::B(
+                matches!(a, V::F(f) if f.is_infinite())
+                    || matches!(a, V::C(r, i) if r.is_infinite() || i.is_infinite()),
+            ))
+        }
         IsFinite => {
             let (r, i) = as_c(a);
             return Want::Exact(V::B(r.is_finite() && i.is_finite()));
