@@ -147,7 +147,6 @@ macro_rules! with_dtype {
 pub struct Dv {
     /// The `Array<T>` itself (an empty view may lie where `from_buffer` would not put it).
     arr: Rc<dyn Any>,
-    pub buf: Buffer,
     pub dt: DType,
     pub shape: Vec<usize>,
     pub strides: Vec<isize>,
@@ -164,7 +163,6 @@ impl Dv {
     pub fn of<T: Element>(a: &Array<T>) -> Dv {
         Dv {
             arr: Rc::new(a.clone()),
-            buf: a.buffer().clone(),
             dt: T::DTYPE,
             shape: a.shape().to_vec(),
             strides: a.strides().to_vec(),
