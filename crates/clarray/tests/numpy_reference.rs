@@ -1089,14 +1089,6 @@ fn red_type(r: Red, d: DType) -> DType {
     }
 }
 
-fn tiny(d: DType) -> f64 {
-    match real_of(d) {
-        DType::F16 => 2f64.powi(-24),
-        DType::F32 => 2f64.powi(-149),
-        _ => 0.0,
-    }
-}
-
 /// The expected float sum of `xs` in dtype `out`, accumulated (by NumPy) in dtype `acc`.
 fn float_sum(xs: &[f64], out: DType, acc: DType, cats: &mut Vec<Known>) -> Want {
     if xs.iter().any(|x| x.is_nan()) || (xs.contains(&f64::INFINITY) && xs.contains(&f64::NEG_INFINITY)) {

@@ -355,6 +355,16 @@ pub fn fmax(d: DType) -> f64 {
     }
 }
 
+/// The smallest positive value of a float dtype (of its parts for complex): the spacing of
+/// its subnormals.
+pub fn tiny(d: DType) -> f64 {
+    match real_of(d) {
+        DType::F16 => 2f64.powi(-24),
+        DType::F32 => 2f64.powi(-149),
+        _ => f64::from_bits(1),
+    }
+}
+
 /// Machine epsilon of a float dtype (of its parts for complex).
 pub fn eps(d: DType) -> f64 {
     match real_of(d) {
@@ -563,7 +573,7 @@ pub fn binary_value(op: BinOp, a: V, b: V, tin: DType, tout: DType, exact_cmp: O
         Mul => {
             let (re, im) = (ar * br - ai * bi, ar * bi + ai * br);
             let scale = (ar.abs() + ai.abs()) * (br.abs() + bi.abs());
-            Want::Abs(V::C(re, im), 4.0 * eps(tout) * scale)
+            Want::Abs(V::C(rd(re), rd(im)), 4.0 * eps(tout) * scale + tiny(tout))
         }
         Div => {
             let den = br * br + bi * bi;
@@ -572,7 +582,7 @@ pub fn binary_value(op: BinOp, a: V, b: V, tin: DType, tout: DType, exact_cmp: O
             if !den.is_normal() || !re.is_finite() || !im.is_finite() || !scale.is_finite() {
                 return Want::Any;
             }
-            Want::Abs(V::C(re, im), 8.0 * eps(tout) * scale.max(f64::MIN_POSITIVE))
+            Want::Abs(V::C(rd(re), rd(im)), 8.0 * eps(tout) * scale + tiny(tout))
         }
         Eq => Want::Exact(V::B(ar == br && ai == bi)),
         Ne => Want::Exact(V::B(!(ar == br && ai == bi))),
@@ -697,7 +707,8 @@ pub fn unary_value(op: UnOp, a: V, tin: DType, tout: DType) -> Want {
             if !(r.is_finite() && i.is_finite() && re.is_finite() && im.is_finite()) {
                 return Want::Any;
             }
-            Want::Abs(V::C(r, i), 8.0 * eps(tout) * r.hypot(i).max(f64::MIN_POSITIVE))
+            // Rounded to the result type (a part may underflow to 0 there).
+            Want::Abs(V::C(rd(r), rd(i)), 8.0 * eps(tout) * r.hypot(i) + tiny(tout))
         }
         _ => unreachable!("{op:?} on complex"),
     }
