@@ -402,8 +402,12 @@ fn program_binaries_round_trip() {
 
 #[test]
 fn opencl_status_codes_keep_their_names() {
+    let e = Error::opencl("clEnqueueReadBuffer", -30);
+    assert_eq!(e.to_string(), "clEnqueueReadBuffer failed: CL_INVALID_VALUE (-30)");
+    // The statuses drivers return after an earlier kernel faulted say how to find that kernel.
     let e = Error::opencl("clEnqueueReadBuffer", -5);
-    assert_eq!(e.to_string(), "clEnqueueReadBuffer failed: CL_OUT_OF_RESOURCES (-5)");
+    assert_msg(&e, &["clEnqueueReadBuffer failed: CL_OUT_OF_RESOURCES (-5)", "CLARRAY_CHECK_LAUNCHES=1"]);
+    assert_msg(&Error::opencl("clFinish", -9999), &["UNKNOWN_ERROR (-9999)", "CLARRAY_CHECK_LAUNCHES=1"]);
     assert_eq!(e.cl_status(), Some(-5));
     assert_eq!(Error::TooLarge("x".into()).cl_status(), None);
     assert_msg(&Error::opencl("clFinish", -36), &["CL_INVALID_COMMAND_QUEUE"]);

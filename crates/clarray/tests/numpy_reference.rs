@@ -117,6 +117,16 @@ const KNOWN_DIFFERENCES: &[Known] = &[
     Known::DocEmptyMaxNorm,
 ];
 
+/// An axis as the API takes it: counted from the end for odd axes, so that negative axes are
+/// exercised as often as the plain ones (`nd` axes; `nd + 1` for `stack`'s new axis).
+fn api_axis(axis: usize, nd: usize) -> isize {
+    if axis % 2 == 1 {
+        axis as isize - nd as isize
+    } else {
+        axis as isize
+    }
+}
+
 // ---- bookkeeping ----
 
 static STATS: Mutex<BTreeMap<String, usize>> = Mutex::new(BTreeMap::new());
@@ -419,7 +429,7 @@ fn apply_view(op: &mut Operand, code: u8, r: u64) {
             if (r >> 20) & 1 == 1 {
                 i -= n;
             }
-            op.dv = view_op!(op.dv, a => a.index_axis(k, i)).expect("a valid index");
+            op.dv = view_op!(op.dv, a => a.index_axis(api_axis(k, nd), i)).expect("a valid index");
             op.idx = op.idx.index_axis(Axis(k), host_i).to_owned();
             op.desc += &format!(" .index_axis({k}, {i})");
         }
@@ -430,7 +440,8 @@ fn apply_view(op: &mut Operand, code: u8, r: u64) {
                 perm.swap(i, (x % (i as u64 + 1)) as usize);
                 x /= i as u64 + 1;
             }
-            op.dv = view_op!(op.dv, a => a.permute(&perm)).expect("a permutation");
+            op.dv = view_op!(op.dv, a => a.permute(&perm.iter().map(|&k| k as isize).collect::<Vec<_>>()))
+                .expect("a permutation");
             op.idx = op.idx.clone().permuted_axes(IxDyn(&perm));
             op.desc += &format!(" .permute({perm:?})");
         }
@@ -479,7 +490,7 @@ fn apply_view(op: &mut Operand, code: u8, r: u64) {
         }
         6 if nd > 0 => {
             let k = (r % nd as u64) as usize;
-            op.dv = view_op!(op.dv, a => a.flip(k)).expect("a flip");
+            op.dv = view_op!(op.dv, a => a.flip(api_axis(k, nd))).expect("a flip");
             op.idx.invert_axis(Axis(k));
             op.desc += &format!(" .flip({k})");
         }
@@ -1447,7 +1458,7 @@ fn reduction_case(c: RedCase) -> Result<(), String> {
     };
     let axes_arg = match &c.axes {
         None => Axes::All,
-        Some(_) => Axes::Some(axes.clone()),
+        Some(_) => Axes::Some(axes.iter().map(|&k| api_axis(k, nd)).collect()),
     };
     axes.sort_unstable();
     let what = format!("{r:?} over {axes_arg:?} (keepdims {}) of {}", c.keepdims, a.desc);
@@ -1620,6 +1631,7 @@ fn scan_or_dot_case(c: ScanCase) -> Result<(), String> {
         return Ok(());
     }
     let axis = c.axis as usize % shape.len();
+    let nd = shape.len();
     let prod = c.kind == 1;
     let what = format!("{}(axis {axis}) of {}", if prod { "cumprod" } else { "cumsum" }, a.desc);
     let out = sum_type(da);
@@ -1642,11 +1654,11 @@ fn scan_or_dot_case(c: ScanCase) -> Result<(), String> {
     let via_expr = c.kind == 2;
     let got = if via_expr {
         let e = a.dv.expr();
-        with_dtype!(out, U => e.cumsum::<U>(axis).map(|r| Dv::of(&r)))
+        with_dtype!(out, U => e.cumsum::<U>(api_axis(axis, nd)).map(|r| Dv::of(&r)))
     } else {
         with_dtype!(da, T => {
             let arr = a.dv.array::<T>().unwrap();
-            if prod { arr.cumprod(axis).map(|r| Dv::of(&r)) } else { arr.cumsum(axis).map(|r| Dv::of(&r)) }
+            if prod { arr.cumprod(api_axis(axis, nd)).map(|r| Dv::of(&r)) } else { arr.cumsum(api_axis(axis, nd)).map(|r| Dv::of(&r)) }
         })
     }
     .map_err(|e| format!("{what}: clarray fails: {e}"))?;
@@ -1870,7 +1882,7 @@ fn gather_join_sort_case(c: GatherCase) -> Result<(), String> {
             let ix = index_array(&ctx, &c.idx, c.idx_i32, off);
             let got = with_dtype!(dt, T => {
                 let arr = a.dv.array::<T>().unwrap();
-                if c.idx_i32 { arr.take(&ix.array::<i32>().unwrap(), axis) } else { arr.take(&ix.array::<i64>().unwrap(), axis) }
+                if c.idx_i32 { arr.take(&ix.array::<i32>().unwrap(), api_axis(axis, nd)) } else { arr.take(&ix.array::<i64>().unwrap(), api_axis(axis, nd)) }
                     .map(|r| Dv::of(&r))
             });
             if !ok {
@@ -1979,7 +1991,7 @@ fn gather_join_sort_case(c: GatherCase) -> Result<(), String> {
             );
             let got = with_dtype!(dt, T => {
                 let (p, q) = (a.dv.array::<T>().unwrap(), b.dv.array::<T>().unwrap());
-                if stack { clarray::reduce::stack(&[&p, &q], axis) } else { clarray::reduce::concatenate(&[&p, &q], axis) }
+                if stack { clarray::reduce::stack::<T>(&[&p, &q], api_axis(axis, nd + 1)) } else { clarray::reduce::concatenate::<T>(&[&p, &q], api_axis(axis, nd)) }
                     .map(|r| Dv::of(&r))
             })
             .map_err(|e| format!("{what}: clarray fails: {e}"))?;
@@ -2007,7 +2019,7 @@ fn gather_join_sort_case(c: GatherCase) -> Result<(), String> {
             }
             let got = with_dtype!(dt, T => {
                 let arr = a.dv.array::<T>().unwrap();
-                if argsort { arr.argsort(axis).map(|r| Dv::of(&r)) } else { arr.sort(axis).map(|r| Dv::of(&r)) }
+                if argsort { arr.argsort(api_axis(axis, nd)).map(|r| Dv::of(&r)) } else { arr.sort(api_axis(axis, nd)).map(|r| Dv::of(&r)) }
             })
             .map_err(|e| format!("{what}: clarray fails: {e}"))?;
             let flat: Vec<V> = av.iter().copied().collect();
