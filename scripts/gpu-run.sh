@@ -2,7 +2,8 @@
 # Runs on the GPU machine (see gpu-bundle.sh): registers NVIDIA's OpenCL driver, then runs the
 # given steps: `tests` (every test executable on the GPU), `bench` (clarray bench --json),
 # `peers` (scripts/peers.py through CuPy and PyOpenCL), `grids` (the solver at every grid size
-# the GPU holds, scripts/gpu-grids.sh), `large` (the library's tests past 2 and 4 GiB).
+# the GPU holds, scripts/gpu-grids.sh), `large` (the library's tests past 2 and 4 GiB),
+# `numpy` (the NumPy reference suite in chunks of CASES cases with new seeds until SECONDS pass).
 # Output goes to $OUT (or ./out) as logs and JSON.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +36,20 @@ for step in "$@"; do
       for t in "$B"/tests/clarray--large_buffers; do
         CLARRAY_LARGE_TESTS=1 "$t" --test-threads 1 2>&1 | tee "$OUT/large.log" | tail -3
       done ;;
+    numpy)
+      # Chunks of CASES cases, each with its own seed, until SECONDS have passed; the log counts
+      # the cases of the chunks that finished.
+      t=$B/tests/clarray--numpy_reference; cases=${CASES:-10000}; until=$((SECONDS + ${NUMPY_SECONDS:-240}))
+      done_cases=0; seed=1
+      : > "$OUT/numpy.log"
+      while [ $SECONDS -lt $until ]; do
+        (cd crates/clarray && CLARRAY_PROPTEST_CASES=$cases CLARRAY_TEST_SEED=$seed timeout $((until - SECONDS + 5)) "$t" --test-threads 8) > /tmp/np.log 2>&1; rc=$?
+        r=$(grep 'test result' /tmp/np.log | tail -1)
+        echo "seed $seed, $cases cases: rc=$rc $r" | tee -a "$OUT/numpy.log"
+        [ $rc -eq 0 ] && done_cases=$((done_cases + cases)) || { grep -B2 -A20 panicked /tmp/np.log | head -60 >> "$OUT/numpy.log"; [ $rc -eq 124 ] && break; }
+        seed=$((seed + 1))
+      done
+      echo "numpy reference on the GPU: $done_cases cases in finished chunks" | tee -a "$OUT/numpy.log" ;;
     *) echo "unknown step $step" ;;
   esac
 done

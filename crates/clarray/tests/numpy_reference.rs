@@ -93,22 +93,7 @@ enum Known {
 
 /// The categories skipped today. Remove a line when its fix merges.
 const KNOWN_DIFFERENCES: &[Known] = &[
-    Known::FloatFloorDivRem,
-    Known::F64ToF16DoubleRounding,
-    Known::FloatUfuncIntTypes,
-    Known::OutOfRangeIntScalar,
-    Known::BoolUnaryAndIntLoops,
-    Known::F32OverflowNan,
-    Known::ComplexNorms,
-    Known::TakePutViewOffset,
-    Known::LinspaceOne,
-    Known::ArangeNan,
-    Known::SubBufferAliasing,
-    Known::InfinityInSumIsNan,
-    Known::TakeEmptyResultUnchecked,
-    Known::CompareOutOfRangeScalar,
     Known::Int64Uint64Compare,
-    Known::BoolShift,
     Known::BoolRoundConj,
     Known::F16IntermediateOverflow,
     Known::DocBoolArithmetic,

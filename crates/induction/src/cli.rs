@@ -848,8 +848,10 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         build_options: a.cl_options.clone(),
         ..Config::new(a.case, a.order, n)
     };
-    let np: usize = base.n.iter().product();
-    let ceiling = copy_ceiling(&ctx, (3 * np * 8).clamp(1 << 20, info.max_alloc_bytes as usize / 2))?;
+    let np = base.nodes()?;
+    // The copy that measures the ceiling: a field's size, within what the device allocates.
+    let ceiling_bytes = np.saturating_mul(3 * 8).min(info.max_alloc_bytes as usize / 2).max(1 << 20);
+    let ceiling = copy_ceiling(&ctx, ceiling_bytes)?;
     println!(
         "induction bench on {}: {}, copy ceiling {:.1} GB/s (device-to-device, read + write)",
         info.name,

@@ -903,7 +903,7 @@ impl MemoryPlan {
             clarray::memory::bin_size(b, info.max_alloc_bytes) as u64
         };
         MemoryPlan {
-            total: values.iter().map(|&v| bytes(v)).sum(),
+            total: values.iter().map(|&v| bytes(v)).fold(0, u64::saturating_add),
             largest: values.iter().map(|&v| v.saturating_mul(size) as u64).max().unwrap_or(0),
             buffers: values.len(),
         }

@@ -37,6 +37,15 @@ fn grid_whose_node_count_overflows_is_refused() {
     let msg = e.to_string();
     assert!(matches!(e, Error::DeviceMemory { .. }), "{e:?}");
     assert!(msg.contains("2000×2000×2000") && msg.contains("--n"), "{msg}");
+    // The benchmark checks its grid before it sizes anything by it.
+    let e = run(&["bench", "--n", "4194304", "--no-modes"]).unwrap_err();
+    assert!(matches!(e, Error::Config(_)) && e.to_string().contains("x-y plane"), "{e:?}");
+    // The memory plan of an indexable grid past any memory saturates instead of overflowing.
+    let mut huge = Config::new(Case::Rotation3d, 4, 8);
+    huge.n = [8, 8, MAX_NODES / 64];
+    assert!(huge.nodes().is_ok());
+    let plan = induction::solver::MemoryPlan::new(&huge, induction::cli::context(None).unwrap().device().info());
+    assert_eq!(plan.total, u64::MAX, "{plan:?}");
     let cfg = Config::new(Case::ConfinedDomain, 4, usize::MAX / 2);
     assert!(matches!(cfg.validate(), Err(Error::Config(_))));
     assert!(matches!(cfg.nodes(), Err(Error::Config(_))));
