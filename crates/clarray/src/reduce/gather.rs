@@ -15,7 +15,7 @@
 
 use std::fmt::Write as _;
 
-use crate::array::{Array, DType, Element};
+use crate::array::{views_overlap, Array, DType, Element};
 use crate::error::{Error, Result};
 use crate::program::cached_kernel;
 use crate::runtime::{Buffer, Context, LaunchDims};
@@ -119,6 +119,13 @@ fn out_of_bounds(idx: &Strided, pos: usize, n: usize, what: &str) -> Result<()> 
          length {n} (valid: {valid}); negative indices count from the end",
         if what == "put" { "an array" } else { "an axis" }
     )))
+}
+
+/// Whether two arrays or views may share a byte of memory (the same root allocation, through
+/// sub-buffers too, and intersecting byte spans): a kernel that writes one while reading the
+/// other needs a copy of what it reads first.
+pub(super) fn arrays_overlap<T: Element, U: Element>(a: &Array<T>, b: &Array<U>) -> bool {
+    views_overlap(a.buffer(), a.layout(), T::DTYPE.size(), b.buffer(), b.layout(), U::DTYPE.size())
 }
 
 /// The index view as a contiguous view: itself when C-contiguous (its offset kept), else a
@@ -341,12 +348,12 @@ impl<T: Element> Array<T> {
         let a = Strided::of_array(self);
         // Indices or values that share this array's memory are copied first, so no work-item
         // reads what another one writes.
-        let idx = if indices.buffer().same_as(self.buffer()) {
+        let idx = if arrays_overlap(indices, self) {
             Strided::of_array(&indices.copy()?)
         } else {
             contiguous_index(indices)?
         };
-        let vals = if values.is_contiguous() && !values.buffer().same_as(self.buffer()) {
+        let vals = if values.is_contiguous() && !arrays_overlap(values, self) {
             values.clone()
         } else {
             values.copy()?

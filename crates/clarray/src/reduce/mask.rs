@@ -16,7 +16,7 @@ use crate::program::cached_kernel;
 use crate::runtime::{Buffer, Context, LaunchDims};
 
 use super::engine::{truth, wg_size, Args, MapExpr};
-use super::gather::{bits_of, bits_type, unravel_code};
+use super::gather::{arrays_overlap, bits_of, bits_type, unravel_code};
 use super::scan::{scan, ScanSpec};
 use super::strided::Strided;
 
@@ -200,7 +200,7 @@ impl<T: Element> Array<T> {
         }
         // A mask in this array's memory (a bool array masked by a view of itself) is copied,
         // so that no work-item reads a mask element another one has overwritten.
-        let mask = if mask.buffer().same_as(self.buffer()) { mask.copy()? } else { mask.clone() };
+        let mask = if arrays_overlap(mask, self) { mask.copy()? } else { mask.clone() };
         let nd = self.ndim();
         let t = bits_type(T::DTYPE);
         let mut params = vec![format!("__global {t}* a"), "long off".into()];
