@@ -778,3 +778,26 @@ fn set_where_copies_a_mask_in_a_sub_buffer_of_the_target() {
     }
     assert_eq!(a.to_vec().unwrap(), want);
 }
+
+/// The fill value is passed as the kernel's bit type: named by the NumPy type, `int8` and
+/// `uint16` read as OpenCL vector types and the argument check refused them.
+#[test]
+fn set_where_value_argument_of_types_named_like_cl_vectors() {
+    fn check<T: Val + PartialEq>(ctx: &Context, r: &mut StdRng) {
+        let n = 64usize;
+        let host: Vec<T> = (0..n).map(|_| T::gen(r, 0.0)).collect();
+        let mh: Vec<bool> = (0..n).map(|_| r.random_bool(0.5)).collect();
+        let value = T::gen(r, 0.0);
+        let mut a = Array::<T>::from_slice(ctx, &host, &[n]).unwrap();
+        let m = Array::<bool>::from_slice(ctx, &mh, &[n]).unwrap();
+        a.set_where(&m, value).unwrap();
+        let want: Vec<T> = (0..n).map(|i| if mh[i] { value } else { host[i] }).collect();
+        assert_eq!(a.to_vec().unwrap(), want, "{}", T::DTYPE.name());
+    }
+    let ctx = ctx();
+    let mut r = StdRng::seed_from_u64(13);
+    check::<i8>(&ctx, &mut r);
+    check::<u16>(&ctx, &mut r);
+    check::<i16>(&ctx, &mut r);
+    check::<u8>(&ctx, &mut r);
+}

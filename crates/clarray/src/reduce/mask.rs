@@ -228,7 +228,7 @@ impl<T: Element> Array<T> {
         for &d in self.shape() {
             args.long(d as i64);
         }
-        args.long(self.len() as i64).bytes(bits_of(value), T::DTYPE.name());
+        args.long(self.len() as i64).bytes(bits_of(value), bits_type(T::DTYPE));
         launch_1d(&ctx, &src, "set_where_k", &args, self.len())
     }
 
