@@ -219,8 +219,10 @@ impl<T: Element> Array<T> {
         launch_1d(&ctx, &cached_kernel(&ctx, &src, "", "set_where_k")?, &args, self.len())
     }
 
-    /// The indices of the nonzero elements (NumPy's `nonzero`): one new contiguous `i64` array
-    /// per axis, all of the count's length, in C order of the elements. Zero is `0`, `false`,
+    /// The indices of the nonzero elements (NumPy's `nonzero`): one `i64` array per axis, all
+    /// of the count's length, in C order of the elements. They are the rows of one new
+    /// `(ndim, count)` array, so each is a contiguous view sharing that array's buffer (offset
+    /// by its row); copy one to own it alone. Zero is `0`, `false`,
     /// `±0.0` and `0 + 0i`; NaN is nonzero. A 0-d array is [`Error::InvalidArgument`] (as in
     /// NumPy 2); use [`Array::argwhere`] or reshape it to `[1]`. The count is read back.
     ///
