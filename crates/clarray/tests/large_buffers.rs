@@ -45,7 +45,7 @@ fn fills_past_2_and_4_gib_with_every_pattern_size() {
     let len = max_len(&c);
     let b = Buffer::uninit(&c, len).unwrap();
     let q = c.queue();
-    for p in [1usize, 2, 4, 8, 16, 128] {
+    for p in [1usize, 2, 4, 8, 16, 32, 64, 128] {
         for base in [2 * GIB, 4 * GIB].into_iter().filter(|&b| b + 4 * 128 < len) {
             for start in [base - 2 * 128, base - p, base, base + 128] {
                 let n = 3 * 128;

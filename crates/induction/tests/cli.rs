@@ -44,7 +44,8 @@ fn grid_whose_node_count_overflows_is_refused() {
     let mut huge = Config::new(Case::Rotation3d, 4, 8);
     huge.n = [8, 8, MAX_NODES / 64];
     assert!(huge.nodes().is_ok());
-    let plan = induction::solver::MemoryPlan::new(&huge, induction::cli::context(None).unwrap().device().info());
+    let plan =
+        induction::solver::MemoryPlan::new(&huge, induction::cli::context(None).unwrap().device().info());
     assert_eq!(plan.total, u64::MAX, "{plan:?}");
     let cfg = Config::new(Case::ConfinedDomain, 4, usize::MAX / 2);
     assert!(matches!(cfg.validate(), Err(Error::Config(_))));

@@ -29,6 +29,13 @@ pub(crate) fn normalize_axis(axis: isize, ndim: usize, what: &str) -> Result<usi
 /// Every axis of `axes` normalised against `ndim`, sorted; an error for one out of bounds or
 /// for two that name the same axis (`1` and `-1` of a 2-d array, say).
 pub(crate) fn normalize_axes(axes: &[isize], ndim: usize, what: &str) -> Result<Vec<usize>> {
+    let mut out = normalize_axes_in_order(axes, ndim, what)?;
+    out.sort_unstable();
+    Ok(out)
+}
+
+/// [`normalize_axes`] in the order given (a permutation keeps its order).
+pub(crate) fn normalize_axes_in_order(axes: &[isize], ndim: usize, what: &str) -> Result<Vec<usize>> {
     let mut out = Vec::with_capacity(axes.len());
     let mut seen = vec![false; ndim];
     for &a in axes {
@@ -45,6 +52,5 @@ pub(crate) fn normalize_axes(axes: &[isize], ndim: usize, what: &str) -> Result<
         }
         out.push(k);
     }
-    out.sort_unstable();
     Ok(out)
 }

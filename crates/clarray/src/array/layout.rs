@@ -384,15 +384,13 @@ impl Layout {
     /// Axes in the order `axes` (a permutation of `0..ndim`; negative axes count from the end).
     pub fn permute(&self, axes: &[isize]) -> Result<Layout> {
         let nd = self.ndim();
-        let ax = super::normalize_axes(axes, nd, "permute")?;
+        let ax = super::normalize_axes_in_order(axes, nd, "permute")?;
         if ax.len() != nd {
             return Err(Error::InvalidArgument(format!(
                 "axes {axes:?} are not a permutation of 0..{nd} for shape {:?}: name every axis once",
                 self.shape
             )));
         }
-        let ax: Vec<usize> =
-            axes.iter().map(|&a| super::normalize_axis(a, nd, "permute")).collect::<Result<_>>()?;
         Ok(Layout {
             shape: ax.iter().map(|&a| self.shape[a]).collect(),
             strides: ax.iter().map(|&a| self.strides[a]).collect(),

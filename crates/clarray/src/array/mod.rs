@@ -152,7 +152,7 @@ use bytemuck::{Pod, Zeroable};
 pub use ndarray::{s, NewAxis, SliceInfoElem};
 use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn};
 
-pub(crate) use axis::{normalize_axes, normalize_axis};
+pub(crate) use axis::{normalize_axes, normalize_axes_in_order, normalize_axis};
 pub use codegen::{element_code, generated_kernel_count, generated_sources, ElementCode, KernelValue, Plan};
 pub use dtype::{promote, DType, Element, Kind, Scalar};
 pub use expr::{atan2, hypot, isclose, maximum, minimum, pow, where_, BinOp, Expr, IntoExpr, UnOp};

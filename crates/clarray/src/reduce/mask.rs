@@ -13,25 +13,12 @@ use std::fmt::Write as _;
 use crate::array::{Array, DType, Element};
 use crate::error::{Error, Result};
 use crate::program::cached_kernel;
-use crate::runtime::{Buffer, Context, LaunchDims};
+use crate::runtime::Buffer;
 
-use super::engine::{truth, wg_size, Args, MapExpr};
-use super::gather::{bits_of, bits_type, unravel_code};
+use super::engine::{truth, Args, MapExpr};
+use super::gather::{arrays_overlap, bits_of, bits_type, launch_1d, unravel_code};
 use super::scan::{scan, ScanSpec};
 use super::strided::Strided;
-
-fn launch_1d(ctx: &Context, src: &str, name: &str, args: &Args, items: usize) -> Result<()> {
-    let k = cached_kernel(ctx, src, "", name)?;
-    let wg = wg_size(ctx);
-    let global = [items.div_ceil(wg) * wg];
-    ctx.queue().launch(
-        &k,
-        &args.as_args(),
-        &LaunchDims { global: &global, local: Some(&[wg]), offset: None },
-        &[],
-    )?;
-    Ok(())
-}
 
 /// The running counts of true elements of `x` in C order (`int` where they fit, else `long`)
 /// and the total, read back. `None` for an empty `x`.
@@ -123,7 +110,7 @@ fn coordinates<T: Element>(x: &Array<T>, transposed: bool) -> Result<Array<i64>>
         args.long(d as i64);
     }
     args.buf(out.buffer()).long(sr as i64).long(sk as i64);
-    launch_1d(&ctx, &src, "coords_k", &args, x.len())?;
+    launch_1d(&ctx, &cached_kernel(&ctx, &src, "", "coords_k")?, &args, x.len())?;
     Ok(out)
 }
 
@@ -173,7 +160,7 @@ impl<T: Element> Array<T> {
             args.long(d as i64);
         }
         args.buf(out.buffer());
-        launch_1d(&ctx, &src, "mask_k", &args, self.len())?;
+        launch_1d(&ctx, &cached_kernel(&ctx, &src, "", "mask_k")?, &args, self.len())?;
         Ok(out)
     }
 
@@ -200,7 +187,7 @@ impl<T: Element> Array<T> {
         }
         // A mask in this array's memory (a bool array masked by a view of itself) is copied,
         // so that no work-item reads a mask element another one has overwritten.
-        let mask = if mask.buffer().same_as(self.buffer()) { mask.copy()? } else { mask.clone() };
+        let mask = if arrays_overlap(mask, self) { mask.copy()? } else { mask.clone() };
         let nd = self.ndim();
         let t = bits_type(T::DTYPE);
         let mut params = vec![format!("__global {t}* a"), "long off".into()];
@@ -228,12 +215,14 @@ impl<T: Element> Array<T> {
         for &d in self.shape() {
             args.long(d as i64);
         }
-        args.long(self.len() as i64).bytes(bits_of(value), T::DTYPE.name());
-        launch_1d(&ctx, &src, "set_where_k", &args, self.len())
+        args.long(self.len() as i64).bytes(bits_of(value), bits_type(T::DTYPE));
+        launch_1d(&ctx, &cached_kernel(&ctx, &src, "", "set_where_k")?, &args, self.len())
     }
 
-    /// The indices of the nonzero elements (NumPy's `nonzero`): one new contiguous `i64` array
-    /// per axis, all of the count's length, in C order of the elements. Zero is `0`, `false`,
+    /// The indices of the nonzero elements (NumPy's `nonzero`): one `i64` array per axis, all
+    /// of the count's length, in C order of the elements. They are the rows of one new
+    /// `(ndim, count)` array, so each is a contiguous view sharing that array's buffer (offset
+    /// by its row); copy one to own it alone. Zero is `0`, `false`,
     /// `±0.0` and `0 + 0i`; NaN is nonzero. A 0-d array is [`Error::InvalidArgument`] (as in
     /// NumPy 2); use [`Array::argwhere`] or reshape it to `[1]`. The count is read back.
     ///

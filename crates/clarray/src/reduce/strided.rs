@@ -7,7 +7,7 @@ use crate::memory;
 use crate::runtime::{Buffer, Context};
 
 use super::dtype::ReductionTypes;
-use crate::array::{Array, DType, Element};
+use crate::array::{Array, DType, Element, Layout, SliceInfoElem};
 
 /// A strided view of device memory: element `(i0, i1, …)` lives at element
 /// `offset + Σ ik·strides[k]` of `buffer`.
@@ -166,7 +166,9 @@ impl Strided {
     }
 
     /// The view of `start..stop` with `step` (negative steps walk backwards from `stop - 1`)
-    /// along `axis`.
+    /// along `axis`. The positions and strides are those of [`Layout::slice`], checked: a
+    /// stride times a step that overflows is [`Error::TooLarge`] unless the axis keeps at most
+    /// one element (its stride is never followed, and is 0 then).
     pub fn sliced(&self, axis: usize, start: usize, stop: usize, step: isize) -> Result<Strided> {
         if axis >= self.ndim() || start > stop || stop > self.shape[axis] || step == 0 {
             return Err(Error::OutOfBounds(format!(
@@ -174,15 +176,33 @@ impl Strided {
                 self.shape
             )));
         }
+        let bound = |b: usize| {
+            isize::try_from(b).map_err(|_| {
+                Error::TooLarge(format!(
+                    "slice bound {b} of axis {axis} of shape {:?} does not fit in isize",
+                    self.shape
+                ))
+            })
+        };
+        let info = (0..self.ndim())
+            .map(|k| {
+                Ok(if k == axis {
+                    SliceInfoElem::Slice { start: bound(start)?, end: Some(bound(stop)?), step }
+                } else {
+                    SliceInfoElem::Slice { start: 0, end: None, step: 1 }
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let layout = Layout {
+            shape: self.shape.iter().copied().collect(),
+            strides: self.strides.iter().copied().collect(),
+            offset: self.offset,
+        };
+        let l = layout.slice(&info)?;
         let mut v = self.clone();
-        let len = stop - start;
-        let n = len.div_ceil(step.unsigned_abs());
-        let first = if step > 0 { start } else { stop.saturating_sub(1) };
-        if n > 0 {
-            v.offset = (self.offset as isize + first as isize * self.strides[axis]) as usize;
-        }
-        v.shape[axis] = n;
-        v.strides[axis] = self.strides[axis] * step;
+        v.shape = l.shape.to_vec();
+        v.strides = l.strides.to_vec();
+        v.offset = l.offset;
         Ok(v)
     }
 
@@ -303,5 +323,53 @@ impl Strided {
             )));
         }
         Array::from_buffer(&self.buffer, &self.shape, &self.strides, self.offset)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Extreme steps give the view NumPy's rules give, or a typed error; never an overflow.
+    #[test]
+    fn sliced_checks_extreme_steps_and_strides() {
+        let ctx = Context::new().unwrap_or_else(|e| {
+            panic!("this test needs an OpenCL device and found none: {e} (PoCL's CPU device is enough)")
+        });
+        let data: Vec<i32> = (0..10).collect();
+        let base = Strided::from_slice(&ctx, &data, &[10]).unwrap();
+        // Every second element, read backwards: elements 9, 7, 5, 3, 1 (stride -2).
+        let v = Strided::new(base.buffer().clone(), DType::I32, &[5], &[-2], 9).unwrap();
+        for step in [isize::MIN, isize::MIN + 1, isize::MAX, 5, -5, 2, -2, 1, -1] {
+            for (start, stop) in [(0, 5), (1, 4), (2, 3), (3, 3)] {
+                let s = v.sliced(0, start, stop, step).unwrap();
+                // The host reference: positions of the elements NumPy's a[start:stop:step] picks.
+                let picked: Vec<usize> = if step > 0 {
+                    (start..stop).step_by(step as usize).collect()
+                } else {
+                    (start..stop).rev().step_by(step.unsigned_abs()).collect()
+                };
+                assert_eq!(s.shape(), &[picked.len()], "step {step} {start}..{stop}");
+                if let Some(&first) = picked.first() {
+                    assert_eq!(s.offset(), 9 - 2 * first, "step {step} {start}..{stop}");
+                }
+                if picked.len() >= 2 {
+                    assert_eq!(s.strides(), &[-2 * step], "step {step} {start}..{stop}");
+                }
+            }
+        }
+        // An empty view may carry any strides; a stride times a step past isize is a typed
+        // error when the axis keeps two elements or more, and a 0 stride when it keeps one.
+        let e =
+            Strided::new(base.buffer().clone(), DType::I32, &[0, 3], &[1, isize::MAX], usize::MAX).unwrap();
+        let err = e.sliced(1, 0, 3, 2).unwrap_err();
+        assert!(matches!(err, Error::TooLarge(_)), "{err}");
+        assert!(err.to_string().contains("× step 2"), "{err}");
+        let one = e.sliced(1, 0, 3, isize::MIN).unwrap();
+        assert_eq!((one.shape(), one.strides()), (&[0, 1][..], &[1, 0][..]));
+        assert_eq!(one.offset(), usize::MAX);
+        // Bounds past the extent stay an OutOfBounds error.
+        let err = v.sliced(0, 0, 6, 1).unwrap_err();
+        assert!(matches!(err, Error::OutOfBounds(_)) && err.to_string().contains("0..6"), "{err}");
     }
 }
