@@ -1061,7 +1061,7 @@ mod tests {
                 Arg::Scalar(bytemuck::bytes_of(&m), "u32"),
             ];
             args[i] = fake;
-            let e = q.launch(&k, &args, &dims, &[]).err().expect("a scalar for a pointer was refused");
+            let e = q.launch(&k, &args, &dims, &[]).expect_err("a scalar for a pointer was refused");
             assert!(matches!(e, Error::KernelArgs { .. }), "{e:?}");
             let msg = e.to_string();
             for part in ["kernel `k`", &format!("argument {i}"), what, "pointer, image or OpenCL object"] {
