@@ -232,7 +232,7 @@ fn cache_entry_whose_loading_marker_survived_is_discarded() {
     let path = cache.path(&ctx, CACHE_SRC, CACHE_OPTS);
     let marker = path.with_extension("loading");
     // A process that died while the driver loaded the entry leaves its marker behind.
-    std::fs::write(&marker, "12345").unwrap();
+    std::fs::write(&marker, format!("{} {}", dead_pid(), now_secs())).unwrap();
     let (p, o) = cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap();
     assert!(matches!(&o, Outcome::Rebuilt(r) if r.contains("died while the driver loaded")), "{o:?}");
     fill_works(&ctx, &p);
@@ -243,6 +243,51 @@ fn cache_entry_whose_loading_marker_survived_is_discarded() {
     assert_eq!(o, Outcome::Hit);
     fill_works(&ctx, &p);
     assert!(!marker.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The id of a process that has exited (and been reaped).
+fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
+fn now_secs() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
+}
+
+/// Regression: a second process that found the first's loading marker (both loading the same
+/// entry at once) took it for a crash and deleted a good binary.
+#[test]
+fn cache_loading_marker_of_a_live_process_keeps_the_entry() {
+    let ctx = ctx();
+    let dir = cache_dir("live-marker");
+    let cache = DiskCache::new(&dir);
+    assert_eq!(cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap().1, Outcome::Miss);
+    let path = cache.path(&ctx, CACHE_SRC, CACHE_OPTS);
+    let stored = std::fs::read(&path).unwrap();
+    let marker = path.with_extension("loading");
+    // This process is alive: its marker is a load in progress.
+    let text = format!("{} {}", std::process::id(), now_secs());
+    std::fs::write(&marker, &text).unwrap();
+    let (p, o) = cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap();
+    assert_eq!(o, Outcome::Busy);
+    fill_works(&ctx, &p);
+    assert_eq!(std::fs::read(&path).unwrap(), stored, "the entry is untouched");
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), text, "the other process's marker is kept");
+    // Once its process has died, the same marker is a crash.
+    std::fs::write(&marker, format!("{} {}", dead_pid(), now_secs())).unwrap();
+    let (p, o) = cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap();
+    assert!(matches!(&o, Outcome::Rebuilt(r) if r.contains("died while the driver loaded")), "{o:?}");
+    fill_works(&ctx, &p);
+    assert!(!marker.exists());
+    // A marker far older than any load is stale whatever process now has its id.
+    std::fs::write(&marker, format!("{} {}", std::process::id(), now_secs() - 3600)).unwrap();
+    let (_, o) = cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap();
+    assert!(matches!(&o, Outcome::Rebuilt(r) if r.contains("died while the driver loaded")), "{o:?}");
+    assert_eq!(cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap().1, Outcome::Hit);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -24,7 +24,10 @@
 //! abort every later process too. So a marker file (`KEY.loading`) is written before a cached
 //! binary is handed to the driver and removed once the program is built from it: an entry whose
 //! marker is still there when it is next loaded made an earlier process die while loading it,
-//! and is discarded and rebuilt from source. The directory must be owned by the user and not
+//! and is discarded and rebuilt from source. The marker holds the loading process's id and the
+//! time it was written: a marker whose process is still alive (Linux: `/proc/PID` exists;
+//! elsewhere: a marker younger than ten minutes) is a load in progress in another process, and
+//! this one builds from source and leaves the entry alone. The directory must be owned by the user and not
 //! writable by others (group or world): otherwise binaries from it are not loaded — a warning
 //! says so, and programs are built from source and not stored. clarray creates the directory
 //! with mode 0700.
@@ -178,6 +181,9 @@ pub enum Outcome {
     Miss,
     /// In the cache but unusable (the reason says why): rebuilt and overwritten.
     Rebuilt(String),
+    /// In the cache, but another process was loading it (its loading marker names a live
+    /// process): built from source, the entry left as it was.
+    Busy,
     /// The cache directory cannot be trusted (owned by another user, or writable by others;
     /// the reason says which): built from source, nothing loaded or stored.
     Untrusted(String),
@@ -272,7 +278,16 @@ impl DiskCache {
         let path = self.path_of(&key);
         let marker = path.with_extension("loading");
         let outcome = if marker.exists() {
-            // An earlier process wrote the marker and never removed it: it died while the driver
+            if !marker_left_by_crash(&marker) {
+                // Another process is loading this entry right now: leave the entry and its
+                // marker alone, and build this one from source.
+                log::debug!(
+                    "clarray: program cache entry {} is being loaded by another process; built from source",
+                    path.display()
+                );
+                return Ok((build(ctx, source, options, files)?, Outcome::Busy));
+            }
+            // The process that wrote the marker never removed it: it died while the driver
             // loaded this binary (or was killed then). Loading it again could abort this one too.
             let _ = std::fs::remove_file(&path);
             Outcome::Rebuilt(CRASHED.into())
@@ -283,7 +298,7 @@ impl DiskCache {
                 Ok(bytes) => match check(&bytes, &key) {
                     Err(why) => Outcome::Rebuilt(why),
                     Ok(binary) => {
-                        let marked = std::fs::write(&marker, std::process::id().to_string());
+                        let marked = std::fs::write(&marker, marker_text());
                         let loaded = Program::from_binary_with_source(ctx, binary, source, options);
                         if marked.is_ok() {
                             let _ = std::fs::remove_file(&marker);
@@ -388,6 +403,42 @@ impl DiskCache {
             return Err(io("writing the program cache entry", e));
         }
         Ok(())
+    }
+}
+
+/// A loading marker older than this was left by a process that died (or whose process id was
+/// reused), whatever the process table says: no driver takes this long to load a binary.
+const MARKER_STALE: std::time::Duration = std::time::Duration::from_secs(10 * 60);
+
+/// What a loading marker holds: this process's id and the time it was written (seconds since
+/// the Unix epoch), so that another process can tell a load in progress from a crash.
+fn marker_text() -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    format!("{} {now}", std::process::id())
+}
+
+/// Whether the loading marker at `marker` was left by a process that died while loading: its
+/// process is gone (Linux: no `/proc/PID`), or, where that cannot be known (other systems, or
+/// a marker that names no process), the marker is older than [`MARKER_STALE`]. A marker of a
+/// live process is a load in progress.
+fn marker_left_by_crash(marker: &Path) -> bool {
+    let text = std::fs::read_to_string(marker).unwrap_or_default();
+    let mut words = text.split_whitespace();
+    let pid = words.next().and_then(|w| w.parse::<u32>().ok());
+    let written = words
+        .next()
+        .and_then(|w| w.parse::<u64>().ok())
+        .map(|s| std::time::UNIX_EPOCH + std::time::Duration::from_secs(s))
+        .or_else(|| std::fs::metadata(marker).and_then(|m| m.modified()).ok());
+    // A time in the future (clocks of hosts sharing the directory disagree) is not stale.
+    let stale = written
+        .map_or(true, |t| std::time::SystemTime::now().duration_since(t).is_ok_and(|age| age > MARKER_STALE));
+    if stale {
+        return true;
+    }
+    match pid {
+        Some(pid) if Path::new("/proc/self").exists() => !Path::new(&format!("/proc/{pid}")).exists(),
+        _ => false,
     }
 }
 

@@ -96,6 +96,25 @@ pub(crate) fn builtin(name: &str, pointer_bytes: usize) -> Option<Scalar> {
     Some(Scalar { class, elem, size: elem * lanes })
 }
 
+/// Words that make a parameter a pointer or an image: address spaces and image access.
+const HANDLE_QUALIFIERS: [&str; 12] = [
+    "global",
+    "__global",
+    "local",
+    "__local",
+    "constant",
+    "__constant",
+    "read_only",
+    "__read_only",
+    "write_only",
+    "__write_only",
+    "read_write",
+    "__read_write",
+];
+
+/// OpenCL objects passed by value that clarray cannot pass as bytes.
+pub(crate) const OBJECT_TYPES: [&str; 5] = ["sampler_t", "queue_t", "clk_event_t", "event_t", "reserve_id_t"];
+
 const QUALIFIERS: [&str; 6] = ["const", "volatile", "__private", "private", "restrict", "__restrict"];
 
 /// The type of a Rust value given for a scalar argument, from the name the argument carries
@@ -137,6 +156,19 @@ pub(crate) enum Declared {
     Known(Scalar),
     /// A type clarray cannot size; the reason, for messages.
     Unknown(String),
+    /// A pointer, image or other OpenCL object parameter, as its source declares it (read from
+    /// the source where the driver keeps no argument information): it takes no scalar, since
+    /// bytes given for it would reach the driver as a memory-object handle.
+    Handle(String),
+}
+
+/// One parameter of a kernel's signature as written in the source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Written {
+    /// A value parameter of this type (qualifiers dropped).
+    Value(String),
+    /// A pointer, array, image or OpenCL object parameter: the whole declaration.
+    Handle(String),
 }
 
 /// The `typedef`s of a program's source: name → what it names (`Err`: a type clarray cannot
@@ -261,10 +293,11 @@ impl Typedefs {
     }
 }
 
-/// The parameter types of kernel `kernel` as written in `source` (`None` for pointer and
-/// local parameters, which take no scalar), when the driver keeps no argument information:
-/// read from the first `kernel`/`__kernel` function of that name.
-pub(crate) fn signature(source: &str, kernel: &str) -> Option<Vec<Option<String>>> {
+/// The parameters of kernel `kernel` as written in `source` (pointers, arrays, images and
+/// other OpenCL objects marked as [`Written::Handle`]: they take no scalar), when the driver
+/// keeps no argument information: read from the first `kernel`/`__kernel` function of that
+/// name. `None` also where a parameter cannot be read at all.
+pub(crate) fn signature(source: &str, kernel: &str) -> Option<Vec<Written>> {
     let code = code_only(source);
     let b = code.as_bytes();
     let mut from = 0;
@@ -289,20 +322,29 @@ pub(crate) fn signature(source: &str, kernel: &str) -> Option<Vec<Option<String>
         if list.is_empty() || list == "void" {
             return Some(Vec::new());
         }
-        return Some(
-            list.split(',')
-                .map(|p| {
-                    let p = p.trim();
-                    let words: Vec<&str> = p.split_whitespace().collect();
-                    let space = ["global", "__global", "local", "__local", "constant", "__constant"];
-                    if p.contains('*') || p.contains('[') || words.iter().any(|w| space.contains(w)) {
-                        return None;
-                    }
-                    let (_, ty) = words.split_last()?;
-                    Some(ty.iter().filter(|w| !QUALIFIERS.contains(w)).copied().collect::<Vec<_>>().join(" "))
-                })
-                .collect(),
-        );
+        return list
+            .split(',')
+            .map(|p| {
+                let p = p.trim();
+                let words: Vec<&str> = p.split_whitespace().collect();
+                // The words before the parameter's name.
+                let ty_words = &words[..words.len().saturating_sub(1)];
+                let handle = p.contains('*')
+                    || p.contains('[')
+                    || ty_words.iter().any(|w| {
+                        HANDLE_QUALIFIERS.contains(w)
+                            || (w.starts_with("image") && w.ends_with("_t"))
+                            || OBJECT_TYPES.contains(w)
+                            || *w == "pipe"
+                    });
+                if handle {
+                    return Some(Written::Handle(words.join(" ")));
+                }
+                let (_, ty) = words.split_last()?;
+                let ty = ty.iter().filter(|w| !QUALIFIERS.contains(w)).copied().collect::<Vec<_>>();
+                (!ty.is_empty()).then(|| Written::Value(ty.join(" ")))
+            })
+            .collect();
     }
     None
 }
@@ -413,7 +455,7 @@ mod tests {
         );
         let k = |n: &str| match t.resolve(n, 8) {
             Declared::Known(s) => Some(s.size),
-            Declared::Unknown(_) => None,
+            Declared::Unknown(_) | Declared::Handle(_) => None,
         };
         assert_eq!(k("u64_t"), Some(8));
         assert_eq!(k("idx_t"), Some(8));
@@ -436,12 +478,44 @@ mod tests {
         let src = "/* kernel void k(float x) */ void k2(int a) {}\n\
                    __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void k(u64_t v,\n  const int n,\n\
                    __global float* restrict o, local int* l, float4 w) { }\nkernel void e(void) {}";
+        let v = |t: &str| Written::Value(t.into());
+        let h = |t: &str| Written::Handle(t.into());
         assert_eq!(
             signature(src, "k"),
-            Some(vec![Some("u64_t".into()), Some("int".into()), None, None, Some("float4".into())])
+            Some(vec![v("u64_t"), v("int"), h("__global float* restrict o"), h("local int* l"), v("float4")])
         );
         assert_eq!(signature(src, "e"), Some(Vec::new()));
         assert_eq!(signature(src, "k2"), None, "not a kernel");
+    }
+
+    #[test]
+    fn signature_marks_pointer_image_and_object_parameters() {
+        let src = "kernel void k(global float *o, __constant int* c, float a[4], read_only image2d_t img,\n\
+                   __write_only image3d_t w, sampler_t s, const float x, global const uint2* restrict p,\n\
+                   uint n) {}";
+        let h = |t: &str| Written::Handle(t.into());
+        assert_eq!(
+            signature(src, "k"),
+            Some(vec![
+                h("global float *o"),
+                h("__constant int* c"),
+                h("float a[4]"),
+                h("read_only image2d_t img"),
+                h("__write_only image3d_t w"),
+                h("sampler_t s"),
+                Written::Value("float".into()),
+                h("global const uint2* restrict p"),
+                Written::Value("uint".into()),
+            ])
+        );
+        assert_eq!(
+            signature("kernel void k(uint image, int images_t, float sampler_t_n) {}", "k"),
+            Some(vec![
+                Written::Value("uint".into()),
+                Written::Value("int".into()),
+                Written::Value("float".into())
+            ])
+        );
     }
 
     #[test]

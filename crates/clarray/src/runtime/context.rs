@@ -20,6 +20,11 @@ use crate::error::{ClResultExt, Error, Result};
 /// The environment variable that makes [`Context::new`] profile and record every command.
 pub const PROFILE_ENV: &str = "CLARRAY_PROFILE";
 
+/// The environment variable that makes every kernel launch wait for its kernel and return
+/// [`Error::KernelFailed`] naming it if it failed (`1`; read once per process). Slow: it finds
+/// the kernel behind a fault that drivers otherwise report at some later call.
+pub const CHECK_LAUNCHES_ENV: &str = "CLARRAY_CHECK_LAUNCHES";
+
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// Locks a mutex, recovering from poisoning (a panic elsewhere never makes clarray panic).

@@ -16,9 +16,9 @@ use opencl3::kernel::{
 use opencl3::program::Program as ClProgram;
 use opencl3::types::cl_mem;
 
-use super::argtype::{self, Declared, Scalar, Typedefs, RAW_BYTES};
+use super::argtype::{self, Declared, Scalar, Typedefs, Written, OBJECT_TYPES, RAW_BYTES};
 use super::buffer::Buffer;
-use super::context::{lock, Context, Queue};
+use super::context::{lock, Context, Queue, CHECK_LAUNCHES_ENV};
 use super::event::{list_ptr, Event, EventStatus};
 use super::image::Image;
 use super::track::{CommandKind, Use};
@@ -279,6 +279,12 @@ impl Program {
 
     /// Creates the kernel `name`. Create it once and reuse it: kernels are meant to be kept.
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
+        self.make_kernel(name, true)
+    }
+
+    /// [`Program::kernel`]; without `arg_info`, as if the driver kept no argument information
+    /// (what some drivers do for some programs; PoCL always keeps it, so tests need this).
+    fn make_kernel(&self, name: &str, arg_info: bool) -> Result<Kernel> {
         let raw = ClKernel::create(&self.inner.raw, name).map_err(|e| {
             let names = self.kernel_names().map(|n| n.join(", ")).unwrap_or_default();
             if e.0 == opencl3::error_codes::CL_INVALID_KERNEL_NAME {
@@ -290,6 +296,10 @@ impl Program {
         let n = raw.num_args().cl("clGetKernelInfo(CL_KERNEL_NUM_ARGS)")? as usize;
         let mut args = Vec::with_capacity(n);
         for i in 0..n as u32 {
+            if !arg_info {
+                args.push(ArgInfo { name: None, type_name: None, space: None, is_const: false });
+                continue;
+            }
             // Argument information is only there for programs built with -cl-kernel-arg-info.
             let space = match raw.get_arg_address_qualifier(i) {
                 Ok(q) if q == CL_KERNEL_ARG_ADDRESS_GLOBAL => Some(AddressSpace::Global),
@@ -341,7 +351,12 @@ impl Program {
         args.iter()
             .enumerate()
             .map(|(i, a)| {
-                let ty = a.type_name.clone().or_else(|| written.as_ref().and_then(|w| w[i].clone()));
+                let ty = match (&a.type_name, written.as_ref().map(|w| &w[i])) {
+                    (Some(t), _) => Some(t.clone()),
+                    (None, Some(Written::Handle(p))) => return Declared::Handle(p.clone()),
+                    (None, Some(Written::Value(t))) => Some(t.clone()),
+                    (None, None) => None,
+                };
                 match ty {
                     Some(t) => typedefs.resolve(&t, pointer),
                     None => Declared::Unknown(
@@ -412,18 +427,16 @@ impl Accepts {
                 info.space,
                 Some(AddressSpace::Global | AddressSpace::Constant | AddressSpace::Local)
             ) || is_image
-                || handle),
+                || handle
+                || matches!(declared, Declared::Handle(_))),
             scalar_type: match declared {
                 Declared::Known(s) => Some(*s),
-                Declared::Unknown(_) => None,
+                Declared::Unknown(_) | Declared::Handle(_) => None,
             },
             read_only: info.is_const || info.space == Some(AddressSpace::Constant),
         }
     }
 }
-
-/// OpenCL objects passed by value that clarray cannot pass as bytes.
-const OBJECT_TYPES: [&str; 5] = ["sampler_t", "queue_t", "clk_event_t", "event_t", "reserve_id_t"];
 
 /// The kernel object with, per argument, what was last set on it: OpenCL keeps an argument
 /// until it is set again, so a launch skips `clSetKernelArg` for a scalar that has not changed
@@ -665,6 +678,16 @@ impl Kernel {
                         ));
                     }
                     match (&self.inner.types[i], *rust == RAW_BYTES) {
+                        (Declared::Handle(written), _) => {
+                            return Err(self.arg_error(
+                                i,
+                                format!(
+                                    "a scalar ({rust}) was given for `{written}`, a pointer, image or OpenCL \
+                                     object parameter (read from the program's source: the driver keeps no \
+                                     argument information); pass a buffer, array or image"
+                                ),
+                            ));
+                        }
                         (Declared::Known(t), raw) => {
                             if t.size != bytes.len() {
                                 return Err(self.arg_error(
@@ -905,11 +928,11 @@ impl Queue {
 }
 
 /// Whether every launch waits for its kernel and reports a failure as the launch's own error
-/// (`CLARRAY_CHECK_LAUNCHES=1`): slow, for finding the kernel that faults, since drivers
+/// ([`CHECK_LAUNCHES_ENV`]` = 1`): slow, for finding the kernel that faults, since drivers
 /// otherwise report a fault at some later call.
 fn checked_launches() -> bool {
     static CHECKED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *CHECKED.get_or_init(|| std::env::var("CLARRAY_CHECK_LAUNCHES").is_ok_and(|v| v.trim() == "1"))
+    *CHECKED.get_or_init(|| std::env::var(CHECK_LAUNCHES_ENV).is_ok_and(|v| v.trim() == "1"))
 }
 
 /// A launch with its arguments checked once, then enqueued with nothing but
@@ -1001,5 +1024,64 @@ impl BareLaunch {
         .map_err(|code| Error::opencl("clEnqueueNDRangeKernel", code))?;
         drop(Event::from_raw(ev, queue));
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Without the driver's argument information, pointer parameters were `Unknown` types that
+    /// took raw bytes: eight bytes given for a `global float*` reached the driver as a
+    /// memory-object handle.
+    #[test]
+    fn scalars_for_pointer_parameters_are_refused_without_arg_info() {
+        let ctx = Context::new().unwrap();
+        let src = "typedef struct { float x; int n; } pair_t;\n\
+                   kernel void k(global float* restrict o, pair_t p, __constant int *c, uint m) {\n\
+                   o[0] = p.x * (float)(p.n + c[0]) + (float)m; }";
+        let k = Program::build(&ctx, src, "").unwrap().make_kernel("k", false).unwrap();
+        assert!(k.args().iter().all(|a| a.type_name.is_none() && a.space.is_none()), "{:?}", k.args());
+        let q = ctx.queue();
+        let o = Buffer::uninit(&ctx, 4).unwrap();
+        q.write_buffer(&o, 0, &[f32::NAN], &[]).unwrap();
+        let c = Buffer::uninit(&ctx, 4).unwrap();
+        let cv = 5i32;
+        q.write_buffer(&c, 0, &[cv], &[]).unwrap();
+        let pair: [u8; 8] = bytemuck::cast([1.5f32.to_bits(), 3u32]);
+        let m = 2u32;
+        let garbage = 0x1234_5678_9abc_u64;
+        let fake = Arg::Scalar(bytemuck::bytes_of(&garbage), RAW_BYTES);
+        let dims = LaunchDims { global: &[1], ..Default::default() };
+        for (i, what) in [(0, "`global float* restrict o`"), (2, "`__constant int *c`")] {
+            let mut args = [
+                Arg::Buffer(&o),
+                Arg::Scalar(&pair, RAW_BYTES),
+                Arg::Buffer(&c),
+                Arg::Scalar(bytemuck::bytes_of(&m), "u32"),
+            ];
+            args[i] = fake;
+            let e = q.launch(&k, &args, &dims, &[]).expect_err("a scalar for a pointer was refused");
+            assert!(matches!(e, Error::KernelArgs { .. }), "{e:?}");
+            let msg = e.to_string();
+            for part in ["kernel `k`", &format!("argument {i}"), what, "pointer, image or OpenCL object"] {
+                assert!(msg.contains(part), "`{part}` not in: {msg}");
+            }
+            let typed = Arg::Scalar(bytemuck::bytes_of(&garbage), "u64");
+            args[i] = typed;
+            assert!(matches!(q.launch(&k, &args, &dims, &[]), Err(Error::KernelArgs { .. })));
+        }
+        let mut got = [0f32];
+        q.read_buffer(&o, 0, &mut got, &[]).unwrap();
+        assert!(got[0].is_nan(), "nothing ran");
+        let args = [
+            Arg::Buffer(&o),
+            Arg::Scalar(&pair, RAW_BYTES),
+            Arg::Buffer(&c),
+            Arg::Scalar(bytemuck::bytes_of(&m), "u32"),
+        ];
+        q.launch(&k, &args, &dims, &[]).unwrap();
+        q.read_buffer(&o, 0, &mut got, &[]).unwrap();
+        assert_eq!(got[0], 1.5f32 * (3 + cv) as f32 + m as f32);
     }
 }
