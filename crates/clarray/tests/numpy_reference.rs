@@ -815,9 +815,11 @@ fn binary_case(c: BinCase) -> Result<(), String> {
         .iter()
         .zip(rb.iter())
         .map(|(&x, &y)| {
-            // A weak scalar becomes a value of its settled dtype first.
-            let x = if weak.is_some() && c.form == 2 { cast(x, sa).unwrap_or(x) } else { x };
-            let y = if weak.is_some() && c.form != 2 { cast(y, sb).unwrap_or(y) } else { y };
+            // A weak scalar becomes a value of its settled dtype first; one outside that
+            // dtype's range is compared by its value (NumPy 2), never wrapped into it.
+            let settle = weak.is_some() && !out_of_range;
+            let x = if settle && c.form == 2 { cast(x, sa).unwrap_or(x) } else { x };
+            let y = if settle && c.form != 2 { cast(y, sb).unwrap_or(y) } else { y };
             let exact = if is_cmp(op) && both_int(sa, sb) { Some((as_i(x), as_i(y))) } else { None };
             let exact = if is_cmp(op) && out_of_range { Some((as_i_or(x), as_i_or(y))) } else { exact };
             binary_value(op, to_loop(x, tin), to_loop(y, tin), tin, tout, exact)
