@@ -151,13 +151,159 @@ fn struct_scalar_arguments_take_only_explicit_bytes() {
     .kernel("k")
     .unwrap();
     let o = common::poisoned_buffer(&ctx, 4);
-    // Eight bytes of a u64 happen to be the struct's size, but clarray cannot know that.
+    // Eight bytes of a u64 happen to be the struct's size, but a typed value is not a struct.
     let e = expect_err(k.launch(ctx.queue(), 1, (3u64, &o)));
     assert!(matches!(e, Error::KernelArgs { .. }), "{e:?}");
     assert_msg(&e, &["`p`", "pair_t", "struct", "Bytes"]);
+    // Raw bytes of another length than the device's `sizeof(pair_t)`.
+    let e = expect_err(k.launch(ctx.queue(), 1, (Bytes(&[0; 4]), &o)));
+    assert!(matches!(e, Error::KernelArgs { .. }), "{e:?}");
+    assert_msg(&e, &["`p`", "`pair_t`", "raw bytes of 4 bytes", "of 8 bytes"]);
+    assert_eq!(read::<u8>(&ctx, &o, 4), vec![common::POISON; 4], "nothing ran");
     let p = Pair { x: r.random_range(-10.0..10.0), n: r.random_range(-100..100) };
     k.launch(ctx.queue(), 1, (Bytes::of(&p), &o)).unwrap();
     assert_eq!(read::<f32>(&ctx, &o, 1), vec![p.x * p.n as f32]);
+}
+
+/// A 64-byte struct, laid out as the kernel's `big_t`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct Big {
+    v: [f32; 12],
+    a: [i32; 4],
+}
+
+/// Raw bytes for a struct parameter were passed with the caller's length: the driver copied
+/// that many and the kernel read the struct's whole size, past the caller's bytes (a 64-byte
+/// struct given 1 byte read 63 bytes of the driver's heap).
+#[test]
+fn struct_raw_bytes_of_another_length_than_the_device_sizeof_are_refused() {
+    let ctx = ctx();
+    let mut r = rng();
+    let k = Source::new(
+        "typedef struct { float v[12]; int a[4]; } big_t;\n\
+         kernel void k(const big_t p, global float* o) {\n\
+           for (int j = 0; j < 12; j++) o[j] = p.v[j];\n\
+           for (int j = 0; j < 4; j++) o[12 + j] = (float)p.a[j];\n\
+         }",
+    )
+    .build(&ctx)
+    .unwrap()
+    .kernel("k")
+    .unwrap();
+    let o = common::poisoned_buffer(&ctx, 64);
+    let big = Big {
+        v: std::array::from_fn(|_| r.random_range(-1000.0..1000.0)),
+        a: std::array::from_fn(|_| r.random_range(-1_000_000..1_000_000)),
+    };
+    let bytes = bytemuck::bytes_of(&big);
+    assert_eq!(bytes.len(), 64);
+    let long = [bytes, &[0u8][..]].concat();
+    for given in [&bytes[..1], &bytes[..63], &long[..]] {
+        let e = expect_err(k.launch(ctx.queue(), 1, (Bytes(given), &o)));
+        assert!(matches!(e, Error::KernelArgs { .. }), "{e:?}");
+        let n = given.len();
+        assert_msg(&e, &["kernel `k`", "`p`", "big_t", &format!("raw bytes of {n} bytes"), "of 64 bytes"]);
+    }
+    assert_eq!(read::<u8>(&ctx, &o, 64), vec![common::POISON; 64], "nothing ran");
+    k.launch(ctx.queue(), 1, (Bytes(bytes), &o)).unwrap();
+    let want: Vec<f32> = big.v.iter().copied().chain(big.a.iter().map(|&a| a as f32)).collect();
+    assert_eq!(read::<f32>(&ctx, &o, 16), want);
+    // The size learnt once is kept: a wrong length is still refused after a launch.
+    let e = expect_err(k.launch(ctx.queue(), 1, (Bytes(&bytes[..32]), &o)));
+    assert_msg(&e, &["raw bytes of 32 bytes", "of 64 bytes"]);
+}
+
+/// `struct padded` as the device lays it out: a `long` aligned to 8 bytes after the `char`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct Padded {
+    c: i8,
+    pad: [u8; 7],
+    d: i64,
+}
+
+#[test]
+fn struct_raw_bytes_are_sized_with_the_device_padding() {
+    let ctx = ctx();
+    let mut r = rng();
+    let k = Source::new(
+        "struct padded { char c; long d; };\n\
+         kernel void k(struct padded p, global long* o) { o[0] = p.d; o[1] = (long)p.c; }",
+    )
+    .build(&ctx)
+    .unwrap()
+    .kernel("k")
+    .unwrap();
+    let o = common::poisoned_buffer(&ctx, 16);
+    let p = Padded { c: r.random(), pad: [0; 7], d: r.random() };
+    let bytes = bytemuck::bytes_of(&p);
+    // The sum of the fields' sizes, without the padding.
+    let naive = 1 + 8;
+    let e = expect_err(k.launch(ctx.queue(), 1, (Bytes(&bytes[..naive]), &o)));
+    assert!(matches!(e, Error::KernelArgs { .. }), "{e:?}");
+    assert_msg(&e, &["`p`", "struct padded", "raw bytes of 9 bytes", "of 16 bytes"]);
+    assert_eq!(read::<u8>(&ctx, &o, 16), vec![common::POISON; 16], "nothing ran");
+    k.launch(ctx.queue(), 1, (Bytes(bytes), &o)).unwrap();
+    assert_eq!(read::<i64>(&ctx, &o, 2), vec![p.d, i64::from(p.c)]);
+}
+
+#[test]
+fn struct_raw_bytes_for_a_type_of_an_included_header_are_sized() {
+    let ctx = ctx();
+    let mut r = rng();
+    let dir = cache_dir("struct-header");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("hdr.h"), "typedef struct { int a; float b[3]; } hdr_t;\n").unwrap();
+    let k = Source::new(
+        "#include \"hdr.h\"\n\
+         kernel void k(hdr_t p, global float* o) { o[0] = (float)p.a; o[1] = p.b[0]; o[2] = p.b[2]; }",
+    )
+    .include_dir(&dir)
+    .build(&ctx)
+    .unwrap()
+    .kernel("k")
+    .unwrap();
+    let o = common::poisoned_buffer(&ctx, 12);
+    let a: i32 = r.random_range(-1000..1000);
+    let b: [f32; 3] = std::array::from_fn(|_| r.random_range(-10.0..10.0));
+    let mut bytes = a.to_ne_bytes().to_vec();
+    b.iter().for_each(|x| bytes.extend_from_slice(&x.to_ne_bytes()));
+    let e = expect_err(k.launch(ctx.queue(), 1, (Bytes(&bytes[..12]), &o)));
+    assert!(matches!(e, Error::KernelArgs { .. }), "{e:?}");
+    assert_msg(&e, &["`p`", "hdr_t", "raw bytes of 12 bytes", "of 16 bytes"]);
+    k.launch(ctx.queue(), 1, (Bytes(&bytes), &o)).unwrap();
+    assert_eq!(read::<f32>(&ctx, &o, 3), vec![a as f32, b[0], b[2]]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Where the device cannot be asked the size (no source, or a probe that does not build), raw
+/// bytes are refused with why, whatever their length.
+#[test]
+fn struct_raw_bytes_are_refused_where_the_size_cannot_be_learnt() {
+    let ctx = ctx();
+    let src = "typedef struct { float x; int n; } pair_t;\n\
+               kernel void k(pair_t p, global float* o) { o[0] = p.x * (float)p.n; }";
+    let built = clarray::runtime::Program::build(&ctx, src, "").unwrap();
+    let binary = built.binary().unwrap();
+    let p = Pair { x: 1.5, n: 2 };
+    let o = common::poisoned_buffer(&ctx, 4);
+    let bare = clarray::runtime::Program::from_binary(&ctx, &binary, "").unwrap().kernel("k").unwrap();
+    let e = expect_err(bare.launch(ctx.queue(), 1, (Bytes::of(&p), &o)));
+    assert!(matches!(e, Error::KernelArgs { .. }), "{e:?}");
+    assert_msg(&e, &["`p`", "pair_t", "without its source", "from_binary_with_source"]);
+    // With its source, the same binary's kernel takes the struct.
+    let with = clarray::runtime::Program::from_binary_with_source(&ctx, &binary, src, "").unwrap();
+    with.kernel("k").unwrap().launch(ctx.queue(), 1, (Bytes::of(&p), &o)).unwrap();
+    assert_eq!(read::<f32>(&ctx, &o, 1), vec![p.x * p.n as f32]);
+    // A source whose probe kernel cannot be added (it has a kernel of the probe's name).
+    let o = common::poisoned_buffer(&ctx, 4);
+    let clash = format!("{src}\nkernel void clarray_sizeof_probe(global ulong* o) {{ o[0] = 0; }}\n");
+    let k = clarray::runtime::Program::build(&ctx, &clash, "").unwrap().kernel("k").unwrap();
+    let e = expect_err(k.launch(ctx.queue(), 1, (Bytes::of(&p), &o)));
+    assert!(matches!(e, Error::KernelArgs { .. }), "{e:?}");
+    assert_msg(&e, &["`p`", "pair_t", "did not build", "declare the parameter"]);
+    assert_eq!(read::<u8>(&ctx, &o, 4), vec![common::POISON; 4], "nothing ran");
 }
 
 use clarray::program::{cached_program, DiskCache, Outcome};

@@ -12,8 +12,10 @@ pub trait KernelArg {
 
 /// A value parameter passed as raw bytes: for a parameter whose type clarray cannot size (a
 /// struct, a union, a typedef it cannot see), or for a program whose driver keeps no argument
-/// information. The bytes are passed as they are: their length is the size the caller states,
-/// checked against the parameter's size where that is known, and their kind is not checked.
+/// information. The bytes are passed as they are, their kind not checked; their length must be
+/// the parameter's size (for a struct, the size the device gives it, asked once per kernel by a
+/// probe built from the program's source, so a program loaded from a binary without its source
+/// takes no raw bytes for such a parameter).
 ///
 /// ```no_run
 /// # fn demo(ctx: &clarray::Context, out: &clarray::Buffer) -> clarray::Result<()> {

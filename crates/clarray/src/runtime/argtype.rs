@@ -4,8 +4,9 @@
 //! Drivers do not check the size given to `clSetKernelArg` for a value parameter (PoCL reads the
 //! parameter's own size from the pointer whatever size it was told), so a launch must know the
 //! size of every value parameter before it passes bytes for one. Types clarray cannot size
-//! (structs, unions, enums, arrays, macros it cannot see) take only [`RAW_BYTES`] arguments,
-//! whose size the caller states.
+//! (structs, unions, enums, macros it cannot see) take only [`RAW_BYTES`] arguments, of the
+//! size the device itself gives the type (`sizeof`, asked once per kernel by a probe kernel
+//! built from the program's source).
 
 use std::collections::HashMap;
 
@@ -293,6 +294,14 @@ impl Typedefs {
     }
 }
 
+/// A parameter type's name as a `sizeof` operand (qualifiers dropped), for the probe that asks
+/// the device the size of a type clarray cannot size itself; `None` for a name that is not
+/// words only (nothing but a type name may reach the probe's source).
+pub(crate) fn sizeof_operand(name: &str) -> Option<String> {
+    let words: Vec<&str> = name.split_whitespace().filter(|w| !QUALIFIERS.contains(w)).collect();
+    (!words.is_empty() && words.iter().all(|w| is_identifier(w))).then(|| words.join(" "))
+}
+
 /// The parameters of kernel `kernel` as written in `source` (pointers, arrays, images and
 /// other OpenCL objects marked as [`Written::Handle`]: they take no scalar), when the driver
 /// keeps no argument information: read from the first `kernel`/`__kernel` function of that
@@ -471,6 +480,9 @@ mod tests {
         assert_eq!(given("num_complex::Complex<f64>").map(|s| s.size), Some(16));
         assert_eq!(given("u64").map(|s| s.class), Some(Class::Int));
         assert_eq!(given("scalar"), None);
+        assert_eq!(sizeof_operand(" const  struct pair "), Some("struct pair".into()));
+        assert_eq!(sizeof_operand("pair_t) + 1; (x"), None);
+        assert_eq!(sizeof_operand("const"), None);
     }
 
     #[test]

@@ -6,18 +6,19 @@
 
 use std::ffi::c_void;
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use opencl3::device::Device as ClDevice;
 use opencl3::kernel::{
     Kernel as ClKernel, CL_KERNEL_ARG_ADDRESS_CONSTANT, CL_KERNEL_ARG_ADDRESS_GLOBAL,
     CL_KERNEL_ARG_ADDRESS_LOCAL, CL_KERNEL_ARG_TYPE_CONST,
 };
+use opencl3::memory::CL_MEM_READ_WRITE;
 use opencl3::program::Program as ClProgram;
 use opencl3::types::cl_mem;
 
 use super::argtype::{self, Declared, Scalar, Typedefs, Written, OBJECT_TYPES, RAW_BYTES};
-use super::buffer::Buffer;
+use super::buffer::{Access, Buffer};
 use super::context::{lock, Context, Queue, CHECK_LAUNCHES_ENV};
 use super::event::{list_ptr, Event, EventStatus};
 use super::image::Image;
@@ -211,8 +212,10 @@ impl Program {
 
     /// Loads a program from a device binary returned earlier by [`Program::binary`] for the
     /// same device and driver. An incompatible or corrupt binary is an error (the caller
-    /// rebuilds from source). Without the source, value parameters of typedef'd types cannot
-    /// be sized and take only [`crate::program::Bytes`]; see [`Program::from_binary_with_source`].
+    /// rebuilds from source). Without the source, value parameters of typedef'd, struct and
+    /// union types cannot be sized, so they take no value at all (not even
+    /// [`crate::program::Bytes`], whose length could not be checked); see
+    /// [`Program::from_binary_with_source`].
     pub fn from_binary(ctx: &Context, binary: &[u8], options: &str) -> Result<Program> {
         Program::load_binary(ctx, binary, options, None)
     }
@@ -319,7 +322,7 @@ impl Program {
         }
         let wg = raw.get_work_group_size(self.inner.ctx.device().id).unwrap_or(0);
         let multiple = raw.get_work_group_size_multiple(self.inner.ctx.device().id).unwrap_or(1).max(1);
-        let types = self.arg_types(name, &args);
+        let (types, operands) = self.arg_types(name, &args);
         let accepts = args.iter().zip(&types).map(|(a, t)| Accepts::of(a, t)).collect();
         Ok(Kernel {
             inner: Arc::new(KernelInner {
@@ -331,14 +334,17 @@ impl Program {
                 preferred_multiple: multiple,
                 program: self.clone(),
                 types,
+                operands,
+                sizes: OnceLock::new(),
             }),
         })
     }
 
     /// What each value parameter of kernel `name` is: the driver's type names (else the
     /// kernel's signature read from the source), typedefs resolved from the source and the
-    /// options' `-D` defines.
-    fn arg_types(&self, name: &str, args: &[ArgInfo]) -> Vec<Declared> {
+    /// options' `-D` defines. With it, per parameter of a type clarray cannot size, the type's
+    /// name as a `sizeof` operand for [`Kernel::probed_sizes`], where it has one.
+    fn arg_types(&self, name: &str, args: &[ArgInfo]) -> (Vec<Declared>, Vec<Option<String>>) {
         let source = self.inner.source.as_deref().unwrap_or("");
         let mut typedefs = Typedefs::parse(source);
         typedefs.add_defines(&self.inner.options);
@@ -353,20 +359,26 @@ impl Program {
             .map(|(i, a)| {
                 let ty = match (&a.type_name, written.as_ref().map(|w| &w[i])) {
                     (Some(t), _) => Some(t.clone()),
-                    (None, Some(Written::Handle(p))) => return Declared::Handle(p.clone()),
+                    (None, Some(Written::Handle(p))) => return (Declared::Handle(p.clone()), None),
                     (None, Some(Written::Value(t))) => Some(t.clone()),
                     (None, None) => None,
                 };
                 match ty {
-                    Some(t) => typedefs.resolve(&t, pointer),
-                    None => Declared::Unknown(
-                        "the driver keeps no argument information for this program and its signature \
-                         could not be read from the source"
-                            .into(),
+                    Some(t) => match typedefs.resolve(&t, pointer) {
+                        d @ Declared::Unknown(_) => (d, argtype::sizeof_operand(&t)),
+                        d => (d, None),
+                    },
+                    None => (
+                        Declared::Unknown(
+                            "the driver keeps no argument information for this program and its \
+                             signature could not be read from the source"
+                                .into(),
+                        ),
+                        None,
                     ),
                 }
             })
-            .collect()
+            .unzip()
     }
 }
 
@@ -501,9 +513,21 @@ struct KernelInner {
     max_work_group: usize,
     preferred_multiple: usize,
     program: Program,
-    /// What each argument's type is, for value parameters (see [`Kernel::arg_types`]).
+    /// What each argument's type is, for value parameters (see [`Program::arg_types`]).
     types: Vec<Declared>,
+    /// Per [`Declared::Unknown`] parameter, its type as a `sizeof` operand, where it has one.
+    operands: Vec<Option<String>>,
+    /// The device's sizes of the [`Declared::Unknown`] parameters, asked for on the first launch
+    /// that passes raw bytes to one (see [`Kernel::probed_sizes`]).
+    sizes: OnceLock<Vec<Probed>>,
 }
+
+/// What the probe learnt of one parameter: `None` for a parameter of a type clarray sizes
+/// itself (or a handle); else its size on the device, or why it cannot be known.
+type Probed = Option<std::result::Result<usize, String>>;
+
+/// The name of the kernel that [`Kernel::probed_sizes`] appends to a program's source.
+const PROBE_KERNEL: &str = "clarray_sizeof_probe";
 
 // SAFETY: kernel objects may be used from any thread; clSetKernelArg is serialised by `raw`'s
 // mutex, held from the first argument until the launch is enqueued.
@@ -591,7 +615,7 @@ impl Kernel {
         let accepts = &self.inner.accepts;
         let ctx = self.inner.program.context().id();
         args.len() == accepts.len()
-            && args.iter().zip(accepts).all(|(arg, ok)| match arg {
+            && args.iter().zip(accepts).enumerate().all(|(i, (arg, ok))| match arg {
                 Arg::Buffer(b) => ok.buffer && b.context().id() == ctx,
                 Arg::Image(im) => ok.image && im.context().id() == ctx,
                 Arg::Local(bytes) => ok.local && *bytes != 0,
@@ -603,7 +627,9 @@ impl Kernel {
                                     && (*given == RAW_BYTES
                                         || argtype::given(given).map_or(true, |g| t.accepts(&g)))
                             }
-                            None => *given == RAW_BYTES,
+                            // Raw bytes for a type clarray cannot size: of the size the device
+                            // gives it, once that was asked (else `explain_args` asks).
+                            None => *given == RAW_BYTES && self.probed_size(i) == Some(bytes.len()),
                         }
                 }
             })
@@ -726,13 +752,169 @@ impl Kernel {
                                 ),
                             ));
                         }
-                        (Declared::Unknown(_), true) => {}
+                        (Declared::Unknown(_), true) => {
+                            let shown = if ty.is_empty() { "?" } else { ty };
+                            match self.probed_sizes()?.get(i).cloned().flatten() {
+                                Some(Ok(n)) if n == bytes.len() => {}
+                                Some(Ok(n)) => {
+                                    return Err(self.arg_error(
+                                        i,
+                                        format!(
+                                            "raw bytes of {} bytes were given where the kernel takes `{shown}` \
+                                             of {n} bytes (the size the device gives it); pass exactly {n} \
+                                             bytes, laid out as the kernel's type (a #[repr(C)] type with \
+                                             the same fields and padding)",
+                                            bytes.len()
+                                        ),
+                                    ));
+                                }
+                                Some(Err(why)) => {
+                                    return Err(self.arg_error(
+                                        i,
+                                        format!(
+                                            "raw bytes of {} bytes were given for a parameter of type \
+                                             `{shown}`, whose size clarray could not learn: {why}",
+                                            bytes.len()
+                                        ),
+                                    ));
+                                }
+                                None => {
+                                    return Err(self.arg_error(
+                                        i,
+                                        format!("raw bytes were given for `{shown}`, whose size is unknown"),
+                                    ));
+                                }
+                            }
+                        }
                     }
                 }
             }
         }
         Ok(())
     }
+
+    /// The device's size of parameter `i`'s type, where the probe has learnt it already.
+    fn probed_size(&self, i: usize) -> Option<usize> {
+        match self.inner.sizes.get()?.get(i)? {
+            Some(Ok(n)) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// The sizes of the parameters whose type clarray cannot size itself (structs, unions,
+    /// enums, types of macros), as the device gives them: drivers copy as many bytes as
+    /// `clSetKernelArg` is told but the kernel reads its type's size, so raw bytes of any other
+    /// length would make it read past them. Asked once per kernel, on the first launch that
+    /// passes raw bytes to such a parameter, by a kernel appended to the program's source that
+    /// writes `sizeof` of each type; a type the probe cannot name (not declared at file scope, a
+    /// program without its source) is kept with why. An OpenCL failure while running the probe
+    /// is returned and not kept, so a later launch asks again.
+    fn probed_sizes(&self) -> Result<&[Probed]> {
+        if let Some(v) = self.inner.sizes.get() {
+            return Ok(v);
+        }
+        let probe: Vec<(usize, &str)> = self
+            .inner
+            .types
+            .iter()
+            .zip(&self.inner.operands)
+            .enumerate()
+            .filter_map(|(i, (d, op))| match (d, op) {
+                (Declared::Unknown(_), Some(op)) => Some((i, op.as_str())),
+                _ => None,
+            })
+            .collect();
+        let program = &self.inner.program.inner;
+        let unnamed = "its type could not be read (the driver keeps no argument information and the \
+                       kernel's signature could not be read from the source); declare the parameter \
+                       with an OpenCL C scalar or vector type or a typedef of one";
+        let mut sizes: Vec<Probed> = self
+            .inner
+            .types
+            .iter()
+            .map(|d| matches!(d, Declared::Unknown(_)).then(|| Err(unnamed.to_string())))
+            .collect();
+        match (&program.source, probe.is_empty()) {
+            (_, true) => {}
+            (None, false) => {
+                for &(i, _) in &probe {
+                    sizes[i] = Some(Err(
+                        "the program was loaded from a binary without its source, so clarray cannot ask \
+                         the device; build it from source (or load it with \
+                         Program::from_binary_with_source), or declare the parameter with an OpenCL C \
+                         scalar or vector type or a typedef of one"
+                            .into(),
+                    ));
+                }
+            }
+            (Some(source), false) => {
+                let body: Vec<String> = probe
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (_, op))| format!("    clarray_sizeof_out[{k}] = (ulong)sizeof({op});\n"))
+                    .collect();
+                let text = format!(
+                    "{source}\n__kernel void {PROBE_KERNEL}(__global ulong* clarray_sizeof_out) {{\n{}}}\n",
+                    body.concat()
+                );
+                match Program::build(&program.ctx, &text, &program.options) {
+                    Ok(p) => {
+                        let got = run_probe(&p, probe.len())?;
+                        for (&(i, op), n) in probe.iter().zip(got) {
+                            sizes[i] = Some(match usize::try_from(n) {
+                                Ok(n) if n > 0 => Ok(n),
+                                _ => Err(format!("the device reported {n} bytes for `sizeof({op})`")),
+                            });
+                        }
+                    }
+                    Err(Error::Build(f)) => {
+                        let first = f
+                            .log
+                            .lines()
+                            .find(|l| l.contains("error"))
+                            .unwrap_or("")
+                            .trim()
+                            .chars()
+                            .take(300)
+                            .collect::<String>();
+                        for &(i, op) in &probe {
+                            sizes[i] = Some(Err(format!(
+                                "a probe kernel writing `sizeof({op})`, appended to the program's source, \
+                                 did not build ({first}); declare the type at file scope of the \
+                                 program's source, or declare the parameter with an OpenCL C scalar or \
+                                 vector type or a typedef of one"
+                            )));
+                        }
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        // Two threads may both have probed; the first result is kept (they are the same).
+        Ok(self.inner.sizes.get_or_init(|| sizes))
+    }
+}
+
+/// Runs the probe kernel of `program` on a queue of its own (so that it waits for no work of
+/// the caller's queues) and reads back its `n` sizes.
+fn run_probe(program: &Program, n: usize) -> Result<Vec<u64>> {
+    let ctx = &program.inner.ctx;
+    let kernel = program.kernel(PROBE_KERNEL)?;
+    let queue = ctx.create_queue(false)?;
+    let bytes =
+        n.checked_mul(8).ok_or_else(|| Error::InvalidArgument("too many parameters to probe".into()))?;
+    let out = Buffer::create(ctx, bytes, CL_MEM_READ_WRITE, Access::ReadWrite)?;
+    // Zeros: a size the kernel did not write reads as 0, which is refused.
+    let mut sizes = vec![0u64; n];
+    let zeroed = queue.write_buffer(&out, 0, &sizes, &[])?;
+    let ev = queue.launch(
+        &kernel,
+        &[Arg::Buffer(&out)],
+        &LaunchDims { global: &[1], ..Default::default() },
+        &[zeroed],
+    )?;
+    queue.read_buffer(&out, 0, &mut sizes, &[ev])?;
+    Ok(sizes)
 }
 
 /// The shape of a launch: global size, and optionally local size and global offset (1–3 D).
@@ -851,9 +1033,12 @@ impl Queue {
             // Unknown until the call succeeds.
             raw.note(i, None);
             // SAFETY: each argument was checked against the kernel's signature above: buffers and
-            // images are valid memory objects of the kernel's context passed by handle, scalars
-            // are passed with their exact size, local sizes are non-zero. The kernel lock is held
-            // until the launch is enqueued, so no other thread changes the arguments between.
+            // images are valid memory objects of the kernel's context passed by handle; a scalar
+            // has the size of its parameter's type (the builtin's size, or for a struct, union or
+            // other type clarray cannot size the size the device's own `sizeof` gave, see
+            // `Kernel::probed_sizes`), so the kernel reads no byte past `bytes`; local sizes are
+            // non-zero. The kernel lock is held until the launch is enqueued, so no other thread
+            // changes the arguments between.
             let r = unsafe {
                 match arg {
                     Arg::Buffer(b) => {
@@ -1003,7 +1188,8 @@ impl BareLaunch {
                 BareArg::Local(n) => (*n, std::ptr::null()),
             };
             // SAFETY: the arguments were checked against the kernel's signature in `new`;
-            // handles are of live objects (kept in `_keep`), scalars have their exact size, and
+            // handles are of live objects (kept in `_keep`), scalars have their parameter's size
+            // (builtin, or learnt from the device as in `Queue::launch`), and
             // local sizes pass a null pointer as OpenCL requires. The kernel lock is held.
             unsafe { opencl3::kernel::set_kernel_arg(raw.get(), i as u32, size, ptr) }
                 .map_err(|code| Error::opencl("clSetKernelArg", code))?;
