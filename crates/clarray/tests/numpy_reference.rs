@@ -171,8 +171,8 @@ fn run<S: Strategy>(
     }
 }
 
-fn ctx() -> Context {
-    common::ctx()
+fn shared_ctx() -> Context {
+    common::shared_ctx()
 }
 
 // ---- values ----
@@ -704,7 +704,7 @@ fn b_shape_of(a: &[usize], code: u64) -> Vec<usize> {
 }
 
 fn binary_case(c: BinCase) -> Result<(), String> {
-    let ctx = ctx();
+    let ctx = shared_ctx();
     let op = BINOPS[c.op as usize];
     let da = dtype_of(c.da);
     let a = build(&ctx, da, &c.a, &c.draws);
@@ -944,7 +944,7 @@ fn un_case() -> impl Strategy<Value = UnCase> {
 }
 
 fn unary_case(c: UnCase) -> Result<(), String> {
-    let ctx = ctx();
+    let ctx = shared_ctx();
     let da = dtype_of(c.da);
     let a = build(&ctx, da, &c.a, &c.draws);
     let av = a.vals();
@@ -1424,7 +1424,7 @@ macro_rules! red_call {
 }
 
 fn reduction_case(c: RedCase) -> Result<(), String> {
-    let ctx = ctx();
+    let ctx = shared_ctx();
     let r = red_of(c.red);
     let da = dtype_of(c.da);
     let a = build(&ctx, da, &c.a, &c.draws);
@@ -1547,7 +1547,7 @@ fn scan_ref(prod: bool, d: DType, xs: &[V], cats: &mut Vec<Known>) -> Vec<Want> 
 }
 
 fn scan_or_dot_case(c: ScanCase) -> Result<(), String> {
-    let ctx = ctx();
+    let ctx = shared_ctx();
     let da = dtype_of(c.da);
     if c.kind >= 3 {
         // dot / vdot of two vectors of one length.
@@ -1688,7 +1688,7 @@ fn assign_case() -> impl Strategy<Value = AssignCase> {
 }
 
 fn assign_aliasing_case(c: AssignCase) -> Result<(), String> {
-    let ctx = ctx();
+    let ctx = shared_ctx();
     let dt = dtype_of(c.da);
     // The destination is a view of a buffer; the source is another view of the same buffer
     // (through the same buffer handle, or through the parent of the destination's sub-buffer).
@@ -1841,7 +1841,7 @@ fn index_array(ctx: &Context, idx: &[i64], i32s: bool, off: usize) -> Dv {
 }
 
 fn gather_join_sort_case(c: GatherCase) -> Result<(), String> {
-    let ctx = ctx();
+    let ctx = shared_ctx();
     let dt = dtype_of(c.da);
     let a = build(&ctx, dt, &c.a, &c.draws);
     let av = a.vals();
@@ -2071,7 +2071,7 @@ fn create_case() -> impl Strategy<Value = CreateCase> {
 }
 
 fn creation_case(c: CreateCase) -> Result<(), String> {
-    let ctx = ctx();
+    let ctx = shared_ctx();
     let dt = dtype_of(c.da);
     match c.kind {
         0 | 1 => {

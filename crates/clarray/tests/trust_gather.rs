@@ -8,7 +8,7 @@ mod common;
 use clarray::array::{s, Array, Element, SliceInfoElem};
 use clarray::reduce::Index;
 use clarray::{Context, Error};
-use common::{assert_msg, ctx, expect_err, POISON};
+use common::{assert_msg, expect_err, shared_ctx, POISON};
 use half::f16;
 use num_complex::Complex;
 use proptest::prelude::*;
@@ -269,7 +269,7 @@ fn normalise(v: i64, n: usize) -> usize {
 
 #[test]
 fn take_honours_index_view_offset() {
-    let ctx = ctx();
+    let ctx = shared_ctx();
     let a = Array::<f32>::from_slice(&ctx, &[10.0, 11.0, 12.0, 13.0, 14.0, 15.0], &[6]).unwrap();
     let idx = Array::<i64>::from_slice(&ctx, &[0, 1, 2, 5, -2, 3], &[6]).unwrap();
     let got = a.take(&idx.slice(s![3..]).unwrap(), 0).unwrap();
@@ -283,7 +283,7 @@ fn take_honours_index_view_offset() {
 
 #[test]
 fn take_bounds_check_uses_the_index_view_offset() {
-    let ctx = ctx();
+    let ctx = shared_ctx();
     let a = Array::<i32>::from_slice(&ctx, &[1, 2, 3, 4], &[4]).unwrap();
     // The bad index lies inside the view, the prefix before it is valid.
     let idx = Array::<i64>::from_slice(&ctx, &[0, 1, 2, 99, 1], &[5]).unwrap();
@@ -298,7 +298,7 @@ fn take_bounds_check_uses_the_index_view_offset() {
 
 #[test]
 fn put_honours_index_and_value_view_offsets() {
-    let ctx = ctx();
+    let ctx = shared_ctx();
     let mut a = Array::<i32>::zeros(&ctx, &[6]).unwrap();
     let idx = Array::<i64>::from_slice(&ctx, &[0, 1, 2, 5, -2], &[5]).unwrap();
     let vals = Array::<i32>::from_slice(&ctx, &[7, 8, 9, 30, 40], &[5]).unwrap();
@@ -316,7 +316,7 @@ fn put_honours_index_and_value_view_offsets() {
 
 #[test]
 fn take_checks_indices_when_the_result_is_empty() {
-    let ctx = ctx();
+    let ctx = shared_ctx();
     // An empty axis before the taken one: the result is empty, the index is still bad.
     let a = Array::<f32>::zeros(&ctx, &[0, 3]).unwrap();
     let idx = Array::<i64>::from_slice(&ctx, &[1, 5], &[2]).unwrap();
@@ -340,7 +340,7 @@ fn take_checks_indices_when_the_result_is_empty() {
 
 #[test]
 fn take_reports_every_out_of_range_index_form() {
-    let ctx = ctx();
+    let ctx = shared_ctx();
     let a = Array::<u16>::from_slice(&ctx, &[1, 2, 3], &[3]).unwrap();
     // -n..n is valid (NumPy's mode='raise'); -n-1 and n are not, nor are the extremes.
     let ok = Array::<i64>::from_slice(&ctx, &[-3, -1, 0, 2], &[4]).unwrap();
@@ -361,7 +361,7 @@ fn take_reports_every_out_of_range_index_form() {
 
 #[test]
 fn take_and_put_move_f16_bits_without_cl_khr_fp16() {
-    let ctx = ctx();
+    let ctx = shared_ctx();
     let data: Vec<f16> = [1.5, -0.0, 65504.0, f64::NAN, 1e-7].iter().map(|&v| f16::from_f64(v)).collect();
     let a = Array::<f16>::from_slice(&ctx, &data, &[5]).unwrap();
     let idx = Array::<i32>::from_slice(&ctx, &[4, 3, 1, 0], &[4]).unwrap();
@@ -378,7 +378,7 @@ fn take_and_put_move_f16_bits_without_cl_khr_fp16() {
 
 #[test]
 fn put_cycles_values_like_numpy() {
-    let ctx = ctx();
+    let ctx = shared_ctx();
     let idx = Array::<i64>::from_slice(&ctx, &[0, 2, 4, 6, 7], &[5]).unwrap();
     // Fewer values than indices repeat.
     let mut a = Array::<i32>::zeros(&ctx, &[8]).unwrap();
@@ -397,7 +397,7 @@ fn put_cycles_values_like_numpy() {
 
 #[test]
 fn put_into_a_broadcast_view_is_an_error() {
-    let ctx = ctx();
+    let ctx = shared_ctx();
     let a = Array::<f32>::from_slice(&ctx, &[1.0, 2.0, 3.0], &[3]).unwrap();
     let mut b = a.broadcast_to(&[4, 3]).unwrap();
     let idx = Array::<i64>::from_slice(&ctx, &[0, 4], &[2]).unwrap();
@@ -410,7 +410,7 @@ fn put_into_a_broadcast_view_is_an_error() {
 
 #[test]
 fn put_reads_indices_and_values_that_alias_the_target_as_they_were() {
-    let ctx = ctx();
+    let ctx = shared_ctx();
     let n = 4096usize;
     // Values that are the target itself: a shift by one, a[(j + 1) % n] = a[j] (a work-item
     // that read a value another one had already written would smear a[0] along the array).
@@ -444,7 +444,7 @@ fn sub_align(ctx: &Context) -> usize {
 
 #[test]
 fn put_copies_indices_and_values_in_a_sub_buffer_of_the_target() {
-    let ctx = ctx();
+    let ctx = shared_ctx();
     let n = 4096usize;
     let skip = sub_align(&ctx).div_ceil(8);
     let m = n - skip;
@@ -679,31 +679,31 @@ proptest! {
     #[test]
     fn take_matches_a_host_gather_over_views_and_dtypes(dt in 0usize..14, it in 0usize..4, seed in any::<u64>()) {
         let mut r = StdRng::seed_from_u64(seed);
-        for_dtype!(dt, with_index; it, "take", &ctx(), &mut r);
+        for_dtype!(dt, with_index; it, "take", &shared_ctx(), &mut r);
     }
 
     #[test]
     fn put_matches_a_host_scatter_over_views_and_dtypes(dt in 0usize..14, it in 0usize..4, seed in any::<u64>()) {
         let mut r = StdRng::seed_from_u64(seed);
-        for_dtype!(dt, with_index; it, "put", &ctx(), &mut r);
+        for_dtype!(dt, with_index; it, "put", &shared_ctx(), &mut r);
     }
 
     #[test]
     fn mask_matches_a_host_compaction_over_views_and_dtypes(dt in 0usize..14, seed in any::<u64>()) {
         let mut r = StdRng::seed_from_u64(seed);
-        for_dtype!(dt, check_mask; &ctx(), &mut r);
+        for_dtype!(dt, check_mask; &shared_ctx(), &mut r);
     }
 
     #[test]
     fn set_where_matches_a_host_masked_fill_over_views_and_dtypes(dt in 0usize..14, seed in any::<u64>()) {
         let mut r = StdRng::seed_from_u64(seed);
-        for_dtype!(dt, check_set_where; &ctx(), &mut r);
+        for_dtype!(dt, check_set_where; &shared_ctx(), &mut r);
     }
 
     #[test]
     fn nonzero_and_argwhere_match_host_coordinates(dt in 0usize..14, seed in any::<u64>()) {
         let mut r = StdRng::seed_from_u64(seed);
-        for_dtype!(dt, check_nonzero; &ctx(), &mut r);
+        for_dtype!(dt, check_nonzero; &shared_ctx(), &mut r);
     }
 }
 
@@ -711,7 +711,7 @@ proptest! {
 
 #[test]
 fn mask_and_nonzero_of_long_lines_cross_scan_blocks() {
-    let ctx = ctx();
+    let ctx = shared_ctx();
     let mut r = StdRng::seed_from_u64(7);
     // 3 × 40000: longer than one scan block of 4096, in a transposed view.
     let host: Vec<f32> =
@@ -730,7 +730,7 @@ fn mask_and_nonzero_of_long_lines_cross_scan_blocks() {
 
 #[test]
 fn masks_of_another_shape_and_broadcast_targets_are_errors() {
-    let ctx = ctx();
+    let ctx = shared_ctx();
     let a = Array::<f32>::zeros(&ctx, &[2, 3]).unwrap();
     let m = Array::<bool>::full(&ctx, &[3, 2], true).unwrap();
     let e = expect_err(a.mask(&m));
@@ -750,7 +750,7 @@ fn masks_of_another_shape_and_broadcast_targets_are_errors() {
 
 #[test]
 fn set_where_with_a_mask_in_the_target_memory() {
-    let ctx = ctx();
+    let ctx = shared_ctx();
     let n = 4096usize;
     let mut r = StdRng::seed_from_u64(11);
     let host: Vec<bool> = (0..n).map(|_| r.random_bool(0.5)).collect();
@@ -764,7 +764,7 @@ fn set_where_with_a_mask_in_the_target_memory() {
 
 #[test]
 fn set_where_copies_a_mask_in_a_sub_buffer_of_the_target() {
-    let ctx = ctx();
+    let ctx = shared_ctx();
     let n = 4096usize;
     let skip = sub_align(&ctx);
     let m = n - skip;
@@ -801,7 +801,7 @@ fn set_where_value_argument_of_types_named_like_cl_vectors() {
         let want: Vec<T> = (0..n).map(|i| if mh[i] { value } else { host[i] }).collect();
         assert_eq!(a.to_vec().unwrap(), want, "{}", T::DTYPE.name());
     }
-    let ctx = ctx();
+    let ctx = shared_ctx();
     let mut r = StdRng::seed_from_u64(13);
     check::<i8>(&ctx, &mut r);
     check::<u16>(&ctx, &mut r);

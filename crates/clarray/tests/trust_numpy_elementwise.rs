@@ -18,7 +18,7 @@ use num_complex::Complex;
 use proptest::prelude::*;
 use std::sync::OnceLock;
 
-fn ctx() -> &'static Context {
+fn shared_ctx() -> &'static Context {
     static CTX: OnceLock<Context> = OnceLock::new();
     CTX.get_or_init(common::ctx)
 }
@@ -29,7 +29,7 @@ fn cfg() -> ProptestConfig {
 
 /// `e` evaluated into an array of `n` elements first filled with `poison`.
 fn eval_poisoned<T: Element>(e: Expr, n: usize, poison: T) -> Vec<T> {
-    let mut out = Array::<T>::full(ctx(), &[n], poison).unwrap();
+    let mut out = Array::<T>::full(shared_ctx(), &[n], poison).unwrap();
     assert_eq!(e.dtype().unwrap(), T::DTYPE, "result type");
     out.assign(e).unwrap();
     out.to_vec().unwrap()
@@ -58,8 +58,8 @@ macro_rules! check_float_divmod {
         let x: Vec<$t> = $x.iter().map(|&v| $to(v)).collect();
         let y: Vec<$t> = $y.iter().map(|&v| $to(v)).collect();
         let n = x.len();
-        let a = Array::from_slice(ctx(), &x, &[n]).unwrap();
-        let b = Array::from_slice(ctx(), &y, &[n]).unwrap();
+        let a = Array::from_slice(shared_ctx(), &x, &[n]).unwrap();
+        let b = Array::from_slice(shared_ctx(), &y, &[n]).unwrap();
         let poison: $t = $to(-3.25);
         let q = eval_poisoned(a.floor_divide(&b), n, poison);
         let r = eval_poisoned(&a % &b, n, poison);
@@ -134,8 +134,8 @@ macro_rules! check_int_divmod {
         let x: Vec<$t> = $x.iter().map(|&v| v as $t).collect();
         let y: Vec<$t> = $y.iter().map(|&v| v as $t).collect();
         let n = x.len();
-        let a = Array::from_slice(ctx(), &x, &[n]).unwrap();
-        let b = Array::from_slice(ctx(), &y, &[n]).unwrap();
+        let a = Array::from_slice(shared_ctx(), &x, &[n]).unwrap();
+        let b = Array::from_slice(shared_ctx(), &y, &[n]).unwrap();
         let q = eval_poisoned(a.floor_divide(&b), n, 77 as $t);
         let r = eval_poisoned(&a % &b, n, 77 as $t);
         for i in 0..n {
@@ -243,7 +243,7 @@ proptest! {
     #[test]
     fn f64_to_f16_cast_rounds_once(x in prop::collection::vec(f16_edge_double(), 1..300)) {
         let n = x.len();
-        let a = Array::from_slice(ctx(), &x, &[n]).unwrap();
+        let a = Array::from_slice(shared_ctx(), &x, &[n]).unwrap();
         let got = eval_poisoned(a.expr().astype::<f16>(), n, f16::from_f32(-3.25));
         for i in 0..n {
             let want = f16_nearest(x[i]);
@@ -288,7 +288,7 @@ fn numpy_float_loop(a: DType, b: DType) -> DType {
 fn small_array(dt: DType, v: &[u8]) -> Expr {
     fn of<T: Element>(v: &[u8]) -> Expr {
         let x: Vec<T> = v.iter().map(|&k| T::from_scalar(Scalar::Int(k as i128))).collect();
-        Array::from_slice(ctx(), &x, &[x.len()]).unwrap().expr()
+        Array::from_slice(shared_ctx(), &x, &[x.len()]).unwrap().expr()
     }
     match dt {
         DType::Bool => of::<bool>(v),
@@ -368,8 +368,8 @@ proptest! {
     fn bool_operands_follow_numpy(v in prop::collection::vec((any::<bool>(), any::<bool>()), 1..100)) {
         let (x, y): (Vec<bool>, Vec<bool>) = v.into_iter().unzip();
         let n = x.len();
-        let a = Array::from_slice(ctx(), &x, &[n]).unwrap();
-        let b = Array::from_slice(ctx(), &y, &[n]).unwrap();
+        let a = Array::from_slice(shared_ctx(), &x, &[n]).unwrap();
+        let b = Array::from_slice(shared_ctx(), &y, &[n]).unwrap();
         // Unary: abs, floor, ceil, trunc keep bool; round goes through f16; sign is int8's.
         for e in [a.abs(), a.floor(), a.ceil(), a.trunc()] {
             prop_assert_eq!(eval_poisoned(e, n, true), x.clone());
@@ -415,7 +415,7 @@ const INTS: [DType; 8] =
 /// and the elements afterwards (as i128).
 fn assign_scalar(dt: DType, s: Scalar, n: usize) -> (clarray::Result<()>, Vec<i128>) {
     fn go<T: Element>(s: Scalar, n: usize) -> (clarray::Result<()>, Vec<i128>) {
-        let mut a = Array::<T>::full(ctx(), &[n], T::from_scalar(Scalar::Int(5))).unwrap();
+        let mut a = Array::<T>::full(shared_ctx(), &[n], T::from_scalar(Scalar::Int(5))).unwrap();
         // A strided view, so that the kernel path (not the fill path) is taken too.
         let r = a.assign(s);
         let mut v = a.slice(clarray::array::s![..;2]).unwrap();
@@ -520,9 +520,9 @@ proptest! {
         x in prop::collection::vec(-100i16..100, 1..50), s in 0u8..100, f in -10.0f32..10.0,
     ) {
         let n = x.len();
-        let ai = Array::from_slice(ctx(), &x, &[n]).unwrap();
+        let ai = Array::from_slice(shared_ctx(), &x, &[n]).unwrap();
         let xf: Vec<f32> = x.iter().map(|&v| v as f32 / 4.0).collect();
-        let af = Array::from_slice(ctx(), &xf, &[n]).unwrap();
+        let af = Array::from_slice(shared_ctx(), &xf, &[n]).unwrap();
         // Integer scalars of every type take an i16 array's type (weak), subtracting in order.
         let want: Vec<i16> = x.iter().map(|&v| (s as i16).wrapping_sub(v)).collect();
         let si = s as i128;
@@ -590,8 +590,8 @@ proptest! {
         let (x, y): (Vec<f64>, Vec<f64>) = v.into_iter().unzip();
         let n = x.len();
         // f64, and f32 (the comparison stays in f32: the reference rounds as it does).
-        let a = Array::from_slice(ctx(), &x, &[n]).unwrap();
-        let b = Array::from_slice(ctx(), &y, &[n]).unwrap();
+        let a = Array::from_slice(shared_ctx(), &x, &[n]).unwrap();
+        let b = Array::from_slice(shared_ctx(), &y, &[n]).unwrap();
         let want: Vec<bool> = x.iter().zip(&y).map(|(&p, &q)| isclose_ref(p, q, rtol, atol, equal_nan)).collect();
         prop_assert_eq!(eval_poisoned(isclose(&a, &b, rtol, atol, equal_nan), n, false), want.clone());
         prop_assert_eq!(allclose(&a, &b, rtol, atol, equal_nan).unwrap(), want.iter().all(|&w| w));
@@ -602,14 +602,14 @@ proptest! {
             let tol = atol as f32 + rtol as f32 * q.abs();
             (q.is_finite() && (p - q).abs() <= tol) || p == q || (equal_nan && p.is_nan() && q.is_nan())
         }).collect();
-        let a32 = Array::from_slice(ctx(), &x32, &[n]).unwrap();
-        let b32 = Array::from_slice(ctx(), &y32, &[n]).unwrap();
+        let a32 = Array::from_slice(shared_ctx(), &x32, &[n]).unwrap();
+        let b32 = Array::from_slice(shared_ctx(), &y32, &[n]).unwrap();
         prop_assert_eq!(eval_poisoned(isclose(&a32, &b32, rtol, atol, equal_nan), n, false), want32);
         // Integers: `b` is taken as f64 (|MIN| does not overflow).
         let xi: Vec<i8> = x.iter().map(|&p| p as i8).collect();
         let yi: Vec<i8> = y.iter().map(|&p| p as i8).collect();
-        let ai = Array::from_slice(ctx(), &xi, &[n]).unwrap();
-        let bi = Array::from_slice(ctx(), &yi, &[n]).unwrap();
+        let ai = Array::from_slice(shared_ctx(), &xi, &[n]).unwrap();
+        let bi = Array::from_slice(shared_ctx(), &yi, &[n]).unwrap();
         let want: Vec<bool> =
             xi.iter().zip(&yi).map(|(&p, &q)| isclose_ref(p as f64, q as f64, rtol, atol, false)).collect();
         prop_assert_eq!(eval_poisoned(isclose(&ai, &bi, rtol, atol, false), n, false), want);
@@ -620,7 +620,7 @@ proptest! {
         let eq = x.iter().zip(&y).all(|(p, q)| p == q);
         prop_assert_eq!(array_equal(&a, &b).unwrap(), eq);
         prop_assert_eq!(array_equal(&a, &a).unwrap(), x.iter().all(|p| !p.is_nan()));
-        let longer = Array::<f64>::zeros(ctx(), &[n + 1]).unwrap();
+        let longer = Array::<f64>::zeros(shared_ctx(), &[n + 1]).unwrap();
         prop_assert!(!array_equal(&a, &longer).unwrap());
     }
 }
@@ -629,8 +629,8 @@ proptest! {
 fn isclose_is_not_symmetric() {
     // |a - b| <= rtol * |b|: 1 is close to 1.09 with rtol 0.1, 1.09 is not... but the other way
     // it uses |1| as the scale.
-    let a = Array::from_slice(ctx(), &[1.0f64, 1.1], &[2]).unwrap();
-    let b = Array::from_slice(ctx(), &[1.1f64, 1.0], &[2]).unwrap();
+    let a = Array::from_slice(shared_ctx(), &[1.0f64, 1.1], &[2]).unwrap();
+    let b = Array::from_slice(shared_ctx(), &[1.1f64, 1.0], &[2]).unwrap();
     let got = eval_poisoned(isclose(&a, &b, 0.095, 0.0, false), 2, false);
     let want = [isclose_ref(1.0, 1.1, 0.095, 0.0, false), isclose_ref(1.1, 1.0, 0.095, 0.0, false)];
     assert_eq!(got, want);

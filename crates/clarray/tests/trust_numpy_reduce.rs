@@ -12,7 +12,7 @@ use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 
 /// One context for every case, so that kernels are built once.
-fn ctx() -> Context {
+fn shared_ctx() -> Context {
     static CTX: std::sync::OnceLock<Context> = std::sync::OnceLock::new();
     CTX.get_or_init(|| Context::new().unwrap()).clone()
 }
@@ -40,10 +40,10 @@ enum Lay {
 /// The device array of shape `[m, n]` holding `v` (C order) in layout `lay`.
 fn dev2<T: Element>(v: &[T], m: usize, n: usize, lay: Lay) -> Array<T> {
     match lay {
-        Lay::Plain => Array::from_slice(&ctx(), v, &[m, n]).unwrap(),
+        Lay::Plain => Array::from_slice(&shared_ctx(), v, &[m, n]).unwrap(),
         Lay::Transposed => {
             let t: Vec<T> = (0..n * m).map(|q| v[(q % m) * n + q / m]).collect();
-            Array::from_slice(&ctx(), &t, &[n, m]).unwrap().t()
+            Array::from_slice(&shared_ctx(), &t, &[n, m]).unwrap().t()
         }
     }
 }
@@ -203,7 +203,7 @@ proptest! {
         let y = overflow_data(&mut r, len, f32::MAX as f64, 1.0, false);
         let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
         let y32: Vec<f32> = y.iter().map(|&v| v as f32).collect();
-        let (dx, dy) = (Array::from_slice(&ctx(), &x32, &[len]).unwrap(), Array::from_slice(&ctx(), &y32, &[len]).unwrap());
+        let (dx, dy) = (Array::from_slice(&shared_ctx(), &x32, &[len]).unwrap(), Array::from_slice(&shared_ctx(), &y32, &[len]).unwrap());
         let prods: Vec<f64> = x.iter().zip(&y).map(|(p, q)| (*p as f32 as f64) * (*q as f32 as f64)).collect();
         // NumPy's f32 dot forms each product in f32 (inf past the range), then sums.
         let want = sum32(&prods.iter().map(|&p| p as f32 as f64).collect::<Vec<_>>());
@@ -375,7 +375,7 @@ proptest! {
         let nd = c.shape.len();
         let n: usize = c.shape.iter().product();
         let data: Vec<i64> = (0..n).map(|_| r.random_range(-5..5)).collect();
-        let a = Array::from_slice(&ctx(), &data, &c.shape).unwrap();
+        let a = Array::from_slice(&shared_ctx(), &data, &c.shape).unwrap();
         let h = ArrayD::from_shape_vec(IxDyn(&c.shape), data).unwrap();
         let k = np_axis(c.axis, nd).unwrap();
         let ax = Axis(k);
@@ -418,7 +418,7 @@ proptest! {
         prop_assert_eq!(host_of(&a.argsort(c.axis).unwrap()), order);
         let len = c.shape[k];
         let picks: Vec<i64> = (0..3).map(|_| r.random_range(0..len as i64)).collect();
-        let idx = Array::from_slice(&ctx(), &picks, &[3]).unwrap();
+        let idx = Array::from_slice(&shared_ctx(), &picks, &[3]).unwrap();
         let sel: Vec<usize> = picks.iter().map(|&p| p as usize).collect();
         prop_assert_eq!(host_of(&a.take(&idx, c.axis).unwrap()), h.select(ax, &sel));
         let flipped = h.slice_axis(ax, Slice::new(0, None, -1)).to_owned();
@@ -458,8 +458,8 @@ fn assert_axis_error<T: std::fmt::Debug>(r: clarray::Result<T>, axis: isize, ndi
 
 #[test]
 fn axes_out_of_range_are_axis_errors_naming_axis_and_ndim() {
-    let a = Array::from_slice(&ctx(), &[1i64, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
-    let idx = Array::from_slice(&ctx(), &[0i64], &[1]).unwrap();
+    let a = Array::from_slice(&shared_ctx(), &[1i64, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
+    let idx = Array::from_slice(&shared_ctx(), &[0i64], &[1]).unwrap();
     for axis in [2isize, -3, 7, isize::MIN, isize::MAX] {
         assert_axis_error(a.sum_axes(axis, false), axis, 2);
         assert_axis_error(a.argmax_axes(axis, true), axis, 2);
@@ -508,8 +508,8 @@ fn join_promoted<A: Element + Copy, B: Element + Copy, R: Element + Copy + Parti
     let (m, n, p) = (r.random_range(1..4), r.random_range(1..4), r.random_range(1..4));
     let av: Vec<A> = (0..m * n).map(|_| ga(&mut r)).collect();
     let bv: Vec<B> = (0..p * n).map(|_| gb(&mut r)).collect();
-    let a = Array::from_slice(&ctx(), &av, &[m, n]).unwrap();
-    let b = Array::from_slice(&ctx(), &bv, &[p, n]).unwrap();
+    let a = Array::from_slice(&shared_ctx(), &av, &[m, n]).unwrap();
+    let b = Array::from_slice(&shared_ctx(), &bv, &[p, n]).unwrap();
     let got: Array<R> = clarray::reduce::concatenate(&[&a, &b], -2).unwrap();
     let mut want: Vec<R> = av.iter().map(|&x| ca(x)).collect();
     want.extend(bv.iter().map(|&x| cb(x)));
@@ -551,8 +551,8 @@ proptest! {
 
 #[test]
 fn concatenate_names_the_promoted_type_when_another_is_asked() {
-    let a = Array::from_slice(&ctx(), &[1.0f32, 2.0], &[2]).unwrap();
-    let b = Array::from_slice(&ctx(), &[3i32], &[1]).unwrap();
+    let a = Array::from_slice(&shared_ctx(), &[1.0f32, 2.0], &[2]).unwrap();
+    let b = Array::from_slice(&shared_ctx(), &[3i32], &[1]).unwrap();
     let e = clarray::reduce::concatenate::<f32>(&[&a, &b], 0).unwrap_err();
     assert!(matches!(e, Error::Type(_)) && e.to_string().contains("gives float64"), "{e}");
     let e = clarray::reduce::stack::<i32>(&[&b, &b.astype::<i8>().unwrap()], 0).map(|_| ());
@@ -563,7 +563,7 @@ fn concatenate_names_the_promoted_type_when_another_is_asked() {
 fn concatenate_extent_sum_overflow_is_too_large_not_a_wrap() {
     // Empty arrays (another axis is 0) of huge extents along the joined axis.
     let big = usize::MAX / 2 + 1;
-    let a = Array::<u8>::zeros(&ctx(), &[0, big]).unwrap();
+    let a = Array::<u8>::zeros(&shared_ctx(), &[0, big]).unwrap();
     let e = clarray::reduce::concatenate::<u8>(&[&a, &a], 1).unwrap_err();
     assert!(matches!(e, Error::TooLarge(_)) && e.to_string().contains("add up to more than"), "{e}");
     let e = clarray::reduce::concatenate::<u8>(&[&a, &a], -1).unwrap_err();

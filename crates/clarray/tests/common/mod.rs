@@ -27,6 +27,15 @@ pub fn ctx() -> Context {
     })
 }
 
+/// One context for the whole test binary (a clone of it each call): for suites that would
+/// otherwise make a context per proptest case, which NVIDIA's driver refuses after a few
+/// thousand (`CL_OUT_OF_HOST_MEMORY` at `clCreateContext`). Tests that set a memory limit or
+/// count the pool's bytes take their own [`ctx`].
+pub fn shared_ctx() -> Context {
+    static SHARED: std::sync::OnceLock<Context> = std::sync::OnceLock::new();
+    SHARED.get_or_init(ctx).clone()
+}
+
 /// A context on the default device whose queue records profiling times.
 pub fn profiled_ctx() -> Context {
     ctx().profiled().expect("a profiling queue")
