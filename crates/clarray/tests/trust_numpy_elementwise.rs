@@ -656,8 +656,11 @@ fn near_edges() -> impl Strategy<Value = i128> {
     ]
 }
 
-/// The six comparisons, each with its exact answer on i128.
-const COMPARISONS: [(&str, fn(&Expr, Expr) -> Expr, fn(i128, i128) -> bool); 6] = [
+/// A comparison: its symbol, how clarray builds it, its exact answer on i128.
+type Comparison = (&'static str, fn(&Expr, Expr) -> Expr, fn(i128, i128) -> bool);
+
+/// The six comparisons.
+const COMPARISONS: [Comparison; 6] = [
     ("==", |a, b| a.equal(b), |x, y| x == y),
     ("!=", |a, b| a.not_equal(b), |x, y| x != y),
     ("<", |a, b| a.less(b), |x, y| x < y),
