@@ -93,8 +93,6 @@ enum Known {
 
 /// The categories skipped today. Remove a line when its fix merges.
 const KNOWN_DIFFERENCES: &[Known] = &[
-    Known::Int64Uint64Compare,
-    Known::BoolRoundConj,
     Known::F16IntermediateOverflow,
     Known::DocBoolArithmetic,
     Known::DocComplexOrderAndMath,

@@ -636,3 +636,129 @@ fn isclose_is_not_symmetric() {
     assert_eq!(got, want);
     assert_ne!(want[0], want[1], "the reference itself must be asymmetric here");
 }
+
+// ---- 8. int64 against uint64 comparisons ----
+
+/// Integers (as i128) where int64 against uint64 goes wrong through float64: around 2^53 (the
+/// last integer f64 holds exactly), around 2^63 (int64's maximum, uint64's middle), at uint64's
+/// top, and negatives; values that fit neither type are dropped by the callers.
+fn near_edges() -> impl Strategy<Value = i128> {
+    let around = |c: i128| (-3i128..=3).prop_map(move |d| c + d);
+    prop_oneof![
+        around(1 << 53),
+        around(1 << 63),
+        around(u64::MAX as i128 - 3),
+        around(-(1 << 53)),
+        around(i64::MIN as i128 + 3),
+        -5i128..5,
+        any::<i64>().prop_map(i128::from),
+        any::<u64>().prop_map(i128::from),
+    ]
+}
+
+/// A comparison: its symbol, how clarray builds it, its exact answer on i128.
+type Comparison = (&'static str, fn(&Expr, Expr) -> Expr, fn(i128, i128) -> bool);
+
+/// The six comparisons.
+const COMPARISONS: [Comparison; 6] = [
+    ("==", |a, b| a.equal(b), |x, y| x == y),
+    ("!=", |a, b| a.not_equal(b), |x, y| x != y),
+    ("<", |a, b| a.less(b), |x, y| x < y),
+    ("<=", |a, b| a.less_equal(b), |x, y| x <= y),
+    (">", |a, b| a.greater(b), |x, y| x > y),
+    (">=", |a, b| a.greater_equal(b), |x, y| x >= y),
+];
+
+/// Every comparison of `x` with `y` in both orders, against the exact answers (`poison` fills
+/// the outputs first; drawn per case, so both values are used over a run).
+fn check_comparisons(
+    x: &Expr,
+    y: &Expr,
+    xv: &[i128],
+    yv: &[i128],
+    n: usize,
+    poison: bool,
+    what: &str,
+) -> Result<(), TestCaseError> {
+    let at = |v: &[i128], i: usize| if v.len() == 1 { v[0] } else { v[i] };
+    for (sym, op, exact) in COMPARISONS {
+        for (l, r, lv, rv) in [(x, y, xv, yv), (y, x, yv, xv)] {
+            let want: Vec<bool> = (0..n).map(|i| exact(at(lv, i), at(rv, i))).collect();
+            let got = eval_poisoned(op(l, r.clone()), n, poison);
+            for i in 0..n {
+                prop_assert!(
+                    got[i] == want[i],
+                    "{what}: {} {sym} {}: got {}, NumPy 2 compares exactly: {}",
+                    at(lv, i),
+                    at(rv, i),
+                    got[i],
+                    want[i]
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(cfg())]
+
+    #[test]
+    fn int64_uint64_comparisons_are_exact(
+        v in prop::collection::vec((near_edges(), near_edges(), 0i128..3), 1..60),
+        s in near_edges(),
+        poison in any::<bool>(),
+    ) {
+        let fits_i = |x: i128| i64::try_from(x).is_ok();
+        let fits_u = |x: i128| u64::try_from(x).is_ok();
+        // Pairs of an int64 and a uint64, each value wrapped into its type (so -1 meets
+        // 2^64 - 1, the same bits); often neighbours, so that `==` and the edges of `<` are hit.
+        let pairs: Vec<(i64, u64)> = v
+            .iter()
+            .map(|&(p, q, near)| {
+                let p = p as i64;
+                let q = if near < 2 { p as i128 + near } else { q };
+                (p, q as u64)
+            })
+            .collect();
+        let n = pairs.len();
+        let (xi, xu): (Vec<i64>, Vec<u64>) = pairs.iter().copied().unzip();
+        let (vi, vu): (Vec<i128>, Vec<i128>) = pairs.iter().map(|&(p, q)| (p as i128, q as i128)).unzip();
+        let ai = Array::from_slice(ctx(), &xi, &[n]).unwrap().expr();
+        let au = Array::from_slice(ctx(), &xu, &[n]).unwrap().expr();
+        check_comparisons(&ai, &au, &vi, &vu, n, poison, "int64 array, uint64 array")?;
+        // A 0-d array is a strong operand, broadcast.
+        if fits_u(s) {
+            let su = Array::from_slice(ctx(), &[s as u64], &[]).unwrap().expr();
+            check_comparisons(&ai, &su, &vi, &[s], n, poison, "int64 array, 0-d uint64 array")?;
+        }
+        if fits_i(s) {
+            let si = Array::from_slice(ctx(), &[s as i64], &[]).unwrap().expr();
+            check_comparisons(&au, &si, &vu, &[s], n, poison, "uint64 array, 0-d int64 array")?;
+        }
+        // A bare integer (weak) compares by value with either, in or out of the type's range.
+        let w = Expr::scalar(Scalar::Int(s));
+        check_comparisons(&ai, &w, &vi, &[s], n, poison, "int64 array, weak integer")?;
+        check_comparisons(&au, &w, &vu, &[s], n, poison, "uint64 array, weak integer")?;
+    }
+}
+
+// ---- 9. conj and round of bool ----
+
+proptest! {
+    #![proptest_config(cfg())]
+
+    #[test]
+    fn conj_of_bool_is_int8(x in prop::collection::vec(any::<bool>(), 1..100)) {
+        let n = x.len();
+        let a = Array::from_slice(ctx(), &x, &[n]).unwrap();
+        // NumPy's conjugate has no bool loop; bool takes int8's (np.conjugate(True) is int8 1).
+        prop_assert_eq!(a.conj().dtype().unwrap(), DType::I8);
+        let want: Vec<i8> = x.iter().map(|&p| p as i8).collect();
+        prop_assert_eq!(eval_poisoned(a.conj(), n, 77i8), want);
+        // np.round of bool goes through rint's float16 loop.
+        prop_assert_eq!(a.round().dtype().unwrap(), DType::F16);
+        let want: Vec<f16> = x.iter().map(|&p| if p { f16::ONE } else { f16::ZERO }).collect();
+        prop_assert_eq!(eval_poisoned(a.round(), n, f16::from_f32(-3.25)), want);
+    }
+}

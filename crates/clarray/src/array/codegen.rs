@@ -42,7 +42,7 @@ use std::sync::{Arc, Mutex, Weak};
 use smallvec::SmallVec;
 
 use super::dtype::{check_device_supports, DType, Kind, Scalar};
-use super::expr::{BinOp, Expr, ExprInner, Leaf, Node, UnOp};
+use super::expr::{is_mixed_sign_64, BinOp, Expr, ExprInner, Leaf, Node, UnOp};
 use super::layout::{collapse, Layout, Shape, Strides};
 use crate::error::{Error, Result};
 use crate::program::cached_kernel;
@@ -596,7 +596,13 @@ impl Emitter {
                 Instr::Scalar(j) => scalar(*j),
                 Instr::Index => format!("(long)({index})"),
                 Instr::Unary(op, a) => self.unary(*op, dt(*a), *d, &name(*a)),
-                Instr::Binary(op, a, b) => self.binary(*op, dt(*a), &name(*a), &name(*b)),
+                Instr::Binary(op, a, b) => {
+                    let (ta, tb) = (dt(*a), dt(*b));
+                    match compare_mixed_sign(*op, ta, tb, &name(*a), &name(*b)) {
+                        Some(e) => e,
+                        None => self.binary(*op, ta, &name(*a), &name(*b)),
+                    }
+                }
                 Instr::Where(c, a, b) => format!("({} ? {} : {})", name(*c), name(*a), name(*b)),
                 Instr::Cast(a) => self.cast(dt(*a), *d, &name(*a)),
             };
@@ -901,6 +907,43 @@ type Args = SmallVec<[KernelValue; 24]>;
 
 /// How the contiguous class reads each operand.
 type Modes = SmallVec<[Mode; 4]>;
+
+/// The exact comparison `a op b` of an int64 and a uint64 operand (`ta`, `tb` their types,
+/// in either order): a negative int64 is below every uint64, and a non-negative one converts to
+/// uint64 exactly. `None` for any other operation or pair of types.
+fn compare_mixed_sign(op: BinOp, ta: DType, tb: DType, a: &str, b: &str) -> Option<String> {
+    use BinOp::*;
+    if !is_mixed_sign_64(ta, tb) {
+        return None;
+    }
+    // Written as `s op u`, with the signed operand on the left.
+    let (s, u, op) = if ta.is_signed_int() {
+        (a, b, op)
+    } else {
+        let mirrored = match op {
+            Lt => Gt,
+            Le => Ge,
+            Gt => Lt,
+            Ge => Le,
+            o => o,
+        };
+        (b, a, mirrored)
+    };
+    let (sym, negative_is_true) = match op {
+        Eq => ("==", false),
+        Ne => ("!=", true),
+        Lt => ("<", true),
+        Le => ("<=", true),
+        Gt => (">", false),
+        Ge => (">=", false),
+        _ => return None,
+    };
+    Some(if negative_is_true {
+        format!("(uchar)(({s}) < 0 || (ulong)({s}) {sym} ({u}))")
+    } else {
+        format!("(uchar)(({s}) >= 0 && (ulong)({s}) {sym} ({u}))")
+    })
+}
 
 /// Elements per work-item in the contiguous class: 16 bytes of the widest element type (a
 /// 16-byte load is what GPUs move best), at least 4 and at most 16.

@@ -122,7 +122,8 @@ pub enum Node {
     Index,
     /// A unary operation (its operand already has the operation's input dtype).
     Unary(UnOp, Expr),
-    /// A binary operation (both operands already have the operation's input dtype).
+    /// A binary operation (both operands already have the operation's input dtype, except
+    /// comparisons of int64 with uint64, which keep their own types to compare exactly).
     Binary(BinOp, Expr, Expr),
     /// `where(cond, a, b)` (cond is bool, a and b have the result dtype).
     Where(Expr, Expr, Expr),
@@ -508,6 +509,8 @@ pub fn unary_types(op: UnOp, t: DType) -> Result<(DType, DType)> {
             _ => (t, t),
         },
         IsNan | IsInf | IsFinite => (t, DType::Bool),
+        // NumPy's `conjugate` has no bool loop: bool takes the first loop it casts to, int8's.
+        Conj if k == Kind::Bool => (DType::I8, DType::I8),
         Conj => (t, t),
         Real | Imag => (t, t.real()),
     })
@@ -546,9 +549,23 @@ fn build_binary(op: BinOp, a: Expr, b: Expr) -> Result<Expr> {
         _ => t,
     };
     let (tin, tout) = binary_types(op, t)?;
+    // int64 against uint64 promotes to float64, which cannot hold every value of either:
+    // comparisons keep both operands' own types, and the kernel compares them exactly, as
+    // NumPy 2 does.
+    if matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+        && is_mixed_sign_64(ia.dtype, ib.dtype)
+    {
+        return Ok(Expr::new(Node::Binary(op, a, b), tout, shape, ctx));
+    }
     // Shifts by a count of another type: the count is cast to the promoted type too.
     let (a, b) = (a.cast_into(tin), b.cast_into(tin));
     Ok(Expr::new(Node::Binary(op, a, b), tout, shape, ctx))
+}
+
+/// Whether `a` and `b` are int64 and uint64, in either order: the pair whose comparisons the
+/// kernels make exactly on the two types rather than in their promoted type.
+pub(crate) fn is_mixed_sign_64(a: DType, b: DType) -> bool {
+    matches!((a, b), (DType::I64, DType::U64) | (DType::U64, DType::I64))
 }
 
 /// A comparison of an integer operand with a bare integer scalar out of its type's bounds
@@ -738,7 +755,7 @@ macro_rules! elementwise_methods {
             isinf => IsInf,
             /// Whether an element is neither NaN nor infinite (bool).
             isfinite => IsFinite,
-            /// Complex conjugate (real types unchanged).
+            /// Complex conjugate (real types unchanged; bool gives int8, as NumPy's `conjugate`).
             conj => Conj,
             /// Real part (real types unchanged).
             real => Real,
