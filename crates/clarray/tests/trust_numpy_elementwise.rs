@@ -724,16 +724,16 @@ proptest! {
         let n = pairs.len();
         let (xi, xu): (Vec<i64>, Vec<u64>) = pairs.iter().copied().unzip();
         let (vi, vu): (Vec<i128>, Vec<i128>) = pairs.iter().map(|&(p, q)| (p as i128, q as i128)).unzip();
-        let ai = Array::from_slice(ctx(), &xi, &[n]).unwrap().expr();
-        let au = Array::from_slice(ctx(), &xu, &[n]).unwrap().expr();
+        let ai = Array::from_slice(shared_ctx(), &xi, &[n]).unwrap().expr();
+        let au = Array::from_slice(shared_ctx(), &xu, &[n]).unwrap().expr();
         check_comparisons(&ai, &au, &vi, &vu, n, poison, "int64 array, uint64 array")?;
         // A 0-d array is a strong operand, broadcast.
         if fits_u(s) {
-            let su = Array::from_slice(ctx(), &[s as u64], &[]).unwrap().expr();
+            let su = Array::from_slice(shared_ctx(), &[s as u64], &[]).unwrap().expr();
             check_comparisons(&ai, &su, &vi, &[s], n, poison, "int64 array, 0-d uint64 array")?;
         }
         if fits_i(s) {
-            let si = Array::from_slice(ctx(), &[s as i64], &[]).unwrap().expr();
+            let si = Array::from_slice(shared_ctx(), &[s as i64], &[]).unwrap().expr();
             check_comparisons(&au, &si, &vu, &[s], n, poison, "uint64 array, 0-d int64 array")?;
         }
         // A bare integer (weak) compares by value with either, in or out of the type's range.
@@ -751,7 +751,7 @@ proptest! {
     #[test]
     fn conj_of_bool_is_int8(x in prop::collection::vec(any::<bool>(), 1..100)) {
         let n = x.len();
-        let a = Array::from_slice(ctx(), &x, &[n]).unwrap();
+        let a = Array::from_slice(shared_ctx(), &x, &[n]).unwrap();
         // NumPy's conjugate has no bool loop; bool takes int8's (np.conjugate(True) is int8 1).
         prop_assert_eq!(a.conj().dtype().unwrap(), DType::I8);
         let want: Vec<i8> = x.iter().map(|&p| p as i8).collect();

@@ -455,8 +455,8 @@ impl Solver {
         self.launch("sum_partials", &args, &[self.wg], Some(&[self.wg]))
     }
 
-    /// `scal[slot] = Σ w·(a·b)` over `ncomp` components. To be replaced by clarray reductions
-    /// (issue 4).
+    /// `scal[slot] = Σ w·(a·b)` over `ncomp` components, with the SBP weights (which clarray's
+    /// reductions cannot apply yet).
     fn wdot(&self, a: &Field, b: &Field, ncomp: i32, slot: i32) -> Result<()> {
         let args = [A::F(a), A::F(b), A::I(ncomp), A::F(&self.partial), A::Local(self.wg)];
         self.launch("wdot_partial", &args, &[self.groups * self.wg], Some(&[self.wg]))?;

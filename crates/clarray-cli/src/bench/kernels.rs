@@ -1,4 +1,4 @@
-//! User kernels and the resident runner (issue 5): the cost of clarray's launch path against a
+//! User kernels and the resident runner: the cost of clarray's launch path against a
 //! bare OpenCL launch of the same kernel in the same run, and `02_resident_vs_copy`.
 
 use clarray::program::{Defines, Launch, Source};

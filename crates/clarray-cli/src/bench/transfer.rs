@@ -1,4 +1,4 @@
-//! Copies and transfers (issue 2): the device-to-device copy that every other figure is
+//! Copies and transfers: the device-to-device copy that every other figure is
 //! divided by, and host <-> device transfers of ordinary (pageable) and pinned host memory.
 
 use clarray::memory::staging::{download, upload};

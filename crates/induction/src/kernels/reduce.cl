@@ -2,7 +2,7 @@
 // work-group, stage two sums the partials into one slot of a small result buffer that stays on
 // the device (the CG scalars) or is read back (norms).
 //
-// To be replaced by clarray reductions (issue 4).
+// The solver keeps its own because clarray's reductions take no SBP weights yet.
 //
 // Launch stage one with a 1-D range of whole work-groups of WG items (a power of two) and
 // `scratch` of WG values; each work-item strides over the NP nodes.
