@@ -917,18 +917,7 @@ fn compare_mixed_sign(op: BinOp, ta: DType, tb: DType, a: &str, b: &str) -> Opti
         return None;
     }
     // Written as `s op u`, with the signed operand on the left.
-    let (s, u, op) = if ta.is_signed_int() {
-        (a, b, op)
-    } else {
-        let mirrored = match op {
-            Lt => Gt,
-            Le => Ge,
-            Gt => Lt,
-            Ge => Le,
-            o => o,
-        };
-        (b, a, mirrored)
-    };
+    let (s, u, op) = if ta.is_signed_int() { (a, b, op) } else { (b, a, op.mirrored()) };
     let (sym, negative_is_true) = match op {
         Eq => ("==", false),
         Ne => ("!=", true),

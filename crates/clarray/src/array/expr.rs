@@ -94,6 +94,20 @@ pub enum BinOp {
     Shr,
 }
 
+impl BinOp {
+    /// The operation with its operands swapped: `a < b` is `b > a`; the others are symmetric
+    /// or not comparisons, and stay.
+    pub(crate) fn mirrored(self) -> BinOp {
+        match self {
+            BinOp::Lt => BinOp::Gt,
+            BinOp::Le => BinOp::Ge,
+            BinOp::Gt => BinOp::Lt,
+            BinOp::Ge => BinOp::Le,
+            o => o,
+        }
+    }
+}
+
 /// An array operand of an expression: a buffer with a layout and a dtype.
 #[derive(Debug, Clone)]
 pub struct Leaf {
@@ -582,16 +596,7 @@ fn out_of_range_comparison(op: BinOp, a: &Expr, b: &Expr) -> Result<Option<Expr>
     // `x op v`, with the scalar moved to the right (the operation mirrored when it was left).
     let (x, v, op) = match (&ia.node, &ib.node) {
         (_, Node::Scalar(Scalar::Int(v))) if ib.weak && !ia.weak => (a, *v, op),
-        (Node::Scalar(Scalar::Int(v)), _) if ia.weak && !ib.weak => {
-            let mirrored = match op {
-                Lt => Gt,
-                Le => Ge,
-                Gt => Lt,
-                Ge => Le,
-                o => o,
-            };
-            (b, *v, mirrored)
-        }
+        (Node::Scalar(Scalar::Int(v)), _) if ia.weak && !ib.weak => (b, *v, op.mirrored()),
         _ => return Ok(None),
     };
     let dt = x.dtype()?;

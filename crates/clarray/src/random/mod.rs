@@ -25,8 +25,9 @@ use std::fmt::Write as _;
 use crate::array::{Array, DType, Element};
 use crate::error::{Error, Result};
 use crate::reduce::engine::{generated, Args};
+use crate::reduce::gather::launch_1d;
 use crate::reduce::ReductionTypes;
-use crate::runtime::{Context, LaunchDims};
+use crate::runtime::Context;
 
 const M0: u32 = 0xD251_1F53;
 const M1: u32 = 0xCD9E_8D57;
@@ -208,7 +209,7 @@ impl Philox {
             } else {
                 args.bytes(a.to_ne_bytes().to_vec(), "f64").bytes(b.to_ne_bytes().to_vec(), "f64");
             }
-            launch(ctx, &k, &args, blocks)?;
+            launch_1d(ctx, &k, &args, blocks)?;
         }
         self.counter = self.counter.wrapping_add(blocks as u64);
         Ok(out)
@@ -238,23 +239,11 @@ impl Philox {
                 .long(n as i64)
                 .long(lo)
                 .long(range as i64);
-            launch(ctx, &k, &args, blocks)?;
+            launch_1d(ctx, &k, &args, blocks)?;
         }
         self.counter = self.counter.wrapping_add(blocks as u64);
         Ok(out)
     }
-}
-
-fn launch(ctx: &Context, k: &crate::runtime::Kernel, args: &Args, blocks: usize) -> Result<()> {
-    let wg = 256;
-    let global = [blocks.div_ceil(wg) * wg];
-    ctx.queue().launch(
-        k,
-        &args.as_args(),
-        &LaunchDims { global: &global, local: Some(&[wg]), offset: None },
-        &[],
-    )?;
-    Ok(())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]

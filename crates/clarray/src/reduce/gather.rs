@@ -147,7 +147,7 @@ fn norm_index(it: DType) -> &'static str {
 
 /// Launches `k` over `items` work-items in one dimension, rounded up to whole work-groups (the
 /// kernels return past their count).
-pub(super) fn launch_1d(ctx: &Context, k: &crate::runtime::Kernel, args: &Args, items: usize) -> Result<()> {
+pub(crate) fn launch_1d(ctx: &Context, k: &crate::runtime::Kernel, args: &Args, items: usize) -> Result<()> {
     let wg = wg_size(ctx);
     let global = [items.div_ceil(wg) * wg];
     ctx.queue().launch(
