@@ -26,16 +26,36 @@ pub enum Case {
     /// ψ = exp(−20|x − c|²), c = (½, −½, 0)/√2 (this crate's first `rotation_3d`, kept for its
     /// measured figures).
     Rotation3dEz,
+    /// InductionEq's `hall_periodic`: an exact solution of the induction equation with the Hall
+    /// term on the periodic cube [0, 4π/3)³, density 1. With α = ½, k = (1 − α²)/α = 3/2 and
+    /// n = (1, 1, 1)/√3, the velocity is the Beltrami field u(t, x) = v(x + αtn),
+    /// v = (cos ky + sin kz, cos kz + sin kx, cos kx + sin ky) (curl v = k v), and B = αu + n.
+    /// Needs [`crate::Config::hall`].
+    HallPeriodic,
+    /// InductionEq's `hall_travelling_wave`: a circularly polarised wave along z with the Hall
+    /// term, periodic, on [0, 150)² × [0, 5·2π/Ω) (Ω = 19/90: five wavelengths), density 1:
+    /// ξ = kz − ωt, B = (cos Ωξ, sin Ωξ, 1), u = (f cos Ωξ + 1, f sin Ωξ + 1, 0.1),
+    /// f = k/(0.1k − ω), k = ω = 1. Needs [`crate::Config::hall`].
+    HallTravellingWave,
+    /// The initial data of [`Case::HallPeriodic`] on the bounded cube [0, 4π/3]³ with the Hall
+    /// term's outflow penalties on every face (InductionEq's `hall_periodic` run with
+    /// `periodic = 'NONE'`, as in its paper's divergence-cleaning study): the boundaries impose
+    /// no data, so the error is measured against `hall_periodic`'s solution, which the run
+    /// leaves. Needs [`crate::Config::hall`].
+    HallOutflow,
 }
 
 impl Case {
     /// Every case, in the order of the documentation.
-    pub const ALL: [Case; 5] = [
+    pub const ALL: [Case; 8] = [
         Case::Rotation2d,
         Case::Rotation3d,
         Case::ConfinedDomain,
         Case::PeriodicAdvection,
         Case::Rotation3dEz,
+        Case::HallPeriodic,
+        Case::HallTravellingWave,
+        Case::HallOutflow,
     ];
 
     /// The name on the command line.
@@ -46,6 +66,9 @@ impl Case {
             Case::ConfinedDomain => "confined_domain",
             Case::PeriodicAdvection => "periodic_advection",
             Case::Rotation3dEz => "rotation_3d_ez",
+            Case::HallPeriodic => "hall_periodic",
+            Case::HallTravellingWave => "hall_travelling_wave",
+            Case::HallOutflow => "hall_outflow",
         }
     }
 
@@ -57,6 +80,11 @@ impl Case {
             Case::ConfinedDomain => 3,
             Case::PeriodicAdvection => 4,
             Case::Rotation3dEz => 5,
+            // The Hall cases' formulas live in kernels/hall_cases.cl (numbers apart from
+            // cases.cl's).
+            Case::HallPeriodic => 10,
+            Case::HallTravellingWave => 11,
+            Case::HallOutflow => 12,
         }
     }
 
@@ -65,12 +93,44 @@ impl Case {
         match self {
             Case::Rotation2d | Case::Rotation3d | Case::Rotation3dEz => ([-1.0; 3], [1.0; 3]),
             Case::ConfinedDomain | Case::PeriodicAdvection => ([0.0; 3], [1.0; 3]),
+            Case::HallPeriodic | Case::HallOutflow => ([0.0; 3], [HALL_PERIODIC_SIDE; 3]),
+            Case::HallTravellingWave => ([0.0; 3], [150.0, 150.0, HALL_WAVE_LENGTH_Z]),
         }
     }
 
     /// Whether the domain is periodic (central stencils everywhere, no boundaries).
     pub fn periodic(self) -> bool {
-        self == Case::PeriodicAdvection
+        matches!(self, Case::PeriodicAdvection | Case::HallPeriodic | Case::HallTravellingWave)
+    }
+
+    /// Whether the case's exact solution is one of the induction equation with the Hall term
+    /// (then [`crate::Config::hall`] must be on).
+    pub fn is_hall(self) -> bool {
+        matches!(self, Case::HallPeriodic | Case::HallTravellingWave | Case::HallOutflow)
+    }
+
+    /// The ion density ρ of the Hall term, where the case defines one: 1 in every case of
+    /// InductionEq (each of its case files sets ρ = 1, the Hall cases included); none for this
+    /// crate's own cases (`periodic_advection`, `rotation_3d_ez`), which InductionEq does not
+    /// have.
+    pub fn density(self) -> Option<f64> {
+        match self {
+            Case::PeriodicAdvection | Case::Rotation3dEz => None,
+            _ => Some(1.0),
+        }
+    }
+
+    /// The CFL number when none is given, for a grid of `n` points: 0.5, and for the Hall cases
+    /// the number InductionEq's scripts give them, which shrinks with the grid so that the step
+    /// goes as h² (the Hall term's fastest waves move at a speed ∝ 1/h): 0.95/nx for
+    /// `hall_periodic` and `hall_outflow` (its paper's convergence and cleaning studies), 100/nz
+    /// for `hall_travelling_wave` (its example).
+    pub fn default_cfl(self, n: [usize; 3]) -> f64 {
+        match self {
+            Case::HallPeriodic | Case::HallOutflow => 0.95 / n[0].max(1) as f64,
+            Case::HallTravellingWave => (100.0 / n[2].max(1) as f64).min(2.0),
+            _ => 0.5,
+        }
     }
 
     /// The velocity at `x` (the formulas of `kernels/cases.cl`, in f64).
@@ -89,6 +149,11 @@ impl Case {
                 [sx * cy * cz, cx * sy * cz, -2.0 * cx * cy * sz]
             }
             Case::PeriodicAdvection => [1.0; 3],
+            Case::HallPeriodic | Case::HallOutflow => hall_periodic_velocity(x, 0.0),
+            Case::HallTravellingWave => {
+                let (xi, omega, f) = hall_wave_phase(x[2], 0.0);
+                [f * (omega * xi).cos() + 1.0, f * (omega * xi).sin() + 1.0, 0.1]
+            }
         }
     }
 
@@ -126,6 +191,20 @@ impl Case {
                 }
                 best
             }
+            // Neither |u|² of a sum of sines and cosines nor that of the wave is convex: every
+            // node (the wave's u depends on z only, so nx = ny = 1 gives the same maximum).
+            Case::HallPeriodic | Case::HallOutflow | Case::HallTravellingWave => {
+                let m = if self == Case::HallTravellingWave { [1, 1, n[2]] } else { n };
+                let mut best = 0.0f64;
+                for k in 0..m[2] {
+                    for j in 0..m[1] {
+                        for i in 0..m[0] {
+                            best = best.max(speed([node(0, i), node(1, j), node(2, k)]));
+                        }
+                    }
+                }
+                best
+            }
             _ => {
                 let mut best = 0.0f64;
                 for corner in 0..8 {
@@ -138,12 +217,16 @@ impl Case {
     }
 
     /// The final time when none is given: one revolution for the rotations, the 2 for
-    /// the confined domain, one period for the advection.
+    /// the confined domain, one period for the advection; for the Hall cases InductionEq's
+    /// scripts' (1 for `hall_periodic`, 200 for `hall_travelling_wave`, 5 for `hall_outflow`,
+    /// its paper's cleaning study).
     pub fn default_final_time(self) -> f64 {
         match self {
             Case::Rotation2d | Case::Rotation3d | Case::Rotation3dEz => 2.0 * std::f64::consts::PI,
             Case::ConfinedDomain => 2.0,
-            Case::PeriodicAdvection => 1.0,
+            Case::PeriodicAdvection | Case::HallPeriodic => 1.0,
+            Case::HallTravellingWave => 200.0,
+            Case::HallOutflow => 5.0,
         }
     }
 
@@ -151,13 +234,37 @@ impl Case {
     /// each stencil point in registers rather than read the stored field (on a GPU: see
     /// `solver::velocity_in_registers`).
     pub fn velocity_is_linear(self) -> bool {
-        self != Case::ConfinedDomain
+        !matches!(self, Case::ConfinedDomain) && !self.is_hall()
     }
 
     /// Whether the solution is independent of z (then a thin grid in z loses nothing).
     pub fn is_planar(self) -> bool {
         self == Case::Rotation2d
     }
+}
+
+/// The side of `hall_periodic`'s cube: one period 2π/k of its solution, k = 3/2.
+const HALL_PERIODIC_SIDE: f64 = 4.0 * std::f64::consts::PI / 3.0;
+
+/// The z-length of `hall_travelling_wave`'s box: five wavelengths 2π/Ω, Ω = 19/90.
+const HALL_WAVE_LENGTH_Z: f64 = 5.0 * (2.0 * std::f64::consts::PI) / (19.0 / 90.0);
+
+/// `hall_periodic`'s velocity at (t, x) (see [`Case::HallPeriodic`]; the same formulas as
+/// `kernels/hall_cases.cl`).
+fn hall_periodic_velocity(x: [f64; 3], t: f64) -> [f64; 3] {
+    let alpha = 0.5;
+    let k = (1.0 - alpha * alpha) / alpha;
+    let n = 1.0 / 3f64.sqrt();
+    let [px, py, pz] = [0, 1, 2].map(|a| k * x[a] + alpha * k * t * n);
+    [py.cos() + pz.sin(), pz.cos() + px.sin(), px.cos() + py.sin()]
+}
+
+/// `hall_travelling_wave`'s phase ξ = kz − ωt, its wave number Ω in ξ and the amplitude f of
+/// the velocity's wave (k = ω = B_z = 1, u_z = 0.1).
+fn hall_wave_phase(z: f64, t: f64) -> (f64, f64, f64) {
+    let (k, omega, bz, uz) = (1.0, 1.0, 1.0, 0.1);
+    let s = k * uz - omega;
+    (k * z - omega * t, (s * s - k * k * bz * bz) / (bz * s * k * k), k * bz / s)
 }
 
 impl fmt::Display for Case {

@@ -92,15 +92,24 @@ pub struct BenchArgs {
 /// Options every run takes.
 #[derive(Debug, Clone, Args)]
 pub struct Common {
-    /// Test case: rotation_2d, rotation_3d, confined_domain, periodic_advection.
+    /// Test case: rotation_2d, rotation_3d, confined_domain, periodic_advection, rotation_3d_ez,
+    /// hall_periodic, hall_travelling_wave, hall_outflow.
     #[arg(long, default_value = "rotation_2d")]
     pub case: Case,
-    /// Final time (default: the case's own: 2π for the rotations, 2, 1).
+    /// Final time (default: the case's own: 2π for the rotations, 2, 1; the Hall cases 1, 200
+    /// and 5).
     #[arg(long, allow_negative_numbers = true)]
     pub final_time: Option<f64>,
-    /// CFL number: dt = cfl·min(dx, dy, dz)/max|u|.
-    #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
-    pub cfl: f64,
+    /// CFL number: dt = cfl·min(dx, dy, dz)/max|u| (default 0.5; for the Hall cases
+    /// InductionEq's 0.95/nx, or 100/nz for hall_travelling_wave, so that dt goes as h²; in a
+    /// convergence study a given --cfl is the first grid's, scaled the same way on the others).
+    #[arg(long, allow_negative_numbers = true)]
+    pub cfl: Option<f64>,
+    /// The Hall term (InductionEq's USE_HALL): B moves with u − curl B/ρ, and outflow penalties
+    /// on every face. Always on for the Hall cases; needs a case with a density (ρ = 1 in
+    /// InductionEq's cases).
+    #[arg(long)]
+    pub hall: bool,
     /// Time integrator: ssprk33, lsrk4 (CarpenterKennedy2N54), ssprk104, kcl2r54c
     /// (KennedyCarpenterLewis2R54C), cfr2r64 (CalvoFrancoRandez2R64) or td2n84f
     /// (ToulorgeDesmet2N84F); InductionEq's names are accepted too.
@@ -272,7 +281,10 @@ impl Common {
     fn apply(&self, cfg: &mut Config) -> Result<()> {
         cfg.local = self.local.as_deref().map(parse_local).transpose()?;
         cfg.final_time = self.final_time;
-        cfg.cfl = self.cfl;
+        if let Some(cfl) = self.cfl {
+            cfg.cfl = cfl;
+        }
+        cfg.hall |= self.hall;
         cfg.integrator = self.integrator;
         cfg.dissipation = self.dissipation;
         cfg.periodic_length = self.length;
@@ -294,6 +306,9 @@ impl RunArgs {
             if let Some(v) = v {
                 cfg.n[a] = v;
             }
+        }
+        if c.cfl.is_none() {
+            cfg.cfl = cfg.case.default_cfl(cfg.n);
         }
         if self.div_clean {
             let defaults = match self.cg_norm {
@@ -503,7 +518,11 @@ pub fn convergence(
         for &n in ns {
             let mut cfg = Config::new(base.case, order, n);
             cfg.final_time = base.final_time;
-            cfg.cfl = base.cfl;
+            // With the Hall term the step must shrink as h² (InductionEq's scripts take cfl ∝ 1/N):
+            // the first grid's CFL number, scaled by the ratio of the smallest spacings.
+            let min_h = |c: &Config| c.spacing().into_iter().fold(f64::INFINITY, f64::min);
+            cfg.cfl = if base.hall { base.cfl * min_h(&cfg) / min_h(base) } else { base.cfl };
+            cfg.hall = base.hall;
             cfg.integrator = base.integrator;
             cfg.dissipation = base.dissipation;
             cfg.periodic_length = base.periodic_length;

@@ -476,20 +476,36 @@ pub struct Config {
     /// boxes have any size); `None`: the case's own (1). The exact solution keeps one period
     /// per box side.
     pub periodic_length: Option<f64>,
+    /// The Hall term (InductionEq's `USE_HALL`): B moves with u − curl B/ρ, ρ the case's
+    /// density ([`Case::density`]). Its part −curl((curl B/ρ) × B) is added in conservative
+    /// central form, Σⱼ Dⱼ(Jⱼ Bᵢ − Jᵢ Bⱼ) with J = curl B/ρ recomputed from the stage's field
+    /// before every stage, and its outflow penalties replace the inflow ones on every face (they
+    /// impose no data, so [`Config::inflow`] has no effect). On by default for the Hall cases
+    /// ([`Case::is_hall`]), which need it.
+    pub hall: bool,
 }
 
 impl Config {
     /// Defaults for `case` on an `n³` grid (for `rotation_2d`, whose solution does not depend
-    /// on z, the fewest z points the operator allows): order 4, LSRK4, cfl 0.5, f64, resident.
+    /// on z, the fewest z points the operator allows; for `hall_travelling_wave`, which depends
+    /// on z only, the fewest x and y points of the periodic operator): order 4, LSRK4, cfl 0.5
+    /// (the Hall cases: [`Case::default_cfl`]), f64, resident; the Hall term on for the Hall
+    /// cases.
     pub fn new(case: Case, order: usize, n: usize) -> Config {
         let nz =
             if case.is_planar() { Sbp::new(order).map(|s| s.min_points()).unwrap_or(n).min(n) } else { n };
+        let nxy = if case == Case::HallTravellingWave {
+            Sbp::new(order).map(|s| s.min_points_periodic()).unwrap_or(n).min(n)
+        } else {
+            n
+        };
+        let grid = [nxy, nxy, nz];
         Config {
             case,
             order,
-            n: [n, n, nz],
+            n: grid,
             final_time: None,
-            cfl: 0.5,
+            cfl: case.default_cfl(grid),
             integrator: Integrator::Lsrk4,
             forms: Forms::default(),
             precision: Precision::F64,
@@ -505,6 +521,7 @@ impl Config {
             force: false,
             dissipation: None,
             periodic_length: None,
+            hall: case.is_hall(),
         }
     }
 
@@ -644,12 +661,14 @@ impl Config {
         }
         match self.vector_width {
             None | Some(1) => {}
-            Some(2) if self.n[0] % 2 == 0 && self.case.velocity_is_linear() => {}
+            Some(2) if self.n[0] % 2 == 0 && self.case.velocity_is_linear() && !self.hall => {}
             Some(2) => {
                 return Err(Error::Config(format!(
                     "--vector-width 2 needs an even number of points along x (nx = {}) and a linear \
-                     velocity (not {}); use --vector-width 1",
-                    self.n[0], self.case
+                     velocity (not {}{}); use --vector-width 1",
+                    self.n[0],
+                    self.case,
+                    if self.hall { ", nor the Hall term" } else { "" }
                 )))
             }
             Some(w) => {
@@ -680,6 +699,7 @@ impl Config {
                 )));
             }
         }
+        self.validate_hall()?;
         if let Some(c) = self.clean {
             match c.norm {
                 CgNorm::H if !(c.tol > 0.0 && c.tol < 1.0) => {
@@ -703,6 +723,35 @@ impl Config {
             }
         }
         self.steps()?;
+        Ok(())
+    }
+
+    /// The Hall term's conditions: a case with a density, the Hall cases with the term on, and
+    /// their box as their solution fixes it.
+    fn validate_hall(&self) -> Result<()> {
+        if self.hall && self.case.density().is_none() {
+            let with: Vec<_> = Case::ALL.iter().filter(|c| c.density().is_some()).map(|c| c.name()).collect();
+            return Err(Error::Config(format!(
+                "--hall needs the density ρ of the case, and {} defines none (InductionEq's cases \
+                 set ρ = 1; this one is not among them); use one of {} or leave --hall out",
+                self.case,
+                with.join(", ")
+            )));
+        }
+        if self.case.is_hall() && !self.hall {
+            return Err(Error::Config(format!(
+                "{} is an exact solution of the induction equation with the Hall term, which is \
+                 off; turn it on (Config::hall, --hall)",
+                self.case
+            )));
+        }
+        if let (Some(l), true) = (self.periodic_length, self.case.is_hall()) {
+            return Err(Error::Config(format!(
+                "--length {l}: the box of {} is fixed by its exact solution; leave --length out \
+                 (it is periodic_advection's)",
+                self.case
+            )));
+        }
         Ok(())
     }
 }

@@ -27,6 +27,8 @@ const CASES_CL: &str = include_str!("kernels/cases.cl");
 const INDUCTION_CL: &str = include_str!("kernels/induction.cl");
 const REDUCE_CL: &str = include_str!("kernels/reduce.cl");
 const DISSIPATION_CL: &str = include_str!("kernels/dissipation.cl");
+const HALL_CL: &str = include_str!("kernels/hall.cl");
+const HALL_CASES_CL: &str = include_str!("kernels/hall_cases.cl");
 
 /// Slots of the small device buffer of scalars.
 const RR: [i32; 2] = [0, 1];
@@ -123,6 +125,7 @@ pub struct Solver {
     b: Field,
     w1: Field,
     w2: Field,
+    /// u (3 components); with the Hall term also J = curl B/ρ of the stage's field (3 more).
     u: Field,
     /// One value per node: the divergence, and the CG residual.
     d: Field,
@@ -215,7 +218,7 @@ impl Solver {
             b: field(3 * np)?,
             w1: field(3 * np)?,
             w2: field(3 * np)?,
-            u: field(3 * np)?,
+            u: field(if cfg.hall { 6 } else { 3 } * np)?,
             d: field(np)?,
             clean,
             partial: field(groups)?,
@@ -437,7 +440,31 @@ impl Solver {
         let [nx, ny, nz] = self.cfg.n;
         let global =
             [nx.div_ceil(self.vx).next_multiple_of(lx), ny.next_multiple_of(ly), nz.div_ceil(self.z_chunk)];
+        if self.cfg.hall {
+            self.hall_prepare(name, args)?;
+        }
         self.launch(name, args, &global, Some(&[lx, ly, 1]))
+    }
+
+    /// Before a stage with the Hall term: u at the stage's time and J = curl B/ρ of the field
+    /// the stage reads at neighbours (its input), into U (`kernels/hall.cl`).
+    fn hall_prepare(&self, name: &str, args: &[A<'_>]) -> Result<()> {
+        // Where each stage kernel takes its input field and its time.
+        let (input, time) = match name {
+            "stage_ssp" => (1, 7),
+            "stage_lsrk" => (0, 7),
+            "stage_2r" => (0, 8),
+            _ => (usize::MAX, usize::MAX),
+        };
+        match (args.get(input), args.get(time)) {
+            (Some(A::F(b)), Some(A::R(t))) => {
+                self.launch_nodes("hall_prepare", &[A::F(b), A::F(&self.u), A::R(*t)])
+            }
+            _ => Err(Error::Config(format!(
+                "the solver launched {name} with the Hall term but without its input field and time \
+                 where hall_prepare expects them; this is a defect of the solver"
+            ))),
+        }
     }
 
     fn launch_flat(&self, name: &'static str, args: &[A<'_>], n: usize) -> Result<()> {
@@ -758,7 +785,7 @@ pub fn stage_local(cfg: &Config, max_work_group: usize, gpu: bool) -> [usize; 2]
 /// is compute-bound on this kernel (measured on PoCL, 2 cores: evaluating u made the stage
 /// kernel about 1.5× slower).
 pub fn velocity_in_registers(cfg: &Config, gpu: bool) -> bool {
-    cfg.case.velocity_is_linear() && gpu
+    cfg.case.velocity_is_linear() && gpu && !cfg.hall
 }
 
 /// The least bytes a time step must move between the device memory and the chip: per stage and
@@ -810,7 +837,9 @@ pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, vx: usize, u_in_registers
     }
     let np: usize = cfg.n.iter().product();
     // 32-bit linear indices where every offset (up to 3·NP) fits, as they are faster.
-    let idx_t = if cfg.wide_indices || index64(np) { "long" } else { "int" };
+    // With the Hall term U holds 6 components: offsets up to 6·NP.
+    let reach = if cfg.hall { np.saturating_mul(2) } else { np };
+    let idx_t = if cfg.wide_indices || index64(reach) { "long" } else { "int" };
     let _ = writeln!(
         s,
         "typedef {idx_t} idx_t;\n#define NX {}\n#define NY {}\n#define NZ {}\n#define NP ((idx_t){np})\n\
@@ -864,7 +893,14 @@ pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, vx: usize, u_in_registers
     let _ = writeln!(s, "__constant REAL DI[{}] = {{{}}};", sbp.half(), list(&sbp.interior));
     let _ = writeln!(s, "__constant REAL HW[{}] = {{{}}};", sbp.rows(), list(&sbp.norm));
     let dissipation = if cfg.dissipation.is_some() { DISSIPATION_CL } else { "" };
-    for part in [COMMON_CL, CASES_CL, dissipation, INDUCTION_CL, REDUCE_CL] {
+    let hall = if cfg.hall {
+        let _ = writeln!(s, "#define HALL 1\n#define HALL_RHO {}", lit(cfg.case.density().unwrap_or(1.0)));
+        HALL_CL
+    } else {
+        ""
+    };
+    let cases = if cfg.case.is_hall() { HALL_CASES_CL } else { CASES_CL };
+    for part in [COMMON_CL, cases, dissipation, hall, INDUCTION_CL, REDUCE_CL] {
         if !part.is_empty() {
             s.push_str(part);
             s.push('\n');
@@ -887,12 +923,16 @@ pub struct MemoryPlan {
 
 impl MemoryPlan {
     /// The plan of a run of `cfg` on the device described by `info`: four fields of three
-    /// components (B, two Runge-Kutta registers, u), one value per node for the divergence, three
-    /// more with cleaning, and the small reduction buffers.
+    /// components (B, two Runge-Kutta registers, u; u has three more with the Hall term, for
+    /// J = curl B/ρ), one value per node for the divergence, three more with cleaning, and the
+    /// small reduction buffers.
     pub fn new(cfg: &Config, info: &DeviceInfo) -> MemoryPlan {
         let np = cfg.n.iter().fold(1usize, |a, &n| a.saturating_mul(n));
         let size = cfg.precision.size();
         let mut values = vec![3usize.saturating_mul(np); 4];
+        if cfg.hall {
+            values[3] = 6usize.saturating_mul(np);
+        }
         values.push(np);
         if cfg.clean.is_some() {
             values.extend([np; 3]);

@@ -380,6 +380,9 @@ void rhs(const __global REAL* B, const __global REAL* U, int i0, int j, int k, c
 #endif
     }
 #endif
+#if HALL
+    hall_rhs(B, U, i0, j, k, out);
+#endif
 #if !PERIODIC
     if (i0 == 0 || i0 + VX - 1 == NX - 1 || j == 0 || j == NY - 1 || k == 0 || k == NZ - 1) {
 #pragma unroll
@@ -391,7 +394,11 @@ void rhs(const __global REAL* B, const __global REAL* U, int i0, int j, int k, c
                 bl[c] = LANE(b[c], l);
                 ol[c] = LANE(out[c], l);
             }
+#if HALL
+            hall_sat(i0 + l, j, k, U, ul, bl, ol);
+#else
             sat(i0 + l, j, k, xl, t, ul, bl, ol);
+#endif
             for (int c = 0; c < 3; ++c) {
 #if VX == 2
                 if (l == 0) out[c].s0 = ol[c];
