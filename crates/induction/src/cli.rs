@@ -489,7 +489,8 @@ fn write_outputs(solver: &Solver, vtk: Option<&Path>, png: Option<&Path>) -> Res
 pub struct ConvergenceRow {
     /// Interior order.
     pub order: usize,
-    /// Grid points per axis (x).
+    /// Grid points along the refined axis (the one with the most points: x, or z for
+    /// hall_travelling_wave).
     pub n: usize,
     /// Grid spacing.
     pub h: f64,
@@ -537,14 +538,17 @@ pub fn convergence(
     let mut rows: Vec<ConvergenceRow> = Vec::new();
     for cfg in cfgs {
         let (_, r) = run_config(ctx, &cfg, quiet)?;
-        let h = cfg.spacing()[0];
+        // The refined axis: the one with the most points (x where all have as many; z for
+        // hall_travelling_wave, whose x and y keep the fewest points).
+        let axis = (0..3).fold(0, |best, a| if cfg.n[a] > cfg.n[best] { a } else { best });
+        let h = cfg.spacing()[axis];
         let eoc = rows
             .last()
             .filter(|p| p.order == cfg.order)
             .map(|p| (p.error / r.last.error).ln() / (p.h / h).ln());
         rows.push(ConvergenceRow {
             order: cfg.order,
-            n: cfg.n[0],
+            n: cfg.n[axis],
             h,
             error: r.last.error,
             relative_error: r.last.relative_error,

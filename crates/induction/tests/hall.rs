@@ -338,3 +338,20 @@ fn command_line_hall_flag_and_defaults() {
         .unwrap_err();
     assert!(matches!(err, Error::Config(ref m) if m.contains("needs the density ρ")), "{err}");
 }
+
+/// `induction convergence` on `hall_travelling_wave` refines z (x and y keep the fewest points):
+/// its table's n and h are z's, and the order is measured from them (with x's spacing, which
+/// does not change, the EOC was not a number).
+#[test]
+fn convergence_of_hall_travelling_wave_refines_z() {
+    let mut base = Config::new(Case::HallTravellingWave, 2, 40);
+    base.final_time = Some(2.0);
+    let rows = induction::cli::convergence(&ctx(), &base, &[2], &[40, 80], true).unwrap();
+    assert_eq!((rows[0].n, rows[1].n), (40, 80));
+    assert!(
+        (rows[0].h / rows[1].h - 79.0 / 39.0).abs() < 1e-12 || (rows[0].h / rows[1].h - 2.0).abs() < 1e-12
+    );
+    let eoc = rows[1].eoc.unwrap();
+    println!("{rows:?}");
+    assert!((eoc - 2.0).abs() < 0.3, "EOC {eoc}");
+}
