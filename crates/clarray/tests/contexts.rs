@@ -53,12 +53,7 @@ fn to_context_copies_views_of_every_layout() {
         let (r, c) = (rng.random_range(1..40usize), rng.random_range(1..40usize));
         let host = random_f32(&mut rng, r * c);
         let x = Array::from_slice(&a, &host, &[r, c]).unwrap();
-        let views = [
-            x.clone(),
-            x.t(),
-            x.slice(s![..;-1, 1..]).unwrap(),
-            x.slice(s![.., ..;2]).unwrap(),
-        ];
+        let views = [x.clone(), x.t(), x.slice(s![..;-1, 1..]).unwrap(), x.slice(s![.., ..;2]).unwrap()];
         for v in views {
             let y = v.to_context(&b).unwrap();
             assert!(y.context().same_context(&b) && y.is_contiguous());

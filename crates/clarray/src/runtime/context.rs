@@ -182,6 +182,21 @@ impl Context {
         Ok(ctx)
     }
 
+    /// A context for the process of node-local rank `local_rank` — one rank per GPU when a
+    /// node runs as many ranks as it has GPUs (see [`choose_for_rank`](super::device::choose_for_rank);
+    /// `CLARRAY_DEVICE` narrows the devices the ranks share out). The rank comes from MPI's
+    /// shared-memory communicator, or from the launcher through
+    /// [`local_rank_from_env`](super::device::local_rank_from_env). `CLARRAY_PROFILE` as in
+    /// [`Context::new`].
+    pub fn for_local_rank(local_rank: usize) -> Result<Context> {
+        let profile = std::env::var(PROFILE_ENV).is_ok_and(|v| v.trim() == "1");
+        let ctx = Context::on_with(&super::device::device_for_rank(local_rank)?, profile)?;
+        if profile {
+            ctx.queue().set_recording(true)?;
+        }
+        Ok(ctx)
+    }
+
     /// A context on `device` with a queue without profiling.
     pub fn on(device: &Device) -> Result<Context> {
         Context::on_with(device, false)

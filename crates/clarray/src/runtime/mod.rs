@@ -26,7 +26,8 @@ pub use buffer::{Access, Buffer};
 pub use buffer::{Block, Recycle};
 pub use context::{Context, Queue, CHECK_LAUNCHES_ENV, PROFILE_ENV};
 pub use device::{
-    choose, default_device, devices, platforms, Device, DeviceInfo, DeviceType, PlatformInfo, DEVICE_ENV,
+    choose, choose_for_rank, default_device, device_for_rank, devices, local_rank_from_env, platforms,
+    Device, DeviceInfo, DeviceType, PlatformInfo, DEVICE_ENV,
 };
 pub use event::{wait_all, Event, EventStatus, ProfileTimes};
 pub use image::{ChannelOrder, ChannelType, Image, ImageFormat};
