@@ -42,6 +42,8 @@ pub mod config;
 pub mod decomp;
 pub mod error;
 pub mod output;
+#[cfg(feature = "mpi")]
+pub mod ranks;
 pub mod rk;
 pub mod sbp;
 pub mod solver;
