@@ -175,7 +175,7 @@ _setup_main() {
       install_packages mpich libmpich-dev libclang-dev \
         || { say "could not install MPICH and libclang (needed by --features mpi)."; return 1; }
     fi
-    say "MPI: $(mpiexec --version 2>/dev/null | head -1)"
+    say "MPI: $(mpichversion 2>/dev/null | head -1 || echo mpiexec at "$(command -v mpiexec)")"
   fi
 
   # --- 4. check ----------------------------------------------------------------------------
