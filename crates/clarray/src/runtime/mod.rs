@@ -24,7 +24,7 @@ pub use argtype::RAW_BYTES;
 pub(crate) use buffer::check_alloc_size;
 pub use buffer::{Access, Buffer};
 pub use buffer::{Block, Recycle};
-pub use context::{Context, Queue, CHECK_LAUNCHES_ENV, PROFILE_ENV};
+pub use context::{Context, ContextBuilder, Limit, Queue, CHECK_LAUNCHES_ENV, PROFILE_ENV};
 pub use device::{
     choose, choose_for_rank, default_device, device_for_rank, devices, local_rank_from_env, platforms,
     Device, DeviceInfo, DeviceType, PlatformInfo, DEVICE_ENV,
