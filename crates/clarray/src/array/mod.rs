@@ -744,6 +744,11 @@ impl<T: Element> Array<T> {
         if self.is_contiguous() {
             let bytes = self.len() * T::DTYPE.size();
             self.ctx.queue().copy_buffer(&self.buf, self.start_bytes(), &out.buf, 0, bytes, &[])?;
+        } else if T::DTYPE == DType::F16 {
+            // A move of 16-bit patterns: through `float` (vload_half/vstore_half) a NaN's
+            // payload would not survive on every device, and a copy must keep every bit.
+            let bits = Expr::leaf(self.buf.clone(), self.layout.clone(), DType::U16, self.ctx.clone());
+            codegen::eval_into(&self.ctx, &bits, &out.buf, &out.layout, DType::U16)?;
         } else {
             codegen::eval_into(&self.ctx, &self.expr(), &out.buf, &out.layout, T::DTYPE)?;
         }
