@@ -9,17 +9,20 @@
 #      portable CPU driver, are installed from the system's packages (Debian/Ubuntu, as root or
 #      with sudo).
 #   4. It checks that a platform is now usable, and fails with the next step if not.
+#   5. With --mpi: MPICH and libclang (for the `mpi` feature of induction: rsmpi's bindings),
+#      installed from the system's packages if `mpiexec` or libclang is missing.
 #
-# Usage: scripts/setup.sh [--install]
+# Usage: scripts/setup.sh [--install] [--mpi]
 # scripts/main.sh and scripts/test.sh source it (`source scripts/setup.sh --`), so that an
 # OCL_ICD_VENDORS or PATH it sets reaches the commands they run.
 set -euo pipefail
 
 _setup_main() {
-  local force_install=0 arg
+  local force_install=0 want_mpi=0 arg
   for arg in "$@"; do
     case "$arg" in
       --install) force_install=1 ;;
+      --mpi) want_mpi=1 ;;
       --) ;; # what scripts/main.sh and scripts/test.sh pass when they source this file
       -h | --help) sed -n '2,15p' "${BASH_SOURCE[0]}"; return 0 ;;
       *) echo "setup: unknown argument $arg (see --help)" >&2; return 2 ;;
@@ -141,7 +144,7 @@ _setup_main() {
   }
 
   install_packages() {
-    local pkgs=(ocl-icd-libopencl1 ocl-icd-opencl-dev pocl-opencl-icd clinfo)
+    local pkgs=("$@")
     if ! command -v apt-get >/dev/null 2>&1; then
       say "no apt-get here: install an OpenCL ICD loader and a driver (e.g. PoCL) with your package manager."
       return 1
@@ -161,8 +164,18 @@ _setup_main() {
 
   # --- 3. packages -------------------------------------------------------------------------
   if [ "$force_install" -eq 1 ] || ! usable; then
-    install_packages || { say "could not install OpenCL; 'cargo run -p clarray-cli -- doctor' shows what is missing."; return 1; }
+    install_packages ocl-icd-libopencl1 ocl-icd-opencl-dev pocl-opencl-icd clinfo || { say "could not install OpenCL; 'cargo run -p clarray-cli -- doctor' shows what is missing."; return 1; }
     register_known_drivers
+  fi
+
+  # --- 5. MPI (only asked for by --mpi) -----------------------------------------------------
+  if [ "$want_mpi" -eq 1 ]; then
+    if ! command -v mpiexec >/dev/null 2>&1 || ! command -v mpicc >/dev/null 2>&1 \
+      || ! ld_cache | grep -q 'libclang'; then
+      install_packages mpich libmpich-dev libclang-dev \
+        || { say "could not install MPICH and libclang (needed by --features mpi)."; return 1; }
+    fi
+    say "MPI: $(mpichversion 2>/dev/null | head -1 || echo mpiexec at "$(command -v mpiexec)")"
   fi
 
   # --- 4. check ----------------------------------------------------------------------------

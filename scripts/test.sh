@@ -5,6 +5,10 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 args=("$@")
-source scripts/setup.sh --
+source scripts/setup.sh -- --mpi
 export CLARRAY_REQUIRE_DEVICE=1
 cargo test --workspace "${args[@]}"
+if [ ${#args[@]} -eq 0 ]; then
+  # The solver under MPI (feature `mpi`, MPICH): its tests start their own `mpiexec` runs.
+  cargo test -p induction --features mpi --test mpi_ranks
+fi

@@ -48,5 +48,27 @@ pub mod runner;
 pub mod runtime;
 
 pub use array::{Array, DType, Element, Expr};
+
+/// What a user meets first, in one import: `use clarray::prelude::*;`.
+///
+/// ```
+/// use clarray::prelude::*;
+/// # fn main() -> clarray::Result<()> {
+/// let ctx = Context::builder().build()?;
+/// let a = Array::from_slice(&ctx, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+/// let col = a.slice(s![.., 1])?; // a view, no copy
+/// assert_eq!(col.to_vec()?, [2.0, 5.0]);
+/// let total: f32 = (&a * 2.0).sum()?.item()?;
+/// assert_eq!(total, 42.0);
+/// # Ok(()) }
+/// ```
+pub mod prelude {
+    pub use crate::array::{s, Array, DType, Element, Expr, IntoExpr};
+    pub use crate::error::{Error, Result};
+    pub use crate::kernels::{ElementwiseKernel, ReductionKernel, ScanKernel};
+    pub use crate::memory::Limit;
+    pub use crate::program::{KernelArg, Source};
+    pub use crate::runtime::{Buffer, Context, ContextBuilder, Device, Event, Pinned, Queue};
+}
 pub use error::{BuildFailure, Error, Result};
 pub use runtime::{Buffer, Context, Device, Event, Image, Pinned, Queue};

@@ -15,6 +15,10 @@ fn memory_limit_from_the_environment() {
     let e = memory::alloc(&ctx, 4 << 20).unwrap_err();
     assert!(e.to_string().contains("out of device memory"), "{e}");
 
+    // The builder's limit wins over the variable.
+    let ctx = Context::builder().memory_limit(memory::Limit::Bytes(8 << 20)).build().unwrap();
+    assert_eq!(memory::limit(&ctx).unwrap(), 8 << 20);
+
     std::env::set_var("CLARRAY_MEMORY_LIMIT", "lots");
     let ctx = Context::new().unwrap();
     let e = memory::alloc(&ctx, 16).unwrap_err();

@@ -13,6 +13,7 @@
 //! | [`sbp`] | the SBP operators (host, f64): coefficients, norms, dense matrices for tests |
 //! | [`case`] | the test cases with exact solutions, their domains and OpenCL formulas |
 //! | [`config`] | the options of a run and their validation |
+//! | [`decomp`] | the split of the grid into blocks, one per process |
 //! | [`solver`] | device buffers, generated kernels, time stepping, norms, divergence cleaning |
 //! | [`rk`] | the Runge–Kutta schemes' coefficients |
 //! | [`output`] | VTK image data and PNG slices |
@@ -38,8 +39,11 @@
 pub mod case;
 pub mod cli;
 pub mod config;
+pub mod decomp;
 pub mod error;
 pub mod output;
+#[cfg(feature = "mpi")]
+pub mod ranks;
 pub mod rk;
 pub mod sbp;
 pub mod solver;

@@ -533,6 +533,53 @@ impl<T: Element> Array<T> {
         ArrayD::from_shape_vec(IxDyn(self.shape()), v).map_err(|e| Error::Shape(e.to_string()))
     }
 
+    /// The array in `ctx`: a new C-contiguous array of the same shape and elements, in `ctx`'s
+    /// context and queue (blocking). `ctx` may be another OpenCL context — another device,
+    /// another platform — between which OpenCL has no peer copies: the bytes then go device →
+    /// pinned host memory → device in chunks, the read of one chunk overlapping the write of the
+    /// one before. In the same context it is one device copy.
+    ///
+    /// ```no_run
+    /// # use clarray::{array::Array, Context};
+    /// # fn demo() -> clarray::Result<()> {
+    /// let devices = clarray::runtime::devices()?; // e.g. two GPUs
+    /// let (a_ctx, b_ctx) = (Context::on(&devices[0])?, Context::on(&devices[1])?);
+    /// let a = Array::from_slice(&a_ctx, &[1.0f32, 2.0, 3.0], &[3])?;
+    /// let b = a.to_context(&b_ctx)?; // now on the second device
+    /// # Ok(()) }
+    /// ```
+    pub fn to_context(&self, ctx: &Context) -> Result<Array<T>> {
+        let src = self.contiguous()?;
+        let out = Array::<T>::empty(ctx, self.shape())?;
+        let bytes = src.len() * T::DTYPE.size();
+        memory::staging::copy_across(
+            self.ctx.queue(),
+            &src.buf,
+            src.start_bytes(),
+            ctx.queue(),
+            &out.buf,
+            0,
+            bytes,
+            memory::staging::CHUNK,
+        )?;
+        Ok(out)
+    }
+
+    /// [`to_context`](Self::to_context) on a host thread: returns at once with a handle whose
+    /// [`wait`](ContextCopy::wait) gives the new array. The elements are those of this array
+    /// when the call is made: they are first copied on this array's device (one device copy,
+    /// so this needs the array's size again in device memory until the handle is waited for),
+    /// so later writes to this array do not reach the copy.
+    pub fn to_context_async(&self, ctx: &Context) -> Result<ContextCopy<T>> {
+        let snapshot = self.copy()?;
+        let ctx = ctx.clone();
+        let handle = std::thread::Builder::new()
+            .name("clarray-to-context".into())
+            .spawn(move || snapshot.to_context(&ctx))
+            .map_err(|e| Error::Unsupported(format!("could not start the copy's host thread: {e}")))?;
+        Ok(ContextCopy { handle })
+    }
+
     /// The single element of a one-element array (any number of axes).
     pub fn item(&self) -> Result<T> {
         if self.len() != 1 {
@@ -697,6 +744,11 @@ impl<T: Element> Array<T> {
         if self.is_contiguous() {
             let bytes = self.len() * T::DTYPE.size();
             self.ctx.queue().copy_buffer(&self.buf, self.start_bytes(), &out.buf, 0, bytes, &[])?;
+        } else if T::DTYPE == DType::F16 {
+            // A move of 16-bit patterns: through `float` (vload_half/vstore_half) a NaN's
+            // payload would not survive on every device, and a copy must keep every bit.
+            let bits = Expr::leaf(self.buf.clone(), self.layout.clone(), DType::U16, self.ctx.clone());
+            codegen::eval_into(&self.ctx, &bits, &out.buf, &out.layout, DType::U16)?;
         } else {
             codegen::eval_into(&self.ctx, &self.expr(), &out.buf, &out.layout, T::DTYPE)?;
         }
@@ -907,5 +959,28 @@ impl Expr {
         let out = Array::<T>::empty(&ctx, &inner.shape)?;
         codegen::eval_into(&ctx, self, &out.buf, &out.layout, T::DTYPE)?;
         Ok(out)
+    }
+}
+
+/// A copy of an array into another context in progress on a host thread
+/// ([`Array::to_context_async`]). Dropping it without waiting detaches the thread, which
+/// finishes the copy and drops the result.
+#[must_use = "a copy to another context is only useful once waited for"]
+#[derive(Debug)]
+pub struct ContextCopy<T: Element> {
+    handle: std::thread::JoinHandle<Result<Array<T>>>,
+}
+
+impl<T: Element> ContextCopy<T> {
+    /// Whether the copy has finished (successfully or not).
+    pub fn is_finished(&self) -> bool {
+        self.handle.is_finished()
+    }
+
+    /// Waits for the copy and returns the array in the target context.
+    pub fn wait(self) -> Result<Array<T>> {
+        self.handle.join().unwrap_or_else(|_| {
+            Err(Error::Unsupported("the host thread of a copy to another context panicked".into()))
+        })
     }
 }

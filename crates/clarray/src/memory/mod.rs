@@ -184,32 +184,13 @@ pub fn free_held(ctx: &Context) -> u64 {
     released
 }
 
-/// A device memory limit.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Limit {
-    /// This many bytes.
-    Bytes(u64),
-    /// This fraction (0 to 1] of the device's global memory.
-    Fraction(f64),
-    /// The default: `CLARRAY_MEMORY_LIMIT` if set, else the device's memory less a reserve.
-    Default,
-}
+pub use crate::runtime::Limit;
 
 /// Sets the device memory limit for `ctx`'s allocations. Lowering it below what is in use is
 /// allowed: later allocations fail until enough is freed. Held blocks above the new limit are
 /// released.
 pub fn set_limit(ctx: &Context, limit: Limit) -> Result<()> {
-    let global = ctx.device().info().global_mem_bytes;
-    let bytes = match limit {
-        Limit::Bytes(b) => b,
-        Limit::Fraction(f) if f > 0.0 && f <= 1.0 => (global as f64 * f) as u64,
-        Limit::Fraction(f) => {
-            return Err(Error::InvalidArgument(format!(
-                "a memory limit of {f} of the device's memory; give a fraction in (0, 1]"
-            )))
-        }
-        Limit::Default => default_limit(global)?,
-    };
+    let bytes = limit_bytes(ctx, limit)?;
     let mgr: Arc<Manager> = ctx.slot();
     let mut st = mgr.state();
     st.initialised = true;
@@ -218,6 +199,21 @@ pub fn set_limit(ctx: &Context, limit: Limit) -> Result<()> {
         st.release_held();
     }
     Ok(())
+}
+
+/// A limit in bytes for `ctx`'s device.
+fn limit_bytes(ctx: &Context, limit: Limit) -> Result<u64> {
+    let global = ctx.device().info().global_mem_bytes;
+    Ok(match limit {
+        Limit::Bytes(b) => b,
+        Limit::Fraction(f) if f > 0.0 && f <= 1.0 => (global as f64 * f) as u64,
+        Limit::Fraction(f) => {
+            return Err(Error::InvalidArgument(format!(
+                "a memory limit of {f} of the device's memory; give a fraction in (0, 1]"
+            )))
+        }
+        Limit::Default => default_limit(global)?,
+    })
 }
 
 /// The limit in force for `ctx` (fixing the default now if no allocation has yet).
@@ -320,12 +316,14 @@ impl Manager {
 
 impl State {
     fn init(&mut self, ctx: &Context) -> Result<()> {
+        // What the context was built with, else the defaults.
+        let settings = ctx.settings();
         if !self.pooling_set {
             self.pooling_set = true;
-            self.pooling = true;
+            self.pooling = settings.pooling.unwrap_or(true);
         }
         if !self.initialised {
-            self.limit = default_limit(ctx.device().info().global_mem_bytes)?;
+            self.limit = limit_bytes(ctx, settings.memory_limit.unwrap_or(Limit::Default))?;
             self.initialised = true;
         }
         Ok(())

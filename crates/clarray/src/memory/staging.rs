@@ -19,7 +19,7 @@ use crate::runtime::context::lock;
 use crate::runtime::{Buffer, Pending, Pinned, Queue};
 
 /// Bytes per staging buffer.
-const CHUNK: usize = 32 << 20;
+pub(crate) const CHUNK: usize = 32 << 20;
 /// Staging buffers in the ring.
 const STAGES: usize = 3;
 /// Below this many bytes the direct (driver-staged) copy is as fast.
@@ -156,6 +156,74 @@ pub fn download_staged<T: Pod>(
                 free.push_back(stage);
             }
             Ok(())
+        })
+    })
+}
+
+/// Copies `bytes` bytes from `src` (byte `src_offset`, through `src_queue`) to `dst` (byte
+/// `dst_offset`, through `dst_queue`) and waits. The two queues may belong to different OpenCL
+/// contexts — other devices, other platforms — between which OpenCL has no peer copy: the bytes
+/// then go device → pinned host → device in chunks of `chunk` bytes through the source
+/// context's staging ring, reads of later chunks running while earlier chunks are written. In
+/// one context it is a device copy.
+#[allow(clippy::too_many_arguments)]
+pub fn copy_across(
+    src_queue: &Queue,
+    src: &Buffer,
+    src_offset: usize,
+    dst_queue: &Queue,
+    dst: &Buffer,
+    dst_offset: usize,
+    bytes: usize,
+    chunk: usize,
+) -> Result<()> {
+    check(src, src_offset, bytes, "cross-context copy (source)")?;
+    check(dst, dst_offset, bytes, "cross-context copy (destination)")?;
+    src_queue.context_of().check_same(src.context())?;
+    dst_queue.context_of().check_same(dst.context())?;
+    if bytes == 0 {
+        return Ok(());
+    }
+    if src_queue.context_of().same_context(&dst_queue.context_of()) {
+        // One context: a device copy on the destination queue, after the source queue's
+        // earlier work (its marker).
+        let ready = src_queue.marker(&[])?;
+        dst_queue.copy_buffer(src, src_offset, dst, dst_offset, bytes, &[ready])?.wait()?;
+        return Ok(());
+    }
+    let chunk = chunk.clamp(1, bytes);
+    with_ring(src_queue, chunk, |stages| {
+        src_queue.scope(|rs| {
+            dst_queue.scope(|ws| {
+                let mut free: VecDeque<&mut [u8]> = stages.iter_mut().map(|p| &mut p[..]).collect();
+                let mut reads = VecDeque::new();
+                let mut writes = VecDeque::new();
+                let mut next = 0;
+                loop {
+                    // Reads into every free stage; then the oldest read goes on to the
+                    // destination; a stage is free again once its write has completed, so
+                    // reads of later chunks run while earlier chunks are written.
+                    while next < bytes {
+                        let Some(stage) = free.pop_front() else { break };
+                        let n = chunk.min(bytes - next);
+                        let (head, _) = stage.split_at_mut(n);
+                        reads.push_back((next, rs.read_buffer(src, src_offset + next, head, &[])?));
+                        next += n;
+                    }
+                    let Some((at, pending)) = reads.pop_front() else { break };
+                    let stage = pending.wait()?;
+                    writes.push_back(ws.write_buffer(dst, dst_offset + at, stage, &[])?);
+                    if free.is_empty() && next < bytes {
+                        if let Some(w) = writes.pop_front() {
+                            free.push_back(w.wait()?);
+                        }
+                    }
+                }
+                for w in writes {
+                    w.wait()?;
+                }
+                Ok(())
+            })
         })
     })
 }

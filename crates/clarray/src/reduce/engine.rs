@@ -504,6 +504,10 @@ impl Args {
         self.items.push(Item::Bytes(v.to_ne_bytes().to_vec(), "i32"));
         self
     }
+    pub fn uint(&mut self, v: u32) -> &mut Self {
+        self.items.push(Item::Bytes(v.to_ne_bytes().to_vec(), "u32"));
+        self
+    }
     pub fn bytes(&mut self, b: Vec<u8>, name: &'static str) -> &mut Self {
         self.items.push(Item::Bytes(b, name));
         self

@@ -84,6 +84,7 @@ pub mod engine;
 pub mod gather;
 pub mod join;
 pub mod mask;
+mod radix;
 pub mod scan;
 pub mod sort;
 pub mod strided;

@@ -1,11 +1,11 @@
 //! Sorting along an axis: [`Array::sort`] and [`Array::argsort`].
 //!
-//! A bitonic sorting network over each line, padded to a power of two. Keys are sorted
-//! together with their original positions, and ties are broken by position, so the sort is
-//! stable (argsort gives NumPy's `kind="stable"` order). NaN sorts after every number, as in
-//! NumPy. `O(n log² n)` work in `log² n / 2` launches of one kernel; correct first — a radix
-//! sort is the faster choice for long lines of 32-bit keys and can replace this behind the
-//! same API.
+//! Lines of 256 elements or more of every real dtype take the radix sort (`reduce/radix.rs`:
+//! 4-bit digits, O(n) work per pass). Shorter lines, and complex values, take a bitonic sorting
+//! network over each line, padded to a power of two: `O(n log² n)` work in `log² n / 2`
+//! launches of one kernel. Both sort keys together with their original positions and are
+//! stable (argsort gives NumPy's `kind="stable"` order); NaN sorts after every number, as in
+//! NumPy, and −0.0 ties with +0.0.
 
 use std::fmt::Write as _;
 
@@ -59,11 +59,14 @@ __kernel void sort_step(__global {s}* keys, __global long* idx, long L, long P, 
   const int swap = up ? before(kq, iq, ki, ii, L) : before(ki, ii, kq, iq, L);
   if (swap) {{ {si} {sq} idx[gi] = iq; idx[gq] = ii; }}
 }}
-__kernel void sort_out(__global const {s}* keys, __global const long* idx, long L, long P, long total,
-                       __global {s}* out_keys, __global long* out_idx, int want_keys) {{
+// The sorted values are gathered from the input by position (their bits, so that NaN
+// payloads survive, which a round trip of f16 through float does not promise).
+__kernel void sort_out(__global const {bits}* a, long off, long so, long sl, __global const long* idx,
+                       long L, long P, long total, __global {bits}* out_keys, __global long* out_idx,
+                       int want_keys) {{
   const long g = get_global_id(0); if (g >= total) return;
   const long line = g / L, i = g - line * L, src = line * P + i;
-  if (want_keys) {{ {copy_out} }} else out_idx[g] = idx[src];
+  if (want_keys) out_keys[g] = a[off + line * so + idx[src] * sl]; else out_idx[g] = idx[src];
 }}
 ",
         copy_in = if t == DType::F16 {
@@ -71,10 +74,11 @@ __kernel void sort_out(__global const {s}* keys, __global const long* idx, long 
         } else {
             "keys[g] = a[off + line * so + i * sl];".into()
         },
-        copy_out = if t == DType::F16 {
-            "vstore_half(vload_half(src, keys), g, out_keys);".to_string()
-        } else {
-            "out_keys[g] = keys[src];".into()
+        bits = match t.size() {
+            1 => "uchar",
+            2 => "ushort",
+            4 => "uint",
+            _ => "ulong",
         },
         ki = load("keys", "gi"),
         kq = load("keys", "gq"),
@@ -82,6 +86,27 @@ __kernel void sort_out(__global const {s}* keys, __global const long* idx, long 
         sq = if t == DType::F16 { "vstore_half(ki, gq, keys);".to_string() } else { "keys[gq] = ki;".into() },
     );
     src
+}
+
+/// The element strides (between lines, along a line) of a view whose last axis is the lines'
+/// axis, when the other axes merge into one run of equally spaced lines.
+fn line_strides<T: Element>(v: &Array<T>) -> Option<(i64, i64)> {
+    let (shape, strides) = (v.shape(), v.strides());
+    let nd = shape.len();
+    if nd == 0 {
+        return Some((0, 1));
+    }
+    let along = strides[nd - 1] as i64;
+    // Outer axes of one element do not matter; the rest must nest: stride[k] = stride[k+1]·shape[k+1].
+    let outer: Vec<(usize, isize)> =
+        (0..nd - 1).filter(|&k| shape[k] > 1).map(|k| (shape[k], strides[k])).collect();
+    let Some(&(_, inner)) = outer.last() else { return Some((0, along)) };
+    for w in outer.windows(2) {
+        if w[0].1 != w[1].1.checked_mul(w[1].0 as isize)? {
+            return None;
+        }
+    }
+    Some((inner as i64, along))
 }
 
 /// Sorts the lines of `x` along `axis`; returns (keys, positions) buffers of the padded lines,
@@ -100,7 +125,12 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: isize, want_keys: bool) -> Result<
     let mut perm: Vec<usize> = (0..nd).filter(|&k| k != axis).collect();
     perm.push(axis);
     let moved = x.permute(&perm.iter().map(|&k| k as isize).collect::<Vec<_>>())?;
-    let lines_view = if moved.ndim() > 1 { moved.copy()? } else { moved.clone() };
+    // The lines as (first element, line stride, element stride): straight from the view when
+    // its other axes merge into one stride, else from a contiguous copy.
+    let lines_view = match line_strides(&moved) {
+        Some(_) => moved.clone(),
+        None => moved.copy()?,
+    };
     let l = x.shape()[axis];
     let nlines = x.len().checked_div(l).unwrap_or(0);
     let p = l.next_power_of_two();
@@ -114,13 +144,16 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: isize, want_keys: bool) -> Result<
     if out.is_empty() {
         return out.permuted(&inv);
     }
+    let s = Strided::of_array(&lines_view);
+    let (so, sl) = line_strides(&lines_view).unwrap_or((l as i64, 1));
+    if super::radix::applies(&ctx, t, l, nlines * l) {
+        super::radix::sort_into(&ctx, t, &s, so, sl, l, nlines, &out, want_keys)?;
+        return if nd == 0 { Ok(out) } else { out.permuted(&inv) };
+    }
     let total = nlines * p;
     let keys = crate::memory::alloc(&ctx, total * t.size())?;
     let idx = crate::memory::alloc(&ctx, total * 8)?;
     let src = source(t);
-    let s = Strided::of_array(&lines_view);
-    let (so, sl) =
-        if s.ndim() > 1 { (l as i64, s.strides()[s.ndim() - 1] as i64) } else { (0, s.strides()[0] as i64) };
     let dims = |n: usize| [n.div_ceil(WG) * WG];
     let g = dims(total);
     let ld = LaunchDims { global: &g, local: Some(&[WG]), offset: None };
@@ -158,7 +191,8 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: isize, want_keys: bool) -> Result<
     let n = nlines * l;
     let g2 = dims(n);
     let mut a = Args::default();
-    a.buf(&keys).buf(&idx).long(l as i64).long(p as i64).long(n as i64);
+    a.buf(s.buffer()).long(s.offset() as i64).long(so).long(sl);
+    a.buf(&idx).long(l as i64).long(p as i64).long(n as i64);
     if want_keys {
         a.buf(out.buffer()).buf(&idx).int(1);
     } else {

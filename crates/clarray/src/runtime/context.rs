@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context as ClContext;
 
-use super::device::{default_device, Device};
+use super::device::Device;
 use super::event::Event;
 use super::track::CommandLog;
 use crate::error::{ClResultExt, Error, Result};
@@ -37,6 +37,8 @@ pub(crate) struct ContextCore {
     pub(crate) device: Device,
     pub(crate) id: u64,
     deferred: Mutex<Vec<Error>>,
+    /// What the context was asked for when it was built, for the layers above that apply it.
+    pub(crate) settings: Settings,
     /// Per-context state of the upper layers ([`Context::slot`]): a handful of entries, found
     /// by a linear scan (cheaper than hashing the `TypeId` on every array operation).
     slots: Mutex<Vec<(TypeId, Arc<dyn Any + Send + Sync>)>>,
@@ -172,14 +174,36 @@ impl fmt::Debug for Context {
 impl Context {
     /// A context on the default device (`CLARRAY_DEVICE`, else the largest GPU, else any),
     /// with a queue without profiling — unless `CLARRAY_PROFILE=1`, which gives a profiling
-    /// queue that records every command for `clarray::profile`.
+    /// queue that records every command for `clarray::profile`. [`Context::builder`] sets
+    /// each of these in code.
     pub fn new() -> Result<Context> {
-        let profile = std::env::var(PROFILE_ENV).is_ok_and(|v| v.trim() == "1");
-        let ctx = Context::on_with(&default_device()?, profile)?;
-        if profile {
-            ctx.queue().set_recording(true)?;
-        }
-        Ok(ctx)
+        Context::builder().build()
+    }
+
+    /// A builder of a context: which device, profiling, the device memory limit, pooling.
+    ///
+    /// ```no_run
+    /// use clarray::{memory::Limit, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::builder()
+    ///     .select("gpu")                      // or .device(&d), .local_rank(r)
+    ///     .profiling(true)                    // every command timed, for clarray::profile
+    ///     .memory_limit(Limit::Fraction(0.5)) // half the device's memory
+    ///     .build()?;
+    /// # Ok(()) }
+    /// ```
+    pub fn builder() -> ContextBuilder {
+        ContextBuilder::default()
+    }
+
+    /// A context for the process of node-local rank `local_rank` — one rank per GPU when a
+    /// node runs as many ranks as it has GPUs (see [`choose_for_rank`](super::device::choose_for_rank);
+    /// `CLARRAY_DEVICE` narrows the devices the ranks share out). The rank comes from MPI's
+    /// shared-memory communicator, or from the launcher through
+    /// [`local_rank_from_env`](super::device::local_rank_from_env). `CLARRAY_PROFILE` as in
+    /// [`Context::new`].
+    pub fn for_local_rank(local_rank: usize) -> Result<Context> {
+        Context::builder().local_rank(local_rank).build()
     }
 
     /// A context on `device` with a queue without profiling.
@@ -190,6 +214,10 @@ impl Context {
     /// A context on `device`; its queue profiles when `profiling` is set (costs a few
     /// microseconds per command on some drivers).
     pub fn on_with(device: &Device, profiling: bool) -> Result<Context> {
+        Context::create(device, profiling, Settings::default())
+    }
+
+    fn create(device: &Device, profiling: bool, settings: Settings) -> Result<Context> {
         let cl_dev = opencl3::device::Device::new(device.id);
         let ctx = ClContext::from_device(&cl_dev).cl("clCreateContext")?;
         let core = Arc::new(ContextCore {
@@ -197,6 +225,7 @@ impl Context {
             device: device.clone(),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             deferred: Mutex::new(Vec::new()),
+            settings,
             slots: Mutex::new(Vec::new()),
         });
         Ok(Context { queue: Queue::new(core, profiling)? })
@@ -253,6 +282,12 @@ impl Context {
         }
     }
 
+    /// The device memory limit and pooling the context was built with ([`ContextBuilder`]);
+    /// `None` where the builder was not told (the memory layer then uses its defaults).
+    pub(crate) fn settings(&self) -> &Settings {
+        &self.queue.inner.core.settings
+    }
+
     /// Reports errors recorded in destructors since the last checked call.
     pub fn check_deferred(&self) -> Result<()> {
         self.queue.inner.core.take_deferred()
@@ -288,5 +323,104 @@ impl Queue {
     /// The context this queue belongs to, with this queue as its work queue.
     pub fn context_of(&self) -> Context {
         Context { queue: self.clone() }
+    }
+}
+
+/// A device memory limit for the allocations of a context (applied by [`crate::memory`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Limit {
+    /// This many bytes.
+    Bytes(u64),
+    /// This fraction (0 to 1] of the device's global memory.
+    Fraction(f64),
+    /// The default: `CLARRAY_MEMORY_LIMIT` if set, else the device's memory less a reserve.
+    Default,
+}
+
+/// What a context was built with, for the layers that apply it.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Settings {
+    pub(crate) memory_limit: Option<Limit>,
+    pub(crate) pooling: Option<bool>,
+}
+
+/// Builds a [`Context`] ([`Context::builder`]). Everything not set keeps the default of
+/// [`Context::new`]: the device from `CLARRAY_DEVICE` (else the GPU with the most memory),
+/// profiling from `CLARRAY_PROFILE`, the memory limit from `CLARRAY_MEMORY_LIMIT` (else the
+/// device's memory less a reserve), pooling on.
+#[derive(Debug, Clone, Default)]
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct ContextBuilder {
+    device: Option<Device>,
+    selector: Option<String>,
+    local_rank: Option<usize>,
+    profiling: Option<bool>,
+    settings: Settings,
+}
+
+impl ContextBuilder {
+    /// This device.
+    pub fn device(mut self, device: &Device) -> Self {
+        self.device = Some(device.clone());
+        self
+    }
+
+    /// The device a selector names, as `CLARRAY_DEVICE` would (`P:D`, `gpu`, `cpu`, part of a
+    /// name; see [`choose`](super::device::choose)), instead of the variable.
+    pub fn select(mut self, selector: &str) -> Self {
+        self.selector = Some(selector.to_string());
+        self
+    }
+
+    /// The device of node-local rank `rank` ([`choose_for_rank`](super::device::choose_for_rank)),
+    /// among the devices [`select`](Self::select) (else `CLARRAY_DEVICE`) allows.
+    pub fn local_rank(mut self, rank: usize) -> Self {
+        self.local_rank = Some(rank);
+        self
+    }
+
+    /// A profiling queue that records every command for `clarray::profile` (on), or a plain
+    /// queue (off), instead of following `CLARRAY_PROFILE`.
+    pub fn profiling(mut self, on: bool) -> Self {
+        self.profiling = Some(on);
+        self
+    }
+
+    /// The device memory limit of the context's allocations (see [`crate::memory`]), instead
+    /// of `CLARRAY_MEMORY_LIMIT` or the default.
+    pub fn memory_limit(mut self, limit: Limit) -> Self {
+        self.settings.memory_limit = Some(limit);
+        self
+    }
+
+    /// Whether freed device memory is pooled for reuse (on by default).
+    pub fn pooling(mut self, on: bool) -> Self {
+        self.settings.pooling = Some(on);
+        self
+    }
+
+    /// The context.
+    pub fn build(self) -> Result<Context> {
+        if let Some(Limit::Fraction(f)) = self.settings.memory_limit {
+            if !(f > 0.0 && f <= 1.0) {
+                return Err(Error::InvalidArgument(format!(
+                    "a memory limit of {f} of the device's memory; give a fraction in (0, 1]"
+                )));
+            }
+        }
+        let env_selector = std::env::var(super::device::DEVICE_ENV).ok();
+        let selector = self.selector.as_deref().or(env_selector.as_deref());
+        let device = match (self.device, self.local_rank) {
+            (Some(d), _) => d,
+            (None, Some(rank)) => super::device::choose_for_rank(&super::device::devices()?, selector, rank)?,
+            (None, None) => super::device::choose(&super::device::devices()?, selector)?,
+        };
+        let profile =
+            self.profiling.unwrap_or_else(|| std::env::var(PROFILE_ENV).is_ok_and(|v| v.trim() == "1"));
+        let ctx = Context::create(&device, profile, self.settings)?;
+        if profile {
+            ctx.queue().set_recording(true)?;
+        }
+        Ok(ctx)
     }
 }

@@ -286,13 +286,43 @@ fn list(devs: &[Device]) -> String {
 /// of the platform or device name. `None` picks the GPU with the most global memory, else the
 /// first device.
 pub fn choose(devs: &[Device], selector: Option<&str>) -> Result<Device> {
+    let mut found = candidates(devs, selector)?;
+    found.sort_by_key(|d| std::cmp::Reverse(d.info().global_mem_bytes));
+    Ok(found.swap_remove(0))
+}
+
+/// Picks the device of the process with node-local rank `local_rank` (0-based: MPI's rank in
+/// the node's shared-memory communicator, or [`local_rank_from_env`]): the ranks of a node take
+/// the devices the selector allows in turn, in `P:D` order — so with as many ranks as GPUs,
+/// one rank per GPU. The selector is as in [`choose`]: `None` allows every GPU (every device if
+/// there is no GPU); `P:D` allows exactly one, which every rank then shares.
+pub fn choose_for_rank(devs: &[Device], selector: Option<&str>, local_rank: usize) -> Result<Device> {
+    let mut found = candidates(devs, selector)?;
+    found.sort_by_key(|d| (d.info().platform_index, d.info().device_index));
+    let n = found.len();
+    Ok(found.swap_remove(local_rank % n))
+}
+
+/// The node-local rank set by the process launcher, if any: MPICH's and Intel MPI's
+/// `MPI_LOCALRANKID`, Open MPI's `OMPI_COMM_WORLD_LOCAL_RANK`, Slurm's `SLURM_LOCALID` (the
+/// first of them that holds a number).
+pub fn local_rank_from_env() -> Option<usize> {
+    ["MPI_LOCALRANKID", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().and_then(|v| v.trim().parse().ok()))
+}
+
+/// The devices a selector allows (never empty; else [`Error::NoDevice`]).
+fn candidates(devs: &[Device], selector: Option<&str>) -> Result<Vec<Device>> {
     let no = |wanted: String| Error::NoDevice { wanted, found: list(devs) };
     let Some(sel) = selector.map(str::trim).filter(|s| !s.is_empty()) else {
-        let best_gpu = devs
-            .iter()
-            .filter(|d| d.info().device_type == DeviceType::Gpu)
-            .max_by_key(|d| d.info().global_mem_bytes);
-        return best_gpu.or(devs.first()).cloned().ok_or_else(|| no("any device".into()));
+        let gpus: Vec<Device> =
+            devs.iter().filter(|d| d.info().device_type == DeviceType::Gpu).cloned().collect();
+        return match (gpus.is_empty(), devs.first()) {
+            (false, _) => Ok(gpus),
+            (true, Some(first)) => Ok(vec![first.clone()]),
+            (true, None) => Err(no("any device".into())),
+        };
     };
     let wanted = format!("{DEVICE_ENV}={sel}");
     if let Some((p, d)) = sel.split_once(':') {
@@ -300,7 +330,7 @@ pub fn choose(devs: &[Device], selector: Option<&str>) -> Result<Device> {
             return devs
                 .iter()
                 .find(|x| x.info().platform_index == p && x.info().device_index == d)
-                .cloned()
+                .map(|x| vec![x.clone()])
                 .ok_or_else(|| no(wanted));
         }
     }
@@ -311,7 +341,7 @@ pub fn choose(devs: &[Device], selector: Option<&str>) -> Result<Device> {
         "accelerator" => Some(DeviceType::Accelerator),
         _ => None,
     };
-    let mut matching: Vec<&Device> = devs
+    let matching: Vec<Device> = devs
         .iter()
         .filter(|x| match by_type {
             Some(t) => x.info().device_type == t,
@@ -320,9 +350,12 @@ pub fn choose(devs: &[Device], selector: Option<&str>) -> Result<Device> {
                     || x.info().platform_name.to_lowercase().contains(&lower)
             }
         })
+        .cloned()
         .collect();
-    matching.sort_by_key(|d| std::cmp::Reverse(d.info().global_mem_bytes));
-    matching.first().map(|d| (*d).clone()).ok_or_else(|| no(wanted))
+    if matching.is_empty() {
+        return Err(no(wanted));
+    }
+    Ok(matching)
 }
 
 /// The device clarray uses by default: `CLARRAY_DEVICE` if set, else the GPU with the most
@@ -330,4 +363,65 @@ pub fn choose(devs: &[Device], selector: Option<&str>) -> Result<Device> {
 pub fn default_device() -> Result<Device> {
     let devs = devices()?;
     choose(&devs, std::env::var(DEVICE_ENV).ok().as_deref())
+}
+
+/// The device of the process with node-local rank `local_rank` ([`choose_for_rank`] with
+/// `CLARRAY_DEVICE` as the selector).
+pub fn device_for_rank(local_rank: usize) -> Result<Device> {
+    let devs = devices()?;
+    choose_for_rank(&devs, std::env::var(DEVICE_ENV).ok().as_deref(), local_rank)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Copies of `base` posing as devices `P:D` of the given types and memory sizes (only
+    /// their facts are read by the choosers).
+    fn fake(base: &Device, specs: &[(usize, usize, DeviceType, u64)]) -> Vec<Device> {
+        specs
+            .iter()
+            .map(|&(p, d, t, mem)| {
+                let mut info = (*base.info).clone();
+                info.platform_index = p;
+                info.device_index = d;
+                info.device_type = t;
+                info.global_mem_bytes = mem;
+                info.name = format!("fake {p}:{d}");
+                Device { id: base.id, info: Arc::new(info) }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ranks_take_the_allowed_devices_in_turn() {
+        let Some(base) = devices().ok().and_then(|d| d.into_iter().next()) else {
+            panic!("the tests need an OpenCL device")
+        };
+        use DeviceType::{Cpu, Gpu};
+        // Listed out of order, with a CPU between the GPUs and the GPUs of different sizes.
+        let devs = fake(&base, &[(1, 1, Gpu, 80), (0, 0, Cpu, 500), (1, 0, Gpu, 141), (2, 0, Gpu, 24)]);
+        let pick = |sel: Option<&str>, r: usize| choose_for_rank(&devs, sel, r).unwrap().info().label();
+        let gpus: Vec<String> = [(1, 0), (1, 1), (2, 0)]
+            .iter()
+            .map(|(p, d)| devs.iter().find(|x| x.info().platform_index == *p && x.info().device_index == *d))
+            .map(|x| x.unwrap().info().label())
+            .collect();
+        for r in 0..7 {
+            assert_eq!(pick(None, r), gpus[r % 3], "rank {r}: GPUs in P:D order, in turn");
+            assert_eq!(pick(Some("gpu"), r), gpus[r % 3]);
+            assert_eq!(pick(Some("cpu"), r), devs[1].info().label(), "one CPU: shared");
+            assert_eq!(pick(Some("1:1"), r), devs[0].info().label(), "P:D: every rank on it");
+        }
+        // The one-process choice is unchanged: the GPU with the most memory.
+        assert_eq!(choose(&devs, None).unwrap().info().label(), devs[2].info().label());
+        let e = choose_for_rank(&devs, Some("accelerator"), 0).unwrap_err();
+        assert!(matches!(e, Error::NoDevice { .. }), "{e}");
+        let cpus_only = fake(&base, &[(0, 1, Cpu, 1), (0, 0, Cpu, 2)]);
+        assert_eq!(
+            choose_for_rank(&cpus_only, None, 5).unwrap().info().device_index,
+            1,
+            "no GPU: the first device"
+        );
+    }
 }

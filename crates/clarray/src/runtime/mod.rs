@@ -24,9 +24,10 @@ pub use argtype::RAW_BYTES;
 pub(crate) use buffer::check_alloc_size;
 pub use buffer::{Access, Buffer};
 pub use buffer::{Block, Recycle};
-pub use context::{Context, Queue, CHECK_LAUNCHES_ENV, PROFILE_ENV};
+pub use context::{Context, ContextBuilder, Limit, Queue, CHECK_LAUNCHES_ENV, PROFILE_ENV};
 pub use device::{
-    choose, default_device, devices, platforms, Device, DeviceInfo, DeviceType, PlatformInfo, DEVICE_ENV,
+    choose, choose_for_rank, default_device, device_for_rank, devices, local_rank_from_env, platforms,
+    Device, DeviceInfo, DeviceType, PlatformInfo, DEVICE_ENV,
 };
 pub use event::{wait_all, Event, EventStatus, ProfileTimes};
 pub use image::{ChannelOrder, ChannelType, Image, ImageFormat};

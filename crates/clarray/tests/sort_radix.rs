@@ -1,0 +1,183 @@
+//! Sorts of long lines (the radix path: lines of 256 elements or more) of every real dtype,
+//! against a stable host sort with NumPy's order: NaN after every number (NaNs in their
+//! original order), −0.0 tied with +0.0, values gathered bit for bit (NaN payloads and zero
+//! signs kept). Short lines (the bitonic path) are covered by `reduce_gather`.
+
+mod common;
+
+use clarray::array::{s, Array, Element};
+use common::*;
+use half::f16;
+use proptest::prelude::*;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::cmp::Ordering;
+
+/// NumPy's sort order of two values given as f64 (exact for every dtype here but 64-bit
+/// integers, which are compared as i128 by `order_int`).
+fn order_float(x: f64, y: f64) -> Ordering {
+    match (x.is_nan(), y.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        _ => x.partial_cmp(&y).unwrap(), // -0.0 == 0.0
+    }
+}
+
+/// Random values with many ties and, for floats, ±0, ±inf and NaNs of different payloads.
+trait Gen: Element + Copy + PartialEq + std::fmt::Debug {
+    fn gen(r: &mut StdRng, special: bool) -> Self;
+    fn key(self) -> (i128, f64);
+    fn bits_eq(self, other: Self) -> bool;
+}
+
+macro_rules! ints {
+    ($($t:ty),*) => {$(
+        impl Gen for $t {
+            fn gen(r: &mut StdRng, special: bool) -> Self {
+                if special { [<$t>::MIN, <$t>::MAX, 0 as $t][r.random_range(0..3)] }
+                else if r.random_bool(0.5) { r.random_range(0..8) as $t } else { r.random() }
+            }
+            fn key(self) -> (i128, f64) { (self as i128, 0.0) }
+            fn bits_eq(self, other: Self) -> bool { self == other }
+        }
+    )*};
+}
+ints!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+impl Gen for bool {
+    fn gen(r: &mut StdRng, _: bool) -> Self {
+        r.random()
+    }
+    fn key(self) -> (i128, f64) {
+        (self as i128, 0.0)
+    }
+    fn bits_eq(self, other: Self) -> bool {
+        self == other
+    }
+}
+
+macro_rules! floats {
+    ($($t:ty => $bits:ty, $to:expr, $from:expr);*) => {$(
+        impl Gen for $t {
+            fn gen(r: &mut StdRng, special: bool) -> Self {
+                let from: fn(f64) -> $t = $from;
+                if special {
+                    let nan_bits = from(f64::NAN).to_bits() | (r.random_range(0..4) as $bits);
+                    let neg_nan = <$t>::from_bits(nan_bits | (1 as $bits) << (<$bits>::BITS - 1));
+                    [from(0.0), from(-0.0), from(f64::INFINITY), from(f64::NEG_INFINITY),
+                     <$t>::from_bits(nan_bits), neg_nan][r.random_range(0..6)]
+                } else if r.random_bool(0.5) {
+                    from(r.random_range(-6i32..6) as f64 * 0.5)
+                } else {
+                    <$t>::from_bits(r.random())
+                }
+            }
+            fn key(self) -> (i128, f64) { (0, $to(self)) }
+            fn bits_eq(self, other: Self) -> bool { self.to_bits() == other.to_bits() }
+        }
+    )*};
+}
+floats!(f32 => u32, |x: f32| x as f64, |x| x as f32;
+        f64 => u64, |x: f64| x, |x| x;
+        f16 => u16, |x: f16| x.to_f64(), f16::from_f64);
+
+fn check<T: Gen>(seed: u64, rows: usize, len: usize, axis: usize, view: u8) -> Result<(), TestCaseError> {
+    let mut r = StdRng::seed_from_u64(seed);
+    let special = r.random_bool(0.5);
+    let data: Vec<T> = (0..rows * len)
+        .map(|_| {
+            let sp = special && r.random_bool(0.2);
+            T::gen(&mut r, sp)
+        })
+        .collect();
+    let full = Array::from_slice(&shared_ctx(), &data, &[rows, len]).unwrap();
+    let host = ndarray::Array2::from_shape_vec((rows, len), data).unwrap();
+    // A view: the whole array, columns reversed, or every other row.
+    let (a, h) = match view % 3 {
+        0 => (full.clone(), host.view()),
+        1 => (full.slice(s![.., ..;-1]).unwrap(), host.slice(ndarray::s![.., ..;-1])),
+        _ => (full.slice(s![..;2, ..]).unwrap(), host.slice(ndarray::s![..;2, ..])),
+    };
+    let sorted = a.sort(axis as isize).unwrap().to_vec().unwrap();
+    let order = a.argsort(axis as isize).unwrap().to_vec().unwrap();
+    let (rows, len) = h.dim();
+    let is_float = T::DTYPE.is_inexact();
+    for (li, lane) in h.lanes(ndarray::Axis(axis)).into_iter().enumerate() {
+        let vals: Vec<T> = lane.iter().copied().collect();
+        let mut want: Vec<usize> = (0..vals.len()).collect();
+        want.sort_by(|&i, &j| {
+            let (a, b) = (vals[i].key(), vals[j].key());
+            if is_float {
+                order_float(a.1, b.1)
+            } else {
+                a.0.cmp(&b.0)
+            }
+        }); // stable
+        for (k, &i) in want.iter().enumerate() {
+            let at = if axis == 1 { li * len + k } else { k * len + li };
+            prop_assert_eq!(order[at], i as i64, "{}: line {}, rank {}", T::DTYPE, li, k);
+            prop_assert!(
+                sorted[at].bits_eq(vals[i]),
+                "{}: {:?} vs {:?} (rank {}, position {})",
+                T::DTYPE,
+                sorted[at],
+                vals[i],
+                k,
+                i
+            );
+        }
+    }
+    let _ = rows;
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn long_lines_sort_stably_like_numpy(
+        dtype in 0usize..12, seed in any::<u64>(), rows in 1usize..4, len in 512usize..2600,
+        axis in 0usize..2, view in any::<u8>(),
+    ) {
+        // Along axis 0 the lines are the columns: make them long.
+        let (rows, len) = if axis == 0 { (len, rows) } else { (rows, len) };
+        match dtype {
+            0 => check::<bool>(seed, rows, len, axis, view)?,
+            1 => check::<i8>(seed, rows, len, axis, view)?,
+            2 => check::<i16>(seed, rows, len, axis, view)?,
+            3 => check::<i32>(seed, rows, len, axis, view)?,
+            4 => check::<i64>(seed, rows, len, axis, view)?,
+            5 => check::<u8>(seed, rows, len, axis, view)?,
+            6 => check::<u16>(seed, rows, len, axis, view)?,
+            7 => check::<u32>(seed, rows, len, axis, view)?,
+            8 => check::<u64>(seed, rows, len, axis, view)?,
+            9 => check::<f16>(seed, rows, len, axis, view)?,
+            10 => check::<f32>(seed, rows, len, axis, view)?,
+            _ => check::<f64>(seed, rows, len, axis, view)?,
+        }
+    }
+}
+
+/// Many lines (line passes over several digits) and one long line spanning many tiles and
+/// several levels of the count scan.
+#[test]
+fn many_lines_and_one_long_line() {
+    check::<f32>(1, 300, 257, 1, 0).unwrap();
+    check::<i32>(2, 1, 700_000, 1, 0).unwrap();
+    check::<u64>(3, 1, 100_000, 1, 1).unwrap();
+}
+
+/// A copy of a strided f16 view, and a sort of short f16 lines (the bitonic path), keep every
+/// bit of NaNs (both used to go through `float`, which on PoCL rewrote their payloads).
+#[test]
+fn copies_of_f16_views_keep_nan_payloads() {
+    let bits: Vec<u16> = vec![0x7E01, 0xFE02, 0x7C03, 0x3C00, 0x7D55, 0xFC01, 0x8000, 0x0001];
+    let v: Vec<f16> = bits.iter().map(|&b| f16::from_bits(b)).collect();
+    let a = Array::from_slice(&shared_ctx(), &v, &[4, 2]).unwrap();
+    let t = a.t().copy().unwrap().to_vec().unwrap();
+    let want: Vec<u16> = (0..8).map(|k| bits[(k % 4) * 2 + k / 4]).collect();
+    assert_eq!(t.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), want);
+    check::<f16>(7, 40, 20, 1, 0).unwrap();
+    check::<f16>(8, 20, 40, 0, 1).unwrap();
+}

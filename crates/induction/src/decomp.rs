@@ -1,0 +1,261 @@
+//! Domain decomposition: the grid of `NX × NY × NZ` nodes split into `P` blocks, one per
+//! process, as a `px × py × pz` process grid.
+//!
+//! - **The process grid** is the factorisation `P = px·py·pz` with the least halo surface (the
+//!   nodes a step exchanges across block faces, `(px−1)·NY·NZ + (py−1)·NX·NZ + (pz−1)·NX·NY`,
+//!   counting the wrap-around faces of periodic axes too), among those whose blocks keep at
+//!   least the stencil's width of nodes on every axis. Ties go to the grid that splits the
+//!   slowest axes most (z, then y), whose faces are the most contiguous in memory (x is the
+//!   fastest index).
+//! - **Uneven splits.** An axis of `n` nodes in `p` parts gives the first `n mod p` parts one
+//!   node more than the others, so any `P` works.
+//! - **Ranks** are numbered x fastest: `rank = (cz·py + cy)·px + cx`.
+//!
+//! Pure host logic, shared by every rank (each computes the same answer).
+
+use crate::error::{Error, Result};
+
+/// One block of the decomposition: where it lies in the grid and who its neighbours are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    /// The block's rank.
+    pub rank: usize,
+    /// Its position in the process grid.
+    pub coords: [usize; 3],
+    /// Its first node along each axis (in the whole grid).
+    pub start: [usize; 3],
+    /// Its nodes along each axis.
+    pub len: [usize; 3],
+    /// The rank across each face, `[axis][0 = low side, 1 = high side]`; `None` on a physical
+    /// boundary (a non-periodic axis's end). On a periodic axis split in one part the block is
+    /// its own neighbour.
+    pub neighbours: [[Option<usize>; 2]; 3],
+}
+
+/// A grid split into `px × py × pz` blocks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decomposition {
+    /// Nodes of the whole grid per axis.
+    pub nodes: [usize; 3],
+    /// Blocks per axis.
+    pub parts: [usize; 3],
+    /// Whether each axis is periodic.
+    pub periodic: [bool; 3],
+}
+
+impl Decomposition {
+    /// The process grid for `processes` blocks of a grid of `nodes` nodes per axis, each block
+    /// keeping at least `min_nodes` nodes per axis (the stencil's width, so that a halo comes
+    /// from the neighbour alone). Errors when no factorisation allows that.
+    pub fn new(
+        nodes: [usize; 3],
+        processes: usize,
+        min_nodes: usize,
+        periodic: [bool; 3],
+    ) -> Result<Decomposition> {
+        if processes == 0 {
+            return Err(Error::Config("a decomposition needs at least one process".into()));
+        }
+        let min_nodes = min_nodes.max(1);
+        let mut best: Option<([usize; 3], u128)> = None;
+        for pz in divisors(processes).into_iter().rev() {
+            for py in divisors(processes / pz).into_iter().rev() {
+                let px = processes / pz / py;
+                let parts = [px, py, pz];
+                if (0..3).any(|a| nodes[a] / parts[a] < min_nodes) {
+                    continue;
+                }
+                let s = surface(nodes, parts, periodic);
+                if best.as_ref().map_or(true, |(_, b)| s < *b) {
+                    best = Some((parts, s));
+                }
+            }
+        }
+        match best {
+            Some((parts, _)) => Ok(Decomposition { nodes, parts, periodic }),
+            None => Err(Error::Config(format!(
+                "{processes} processes cannot split a {}×{}×{} grid into blocks of at least \
+                 {min_nodes} nodes per axis (the stencil's width); use fewer processes or a \
+                 larger grid",
+                nodes[0], nodes[1], nodes[2]
+            ))),
+        }
+    }
+
+    /// Number of blocks.
+    pub fn len(&self) -> usize {
+        self.parts.iter().product()
+    }
+
+    /// Whether there are no blocks (never: a decomposition has at least one).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Nodes exchanged across block faces per field and per layer of halo.
+    pub fn halo_surface(&self) -> u128 {
+        surface(self.nodes, self.parts, self.periodic)
+    }
+
+    /// The block of `rank` (< [`len`](Self::len)).
+    pub fn block(&self, rank: usize) -> Result<Block> {
+        if rank >= self.len() {
+            return Err(Error::Config(format!("rank {rank} of a decomposition into {} blocks", self.len())));
+        }
+        let [px, py, _] = self.parts;
+        let coords = [rank % px, rank / px % py, rank / (px * py)];
+        let mut start = [0; 3];
+        let mut len = [0; 3];
+        let mut neighbours = [[None; 2]; 3];
+        for a in 0..3 {
+            (start[a], len[a]) = split(self.nodes[a], self.parts[a], coords[a]);
+            let p = self.parts[a];
+            let c = coords[a];
+            let low = if c > 0 {
+                Some(c - 1)
+            } else if self.periodic[a] {
+                Some(p - 1)
+            } else {
+                None
+            };
+            let high = if c + 1 < p {
+                Some(c + 1)
+            } else if self.periodic[a] {
+                Some(0)
+            } else {
+                None
+            };
+            for (side, other) in [low, high].into_iter().enumerate() {
+                neighbours[a][side] = other.map(|o| {
+                    let mut oc = coords;
+                    oc[a] = o;
+                    (oc[2] * py + oc[1]) * px + oc[0]
+                });
+            }
+        }
+        Ok(Block { rank, coords, start, len, neighbours })
+    }
+}
+
+/// Part `i` of `n` nodes split into `p` parts: (first node, nodes); the first `n mod p` parts
+/// have one node more.
+pub fn split(n: usize, p: usize, i: usize) -> (usize, usize) {
+    let (q, r) = (n / p, n % p);
+    (i * q + i.min(r), q + usize::from(i < r))
+}
+
+fn surface(n: [usize; 3], p: [usize; 3], periodic: [bool; 3]) -> u128 {
+    (0..3)
+        .map(|a| {
+            let cuts = if periodic[a] && p[a] > 1 { p[a] } else { p[a] - 1 };
+            let face: u128 = (0..3).filter(|&b| b != a).map(|b| n[b] as u128).product();
+            cuts as u128 * face
+        })
+        .sum()
+}
+
+fn divisors(n: usize) -> Vec<usize> {
+    (1..=n).filter(|d| n % d == 0).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// The blocks cover every node exactly once, neighbours are mutual and adjacent, sizes
+        /// along an axis differ by at most one, and no factorisation has less surface.
+        #[test]
+        fn blocks_partition_the_grid(
+            n in prop::array::uniform3(1usize..40),
+            p in 1usize..40,
+            min in 1usize..4,
+            periodic in prop::array::uniform3(any::<bool>()),
+        ) {
+            let Ok(d) = Decomposition::new(n, p, min, periodic) else {
+                // Refused only when no factorisation keeps `min` nodes per block and axis.
+                for pz in 1..=p { for py in 1..=p { if p % (pz * py) == 0 {
+                    let parts = [p / pz / py, py, pz];
+                    prop_assert!((0..3).any(|a| n[a] / parts[a] < min), "{parts:?} fits");
+                }}}
+                return Ok(());
+            };
+            prop_assert_eq!(d.len(), p);
+            let mut owner = vec![usize::MAX; n[0] * n[1] * n[2]];
+            let blocks: Vec<Block> = (0..p).map(|r| d.block(r).unwrap()).collect();
+            for b in &blocks {
+                prop_assert!((0..3).all(|a| b.len[a] >= min));
+                for z in b.start[2]..b.start[2] + b.len[2] {
+                    for y in b.start[1]..b.start[1] + b.len[1] {
+                        for x in b.start[0]..b.start[0] + b.len[0] {
+                            let i = (z * n[1] + y) * n[0] + x;
+                            prop_assert_eq!(owner[i], usize::MAX, "node {:?} twice", (x, y, z));
+                            owner[i] = b.rank;
+                        }
+                    }
+                }
+                for a in 0..3 {
+                    for side in 0..2 {
+                        let Some(o) = b.neighbours[a][side] else {
+                            prop_assert!(!periodic[a]);
+                            prop_assert_eq!(b.coords[a], if side == 0 { 0 } else { d.parts[a] - 1 });
+                            continue;
+                        };
+                        let ob = &blocks[o];
+                        prop_assert_eq!(ob.neighbours[a][1 - side], Some(b.rank), "mutual");
+                        // Adjacent along `a` (across the periodic seam too), aligned on the others.
+                        let touching = if side == 1 { b.start[a] + b.len[a] } else { ob.start[a] + ob.len[a] };
+                        let other_start = if side == 1 { ob.start[a] } else { b.start[a] };
+                        prop_assert!(touching == other_start || touching == n[a] && other_start == 0);
+                        for c in (0..3).filter(|&c| c != a) {
+                            prop_assert_eq!((ob.start[c], ob.len[c]), (b.start[c], b.len[c]));
+                        }
+                    }
+                }
+            }
+            prop_assert!(owner.iter().all(|&o| o != usize::MAX), "every node owned");
+            for a in 0..3 {
+                let lens: Vec<usize> = blocks.iter().map(|b| b.len[a]).collect();
+                prop_assert!(lens.iter().max().unwrap() - lens.iter().min().unwrap() <= 1);
+            }
+            // No admissible factorisation exchanges fewer nodes (surface counted here from the
+            // blocks themselves: the faces between different ranks).
+            let count = |parts: [usize; 3]| -> u128 {
+                (0..3).map(|a| {
+                    let cuts = if periodic[a] && parts[a] > 1 { parts[a] } else { parts[a] - 1 };
+                    cuts as u128 * (0..3).filter(|&b| b != a).map(|b| n[b] as u128).product::<u128>()
+                }).sum()
+            };
+            for pz in 1..=p { for py in 1..=p { if p % (pz * py) == 0 {
+                let parts = [p / pz / py, py, pz];
+                if (0..3).all(|a| n[a] / parts[a] >= min) {
+                    prop_assert!(count(parts) >= d.halo_surface(), "{parts:?} beats {:?}", d.parts);
+                }
+            }}}
+        }
+    }
+
+    #[test]
+    fn cubes_split_evenly_and_ties_split_the_slow_axes() {
+        let d = Decomposition::new([512; 3], 8, 4, [false; 3]).unwrap();
+        assert_eq!(d.parts, [2, 2, 2]);
+        let d = Decomposition::new([512; 3], 2, 4, [false; 3]).unwrap();
+        assert_eq!(d.parts, [1, 1, 2], "a tie: z first");
+        let d = Decomposition::new([80, 80, 3], 4, 3, [false; 3]).unwrap();
+        assert_eq!(d.parts, [2, 2, 1], "a flat grid is not split along its 3 z nodes");
+        // Three parts of 10: 4, 3, 3.
+        assert_eq!((0..3).map(|i| split(10, 3, i)).collect::<Vec<_>>(), [(0, 4), (4, 3), (7, 3)]);
+    }
+
+    #[test]
+    fn impossible_splits_say_why() {
+        let e = Decomposition::new([8, 8, 8], 7, 4, [false; 3]).unwrap_err();
+        assert!(e.to_string().contains("7 processes cannot split a 8×8×8 grid"), "{e}");
+        assert!(Decomposition::new([8; 3], 0, 1, [false; 3]).is_err());
+        let d = Decomposition::new([8; 3], 2, 1, [false; 3]).unwrap();
+        assert!(d.block(2).is_err());
+    }
+}
