@@ -8,7 +8,8 @@ use clarray::Context;
 use super::{time, BenchOpts, Row};
 
 /// The rows: sum, max, dot at 2^28 f32 (2^20 with `--quick`); sum along axis 0 and axis 2 of
-/// 1024×1024×256 f32 (64×64×32); `(&a - &b).abs().max()`; cumsum.
+/// 1024×1024×256 f32 (64×64×32); `(&a - &b).abs().max()`; cumsum; sort and argsort of 2^24
+/// f32 (2^18).
 pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     let n: usize = opts.pick(1 << 20, 1 << 28);
     let size = if opts.quick { "2^20".to_string() } else { "2^28".to_string() };
@@ -35,6 +36,19 @@ pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     let t = time(opts, q, || a.cumsum(0).map(drop))?;
     rows.push(Row::timed(format!("reduce: cumsum f32 {size}"), 2.0 * bytes, &t, "reads 2n, writes n"));
     drop((a, b));
+
+    // Sorts count the bytes of reading the keys and writing the result once; the note gives
+    // keys per second, the figure sorts are usually compared by.
+    let ns: usize = opts.pick(1 << 18, 1 << 24);
+    let ssize = if opts.quick { "2^18" } else { "2^24" };
+    let k = g.uniform::<f32>(ctx, &[ns])?;
+    let t = time(opts, q, || k.sort(0).map(drop))?;
+    let keys = format!("{:.0} Mkeys/s best", ns as f64 / t.best / 1e6);
+    rows.push(Row::timed(format!("reduce: sort f32 {ssize}"), (8 * ns) as f64, &t, &keys));
+    let t = time(opts, q, || k.argsort(0).map(drop))?;
+    let keys = format!("{:.0} Mkeys/s best", ns as f64 / t.best / 1e6);
+    rows.push(Row::timed(format!("reduce: argsort f32 {ssize}"), (12 * ns) as f64, &t, &keys));
+    drop(k);
 
     let shape: [usize; 3] = opts.pick([64, 64, 32], [1024, 1024, 256]);
     let m = g.uniform::<f32>(ctx, &shape)?;
