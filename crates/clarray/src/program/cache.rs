@@ -432,7 +432,7 @@ fn marker_left_by_crash(marker: &Path) -> bool {
         .or_else(|| std::fs::metadata(marker).and_then(|m| m.modified()).ok());
     // A time in the future (clocks of hosts sharing the directory disagree) is not stale.
     let stale = written
-        .map_or(true, |t| std::time::SystemTime::now().duration_since(t).is_ok_and(|age| age > MARKER_STALE));
+        .is_none_or(|t| std::time::SystemTime::now().duration_since(t).is_ok_and(|age| age > MARKER_STALE));
     if stale {
         return true;
     }
