@@ -173,3 +173,15 @@ fn bench_refuses_a_malformed_memory_limit() {
         assert!(out.stdout.is_empty(), "no rows were measured: {}", String::from_utf8_lossy(&out.stdout));
     }
 }
+
+/// The command depends on the library alone; the solver's benchmark is `induction bench`.
+#[test]
+fn clarray_cli_does_not_depend_on_induction() {
+    let manifest = include_str!("../Cargo.toml");
+    let deps = manifest.split("[dependencies]").nth(1).expect("a [dependencies] table");
+    let deps = deps.split("\n[").next().unwrap_or(deps);
+    assert!(
+        !deps.lines().any(|l| l.trim_start().starts_with("induction")),
+        "clarray-cli depends on induction:\n{deps}"
+    );
+}
