@@ -613,13 +613,13 @@ where
         Ok(c) => c,
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             eprint!("{e}");
-            return Err(Error::Config(
+            return Err(Error::Usage(
                 "a subcommand is needed: run, convergence, energy, demo or bench (see above)".into(),
             ));
         }
         Err(e) if e.use_stderr() => {
             let msg = e.to_string();
-            return Err(Error::Config(msg.trim_start_matches("error: ").trim_end().to_string()));
+            return Err(Error::Usage(msg.trim_start_matches("error: ").trim_end().to_string()));
         }
         Err(e) => {
             // --help and --version.

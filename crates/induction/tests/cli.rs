@@ -206,3 +206,31 @@ fn history_is_written_per_step() {
     assert_eq!(&bytes[1..4], b"PNG");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A command line that does not parse is a usage error: exit code 2, as clap's own parse gives,
+/// with clap's message; a run that fails exits with 1. Both were 1.
+#[test]
+fn usage_errors_exit_with_code_2() {
+    let induction = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_induction"))
+            .args(args)
+            .output()
+            .expect("induction runs")
+    };
+    let out = induction(&["run", "--bogus"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(err.contains("unexpected argument '--bogus'"), "{err}");
+    let out = induction(&["run", "--precision", "f16"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(err.contains("f32 or f64"), "{err}");
+    let out = induction(&[]);
+    assert_eq!(out.status.code(), Some(2), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(matches!(run(&["run", "--bogus"]), Err(Error::Usage(_))));
+    // Options that parse but cannot work together are a failed run, not a usage error.
+    let out = induction(&["run", "--order", "5"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {err}");
+    assert!(err.contains("order 5"), "{err}");
+}
