@@ -137,7 +137,7 @@ impl Case {
         }
     }
 
-    /// The final time when none is given: one revolution for the rotations, the 2 for
+    /// The final time when none is given: one revolution for the rotations, 2 for
     /// the confined domain, one period for the advection.
     pub fn default_final_time(self) -> f64 {
         match self {
