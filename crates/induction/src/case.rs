@@ -4,27 +4,29 @@
 //! velocity (for the time step: the largest |u| over the grid nodes).
 
 use std::fmt;
-use std::str::FromStr;
-
-use crate::error::Error;
 
 /// A test case with an exact solution.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Case {
     /// u = (−y, x, 0) on [−1, 1]³; a Gaussian-localised field, independent of z, rotated with
     /// the flow (InductionEq's `rotation_2D`).
+    #[value(name = "rotation_2d")]
     Rotation2d,
     /// u = k × x, k = (1, 1, 1)/√3, on [−1, 1]³; B₀ = ¼ψ k × (x − c), ψ = exp(−20|x − c|²),
     /// c = ((3 + √3)/12, −(3 − √3)/12, −√3/6), rotated with the flow (InductionEq's
     /// `rotation_3D`).
+    #[value(name = "rotation_3d")]
     Rotation3d,
     /// B = u on [0, 1]³, a steady solution with u·n = 0 on the whole boundary.
+    #[value(name = "confined_domain")]
     ConfinedDomain,
     /// Constant u = (1, 1, 1) on the periodic unit cube; B(t, x) = B₀(x − ut).
+    #[value(name = "periodic_advection")]
     PeriodicAdvection,
     /// The same rotation as [`Case::Rotation3d`] with another field: B₀ = 4ψ e_z × (x − c),
     /// ψ = exp(−20|x − c|²), c = (½, −½, 0)/√2 (this crate's first `rotation_3d`, kept for its
     /// measured figures).
+    #[value(name = "rotation_3d_ez")]
     Rotation3dEz,
 }
 
@@ -163,15 +165,5 @@ impl Case {
 impl fmt::Display for Case {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-impl FromStr for Case {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Case, Error> {
-        Case::ALL.into_iter().find(|c| c.name() == s).ok_or_else(|| {
-            let names: Vec<_> = Case::ALL.iter().map(|c| c.name()).collect();
-            Error::Config(format!("unknown case `{s}`; the cases are {}", names.join(", ")))
-        })
     }
 }
