@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see gpu-bundle.sh): registers NVIDIA's OpenCL driver, then runs the
-# given steps: `tests` (every test executable on the GPU), `bench` (clarray bench --json),
+# given steps: `tests` (every test executable on the GPU), `bench` (clarray bench --json, then
+# the solver's step: induction bench),
 # `peers` (scripts/peers.py through CuPy and PyOpenCL), `grids` (the solver at every grid size
 # the GPU holds, scripts/gpu-grids.sh), `large` (the library's tests past 2 and 4 GiB),
 # `numpy` (the NumPy reference suite in chunks of CASES cases with new seeds until SECONDS pass).
@@ -27,7 +28,8 @@ for step in "$@"; do
         { echo "===== $name rc=$rc"; cat /tmp/t.log; } >> "$OUT/tests-full.log"
         echo "$name rc=$rc $(grep 'test result' /tmp/t.log | tail -1)"
       done | tee "$OUT/tests.log" ;;
-    bench) "$B"/clarray bench --json > "$OUT/bench.json" 2> "$OUT/bench.err"; "$B"/clarray bench 2>&1 | tee "$OUT/bench.txt" ;;
+    bench) "$B"/clarray bench --json > "$OUT/bench.json" 2> "$OUT/bench.err"; "$B"/clarray bench 2>&1 | tee "$OUT/bench.txt"
+      "$B"/induction bench 2>&1 | tee "$OUT/induction-bench.txt" ;;
     peers)
       python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
       PYTHONUNBUFFERED=1 python3 scripts/peers.py --json > "$OUT/peers.json" ;;

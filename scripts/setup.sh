@@ -38,7 +38,7 @@ _setup_main() {
     did+=("added \$HOME/.cargo/bin to PATH")
   fi
   if ! command -v cargo >/dev/null 2>&1; then
-    say "no Rust toolchain (cargo) found. Install one (Rust 1.80 or newer) with rustup:"
+    say "no Rust toolchain (cargo) found. Install one (Rust 1.85 or newer) with rustup:"
     say "  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y && . \"\$HOME/.cargo/env\""
     say "(or your system's package, e.g. apt-get install -y cargo, if it is recent enough), then run this again."
     return 1

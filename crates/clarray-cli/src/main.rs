@@ -40,8 +40,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Measure copies, transfers and (as later areas land) array operations; every figure is
-    /// also given as a ratio to the device-to-device copy bandwidth of the same run.
+    /// Measure copies, transfers, array operations, kernel launches, reductions and fusion; every
+    /// figure is also given as a ratio to the device-to-device copy bandwidth of the same run.
     Bench {
         /// Small sizes that run in seconds on a CPU.
         #[arg(long)]

@@ -2,7 +2,6 @@
 //! pipe (`clarray devices --json | head`).
 
 use std::io::Write;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Writes `text` to standard output. A reader that went away (a closed pipe) is not an error
 /// worth a panic, so write errors end the output quietly.
@@ -31,24 +30,13 @@ pub fn bytes(bytes: u64) -> String {
 
 /// Today's date and time in UTC, `YYYY-MM-DD HH:MM UTC`.
 pub fn now_utc() -> String {
-    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
-    let rem = secs % 86_400;
-    format!("{y:04}-{m:02}-{d:02} {:02}:{:02} UTC", rem / 3600, rem % 3600 / 60)
+    utc(time::OffsetDateTime::now_utc())
 }
 
-/// The proleptic Gregorian date of a day number counted from 1970-01-01 (H. Hinnant's
-/// `civil_from_days`).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
+/// `t` as `YYYY-MM-DD HH:MM UTC`.
+fn utc(t: time::OffsetDateTime) -> String {
+    let t = t.to_offset(time::UtcOffset::UTC);
+    format!("{:04}-{:02}-{:02} {:02}:{:02} UTC", t.year(), u8::from(t.month()), t.day(), t.hour(), t.minute())
 }
 
 #[cfg(test)]
@@ -65,10 +53,11 @@ mod tests {
     }
 
     #[test]
-    fn dates_of_known_days() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
-        assert_eq!(civil_from_days(20_422), (2025, 11, 30));
-        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+    fn dates_of_known_instants() {
+        let at = |secs| utc(time::OffsetDateTime::from_unix_timestamp(secs).unwrap());
+        assert_eq!(at(0), "1970-01-01 00:00 UTC");
+        assert_eq!(at(11_016 * 86_400 + 3_661), "2000-02-29 01:01 UTC");
+        assert_eq!(at(20_422 * 86_400 + 86_399), "2025-11-30 23:59 UTC");
+        assert_eq!(at(-60), "1969-12-31 23:59 UTC");
     }
 }

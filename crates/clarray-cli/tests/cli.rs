@@ -173,3 +173,31 @@ fn bench_refuses_a_malformed_memory_limit() {
         assert!(out.stdout.is_empty(), "no rows were measured: {}", String::from_utf8_lossy(&out.stdout));
     }
 }
+
+/// The command depends on the library alone; the solver's benchmark is `induction bench`.
+#[test]
+fn clarray_cli_does_not_depend_on_induction() {
+    let manifest = include_str!("../Cargo.toml");
+    let deps = manifest.split("[dependencies]").nth(1).expect("a [dependencies] table");
+    let deps = deps.split("\n[").next().unwrap_or(deps);
+    assert!(
+        !deps.lines().any(|l| l.trim_start().starts_with("induction")),
+        "clarray-cli depends on induction:\n{deps}"
+    );
+}
+
+/// A command line that does not parse exits with code 2 and clap's message, as scripts expect;
+/// no device is needed to say so.
+#[test]
+fn usage_errors_exit_with_code_2() {
+    let out = clarray(&["devices", "--bogus"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(err.contains("unexpected argument '--bogus'"), "{err}");
+    let out = clarray(&["bench", "--only"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(err.contains("a value is required for '--only <NAME>'"), "{err}");
+    let out = clarray(&[]);
+    assert_eq!(out.status.code(), Some(2), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+}

@@ -113,7 +113,7 @@ pub struct Common {
     /// Time integrator: ssprk33, lsrk4 (CarpenterKennedy2N54), ssprk104, kcl2r54c
     /// (KennedyCarpenterLewis2R54C), cfr2r64 (CalvoFrancoRandez2R64) or td2n84f
     /// (ToulorgeDesmet2N84F); InductionEq's names are accepted too.
-    #[arg(long, default_value = "lsrk4")]
+    #[arg(long, default_value = "lsrk4", ignore_case = true)]
     pub integrator: Integrator,
     /// Add high-order artificial dissipation of strength EPS ≥ 0 (InductionEq's
     /// HO_DISSIPATION_FACTOR; its examples use 1): ε·(−H̃⁻¹D̃ᵀD̃) along each axis.
@@ -636,13 +636,13 @@ where
         Ok(c) => c,
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             eprint!("{e}");
-            return Err(Error::Config(
+            return Err(Error::Usage(
                 "a subcommand is needed: run, convergence, energy, demo or bench (see above)".into(),
             ));
         }
         Err(e) if e.use_stderr() => {
             let msg = e.to_string();
-            return Err(Error::Config(msg.trim_start_matches("error: ").trim_end().to_string()));
+            return Err(Error::Usage(msg.trim_start_matches("error: ").trim_end().to_string()));
         }
         Err(e) => {
             // --help and --version.

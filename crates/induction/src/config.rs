@@ -4,12 +4,14 @@
 use std::fmt;
 use std::str::FromStr;
 
+use clap::ValueEnum;
+
 use crate::case::Case;
 use crate::error::{Error, Result};
 use crate::sbp::Sbp;
 
 /// How a derivative of a product `∂(ab)` is discretised.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Form {
     /// `D(ab)`.
     Central,
@@ -47,17 +49,8 @@ impl fmt::Display for Form {
     }
 }
 
-impl FromStr for Form {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Form> {
-        Form::ALL.into_iter().find(|f| f.name() == s).ok_or_else(|| {
-            Error::Config(format!("unknown form `{s}`; the forms are central, split and product"))
-        })
-    }
-}
-
 /// How the middle term `uᵢ∂ⱼBⱼ` is discretised (InductionEq's `USE_SOURCE_*`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SourceForm {
     /// `uᵢ·DⱼBⱼ`.
     Central,
@@ -94,17 +87,6 @@ impl SourceForm {
 impl fmt::Display for SourceForm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-impl FromStr for SourceForm {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<SourceForm> {
-        SourceForm::ALL.into_iter().find(|f| f.name() == s).ok_or_else(|| {
-            Error::Config(format!(
-                "unknown source form `{s}`; the forms of ui dj Bj are central, split and zero"
-            ))
-        })
     }
 }
 
@@ -148,11 +130,23 @@ impl FromStr for Forms {
     /// `A,S,B` (forms of `∂ⱼ(uᵢBⱼ)`, `uᵢ∂ⱼBⱼ` and `∂ⱼ(uⱼBᵢ)`; `/` separates as well as `,`),
     /// `A,B` (the source term central) or one form for both product terms.
     fn from_str(s: &str) -> Result<Forms> {
+        let form = |f: &str| {
+            Form::from_str(f, false).map_err(|_| {
+                Error::Config(format!("unknown form `{f}`; the forms are central, split and product"))
+            })
+        };
+        let source = |f: &str| {
+            SourceForm::from_str(f, false).map_err(|_| {
+                Error::Config(format!(
+                    "unknown source form `{f}`; the forms of ui dj Bj are central, split and zero"
+                ))
+            })
+        };
         let parts: Vec<&str> = s.split([',', '/']).map(str::trim).collect();
         match parts.as_slice() {
-            [a] => Ok(Forms::new(a.parse()?, a.parse()?)),
-            [a, b] => Ok(Forms::new(a.parse()?, b.parse()?)),
-            [a, m, b] => Ok(Forms { uibj: a.parse()?, source: m.parse()?, ujbi: b.parse()? }),
+            [a] => Ok(Forms::new(form(a)?, form(a)?)),
+            [a, b] => Ok(Forms::new(form(a)?, form(b)?)),
+            [a, m, b] => Ok(Forms { uibj: form(a)?, source: source(m)?, ujbi: form(b)? }),
             _ => Err(Error::Config(format!(
                 "--forms `{s}`: give the forms of ∂j(ui Bj), ui ∂j Bj and ∂j(uj Bi) separated by \
                  commas, e.g. `product,central,split`, or two (the source term central) or one"
@@ -161,22 +155,29 @@ impl FromStr for Forms {
     }
 }
 
-/// The time integrator: every scheme InductionEq offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The time integrator: every scheme InductionEq offers. On the command line by its name or
+/// InductionEq's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Integrator {
     /// Three-stage third-order strong-stability-preserving Runge–Kutta.
+    #[value(name = "ssprk33", alias = "SSPRK33")]
     Ssprk33,
     /// Five-stage fourth-order low-storage (2N) Runge–Kutta of Carpenter and Kennedy
     /// (InductionEq's `CarpenterKennedy2N54`).
+    #[value(name = "lsrk4", alias = "lsrk54", alias = "CarpenterKennedy2N54")]
     Lsrk4,
     /// Ketcheson's ten-stage fourth-order SSP scheme (`SSPRK104`).
+    #[value(name = "ssprk104", alias = "SSPRK104")]
     Ssprk104,
     /// Five-stage fourth-order 2R scheme of Kennedy, Carpenter and Lewis
     /// (`KennedyCarpenterLewis2R54C`).
+    #[value(name = "kcl2r54c", alias = "KennedyCarpenterLewis2R54C")]
     Kcl2r54c,
     /// Six-stage fourth-order 2R scheme of Calvo, Franco and Rández (`CalvoFrancoRandez2R64`).
+    #[value(name = "cfr2r64", alias = "CalvoFrancoRandez2R64")]
     Cfr2r64,
     /// Eight-stage fourth-order 2N scheme of Toulorge and Desmet (`ToulorgeDesmet2N84F`).
+    #[value(name = "td2n84f", alias = "ToulorgeDesmet2N84F")]
     Td2n84f,
 }
 
@@ -242,25 +243,6 @@ impl Integrator {
     }
 }
 
-impl FromStr for Integrator {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Integrator> {
-        if s == "lsrk54" {
-            return Ok(Integrator::Lsrk4);
-        }
-        Integrator::ALL
-            .into_iter()
-            .find(|i| i.name() == s || i.inductioneq_name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| {
-                Error::Config(format!(
-                    "unknown integrator `{s}`; the integrators are {} (or InductionEq's names, e.g. \
-                     CarpenterKennedy2N54)",
-                    Integrator::ALL.map(Integrator::name).join(", ")
-                ))
-            })
-    }
-}
-
 impl fmt::Display for Integrator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -268,11 +250,13 @@ impl fmt::Display for Integrator {
 }
 
 /// Floating-point precision of the fields and kernels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Precision {
     /// `float`.
+    #[value(name = "f32", alias = "float", alias = "single")]
     F32,
     /// `double` (needs a device with fp64).
+    #[value(name = "f64", alias = "double")]
     F64,
 }
 
@@ -282,17 +266,6 @@ impl Precision {
         match self {
             Precision::F32 => 4,
             Precision::F64 => 8,
-        }
-    }
-}
-
-impl FromStr for Precision {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Precision> {
-        match s {
-            "f32" | "float" | "single" => Ok(Precision::F32),
-            "f64" | "double" => Ok(Precision::F64),
-            _ => Err(Error::Config(format!("unknown precision `{s}`; use f32 or f64"))),
         }
     }
 }
@@ -307,23 +280,12 @@ impl fmt::Display for Precision {
 }
 
 /// Where the fields live between kernel calls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Mode {
     /// On the device from initialisation to the end.
     Resident,
     /// On the host: every kernel call uploads its arrays and downloads them again.
     Copy,
-}
-
-impl FromStr for Mode {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Mode> {
-        match s {
-            "resident" => Ok(Mode::Resident),
-            "copy" => Ok(Mode::Copy),
-            _ => Err(Error::Config(format!("unknown mode `{s}`; use resident or copy"))),
-        }
-    }
 }
 
 impl fmt::Display for Mode {
@@ -336,30 +298,18 @@ impl fmt::Display for Mode {
 }
 
 /// The inner product and stopping rule of the cleaning's conjugate gradients.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum CgNorm {
     /// The SBP inner product H (in which the operator is symmetric, so CG converges), stopping
     /// when ‖r‖_H ≤ tol·‖r₀‖_H.
     #[default]
+    #[value(name = "h", alias = "H", alias = "sbp")]
     H,
     /// InductionEq's: Euclidean inner products of the nodal values, stopping when the Euclidean
     /// norm of the nodal residual is at most tol (an absolute tolerance: 1e-3, at most 50
     /// iterations in the paper's runs).
+    #[value(name = "euclidean", alias = "l2")]
     Euclidean,
-}
-
-impl FromStr for CgNorm {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<CgNorm> {
-        match s {
-            "h" | "H" | "sbp" => Ok(CgNorm::H),
-            "euclidean" | "l2" => Ok(CgNorm::Euclidean),
-            _ => Err(Error::Config(format!(
-                "unknown --cg-norm `{s}`; use h (SBP inner product, relative tolerance) or euclidean \
-                 (InductionEq's: nodal values, absolute tolerance)"
-            ))),
-        }
-    }
 }
 
 impl fmt::Display for CgNorm {

@@ -7,6 +7,10 @@ pub enum Error {
     /// An option or combination of options that cannot work; the message says which and why.
     #[error("{0}")]
     Config(String),
+    /// A command line that does not parse (an unknown flag, a missing or malformed value); the
+    /// message is clap's, with the usage. The `induction` command exits with code 2 for it.
+    #[error("{0}")]
+    Usage(String),
     /// The run's fields do not fit in the device's memory (or one field is larger than the
     /// device allows in one allocation). Checked before anything is allocated.
     #[error(

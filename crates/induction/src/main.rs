@@ -9,7 +9,13 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::FAILURE
+            // As clap's own parse does: 2 for a command line that does not parse, 1 for a run
+            // that fails, so that scripts can tell the two apart.
+            if matches!(e, induction::Error::Usage(_)) {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
 }

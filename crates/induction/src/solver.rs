@@ -722,11 +722,10 @@ impl Solver {
 }
 
 /// Planes in z that one work-item of a stage kernel walks: 8 in the GPU layout (B's z-stencil
-/// stays in registers across them; on the H200, rotation_3d 256³ order 4, 8 planes gave 62% (f32)
-/// and 68% (f64) of the roofline against 57% and 64% with 16, 4 planes about the same as 8);
-/// 1 on a CPU, whose caches do that and whose OpenCL compilers (PoCL) vectorise across
-/// work-items only when a work-item runs no loop of unknown length (measured on PoCL, 2 cores:
-/// 0.47 s of kernel time against 0.65 s with 16, rotation_3d 32³ to t = 0.25).
+/// stays in registers across them; on an NVIDIA GPU 8 beat 16 in both precisions and 4 did no
+/// better than 8: BENCHMARKS.md has the figures); 1 on a CPU, whose caches do that and whose
+/// OpenCL compilers (PoCL) vectorise across work-items only when a work-item runs no loop of
+/// unknown length (on PoCL one plane per work-item was the faster).
 pub fn z_chunk(cfg: &Config, gpu: bool) -> usize {
     let chunk = if gpu { cfg.z_chunk.unwrap_or(8) } else { 1 };
     chunk.min(cfg.n[2])
@@ -735,10 +734,9 @@ pub fn z_chunk(cfg: &Config, gpu: bool) -> usize {
 /// Nodes along x per work-item of the stage kernels (`VX`): 2 (one 8-byte vector per load and
 /// store, twice the bytes in flight per instruction) in the GPU layout where u is in registers,
 /// x has an even size and the precision is f32; else 1. The stage kernel is bound by the
-/// latency of its loads: what counts is the bytes a multiprocessor has in flight. Measured on
-/// the H200 (rotation_3d 256³, order 4, 8 planes per work-item, registers capped at 128 by
-/// [`register_cap`]): f32 62% of the roofline with 2 nodes against 58% with 1 (capped at 64);
-/// f64 with 2 nodes needs 249 registers and falls from 64% to 56% (16 planes), so f64 keeps 1.
+/// latency of its loads: what counts is the bytes a multiprocessor has in flight. On an NVIDIA
+/// GPU (registers capped at 128 by [`register_cap`]) f32 is faster with 2 nodes than with 1;
+/// f64 with 2 nodes needs 249 registers and is slower, so f64 keeps 1 (BENCHMARKS.md).
 pub fn vector_width(cfg: &Config, gpu: bool) -> usize {
     if !gpu || !velocity_in_registers(cfg, gpu) || cfg.n[0] % 2 != 0 {
         return 1;
@@ -748,8 +746,8 @@ pub fn vector_width(cfg: &Config, gpu: bool) -> usize {
 
 /// The register limit given to NVIDIA's compiler (`-cl-nv-maxrregcount`, where the device has
 /// `cl_nv_compiler_options`) for the stage kernels with 2 nodes per work-item: unlimited, the
-/// compiler takes 132 registers and one 256-item work-group fits a multiprocessor (43% of the
-/// roofline on the H200); at 128, two fit without spilling (57% with 16 planes, 62% with 8).
+/// compiler takes 132 registers and one 256-item work-group fits a multiprocessor; at 128, two
+/// fit without spilling, which is markedly faster (BENCHMARKS.md).
 /// None where the configuration's own build options set a limit.
 pub fn register_cap(cfg: &Config, info: &DeviceInfo, vx: usize) -> Option<u32> {
     let nv = info.extensions.split_whitespace().any(|e| e == "cl_nv_compiler_options");
@@ -760,10 +758,10 @@ pub fn register_cap(cfg: &Config, info: &DeviceInfo, vx: usize) -> Option<u32> {
 /// in registers and 32 × 4 where it is read (a warp of 32 along x, the fastest index; rows whose
 /// y-neighbours are mostly loads of the same work-group or of the one beside it, recently),
 /// shrunk to the device's limit. Where u is read the kernel keeps it in its register queue too
-/// and needs more registers, so smaller groups fit a multiprocessor more closely. On the H200
-/// (256³ order 4, 8 planes per work-item), 32 × 8 against 32 × 4: u in registers 62 / 61% (f32)
-/// and 68 / 67% (f64) of the roofline; u read 45 / 48% and 39 / 51% (168 registers in f64: one
-/// 256-item group per multiprocessor, three of 128).
+/// and needs more registers, so smaller groups fit a multiprocessor more closely. On an NVIDIA
+/// GPU the two shapes are even where u is in registers, and 32 × 4 is the faster where u is read,
+/// most in f64 (168 registers: one 256-item group per multiprocessor, three of 128);
+/// BENCHMARKS.md has the figures.
 pub fn stage_local(cfg: &Config, max_work_group: usize, gpu: bool) -> [usize; 2] {
     if let Some([lx, ly, _]) = cfg.local {
         return [lx, ly];
@@ -782,8 +780,7 @@ pub fn stage_local(cfg: &Config, max_work_group: usize, gpu: bool) -> [usize; 2]
 /// Whether the stage kernels evaluate u in registers (`U_ANALYTIC`) rather than read the field
 /// U: where u is linear or constant, in the GPU layout (`gpu`, by default any device but a CPU).
 /// A GPU has arithmetic to spare and saves 3 of the 15 values a stage would move per node; a CPU
-/// is compute-bound on this kernel (measured on PoCL, 2 cores: evaluating u made the stage
-/// kernel about 1.5× slower).
+/// is compute-bound on this kernel (on PoCL, evaluating u made the stage kernel slower).
 pub fn velocity_in_registers(cfg: &Config, gpu: bool) -> bool {
     cfg.case.velocity_is_linear() && gpu && !cfg.hall
 }

@@ -38,7 +38,7 @@ fn cleaning_lowers_the_divergence_of_a_noisy_field() {
         "divergence {:e} -> {:e} (interior {:e} -> {:e}) in {it} iterations; largest |div B| {largest:e}",
         before.divergence, after.divergence, before.divergence_interior, after.divergence_interior
     );
-    // The criterion: two orders of magnitude on the SBP norm over all nodes.
+    // The criterion: two orders of magnitude on the SBP norm over all nodes.
     assert!(
         before.divergence / after.divergence >= 100.0,
         "divergence over all nodes {:e} -> {:e}",

@@ -206,3 +206,56 @@ fn history_is_written_per_step() {
     assert_eq!(&bytes[1..4], b"PNG");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A command line that does not parse is a usage error: exit code 2, as clap's own parse gives,
+/// with clap's message; a run that fails exits with 1. Both were 1.
+#[test]
+fn usage_errors_exit_with_code_2() {
+    let induction = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_induction"))
+            .args(args)
+            .output()
+            .expect("induction runs")
+    };
+    let out = induction(&["run", "--bogus"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(err.contains("unexpected argument '--bogus'"), "{err}");
+    let out = induction(&["run", "--precision", "f16"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(err.contains("[possible values: f32, f64]"), "{err}");
+    let out = induction(&[]);
+    assert_eq!(out.status.code(), Some(2), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(matches!(run(&["run", "--bogus"]), Err(Error::Usage(_))));
+    // Options that parse but cannot work together are a failed run, not a usage error.
+    let out = induction(&["run", "--order", "5"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {err}");
+    assert!(err.contains("order 5"), "{err}");
+}
+
+/// Every value the command line takes is spelt as the program prints it (`Display`), so a
+/// printed configuration can be given back; the aliases (InductionEq's names) parse too.
+#[test]
+fn command_line_values_are_the_printed_names() {
+    use clap::ValueEnum;
+    use induction::{CgNorm, Form, Integrator, Mode, Precision, SourceForm};
+    fn check<T: ValueEnum + std::fmt::Display + PartialEq + std::fmt::Debug>() {
+        for v in T::value_variants() {
+            let name = v.to_possible_value().expect("no variant is skipped").get_name().to_string();
+            assert_eq!(name, v.to_string());
+            assert_eq!(T::from_str(&name, false).as_ref(), Ok(v));
+        }
+    }
+    check::<Case>();
+    check::<Integrator>();
+    check::<Precision>();
+    check::<Mode>();
+    check::<CgNorm>();
+    check::<Form>();
+    check::<SourceForm>();
+    assert_eq!(Precision::from_str("double", false), Ok(Precision::F64));
+    assert_eq!(CgNorm::from_str("l2", false), Ok(CgNorm::Euclidean));
+    assert_eq!(Integrator::from_str("lsrk54", false), Ok(Integrator::Lsrk4));
+}

@@ -1,5 +1,5 @@
-//! Fusion against launch cost: where a driver's launch cost (about 12 µs on NVIDIA's
-//! OpenCL) dominates small work, a chain of five elementwise operations should cost one launch,
+//! Fusion against launch cost: where a driver's launch cost (BENCHMARKS.md gives it per device)
+//! dominates small work, a chain of five elementwise operations should cost one launch,
 //! not five. Both forms run on the same 16-element array in the same run, pipelined (many chains
 //! enqueued, then one `finish`), and their results are compared.
 

@@ -81,8 +81,9 @@ fn launch_rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     ])
 }
 
-/// The heat-equation loop of `examples/02_resident_vs_copy.rs`, the same file.
-const HEAT: &str = include_str!("../../../clarray/examples/heat.cl");
+/// The heat-equation loop of `examples/02_resident_vs_copy.rs`, the same file: `heat.cl` here is
+/// a link to clarray's `examples/heat.cl`, so that the published package carries its own copy.
+const HEAT: &str = include_str!("heat.cl");
 
 fn resident_rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     let n = opts.pick(256usize, 8192);

@@ -1,6 +1,8 @@
 //! `clarray bench`: one module per area, each a list of row functions; every figure is printed
 //! with its ratio to the device-to-device copy bandwidth measured in the same run (the
-//! ceiling), so that results from different devices and days compare.
+//! ceiling), so that results from different devices and days compare. The solver's step has
+//! its own benchmark, `induction bench`, in the `induction` crate: this tool depends on the
+//! library alone.
 //!
 //! # Adding an area
 //!
@@ -31,7 +33,6 @@ mod array;
 mod fusion;
 mod kernels;
 mod reduce;
-mod solver;
 mod transfer;
 
 use std::time::Instant;
@@ -130,7 +131,6 @@ pub const AREAS: &[Area] = &[
     Area { name: "fusion", rows: fusion::rows },
     Area { name: "kernels", rows: kernels::rows },
     Area { name: "reduce", rows: reduce::rows },
-    Area { name: "solver", rows: solver::rows },
 ];
 
 /// Best and median of the timed repetitions, in seconds.

@@ -795,49 +795,13 @@ fn strided_code(
 /// key and source for [`generated_sources`].
 #[derive(Default)]
 struct Generated {
-    kernels: Mutex<HashMap<Vec<u32>, GeneratedKernel, BuildFx>>,
+    // FxHash: the keys are short lists of small integers made by clarray itself, so a fast
+    // multiplicative hash is enough and SipHash's cost per lookup is not.
+    kernels: Mutex<HashMap<Vec<u32>, GeneratedKernel, rustc_hash::FxBuildHasher>>,
 }
 
 /// A generated kernel, its readable key and its source.
 type GeneratedKernel = (Kernel, String, Arc<str>);
-
-/// FxHash (as rustc's): the keys are short lists of small integers made by clarray itself, so
-/// a fast multiplicative hash is enough and SipHash's cost per lookup is not.
-#[derive(Default, Clone, Copy)]
-struct BuildFx;
-
-struct Fx(u64);
-
-impl std::hash::BuildHasher for BuildFx {
-    type Hasher = Fx;
-    fn build_hasher(&self) -> Fx {
-        Fx(0)
-    }
-}
-
-impl std::hash::Hasher for Fx {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]));
-        }
-        for &b in chunks.remainder() {
-            self.add(u64::from(b));
-        }
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.add(n as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-impl Fx {
-    fn add(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
 
 fn generated(ctx: &Context) -> Arc<Generated> {
     thread_local! {

@@ -1,11 +1,11 @@
 //! Fast transfers of ordinary (pageable) host memory through pinned staging buffers.
 //!
 //! A copy from a `Vec` or an ndarray is pageable memory: the driver copies it into its own
-//! pinned buffer first, one piece at a time, and on NVIDIA reaches 8–13 GB/s. Here the data goes
-//! through a ring of pinned staging buffers kept per context: while the device moves chunk *k*
-//! by DMA (about 54 GB/s on an H200 host), several host threads copy chunk *k+1* into the next
-//! staging buffer. Small copies, and devices that share memory with the host (CPU devices),
-//! take the direct path.
+//! pinned buffer first, one piece at a time, far below what the bus carries from pinned memory
+//! (BENCHMARKS.md, transfers). Here the data goes through a ring of pinned staging buffers kept
+//! per context: while the device moves chunk *k* by DMA, several host threads copy chunk *k+1*
+//! into the next staging buffer. Small copies, and devices that share memory with the host (CPU
+//! devices), take the direct path.
 //!
 //! Safe Rust only: built on [`Pinned`] and the scoped non-blocking copies of the runtime.
 

@@ -9,8 +9,9 @@
 //! make the driver read files itself (`-I`, `-include`, `-isystem`, …) are refused with an
 //! error that points to [`super::Source::include_dir`]: clarray inlines those headers, and
 //! their text is part of the key.
-//! The directory is `CLARRAY_CACHE_DIR`, else `$XDG_CACHE_HOME/clarray`, else
-//! `~/.cache/clarray`; `CLARRAY_NO_CACHE=1` turns the disk cache off.
+//! The directory is `CLARRAY_CACHE_DIR`, else `clarray` in the platform's cache directory
+//! (`$XDG_CACHE_HOME/clarray` or `~/.cache/clarray` on Linux, `~/Library/Caches/clarray` on
+//! macOS, `%LOCALAPPDATA%\clarray` on Windows); `CLARRAY_NO_CACHE=1` turns the disk cache off.
 //!
 //! Each file starts with a header (magic, format version, key, payload length and the payload's
 //! SHA-256) that is checked before the driver sees the binary — some drivers crash on a
@@ -211,8 +212,7 @@ impl DiskCache {
         }
         let nonempty = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
         let dir = nonempty(CACHE_DIR_ENV)
-            .or_else(|| nonempty("XDG_CACHE_HOME").map(|d| d.join("clarray")))
-            .or_else(|| nonempty("HOME").map(|d| d.join(".cache").join("clarray")))?;
+            .or_else(|| directories::BaseDirs::new().map(|b| b.cache_dir().join("clarray")))?;
         Some(DiskCache { dir })
     }
 
@@ -432,7 +432,7 @@ fn marker_left_by_crash(marker: &Path) -> bool {
         .or_else(|| std::fs::metadata(marker).and_then(|m| m.modified()).ok());
     // A time in the future (clocks of hosts sharing the directory disagree) is not stale.
     let stale = written
-        .map_or(true, |t| std::time::SystemTime::now().duration_since(t).is_ok_and(|age| age > MARKER_STALE));
+        .is_none_or(|t| std::time::SystemTime::now().duration_since(t).is_ok_and(|age| age > MARKER_STALE));
     if stale {
         return true;
     }

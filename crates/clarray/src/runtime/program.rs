@@ -625,7 +625,7 @@ impl Kernel {
                             Some(t) => {
                                 t.size == bytes.len()
                                     && (*given == RAW_BYTES
-                                        || argtype::given(given).map_or(true, |g| t.accepts(&g)))
+                                        || argtype::given(given).is_none_or(|g| t.accepts(&g)))
                             }
                             // Raw bytes for a type clarray cannot size: of the size the device
                             // gives it, once that was asked (else `explain_args` asks).

@@ -213,7 +213,7 @@ void deriv_x_pair(Deriv* d, const __global REAL* B, idx_t idx, int i0, VREAL bq[
 
 // D B_c and M B_c along x at node i (index idx) with its SBP row (boundary or central), scalar,
 // all three components in one pass over the row. (Six calls of common.cl's `d1` and an `M`
-// twin instead made the f32 stage kernel 4× slower on the H200: 15% of the roofline, not 62%.)
+// twin instead made the f32 stage kernel several times slower on an NVIDIA GPU.)
 void x_sums(const __global REAL* B, idx_t idx, int i, REAL db[3], REAL dm[3]) {
     for (int c = 0; c < 3; ++c) db[c] = dm[c] = (REAL)0;
 #define X_POINT(o, w)                                                                             \

@@ -1,0 +1,1 @@
+../../../clarray/examples/heat.cl
