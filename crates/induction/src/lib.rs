@@ -13,6 +13,7 @@
 //! | [`sbp`] | the SBP operators (host, f64): coefficients, norms, dense matrices for tests |
 //! | [`case`] | the test cases with exact solutions, their domains and OpenCL formulas |
 //! | [`config`] | the options of a run and their validation |
+//! | [`dissipation`] | the artificial dissipation's forms, InductionEq's rows and tables |
 //! | [`solver`] | device buffers, generated kernels, time stepping, norms, divergence cleaning |
 //! | [`rk`] | the Runge–Kutta schemes' coefficients |
 //! | [`output`] | VTK image data and PNG slices |
@@ -38,6 +39,7 @@
 pub mod case;
 pub mod cli;
 pub mod config;
+pub mod dissipation;
 pub mod error;
 pub mod output;
 pub mod rk;
