@@ -8,6 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::case::Case;
 use crate::config::{CgNorm, CleanOptions, Config, Form, Forms, Inflow, Integrator, Mode, Precision};
+use crate::dissipation::{AdaptiveParams, DissipationForm, DissipationOptions, DissipationRows};
 use crate::error::{Error, Result};
 use crate::output::{check_output_file, HistoryFormat, HistoryRow};
 use crate::solver::{Report, Solver};
@@ -119,6 +120,30 @@ pub struct Common {
     /// HO_DISSIPATION_FACTOR; its examples use 1): ε·(−H̃⁻¹D̃ᵀD̃) along each axis.
     #[arg(long, value_name = "EPS", allow_negative_numbers = true)]
     pub dissipation: Option<f64>,
+    /// Which dissipation: high-order (the default), first-order (weighted by the largest |u| of
+    /// the two nodes, from the SBP stencil's absolute values, divided by h) or adaptive (first
+    /// order where B jumps, high order where it is smooth); InductionEq's USE_*_DISSIPATION names
+    /// are accepted too. Switches the dissipation on (ε = 1 unless --dissipation is given; ε
+    /// scales the high-order part only).
+    #[arg(long, value_name = "FORM")]
+    pub dissipation_form: Option<DissipationForm>,
+    /// Boundary rows of the high-order dissipation: symmetric (−H̃⁻¹D̃ᵀD̃, negative semi-definite,
+    /// the default) or inductioneq (InductionEq's table; differs at order 6, where it is not
+    /// negative semi-definite).
+    #[arg(long, value_name = "ROWS", default_value = "symmetric")]
+    pub dissipation_rows: DissipationRows,
+    /// Adaptive dissipation: MP2MIN (default 1); the switch is 0 below k²·MP2MIN·CMIN·h.
+    #[arg(long, allow_negative_numbers = true)]
+    pub mp2min: Option<f64>,
+    /// Adaptive dissipation: MP2MAX (default 10); the switch is 1 above k²·MP2MAX·CMAX·h.
+    #[arg(long, allow_negative_numbers = true)]
+    pub mp2max: Option<f64>,
+    /// Adaptive dissipation: CMIN (default 1).
+    #[arg(long, allow_negative_numbers = true)]
+    pub cmin: Option<f64>,
+    /// Adaptive dissipation: CMAX (default 10).
+    #[arg(long, allow_negative_numbers = true)]
+    pub cmax: Option<f64>,
     /// Side length L of the periodic box [0, L)³ (periodic_advection only; default 1).
     #[arg(long, value_name = "L", allow_negative_numbers = true)]
     pub length: Option<f64>,
@@ -286,12 +311,47 @@ impl Common {
         }
         cfg.hall |= self.hall;
         cfg.integrator = self.integrator;
-        cfg.dissipation = self.dissipation;
+        self.apply_dissipation(cfg)?;
         cfg.periodic_length = self.length;
         cfg.forms = self.forms;
         cfg.precision = self.precision;
         cfg.mode = self.mode;
         cfg.force = self.force;
+        Ok(())
+    }
+}
+
+impl Common {
+    /// `--dissipation`, `--dissipation-form`, `--dissipation-rows` and the adaptive thresholds.
+    fn apply_dissipation(&self, cfg: &mut Config) -> Result<()> {
+        let form = self.dissipation_form.unwrap_or_default();
+        let given =
+            [("mp2min", self.mp2min), ("mp2max", self.mp2max), ("cmin", self.cmin), ("cmax", self.cmax)];
+        if let (false, Some((name, _))) =
+            (form == DissipationForm::Adaptive, given.iter().find(|(_, v)| v.is_some()))
+        {
+            return Err(Error::Config(format!(
+                "--{name} is a threshold of the adaptive dissipation; add --dissipation-form adaptive \
+                 (or leave --{name} out)"
+            )));
+        }
+        let mut adaptive = AdaptiveParams::default();
+        adaptive.mp2min = self.mp2min.unwrap_or(adaptive.mp2min);
+        adaptive.mp2max = self.mp2max.unwrap_or(adaptive.mp2max);
+        adaptive.cmin = self.cmin.unwrap_or(adaptive.cmin);
+        adaptive.cmax = self.cmax.unwrap_or(adaptive.cmax);
+        cfg.dissipation = match (self.dissipation, self.dissipation_form) {
+            (None, Some(_)) => Some(1.0),
+            (eps, _) => eps,
+        };
+        if cfg.dissipation.is_none() && self.dissipation_rows != DissipationRows::default() {
+            return Err(Error::Config(format!(
+                "--dissipation-rows {} chooses the rows of the artificial dissipation, which is off; \
+                 add --dissipation EPS (or --dissipation-form)",
+                self.dissipation_rows
+            )));
+        }
+        cfg.dissipation_options = DissipationOptions { rows: self.dissipation_rows, form, adaptive };
         Ok(())
     }
 }
@@ -426,7 +486,7 @@ pub fn describe(cfg: &Config, device: &str, r: &Report) -> String {
         cfg.forms,
         cfg.mode,
         if cfg.clean.is_some() { ", divergence cleaning" } else { "" },
-        cfg.dissipation.map(|e| format!(", dissipation ε = {e}")).unwrap_or_default()
+        crate::dissipation::describe(cfg.dissipation, &cfg.dissipation_options)
     );
     s += &format!("{} steps of dt = {:.4e} to t = {:.6}\n", r.steps, r.dt, r.last.time);
     s += &format!("{:<16} {:>14} {:>14}\n", "", "t = 0", format!("t = {:.4}", r.last.time));
@@ -526,6 +586,7 @@ pub fn convergence(
             cfg.hall = base.hall;
             cfg.integrator = base.integrator;
             cfg.dissipation = base.dissipation;
+            cfg.dissipation_options = base.dissipation_options;
             cfg.periodic_length = base.periodic_length;
             cfg.forms = base.forms;
             cfg.precision = base.precision;

@@ -7,6 +7,7 @@ use std::str::FromStr;
 use clap::ValueEnum;
 
 use crate::case::Case;
+use crate::dissipation::DissipationOptions;
 use crate::error::{Error, Result};
 use crate::sbp::Sbp;
 
@@ -422,6 +423,9 @@ pub struct Config {
     /// Strength ε of the high-order artificial dissipation added to the right-hand side
     /// (`ε Σₐ −H̃⁻¹D̃ᵀD̃` along each axis, [`crate::sbp::Dissipation`]); `None`: none.
     pub dissipation: Option<f64>,
+    /// Which dissipation `dissipation` switches on: form (high order, first order, adaptive),
+    /// boundary rows of the high-order part, thresholds of the adaptive switch.
+    pub dissipation_options: DissipationOptions,
     /// Side length L of the periodic box [0, L)³ of a periodic case (InductionEq's periodic
     /// boxes have any size); `None`: the case's own (1). The exact solution keeps one period
     /// per box side.
@@ -470,6 +474,7 @@ impl Config {
             wide_indices: false,
             force: false,
             dissipation: None,
+            dissipation_options: DissipationOptions::default(),
             periodic_length: None,
             hall: case.is_hall(),
         }
@@ -635,6 +640,7 @@ impl Config {
                 )));
             }
         }
+        self.dissipation_options.validate(self.dissipation)?;
         if let Some(l) = self.periodic_length {
             if !self.case.periodic() {
                 return Err(Error::Config(format!(

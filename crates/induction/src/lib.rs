@@ -14,6 +14,7 @@
 //! | [`case`] | the test cases with exact solutions, their domains and OpenCL formulas |
 //! | [`config`] | the options of a run and their validation |
 //! | [`decomp`] | the split of the grid into blocks, one per process |
+//! | [`dissipation`] | the artificial dissipation's forms, InductionEq's rows and tables |
 //! | [`solver`] | device buffers, generated kernels, time stepping, norms, divergence cleaning |
 //! | [`rk`] | the Runge–Kutta schemes' coefficients |
 //! | [`output`] | VTK image data and PNG slices |
@@ -40,6 +41,7 @@ pub mod case;
 pub mod cli;
 pub mod config;
 pub mod decomp;
+pub mod dissipation;
 pub mod error;
 pub mod output;
 #[cfg(feature = "mpi")]

@@ -207,7 +207,7 @@ impl Solver {
                 z_chunk(cfg, gpu),
                 vector_width(cfg, gpu),
                 velocity_in_registers(cfg, gpu),
-            ),
+            )?,
             kernels: RefCell::new(HashMap::new()),
             np,
             wg,
@@ -817,7 +817,7 @@ fn root(v: f64) -> f64 {
 /// The solver's OpenCL program: a header generated from the configuration (precision, grid,
 /// case, forms, the SBP coefficients from [`Sbp`], the planes and x-nodes per work-item of the
 /// stage kernels and whether they evaluate u in registers) followed by the kernel files.
-pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, vx: usize, u_in_registers: bool) -> String {
+pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, vx: usize, u_in_registers: bool) -> Result<String> {
     use std::fmt::Write;
     let f64s = cfg.precision == Precision::F64;
     let lit = |v: f64| if f64s { format!("{v:.17e}") } else { format!("{v:.9e}f") };
@@ -870,18 +870,7 @@ pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, vx: usize, u_in_registers
         let _ = writeln!(s, "#define PERIOD_L {}", lit(l));
     }
     if let Some(eps) = cfg.dissipation {
-        let d = sbp.dissipation();
-        let block: Vec<f64> = d.block.iter().flatten().copied().collect();
-        let _ = writeln!(
-            s,
-            "#define DISSIPATION 1\n#define DISS_EPS {}\n#define DQ {}\n#define DROWS {}\n#define DCOLS {}",
-            lit(eps),
-            d.q,
-            d.block.len(),
-            d.block[0].len()
-        );
-        let _ = writeln!(s, "__constant REAL DSB[{}] = {{{}}};", block.len(), list(&block));
-        let _ = writeln!(s, "__constant REAL DSI[{}] = {{{}}};", d.interior.len(), list(&d.interior));
+        s.push_str(&crate::dissipation::header(&cfg.dissipation_options, eps, sbp, &lit)?);
     }
     let _ =
         writeln!(s, "#define ROWS {}\n#define COLS {}\n#define HALF {}", sbp.rows(), sbp.cols(), sbp.half());
@@ -903,7 +892,7 @@ pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, vx: usize, u_in_registers
             s.push('\n');
         }
     }
-    s
+    Ok(s)
 }
 
 /// The device memory a run allocates, as clarray's pool rounds each buffer (known before any

@@ -374,9 +374,9 @@ void rhs(const __global REAL* B, const __global REAL* U, int i0, int j, int k, c
 #if DISSIPATION
     for (int c = 0; c < 3; ++c) {
 #if VX == 2
-        out[c] += (VREAL)(dissipation_at(B, c, i0, j, k), dissipation_at(B, c, i0 + 1, j, k));
+        out[c] += (VREAL)(dissipation_at(B, U, c, i0, j, k), dissipation_at(B, U, c, i0 + 1, j, k));
 #else
-        out[c] += dissipation_at(B, c, i0, j, k);
+        out[c] += dissipation_at(B, U, c, i0, j, k);
 #endif
     }
 #endif
