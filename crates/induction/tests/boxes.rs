@@ -8,7 +8,7 @@ use std::f64::consts::PI;
 use clap::Parser;
 use induction::cli::{self, Cli, Command};
 use induction::sbp::Sbp;
-use induction::{Case, Config, Error, Integrator, Solver};
+use induction::{Case, Config, Error, Integrator, Mode, Solver};
 
 fn ctx() -> clarray::Context {
     static CTX: std::sync::OnceLock<clarray::Context> = std::sync::OnceLock::new();
@@ -462,4 +462,29 @@ fn box_option_on_the_command_line() {
         matches!(e, Error::Config(_)) && e.to_string().contains("xmin = 1 is not less than xmax = 0"),
         "{e}"
     );
+}
+
+/// The GPU layout of the stage kernels (u evaluated in registers where it is linear, from the
+/// box's own corner) computes what the CPU layout does on a shifted box, and on the Alfvén wave
+/// (u read from the field the velocity kernel refreshes at each stage); in copy mode too, where
+/// that refresh moves U up and down like every other kernel's arrays.
+#[test]
+fn gpu_and_cpu_layouts_agree_on_boxes_and_the_alfven_wave() {
+    let rotation =
+        boxed(Case::Rotation3d, 4, [10, 11, 9], Some([[-0.5, 1.5], [-1.0, 0.7], [0.2, 1.0]]), 0.05);
+    let wave = alfven(4, 12, 0.1);
+    for base in [rotation, wave] {
+        let runs: Vec<Vec<f64>> = [(false, Mode::Resident), (true, Mode::Resident), (false, Mode::Copy)]
+            .into_iter()
+            .map(|(gpu, mode)| {
+                let mut cfg = base.clone();
+                cfg.gpu_layout = Some(gpu);
+                cfg.mode = mode;
+                run(&cfg).1
+            })
+            .collect();
+        let d = max_diff(&runs[0], &runs[1]);
+        assert!(d <= 1e-12, "{}: layouts differ by {d:e}", base.case);
+        assert!(runs[0] == runs[2], "{}: resident and copy differ", base.case);
+    }
 }
