@@ -5,6 +5,17 @@
 
 use std::fmt;
 
+use crate::error::Error;
+
+/// The Alfvén wave's angle α to the x axis (30°).
+pub const ALFVEN_ANGLE: f64 = std::f64::consts::FRAC_PI_6;
+/// The Alfvén wave's amplitude A = |u|.
+pub const ALFVEN_AMPLITUDE: f64 = 0.1;
+/// The Alfvén wave's period along x, 1/cos α = 2/√3.
+pub const ALFVEN_PERIOD_X: f64 = 1.1547005383792517;
+/// The Alfvén wave's period along y, 1/sin α = 2.
+pub const ALFVEN_PERIOD_Y: f64 = 2.0;
+
 /// A test case with an exact solution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Case {
@@ -48,11 +59,17 @@ pub enum Case {
     /// leaves. Needs [`crate::Config::hall`].
     #[value(name = "hall_outflow")]
     HallOutflow,
+    /// A travelling Alfvén-type wave at α = 30° to the x axis on the periodic box
+    /// [0, 2/√3) × [0, 2) × [0, 1) (InductionEq's `alfven_periodic_2D`): with e∥ = (cos α, sin α, 0),
+    /// e⊥ = (−sin α, cos α, 0) and φ = 2π(x·e∥ + t), the velocity u = A(sin φ e⊥ + cos φ e_z),
+    /// A = 1/10, depends on time, and B = e∥ + u.
+    #[value(name = "alfven_periodic_2d")]
+    AlfvenPeriodic2d,
 }
 
 impl Case {
     /// Every case, in the order of the documentation.
-    pub const ALL: [Case; 8] = [
+    pub const ALL: [Case; 9] = [
         Case::Rotation2d,
         Case::Rotation3d,
         Case::ConfinedDomain,
@@ -61,6 +78,7 @@ impl Case {
         Case::HallPeriodic,
         Case::HallTravellingWave,
         Case::HallOutflow,
+        Case::AlfvenPeriodic2d,
     ];
 
     /// The name on the command line.
@@ -74,6 +92,7 @@ impl Case {
             Case::HallPeriodic => "hall_periodic",
             Case::HallTravellingWave => "hall_travelling_wave",
             Case::HallOutflow => "hall_outflow",
+            Case::AlfvenPeriodic2d => "alfven_periodic_2d",
         }
     }
 
@@ -90,22 +109,27 @@ impl Case {
             Case::HallPeriodic => 10,
             Case::HallTravellingWave => 11,
             Case::HallOutflow => 12,
+            Case::AlfvenPeriodic2d => 6,
         }
     }
 
-    /// Lower and upper corner of the domain.
+    /// Lower and upper corner of the case's own domain (`Config::bounds` may give another).
     pub fn domain(self) -> ([f64; 3], [f64; 3]) {
         match self {
             Case::Rotation2d | Case::Rotation3d | Case::Rotation3dEz => ([-1.0; 3], [1.0; 3]),
             Case::ConfinedDomain | Case::PeriodicAdvection => ([0.0; 3], [1.0; 3]),
             Case::HallPeriodic | Case::HallOutflow => ([0.0; 3], [HALL_PERIODIC_SIDE; 3]),
             Case::HallTravellingWave => ([0.0; 3], [150.0, 150.0, HALL_WAVE_LENGTH_Z]),
+            Case::AlfvenPeriodic2d => ([0.0; 3], [ALFVEN_PERIOD_X, ALFVEN_PERIOD_Y, 1.0]),
         }
     }
 
     /// Whether the domain is periodic (central stencils everywhere, no boundaries).
     pub fn periodic(self) -> bool {
-        matches!(self, Case::PeriodicAdvection | Case::HallPeriodic | Case::HallTravellingWave)
+        matches!(
+            self,
+            Case::PeriodicAdvection | Case::HallPeriodic | Case::HallTravellingWave | Case::AlfvenPeriodic2d
+        )
     }
 
     /// Whether the case's exact solution is one of the induction equation with the Hall term
@@ -138,9 +162,70 @@ impl Case {
         }
     }
 
-    /// The velocity at `x` (the formulas of `kernels/cases.cl`, in f64).
-    pub fn velocity(self, x: [f64; 3]) -> [f64; 3] {
+    /// Whether the case's exact solution holds on the box `lo`…`hi` (as a periodic box where the
+    /// case is periodic); the error names the case, what it needs and its own box. The rotations
+    /// and the periodic advection (whose field keeps one period per side) take any box.
+    /// `confined_domain` is the steady B = u with u·n = 0 on the boundary, which holds on faces
+    /// at whole numbers only (elsewhere the flow would enter and the domain not be confined).
+    /// The Alfvén wave repeats itself only over whole periods: 2/√3 along x, 2 along y.
+    pub fn check_domain(self, lo: [f64; 3], hi: [f64; 3]) -> Result<(), Error> {
+        let axes = ["x", "y", "z"];
         match self {
+            Case::ConfinedDomain => {
+                for a in 0..3 {
+                    for (end, v) in [("min", lo[a]), ("max", hi[a])] {
+                        if v.fract() != 0.0 {
+                            return Err(Error::Config(format!(
+                                "{self} needs a box whose faces lie at whole numbers (its u·n = 0 \
+                                 holds only there; its own box is [0, 1]³), but {}{end} = {v}; give \
+                                 whole numbers, e.g. --box 0,1,0,1,0,1",
+                                axes[a]
+                            )));
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Case::AlfvenPeriodic2d => {
+                for (a, period, name) in [(0, ALFVEN_PERIOD_X, "2/√3"), (1, ALFVEN_PERIOD_Y, "2")] {
+                    let l = hi[a] - lo[a];
+                    let periods = l / period;
+                    if !(periods.round() >= 1.0 && (periods - periods.round()).abs() <= 1e-10 * periods) {
+                        return Err(Error::Config(format!(
+                            "{self} needs a periodic box whose length along {} is a whole multiple of \
+                             its period {name} = {period} (its own box is [0, 2/√3) × [0, 2) × [0, \
+                             1), any length along z), but the length along {} is {l}; give e.g. \
+                             --box 0,{},0,{},0,1",
+                            axes[a], axes[a], ALFVEN_PERIOD_X, ALFVEN_PERIOD_Y
+                        )));
+                    }
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The velocity at `x` at t = 0 (the formulas of `kernels/cases.cl`, in f64).
+    pub fn velocity(self, x: [f64; 3]) -> [f64; 3] {
+        self.velocity_at(x, 0.0)
+    }
+
+    /// Whether u depends on time (then the solver recomputes it on the device at every stage
+    /// time, as InductionEq does with `variable_u`).
+    pub fn velocity_depends_on_time(self) -> bool {
+        self == Case::AlfvenPeriodic2d
+    }
+
+    /// The velocity at `x` and time `t`.
+    pub fn velocity_at(self, x: [f64; 3], t: f64) -> [f64; 3] {
+        match self {
+            Case::AlfvenPeriodic2d => {
+                let (sa, ca) = ALFVEN_ANGLE.sin_cos();
+                let phi = 2.0 * std::f64::consts::PI * (x[0] * ca + x[1] * sa + t);
+                let (sp, cp) = phi.sin_cos();
+                [-ALFVEN_AMPLITUDE * sa * sp, ALFVEN_AMPLITUDE * ca * sp, ALFVEN_AMPLITUDE * cp]
+            }
             Case::Rotation2d => [-x[1], x[0], 0.0],
             Case::Rotation3d | Case::Rotation3dEz => {
                 let s = 3f64.sqrt();
@@ -175,6 +260,16 @@ impl Case {
             (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]).sqrt()
         };
         match self {
+            // u depends on x and y only: one plane holds every value.
+            Case::AlfvenPeriodic2d => {
+                let mut best = 0.0f64;
+                for j in 0..n[1] {
+                    for i in 0..n[0] {
+                        best = best.max(speed([node(0, i), node(1, j), lo[2]]));
+                    }
+                }
+                best
+            }
             Case::ConfinedDomain => {
                 let s2 = |p: usize| (std::f64::consts::PI * node(2, p)).sin().powi(2);
                 let (mut zmin, mut zmax) = (0, 0);
@@ -222,7 +317,8 @@ impl Case {
     }
 
     /// The final time when none is given: one revolution for the rotations, 2 for the confined
-    /// domain, one period for the advection; for the Hall cases InductionEq's scripts' (1 for
+    /// domain, one period for the advection, InductionEq's example's 200 (200 periods) for the Alfvén
+    /// wave; for the Hall cases InductionEq's scripts' (1 for
     /// `hall_periodic`, 200 for `hall_travelling_wave`, 5 for `hall_outflow`, its paper's
     /// cleaning study).
     pub fn default_final_time(self) -> f64 {
@@ -230,7 +326,7 @@ impl Case {
             Case::Rotation2d | Case::Rotation3d | Case::Rotation3dEz => 2.0 * std::f64::consts::PI,
             Case::ConfinedDomain => 2.0,
             Case::PeriodicAdvection | Case::HallPeriodic => 1.0,
-            Case::HallTravellingWave => 200.0,
+            Case::HallTravellingWave | Case::AlfvenPeriodic2d => 200.0,
             Case::HallOutflow => 5.0,
         }
     }
@@ -239,12 +335,12 @@ impl Case {
     /// each stencil point in registers rather than read the stored field (on a GPU: see
     /// `solver::velocity_in_registers`).
     pub fn velocity_is_linear(self) -> bool {
-        !matches!(self, Case::ConfinedDomain) && !self.is_hall()
+        !matches!(self, Case::ConfinedDomain | Case::AlfvenPeriodic2d) && !self.is_hall()
     }
 
     /// Whether the solution is independent of z (then a thin grid in z loses nothing).
     pub fn is_planar(self) -> bool {
-        self == Case::Rotation2d
+        matches!(self, Case::Rotation2d | Case::AlfvenPeriodic2d)
     }
 }
 

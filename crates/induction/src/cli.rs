@@ -94,11 +94,11 @@ pub struct BenchArgs {
 #[derive(Debug, Clone, Args)]
 pub struct Common {
     /// Test case: rotation_2d, rotation_3d, confined_domain, periodic_advection, rotation_3d_ez,
-    /// hall_periodic, hall_travelling_wave, hall_outflow.
+    /// hall_periodic, hall_travelling_wave, hall_outflow, alfven_periodic_2d.
     #[arg(long, default_value = "rotation_2d")]
     pub case: Case,
     /// Final time (default: the case's own: 2π for the rotations, 2, 1; the Hall cases 1, 200
-    /// and 5).
+    /// and 5; 200 for the Alfvén wave).
     #[arg(long, allow_negative_numbers = true)]
     pub final_time: Option<f64>,
     /// CFL number: dt = cfl·min(dx, dy, dz)/max|u| (default 0.5; for the Hall cases
@@ -147,6 +147,10 @@ pub struct Common {
     /// Side length L of the periodic box [0, L)³ (periodic_advection only; default 1).
     #[arg(long, value_name = "L", allow_negative_numbers = true)]
     pub length: Option<f64>,
+    /// The box `XMIN,XMAX,YMIN,YMAX,ZMIN,ZMAX` (InductionEq's XMIN … ZMAX; default the case's
+    /// own). On a periodic case the right ends are not nodes: h = (max − min)/n.
+    #[arg(long = "box", value_name = "XMIN,XMAX,YMIN,YMAX,ZMIN,ZMAX", allow_hyphen_values = true)]
+    pub domain_box: Option<String>,
     /// Forms of ∂j(ui Bj), ui ∂j Bj and ∂j(uj Bi): `A,S,B` (or `A/S/B`), A and B each central,
     /// split or product, S central, split or zero; `A,B` takes the source term central, one form
     /// stands for both product terms.
@@ -295,6 +299,27 @@ pub fn parse_list(what: &str, s: &str) -> Result<Vec<usize>> {
     Ok(v)
 }
 
+/// Parses `--box XMIN,XMAX,YMIN,YMAX,ZMIN,ZMAX` into `[[xmin, xmax], [ymin, ymax], [zmin, zmax]]`
+/// (checked by [`Config::validate`]).
+pub fn parse_box(s: &str) -> Result<[[f64; 2]; 3]> {
+    let names = ["xmin", "xmax", "ymin", "ymax", "zmin", "zmax"];
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.len() != 6 {
+        return Err(Error::Config(format!(
+            "--box `{s}`: give six numbers XMIN,XMAX,YMIN,YMAX,ZMIN,ZMAX, e.g. --box -1,1,-1,1,0,0.5 \
+             ({} given)",
+            parts.len()
+        )));
+    }
+    let mut v = [0.0; 6];
+    for (i, p) in parts.iter().enumerate() {
+        v[i] = p
+            .parse::<f64>()
+            .map_err(|_| Error::Config(format!("--box `{s}`: {} = `{p}` is not a number", names[i])))?;
+    }
+    Ok([[v[0], v[1]], [v[2], v[3]], [v[4], v[5]]])
+}
+
 /// Parses `X,Y,Z`.
 pub fn parse_local(s: &str) -> Result<[usize; 3]> {
     let v = parse_list("local", s)?;
@@ -313,6 +338,7 @@ impl Common {
         cfg.integrator = self.integrator;
         self.apply_dissipation(cfg)?;
         cfg.periodic_length = self.length;
+        cfg.bounds = self.domain_box.as_deref().map(parse_box).transpose()?;
         cfg.forms = self.forms;
         cfg.precision = self.precision;
         cfg.mode = self.mode;
@@ -588,6 +614,7 @@ pub fn convergence(
             cfg.dissipation = base.dissipation;
             cfg.dissipation_options = base.dissipation_options;
             cfg.periodic_length = base.periodic_length;
+            cfg.bounds = base.bounds;
             cfg.forms = base.forms;
             cfg.precision = base.precision;
             cfg.mode = base.mode;

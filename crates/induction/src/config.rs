@@ -437,6 +437,10 @@ pub struct Config {
     /// impose no data, so [`Config::inflow`] has no effect). On by default for the Hall cases
     /// ([`Case::is_hall`]), which need it.
     pub hall: bool,
+    /// The box `[min, max]` along x, y and z (InductionEq's XMIN … ZMAX); `None`: the case's own
+    /// (or the cube of [`Config::periodic_length`]). On a periodic case the right ends are not
+    /// nodes: the period along an axis is max − min and h = (max − min)/n, as in InductionEq.
+    pub bounds: Option<[[f64; 2]; 3]>,
 }
 
 impl Config {
@@ -477,6 +481,7 @@ impl Config {
             dissipation_options: DissipationOptions::default(),
             periodic_length: None,
             hall: case.is_hall(),
+            bounds: None,
         }
     }
 
@@ -485,13 +490,56 @@ impl Config {
         self.final_time.unwrap_or_else(|| self.case.default_final_time())
     }
 
-    /// The domain, lower and upper corner: the case's, with a periodic box of side
-    /// [`Config::periodic_length`] where that is set.
+    /// The domain, lower and upper corner: [`Config::bounds`] where set, else the case's, with a
+    /// periodic box of side [`Config::periodic_length`] where that is set.
     pub fn domain(&self) -> ([f64; 3], [f64; 3]) {
+        if let Some(b) = self.bounds {
+            return (b.map(|r| r[0]), b.map(|r| r[1]));
+        }
         match self.periodic_length {
             Some(l) if self.case.periodic() => ([0.0; 3], [l; 3]),
             _ => self.case.domain(),
         }
+    }
+
+    /// Checks [`Config::bounds`]: finite corners, min < max and a finite length along each axis,
+    /// not together with [`Config::periodic_length`], and a box the case's exact solution holds
+    /// on ([`Case::check_domain`]).
+    fn check_bounds(&self) -> Result<()> {
+        let Some(b) = self.bounds else {
+            return Ok(());
+        };
+        if let Some(l) = self.periodic_length {
+            return Err(Error::Config(format!(
+                "--box and --length {l} both give the box; give one (--length L is the box \
+                 0,L,0,L,0,L)"
+            )));
+        }
+        for (a, axis) in ["x", "y", "z"].iter().enumerate() {
+            let [lo, hi] = b[a];
+            for (end, v) in [("min", lo), ("max", hi)] {
+                if !v.is_finite() {
+                    return Err(Error::Config(format!(
+                        "--box: {axis}{end} = {v} is not a finite number; give finite corners, e.g. \
+                         --box 0,1,0,1,0,1"
+                    )));
+                }
+            }
+            if lo >= hi {
+                return Err(Error::Config(format!(
+                    "--box: along {axis}, {axis}min = {lo} is not less than {axis}max = {hi}, so the \
+                     box has no length along {axis}; give {axis}min < {axis}max"
+                )));
+            }
+            if !(hi - lo).is_finite() {
+                return Err(Error::Config(format!(
+                    "--box: the length along {axis}, {axis}max − {axis}min = {hi} − {lo}, is not a \
+                     finite number; give a smaller box"
+                )));
+            }
+        }
+        let (lo, hi) = self.domain();
+        self.case.check_domain(lo, hi)
     }
 
     /// Grid spacing along each axis.
@@ -530,7 +578,7 @@ impl Config {
 
     /// The largest |u| over the grid nodes (the time step's speed, as InductionEq takes it).
     pub fn max_speed(&self) -> f64 {
-        let (lo, _) = self.case.domain();
+        let (lo, _) = self.domain();
         self.case.max_speed_on_nodes(self.n, lo, self.spacing())
     }
 
@@ -654,8 +702,12 @@ impl Config {
                     "--length {l}: the side of the periodic box must be a positive number"
                 )));
             }
+            if self.bounds.is_none() {
+                self.case.check_domain([0.0; 3], [l; 3])?;
+            }
         }
         self.validate_hall()?;
+        self.check_bounds()?;
         if let Some(c) = self.clean {
             match c.norm {
                 CgNorm::H if !(c.tol > 0.0 && c.tol < 1.0) => {
@@ -705,6 +757,12 @@ impl Config {
             return Err(Error::Config(format!(
                 "--length {l}: the box of {} is fixed by its exact solution; leave --length out \
                  (it is periodic_advection's)",
+                self.case
+            )));
+        }
+        if let (Some(b), true) = (self.bounds, self.case.is_hall()) {
+            return Err(Error::Config(format!(
+                "--box {b:?}: the box of {} is fixed by its exact solution; leave --box out",
                 self.case
             )));
         }

@@ -16,6 +16,7 @@ use clarray::program::cached_kernel;
 use clarray::runtime::{Arg, DeviceInfo, DeviceType, Kernel, LaunchDims};
 use clarray::{Buffer, Context, Event};
 
+use crate::case::Case;
 use crate::config::{CgNorm, Config, Inflow, Integrator, Mode, Precision, SourceForm};
 use crate::error::{Error, Result};
 use crate::sbp::Sbp;
@@ -435,7 +436,14 @@ impl Solver {
 
     /// Launches a Runge–Kutta stage kernel: work-items on an (x, y) tile of work-groups, each
     /// walking `ZCHUNK` planes in z (see `kernels/induction.cl`).
+    /// Where the case's velocity depends on time, U is first set to u at the stage's time, which
+    /// every stage kernel takes as its last argument.
     fn launch_stage(&self, name: &'static str, args: &[A<'_>]) -> Result<()> {
+        if self.cfg.case.velocity_depends_on_time() {
+            if let Some(A::R(t)) = args.last() {
+                self.launch_nodes("velocity", &[A::F(&self.u), A::R(*t)])?;
+            }
+        }
         let [lx, ly] = self.stage_local;
         let [nx, ny, nz] = self.cfg.n;
         let global =
@@ -866,8 +874,11 @@ pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, vx: usize, u_in_registers
     if cfg.integrator.is_2r() {
         s.push_str("#define STAGE_2R 1\n");
     }
-    if let (Some(l), true) = (cfg.periodic_length, cfg.case.periodic()) {
-        let _ = writeln!(s, "#define PERIOD_L {}", lit(l));
+    if cfg.case == Case::PeriodicAdvection && cfg.domain() != cfg.case.domain() {
+        let (lo, hi) = cfg.domain();
+        for (a, name) in ["X", "Y", "Z"].iter().enumerate() {
+            let _ = writeln!(s, "#define PERIOD_L{name} {}", lit(hi[a] - lo[a]));
+        }
     }
     if let Some(eps) = cfg.dissipation {
         s.push_str(&crate::dissipation::header(&cfg.dissipation_options, eps, sbp, &lit)?);

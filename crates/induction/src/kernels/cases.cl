@@ -96,10 +96,13 @@ void case_exact(const REAL x[3], REAL t, REAL b[3]) {
 }
 
 #elif CASE == 4
-// Constant u = (1, 1, 1) on the periodic cube [0, L)³ (L = PERIOD_L, 1 unless the host sets
-// it); B(t, x) = B0(x − ut), one period per side.
-#ifndef PERIOD_L
-#define PERIOD_L 1
+// Constant u = (1, 1, 1) on the periodic box of sides PERIOD_LX, PERIOD_LY, PERIOD_LZ (1 unless
+// the host sets them); B(t, x) = B0(x − ut) with one period per side. Each component varies
+// along the two other axes only, so B0 is divergence-free for any sides.
+#ifndef PERIOD_LX
+#define PERIOD_LX 1
+#define PERIOD_LY 1
+#define PERIOD_LZ 1
 #endif
 REAL case_velocity_gradient(int a, int c) {
     (void)a;
@@ -115,11 +118,39 @@ void case_velocity(const REAL x[3], REAL u[3]) {
 }
 
 void case_exact(const REAL x[3], REAL t, REAL b[3]) {
-    const REAL tp = (REAL)6.28318530717958647692 / (REAL)PERIOD_L;
-    const REAL y[3] = {x[0] - t, x[1] - t, x[2] - t};
-    b[0] = sin(tp * (y[1] + y[2]));
-    b[1] = sin(tp * (y[0] + y[2]));
-    b[2] = sin(tp * (y[0] + y[1]));
+    const REAL tp = (REAL)6.28318530717958647692;
+    const REAL y[3] = {tp * (x[0] - t) / (REAL)PERIOD_LX, tp * (x[1] - t) / (REAL)PERIOD_LY,
+                       tp * (x[2] - t) / (REAL)PERIOD_LZ};
+    b[0] = sin(y[1] + y[2]);
+    b[1] = sin(y[0] + y[2]);
+    b[2] = sin(y[0] + y[1]);
+}
+
+#elif CASE == 6
+// Alfvén-type wave at 30° to the x axis: with e_par = (cos a, sin a, 0), e_perp = (−sin a,
+// cos a, 0) and phase p = 2π(x·e_par + t), u = A(sin p e_perp + cos p e_z) and B = e_par + u.
+// Both depend on x·e_par only, and u, B are divergence-free; u × B = u × e_par, whose curl is
+// ∂t u, so ∂t B = ∇×(u × B). u changes with time: VARIABLE_U makes the solver refresh U at
+// every stage time.
+#define VARIABLE_U 1
+#define ALFVEN_A ((REAL)0.1)
+#define ALFVEN_COS ((REAL)0.86602540378443864676)
+#define ALFVEN_SIN ((REAL)0.5)
+
+void case_velocity_at(const REAL x[3], REAL t, REAL u[3]) {
+    const REAL p = (REAL)6.28318530717958647692 * (x[0] * ALFVEN_COS + x[1] * ALFVEN_SIN + t);
+    const REAL s = sin(p), c = cos(p);
+    u[0] = -ALFVEN_A * ALFVEN_SIN * s;
+    u[1] = ALFVEN_A * ALFVEN_COS * s;
+    u[2] = ALFVEN_A * c;
+}
+
+void case_velocity(const REAL x[3], REAL u[3]) { case_velocity_at(x, (REAL)0, u); }
+
+void case_exact(const REAL x[3], REAL t, REAL b[3]) {
+    case_velocity_at(x, t, b);
+    b[0] += ALFVEN_COS;
+    b[1] += ALFVEN_SIN;
 }
 #else
 #error "unknown CASE"

@@ -529,6 +529,16 @@ __kernel void init(__global REAL* B, __global REAL* U, REAL t) {
     }
 }
 
+#ifdef VARIABLE_U
+// U = u(t): where the case's velocity depends on time, the host refreshes U at each stage time.
+__kernel void velocity(__global REAL* U, REAL t) {
+    NODE
+    REAL u[3];
+    case_velocity_at(x, t, u);
+    for (int c = 0; c < 3; ++c) U[c * NP + idx] = u[c];
+}
+#endif
+
 // SSPRK33 stage: out = a*B0 + b*(Bs + dt*L(Bs, t)). out may be B0 (read and written pointwise),
 // never Bs (read at neighbours). Launched on NX × NY × ceil(NZ/ZCHUNK) work-items.
 __kernel void stage_ssp(const __global REAL* B0, const __global REAL* restrict Bs, __global REAL* out,
