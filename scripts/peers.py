@@ -74,6 +74,11 @@ def rows_cupy(quick):
     row("sum axis 2 (1024x1024x256)", tb, lambda: t.sum(axis=2))
     row("abs(a - b).max()", 2 * nb, lambda: cp.abs(a - b).max())
     row("cumsum", 2 * nb, lambda: cp.cumsum(a))
+    # Sorts: bytes of reading the keys and writing the result once (as clarray bench counts).
+    ns = 1 << (18 if quick else 24)
+    k = cp.random.random(ns, dtype=f)
+    row("sort f32 2^24", 8 * ns, lambda: cp.sort(k))
+    row("argsort f32 2^24", 12 * ns, lambda: cp.argsort(k))
     s = cp.random.random(16, dtype=f)
     row("16 elements: a + 2 (per op)", 128, lambda: s + 2, reps=2000)
     return rows, cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
