@@ -169,7 +169,8 @@ pub struct Common {
     pub mode: Mode,
     /// Work-group shape `X,Y,Z` of the per-node kernels (each must divide the grid size along
     /// its axis). The Runge–Kutta stage kernels take `X,Y` (default 32,8, or 32,4 where u is
-    /// read; in the GPU layout each work-item walks 8 planes in z); the other kernels default to
+    /// read; in the GPU layout each work-item walks 8 planes in z; in the CPU layout, where a
+    /// work-item takes a segment of an x-row, `Y,Z` group the rows); the other kernels default to
     /// the driver's choice.
     #[arg(long)]
     pub local: Option<String>,
@@ -971,7 +972,8 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     );
     let gpu = info.device_type != clarray::runtime::DeviceType::Cpu;
     let u_in_registers = crate::solver::velocity_in_registers(&base, gpu);
-    let [lx, ly] = crate::solver::stage_local(&base, info.max_work_group_size, gpu);
+    let [lx, ly] =
+        if gpu { crate::solver::stage_local(&base, info.max_work_group_size, gpu) } else { [1, 1] };
     println!(
         "stage kernels: {} layout, work-groups {lx}×{ly}×1{}{}",
         if gpu { "GPU" } else { "CPU" },
@@ -981,7 +983,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
                 crate::solver::z_chunk(&base, true)
             )
         } else {
-            ", one node per work-item".to_string()
+            format!(", {} nodes of an x-row per work-item", crate::solver::row_segment(base.n[0]))
         },
         if a.cl_options.is_empty() { String::new() } else { format!(", build options `{}`", a.cl_options) }
     );

@@ -30,6 +30,7 @@ const REDUCE_CL: &str = include_str!("kernels/reduce.cl");
 const DISSIPATION_CL: &str = include_str!("kernels/dissipation.cl");
 const HALL_CL: &str = include_str!("kernels/hall.cl");
 const HALL_CASES_CL: &str = include_str!("kernels/hall_cases.cl");
+const STAGE_ROWS_CL: &str = include_str!("kernels/stage_rows.cl");
 
 /// Slots of the small device buffer of scalars.
 const RR: [i32; 2] = [0, 1];
@@ -123,6 +124,9 @@ pub struct Solver {
     z_chunk: usize,
     /// Nodes along x that one work-item of a stage kernel holds.
     vx: usize,
+    /// In the CPU layout, the nodes of an x-row that one work-item of a stage kernel takes
+    /// ([`row_segment`]); None in the GPU layout.
+    rows: Option<usize>,
     b: Field,
     w1: Field,
     w2: Field,
@@ -208,7 +212,7 @@ impl Solver {
                 z_chunk(cfg, gpu),
                 vector_width(cfg, gpu),
                 velocity_in_registers(cfg, gpu),
-            )?,
+            )? + &(if gpu || cfg.hall { String::new() } else { rows_source(cfg) }),
             kernels: RefCell::new(HashMap::new()),
             np,
             wg,
@@ -216,6 +220,8 @@ impl Solver {
             stage_local: stage_local(cfg, info.max_work_group_size, gpu),
             z_chunk: z_chunk(cfg, gpu),
             vx: vector_width(cfg, gpu),
+            // The Hall term is in the one-node kernel only (`rhs`, `hall_sat`).
+            rows: (!gpu && !cfg.hall).then(|| row_segment(cfg.n[0])),
             b: field(3 * np)?,
             w1: field(3 * np)?,
             w2: field(3 * np)?,
@@ -446,6 +452,17 @@ impl Solver {
         }
         let [lx, ly] = self.stage_local;
         let [nx, ny, nz] = self.cfg.n;
+        if let Some(seg) = self.rows {
+            // The CPU layout's kernels (`kernels/stage_rows.cl`): one work-item per segment of
+            // an x-row; `--local`'s y and z (which divide the grid) group the rows.
+            let rows_name = match name {
+                "stage_ssp" => "stage_ssp_rows",
+                "stage_lsrk" => "stage_lsrk_rows",
+                _ => "stage_2r_rows",
+            };
+            let local = self.cfg.local.map_or([1, 1, 1], |[_, ly, lz]| [1, ly, lz]);
+            return self.launch(rows_name, args, &[nx.div_ceil(seg), ny, nz], Some(&local));
+        }
         let global =
             [nx.div_ceil(self.vx).next_multiple_of(lx), ny.next_multiple_of(ly), nz.div_ceil(self.z_chunk)];
         if self.cfg.hall {
@@ -737,6 +754,19 @@ impl Solver {
 pub fn z_chunk(cfg: &Config, gpu: bool) -> usize {
     let chunk = if gpu { cfg.z_chunk.unwrap_or(8) } else { 1 };
     chunk.min(cfg.n[2])
+}
+
+/// Nodes of an x-row that one work-item of the CPU layout's stage kernels takes (`XSEG`): the
+/// row in segments of at most 128 nodes, as equal as they can be (the kernel keeps a segment's
+/// right-hand side in a private array, so its length is bounded).
+pub fn row_segment(nx: usize) -> usize {
+    nx.div_ceil(nx.div_ceil(128).max(1)).max(1)
+}
+
+/// The CPU layout's stage kernels (`kernels/stage_rows.cl`) with their segment length, appended
+/// to [`source`]'s program.
+pub fn rows_source(cfg: &Config) -> String {
+    format!("#define XSEG {}\n{STAGE_ROWS_CL}\n", row_segment(cfg.n[0]))
 }
 
 /// Nodes along x per work-item of the stage kernels (`VX`): 2 (one 8-byte vector per load and
