@@ -4,7 +4,8 @@
 # the solver's step: induction bench),
 # `peers` (scripts/peers.py through CuPy and PyOpenCL), `grids` (the solver at every grid size
 # the GPU holds, scripts/gpu-grids.sh), `large` (the library's tests past 2 and 4 GiB),
-# `numpy` (the NumPy reference suite in chunks of CASES cases with new seeds until SECONDS pass).
+# `numpy` (the NumPy reference suite in chunks of CASES cases with new seeds, from NUMPY_SEED, until
+# NUMPY_SECONDS pass).
 # Output goes to $OUT (or ./out) as logs and JSON.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -42,7 +43,7 @@ for step in "$@"; do
       # Chunks of CASES cases, each with its own seed, until SECONDS have passed; the log counts
       # the cases of the chunks that finished.
       t=$B/tests/clarray--numpy_reference; cases=${CASES:-10000}; until=$((SECONDS + ${NUMPY_SECONDS:-240}))
-      done_cases=0; seed=1
+      done_cases=0; seed=${NUMPY_SEED:-1}
       : > "$OUT/numpy.log"
       while [ $SECONDS -lt $until ]; do
         (cd crates/clarray && CLARRAY_PROPTEST_CASES=$cases CLARRAY_TEST_SEED=$seed timeout $((until - SECONDS + 5)) "$t" --test-threads 8) > /tmp/np.log 2>&1; rc=$?
