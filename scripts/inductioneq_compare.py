@@ -151,7 +151,6 @@ def main():
         sys.exit(f"inductioneq_compare: no induction binary at {a.bin}; build it with "
                  "`cargo build --release -p induction` or pass --bin")
     header, rows = read_rows(a.data)
-    notes = read_notes(a.notes)
     only = set(a.only.split(",")) if a.only else None
 
     lines = []
@@ -187,8 +186,10 @@ def main():
                 cg = f" (CG iterations {ours['cg_iterations']} / {row['cg_iterations']})"
             cells.append(f"{worst:.1e}{cg}")
             print(f"{row['id']}: largest relative difference {worst:.1e}{cg} ({wall:.1f} s)", flush=True)
-        cells.append(notes.get(row["id"], ""))
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append((row["id"], "| " + " | ".join(cells) + " | "))
+    # Read at the end, so that notes written while the rows ran are in the page.
+    notes = read_notes(a.notes)
+    lines = [line + notes.get(rid, "") + " |" for rid, line in lines]
 
     out = [
         "# induction beside InductionEq",
