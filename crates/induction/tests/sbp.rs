@@ -934,7 +934,7 @@ fn extended_dissipation_rows_match_inductioneq_headers() {
         let q = order / 2;
         let scale = form.interior[0] / table[nb][0] as f64;
         assert!(scale.abs() == 1.0, "order {order}: factor {scale}");
-        for p in 0..n {
+        for (p, &wp) in w.iter().enumerate() {
             let r = if p < nb {
                 p
             } else if p >= n - nb {
@@ -942,9 +942,9 @@ fn extended_dissipation_rows_match_inductioneq_headers() {
             } else {
                 nb
             };
-            for j in 0..=q {
-                let ours = form.weight(p, n, j) * w[p];
-                let theirs = scale * table[r][j] as f64;
+            for (j, &t) in table[r].iter().enumerate().take(q + 1) {
+                let ours = form.weight(p, n, j) * wp;
+                let theirs = scale * t as f64;
                 assert!(
                     (ours - theirs).abs() < 1e-13,
                     "order {order}: node {p}, weight {j}: {ours} vs {theirs}"
