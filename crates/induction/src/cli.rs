@@ -11,6 +11,7 @@ use crate::config::{CgNorm, CleanOptions, Config, Form, Forms, Inflow, Integrato
 use crate::dissipation::{AdaptiveParams, DissipationForm, DissipationOptions, DissipationRows};
 use crate::error::{Error, Result};
 use crate::output::{check_output_file, HistoryFormat, HistoryRow};
+use crate::sbp::OperatorForm;
 use crate::solver::{Report, Solver};
 
 /// Solve the linear magnetic induction equation on an OpenCL device, with every field resident
@@ -156,6 +157,10 @@ pub struct Common {
     /// stands for both product terms.
     #[arg(long, default_value = "product,central,split")]
     pub forms: Forms,
+    /// SBP operators: classical or extended (InductionEq's operator_form: the same interior
+    /// stencils with wider boundary closures and their own norms).
+    #[arg(long, value_name = "FORM", default_value = "classical")]
+    pub operator: OperatorForm,
     /// Precision: f32 or f64.
     #[arg(long, default_value = "f64")]
     pub precision: Precision,
@@ -341,6 +346,7 @@ impl Common {
         cfg.periodic_length = self.length;
         cfg.bounds = self.domain_box.as_deref().map(parse_box).transpose()?;
         cfg.forms = self.forms;
+        cfg.operator = self.operator;
         cfg.precision = self.precision;
         cfg.mode = self.mode;
         cfg.force = self.force;
@@ -387,7 +393,7 @@ impl RunArgs {
     /// The configuration these options describe (validated).
     pub fn config(&self) -> Result<Config> {
         let c = &self.common;
-        let mut cfg = Config::new(c.case, self.order, self.n);
+        let mut cfg = Config::new_with(c.case, self.order, c.operator, self.n);
         c.apply(&mut cfg)?;
         for (a, v) in [self.nx, self.ny, self.nz].into_iter().enumerate() {
             if let Some(v) = v {
@@ -504,9 +510,10 @@ pub fn describe(cfg: &Config, device: &str, r: &Report) -> String {
     let [nx, ny, nz] = cfg.n;
     let t = &r.timing;
     let mut s = format!(
-        "{} on {device}: order {}, {nx}×{ny}×{nz}, {}, cfl {}, {}, forms {}, {} mode{}{}\n",
+        "{} on {device}: order {}{}, {nx}×{ny}×{nz}, {}, cfl {}, {}, forms {}, {} mode{}{}\n",
         cfg.case,
         cfg.order,
+        if cfg.operator == OperatorForm::Extended { " (extended operators)" } else { "" },
         cfg.integrator,
         cfg.cfl,
         cfg.precision,
@@ -604,7 +611,7 @@ pub fn convergence(
     let mut cfgs = Vec::new();
     for &order in orders {
         for &n in ns {
-            let mut cfg = Config::new(base.case, order, n);
+            let mut cfg = Config::new_with(base.case, order, base.operator, n);
             cfg.final_time = base.final_time;
             // With the Hall term the step must shrink as h² (InductionEq's scripts take cfl ∝ 1/N):
             // the first grid's CFL number, scaled by the ratio of the smallest spacings.
@@ -775,7 +782,7 @@ where
         Command::Convergence(a) => {
             let orders = parse_list("orders", &a.orders)?;
             let ns = parse_list("n", &a.n)?;
-            let mut base = Config::new(a.common.case, orders[0], ns[0]);
+            let mut base = Config::new_with(a.common.case, orders[0], a.common.operator, ns[0]);
             a.common.apply(&mut base)?;
             let ctx = context(a.common.device.as_deref())?;
             println!(
@@ -791,7 +798,7 @@ where
             print!("{}", convergence_table(&rows));
         }
         Command::Energy(a) => {
-            let mut base = Config::new(a.common.case, a.order, a.n);
+            let mut base = Config::new_with(a.common.case, a.order, a.common.operator, a.n);
             a.common.apply(&mut base)?;
             base.inflow = match a.inflow.as_str() {
                 "zero" => Inflow::Zero,

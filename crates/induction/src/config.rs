@@ -9,7 +9,7 @@ use clap::ValueEnum;
 use crate::case::Case;
 use crate::dissipation::DissipationOptions;
 use crate::error::{Error, Result};
-use crate::sbp::Sbp;
+use crate::sbp::{OperatorForm, Sbp};
 
 /// How a derivative of a product `∂(ab)` is discretised.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -378,6 +378,8 @@ pub struct Config {
     pub case: Case,
     /// Interior order of the SBP operators: 2, 4 or 6.
     pub order: usize,
+    /// The family of SBP operators: classical or extended (wider boundary closures).
+    pub operator: OperatorForm,
     /// Grid points along x, y, z (periodic: points per period; bounded: including both ends).
     pub n: [usize; 3],
     /// Final time; `None`: the case's default.
@@ -450,10 +452,16 @@ impl Config {
     /// (the Hall cases: [`Case::default_cfl`]), f64, resident; the Hall term on for the Hall
     /// cases.
     pub fn new(case: Case, order: usize, n: usize) -> Config {
-        let nz =
-            if case.is_planar() { Sbp::new(order).map(|s| s.min_points()).unwrap_or(n).min(n) } else { n };
+        Config::new_with(case, order, OperatorForm::Classical, n)
+    }
+
+    /// As [`Config::new`], with the operators of the family `operator` (the fewest z points of
+    /// a planar case are those of that family's operator).
+    pub fn new_with(case: Case, order: usize, operator: OperatorForm, n: usize) -> Config {
+        let sbp = Sbp::with_form(order, operator);
+        let nz = if case.is_planar() { sbp.as_ref().map(|s| s.min_points()).unwrap_or(n).min(n) } else { n };
         let nxy = if case == Case::HallTravellingWave {
-            Sbp::new(order).map(|s| s.min_points_periodic()).unwrap_or(n).min(n)
+            sbp.as_ref().map(|s| s.min_points_periodic()).unwrap_or(n).min(n)
         } else {
             n
         };
@@ -461,6 +469,7 @@ impl Config {
         Config {
             case,
             order,
+            operator,
             n: grid,
             final_time: None,
             cfl: case.default_cfl(grid),
@@ -610,9 +619,14 @@ impl Config {
         Ok((steps, t / steps as f64))
     }
 
+    /// The SBP operator of this run: its order and family.
+    pub fn sbp(&self) -> Result<Sbp> {
+        Sbp::with_form(self.order, self.operator)
+    }
+
     /// Checks every option and their combination; the error says what to change.
     pub fn validate(&self) -> Result<()> {
-        let sbp = Sbp::new(self.order)?;
+        let sbp = self.sbp()?;
         let (min, what) = if self.case.periodic() {
             (sbp.min_points_periodic(), "the periodic stencil")
         } else {
@@ -621,10 +635,12 @@ impl Config {
         for (a, &n) in self.n.iter().enumerate() {
             if n < min {
                 return Err(Error::Config(format!(
-                    "n{} = {n} is too small for order {}: {what} need at least {min} points per axis; \
-                     use --n {min} or more (or a lower --order)",
+                    "n{} = {n} is too small for order {} ({} operators): {what} need at least {min} \
+                     points per axis; use --n {min} or more (or a lower --order{})",
                     ["x", "y", "z"][a],
-                    self.order
+                    self.order,
+                    self.operator,
+                    if self.operator == OperatorForm::Extended { ", or --operator classical" } else { "" }
                 )));
             }
         }

@@ -5,10 +5,56 @@
 //! and positive, and `Q + Qᵀ = diag(−1, 0, …, 0, 1)`: the discrete form of integration by parts.
 //! Its rows are a central stencil of the interior order away from the ends and a boundary block
 //! of `rows × cols` coefficients at each end (the right end is the left one mirrored with the
-//! sign changed). These are the classical operators of Strand (1994) and Mattsson & Nordström
-//! (2004): interior order 2, 4, 6 with boundary order 1, 2, 3.
+//! sign changed). The classical operators are those of Strand (1994) and Mattsson & Nordström
+//! (2004): interior order 2, 4, 6 with boundary order 1, 2, 3. The extended ones
+//! ([`OperatorForm::Extended`], InductionEq's `operator_form = 'extended'`) have the same interior
+//! stencils and boundary orders with wider boundary blocks (3 × 4, 6 × 8, 8 × 11) and their own
+//! norms.
+
+use std::fmt;
+use std::str::FromStr;
+
+use clap::ValueEnum;
 
 use crate::error::{Error, Result};
+
+/// Which family of SBP operators (InductionEq's `operator_form`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum OperatorForm {
+    /// The classical operators (InductionEq's `include/2ndOrder.h`, `4thOrder.h`, `6thOrder.h`).
+    #[default]
+    Classical,
+    /// The operators with wider boundary closures (InductionEq's `include/*OrderExtended.h`).
+    Extended,
+}
+
+impl OperatorForm {
+    /// Both families.
+    pub const ALL: [OperatorForm; 2] = [OperatorForm::Classical, OperatorForm::Extended];
+
+    /// The name on the command line (InductionEq's value of `operator_form`).
+    pub fn name(self) -> &'static str {
+        match self {
+            OperatorForm::Classical => "classical",
+            OperatorForm::Extended => "extended",
+        }
+    }
+}
+
+impl fmt::Display for OperatorForm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for OperatorForm {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<OperatorForm> {
+        OperatorForm::ALL.into_iter().find(|o| o.name().eq_ignore_ascii_case(s)).ok_or_else(|| {
+            Error::Config(format!("unknown --operator `{s}`; use classical (the default) or extended"))
+        })
+    }
+}
 
 /// One diagonal-norm SBP first-derivative operator (or the periodic central stencil of the
 /// same interior order).
@@ -27,8 +73,21 @@ pub struct Sbp {
 }
 
 impl Sbp {
-    /// The operator of interior order `order` (2, 4 or 6).
+    /// The classical operator of interior order `order` (2, 4 or 6).
     pub fn new(order: usize) -> Result<Sbp> {
+        Sbp::with_form(order, OperatorForm::Classical)
+    }
+
+    /// The extended operator of interior order `order` (2, 4 or 6).
+    pub fn extended(order: usize) -> Result<Sbp> {
+        Sbp::with_form(order, OperatorForm::Extended)
+    }
+
+    /// The operator of interior order `order` (2, 4 or 6) of the family `form`.
+    pub fn with_form(order: usize, form: OperatorForm) -> Result<Sbp> {
+        if form == OperatorForm::Extended {
+            return extended(order);
+        }
         match order {
             2 => Ok(Sbp {
                 order,
@@ -141,6 +200,242 @@ impl Sbp {
         (0..n).map(|i| (0..n).map(|j| d[i * n + j] * f[j]).sum::<f64>() / h).collect()
     }
 }
+
+/// The extended operators. Order 2 is rational in InductionEq's header (`2ndOrderExtended.h`,
+/// written as fractions there); orders 4 and 6 are given there as decimals only, and are taken
+/// as printed. The norm is the reciprocal of the header's inverse norm (`M_INV`).
+fn extended(order: usize) -> Result<Sbp> {
+    let norm_of = |inv: &[f64]| inv.iter().map(|&v| 1.0 / v).collect::<Vec<f64>>();
+    let rows_of = |b: &[&[f64]]| b.iter().map(|r| r.to_vec()).collect::<Vec<Vec<f64>>>();
+    match order {
+        2 => Ok(Sbp {
+            order,
+            boundary_order: 1,
+            interior: vec![0.5],
+            norm: norm_of(&EXTENDED2_NORM_INV),
+            block: rows_of(&EXTENDED2_BLOCK.iter().map(|r| &r[..]).collect::<Vec<_>>()),
+        }),
+        4 => Ok(Sbp {
+            order,
+            boundary_order: 2,
+            interior: vec![2.0 / 3.0, -1.0 / 12.0],
+            norm: norm_of(&EXTENDED4_NORM_INV),
+            block: rows_of(&EXTENDED4_BLOCK.iter().map(|r| &r[..]).collect::<Vec<_>>()),
+        }),
+        6 => Ok(Sbp {
+            order,
+            boundary_order: 3,
+            interior: vec![0.75, -0.15, 1.0 / 60.0],
+            norm: norm_of(&EXTENDED6_NORM_INV),
+            block: rows_of(&EXTENDED6_BLOCK.iter().map(|r| &r[..]).collect::<Vec<_>>()),
+        }),
+        _ => Err(Error::Config(format!(
+            "an extended SBP operator of order {order} was asked for; the orders available are 2, 4 and 6"
+        ))),
+    }
+}
+
+/// The boundary block of the extended operator of interior order 2, left end (InductionEq's
+/// `SBP_diff` in `include/2ndOrderExtended.h`).
+pub const EXTENDED2_BLOCK: [[f64; 4]; 3] = [
+    [-6.0 / 5.0, 7.0 / 5.0, -1.0 / 5.0, 0.0],
+    [-1.0 / 2.0, 0.0, 1.0 / 2.0, 0.0],
+    [1.0 / 11.0, -7.0 / 11.0, 0.0, 6.0 / 11.0],
+];
+/// The inverse norm weights of the same operator (InductionEq's `M_INV` there).
+pub const EXTENDED2_NORM_INV: [f64; 3] = [12.0 / 5.0, 6.0 / 7.0, 12.0 / 11.0];
+/// The boundary block of the extended operator of interior order 4, left end (InductionEq's
+/// `SBP_diff` in `include/4thOrderExtended.h`, its decimals as printed there).
+pub const EXTENDED4_BLOCK: [[f64; 8]; 6] = [
+    [
+        -1.5655577299412915,
+        2.006698028441886,
+        -0.17969802499047988,
+        -0.34551679626695936,
+        0.031124203444273024,
+        0.05295031931257198,
+        0.0,
+        0.0,
+    ],
+    [
+        -0.4648100847546831,
+        0.0,
+        0.31822112431530714,
+        0.19343747460090951,
+        -0.01748789837432497,
+        -0.029360615787208586,
+        0.0,
+        0.0,
+    ],
+    [
+        0.08895922679561,
+        -0.680116299599615,
+        0.0,
+        0.6911055296415899,
+        -0.10654199486276988,
+        0.006593538025184958,
+        0.0,
+        0.0,
+    ],
+    [
+        0.09023462498760625,
+        -0.21809773186831677,
+        -0.3645866195553873,
+        0.0,
+        0.5149776612013978,
+        -0.0225279347652999,
+        0.0,
+        0.0,
+    ],
+    [
+        -0.010766469472750029,
+        0.026116752329614308,
+        0.07444717053592571,
+        -0.6821178348068156,
+        0.0,
+        0.6825798774651727,
+        -0.09025949605114705,
+        0.0,
+    ],
+    [
+        -0.016735517732012817,
+        0.040062884094222144,
+        -0.004209605405399509,
+        0.02726389466132439,
+        -0.6236615676516715,
+        0.0,
+        0.6597484708954711,
+        -0.08246855886193388,
+    ],
+];
+/// The inverse norm weights of the same operator (InductionEq's `M_INV` there).
+pub const EXTENDED4_NORM_INV: [f64; 6] = [
+    3.131115459882583,
+    0.725258121380005,
+    1.55005382131324,
+    0.817717206132879,
+    1.0831139526137645,
+    0.9896227063432067,
+];
+/// The boundary block of the extended operator of interior order 6, left end (InductionEq's
+/// `SBP_diff` in `include/6thOrderExtended.h`, its decimals as printed there).
+pub const EXTENDED6_BLOCK: [[f64; 11]; 8] = [
+    [
+        -1.694029296324548,
+        2.2544400845574146,
+        -0.08620936936595677,
+        -0.6743331558049105,
+        -0.07168333624323447,
+        0.38115659167302335,
+        -0.08731913763956911,
+        -0.022022380852219126,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        -0.4365525804636584,
+        0.0,
+        0.12187865127311552,
+        0.42004468901091385,
+        0.0470417141198997,
+        -0.2125755994195112,
+        0.05032210731569905,
+        0.009841018163541479,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.09741494725447933,
+        -0.711215002547361,
+        0.0,
+        0.8403260918548099,
+        -0.37986080371212877,
+        0.22013700587387647,
+        -0.07661058352779537,
+        0.009808344804119466,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.11103870430595493,
+        -0.35718853265672956,
+        -0.12245501860532282,
+        0.0,
+        0.14863285514606336,
+        0.3046668200409279,
+        -0.07709684669473892,
+        -0.007597981536154871,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.05057247589531842,
+        -0.17138834402848946,
+        0.23716432273447202,
+        -0.6368115841111023,
+        0.0,
+        0.45802944394754846,
+        0.11968856778065982,
+        -0.05725488221840702,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        -0.08825366313016443,
+        0.25418203725254873,
+        -0.04510775672577946,
+        -0.42840506197919914,
+        -0.15032343689393768,
+        0.0,
+        0.49588737738338984,
+        -0.05105411266688221,
+        0.013074616760024358,
+        0.0,
+        0.0,
+    ],
+    [
+        0.027868806551392657,
+        -0.08294111904346851,
+        0.02163847109859378,
+        0.1494327114564729,
+        -0.05414590249550342,
+        -0.6835380274603214,
+        0.0,
+        0.7658629221663829,
+        -0.16220009505774236,
+        0.018022232784193595,
+        0.0,
+    ],
+    [
+        0.006441573285017685,
+        -0.01486516911927158,
+        -0.0025389390555661823,
+        0.013496651847819854,
+        0.023738004203261713,
+        0.06449545481541777,
+        -0.7018911953245108,
+        0.0,
+        0.743258455963579,
+        -0.1486516911927158,
+        0.016516854576968422,
+    ],
+];
+/// The inverse norm weights of the same operator (InductionEq's `M_INV` there).
+pub const EXTENDED6_NORM_INV: [f64; 8] = [
+    3.388058592649096,
+    0.656067877569432,
+    3.8284417520438296,
+    0.5578928353172239,
+    2.390269768238421,
+    0.7844770056014616,
+    1.0813339670516158,
+    0.9910112746181052,
+];
 
 /// The 6 × 9 boundary block of the sixth-order operator as a function of the free parameter x₁:
 /// entry `(p, q, r, s)` is `(p/q)·x₁ + r/s` (every entry is affine in x₁, so the SBP property

@@ -170,7 +170,7 @@ impl Solver {
                 info.name
             )));
         }
-        let sbp = Sbp::new(cfg.order)?;
+        let sbp = cfg.sbp()?;
         let np = cfg.nodes()?;
         let plan = MemoryPlan::new(cfg, info);
         let available = clarray::memory::limit(ctx)?.saturating_sub(clarray::memory::stats(ctx).in_use);

@@ -1,8 +1,20 @@
 //! The SBP operators: the summation-by-parts property and polynomial exactness, on several grid
 //! sizes, for every order; the periodic stencils; the Runge–Kutta coefficient tables.
 
+use induction::dissipation::{DifferenceForm, DissipationRows};
 use induction::rk;
-use induction::sbp::Sbp;
+use induction::sbp::{OperatorForm, Sbp};
+
+/// Every operator: both families, every order.
+fn operators() -> Vec<(String, Sbp)> {
+    let mut v = Vec::new();
+    for form in OperatorForm::ALL {
+        for order in [2, 4, 6] {
+            v.push((format!("{form} order {order}"), Sbp::with_form(order, form).unwrap()));
+        }
+    }
+    v
+}
 
 fn sizes(op: &Sbp) -> Vec<usize> {
     let m = op.min_points();
@@ -12,8 +24,7 @@ fn sizes(op: &Sbp) -> Vec<usize> {
 /// H·D + (H·D)ᵀ = diag(−1, 0, …, 0, 1) to round-off.
 #[test]
 fn sbp_property() {
-    for order in [2, 4, 6] {
-        let op = Sbp::new(order).unwrap();
+    for (order, op) in operators() {
         for n in sizes(&op) {
             let d = op.matrix(n);
             let w = op.weights(n);
@@ -31,11 +42,11 @@ fn sbp_property() {
                     worst = worst.max((q - b).abs());
                 }
             }
-            assert!(worst < 1e-13, "order {order}, n {n}: |HD + (HD)ᵀ − B| = {worst:e}");
+            assert!(worst < 1e-14, "{order}, n {n}: |HD + (HD)ᵀ − B| = {worst:e}");
             // The norm is positive and integrates constants exactly: Σ w = n − 1.
             assert!(w.iter().all(|&x| x > 0.0));
             let sum: f64 = w.iter().sum();
-            assert!((sum - (n - 1) as f64).abs() < 1e-12, "order {order}, n {n}: Σw = {sum}");
+            assert!((sum - (n - 1) as f64).abs() < 1e-12, "{order}, n {n}: Σw = {sum}");
         }
     }
 }
@@ -44,8 +55,8 @@ fn sbp_property() {
 /// interior order on the interior rows; and not exact one degree higher (so the test can fail).
 #[test]
 fn polynomial_exactness() {
-    for order in [2, 4, 6] {
-        let op = Sbp::new(order).unwrap();
+    for (label, op) in operators() {
+        let order = op.order;
         for n in sizes(&op) {
             let h = 1.0 / (n - 1) as f64;
             let x: Vec<f64> = (0..n).map(|i| i as f64 * h).collect();
@@ -60,13 +71,22 @@ fn polynomial_exactness() {
                 let inner = if interior.is_empty() { 0.0 } else { err(interior.clone()) };
                 let tol = 1e-9 * (p.max(1) as f64) * (n as f64);
                 if p <= op.boundary_order {
-                    assert!(all < tol, "order {order}, n {n}, x^{p}: error {all:e}");
+                    assert!(all < tol, "{label}, n {n}, x^{p}: error {all:e}");
                 }
                 if p <= order && !interior.is_empty() {
-                    assert!(inner < tol, "order {order}, n {n}, x^{p} interior: error {inner:e}");
+                    assert!(inner < tol, "{label}, n {n}, x^{p} interior: error {inner:e}");
                 }
                 if p == op.boundary_order + 1 {
-                    assert!(all > 1e-6, "order {order}, n {n}: boundary exact one degree too high?");
+                    // On the grid of unit spacing (x = node index), where the boundary rows' error
+                    // on x^p is of size 1 whatever n is.
+                    let d = op.matrix(n);
+                    let worst = (0..op.rows())
+                        .map(|i| {
+                            let df: f64 = (0..n).map(|j| d[i * n + j] * (j as f64).powi(p as i32)).sum();
+                            (df - p as f64 * (i as f64).powi(p as i32 - 1)).abs()
+                        })
+                        .fold(0.0, f64::max);
+                    assert!(worst > 1e-3, "{label}, n {n}: boundary exact one degree too high?");
                 }
             }
         }
@@ -280,6 +300,654 @@ fn sixth_order_operator_is_the_published_one_exactly() {
                 assert!(
                     exact_rows(p)[6..n - 6].iter().all(|&e| e),
                     "n {n}: interior rows not exact on x^{p}"
+                );
+            }
+        }
+    }
+}
+
+// InductionEq's extended operators as its headers print them (the numbers only), for the
+// comparison below: the operator's dense matrix must reproduce every row of `SBP_diff`, left,
+// central and right, and the reciprocals of `M_INV`, to the last bit.
+/// `SBP_diff` of InductionEq's `include/2ndOrderExtended.h`: 3 left rows, the central row, 3 right rows,
+/// each of 5 coefficients centred on the node.
+const HEADER2_DIFF: [[f64; 5]; 7] = [
+    [0.0, 0.0, -6.0 / 5.0, 7.0 / 5.0, -1.0 / 5.0],
+    [0.0, -1.0 / 2.0, 0.0, 1.0 / 2.0, 0.0],
+    [1.0 / 11.0, -7.0 / 11.0, 0.0, 6.0 / 11.0, 0.0],
+    [0.0, -1.0 / 2.0, 0.0, 1.0 / 2.0, 0.0],
+    [0.0, -6.0 / 11.0, 0.0, 7.0 / 11.0, -1.0 / 11.0],
+    [0.0, -1.0 / 2.0, 0.0, 1.0 / 2.0, 0.0],
+    [1.0 / 5.0, -7.0 / 5.0, 6.0 / 5.0, 0.0, 0.0],
+];
+/// `M_INV` of the same header.
+const HEADER2_MINV: [f64; 7] = [12.0 / 5.0, 6.0 / 7.0, 12.0 / 11.0, 1.0, 12.0 / 11.0, 6.0 / 7.0, 12.0 / 5.0];
+/// `SBP_diff` of InductionEq's `include/4thOrderExtended.h`: 6 left rows, the central row, 6 right rows,
+/// each of 11 coefficients centred on the node.
+const HEADER4_DIFF: [[f64; 11]; 13] = [
+    [
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        -1.5655577299412915,
+        2.006698028441886,
+        -0.17969802499047988,
+        -0.34551679626695936,
+        0.031124203444273024,
+        0.05295031931257198,
+    ],
+    [
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        -0.4648100847546831,
+        0.0,
+        0.31822112431530714,
+        0.19343747460090951,
+        -0.01748789837432497,
+        -0.029360615787208586,
+        0.0,
+    ],
+    [
+        0.0,
+        0.0,
+        0.0,
+        0.08895922679561,
+        -0.680116299599615,
+        0.0,
+        0.6911055296415899,
+        -0.10654199486276988,
+        0.006593538025184958,
+        0.0,
+        0.0,
+    ],
+    [
+        0.0,
+        0.0,
+        0.09023462498760625,
+        -0.21809773186831677,
+        -0.3645866195553873,
+        0.0,
+        0.5149776612013978,
+        -0.0225279347652999,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.0,
+        -0.010766469472750029,
+        0.026116752329614308,
+        0.07444717053592571,
+        -0.6821178348068156,
+        0.0,
+        0.6825798774651727,
+        -0.09025949605114705,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        -0.016735517732012817,
+        0.040062884094222144,
+        -0.004209605405399509,
+        0.02726389466132439,
+        -0.6236615676516715,
+        0.0,
+        0.6597484708954711,
+        -0.08246855886193388,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.0,
+        0.0,
+        0.0,
+        0.08333333333333333,
+        -0.6666666666666666,
+        0.0,
+        0.6666666666666666,
+        -0.08333333333333333,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.0,
+        0.0,
+        0.0,
+        0.08246855886193388,
+        -0.6597484708954711,
+        0.0,
+        0.6236615676516715,
+        -0.02726389466132439,
+        0.004209605405399509,
+        -0.040062884094222144,
+        0.016735517732012817,
+    ],
+    [
+        0.0,
+        0.0,
+        0.0,
+        0.09025949605114705,
+        -0.6825798774651727,
+        0.0,
+        0.6821178348068156,
+        -0.07444717053592571,
+        -0.026116752329614308,
+        0.010766469472750029,
+        0.0,
+    ],
+    [
+        0.0,
+        0.0,
+        0.0,
+        0.0225279347652999,
+        -0.5149776612013978,
+        0.0,
+        0.3645866195553873,
+        0.21809773186831677,
+        -0.09023462498760625,
+        0.0,
+        0.0,
+    ],
+    [
+        0.0,
+        0.0,
+        -0.006593538025184958,
+        0.10654199486276988,
+        -0.6911055296415899,
+        0.0,
+        0.680116299599615,
+        -0.08895922679561,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.0,
+        0.029360615787208586,
+        0.01748789837432497,
+        -0.19343747460090951,
+        -0.31822112431530714,
+        0.0,
+        0.4648100847546831,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        -0.05295031931257198,
+        -0.031124203444273024,
+        0.34551679626695936,
+        0.17969802499047988,
+        -2.006698028441886,
+        1.5655577299412915,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+];
+/// `M_INV` of the same header.
+const HEADER4_MINV: [f64; 13] = [
+    3.131115459882583,
+    0.725258121380005,
+    1.55005382131324,
+    0.817717206132879,
+    1.0831139526137645,
+    0.9896227063432067,
+    1.0,
+    0.9896227063432067,
+    1.0831139526137645,
+    0.817717206132879,
+    1.55005382131324,
+    0.725258121380005,
+    3.131115459882583,
+];
+/// `SBP_diff` of InductionEq's `include/6thOrderExtended.h`: 8 left rows, the central row, 8 right rows,
+/// each of 15 coefficients centred on the node.
+const HEADER6_DIFF: [[f64; 15]; 17] = [
+    [
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        -1.694029296324548,
+        2.2544400845574146,
+        -0.08620936936595677,
+        -0.6743331558049105,
+        -0.07168333624323447,
+        0.38115659167302335,
+        -0.08731913763956911,
+        -0.022022380852219126,
+    ],
+    [
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        -0.4365525804636584,
+        0.0,
+        0.12187865127311552,
+        0.42004468901091385,
+        0.0470417141198997,
+        -0.2125755994195112,
+        0.05032210731569905,
+        0.009841018163541479,
+        0.0,
+    ],
+    [
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.09741494725447933,
+        -0.711215002547361,
+        0.0,
+        0.8403260918548099,
+        -0.37986080371212877,
+        0.22013700587387647,
+        -0.07661058352779537,
+        0.009808344804119466,
+        0.0,
+        0.0,
+    ],
+    [
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.11103870430595493,
+        -0.35718853265672956,
+        -0.12245501860532282,
+        0.0,
+        0.14863285514606336,
+        0.3046668200409279,
+        -0.07709684669473892,
+        -0.007597981536154871,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.0,
+        0.0,
+        0.0,
+        0.05057247589531842,
+        -0.17138834402848946,
+        0.23716432273447202,
+        -0.6368115841111023,
+        0.0,
+        0.45802944394754846,
+        0.11968856778065982,
+        -0.05725488221840702,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.0,
+        0.0,
+        -0.08825366313016443,
+        0.25418203725254873,
+        -0.04510775672577946,
+        -0.42840506197919914,
+        -0.15032343689393768,
+        0.0,
+        0.49588737738338984,
+        -0.05105411266688221,
+        0.013074616760024358,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.0,
+        0.027868806551392657,
+        -0.08294111904346851,
+        0.02163847109859378,
+        0.1494327114564729,
+        -0.05414590249550342,
+        -0.6835380274603214,
+        0.0,
+        0.7658629221663829,
+        -0.16220009505774236,
+        0.018022232784193595,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.006441573285017685,
+        -0.01486516911927158,
+        -0.0025389390555661823,
+        0.013496651847819854,
+        0.023738004203261713,
+        0.06449545481541777,
+        -0.7018911953245108,
+        0.0,
+        0.743258455963579,
+        -0.1486516911927158,
+        0.016516854576968422,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        -0.016666666666666666,
+        0.15,
+        -0.75,
+        0.0,
+        0.75,
+        -0.15,
+        0.016666666666666666,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        -0.016516854576968422,
+        0.1486516911927158,
+        -0.743258455963579,
+        0.0,
+        0.7018911953245108,
+        -0.06449545481541777,
+        -0.023738004203261713,
+        -0.013496651847819854,
+        0.0025389390555661823,
+        0.01486516911927158,
+        -0.006441573285017685,
+    ],
+    [
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        -0.018022232784193595,
+        0.16220009505774236,
+        -0.7658629221663829,
+        0.0,
+        0.6835380274603214,
+        0.05414590249550342,
+        -0.1494327114564729,
+        -0.02163847109859378,
+        0.08294111904346851,
+        -0.027868806551392657,
+        0.0,
+    ],
+    [
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        -0.013074616760024358,
+        0.05105411266688221,
+        -0.49588737738338984,
+        0.0,
+        0.15032343689393768,
+        0.42840506197919914,
+        0.04510775672577946,
+        -0.25418203725254873,
+        0.08825366313016443,
+        0.0,
+        0.0,
+    ],
+    [
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.05725488221840702,
+        -0.11968856778065982,
+        -0.45802944394754846,
+        0.0,
+        0.6368115841111023,
+        -0.23716432273447202,
+        0.17138834402848946,
+        -0.05057247589531842,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.0,
+        0.0,
+        0.0,
+        0.007597981536154871,
+        0.07709684669473892,
+        -0.3046668200409279,
+        -0.14863285514606336,
+        0.0,
+        0.12245501860532282,
+        0.35718853265672956,
+        -0.11103870430595493,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.0,
+        0.0,
+        -0.009808344804119466,
+        0.07661058352779537,
+        -0.22013700587387647,
+        0.37986080371212877,
+        -0.8403260918548099,
+        0.0,
+        0.711215002547361,
+        -0.09741494725447933,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.0,
+        -0.009841018163541479,
+        -0.05032210731569905,
+        0.2125755994195112,
+        -0.0470417141198997,
+        -0.42004468901091385,
+        -0.12187865127311552,
+        0.0,
+        0.4365525804636584,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.022022380852219126,
+        0.08731913763956911,
+        -0.38115659167302335,
+        0.07168333624323447,
+        0.6743331558049105,
+        0.08620936936595677,
+        -2.2544400845574146,
+        1.694029296324548,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+];
+/// `M_INV` of the same header.
+const HEADER6_MINV: [f64; 17] = [
+    3.388058592649096,
+    0.656067877569432,
+    3.8284417520438296,
+    0.5578928353172239,
+    2.390269768238421,
+    0.7844770056014616,
+    1.0813339670516158,
+    0.9910112746181052,
+    1.0,
+    0.9910112746181052,
+    1.0813339670516158,
+    0.7844770056014616,
+    2.390269768238421,
+    0.5578928353172239,
+    3.8284417520438296,
+    0.656067877569432,
+    3.388058592649096,
+];
+
+/// `D_HO` (the high-order dissipation's weights of undivided differences) of the three extended
+/// headers: every row, left boundary, central, right boundary.
+const HEADER_D_HO: [(usize, &[&[i64]]); 3] = [
+    (2, &[&[0, 1], &[-1, 1], &[-1, 1], &[-1, 1], &[-1, 1], &[-1, 1], &[-1, 0]]),
+    (
+        4,
+        &[
+            &[0, 0, -1],
+            &[0, 2, -1],
+            &[-1, 2, -1],
+            &[-1, 2, -1],
+            &[-1, 2, -1],
+            &[-1, 2, -1],
+            &[-1, 2, -1],
+            &[-1, 2, -1],
+            &[-1, 2, -1],
+            &[-1, 2, -1],
+            &[-1, 2, -1],
+            &[-1, 2, 0],
+            &[-1, 0, 0],
+        ],
+    ),
+    (
+        6,
+        &[
+            &[0, 0, 3, -1],
+            &[0, -3, 3, -1],
+            &[1, -3, 3, -1],
+            &[1, -3, 3, -1],
+            &[1, -3, 3, -1],
+            &[1, -3, 3, -1],
+            &[1, -3, 3, -1],
+            &[1, -3, 3, -1],
+            &[1, -3, 3, -1],
+            &[1, -3, 3, -1],
+            &[1, -3, 3, -1],
+            &[1, -3, 3, -1],
+            &[1, -3, 3, -1],
+            &[1, -3, 3, -1],
+            &[1, -3, 3, -1],
+            &[1, -3, 3, 0],
+            &[1, -3, 0, 0],
+        ],
+    ),
+];
+
+fn header_tables(order: usize) -> (Vec<Vec<f64>>, Vec<f64>) {
+    let rows = |t: &[&[f64]]| t.iter().map(|r| r.to_vec()).collect::<Vec<_>>();
+    match order {
+        2 => (rows(&HEADER2_DIFF.iter().map(|r| &r[..]).collect::<Vec<_>>()), HEADER2_MINV.to_vec()),
+        4 => (rows(&HEADER4_DIFF.iter().map(|r| &r[..]).collect::<Vec<_>>()), HEADER4_MINV.to_vec()),
+        _ => (rows(&HEADER6_DIFF.iter().map(|r| &r[..]).collect::<Vec<_>>()), HEADER6_MINV.to_vec()),
+    }
+}
+
+/// The extended operators' coefficients are InductionEq's, bit for bit: each row of the dense
+/// matrix on a grid wider than both closures is the header's row (left, central, right), and the
+/// norm is the reciprocal of its `M_INV`; the interior stencil is the header's central row.
+#[test]
+fn extended_operators_match_inductioneq_headers() {
+    for order in [2, 4, 6] {
+        let op = Sbp::extended(order).unwrap();
+        let (diff, minv) = header_tables(order);
+        let nb = diff.len() / 2;
+        let c = diff[0].len() / 2;
+        assert_eq!(op.rows(), nb, "order {order}: boundary rows");
+        let n = 2 * nb + 2 * c + 5;
+        let d = op.matrix(n);
+        let w = op.weights(n);
+        for i in 0..n {
+            let r = if i < nb {
+                i
+            } else if i >= n - nb {
+                2 * nb - (n - 1 - i)
+            } else {
+                nb
+            };
+            let mut expect = vec![0.0; n];
+            for (k, &v) in diff[r].iter().enumerate() {
+                let j = i as isize + k as isize - c as isize;
+                if (0..n as isize).contains(&j) {
+                    expect[j as usize] = v;
+                } else {
+                    assert_eq!(v, 0.0, "order {order}: the header's row {r} reaches off the grid");
+                }
+            }
+            for j in 0..n {
+                assert_eq!(d[i * n + j], expect[j], "order {order}: row {i} (header row {r}), column {j}");
+            }
+            assert_eq!(w[i], 1.0 / minv[r], "order {order}: norm weight {i} (header M_INV[{r}])");
+        }
+    }
+}
+
+/// InductionEq's high-order dissipation for the extended operators (`D_HO` of their headers,
+/// scaled by `M_INV`) is what `DifferenceForm` builds from `--dissipation-rows inductioneq` and
+/// the extended norm: the same weights up to one common factor (InductionEq's sign convention),
+/// at every node of both ends and the interior.
+#[test]
+fn extended_dissipation_rows_match_inductioneq_headers() {
+    for (order, table) in HEADER_D_HO {
+        let op = Sbp::extended(order).unwrap();
+        let form = DifferenceForm::new(&op, DissipationRows::InductionEq).unwrap();
+        let nb = table.len() / 2;
+        let n = 2 * nb + 6;
+        let w = op.weights(n);
+        let q = order / 2;
+        let scale = form.interior[0] / table[nb][0] as f64;
+        assert!(scale.abs() == 1.0, "order {order}: factor {scale}");
+        for (p, &wp) in w.iter().enumerate() {
+            let r = if p < nb {
+                p
+            } else if p >= n - nb {
+                2 * nb - (n - 1 - p)
+            } else {
+                nb
+            };
+            for (j, &t) in table[r].iter().enumerate().take(q + 1) {
+                let ours = form.weight(p, n, j) * wp;
+                let theirs = scale * t as f64;
+                assert!(
+                    (ours - theirs).abs() < 1e-13,
+                    "order {order}: node {p}, weight {j}: {ours} vs {theirs}"
                 );
             }
         }
