@@ -2,7 +2,8 @@
 """Regenerates every measured table of docs/induction.md.
 
     scripts/doc_tables.py                  # build `induction` (release), run everything, rewrite the doc
-    scripts/doc_tables.py --only energy    # only the tables whose id contains "energy"
+    scripts/doc_tables.py --only energy    # only the tables whose id contains "energy" (a,b: either)
+    scripts/doc_tables.py --reuse          # take saved outputs of runs at this commit where there are
     scripts/doc_tables.py --logs-only      # only the tables made from bench-results/ (no device)
     scripts/doc_tables.py --list           # the table ids and what produces them
 
@@ -513,7 +514,7 @@ def replace_blocks(text, produced):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", help="only the tables whose id contains this text")
+    ap.add_argument("--only", help="only the tables whose id contains this text (or one of these, comma-separated)")
     ap.add_argument("--logs-only", action="store_true", help="only the tables made from bench-results/")
     ap.add_argument("--list", action="store_true", help="list the table ids")
     ap.add_argument("--no-build", action="store_true", help="use the release binary as it is")
@@ -528,7 +529,11 @@ def main():
         for i, dev, _ in TABLES:
             print(f"{i}{'' if dev else '  (from bench-results/)'}")
         return
-    chosen = [t for t in TABLES if (not a.only or a.only in t[0]) and (not a.logs_only or not t[1])]
+    ids = [t[0] for t in TABLES]
+    # An item that is an id selects that table; any other item every id that contains it.
+    only = a.only.split(",") if a.only else None
+    picked = lambda i: any(o == i if o in ids else o in i for o in only)
+    chosen = [t for t in TABLES if (not only or picked(t[0])) and (not a.logs_only or not t[1])]
     if not chosen:
         raise Failure(f"no table id contains `{a.only}` (see --list)")
     head = subprocess.run(["git", "rev-parse", "--short=7", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
