@@ -170,7 +170,10 @@ fn run<S: Strategy>(
 }
 
 fn shared_ctx() -> Context {
-    common::shared_ctx()
+    let ctx = common::shared_ctx();
+    let rounded = ctx.device().info().fp32_correctly_rounded_divide_sqrt;
+    FP32_DIV_SQRT_ROUNDED.store(rounded, std::sync::atomic::Ordering::Relaxed);
+    ctx
 }
 
 // ---- values ----
@@ -1011,6 +1014,62 @@ fn unary_case(c: UnCase) -> Result<(), String> {
     let exp: Vec<Want> = ins.iter().map(|&v| unary_value(op, to_loop(v, tin), tin, tout)).collect();
     count(format!("unary: checked {op:?}"));
     compare(&what, &got, tout, &shape, &exp, &|i| format!("{:?}", ins[i]))
+}
+
+// ---- float32 division and square root ----
+
+/// A float32 of one of four classes: any bits, subnormal, huge (the top binades) or near one.
+fn f32_of(class: u32, bits: u32) -> f32 {
+    let (sign, frac) = (bits & 0x8000_0000, bits & 0x007f_ffff);
+    let exp = (bits >> 23) & 0xff;
+    f32::from_bits(match class % 4 {
+        0 => bits,
+        1 => sign | frac,
+        2 => sign | (0xff - 1 - exp % 8) << 23 | frac,
+        _ => sign | (127 - 4 + exp % 8) << 23 | frac,
+    })
+}
+
+/// float32 `/` and `sqrt` of random values (subnormals, huge values, infinities, NaN) against
+/// the host's IEEE results, which are correctly rounded: bit for bit on a device that reports
+/// `CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT` (NumPy's results are correctly rounded too).
+fn f32_div_sqrt_case(seed: u64) -> Result<(), String> {
+    let ctx = shared_ctx();
+    let n = 4096;
+    let mut bits = seed | 1;
+    let mut next = || {
+        // xorshift64*: enough for spreading test values, and independent of clarray's Philox.
+        bits ^= bits >> 12;
+        bits ^= bits << 25;
+        bits ^= bits >> 27;
+        (bits.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32
+    };
+    let x: Vec<f32> = (0..n).map(|_| f32_of(next(), next())).collect();
+    let y: Vec<f32> = (0..n).map(|_| f32_of(next(), next())).collect();
+    let a = Array::from_slice(&ctx, &x, &[n]).map_err(|e| e.to_string())?;
+    let b = Array::from_slice(&ctx, &y, &[n]).map_err(|e| e.to_string())?;
+    let mut q = Array::<f32>::full(&ctx, &[n], -7.25).map_err(|e| e.to_string())?;
+    let mut r = Array::<f32>::full(&ctx, &[n], -7.25).map_err(|e| e.to_string())?;
+    (&a / &b).eval_into(&mut q).map_err(|e| e.to_string())?;
+    a.sqrt().eval_into(&mut r).map_err(|e| e.to_string())?;
+    let (q, r) = (q.to_vec().map_err(|e| e.to_string())?, r.to_vec().map_err(|e| e.to_string())?);
+    for i in 0..n {
+        let want = div_sqrt(DType::F32, DType::F32, f64::from(x[i] / y[i]));
+        if !meets(V::F(f64::from(q[i])), want, DType::F32) {
+            return Err(format!("{:e} / {:e}: got {:e}, want {want:?}", x[i], y[i], q[i]));
+        }
+        let want = div_sqrt(DType::F32, DType::F32, f64::from(x[i].sqrt()));
+        if !meets(V::F(f64::from(r[i])), want, DType::F32) {
+            return Err(format!("sqrt({:e}): got {:e}, want {want:?}", x[i], r[i]));
+        }
+    }
+    count("divsqrt: checked");
+    Ok(())
+}
+
+#[test]
+fn f32_divide_and_sqrt_are_correctly_rounded() {
+    run("divsqrt", 2, 8, any::<u64>(), f32_div_sqrt_case);
 }
 
 #[test]

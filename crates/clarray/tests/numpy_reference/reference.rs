@@ -4,6 +4,8 @@
 //! rounds. Every expected element carries its own error bound ([`Want`]).
 
 use clarray::array::{BinOp, UnOp};
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use clarray::DType;
 use half::f16;
 
@@ -455,6 +457,23 @@ fn ulps(d: DType, bound_f32: u64) -> u64 {
     }
 }
 
+/// Whether the device rounds float32 `/` and `sqrt` correctly (it reports
+/// `CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT`, and clarray then builds its kernels with
+/// `-cl-fp32-correctly-rounded-divide-sqrt`): those results are then bit-exact, as NumPy's are.
+/// Set by the suite from its device.
+pub static FP32_DIV_SQRT_ROUNDED: AtomicBool = AtomicBool::new(true);
+
+/// The bound of a float32 or float16 `/` or `sqrt` (float16 is computed in float32): exact where
+/// the device rounds them correctly; else OpenCL's 2.5 ulp (divide) and 3 ulp (sqrt) of float32.
+pub fn div_sqrt(tin: DType, tout: DType, v: f64) -> Want {
+    let v = V::F(round_arith(tout, v));
+    if tin == DType::F64 || FP32_DIV_SQRT_ROUNDED.load(Ordering::Relaxed) {
+        Want::Exact(v)
+    } else {
+        Want::Ulp(v, 3)
+    }
+}
+
 /// The expected value of `op(a, b)` on loop dtype `tin` (values already in `tin`) with result
 /// dtype `tout`. `exact_ints` compares integer operands exactly (NumPy's comparisons do).
 pub fn binary_value(op: BinOp, a: V, b: V, tin: DType, tout: DType, exact_cmp: Option<(i128, i128)>) -> Want {
@@ -535,7 +554,7 @@ pub fn binary_value(op: BinOp, a: V, b: V, tin: DType, tout: DType, exact_cmp: O
             Add => r(x + y),
             Sub => r(x - y),
             Mul => r(x * y),
-            Div => r(x / y),
+            Div => div_sqrt(tin, tout, x / y),
             FloorDiv | Rem => {
                 let (q, m) = if tin == DType::F64 {
                     divmod_f64(x, y)
@@ -647,7 +666,7 @@ pub fn unary_value(op: UnOp, a: V, tin: DType, tout: DType) -> Want {
         return match op {
             Neg => r(-x),
             Abs => r(x.abs()),
-            Sqrt => r(x.sqrt()),
+            Sqrt => div_sqrt(tin, tout, x.sqrt()),
             Cbrt => u(x.cbrt(), 2),
             Exp => u(x.exp(), 3),
             Exp2 => u(x.exp2(), 3),
