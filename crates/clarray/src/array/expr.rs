@@ -516,10 +516,16 @@ pub fn unary_types(op: UnOp, t: DType) -> Result<(DType, DType)> {
         }
         Floor | Ceil | Round | Trunc | Sign => match (op, k) {
             (_, Kind::Complex) => return Err(type_err(name, t, "")),
-            // NumPy's `round` of bool goes through its float loops (f16); `sign` has no bool
-            // loop and takes int8's; floor, ceil and trunc keep bool.
+            // NumPy's `round` of bool goes through its float loops (f16); floor, ceil and trunc
+            // keep bool. NumPy 2 refuses `sign` of bool (its ufunc has no loop for it).
             (Round, Kind::Bool) => (DType::F16, DType::F16),
-            (Sign, Kind::Bool) => (DType::I8, DType::I8),
+            (Sign, Kind::Bool) => {
+                return Err(type_err(
+                    "sign",
+                    t,
+                    " (as in NumPy 2); cast to an integer type first, e.g. `astype::<i8>()`",
+                ))
+            }
             _ => (t, t),
         },
         IsNan | IsInf | IsFinite => (t, DType::Bool),
