@@ -2176,30 +2176,35 @@ fn creation_case(c: CreateCase) -> Result<(), String> {
             if skip_if("create", &cats).is_err() {
                 return Ok(());
             }
-            let len = ((fb - fa) / fs).ceil();
             let got = with_dtype!(dt, T => Array::<T>::arange(&ctx, T::from_v(if is_int(dt) { V::I(s0) } else { V::F(fa) }), T::from_v(if is_int(dt) { V::I(s1) } else { V::F(fb) }), T::from_v(if is_int(dt) { V::I(st) } else { V::F(fs) })).map(|r| Dv::of(&r)));
-            if !len.is_finite() || !fs.is_finite() || len > 1e6 {
-                count("create: arange refused");
-                return match got {
-                    Err(_) => Ok(()),
-                    Ok(d) if !len.is_finite() || len > 1e6 => {
-                        Err(format!("{what}: NumPy raises, clarray gives {:?}", d.shape))
+            let (len, value) = if is_int(dt) {
+                let len = ((s1 - s0) as f64 / st as f64).ceil().max(0.0);
+                (len, Box::new(move |i: usize| V::I(s0 + i as i128 * st)) as Box<dyn Fn(usize) -> V>)
+            } else {
+                match arange_numpy(dt, fa, fb, fs) {
+                    None => {
+                        count("create: arange refused");
+                        return match got {
+                            Err(_) => Ok(()),
+                            Ok(d) => Err(format!("{what}: NumPy raises, clarray gives {:?}", d.shape)),
+                        };
                     }
-                    Ok(_) => Ok(()),
+                    Some((len, value)) => (len, Box::new(move |i| V::F(value(i))) as Box<dyn Fn(usize) -> V>),
+                }
+            };
+            if len > 1e6 {
+                // Too many values to compare here; the count must still be NumPy's.
+                count("create: arange count only");
+                return match got {
+                    Ok(d) if d.shape != [len as usize] => {
+                        Err(format!("{what}: NumPy gives {len} values, clarray {:?}", d.shape))
+                    }
+                    _ => Ok(()),
                 };
             }
             let got = got.map_err(|e| format!("{what}: clarray fails: {e}"))?;
-            let n = len.max(0.0) as usize;
-            let exps: Vec<Want> = (0..n)
-                .map(|i| {
-                    if is_int(dt) {
-                        Want::Exact(V::I(s0 + i as i128 * st))
-                    } else {
-                        let v = fa + i as f64 * fs;
-                        Want::Abs(V::F(v), 2.0 * eps(dt) * (fa.abs() + (i as f64 * fs).abs()) + tiny(dt))
-                    }
-                })
-                .collect();
+            let n = len as usize;
+            let exps: Vec<Want> = (0..n).map(|i| Want::Exact(value(i))).collect();
             count("create: checked arange");
             compare(&what, &got, dt, &[n], &exps, &|_| String::new())
         }

@@ -809,3 +809,35 @@ pub fn meets(got: V, exp: Want, d: DType) -> bool {
         }
     }
 }
+
+/// NumPy's `arange(a, b, d)` of a float dtype: `None` where NumPy raises (a NaN argument, a zero
+/// step, a count that is not finite), else the count (`ceil((b - a) / d)` in f64, at least 0; a
+/// quotient that underflows to ±0 from a nonzero difference counts 1 for +0 and 0 for -0) and a
+/// function giving value `i`: `a` and `a + d` (in f64) rounded to the type first and second, the
+/// others `first + i·(second - first)` computed in the type (float32 for float16) by NumPy's
+/// fill loop.
+pub fn arange_numpy(dt: DType, a: f64, b: f64, d: f64) -> Option<(f64, impl Fn(usize) -> f64)> {
+    if a.is_nan() || b.is_nan() || d.is_nan() || d == 0.0 {
+        return None;
+    }
+    let q = (b - a) / d;
+    let n = if q == 0.0 && b != a {
+        if q.is_sign_negative() {
+            0.0
+        } else {
+            1.0
+        }
+    } else if q.ceil().is_finite() {
+        q.ceil().max(0.0)
+    } else {
+        return None;
+    };
+    let (v0, v1) = (round_cast(dt, a), round_cast(dt, a + d));
+    let value = move |i: usize| match i {
+        0 => v0,
+        1 => v1,
+        _ if dt == DType::F64 => v0 + i as f64 * (v1 - v0),
+        _ => round_cast(dt, f64::from(v0 as f32 + i as f32 * (v1 as f32 - v0 as f32))),
+    };
+    Some((n, value))
+}
