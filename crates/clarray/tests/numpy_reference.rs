@@ -23,7 +23,7 @@ mod reference;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use clarray::array::{Array, BinOp, Expr, Scalar, SliceInfoElem, UnOp};
+use clarray::array::{Array, BinOp, Expr, IntoExpr, Scalar, SliceInfoElem, UnOp};
 use clarray::reduce::{Axes, Norm};
 use clarray::{Context, DType};
 use device::{download, poisoned, upload, Dv, HostEl};
@@ -729,6 +729,9 @@ fn binary_case(c: BinCase) -> Result<(), String> {
         let arr = ArrayD::from_elem(IxDyn(&[]), v);
         (Expr::scalar(s), arr, db, format!("weak {kind:?} scalar {v:?}"), Some(v))
     };
+    // The scalar as a Rust value of a random type that holds it exactly (a `Scalar` when none
+    // of the drawn type does), written the way a user writes it.
+    let rust = if c.form == 0 { None } else { rust_scalar((c.b_shape >> 8) as u8 % 14, weak.unwrap()) };
     let (left, right) = if c.form == 2 {
         ((bexpr.clone(), &bvals, db), (a.dv.expr(), &av, da))
     } else {
@@ -739,7 +742,18 @@ fn binary_case(c: BinCase) -> Result<(), String> {
         if c.form == 2 { &bdesc } else { &a.desc },
         if c.form == 2 { &a.desc } else { &bdesc }
     );
-    let e = apply_bin(op, left.0.clone(), right.0.clone());
+    let e = match (c.form, &rust) {
+        (2, Some(r)) => r.left(op, &a.dv.expr()),
+        (1, Some(r)) => apply_bin(op, a.dv.expr(), r.expr()),
+        _ => apply_bin(op, left.0.clone(), right.0.clone()),
+    };
+    let what = match &rust {
+        Some(r) => {
+            count(format!("binary: scalar as {}", r.type_name()));
+            format!("{what} (the scalar as {})", r.type_name())
+        }
+        None => what,
+    };
 
     // ---- the reference ----
     let mut cats = vec![];
@@ -830,6 +844,166 @@ fn binary_case(c: BinCase) -> Result<(), String> {
     let la2: Vec<V> = la.iter().copied().collect();
     let rb2: Vec<V> = rb.iter().copied().collect();
     compare(&what, &got, tout, &shape, &exp, &|i| format!("{:?}, {:?}", la2[i], rb2[i]))
+}
+
+/// A scalar as a Rust value of one of clarray's element types.
+#[derive(Debug, Clone, Copy)]
+enum RustScalar {
+    Bool(bool),
+    I8(i8),
+    U8(u8),
+    I16(i16),
+    U16(u16),
+    I32(i32),
+    U32(u32),
+    I64(i64),
+    U64(u64),
+    F16(half::f16),
+    F32(f32),
+    F64(f64),
+    C64(num_complex::Complex<f32>),
+    C128(num_complex::Complex<f64>),
+}
+
+/// `v` as a Rust value: of the type of its kind picked by `choice` when that type holds it
+/// exactly, else of the kind's widest type (i64 or u64, f64, Complex<f64>).
+fn rust_scalar(choice: u8, v: V) -> Option<RustScalar> {
+    let kind: &[u8] = match v {
+        V::B(_) => &[0],
+        V::I(_) => &[1, 2, 3, 4, 5, 6, 7, 8],
+        V::F(_) => &[9, 10, 11],
+        V::C(..) => &[12, 13],
+    };
+    rust_scalar_as(kind[choice as usize % kind.len()], v)
+        .or_else(|| rust_scalar_as(7, v))
+        .or_else(|| rust_scalar_as(8, v))
+        .or_else(|| rust_scalar_as(11, v))
+        .or_else(|| rust_scalar_as(13, v))
+}
+
+/// `v` as Rust type number `ty` (in [`ORDER`]), when that type holds it exactly.
+fn rust_scalar_as(ty: u8, v: V) -> Option<RustScalar> {
+    use num_complex::Complex;
+    use RustScalar as R;
+    let int = |v: V| match v {
+        V::I(i) => Some(i),
+        _ => None,
+    };
+    let float = |v: V| match v {
+        V::F(f) => Some(f),
+        _ => None,
+    };
+    let exact = |f: f64, g: f64| f.to_bits() == g.to_bits() || (f.is_nan() && g.is_nan());
+    Some(match (ty, v) {
+        (0, V::B(b)) => R::Bool(b),
+        (1, _) => R::I8(i8::try_from(int(v)?).ok()?),
+        (2, _) => R::U8(u8::try_from(int(v)?).ok()?),
+        (3, _) => R::I16(i16::try_from(int(v)?).ok()?),
+        (4, _) => R::U16(u16::try_from(int(v)?).ok()?),
+        (5, _) => R::I32(i32::try_from(int(v)?).ok()?),
+        (6, _) => R::U32(u32::try_from(int(v)?).ok()?),
+        (7, _) => R::I64(i64::try_from(int(v)?).ok()?),
+        (8, _) => R::U64(u64::try_from(int(v)?).ok()?),
+        (9, _) => {
+            let f = float(v)?;
+            let h = half::f16::from_f64(f);
+            exact(h.to_f64(), f).then_some(R::F16(h))?
+        }
+        (10, _) => {
+            let f = float(v)?;
+            exact(f as f32 as f64, f).then_some(R::F32(f as f32))?
+        }
+        (11, _) => R::F64(float(v)?),
+        (12, V::C(r, i)) => (exact(r as f32 as f64, r) && exact(i as f32 as f64, i))
+            .then_some(R::C64(Complex::new(r as f32, i as f32)))?,
+        (13, V::C(r, i)) => R::C128(Complex::new(r, i)),
+        _ => return None,
+    })
+}
+
+/// `s OP rhs` with `s` on the left: through the operator where Rust has an impl for the
+/// scalar's type, else (and for the methods) through `into_expr`.
+macro_rules! left_op {
+    ($s:expr, $op:expr, $rhs:expr, operator) => {
+        match $op {
+            BinOp::Add => $s + $rhs,
+            BinOp::Sub => $s - $rhs,
+            BinOp::Mul => $s * $rhs,
+            BinOp::Div => $s / $rhs,
+            BinOp::Rem => $s % $rhs,
+            BinOp::BitAnd => $s & $rhs,
+            BinOp::BitOr => $s | $rhs,
+            BinOp::BitXor => $s ^ $rhs,
+            BinOp::Shl => $s << $rhs,
+            BinOp::Shr => $s >> $rhs,
+            op => apply_bin(op, $s.into_expr(), $rhs.clone()),
+        }
+    };
+    ($s:expr, $op:expr, $rhs:expr, into_expr) => {
+        apply_bin($op, $s.into_expr(), $rhs.clone())
+    };
+}
+
+impl RustScalar {
+    fn expr(self) -> Expr {
+        use RustScalar::*;
+        match self {
+            Bool(s) => s.into_expr(),
+            I8(s) => s.into_expr(),
+            U8(s) => s.into_expr(),
+            I16(s) => s.into_expr(),
+            U16(s) => s.into_expr(),
+            I32(s) => s.into_expr(),
+            U32(s) => s.into_expr(),
+            I64(s) => s.into_expr(),
+            U64(s) => s.into_expr(),
+            F16(s) => s.into_expr(),
+            F32(s) => s.into_expr(),
+            F64(s) => s.into_expr(),
+            C64(s) => s.into_expr(),
+            C128(s) => s.into_expr(),
+        }
+    }
+
+    fn left(self, op: BinOp, rhs: &Expr) -> Expr {
+        use RustScalar::*;
+        match self {
+            Bool(s) => left_op!(s, op, rhs, operator),
+            I64(s) => left_op!(s, op, rhs, operator),
+            F16(s) => left_op!(s, op, rhs, operator),
+            F64(s) => left_op!(s, op, rhs, operator),
+            C128(s) => left_op!(s, op, rhs, operator),
+            I8(s) => left_op!(s, op, rhs, into_expr),
+            U8(s) => left_op!(s, op, rhs, into_expr),
+            I16(s) => left_op!(s, op, rhs, into_expr),
+            U16(s) => left_op!(s, op, rhs, into_expr),
+            I32(s) => left_op!(s, op, rhs, into_expr),
+            U32(s) => left_op!(s, op, rhs, into_expr),
+            U64(s) => left_op!(s, op, rhs, into_expr),
+            F32(s) => left_op!(s, op, rhs, into_expr),
+            C64(s) => left_op!(s, op, rhs, into_expr),
+        }
+    }
+
+    fn type_name(self) -> &'static str {
+        use RustScalar::*;
+        match self {
+            Bool(_) => "bool",
+            I8(_) => "i8",
+            U8(_) => "u8",
+            I16(_) => "i16",
+            U16(_) => "u16",
+            I32(_) => "i32",
+            U32(_) => "u32",
+            I64(_) => "i64",
+            U64(_) => "u64",
+            F16(_) => "f16",
+            F32(_) => "f32",
+            F64(_) => "f64",
+            C64(_) => "Complex<f32>",
+            C128(_) => "Complex<f64>",
+        }
+    }
 }
 
 fn as_i_or(v: V) -> i128 {

@@ -45,10 +45,11 @@
 //! ```
 //!
 //! Any Rust scalar may stand on the right of an operator (`&a + 2u8`, `&a * 0.5f32`). On the
-//! left, `bool`, `i64`, `f64` and `Complex<f64>` do (`2.0 * &a`, `2 * &a`, `true & &a`): one
-//! type per kind, because with two, an unsuffixed literal has two candidate operator impls
-//! and Rust cannot type a chain like `2.0 * &a + 1.0` (E0282). Any other element type goes on
-//! the left through [`IntoExpr`]: `3u8.into_expr() * &a`, `half::f16::ONE.into_expr() - &a`.
+//! left, `bool`, `i64`, `f64`, `half::f16` and `Complex<f64>` do (`2.0 * &a`, `2 * &a`,
+//! `true & &a`, `f16::ONE - &a`): one type per kind of literal, because with two, an unsuffixed
+//! literal has two candidate operator impls and Rust cannot type `(2.0 * &a).eval()` (E0282).
+//! Any other element type goes on the left through [`IntoExpr`]: `3u8.into_expr() * &a`,
+//! `0.5f32.into_expr() - &a`, with the same result as the same value on the right.
 //! Every Rust scalar is *weak* (see below), on the left as on the right: its Rust type matters
 //! only for its kind (bool, integer, float, complex), so `3u8.into_expr() * &i8_array` is i8,
 //! as `3 * i8_array` is in NumPy. For a scalar that promotes by its own type (NumPy's
