@@ -1824,16 +1824,20 @@ fn scan_or_dot_case(c: ScanCase) -> Result<(), String> {
         spec.steps.retain(|s| matches!(s.0, 0 | 6));
         let a = build(&ctx, da, &spec, &c.draws);
         let n = a.idx.len();
+        // Half the cases dot two types: NumPy promotes them (`np.result_type`) first.
+        let db = if c.axis & 1 == 0 { da } else { dtype_of(c.axis >> 1) };
         let b = build(
             &ctx,
-            da,
+            db,
             &ViewSpec { source: 0, shape: vec![n], strides: vec![0; 4], extra: 0, steps: vec![(6, 0)] },
             &c.draws_b,
         );
         let conj = c.kind == 4;
         let what = format!("{}({}, {})", if conj { "vdot" } else { "dot" }, a.desc, b.desc);
+        let (da0, da) = (da, promote(da, db));
+        let to = |v: V| cast(v, da).expect("a cast to the promoted type is defined");
         let (x, y): (Vec<V>, Vec<V>) =
-            (a.vals().iter().copied().collect(), b.vals().iter().copied().collect());
+            (a.vals().iter().map(|&v| to(v)).collect(), b.vals().iter().map(|&v| to(v)).collect());
         let mut cats = vec![];
         let exp = if da == DType::Bool {
             Want::Exact(V::B(x.iter().zip(&y).any(|(&p, &q)| truth(p) && truth(q))))
@@ -1868,11 +1872,14 @@ fn scan_or_dot_case(c: ScanCase) -> Result<(), String> {
         if skip_if("scan", &cats).is_err() {
             return Ok(());
         }
-        let got = with_dtype!(da, T => {
-            let (p, q) = (a.dv.array::<T>().unwrap(), b.dv.array::<T>().unwrap());
+        let got = with_dtype!(da0, T => with_dtype!(db, U => {
+            let (p, q) = (a.dv.array::<T>().unwrap(), b.dv.array::<U>().unwrap());
             if conj { p.vdot(&q) } else { p.dot(&q) }.map(|r| Dv::of(&r))
-        })
+        }))
         .map_err(|e| format!("{what}: clarray fails: {e}"))?;
+        if da0 != db {
+            count("scan: checked dot of two types");
+        }
         count("scan: checked dot");
         return compare(&what, &got, da, &[], &[exp], &|_| format!("{x:?} · {y:?}"));
     }
