@@ -211,6 +211,7 @@ mod tests {
             local_mem_bytes: 1 << 15,
             fp64: true,
             fp16: false,
+            fp32_correctly_rounded_divide_sqrt: false,
             image_support: false,
             image2d_max: [0, 0],
             image3d_max: [0, 0, 0],

@@ -134,13 +134,22 @@ fn doctor_names_a_garbage_vendor_file() {
     let garbage: Vec<u8> = (0..200u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8 | 0x80).collect();
     let file = dir.join("broken.icd");
     std::fs::write(&file, &garbage).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_clarray"))
-        .arg("doctor")
-        .env("OCL_ICD_VENDORS", &dir)
-        .env_remove("OPENCL_VENDOR_PATH")
-        .env_remove("OCL_ICD_FILENAMES")
-        .output()
-        .unwrap();
+    let with_vendors = |arg: &str| {
+        Command::new(env!("CARGO_BIN_EXE_clarray"))
+            .arg(arg)
+            .env("OCL_ICD_VENDORS", &dir)
+            .env_remove("OPENCL_VENDOR_PATH")
+            .env_remove("OCL_ICD_FILENAMES")
+            .output()
+            .unwrap()
+    };
+    // Whether the loader finds a platform anyway: ocl-icd (PoCL's machines) reads only the
+    // directory OCL_ICD_VENDORS names, so none; other loaders (older Khronos ones, as drivers
+    // ship them) ignore the variable and still list the installed drivers. The doctor must name
+    // the bad file either way; its exit code follows from what the loader lists.
+    let listed = with_vendors("devices");
+    let platforms_found = listed.status.success();
+    let out = with_vendors("doctor");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!text.contains("no vendor file"), "the file is there and must be named: {text}");
     assert!(
@@ -149,7 +158,12 @@ fn doctor_names_a_garbage_vendor_file() {
         "{text}"
     );
     assert!(text.contains(&format!("rm {}", file.display())), "the fix: {text}");
-    assert_eq!(out.status.code(), Some(1), "no platform is usable: {text}");
+    let want = if platforms_found { 0 } else { 1 };
+    assert_eq!(
+        out.status.code(),
+        Some(want),
+        "platforms found without the vendor file: {platforms_found}: {text}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

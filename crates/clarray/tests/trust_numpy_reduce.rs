@@ -569,3 +569,39 @@ fn concatenate_extent_sum_overflow_is_too_large_not_a_wrap() {
     let e = clarray::reduce::concatenate::<u8>(&[&a, &a], -1).unwrap_err();
     assert!(matches!(e, Error::TooLarge(_)), "{e}");
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    /// `dot` of two types promotes as NumPy does (`dot(int8, uint8)` is int16, `dot(float32,
+    /// int64)` float64, `vdot(complex64, float64)` complex128); clarray refused it with a type
+    /// error.
+    #[test]
+    fn dot_of_two_types_promotes(v in prop::collection::vec((any::<i8>(), any::<u8>(), -1000i64..1000, -400i32..400), 1..64)) {
+        let ctx = shared_ctx();
+        let n = v.len();
+        let a8: Vec<i8> = v.iter().map(|t| t.0).collect();
+        let b8: Vec<u8> = v.iter().map(|t| t.1).collect();
+        let c64: Vec<i64> = v.iter().map(|t| t.2).collect();
+        let f: Vec<f32> = v.iter().map(|t| t.3 as f32 / 8.0).collect();
+        let (a, b) = (Array::from_slice(&ctx, &a8, &[n]).unwrap(), Array::from_slice(&ctx, &b8, &[n]).unwrap());
+        let (c, x) = (Array::from_slice(&ctx, &c64, &[n]).unwrap(), Array::from_slice(&ctx, &f, &[n]).unwrap());
+        // int16 products and sums wrap at 16 bits.
+        let want = a8.iter().zip(&b8).fold(0i16, |s, (&p, &q)| s.wrapping_add((p as i16).wrapping_mul(q as i16)));
+        let got: Array<i16> = a.dot(&b).unwrap();
+        prop_assert_eq!(got.item().unwrap(), want);
+        prop_assert_eq!(b.dot(&a).unwrap().item().unwrap(), want);
+        // float64: exact here (multiples of 1/16 below 2^30 in every partial sum).
+        let want: f64 = f.iter().zip(&c64).map(|(&p, &q)| p as f64 * q as f64).sum();
+        let got: Array<f64> = x.dot(&c).unwrap();
+        prop_assert_eq!(got.item().unwrap(), want);
+        let z: Vec<Complex<f32>> = f.iter().map(|&p| Complex::new(p, -p / 2.0)).collect();
+        let z = Array::from_slice(&ctx, &z, &[n]).unwrap();
+        let xd = Array::from_slice(&ctx, &c64.iter().map(|&q| q as f64).collect::<Vec<_>>(), &[n]).unwrap();
+        let want = f.iter().zip(&c64).fold(Complex::new(0.0, 0.0), |s, (&p, &q)| {
+            s + Complex::new(p as f64, p as f64 / 2.0) * q as f64
+        });
+        let got: Array<Complex<f64>> = z.vdot(&xd).unwrap();
+        prop_assert_eq!(got.item().unwrap(), want);
+    }
+}

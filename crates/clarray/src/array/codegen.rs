@@ -45,7 +45,7 @@ use super::dtype::{check_device_supports, DType, Kind, Scalar};
 use super::expr::{is_mixed_sign_64, BinOp, Expr, ExprInner, Leaf, Node, UnOp};
 use super::layout::{collapse, Layout, Shape, Strides};
 use crate::error::{Error, Result};
-use crate::program::cached_kernel;
+use crate::program::cache::generated_kernel;
 use crate::runtime::{Arg, Buffer, Context, Event, Kernel, LaunchDims};
 
 /// One instruction of a flattened expression; operands are indices of earlier instructions.
@@ -857,7 +857,7 @@ fn kernel_for(
     log::debug!("generated kernel for {name}:\n{src}");
     // Built without -cl-kernel-arg-info: the arguments are right by construction, and the
     // launch checks only their count and kinds (cheaper for tiny arrays).
-    let k = cached_kernel(ctx, &src, "", "clarray_ew")?;
+    let k = generated_kernel(ctx, &src, "clarray_ew")?;
     g.kernels.lock().unwrap_or_else(|p| p.into_inner()).insert(key.to_vec(), (k.clone(), name, src.into()));
     Ok(k)
 }

@@ -516,10 +516,16 @@ pub fn unary_types(op: UnOp, t: DType) -> Result<(DType, DType)> {
         }
         Floor | Ceil | Round | Trunc | Sign => match (op, k) {
             (_, Kind::Complex) => return Err(type_err(name, t, "")),
-            // NumPy's `round` of bool goes through its float loops (f16); `sign` has no bool
-            // loop and takes int8's; floor, ceil and trunc keep bool.
+            // NumPy's `round` of bool goes through its float loops (f16); floor, ceil and trunc
+            // keep bool. NumPy 2 refuses `sign` of bool (its ufunc has no loop for it).
             (Round, Kind::Bool) => (DType::F16, DType::F16),
-            (Sign, Kind::Bool) => (DType::I8, DType::I8),
+            (Sign, Kind::Bool) => {
+                return Err(type_err(
+                    "sign",
+                    t,
+                    " (as in NumPy 2); cast to an integer type first, e.g. `astype::<i8>()`",
+                ))
+            }
             _ => (t, t),
         },
         IsNan | IsInf | IsFinite => (t, DType::Bool),
@@ -864,11 +870,13 @@ macro_rules! binop {
                 Expr::binary(BinOp::$op, self.expr(), rhs.into_expr())
             }
         }
-        // Scalars on the left: one type per kind. With a second type of a kind, an unsuffixed
-        // literal has two candidate impls and the operator's output type stays unknown, so
-        // a chain such as `2.0 * &a + 1.0` no longer compiles (E0282). Other types go on the
-        // left through `IntoExpr` (`3u8.into_expr() * &a`), weak all the same.
-        scalar_lhs!($Trait, $method, $op; bool, i64, f64, Complex<f64>);
+        // Scalars on the left: one type per kind of literal. With a second type a literal can
+        // take (f32 beside f64, u8 beside i64, Complex<f32> beside Complex<f64>), an
+        // unsuffixed literal has two candidate impls and the operator's output type stays
+        // unknown, so `(2.0 * &a).eval()` and `Complex::new(1.0, 2.0) * &a` no longer compile
+        // (E0282). `f16` is no literal's type, so it costs nothing. Other types go on the left
+        // through `IntoExpr` (`3u8.into_expr() * &a`), weak and promoted exactly as on the right.
+        scalar_lhs!($Trait, $method, $op; bool, i64, f64, f16, Complex<f64>);
     };
 }
 

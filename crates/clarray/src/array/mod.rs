@@ -45,10 +45,11 @@
 //! ```
 //!
 //! Any Rust scalar may stand on the right of an operator (`&a + 2u8`, `&a * 0.5f32`). On the
-//! left, `bool`, `i64`, `f64` and `Complex<f64>` do (`2.0 * &a`, `2 * &a`, `true & &a`): one
-//! type per kind, because with two, an unsuffixed literal has two candidate operator impls
-//! and Rust cannot type a chain like `2.0 * &a + 1.0` (E0282). Any other element type goes on
-//! the left through [`IntoExpr`]: `3u8.into_expr() * &a`, `half::f16::ONE.into_expr() - &a`.
+//! left, `bool`, `i64`, `f64`, `half::f16` and `Complex<f64>` do (`2.0 * &a`, `2 * &a`,
+//! `true & &a`, `f16::ONE - &a`): one type per kind of literal, because with two, an unsuffixed
+//! literal has two candidate operator impls and Rust cannot type `(2.0 * &a).eval()` (E0282).
+//! Any other element type goes on the left through [`IntoExpr`]: `3u8.into_expr() * &a`,
+//! `0.5f32.into_expr() - &a`, with the same result as the same value on the right.
 //! Every Rust scalar is *weak* (see below), on the left as on the right: its Rust type matters
 //! only for its kind (bool, integer, float, complex), so `3u8.into_expr() * &i8_array` is i8,
 //! as `3 * i8_array` is in NumPy. For a scalar that promotes by its own type (NumPy's
@@ -201,8 +202,12 @@ impl<T: Element> fmt::Debug for Array<T> {
     }
 }
 
-/// The number of values of `arange(start, stop, step)`: `ceil((stop - start) / step)`, at
-/// least 0, exact for integers (in i128); NaN or infinite arguments are refused, as NumPy does.
+/// The number of values of `arange(start, stop, step)`, as NumPy counts them: exact for
+/// integers (in i128); for floats `ceil((stop - start) / step)` in f64, at least 0, except that
+/// a quotient that underflows to ±0 from a nonzero difference (a step of ±inf, or a step far
+/// larger than the difference) counts 1 value when it is +0 and none when it is -0. A NaN
+/// argument, a zero step and a count that is not finite (an infinite bound) are refused, as
+/// NumPy refuses them.
 fn arange_len(start: Scalar, stop: Scalar, step: Scalar, dtype: DType) -> Result<usize> {
     let len = match (start, stop, step) {
         (Scalar::Int(a), Scalar::Int(b), Scalar::Int(d)) => {
@@ -217,27 +222,31 @@ fn arange_len(start: Scalar, stop: Scalar, step: Scalar, dtype: DType) -> Result
             n.max(0) as u128
         }
         _ => {
-            let f = |s: Scalar| match s {
-                Scalar::Int(v) => Ok(v as f64),
-                Scalar::Float(v) => Ok(v),
-                _ => Err(Error::Type(format!("arange is defined for integers and floats, not {dtype}"))),
-            };
-            let (a, b, d) = (f(start)?, f(stop)?, f(step)?);
-            if !(a.is_finite() && b.is_finite() && d.is_finite()) || d == 0.0 {
+            let (a, b, d) = (arange_f64(start, dtype)?, arange_f64(stop, dtype)?, arange_f64(step, dtype)?);
+            if a.is_nan() || b.is_nan() || d.is_nan() || d == 0.0 {
                 return Err(Error::InvalidArgument(format!(
-                    "arange({a}, {b}, {d}): start, stop and step must be finite and the step \
-                     nonzero (NumPy cannot compute a length otherwise either)"
+                    "arange({a}, {b}, {d}): start, stop and step must not be NaN and the step must \
+                     be nonzero, finite or infinite (NumPy cannot compute a length otherwise either)"
                 )));
             }
-            let n = ((b - a) / d).ceil();
-            if n.is_nan() {
-                return Err(Error::InvalidArgument(format!("arange({a}, {b}, {d}): no finite length")));
-            }
-            // A quotient beyond u128 (an infinite difference of finite bounds) is refused below.
-            if n >= u128::MAX as f64 {
-                u128::MAX
+            let diff = b - a;
+            let q = diff / d;
+            if q == 0.0 && diff != 0.0 {
+                u128::from(!q.is_sign_negative())
             } else {
-                n.max(0.0) as u128
+                let n = q.ceil();
+                if !n.is_finite() {
+                    return Err(Error::InvalidArgument(format!(
+                        "arange({a}, {b}, {d}): the count (stop - start) / step is {q}, not finite; \
+                         use finite bounds"
+                    )));
+                }
+                // A count beyond u128 is refused below.
+                if n >= u128::MAX as f64 {
+                    u128::MAX
+                } else {
+                    n.max(0.0) as u128
+                }
             }
         }
     };
@@ -247,6 +256,15 @@ fn arange_len(start: Scalar, stop: Scalar, step: Scalar, dtype: DType) -> Result
             isize::MAX
         ))
     })
+}
+
+/// An argument of a float `arange` as f64.
+fn arange_f64(s: Scalar, dtype: DType) -> Result<f64> {
+    match s {
+        Scalar::Int(v) => Ok(v as f64),
+        Scalar::Float(v) => Ok(v),
+        _ => Err(Error::Type(format!("arange is defined for integers and floats, not {dtype}"))),
+    }
 }
 
 fn bytes_for<T: Element>(shape: &[usize]) -> Result<usize> {
@@ -363,18 +381,31 @@ impl<T: Element> Array<T> {
     }
 
     /// `start, start + step, …` below `stop` (above, for a negative step), computed on the
-    /// device (NumPy's `arange`). Integer and float types.
+    /// device (NumPy's `arange`). Integer and float types. Floats follow NumPy exactly: the count
+    /// is `ceil((stop - start) / step)` in f64, and value `i ≥ 2` is `first + i·(second - first)`
+    /// in the type, where `first` and `second` are `start` and `start + step` rounded to it.
     pub fn arange(ctx: &Context, start: T, stop: T, step: T) -> Result<Array<T>> {
         let (s0, s1, st) = (start.to_scalar(), stop.to_scalar(), step.to_scalar());
         let n = arange_len(s0, s1, st, T::DTYPE)?;
         let i = Expr::index(ctx, &[n]);
-        let e = if T::DTYPE.is_int() {
-            i * st + s0
-        } else {
-            let w = if T::DTYPE == DType::F16 { DType::F32 } else { T::DTYPE };
-            i.cast(w) * st + s0
+        if T::DTYPE.is_int() {
+            return (i * st + s0).cast(T::DTYPE).eval();
+        }
+        // NumPy's values: the first is `start` and the second `start + step` (in f64), both
+        // rounded to the type; the others are `first + i·delta` with `delta` the difference of
+        // those two rounded values, computed in the type (float32 for float16). So a step below
+        // the type's resolution at `start` repeats `start`, as in NumPy.
+        let (Scalar::Float(a), Scalar::Float(d)) = (s0, st) else {
+            return Err(Error::Type(format!("arange is defined for integers and floats, not {}", T::DTYPE)));
         };
-        e.cast(T::DTYPE).eval()
+        let second = T::from_scalar(Scalar::Float(a + d)).to_scalar();
+        let b = f64::from_scalar(second);
+        let (w, delta) = match T::DTYPE {
+            DType::F64 => (DType::F64, b - a),
+            _ => (DType::F32, f64::from(b as f32 - a as f32)),
+        };
+        let rest = i.cast(w) * Expr::scalar(Scalar::Float(delta)).cast(w) + Expr::scalar(s0).cast(w);
+        where_(i.equal(0), s0, where_(i.equal(1), second, rest)).cast(T::DTYPE).eval()
     }
 
     /// `num` evenly spaced values from `start` to `stop` inclusive (float types), NumPy's

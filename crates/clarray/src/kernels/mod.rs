@@ -31,7 +31,7 @@ use std::fmt::Write as _;
 
 use crate::array::{Array, DType, Element};
 use crate::error::{Error, Result};
-use crate::program::cached_kernel;
+use crate::program::cache::generated_kernel;
 use crate::reduce::engine::{Args, MapExpr, Op, Param, Spec};
 use crate::reduce::scan::ScanSpec;
 use crate::reduce::{Axes, ReductionTypes, Strided};
@@ -256,7 +256,7 @@ impl ElementwiseKernel {
             DType::pragmas(&types),
             params.join(", ")
         );
-        let kernel = cached_kernel(ctx, &src, "", name)?;
+        let kernel = generated_kernel(ctx, &src, name)?;
         Ok(ElementwiseKernel { ctx: ctx.clone(), decls, kernel, name: name.to_string() })
     }
 

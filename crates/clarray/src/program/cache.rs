@@ -108,10 +108,37 @@ pub fn cached_program(ctx: &Context, source: &str, options: &str) -> Result<Prog
 }
 
 /// The kernel `name` of the program built from `source` with `options`, created once per
-/// context and reused.
+/// context and reused. The options are used as given: for float `/` and `sqrt` as correctly
+/// rounded as clarray's own kernels, add [`CORRECTLY_ROUNDED_DIVIDE_SQRT`] where
+/// [`DeviceInfo::fp32_correctly_rounded_divide_sqrt`](crate::runtime::DeviceInfo) says the
+/// device has it.
 pub fn cached_kernel(ctx: &Context, source: &str, options: &str, name: &str) -> Result<Kernel> {
     let files = [(MAIN_LABEL.to_string(), source.to_string())];
     cached_program_named(ctx, source, &with_arg_info(options), &files)?.kernel(name)
+}
+
+/// The build option that makes float `/` and `sqrt` correctly rounded. OpenCL allows 2.5 and
+/// 3 ulp without it, and NVIDIA's driver uses that freedom; NumPy's results are correctly
+/// rounded. Every program clarray generates (elementwise expressions, reductions, scans, gather,
+/// sort, random, and the kernels of [`crate::kernels`]) gets it where the device supports it;
+/// a program of the user's own keeps exactly the options given (add this one to match).
+pub const CORRECTLY_ROUNDED_DIVIDE_SQRT: &str = "-cl-fp32-correctly-rounded-divide-sqrt";
+
+/// The options clarray builds its own programs with on a device that has (or lacks)
+/// `CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT`.
+pub(crate) fn generated_options(correctly_rounded_divide_sqrt: bool) -> &'static str {
+    if correctly_rounded_divide_sqrt {
+        CORRECTLY_ROUNDED_DIVIDE_SQRT
+    } else {
+        ""
+    }
+}
+
+/// [`cached_kernel`] for a program clarray generates: built with [`generated_options`] for the
+/// context's device (the options are part of both cache keys).
+pub(crate) fn generated_kernel(ctx: &Context, source: &str, name: &str) -> Result<Kernel> {
+    let options = generated_options(ctx.device().info().fp32_correctly_rounded_divide_sqrt);
+    cached_kernel(ctx, source, options, name)
 }
 
 /// [`cached_program`] for an expanded source whose files are known (for build errors).
@@ -482,4 +509,56 @@ fn check<'a>(bytes: &'a [u8], key: &[u8; 32]) -> std::result::Result<&'a [u8], S
         return Err("corrupt: the payload's checksum does not match".into());
     }
     Ok(payload)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::array::Array;
+    use crate::kernels::ElementwiseKernel;
+    use crate::random::Philox;
+
+    #[test]
+    fn generated_options_follow_the_capability() {
+        assert_eq!(generated_options(true), CORRECTLY_ROUNDED_DIVIDE_SQRT);
+        assert_eq!(generated_options(false), "");
+    }
+
+    /// Every program clarray generates (elementwise, reduction, scan, sort, gather, mask,
+    /// random, user elementwise kernel) is built with the option exactly when the device
+    /// reports `CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT`, and a user's own program is not.
+    #[test]
+    fn generated_programs_are_built_with_correctly_rounded_divide_sqrt() {
+        let ctx = Context::new().unwrap();
+        let has = ctx.device().info().fp32_correctly_rounded_divide_sqrt;
+        let a = Array::<f32>::from_slice(&ctx, &[1.0, 2.0, 3.0, 4.0], &[4]).unwrap();
+        let b = Array::<f32>::from_slice(&ctx, &[3.0, 7.0, 9.0, 11.0], &[4]).unwrap();
+        let q: Array<f32> = (&a / &b).sqrt().eval().unwrap();
+        q.sum().unwrap();
+        q.cumsum(0).unwrap();
+        q.sort(0).unwrap();
+        let idx = Array::<i64>::from_slice(&ctx, &[3, 0], &[2]).unwrap();
+        q.take(&idx, 0).unwrap();
+        let m: Array<bool> = a.less(2.5f32).eval().unwrap();
+        q.mask(&m).unwrap();
+        Philox::new(1).uniform::<f32>(&ctx, &[4]).unwrap();
+        ElementwiseKernel::new(&ctx, "float *x", "x[i] = x[i] / 3.0f", "div3").unwrap();
+        cached_kernel(&ctx, "kernel void own(global float* x) { x[0] = 1.0f / x[0]; }", "", "own").unwrap();
+
+        let mem: Arc<Memory> = ctx.slot();
+        let programs = lock(&mem.programs);
+        let mut generated = 0;
+        for (options, sources) in programs.iter() {
+            for source in sources.keys() {
+                let flagged = options.split_whitespace().any(|o| o == CORRECTLY_ROUNDED_DIVIDE_SQRT);
+                if source.contains("kernel void own(") {
+                    assert!(!flagged, "the user's program got `{options}`");
+                } else {
+                    generated += 1;
+                    assert_eq!(flagged, has, "capability {has}, options `{options}` for\n{source}");
+                }
+            }
+        }
+        assert!(generated >= 7, "only {generated} generated programs in the cache");
+    }
 }

@@ -10,6 +10,7 @@
 //! | [`Kernels`] | a built program whose kernels are created once and kept |
 //! | [`Launch`], [`Dims`], [`KernelArg`], [`Local`], [`Bytes`] | `kernel.launch(queue, dims, (a, b, 2.0f32))` |
 //! | [`cached_program`], [`cached_kernel`], [`DiskCache`] | the program cache the other layers use |
+//! | [`CORRECTLY_ROUNDED_DIVIDE_SQRT`] | the option clarray's own programs get for correctly rounded float `/` and `sqrt`; add it to yours to match |
 
 pub mod args;
 pub mod cache;
@@ -17,6 +18,6 @@ pub mod launch;
 pub mod source;
 
 pub use args::{Bytes, KernelArg, Local};
-pub use cache::{cached_kernel, cached_program, DiskCache, Kernels, Outcome};
+pub use cache::{cached_kernel, cached_program, DiskCache, Kernels, Outcome, CORRECTLY_ROUNDED_DIVIDE_SQRT};
 pub use launch::{auto_local, Dims, KernelArgs, Launch, Sizes};
 pub use source::{DefineValue, Defines, Expanded, Source};

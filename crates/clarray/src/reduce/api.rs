@@ -9,7 +9,7 @@ use crate::array::codegen::{Emitter, Instr, Plan};
 use crate::array::{Array, DType, Element, Expr};
 use crate::error::{Error, Result};
 
-use super::dtype::{Reducible, ReductionTypes};
+use super::dtype::{Promote, Reducible, ReductionTypes};
 use super::engine::{csfx, MapExpr, Param};
 use super::scan::{scan, ScanSpec};
 use super::strided::Strided;
@@ -159,13 +159,21 @@ impl<T: Reducible> Array<T> {
     }
 
     /// The dot product `Σ self[i]·other[i]` of two vectors of one length, as a 0-d array
-    /// (integers wrap as in NumPy's `dot`; bool gives "any `self[i] && other[i]`").
-    pub fn dot(&self, other: &Array<T>) -> Result<Array<T>> {
+    /// (integers wrap as in NumPy's `dot`; bool gives "any `self[i] && other[i]`"). Vectors of
+    /// two types give NumPy's promoted type ([`Promote`]): both are converted to it first.
+    pub fn dot<U: Element>(&self, other: &Array<U>) -> Result<Array<<T as Promote<U>>::Output>>
+    where
+        T: Promote<U>,
+    {
         dot_with(&Strided::of_array(self), &Strided::of_array(other), false)?.into_array()
     }
 
-    /// The conjugating dot product `Σ conj(self[i])·other[i]` (NumPy's `vdot`).
-    pub fn vdot(&self, other: &Array<T>) -> Result<Array<T>> {
+    /// The conjugating dot product `Σ conj(self[i])·other[i]` (NumPy's `vdot`), promoting as
+    /// [`Array::dot`] does.
+    pub fn vdot<U: Element>(&self, other: &Array<U>) -> Result<Array<<T as Promote<U>>::Output>>
+    where
+        T: Promote<U>,
+    {
         dot_with(&Strided::of_array(self), &Strided::of_array(other), true)?.into_array()
     }
 }

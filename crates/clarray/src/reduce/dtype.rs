@@ -2,6 +2,7 @@
 //! sum widens to, the type it accumulates in, neutral elements as OpenCL C), and
 //! [`Reducible`], which gives the result element types at compile time for `Array<T>`.
 
+use half::f16;
 use num_complex::Complex;
 
 use crate::array::{DType, Element, Kind};
@@ -203,8 +204,81 @@ reducible! {
     Complex<f64> => Complex<f64>, Complex<f64>, f64;
 }
 
+/// The element type NumPy promotes `Self` and `U` to (`np.result_type` of two arrays, the
+/// table in `docs/numpy-semantics.md`): what [`Array::dot`](crate::array::Array::dot) of a
+/// `Self` and a `U` vector gives.
+pub trait Promote<U: Element>: Element {
+    /// The promoted type.
+    type Output: Element;
+}
+
+type C64 = Complex<f32>;
+type C128 = Complex<f64>;
+
+/// One row of the promotion table: `T => ` the result with each column type, in the order of
+/// the columns below.
+macro_rules! promote_row {
+    ($t:ty => $($o:ty),*) => {
+        promote_row!(@ $t; [bool, i8, u8, i16, u16, i32, u32, i64, u64, f16, f32, f64, C64, C128]; [$($o),*]);
+    };
+    (@ $t:ty; [$u:ty $(, $us:ty)*]; [$o:ty $(, $os:ty)*]) => {
+        impl Promote<$u> for $t {
+            type Output = $o;
+        }
+        promote_row!(@ $t; [$($us),*]; [$($os),*]);
+    };
+    (@ $t:ty; []; []) => {};
+}
+
+macro_rules! promote_table {
+    ($($t:ty => $($o:ty),*;)*) => {$(promote_row!($t => $($o),*);)*};
+}
+
+promote_table! {
+    bool => bool, i8, u8, i16, u16, i32, u32, i64, u64, f16, f32, f64, C64, C128;
+    i8 => i8, i8, i16, i16, i32, i32, i64, i64, f64, f16, f32, f64, C64, C128;
+    u8 => u8, i16, u8, i16, u16, i32, u32, i64, u64, f16, f32, f64, C64, C128;
+    i16 => i16, i16, i16, i16, i32, i32, i64, i64, f64, f32, f32, f64, C64, C128;
+    u16 => u16, i32, u16, i32, u16, i32, u32, i64, u64, f32, f32, f64, C64, C128;
+    i32 => i32, i32, i32, i32, i32, i32, i64, i64, f64, f64, f64, f64, C128, C128;
+    u32 => u32, i64, u32, i64, u32, i64, u32, i64, u64, f64, f64, f64, C128, C128;
+    i64 => i64, i64, i64, i64, i64, i64, i64, i64, f64, f64, f64, f64, C128, C128;
+    u64 => u64, f64, u64, f64, u64, f64, u64, f64, u64, f64, f64, f64, C128, C128;
+    f16 => f16, f16, f16, f32, f32, f64, f64, f64, f64, f16, f32, f64, C64, C128;
+    f32 => f32, f32, f32, f32, f32, f64, f64, f64, f64, f32, f32, f64, C64, C128;
+    f64 => f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, C128, C128;
+    C64 => C64, C64, C64, C64, C64, C128, C128, C128, C128, C64, C64, C128, C64, C128;
+    C128 => C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128;
+}
+
 /// Whether `t` is a real float type.
 #[allow(dead_code)]
 pub(crate) fn kind_float(t: DType) -> bool {
     t.kind() == Kind::Float
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::array::promote;
+
+    fn check<T: Promote<U>, U: Element>() {
+        let want = promote(T::DTYPE, U::DTYPE);
+        assert_eq!(<T as Promote<U>>::Output::DTYPE, want, "Promote<{}> for {}", U::DTYPE, T::DTYPE);
+    }
+
+    macro_rules! check_all {
+        ($($t:ty),*) => {{
+            $(check_all!(@ $t; bool, i8, u8, i16, u16, i32, u32, i64, u64, f16, f32, f64, C64, C128);)*
+        }};
+        (@ $t:ty; $($u:ty),*) => {{
+            $(check::<$t, $u>();)*
+        }};
+    }
+
+    /// The type-level table says what the run-time promotion says, for every pair.
+    #[test]
+    fn promote_trait_matches_the_promotion_table() {
+        check_all!(bool, i8, u8, i16, u16, i32, u32, i64, u64, f16, f32, f64, C64, C128);
+    }
 }

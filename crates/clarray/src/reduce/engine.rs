@@ -41,7 +41,7 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
-use crate::program::cached_kernel;
+use crate::program::cache::generated_kernel;
 use crate::runtime::{Arg, Block, Buffer, Context, DeviceType, Event, Kernel, LaunchDims, Recycle};
 
 use super::dtype::ReductionTypes;
@@ -71,7 +71,7 @@ pub(crate) fn generated(
     if std::env::var_os("CLARRAY_DUMP_REDUCE").is_some() {
         eprintln!("{src}");
     }
-    let k = cached_kernel(ctx, &src, "", name)?;
+    let k = generated_kernel(ctx, &src, name)?;
     g.kernels.lock().unwrap_or_else(|p| p.into_inner()).insert(key, k.clone());
     Ok(k)
 }

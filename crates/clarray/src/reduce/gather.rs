@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 
 use crate::array::{views_overlap, Array, DType, Element};
 use crate::error::{Error, Result};
-use crate::program::cached_kernel;
+use crate::program::cache::generated_kernel;
 use crate::runtime::{Buffer, Context, LaunchDims};
 
 use super::engine::{wg_size, Args};
@@ -173,7 +173,7 @@ fn first_bad(idx: &Strided, count: usize, n: usize, from: usize, window: usize) 
         it.cl_storage(),
         norm_index(it),
     );
-    let k = cached_kernel(&ctx, &src, "", "index_check")?;
+    let k = generated_kernel(&ctx, &src, "index_check")?;
     let window = window.clamp(1, CLAMP);
     let mut base = from;
     while base < count {
@@ -271,7 +271,7 @@ impl<T: Element> Array<T> {
             unravel_code("p", "ao", npre, "np", "sp"),
             unravel_code("q", "ao", npost, "nq", "sq"),
         );
-        let k = cached_kernel(&ctx, &src, "", "take_k")?;
+        let k = generated_kernel(&ctx, &src, "take_k")?;
         let mut args = Args::default();
         args.buf(a.buffer()).long(a.offset() as i64);
         for j in 0..npre {
@@ -386,7 +386,7 @@ impl<T: Element> Array<T> {
             norm_index(it),
             unravel_code("v", "ao", nd, "na", "sa"),
         );
-        let k = cached_kernel(&ctx, &src, "", "put_k")?;
+        let k = generated_kernel(&ctx, &src, "put_k")?;
         let mut args = Args::default();
         args.buf(a.buffer()).long(a.offset() as i64);
         for j in 0..nd {

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 
 use crate::array::{Array, DType, Element};
 use crate::error::{Error, Result};
-use crate::program::cached_kernel;
+use crate::program::cache::generated_kernel;
 use crate::runtime::Buffer;
 
 use super::engine::{truth, Args, MapExpr};
@@ -110,7 +110,7 @@ fn coordinates<T: Element>(x: &Array<T>, transposed: bool) -> Result<Array<i64>>
         args.long(d as i64);
     }
     args.buf(out.buffer()).long(sr as i64).long(sk as i64);
-    launch_1d(&ctx, &cached_kernel(&ctx, &src, "", "coords_k")?, &args, x.len())?;
+    launch_1d(&ctx, &generated_kernel(&ctx, &src, "coords_k")?, &args, x.len())?;
     Ok(out)
 }
 
@@ -160,7 +160,7 @@ impl<T: Element> Array<T> {
             args.long(d as i64);
         }
         args.buf(out.buffer());
-        launch_1d(&ctx, &cached_kernel(&ctx, &src, "", "mask_k")?, &args, self.len())?;
+        launch_1d(&ctx, &generated_kernel(&ctx, &src, "mask_k")?, &args, self.len())?;
         Ok(out)
     }
 
@@ -216,7 +216,7 @@ impl<T: Element> Array<T> {
             args.long(d as i64);
         }
         args.long(self.len() as i64).bytes(bits_of(value), bits_type(T::DTYPE));
-        launch_1d(&ctx, &cached_kernel(&ctx, &src, "", "set_where_k")?, &args, self.len())
+        launch_1d(&ctx, &generated_kernel(&ctx, &src, "set_where_k")?, &args, self.len())
     }
 
     /// The indices of the nonzero elements (NumPy's `nonzero`): one `i64` array per axis, all

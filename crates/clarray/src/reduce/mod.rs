@@ -90,12 +90,13 @@ pub mod sort;
 pub mod strided;
 
 pub use compare::{allclose, array_equal};
-pub use dtype::{Reducible, ReductionTypes};
+pub use dtype::{Promote, Reducible, ReductionTypes};
 pub use gather::Index;
 pub use join::{concatenate, stack, Joinable};
 pub use strided::Strided;
 
-use crate::array::DType;
+use crate::array::codegen::Emitter;
+use crate::array::{promote, DType};
 
 use crate::error::{Error, Result};
 use engine::{csfx, truth, MapExpr, Op, Spec};
@@ -305,13 +306,6 @@ fn square_helpers(fp64: bool) -> String {
 
 fn dot_map(a: &Strided, b: &Strided, conj: bool) -> Result<MapExpr> {
     a.context().check_same(b.context())?;
-    if a.dtype() != b.dtype() {
-        return Err(Error::Type(format!(
-            "dot of {} and {} vectors; convert one so both have the same type",
-            a.dtype().name(),
-            b.dtype().name()
-        )));
-    }
     if a.ndim() != 1 || b.ndim() != 1 || a.len() != b.len() {
         return Err(Error::Shape(format!(
             "dot takes two vectors of one length; got shapes {:?} and {:?}",
@@ -319,7 +313,10 @@ fn dot_map(a: &Strided, b: &Strided, conj: bool) -> Result<MapExpr> {
             b.shape()
         )));
     }
-    let t = a.dtype();
+    // Mixed types promote as in NumPy (`dot(int8, uint8)` is int16): the operands are
+    // converted to the promoted type first, so the products are that type's.
+    let t = promote(a.dtype(), b.dtype());
+    let (a, b) = (&converted(a, t)?, &converted(b, t)?);
     let code = match (t, conj) {
         (t, false) if t.is_complex() => format!("cmul_{}(x0, x1)", csfx(t)),
         (t, true) if t.is_complex() => format!("cmul_{s}(conj_{s}(x0), x1)", s = csfx(t)),
@@ -336,9 +333,20 @@ fn dot_map(a: &Strided, b: &Strided, conj: bool) -> Result<MapExpr> {
     })
 }
 
+/// `x` converted to `t` (a new array; `x` itself when it is `t` already).
+fn converted(x: &Strided, t: DType) -> Result<Strided> {
+    if x.dtype() == t {
+        return Ok(x.clone());
+    }
+    let mut em = Emitter::default();
+    let code = em.cast(x.dtype(), t, "x0");
+    let map = MapExpr { preamble: em.prelude(), ..MapExpr::unary(x, &code, t) };
+    engine::evaluate(x.context(), &map)
+}
+
 pub(crate) fn dot_with(a: &Strided, b: &Strided, conj: bool) -> Result<Strided> {
     let map = dot_map(a, b, conj)?;
-    let t = a.dtype();
+    let t = map.value;
     let ctx = a.context().clone();
     let op = if t == DType::Bool { Op::Any } else { Op::Sum };
     let spec = Spec { op, acc: t.acc_type(), out: t, finish: "v".into() };

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use crate::array::{Array, DType, Element};
 use crate::error::{Error, Result};
-use crate::program::cached_kernel;
+use crate::program::cache::generated_kernel;
 use crate::runtime::LaunchDims;
 
 use super::dtype::ReductionTypes;
@@ -157,7 +157,7 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: isize, want_keys: bool) -> Result<
     let dims = |n: usize| [n.div_ceil(WG) * WG];
     let g = dims(total);
     let ld = LaunchDims { global: &g, local: Some(&[WG]), offset: None };
-    let k = cached_kernel(&ctx, &src, "", "sort_init")?;
+    let k = generated_kernel(&ctx, &src, "sort_init")?;
     let mut a = Args::default();
     a.buf(s.buffer())
         .long(s.offset() as i64)
@@ -169,7 +169,7 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: isize, want_keys: bool) -> Result<
         .buf(&keys)
         .buf(&idx);
     ctx.queue().launch(&k, &a.as_args(), &ld, &[])?;
-    let step = cached_kernel(&ctx, &src, "", "sort_step")?;
+    let step = generated_kernel(&ctx, &src, "sort_step")?;
     let mut kk = 2;
     while kk <= p {
         let mut j = kk / 2;
@@ -187,7 +187,7 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: isize, want_keys: bool) -> Result<
         }
         kk *= 2;
     }
-    let fin = cached_kernel(&ctx, &src, "", "sort_out")?;
+    let fin = generated_kernel(&ctx, &src, "sort_out")?;
     let n = nlines * l;
     let g2 = dims(n);
     let mut a = Args::default();

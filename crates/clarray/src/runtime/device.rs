@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use opencl3::device::{
     Device as ClDevice, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU,
-    CL_DEVICE_TYPE_GPU,
+    CL_DEVICE_TYPE_GPU, CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT,
 };
 use opencl3::types::cl_device_id;
 use serde::Serialize;
@@ -93,6 +93,10 @@ pub struct DeviceInfo {
     pub fp64: bool,
     /// Whether `half` arithmetic works in kernels (cl_khr_fp16).
     pub fp16: bool,
+    /// Whether `CL_DEVICE_SINGLE_FP_CONFIG` has `CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT`: float `/`
+    /// and `sqrt` are correctly rounded when a program is built with
+    /// `-cl-fp32-correctly-rounded-divide-sqrt` (without it OpenCL allows 2.5 and 3 ulp).
+    pub fp32_correctly_rounded_divide_sqrt: bool,
     /// Whether images are supported.
     pub image_support: bool,
     /// Largest 2-D image, width and height.
@@ -183,6 +187,10 @@ fn query(platform: &PlatformInfo, device_index: usize, id: cl_device_id) -> Resu
         local_mem_bytes: d.local_mem_size().cl("clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)")?,
         fp64: d.double_fp_config().map(|c| c != 0).unwrap_or(false),
         fp16: d.extensions().map(|e| e.contains("cl_khr_fp16")).unwrap_or(false),
+        fp32_correctly_rounded_divide_sqrt: d
+            .single_fp_config()
+            .map(|c| c & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT != 0)
+            .unwrap_or(false),
         image_support: d.image_support().unwrap_or(false),
         image2d_max: [d.image2d_max_width().unwrap_or(0), d.image2d_max_height().unwrap_or(0)],
         image3d_max: [

@@ -322,7 +322,7 @@ impl Program {
         }
         let wg = raw.get_work_group_size(self.inner.ctx.device().id).unwrap_or(0);
         let multiple = raw.get_work_group_size_multiple(self.inner.ctx.device().id).unwrap_or(1).max(1);
-        let (types, operands) = self.arg_types(name, &args);
+        let (types, operands, type_names) = self.arg_types(name, &args);
         let accepts = args.iter().zip(&types).map(|(a, t)| Accepts::of(a, t)).collect();
         Ok(Kernel {
             inner: Arc::new(KernelInner {
@@ -335,6 +335,7 @@ impl Program {
                 program: self.clone(),
                 types,
                 operands,
+                type_names,
                 sizes: OnceLock::new(),
             }),
         })
@@ -344,25 +345,36 @@ impl Program {
     /// kernel's signature read from the source), typedefs resolved from the source and the
     /// options' `-D` defines. With it, per parameter of a type clarray cannot size, the type's
     /// name as a `sizeof` operand for [`Kernel::probed_sizes`], where it has one.
-    fn arg_types(&self, name: &str, args: &[ArgInfo]) -> (Vec<Declared>, Vec<Option<String>>) {
+    ///
+    /// Also each parameter's type name for messages: the driver's, else the source's, else
+    /// empty. A driver's empty name counts as none (NVIDIA returns "" for programs built
+    /// without argument information).
+    fn arg_types(&self, name: &str, args: &[ArgInfo]) -> (Vec<Declared>, Vec<Option<String>>, Vec<String>) {
         let source = self.inner.source.as_deref().unwrap_or("");
         let mut typedefs = Typedefs::parse(source);
         typedefs.add_defines(&self.inner.options);
-        let written = if args.iter().any(|a| a.type_name.is_none()) && !source.is_empty() {
+        let driver = |a: &ArgInfo| a.type_name.clone().filter(|t| !t.trim().is_empty());
+        let written = if args.iter().any(|a| driver(a).is_none()) && !source.is_empty() {
             argtype::signature(source, name).filter(|s| s.len() == args.len())
         } else {
             None
         };
         let pointer = ClDevice::new(self.inner.ctx.device().id).address_bits().map_or(0, |b| b as usize / 8);
-        args.iter()
+        let mut names = Vec::with_capacity(args.len());
+        let (types, operands) = args
+            .iter()
             .enumerate()
             .map(|(i, a)| {
-                let ty = match (&a.type_name, written.as_ref().map(|w| &w[i])) {
-                    (Some(t), _) => Some(t.clone()),
-                    (None, Some(Written::Handle(p))) => return (Declared::Handle(p.clone()), None),
+                let ty = match (driver(a), written.as_ref().map(|w| &w[i])) {
+                    (Some(t), _) => Some(t),
+                    (None, Some(Written::Handle(p))) => {
+                        names.push(p.clone());
+                        return (Declared::Handle(p.clone()), None);
+                    }
                     (None, Some(Written::Value(t))) => Some(t.clone()),
                     (None, None) => None,
                 };
+                names.push(ty.clone().unwrap_or_default());
                 match ty {
                     Some(t) => match typedefs.resolve(&t, pointer) {
                         d @ Declared::Unknown(_) => (d, argtype::sizeof_operand(&t)),
@@ -378,7 +390,21 @@ impl Program {
                     ),
                 }
             })
-            .unzip()
+            .unzip();
+        (types, operands, names)
+    }
+}
+
+/// A parameter's type for messages: its name in backquotes; where neither the driver nor the
+/// source names it (NVIDIA's driver answers "" for programs built without argument
+/// information), what to do instead of an empty name.
+pub(crate) fn type_shown(name: &str) -> String {
+    if name.trim().is_empty() {
+        "a parameter of unknown type (the driver reports no type name: build the program with \
+         `-cl-kernel-arg-info`, or pass the value's exact bytes with clarray::program::Bytes)"
+            .into()
+    } else {
+        format!("`{name}`")
     }
 }
 
@@ -517,6 +543,8 @@ struct KernelInner {
     types: Vec<Declared>,
     /// Per [`Declared::Unknown`] parameter, its type as a `sizeof` operand, where it has one.
     operands: Vec<Option<String>>,
+    /// Each parameter's type as written (the driver's, else the source's; empty if neither).
+    type_names: Vec<String>,
     /// The device's sizes of the [`Declared::Unknown`] parameters, asked for on the first launch
     /// that passes raw bytes to one (see [`Kernel::probed_sizes`]).
     sizes: OnceLock<Vec<Probed>>,
@@ -658,14 +686,15 @@ impl Kernel {
         }
         let ctx = self.inner.program.context();
         for (i, (arg, info)) in args.iter().zip(&self.inner.args).enumerate() {
-            let ty = info.type_name.as_deref().unwrap_or("");
+            let ty = self.inner.type_names[i].as_str();
+            let shown = type_shown(ty);
             let is_image = ty.starts_with("image");
             match (arg, info.space) {
                 (Arg::Buffer(b), space) => {
                     ctx.check_same(b.context()).map_err(|e| self.arg_error(i, e.to_string()))?;
                     if is_image || matches!(space, Some(AddressSpace::Local | AddressSpace::Private)) {
                         return Err(
-                            self.arg_error(i, format!("a buffer was given where the kernel takes `{ty}`"))
+                            self.arg_error(i, format!("a buffer was given where the kernel takes {shown}"))
                         );
                     }
                 }
@@ -673,14 +702,14 @@ impl Kernel {
                     ctx.check_same(im.context()).map_err(|e| self.arg_error(i, e.to_string()))?;
                     if info.type_name.is_some() && !is_image {
                         return Err(
-                            self.arg_error(i, format!("an image was given where the kernel takes `{ty}`"))
+                            self.arg_error(i, format!("an image was given where the kernel takes {shown}"))
                         );
                     }
                 }
                 (Arg::Local(bytes), space) => {
                     if space.is_some() && space != Some(AddressSpace::Local) {
                         return Err(self
-                            .arg_error(i, format!("local memory was given where the kernel takes `{ty}`")));
+                            .arg_error(i, format!("local memory was given where the kernel takes {shown}")));
                     }
                     if *bytes == 0 {
                         return Err(self.arg_error(i, "local memory of 0 bytes".into()));
@@ -692,7 +721,7 @@ impl Kernel {
                         Some(AddressSpace::Global | AddressSpace::Constant | AddressSpace::Local)
                     ) || is_image
                     {
-                        return Err(self.arg_error(i, format!("a scalar ({rust}) was given where the kernel takes `{ty}`; pass a buffer or array")));
+                        return Err(self.arg_error(i, format!("a scalar ({rust}) was given where the kernel takes {shown}; pass a buffer or array")));
                     }
                     // Handles passed by value: bytes given for them would reach the driver as
                     // an object handle.
@@ -700,7 +729,7 @@ impl Kernel {
                     if OBJECT_TYPES.contains(&base) || base.starts_with("pipe") {
                         return Err(self.arg_error(
                             i,
-                            format!("a scalar ({rust}) was given where the kernel takes `{ty}`, an OpenCL object that clarray cannot pass; declare the sampler inside the kernel (`const sampler_t s = CLK_…;`)"),
+                            format!("a scalar ({rust}) was given where the kernel takes {shown}, an OpenCL object that clarray cannot pass; declare the sampler inside the kernel (`const sampler_t s = CLK_…;`)"),
                         ));
                     }
                     match (&self.inner.types[i], *rust == RAW_BYTES) {
@@ -719,7 +748,7 @@ impl Kernel {
                                 return Err(self.arg_error(
                                     i,
                                     format!(
-                                        "{} of {} bytes was given where the kernel takes `{ty}` of {} bytes ({})",
+                                        "{} of {} bytes was given where the kernel takes {shown} of {} bytes ({})",
                                         if raw { "raw bytes".to_string() } else { format!("a {rust}") },
                                         bytes.len(),
                                         t.size,
@@ -731,7 +760,7 @@ impl Kernel {
                                 return Err(self.arg_error(
                                     i,
                                     format!(
-                                        "a {rust} ({}) was given where the kernel takes `{ty}` ({}); pass a \
+                                        "a {rust} ({}) was given where the kernel takes {shown} ({}); pass a \
                                          value of the declared kind",
                                         g.describe(),
                                         t.describe()
@@ -743,24 +772,22 @@ impl Kernel {
                             return Err(self.arg_error(
                                 i,
                                 format!(
-                                    "a {rust} of {} bytes was given for a parameter of type `{}` whose size \
+                                    "a {rust} of {} bytes was given for {shown}, whose size \
                                      clarray cannot know ({why}); pass the value's bytes explicitly with \
                                      clarray::program::Bytes (e.g. Bytes::of(&value) of a #[repr(C)] type laid \
                                      out as the kernel's)",
                                     bytes.len(),
-                                    if ty.is_empty() { "?" } else { ty }
                                 ),
                             ));
                         }
                         (Declared::Unknown(_), true) => {
-                            let shown = if ty.is_empty() { "?" } else { ty };
                             match self.probed_sizes()?.get(i).cloned().flatten() {
                                 Some(Ok(n)) if n == bytes.len() => {}
                                 Some(Ok(n)) => {
                                     return Err(self.arg_error(
                                         i,
                                         format!(
-                                            "raw bytes of {} bytes were given where the kernel takes `{shown}` \
+                                            "raw bytes of {} bytes were given where the kernel takes {shown} \
                                              of {n} bytes (the size the device gives it); pass exactly {n} \
                                              bytes, laid out as the kernel's type (a #[repr(C)] type with \
                                              the same fields and padding)",
@@ -773,7 +800,7 @@ impl Kernel {
                                         i,
                                         format!(
                                             "raw bytes of {} bytes were given for a parameter of type \
-                                             `{shown}`, whose size clarray could not learn: {why}",
+                                             {shown}, whose size clarray could not learn: {why}",
                                             bytes.len()
                                         ),
                                     ));
@@ -781,7 +808,7 @@ impl Kernel {
                                 None => {
                                     return Err(self.arg_error(
                                         i,
-                                        format!("raw bytes were given for `{shown}`, whose size is unknown"),
+                                        format!("raw bytes were given for {shown}, whose size is unknown"),
                                     ));
                                 }
                             }
@@ -1216,6 +1243,33 @@ impl BareLaunch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// NVIDIA's driver gives "" as the type name of a program built without argument
+    /// information: the message said "the kernel takes `` (integer, 4 bytes)".
+    #[test]
+    fn an_empty_type_name_is_shown_as_unknown_with_the_fix() {
+        for empty in ["", " "] {
+            let m = type_shown(empty);
+            assert!(m.contains("unknown type") && !m.contains("``"), "{m}");
+            assert!(m.contains("-cl-kernel-arg-info") && m.contains("Bytes"), "{m}");
+        }
+        assert_eq!(type_shown("int"), "`int`");
+    }
+
+    /// Without the driver's argument information the messages printed the driver's (empty)
+    /// type name; the name read from the source is shown instead.
+    #[test]
+    fn messages_without_arg_info_name_the_type_from_the_source() {
+        let ctx = Context::new().unwrap();
+        let src = "kernel void k(int n, global int* o) { o[0] = n; }";
+        let k = Program::build(&ctx, src, "").unwrap().make_kernel("k", false).unwrap();
+        let o = Buffer::uninit(&ctx, 4).unwrap();
+        let e =
+            k.check_args(&[Arg::Scalar(bytemuck::bytes_of(&1.5f32), "f32"), Arg::Buffer(&o)]).unwrap_err();
+        assert!(matches!(e, Error::KernelArgs { .. }), "{e:?}");
+        let m = e.to_string();
+        assert!(m.contains("takes `int`") && !m.contains("``"), "{m}");
+    }
 
     /// Without the driver's argument information, pointer parameters were `Unknown` types that
     /// took raw bytes: eight bytes given for a `global float*` reached the driver as a

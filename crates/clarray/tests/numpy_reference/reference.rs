@@ -4,6 +4,8 @@
 //! rounds. Every expected element carries its own error bound ([`Want`]).
 
 use clarray::array::{BinOp, UnOp};
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use clarray::DType;
 use half::f16;
 
@@ -455,6 +457,23 @@ fn ulps(d: DType, bound_f32: u64) -> u64 {
     }
 }
 
+/// Whether the device rounds float32 `/` and `sqrt` correctly (it reports
+/// `CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT`, and clarray then builds its kernels with
+/// `-cl-fp32-correctly-rounded-divide-sqrt`): those results are then bit-exact, as NumPy's are.
+/// Set by the suite from its device.
+pub static FP32_DIV_SQRT_ROUNDED: AtomicBool = AtomicBool::new(true);
+
+/// The bound of a float32 or float16 `/` or `sqrt` (float16 is computed in float32): exact where
+/// the device rounds them correctly; else OpenCL's 2.5 ulp (divide) and 3 ulp (sqrt) of float32.
+pub fn div_sqrt(tin: DType, tout: DType, v: f64) -> Want {
+    let v = V::F(round_arith(tout, v));
+    if tin == DType::F64 || FP32_DIV_SQRT_ROUNDED.load(Ordering::Relaxed) {
+        Want::Exact(v)
+    } else {
+        Want::Ulp(v, 3)
+    }
+}
+
 /// The expected value of `op(a, b)` on loop dtype `tin` (values already in `tin`) with result
 /// dtype `tout`. `exact_ints` compares integer operands exactly (NumPy's comparisons do).
 pub fn binary_value(op: BinOp, a: V, b: V, tin: DType, tout: DType, exact_cmp: Option<(i128, i128)>) -> Want {
@@ -535,7 +554,7 @@ pub fn binary_value(op: BinOp, a: V, b: V, tin: DType, tout: DType, exact_cmp: O
             Add => r(x + y),
             Sub => r(x - y),
             Mul => r(x * y),
-            Div => r(x / y),
+            Div => div_sqrt(tin, tout, x / y),
             FloorDiv | Rem => {
                 let (q, m) = if tin == DType::F64 {
                     divmod_f64(x, y)
@@ -647,7 +666,7 @@ pub fn unary_value(op: UnOp, a: V, tin: DType, tout: DType) -> Want {
         return match op {
             Neg => r(-x),
             Abs => r(x.abs()),
-            Sqrt => r(x.sqrt()),
+            Sqrt => div_sqrt(tin, tout, x.sqrt()),
             Cbrt => u(x.cbrt(), 2),
             Exp => u(x.exp(), 3),
             Exp2 => u(x.exp2(), 3),
@@ -789,4 +808,36 @@ pub fn meets(got: V, exp: Want, d: DType) -> bool {
             ok(ar, er) && ok(ai, ei)
         }
     }
+}
+
+/// NumPy's `arange(a, b, d)` of a float dtype: `None` where NumPy raises (a NaN argument, a zero
+/// step, a count that is not finite), else the count (`ceil((b - a) / d)` in f64, at least 0; a
+/// quotient that underflows to ±0 from a nonzero difference counts 1 for +0 and 0 for -0) and a
+/// function giving value `i`: `a` and `a + d` (in f64) rounded to the type first and second, the
+/// others `first + i·(second - first)` computed in the type (float32 for float16) by NumPy's
+/// fill loop.
+pub fn arange_numpy(dt: DType, a: f64, b: f64, d: f64) -> Option<(f64, impl Fn(usize) -> f64)> {
+    if a.is_nan() || b.is_nan() || d.is_nan() || d == 0.0 {
+        return None;
+    }
+    let q = (b - a) / d;
+    let n = if q == 0.0 && b != a {
+        if q.is_sign_negative() {
+            0.0
+        } else {
+            1.0
+        }
+    } else if q.ceil().is_finite() {
+        q.ceil().max(0.0)
+    } else {
+        return None;
+    };
+    let (v0, v1) = (round_cast(dt, a), round_cast(dt, a + d));
+    let value = move |i: usize| match i {
+        0 => v0,
+        1 => v1,
+        _ if dt == DType::F64 => v0 + i as f64 * (v1 - v0),
+        _ => round_cast(dt, f64::from(v0 as f32 + i as f32 * (v1 as f32 - v0 as f32))),
+    };
+    Some((n, value))
 }
