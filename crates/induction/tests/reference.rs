@@ -384,7 +384,7 @@ fn other_cases_and_orders_match_induction_eq() {
         let mut cfg = Config::new(case, order, n);
         cfg.cfl = 0.95;
         cfg.forms = forms.parse().unwrap();
-        cfg.integrator = integrator.parse().unwrap();
+        cfg.integrator = <induction::Integrator as clap::ValueEnum>::from_str(integrator, true).unwrap();
         if t > 0.0 {
             cfg.final_time = Some(t);
         }
