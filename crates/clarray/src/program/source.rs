@@ -90,6 +90,7 @@ impl DefineValue for bool {
 /// );
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
+#[must_use = "defines do nothing until given to a `Source` or a kernel"]
 pub struct Defines {
     items: Vec<(String, Option<String>)>,
     /// The first invalid entry, reported by [`Defines::options`].
@@ -227,6 +228,7 @@ enum Main {
 /// # Ok(()) }
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[must_use = "a source does nothing until `build` is called"]
 pub struct Source {
     main: Main,
     include_dirs: Vec<PathBuf>,
