@@ -72,3 +72,7 @@ pub mod prelude {
 }
 pub use error::{BuildFailure, Error, Result};
 pub use runtime::{Buffer, Context, Device, Event, Image, Pinned, Queue};
+
+// The layering rules above, checked on the source text.
+#[cfg(test)]
+mod layering;

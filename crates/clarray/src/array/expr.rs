@@ -159,6 +159,7 @@ pub(crate) struct ExprInner {
 /// Cheap to clone. Build it with operators and methods on [`Array`] and `Expr`; see the
 /// [module docs](mod@crate::array#expressions).
 #[derive(Debug, Clone)]
+#[must_use = "an expression computes nothing until `eval`, `eval_into` or a reduction runs it"]
 pub struct Expr(pub(crate) std::result::Result<Arc<ExprInner>, Arc<Error>>);
 
 /// Anything that can be an operand of an expression: arrays (by reference or value),

@@ -707,6 +707,7 @@ impl<T: Element> Array<T> {
     }
 
     /// The transpose (axes reversed), as a view.
+    #[must_use = "`t` returns a transposed view and leaves the array as it is"]
     pub fn t(&self) -> Array<T> {
         let mut l = self.layout.clone();
         l.shape.reverse();
@@ -726,6 +727,7 @@ impl<T: Element> Array<T> {
     }
 
     /// Without its axes of extent 1.
+    #[must_use = "`squeeze` returns a view and leaves the array as it is"]
     pub fn squeeze(&self) -> Array<T> {
         let (shape, strides) = self
             .layout

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use bytemuck::Pod;
 
 use crate::error::{Error, Result};
-use crate::runtime::context::lock;
+use crate::runtime::device::lock;
 use crate::runtime::{Buffer, Pending, Pinned, Queue};
 
 /// Bytes per staging buffer.

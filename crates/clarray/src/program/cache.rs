@@ -43,10 +43,10 @@ use std::sync::{Arc, Mutex};
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
-use crate::runtime::context::lock;
+use crate::runtime::device::lock;
 use crate::runtime::{Context, Kernel, Program};
 
-use super::source::{excerpt, translate_log, with_arg_info, MAIN_LABEL};
+use super::source::{excerpt, translate_log, with_arg_info, Source, MAIN_LABEL};
 
 /// Environment variable: the cache directory.
 pub const CACHE_DIR_ENV: &str = "CLARRAY_CACHE_DIR";
@@ -186,6 +186,19 @@ pub(crate) fn check_options(options: &str) -> Result<()> {
         }
     }
     Ok(())
+}
+
+impl Source {
+    /// Builds the program (through the program cache: in memory per context, and on disk)
+    /// and returns it with its kernels, each created once and kept. A build error shows the
+    /// compiler's log and the lines it points at, in the file they are in.
+    pub fn build(&self, ctx: &Context) -> Result<Kernels> {
+        let options = self.build_options()?;
+        // Before expanding: a header meant for `-I` would otherwise be reported as not found.
+        check_options(&options)?;
+        let expanded = self.expand()?;
+        cached_program_named(ctx, &expanded.text, &options, &expanded.files)
+    }
 }
 
 /// Builds from source; a build error's excerpt shows the lines in the files they are in.

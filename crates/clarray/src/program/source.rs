@@ -11,9 +11,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::runtime::{code_only, Context};
-
-use super::cache::{cached_program_named, check_options, Kernels};
+use crate::runtime::code_only;
 
 /// The option that makes the driver keep kernel argument information, which launches are
 /// checked against. Every program clarray builds gets it.
@@ -92,6 +90,7 @@ impl DefineValue for bool {
 /// );
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
+#[must_use = "defines do nothing until given to a `Source` or a kernel"]
 pub struct Defines {
     items: Vec<(String, Option<String>)>,
     /// The first invalid entry, reported by [`Defines::options`].
@@ -229,6 +228,7 @@ enum Main {
 /// # Ok(()) }
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[must_use = "a source does nothing until `build` is called"]
 pub struct Source {
     main: Main,
     include_dirs: Vec<PathBuf>,
@@ -336,17 +336,6 @@ impl Source {
         }
         files.insert(0, (label, text));
         Ok(Expanded { text: out, files })
-    }
-
-    /// Builds the program (through the program cache: in memory per context, and on disk)
-    /// and returns it with its kernels, each created once and kept. A build error shows the
-    /// compiler's log and the lines it points at, in the file they are in.
-    pub fn build(&self, ctx: &Context) -> Result<Kernels> {
-        let options = self.build_options()?;
-        // Before expanding: a header meant for `-I` would otherwise be reported as not found.
-        check_options(&options)?;
-        let expanded = self.expand()?;
-        cached_program_named(ctx, &expanded.text, &options, &expanded.files)
     }
 }
 

@@ -14,7 +14,7 @@ use opencl3::types::{cl_buffer_region, cl_mem, CL_BLOCKING};
 
 use super::context::{Context, ContextCore, Queue};
 use super::event::{list_ptr, Event, EventStatus};
-use super::track::{CommandKind, Hazards, Use};
+use super::track::{CommandKind, Hazards, Tracked, Use};
 use crate::error::{ClResultExt, Error, Result};
 
 /// How kernels may access a buffer.
@@ -779,6 +779,25 @@ fn fill_pieces(offset: usize, bytes: usize, p: usize, limit: usize) -> Vec<FillP
         pieces.push(FillPiece::Host { offset: b, bytes: end - b });
     }
     pieces
+}
+
+impl Queue {
+    /// Prepares one command that uses `uses`: locks their hazard records and gathers the
+    /// events it must wait for (see `track.rs`). Enqueue the command with
+    /// [`Tracked::ids`] as its wait list, then hand its event to [`Tracked::finish`].
+    pub(crate) fn track<'a>(&'a self, uses: &[(&'a Buffer, Use)], wait: &[Event]) -> Result<Tracked<'a>> {
+        self.track_iter(uses.iter().copied(), wait)
+    }
+
+    /// [`Queue::track`] for uses given one by one (a launch passes its buffer arguments
+    /// without collecting them first).
+    pub(crate) fn track_iter<'a>(
+        &'a self,
+        uses: impl Iterator<Item = (&'a Buffer, Use)>,
+        wait: &[Event],
+    ) -> Result<Tracked<'a>> {
+        self.track_hazards(uses.map(|(b, u)| (b.hazards(), u)), wait)
+    }
 }
 
 #[cfg(test)]

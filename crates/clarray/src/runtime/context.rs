@@ -7,14 +7,13 @@
 use std::any::{Any, TypeId};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context as ClContext;
 
-use super::device::Device;
-use super::event::Event;
-use super::track::CommandLog;
+use super::device::{lock, Device};
+use super::record::CommandLog;
 use crate::error::{ClResultExt, Error, Result};
 
 /// The environment variable that makes [`Context::new`] profile and record every command.
@@ -26,11 +25,6 @@ pub const PROFILE_ENV: &str = "CLARRAY_PROFILE";
 pub const CHECK_LAUNCHES_ENV: &str = "CLARRAY_CHECK_LAUNCHES";
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-
-/// Locks a mutex, recovering from poisoning (a panic elsewhere never makes clarray panic).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 pub(crate) struct ContextCore {
     pub(crate) ctx: ClContext,
@@ -140,22 +134,6 @@ impl Queue {
     pub fn finish(&self) -> Result<()> {
         self.inner.queue.finish().cl("clFinish")?;
         self.inner.core.take_deferred()
-    }
-
-    /// An event that completes when every command enqueued so far (and `wait` events) has.
-    pub fn marker(&self, wait: &[Event]) -> Result<Event> {
-        let ids = self.wait_list(wait)?;
-        // SAFETY: the queue is valid and the wait list holds `ids.len()` valid events, kept
-        // alive by `wait` for the duration of the call.
-        let ev = unsafe {
-            opencl3::command_queue::enqueue_marker_with_wait_list(
-                self.inner.queue.get(),
-                ids.len() as u32,
-                super::event::list_ptr(&ids),
-            )
-        }
-        .cl("clEnqueueMarkerWithWaitList")?;
-        Ok(Event::from_raw(ev, self))
     }
 }
 

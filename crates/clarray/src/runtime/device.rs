@@ -1,7 +1,7 @@
 //! Platforms, devices, their facts, and the choice of a device (`CLARRAY_DEVICE`).
 
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use opencl3::device::{
     Device as ClDevice, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU,
@@ -10,7 +10,6 @@ use opencl3::device::{
 use opencl3::types::cl_device_id;
 use serde::Serialize;
 
-use super::context::lock;
 use crate::error::{ClResultExt, Error, Result};
 
 /// The environment variable that picks a device: `P:D`, part of a name, `gpu` or `cpu`.
@@ -378,6 +377,11 @@ pub fn default_device() -> Result<Device> {
 pub fn device_for_rank(local_rank: usize) -> Result<Device> {
     let devs = devices()?;
     choose_for_rank(&devs, std::env::var(DEVICE_ENV).ok().as_deref(), local_rank)
+}
+
+/// Locks a mutex, recovering from poisoning (a panic elsewhere never makes clarray panic).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[cfg(test)]

@@ -5,9 +5,10 @@ use std::sync::Arc;
 
 use opencl3::event::{Event as ClEvent, CL_COMPLETE, CL_QUEUED, CL_RUNNING, CL_SUBMITTED};
 use opencl3::types::cl_event;
-use serde::Serialize;
 
 use super::context::Queue;
+use super::record::read_times;
+pub use super::record::ProfileTimes;
 use crate::error::{ClResultExt, Error, Result};
 
 /// Where a command is in its life.
@@ -23,26 +24,6 @@ pub enum EventStatus {
     Complete,
     /// Ended with an error (the OpenCL status code).
     Failed(i32),
-}
-
-/// Device timestamps of a command, in nanoseconds of the device's clock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct ProfileTimes {
-    /// When the host enqueued it.
-    pub queued: u64,
-    /// When it was sent to the device.
-    pub submit: u64,
-    /// When it started to execute.
-    pub start: u64,
-    /// When it finished.
-    pub end: u64,
-}
-
-impl ProfileTimes {
-    /// Execution time, end − start, in nanoseconds.
-    pub fn duration_ns(&self) -> u64 {
-        self.end.saturating_sub(self.start)
-    }
 }
 
 /// A handle to an enqueued command. Cheap to clone.
@@ -63,6 +44,11 @@ impl fmt::Debug for Event {
 impl Event {
     pub(crate) fn from_raw(ev: cl_event, queue: &Queue) -> Event {
         Event { inner: Arc::new(ClEvent::new(ev)), profiling: queue.is_profiling(), queue: queue.clone() }
+    }
+
+    /// The driver's event without the queue, for the queue's own command log.
+    pub(crate) fn shared(&self) -> Arc<ClEvent> {
+        self.inner.clone()
     }
 
     pub(crate) fn raw(&self) -> cl_event {
@@ -108,14 +94,7 @@ impl Event {
                     .into(),
             ));
         }
-        self.wait()?;
-        let i = &self.inner;
-        Ok(ProfileTimes {
-            queued: i.profiling_command_queued().cl("clGetEventProfilingInfo")?,
-            submit: i.profiling_command_submit().cl("clGetEventProfilingInfo")?,
-            start: i.profiling_command_start().cl("clGetEventProfilingInfo")?,
-            end: i.profiling_command_end().cl("clGetEventProfilingInfo")?,
-        })
+        read_times(&self.inner)
     }
 
     /// Execution time in seconds (end − start); waits first. Needs a profiling queue.
@@ -134,6 +113,22 @@ pub fn wait_all(events: &[Event]) -> Result<()> {
 }
 
 impl Queue {
+    /// An event that completes when every command enqueued so far (and `wait` events) has.
+    pub fn marker(&self, wait: &[Event]) -> Result<Event> {
+        let ids = self.wait_list(wait)?;
+        // SAFETY: the queue is valid and the wait list holds `ids.len()` valid events, kept
+        // alive by `wait` for the duration of the call.
+        let ev = unsafe {
+            opencl3::command_queue::enqueue_marker_with_wait_list(
+                self.inner.queue.get(),
+                ids.len() as u32,
+                list_ptr(&ids),
+            )
+        }
+        .cl("clEnqueueMarkerWithWaitList")?;
+        Ok(Event::from_raw(ev, self))
+    }
+
     /// The wait list for a command on this queue. Events of other queues have their queue
     /// flushed first: OpenCL leaves that to the application, and without it a command waiting
     /// on work that was never submitted can wait forever (NVIDIA).

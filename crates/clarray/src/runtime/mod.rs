@@ -15,6 +15,7 @@ pub mod image;
 pub mod pinned;
 pub mod probe;
 pub mod program;
+pub(crate) mod record;
 pub mod rect;
 pub mod track;
 pub mod transfer;

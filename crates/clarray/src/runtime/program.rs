@@ -19,7 +19,8 @@ use opencl3::types::cl_mem;
 
 use super::argtype::{self, Declared, Scalar, Typedefs, Written, OBJECT_TYPES, RAW_BYTES};
 use super::buffer::{Access, Buffer};
-use super::context::{lock, Context, Queue, CHECK_LAUNCHES_ENV};
+use super::context::{Context, Queue, CHECK_LAUNCHES_ENV};
+use super::device::lock;
 use super::event::{list_ptr, Event, EventStatus};
 use super::image::Image;
 use super::track::{CommandKind, Use};

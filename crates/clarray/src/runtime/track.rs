@@ -13,17 +13,17 @@
 //! kind, byte count and event; completed events are turned into [`CommandRecord`]s as the log
 //! grows, so it holds few driver events. [`Queue::take_records`] hands the records over.
 
-use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use opencl3::types::cl_event;
-use serde::Serialize;
 use smallvec::SmallVec;
 
-use super::buffer::Buffer;
-use super::context::{lock, Queue, QueueCore};
-use super::event::{Event, ProfileTimes};
+use super::context::{Queue, QueueCore};
+use super::device::lock;
+use super::event::Event;
+use super::record::CommandLog;
+pub use super::record::{CommandKind, CommandRecord};
 use crate::error::{Error, Result};
 
 /// A command that used an allocation: its queue and its event.
@@ -47,57 +47,6 @@ pub(crate) struct Hazards {
 pub(crate) enum Use {
     Read,
     Write,
-}
-
-/// What a command is, for the profiler.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CommandKind {
-    /// A kernel launch, with the kernel's name.
-    Kernel(String),
-    /// Host → device copy.
-    Write,
-    /// Device → host copy.
-    Read,
-    /// Device → device copy.
-    Copy,
-    /// Buffer fill.
-    Fill,
-}
-
-/// One completed command of a recording queue.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct CommandRecord {
-    /// What it was.
-    pub kind: CommandKind,
-    /// Bytes moved (0 for kernels).
-    pub bytes: u64,
-    /// Its device times.
-    pub times: ProfileTimes,
-}
-
-#[derive(Default)]
-pub(crate) struct CommandLog {
-    pending: VecDeque<(CommandKind, u64, Event)>,
-    done: Vec<CommandRecord>,
-}
-
-/// Above this many pending events, completed ones are resolved into records.
-const RESOLVE_AT: usize = 1024;
-
-impl CommandLog {
-    fn push(&mut self, kind: CommandKind, bytes: u64, ev: &Event) {
-        self.pending.push_back((kind, bytes, ev.clone()));
-        if self.pending.len() >= RESOLVE_AT {
-            while self.pending.front().is_some_and(|(_, _, e)| e.is_complete()) {
-                if let Some((kind, bytes, e)) = self.pending.pop_front() {
-                    if let Ok(times) = e.profile() {
-                        self.done.push(CommandRecord { kind, bytes, times });
-                    }
-                }
-            }
-        }
-    }
 }
 
 impl Queue {
@@ -126,34 +75,21 @@ impl Queue {
     /// Waits for every recorded command and hands over their records, oldest first, emptying
     /// the log.
     pub fn take_records(&self) -> Result<Vec<CommandRecord>> {
-        let log = std::mem::take(&mut *lock(&self.inner.log));
-        let mut out = log.done;
-        out.reserve(log.pending.len());
-        for (kind, bytes, e) in log.pending {
-            out.push(CommandRecord { kind, bytes, times: e.profile()? });
-        }
-        Ok(out)
+        std::mem::take(&mut *lock(&self.inner.log)).into_records()
     }
 
-    /// Prepares one command that uses `uses`: locks their hazard records (in address order, so
-    /// that two threads never wait on each other) and gathers the events it must wait for —
-    /// `wait` and the other queues' conflicting commands. Enqueue the command with
-    /// [`Tracked::ids`] as its wait list, then hand its event to [`Tracked::finish`].
-    pub(crate) fn track<'a>(&'a self, uses: &[(&'a Buffer, Use)], wait: &[Event]) -> Result<Tracked<'a>> {
-        self.track_iter(uses.iter().copied(), wait)
-    }
-
-    /// [`Queue::track`] for uses given one by one (a launch passes its buffer arguments
-    /// without collecting them first).
-    pub(crate) fn track_iter<'a>(
+    /// The core of [`Queue::track`], on the buffers' hazard records: locks them (in address
+    /// order, so that two threads never wait on each other) and gathers the events the command
+    /// must wait for — `wait` and the other queues' conflicting commands. Enqueue the command
+    /// with [`Tracked::ids`] as its wait list, then hand its event to [`Tracked::finish`].
+    pub(crate) fn track_hazards<'a>(
         &'a self,
-        uses: impl Iterator<Item = (&'a Buffer, Use)>,
+        uses: impl Iterator<Item = (&'a Mutex<Hazards>, Use)>,
         wait: &[Event],
     ) -> Result<Tracked<'a>> {
         // Inline for up to 4 buffers and 4 events: tracking a small launch allocates nothing.
         let mut roots: SmallVec<[(&Mutex<Hazards>, Use); 4]> = SmallVec::new();
-        for (b, u) in uses {
-            let m = b.hazards();
+        for (m, u) in uses {
             match roots.iter_mut().find(|(r, _)| std::ptr::eq(*r, m)) {
                 Some(entry) => {
                     if u == Use::Write {
@@ -243,7 +179,7 @@ impl Tracked<'_> {
         }
         drop(self.guards);
         if q.is_recording() {
-            lock(&q.inner.log).push(kind(), bytes as u64, &ev);
+            lock(&q.inner.log).push(kind(), bytes as u64, ev.shared());
         }
         ev
     }

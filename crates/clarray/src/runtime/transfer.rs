@@ -19,7 +19,8 @@ use std::sync::Mutex;
 use bytemuck::Pod;
 
 use super::buffer::Buffer;
-use super::context::{lock, Queue};
+use super::context::Queue;
+use super::device::lock;
 use super::event::Event;
 use super::image::Image;
 use super::rect::RectSide;

@@ -1,0 +1,41 @@
+//! # 03 — Arrays and views
+//!
+//! An [`Array<T>`] is a typed, shaped view of device memory. Slicing and transposing make new
+//! views of the same bytes (no copy, no kernel); arithmetic on arrays builds an expression that
+//! runs as one generated kernel when it is evaluated.
+//!
+//! Run: `cargo run -p clarray --example 03_arrays_and_views`
+
+use clarray::prelude::*;
+
+fn main() -> clarray::Result<()> {
+    let ctx = Context::new()?;
+    let host: Vec<f64> = (0..12).map(f64::from).collect();
+    let a = Array::from_slice(&ctx, &host, &[3, 4])?;
+
+    // A view of column 1: no copy, it reads the same device memory with a stride of 4.
+    let col = a.slice(s![.., 1])?;
+    println!("column 1: {:?}", col.to_vec()?);
+    assert_eq!(col.to_vec()?, [1.0, 5.0, 9.0]);
+
+    // The transpose is a view too: element [j, i] of `t` is element [i, j] of `a`.
+    let t = a.t();
+    assert_eq!(t.shape(), &[4, 3]);
+    let t_host = t.get()?;
+    for i in 0..3 {
+        for j in 0..4 {
+            assert_eq!(t_host[[j, i]], host[i * 4 + j]);
+        }
+    }
+
+    // Arithmetic makes an expression; `eval` compiles it to one kernel and runs it.
+    let b: Array<f64> = (2.0 * &a + &t.t()).eval()?;
+    println!("2a + a: {:?}", b.to_vec()?);
+    let want: Vec<f64> = host.iter().map(|x| 3.0 * x).collect();
+    assert_eq!(b.to_vec()?, want);
+
+    // `copy` gives an array with its own memory: changing it leaves `a` as it was.
+    let c = a.copy()?;
+    assert_eq!(c.to_vec()?, host);
+    Ok(())
+}
