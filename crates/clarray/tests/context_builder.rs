@@ -52,4 +52,11 @@ fn the_device_and_profiling_come_from_the_builder() {
 
     let e = expect_err(Context::builder().select("no such device anywhere").build());
     assert!(matches!(e, Error::NoDevice { .. }), "{e}");
+
+    // A device and another way of choosing one: refused, not one of them silently dropped.
+    for b in [Context::builder().device(last).select("cpu"), Context::builder().device(last).local_rank(1)] {
+        let e = expect_err(b.build());
+        assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+        assert_msg(&e, &["a device and also a selector or a local rank"]);
+    }
 }

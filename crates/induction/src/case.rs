@@ -308,7 +308,9 @@ impl Case {
             _ => {
                 let mut best = 0.0f64;
                 for corner in 0..8 {
-                    let x = std::array::from_fn(|a| node(a, if corner >> a & 1 == 1 { n[a] - 1 } else { 0 }));
+                    let x = std::array::from_fn(|a| {
+                        node(a, if corner >> a & 1 == 1 { n[a].saturating_sub(1) } else { 0 })
+                    });
                     best = best.max(speed(x));
                 }
                 best

@@ -600,6 +600,31 @@ pub struct ConvergenceRow {
     pub wall_s: f64,
 }
 
+/// The runs of a convergence study: `base` with each order and grid size (the grid's z, and for
+/// hall_travelling_wave its x and y, keep the fewest points the operator allows), every other
+/// option kept; with the Hall term the CFL number scaled as the smallest spacing.
+pub fn convergence_configs(base: &Config, orders: &[usize], ns: &[usize]) -> Result<Vec<Config>> {
+    let mut cfgs = Vec::new();
+    for &order in orders {
+        for &n in ns {
+            // The grid of this order and n (its z and, for hall_travelling_wave, x and y keep the
+            // fewest points the operator allows); every other option as given.
+            let grid = Config::new_with(base.case, order, base.operator, n);
+            let mut cfg = Config { order, n: grid.n, ..base.clone() };
+            cfg.validate()?;
+            if base.hall {
+                // With the Hall term the step must shrink as h² (InductionEq's scripts take
+                // cfl ∝ 1/N): the first grid's CFL number, scaled by the ratio of the smallest
+                // spacings.
+                let min_h = |c: &Config| c.spacing().into_iter().fold(f64::INFINITY, f64::min);
+                cfg.cfl = base.cfl * min_h(&cfg) / min_h(base);
+            }
+            cfgs.push(cfg);
+        }
+    }
+    Ok(cfgs)
+}
+
 /// Runs `base` for every order and grid size; rows in order, coarse to fine.
 pub fn convergence(
     ctx: &clarray::Context,
@@ -608,29 +633,7 @@ pub fn convergence(
     ns: &[usize],
     quiet: bool,
 ) -> Result<Vec<ConvergenceRow>> {
-    let mut cfgs = Vec::new();
-    for &order in orders {
-        for &n in ns {
-            let mut cfg = Config::new_with(base.case, order, base.operator, n);
-            cfg.final_time = base.final_time;
-            // With the Hall term the step must shrink as h² (InductionEq's scripts take cfl ∝ 1/N):
-            // the first grid's CFL number, scaled by the ratio of the smallest spacings.
-            let min_h = |c: &Config| c.spacing().into_iter().fold(f64::INFINITY, f64::min);
-            cfg.cfl = if base.hall { base.cfl * min_h(&cfg) / min_h(base) } else { base.cfl };
-            cfg.hall = base.hall;
-            cfg.integrator = base.integrator;
-            cfg.dissipation = base.dissipation;
-            cfg.dissipation_options = base.dissipation_options;
-            cfg.periodic_length = base.periodic_length;
-            cfg.bounds = base.bounds;
-            cfg.forms = base.forms;
-            cfg.precision = base.precision;
-            cfg.mode = base.mode;
-            cfg.local = base.local;
-            cfg.validate()?;
-            cfgs.push(cfg);
-        }
-    }
+    let cfgs = convergence_configs(base, orders, ns)?;
     let mut rows: Vec<ConvergenceRow> = Vec::new();
     for cfg in cfgs {
         let (_, r) = run_config(ctx, &cfg, quiet)?;

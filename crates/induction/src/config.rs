@@ -556,8 +556,10 @@ impl Config {
         let (lo, hi) = self.domain();
         let periodic = self.case.periodic();
         std::array::from_fn(|a| {
-            let cells = if periodic { self.n[a] } else { self.n[a] - 1 };
-            (hi[a] - lo[a]) / cells as f64
+            // (A grid too small for its operator is refused by `validate`; here it only must
+            // not underflow.)
+            let cells = if periodic { self.n[a] } else { self.n[a].saturating_sub(1) };
+            (hi[a] - lo[a]) / cells.max(1) as f64
         })
     }
 

@@ -13,11 +13,12 @@
 //! | [`sbp`] | the SBP operators (host, f64): coefficients, norms, dense matrices for tests |
 //! | [`case`] | the test cases with exact solutions, their domains and OpenCL formulas |
 //! | [`config`] | the options of a run and their validation |
-//! | [`decomp`] | the split of the grid into blocks, one per process |
+//! | [`decomp`] | the split of the grid into blocks, one per process (groundwork of the MPI solver) |
 //! | [`dissipation`] | the artificial dissipation's forms, InductionEq's rows and tables |
 //! | [`solver`] | device buffers, generated kernels, time stepping, norms, divergence cleaning |
 //! | [`rk`] | the Runge–Kutta schemes' coefficients |
 //! | [`output`] | VTK image data and PNG slices |
+//! | `ranks` | (feature `mpi`) MPI start-up: ranks, node-local rank, the rank's device |
 //! | [`cli`] | the `induction` command line |
 //!
 //! ```no_run

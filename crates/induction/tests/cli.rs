@@ -259,3 +259,35 @@ fn command_line_values_are_the_printed_names() {
     assert_eq!(CgNorm::from_str("l2", false), Ok(CgNorm::Euclidean));
     assert_eq!(Integrator::from_str("lsrk54", false), Ok(Integrator::Lsrk4));
 }
+
+/// A convergence study kept only some options of its base run: `--force`, `--inflow`, the
+/// cleaning, the layout and build options were lost on every grid. Now every field but the
+/// order, the grid and (with the Hall term) the CFL number is the base run's.
+#[test]
+fn convergence_runs_keep_every_option_of_the_base_run() {
+    let mut base = Config::new(Case::Rotation3d, 4, 12);
+    base.force = true;
+    base.inflow = induction::config::Inflow::Zero;
+    base.clean = Some(induction::config::CleanOptions::default());
+    base.gpu_layout = Some(true);
+    base.z_chunk = Some(2);
+    base.build_options = "-cl-mad-enable".into();
+    base.final_time = Some(0.5);
+    let cfgs = cli::convergence_configs(&base, &[2, 6], &[12, 20]).unwrap();
+    assert_eq!(cfgs.len(), 4);
+    for c in &cfgs {
+        let same = Config { order: base.order, n: base.n, cfl: base.cfl, ..c.clone() };
+        assert_eq!(format!("{same:?}"), format!("{base:?}"));
+    }
+    assert_eq!((cfgs[3].order, cfgs[3].n), (6, [20; 3]));
+}
+
+/// `convergence --n 0` on a Hall case computed the spacing of a zero-point grid (a subtraction
+/// that overflowed: a panic in debug builds) before checking the grid; now it is refused.
+#[test]
+fn convergence_on_an_empty_grid_is_refused_not_a_panic() {
+    let e = run(&["convergence", "--case", "hall_outflow", "--n", "0", "--orders", "2"]).unwrap_err();
+    assert!(matches!(e, Error::Config(_) | Error::Usage(_)), "{e}");
+    let base = Config::new(Case::HallOutflow, 2, 0);
+    assert!(cli::convergence_configs(&base, &[2], &[0]).is_err());
+}

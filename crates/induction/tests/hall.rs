@@ -354,3 +354,24 @@ fn convergence_of_hall_travelling_wave_refines_z() {
     println!("{rows:?}");
     assert!((eoc - 2.0).abs() < 0.3, "EOC {eoc}");
 }
+
+/// With `--hall` on a case whose velocity depends on time (alfven_periodic_2d), the Hall
+/// preparation wrote u at t = 0 into U before every stage, over the velocity of the stage's
+/// time: its fallback `case_velocity_t` ignored t unless the case was a Hall case. The program
+/// must take u at the stage's time from the case's own time-dependent formula.
+#[test]
+fn hall_term_keeps_a_time_dependent_velocity_moving() {
+    let mut cfg = Config::new(Case::AlfvenPeriodic2d, 2, 12);
+    cfg.hall = true;
+    cfg.validate().unwrap();
+    let src = induction::solver::source(&cfg, &Sbp::new(2).unwrap(), 1, 1, false).unwrap();
+    let fallback = src.find("#ifndef CASE_VELOCITY_T").expect("hall.cl's fallback");
+    let variable = src.find("#define VARIABLE_U 1").expect("the Alfvén case's time-dependent velocity");
+    assert!(variable < fallback, "the case's VARIABLE_U must be seen by hall.cl");
+    let tail = &src[fallback..];
+    let end = tail.find("#endif\n#endif").unwrap_or(tail.len());
+    assert!(
+        tail[..end].contains("#if VARIABLE_U") && tail[..end].contains("case_velocity_at(x, t, u)"),
+        "hall.cl's velocity of a time-dependent linear case must be taken at the stage time"
+    );
+}

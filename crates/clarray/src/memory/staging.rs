@@ -59,7 +59,9 @@ fn with_ring<R>(queue: &Queue, chunk: usize, f: impl FnOnce(&mut [Pinned<u8>]) -
     let ctx = queue.context_of();
     let ring: Arc<Ring> = ctx.slot();
     let mut stages = lock(&ring.stages);
-    stages.retain(|p| p.len() == chunk);
+    // Stages at least `chunk` long serve (a copy uses their first `chunk` bytes), so copies
+    // of different chunk sizes do not free and re-pin the ring.
+    stages.retain(|p| p.len() >= chunk);
     while stages.len() < STAGES {
         stages.push(Pinned::new(&ctx, chunk)?);
     }
@@ -195,7 +197,7 @@ pub fn copy_across(
     with_ring(src_queue, chunk, |stages| {
         src_queue.scope(|rs| {
             dst_queue.scope(|ws| {
-                let mut free: VecDeque<&mut [u8]> = stages.iter_mut().map(|p| &mut p[..]).collect();
+                let mut free: VecDeque<&mut [u8]> = stages.iter_mut().map(|p| &mut p[..chunk]).collect();
                 let mut reads = VecDeque::new();
                 let mut writes = VecDeque::new();
                 let mut next = 0;

@@ -25,7 +25,7 @@ use std::fmt::Write as _;
 
 use crate::array::DType;
 use crate::error::Result;
-use crate::program::cached_kernel;
+use crate::program::cache::generated_kernel;
 use crate::runtime::{Buffer, Context, LaunchDims};
 
 use super::dtype::ReductionTypes;
@@ -49,7 +49,8 @@ const BITS: u32 = 4;
 pub(crate) fn applies(ctx: &Context, t: DType, line_len: usize, n: usize) -> bool {
     !t.is_complex()
         && line_len >= 256
-        && n < u32::MAX as usize
+        // Work-item indices run up to a tile past the last element, in 32 bits.
+        && n <= u32::MAX as usize - TILE
         && ctx.device().info().max_work_group_size >= SCAN_WG.max(CHUNK)
 }
 
@@ -243,7 +244,7 @@ pub(crate) fn sort_into(
     let counts = alloc(16 * groups * 4)?;
     let (n32, l32) = (n as u32, line_len as u32);
 
-    let init = cached_kernel(ctx, &src, "", "radix_init")?;
+    let init = generated_kernel(ctx, &src, "radix_init")?;
     let mut args = Args::default();
     args.buf(a.buffer())
         .long(a.offset() as i64)
@@ -259,8 +260,8 @@ pub(crate) fn sort_into(
     let key_passes = (t.size() as u32 * 8).div_ceil(BITS);
     let line_bits = usize::BITS - (nlines - 1).leading_zeros();
     let line_passes = line_bits.div_ceil(BITS);
-    let hist = cached_kernel(ctx, &src, "", "radix_hist")?;
-    let scatter = cached_kernel(ctx, &src, "", "radix_scatter")?;
+    let hist = generated_kernel(ctx, &src, "radix_hist")?;
+    let scatter = generated_kernel(ctx, &src, "radix_scatter")?;
     for pass in 0..key_passes + line_passes {
         let (by_line, shift) =
             if pass < key_passes { (0, pass * BITS) } else { (1, (pass - key_passes) * BITS) };
@@ -277,7 +278,7 @@ pub(crate) fn sort_into(
         std::mem::swap(&mut pos, &mut pos2);
     }
 
-    let fin = cached_kernel(ctx, &src, "", "radix_out")?;
+    let fin = generated_kernel(ctx, &src, "radix_out")?;
     let mut args = Args::default();
     args.buf(a.buffer())
         .long(a.offset() as i64)
@@ -299,14 +300,14 @@ pub(crate) fn sort_into(
 fn scan(ctx: &Context, src: &str, data: &Buffer, n: usize) -> Result<()> {
     let block = SCAN_WG * SCAN_ITEMS;
     let blocks = n.div_ceil(block);
-    let k = cached_kernel(ctx, src, "", "radix_scan")?;
+    let k = generated_kernel(ctx, src, "radix_scan")?;
     let sums = if blocks > 1 { Some(crate::memory::alloc(ctx, blocks * 4)?) } else { None };
     let mut args = Args::default();
     args.buf(data).uint(n as u32).buf(sums.as_ref().unwrap_or(data)).int(i32::from(sums.is_some()));
     launch(ctx, &k, &args, blocks * SCAN_WG, SCAN_WG)?;
     if let Some(sums) = sums {
         scan(ctx, src, &sums, blocks)?;
-        let add = cached_kernel(ctx, src, "", "radix_add")?;
+        let add = generated_kernel(ctx, src, "radix_add")?;
         let mut args = Args::default();
         args.buf(data).uint(n as u32).buf(&sums);
         launch(ctx, &add, &args, n, wg_size(ctx))?;

@@ -388,6 +388,13 @@ impl ContextBuilder {
         }
         let env_selector = std::env::var(super::device::DEVICE_ENV).ok();
         let selector = self.selector.as_deref().or(env_selector.as_deref());
+        if self.device.is_some() && (self.selector.is_some() || self.local_rank.is_some()) {
+            return Err(Error::InvalidArgument(
+                "a context builder was given a device and also a selector or a local rank; \
+                 give one way of choosing the device (select and local_rank combine)"
+                    .into(),
+            ));
+        }
         let device = match (self.device, self.local_rank) {
             (Some(d), _) => d,
             (None, Some(rank)) => super::device::choose_for_rank(&super::device::devices()?, selector, rank)?,

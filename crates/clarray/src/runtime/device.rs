@@ -301,8 +301,8 @@ pub fn choose(devs: &[Device], selector: Option<&str>) -> Result<Device> {
 /// Picks the device of the process with node-local rank `local_rank` (0-based: MPI's rank in
 /// the node's shared-memory communicator, or [`local_rank_from_env`]): the ranks of a node take
 /// the devices the selector allows in turn, in `P:D` order — so with as many ranks as GPUs,
-/// one rank per GPU. The selector is as in [`choose`]: `None` allows every GPU (every device if
-/// there is no GPU); `P:D` allows exactly one, which every rank then shares.
+/// one rank per GPU. The selector is as in [`choose`]: `None` allows every GPU (the first device
+/// if there is no GPU); `P:D` allows exactly one, which every rank then shares.
 pub fn choose_for_rank(devs: &[Device], selector: Option<&str>, local_rank: usize) -> Result<Device> {
     let mut found = candidates(devs, selector)?;
     found.sort_by_key(|d| (d.info().platform_index, d.info().device_index));

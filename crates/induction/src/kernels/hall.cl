@@ -13,11 +13,16 @@
 #endif
 
 #ifndef CASE_VELOCITY_T
+#if VARIABLE_U
+// A velocity of the linear cases that depends on time (`alfven_periodic_2d`).
+void case_velocity_t(const REAL x[3], REAL t, REAL u[3]) { case_velocity_at(x, t, u); }
+#else
 // A steady velocity.
 void case_velocity_t(const REAL x[3], REAL t, REAL u[3]) {
     (void)t;
     case_velocity(x, u);
 }
+#endif
 #endif
 
 // Component c of J.
