@@ -74,7 +74,7 @@ impl Slab {
             )))
         };
         if cfg.clean.is_some() {
-            return no("divergence cleaning (--clean)");
+            return no("divergence cleaning (--div-clean)");
         }
         if cfg.dissipation.is_some() {
             return no("artificial dissipation (--dissipation)");
