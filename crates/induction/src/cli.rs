@@ -518,7 +518,8 @@ fn run_ranks(a: &RunArgs, cfg: &Config, ranks: std::rc::Rc<crate::ranks::Ranks>)
              the device of its rank on its node; narrow the devices with CLARRAY_DEVICE instead"
         )));
     }
-    let ctx = ranks.context()?;
+    // A profiling queue, as `context` makes, for the kernel and transfer times.
+    let ctx = ranks.context()?.profiled()?;
     let root = ranks.rank() == 0;
     let mut solver = Solver::with_peers(&ctx, cfg, Box::new(ranks.clone()))?;
     let (steps, _) = cfg.steps()?;
