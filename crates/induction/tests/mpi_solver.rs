@@ -173,3 +173,41 @@ fn slabs_on_two_and_three_ranks_match_one_rank() {
         assert_eq!(refused, if ranks == 2 { 0 } else { 2 * ranks }, "{text}");
     }
 }
+
+/// The lines of `induction run`'s summary that hold the norms (6 significant digits).
+fn norm_lines(text: &str) -> Vec<String> {
+    let names = ["error", "relative error", "divergence", "div (interior)", "energy"];
+    text.lines().filter(|l| names.iter().any(|n| l.starts_with(n))).map(str::to_string).collect()
+}
+
+#[test]
+fn run_on_two_ranks_prints_the_norms_of_one() {
+    if std::env::var_os(CHILD).is_some() {
+        return;
+    }
+    let exe = env!("CARGO_BIN_EXE_induction");
+    let args =
+        ["run", "--case", "confined_domain", "--order", "4", "--n", "16", "--final-time", "0.05", "--quiet"];
+    let one = Command::new(exe).args(args).output().unwrap();
+    let one_text = String::from_utf8_lossy(&one.stdout);
+    assert!(one.status.success(), "{one_text}\n{}", String::from_utf8_lossy(&one.stderr));
+    let two = Command::new("mpiexec").args(["-n", "2", exe]).args(args).output().unwrap();
+    let two_text = String::from_utf8_lossy(&two.stdout);
+    assert!(two.status.success(), "{two_text}\n{}", String::from_utf8_lossy(&two.stderr));
+    assert!(two_text.contains("on 2 ranks, in slabs along z"), "{two_text}");
+    // Rank 0 alone prints.
+    assert_eq!(two_text.matches("confined_domain on ").count(), 1, "{two_text}");
+    let lines = norm_lines(&one_text);
+    assert_eq!(lines.len(), 5, "{one_text}");
+    assert_eq!(norm_lines(&two_text), lines, "one rank:\n{one_text}\ntwo ranks:\n{two_text}");
+    // Outputs are not gathered yet: refused, with the reason.
+    let vtk = Command::new("mpiexec")
+        .args(["-n", "2", exe])
+        .args(args)
+        .args(["--vtk", "/nonexistent-dir-x"])
+        .output()
+        .unwrap();
+    assert!(!vtk.status.success());
+    let err = String::from_utf8_lossy(&vtk.stderr);
+    assert!(err.contains("--vtk is not written on more than one rank yet"), "{err}");
+}
