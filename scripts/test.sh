@@ -12,4 +12,6 @@ cargo test --workspace "${args[@]}"
 if [ ${#args[@]} -eq 0 ]; then
   # The solver under MPI (feature `mpi`, MPICH): its tests start their own `mpiexec` runs.
   cargo test -p induction --features mpi --test mpi_ranks
+  # The solver in slabs along z on 2 and 3 ranks against one rank, bit for bit.
+  cargo test -p induction --features mpi --test mpi_solver
 fi

@@ -500,6 +500,50 @@ pub fn run_config_with(
     Ok((solver, report, rows))
 }
 
+/// `induction run` on several MPI ranks: each rank solves its slab of the grid on the device of
+/// its node-local rank; rank 0 prints the summary (norms of the whole grid; its own times).
+#[cfg(feature = "mpi")]
+fn run_ranks(a: &RunArgs, cfg: &Config, ranks: std::rc::Rc<crate::ranks::Ranks>) -> Result<()> {
+    let size = ranks.size();
+    for (flag, given) in [
+        ("--vtk", a.vtk.is_some()),
+        ("--png", a.png.is_some()),
+        ("--history", a.history.is_some()),
+        ("--plot", a.plot.is_some()),
+    ] {
+        if given {
+            return Err(Error::Config(format!(
+                "{flag} is not written on more than one rank yet ({size} ranks were started: the field \
+                 is not gathered); run on one rank for it"
+            )));
+        }
+    }
+    if a.common.device.is_some() {
+        return Err(Error::Config(format!(
+            "--device is not taken on more than one rank ({size} ranks were started): each rank takes \
+             the device of its rank on its node; narrow the devices with CLARRAY_DEVICE instead"
+        )));
+    }
+    // A profiling queue, as `context` makes, for the kernel and transfer times.
+    let ctx = ranks.context()?.profiled()?;
+    let root = ranks.rank() == 0;
+    let mut solver = Solver::with_peers(&ctx, cfg, Box::new(ranks.clone()))?;
+    let (steps, _) = cfg.steps()?;
+    let pb = progress(steps, a.quiet || !root);
+    let report = solver.run(|s, _, _| {
+        if s % 4 == 0 || s == steps {
+            pb.set_position(s as u64);
+        }
+        Ok(())
+    })?;
+    pb.finish_and_clear();
+    if root {
+        println!("{}", describe(cfg, ctx.device().name(), &report));
+        println!("on {size} ranks, in slabs along z (times of rank 0)");
+    }
+    Ok(())
+}
+
 /// The name of the `.vti` file a run writes into the `--vtk` folder.
 pub fn vti_name(cfg: &Config) -> String {
     format!("{}_order{}_n{}.vti", cfg.case, cfg.order, cfg.n[0])
@@ -765,6 +809,14 @@ where
             }
             if let Some(p) = &a.plot {
                 check_output_file("--plot", p)?;
+            }
+            // Started by mpiexec on several ranks (feature `mpi`): the grid in slabs along z.
+            #[cfg(feature = "mpi")]
+            {
+                let ranks = std::rc::Rc::new(crate::ranks::Ranks::init()?);
+                if ranks.size() > 1 {
+                    return run_ranks(&a, &cfg, ranks);
+                }
             }
             let ctx = context(a.common.device.as_deref())?;
             let history = a.history.is_some() || a.plot.is_some();

@@ -82,6 +82,29 @@ impl Decomposition {
         }
     }
 
+    /// Slabs: the grid split along z only (`[1, 1, processes]`), the first `nodes[2] mod
+    /// processes` slabs one plane thicker. Errors when a slab would keep fewer than
+    /// `min_nodes` planes.
+    pub fn slabs(
+        nodes: [usize; 3],
+        processes: usize,
+        min_nodes: usize,
+        periodic: [bool; 3],
+    ) -> Result<Decomposition> {
+        if processes == 0 {
+            return Err(Error::Config("a decomposition needs at least one process".into()));
+        }
+        let min_nodes = min_nodes.max(1);
+        if nodes[2] / processes < min_nodes {
+            return Err(Error::Config(format!(
+                "{processes} processes cannot split the {} planes in z of a {}×{}×{} grid into slabs of \
+                 at least {min_nodes} planes (the stencil's width); use fewer processes or more nodes in z",
+                nodes[2], nodes[0], nodes[1], nodes[2]
+            )));
+        }
+        Ok(Decomposition { nodes, parts: [1, 1, processes], periodic })
+    }
+
     /// Number of blocks.
     pub fn len(&self) -> usize {
         self.parts.iter().product()
@@ -248,6 +271,18 @@ mod tests {
         assert_eq!(d.parts, [2, 2, 1], "a flat grid is not split along its 3 z nodes");
         // Three parts of 10: 4, 3, 3.
         assert_eq!((0..3).map(|i| split(10, 3, i)).collect::<Vec<_>>(), [(0, 4), (4, 3), (7, 3)]);
+    }
+
+    #[test]
+    fn slabs_split_z_only_and_refuse_thin_slabs() {
+        let d = Decomposition::slabs([16, 16, 20], 3, 6, [false; 3]).unwrap();
+        assert_eq!(d.parts, [1, 1, 3]);
+        let b: Vec<Block> = (0..3).map(|r| d.block(r).unwrap()).collect();
+        assert_eq!(b.iter().map(|b| (b.start[2], b.len[2])).collect::<Vec<_>>(), [(0, 7), (7, 7), (14, 6)]);
+        assert_eq!(b[1].neighbours[2], [Some(0), Some(2)]);
+        assert_eq!(b[0].neighbours[2], [None, Some(1)]);
+        let e = Decomposition::slabs([16, 16, 16], 3, 6, [false; 3]).unwrap_err();
+        assert!(e.to_string().contains("cannot split the 16 planes in z"), "{e}");
     }
 
     #[test]

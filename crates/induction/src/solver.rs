@@ -22,6 +22,9 @@ use crate::error::{Error, Result};
 use crate::sbp::Sbp;
 
 mod schemes;
+mod slab;
+
+pub use slab::{Peers, Slab};
 
 const COMMON_CL: &str = include_str!("kernels/common.cl");
 const CASES_CL: &str = include_str!("kernels/cases.cl");
@@ -142,6 +145,8 @@ pub struct Solver {
     pending: RefCell<Vec<(Event, bool)>>,
     cg_iterations: usize,
     last_clean: Option<CleanStats>,
+    /// This rank's slab and the other ranks, where the grid is split among ranks.
+    slab: Option<(Slab, Box<dyn Peers>)>,
 }
 
 /// The outcome of one divergence cleaning.
@@ -162,6 +167,11 @@ impl Solver {
     /// solution at t = 0). `ctx` should have a profiling queue ([`Context::profiled`]) for the
     /// kernel and transfer times; without one those times are reported as zero.
     pub fn new(ctx: &Context, cfg: &Config) -> Result<Solver> {
+        Solver::build(ctx, cfg, None)
+    }
+
+    /// [`Solver::new`] for the whole grid (`slab` None) or one rank's slab of it.
+    fn build(ctx: &Context, cfg: &Config, slab: Option<(Slab, Box<dyn Peers>)>) -> Result<Solver> {
         cfg.validate()?;
         let info = ctx.device().info();
         if cfg.precision == Precision::F64 && !info.fp64 {
@@ -171,8 +181,14 @@ impl Solver {
             )));
         }
         let sbp = cfg.sbp()?;
-        let np = cfg.nodes()?;
-        let plan = MemoryPlan::new(cfg, info);
+        let held = slab.as_ref().map(|(s, _)| s);
+        // The grid as this rank's buffers hold it (its slab and halo planes).
+        let mut local = cfg.clone();
+        if let Some(s) = held {
+            local.n[2] = s.held();
+        }
+        let np = local.nodes()?;
+        let plan = MemoryPlan::new(&local, info);
         let available = clarray::memory::limit(ctx)?.saturating_sub(clarray::memory::stats(ctx).in_use);
         if plan.total > available || plan.largest > info.max_alloc_bytes {
             return Err(Error::DeviceMemory {
@@ -206,12 +222,13 @@ impl Solver {
         let solver = Solver {
             cfg: cfg.clone(),
             ctx: ctx.clone(),
-            source: source(
+            source: source_of(
                 cfg,
                 &sbp,
                 z_chunk(cfg, gpu),
                 vector_width(cfg, gpu),
                 velocity_in_registers(cfg, gpu),
+                held,
             )? + &(if gpu || cfg.hall { String::new() } else { rows_source(cfg) }),
             kernels: RefCell::new(HashMap::new()),
             np,
@@ -235,8 +252,10 @@ impl Solver {
             pending: RefCell::new(Vec::new()),
             cg_iterations: 0,
             last_clean: None,
+            slab,
         };
-        solver.launch_nodes("init", &[A::F(&solver.b), A::F(&solver.u), A::R(0.0)])?;
+        // Halo planes too: u is read at neighbours, and the exact field is known there.
+        solver.launch_held("init", &[A::F(&solver.b), A::F(&solver.u), A::R(0.0)])?;
         solver.warm_up()?;
         // The low-storage scheme multiplies K by A₁ = 0 in its first stage: K must hold numbers.
         solver.fill(&solver.w1, 0.0, 3 * np)?;
@@ -383,6 +402,11 @@ impl Solver {
         local: Option<&[usize]>,
     ) -> Result<()> {
         let kernel = self.kernel(name)?;
+        self.launch_dims(kernel, args, &LaunchDims { global, local, offset: None })
+    }
+
+    /// [`Solver::launch`] with its work-items given in full.
+    fn launch_dims(&self, kernel: Kernel, args: &[A<'_>], dims: &LaunchDims<'_>) -> Result<()> {
         let f64s = self.cfg.precision == Precision::F64;
         let scalars: Vec<Vec<u8>> = args
             .iter()
@@ -424,8 +448,7 @@ impl Solver {
                 self.upload(f)?;
             }
         }
-        let e =
-            self.ctx.queue().launch(&kernel, &cl_args, &LaunchDims { global, local, offset: None }, &[])?;
+        let e = self.ctx.queue().launch(&kernel, &cl_args, dims, &[])?;
         self.timing.borrow_mut().launches += 1;
         self.record(e, true)?;
         if copy {
@@ -436,8 +459,30 @@ impl Solver {
         Ok(())
     }
 
+    /// Launches a kernel of one work-item per owned node (`NODE` in `kernels/induction.cl`);
+    /// on a slab with a global offset, so that the work-item's z is the plane's in the grid.
     fn launch_nodes(&self, name: &'static str, args: &[A<'_>]) -> Result<()> {
-        self.launch(name, args, &self.cfg.n, self.cfg.local.as_ref().map(|l| &l[..]))
+        match &self.slab {
+            Some((s, _)) => self.launch_range(name, args, s.first, s.planes),
+            None => self.launch(name, args, &self.cfg.n, self.cfg.local.as_ref().map(|l| &l[..])),
+        }
+    }
+
+    /// [`Solver::launch_nodes`] on every plane held, halo planes included.
+    fn launch_held(&self, name: &'static str, args: &[A<'_>]) -> Result<()> {
+        match &self.slab {
+            Some((s, _)) => self.launch_range(name, args, s.k0(), s.held()),
+            None => self.launch_nodes(name, args),
+        }
+    }
+
+    /// A launch of one work-item per node of the planes `first … first + planes − 1`; the
+    /// work-group shape is the driver's (`--local`'s z need not divide a slab).
+    fn launch_range(&self, name: &'static str, args: &[A<'_>], first: usize, planes: usize) -> Result<()> {
+        let [nx, ny, _] = self.cfg.n;
+        let kernel = self.kernel(name)?;
+        let dims = LaunchDims { global: &[nx, ny, planes], local: None, offset: Some(&[0, 0, first]) };
+        self.launch_dims(kernel, args, &dims)
     }
 
     /// Launches a Runge–Kutta stage kernel: work-items on an (x, y) tile of work-groups, each
@@ -447,11 +492,19 @@ impl Solver {
     fn launch_stage(&self, name: &'static str, args: &[A<'_>]) -> Result<()> {
         if self.cfg.case.velocity_depends_on_time() {
             if let Some(A::R(t)) = args.last() {
-                self.launch_nodes("velocity", &[A::F(&self.u), A::R(*t)])?;
+                self.launch_held("velocity", &[A::F(&self.u), A::R(*t)])?;
+            }
+        }
+        if self.slab.is_some() {
+            // The field the stage reads at neighbours (as `hall_prepare` finds it).
+            let input = if name == "stage_ssp" { 1 } else { 0 };
+            if let Some(A::F(f)) = args.get(input) {
+                self.exchange(f)?;
             }
         }
         let [lx, ly] = self.stage_local;
-        let [nx, ny, nz] = self.cfg.n;
+        let [nx, ny, _] = self.cfg.n;
+        let nz = self.slab.as_ref().map_or(self.cfg.n[2], |(s, _)| s.planes);
         if let Some(seg) = self.rows {
             // The CPU layout's kernels (`kernels/stage_rows.cl`): one work-item per segment of
             // an x-row; `--local`'s y and z (which divide the grid) group the rows.
@@ -461,6 +514,12 @@ impl Solver {
                 _ => "stage_2r_rows",
             };
             let local = self.cfg.local.map_or([1, 1, 1], |[_, ly, lz]| [1, ly, lz]);
+            if nz % local[2] != 0 {
+                return Err(Error::Config(format!(
+                    "--local's z ({}) must divide this rank's {nz} planes; give --local with z = 1",
+                    local[2]
+                )));
+            }
             return self.launch(rows_name, args, &[nx.div_ceil(seg), ny, nz], Some(&local));
         }
         let global =
@@ -548,25 +607,50 @@ impl Solver {
         })
     }
 
-    /// The field B, read back: 3 components of nx·ny·nz values each, x fastest.
+    /// The owned nodes' values of `ncomp` components read back whole (all of them without a
+    /// slab; its own planes with one).
+    fn owned(&self, values: Vec<f64>, ncomp: usize) -> Vec<f64> {
+        let Some((s, _)) = &self.slab else {
+            return values;
+        };
+        let plane = self.cfg.n[0] * self.cfg.n[1];
+        (0..ncomp)
+            .flat_map(|c| {
+                let from = c * self.np + s.halo_low * plane;
+                values[from..from + s.planes * plane].iter().copied()
+            })
+            .collect()
+    }
+
+    /// Nodes owned: nx·ny·nz, or nx·ny·(the slab's planes) on a slab.
+    fn owned_nodes(&self) -> usize {
+        let plane = self.cfg.n[0] * self.cfg.n[1];
+        self.slab.as_ref().map_or(self.np, |(s, _)| s.planes * plane)
+    }
+
+    /// The field B, read back: 3 components of nx·ny·nz values each, x fastest (on a slab, of
+    /// its own planes only: nx·ny·[`Slab::planes`] values each).
     pub fn field(&self) -> Result<Vec<f64>> {
-        self.read(&self.b)
+        Ok(self.owned(self.read(&self.b)?, 3))
     }
 
-    /// The discrete divergence D·B, read back (nx·ny·nz values).
+    /// The discrete divergence D·B, read back (nx·ny·nz values; a slab's own planes on a slab).
     pub fn divergence_field(&self) -> Result<Vec<f64>> {
+        self.exchange(&self.b)?;
         self.launch_nodes("divergence", &[A::F(&self.b), A::F(&self.d), A::R(1.0), A::I(0)])?;
-        self.read(&self.d)
+        Ok(self.owned(self.read(&self.d)?, 1))
     }
 
-    /// Replaces B by `values` (3 components of nx·ny·nz values each, x fastest).
+    /// Replaces B by `values` (3 components of nx·ny·nz values each, x fastest; on a slab, of its
+    /// own planes, as [`Solver::field`] returns them).
     pub fn set_field(&mut self, values: &[f64]) -> Result<()> {
-        if values.len() != 3 * self.np {
+        let owned = self.owned_nodes();
+        if values.len() != 3 * owned {
             return Err(Error::Config(format!(
                 "a field of {} values was given; this grid takes 3 × {} = {}",
                 values.len(),
-                self.np,
-                3 * self.np
+                owned,
+                3 * owned
             )));
         }
         let bytes: Vec<u8> = match self.cfg.precision {
@@ -576,6 +660,23 @@ impl Solver {
                 bytemuck::cast_slice(&v).to_vec()
             }
         };
+        if let Some((s, _)) = &self.slab {
+            // Each component's own planes, past its halo planes below.
+            let size = self.cfg.precision.size();
+            let part = owned * size;
+            let skip = s.halo_low * self.cfg.n[0] * self.cfg.n[1] * size;
+            let mut host = self.b.host.borrow_mut();
+            for c in 0..3 {
+                let off = c * self.np * size + skip;
+                let e =
+                    self.ctx.queue().write_buffer(&self.b.buf, off, &bytes[c * part..(c + 1) * part], &[])?;
+                self.record(e, false)?;
+                if self.cfg.mode == Mode::Copy {
+                    host[off..off + part].copy_from_slice(&bytes[c * part..(c + 1) * part]);
+                }
+            }
+            return Ok(());
+        }
         let e = self.ctx.queue().write_buffer(&self.b.buf, 0, &bytes[..], &[])?;
         self.record(e, false)?;
         if self.cfg.mode == Mode::Copy {
@@ -589,11 +690,15 @@ impl Solver {
         self.werr(true, ERR)?;
         self.werr(false, EXACT)?;
         self.wdot(&self.b, &self.b, 3, ENERGY)?;
+        // The divergence reads B at neighbours.
+        self.exchange(&self.b)?;
         self.launch_nodes("divergence", &[A::F(&self.b), A::F(&self.d), A::R(1.0), A::I(0)])?;
         self.wdot(&self.d, &self.d, 1, DIV)?;
         self.launch_nodes("divergence", &[A::F(&self.b), A::F(&self.d), A::R(1.0), A::I(1)])?;
         self.wdot(&self.d, &self.d, 1, DIV_INTERIOR)?;
-        let s = self.read_scalars()?;
+        let mut s = self.read_scalars()?;
+        // Sums of squares over each rank's own nodes: their sums are the whole grid's.
+        self.sum_over_ranks(&mut s)?;
         let (err, exact) = (root(s[ERR as usize]), root(s[EXACT as usize]));
         Ok(Norms {
             time: self.t,
@@ -608,14 +713,19 @@ impl Solver {
     /// The discrete energy ‖B‖² alone.
     pub fn energy(&self) -> Result<f64> {
         self.wdot(&self.b, &self.b, 3, ENERGY)?;
-        Ok(self.read_scalars()?[ENERGY as usize])
+        let mut s = self.read_scalars()?;
+        self.sum_over_ranks(&mut s)?;
+        Ok(s[ENERGY as usize])
     }
 
     /// The discrete divergence norm ‖D·B‖ alone.
     pub fn divergence_norm(&self) -> Result<f64> {
+        self.exchange(&self.b)?;
         self.launch_nodes("divergence", &[A::F(&self.b), A::F(&self.d), A::R(1.0), A::I(0)])?;
         self.wdot(&self.d, &self.d, 1, DIV)?;
-        Ok(root(self.read_scalars()?[DIV as usize]))
+        let mut s = self.read_scalars()?;
+        self.sum_over_ranks(&mut s)?;
+        Ok(root(s[DIV as usize]))
     }
 
     /// One time step of size `dt` (and a cleaning after it, if configured).
@@ -856,6 +966,19 @@ fn root(v: f64) -> f64 {
 /// case, forms, the SBP coefficients from [`Sbp`], the planes and x-nodes per work-item of the
 /// stage kernels and whether they evaluate u in registers) followed by the kernel files.
 pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, vx: usize, u_in_registers: bool) -> Result<String> {
+    source_of(cfg, sbp, z_chunk, vx, u_in_registers, None)
+}
+
+/// [`source`] for the whole grid or, with `slab`, for one rank's slab of it (its buffers hold
+/// `slab.held()` planes: `NP` counts those, and the slab's defines say which they are).
+fn source_of(
+    cfg: &Config,
+    sbp: &Sbp,
+    z_chunk: usize,
+    vx: usize,
+    u_in_registers: bool,
+    slab: Option<&Slab>,
+) -> Result<String> {
     use std::fmt::Write;
     let f64s = cfg.precision == Precision::F64;
     let lit = |v: f64| if f64s { format!("{v:.17e}") } else { format!("{v:.9e}f") };
@@ -870,7 +993,8 @@ pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, vx: usize, u_in_registers
     } else {
         s.push_str("#define REAL float\n#define REAL2 float2\n");
     }
-    let np: usize = cfg.n.iter().product();
+    let nz = slab.map_or(cfg.n[2], Slab::held);
+    let np: usize = cfg.n[0] * cfg.n[1] * nz;
     // 32-bit linear indices where every offset (up to 3·NP) fits, as they are faster.
     // With the Hall term U holds 6 components: offsets up to 6·NP.
     let reach = if cfg.hall { np.saturating_mul(2) } else { np };
@@ -881,6 +1005,9 @@ pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, vx: usize, u_in_registers
          #define PLANE(k) ((idx_t)(k) * NX * NY)",
         cfg.n[0], cfg.n[1], cfg.n[2]
     );
+    if let Some(slab) = slab {
+        s.push_str(&slab.defines());
+    }
     for (a, name) in ["X", "Y", "Z"].iter().enumerate() {
         let _ =
             writeln!(s, "#define D{name} ((REAL){})\n#define {name}MIN ((REAL){})", lit(h[a]), lit(lo[a]));

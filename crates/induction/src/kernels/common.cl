@@ -10,8 +10,23 @@
 // definition leaves an undefined symbol where a compiler chooses not to inline (OpenCL C follows
 // C99), and `static` functions are not OpenCL C 1.0/1.1. Compilers inline them anyway.
 
+// A slab of a grid split along z (solver/slab.rs; defined only there): the buffers hold the
+// planes K0 … K0 + NZL − 1 of the whole grid's NZ, of which KS … KE − 1 are this rank's own and
+// the others halo planes copied from its neighbours. Every k in the kernels is the plane's index
+// in the whole grid (so boundaries, closures and coordinates are those of the whole grid); only
+// IDX maps it into the buffer. Without a slab the buffers hold the whole grid.
+#ifndef K0
+#define K0 0
+#define NZL NZ
+#define KS 0
+#define KE NZ
+#endif
+// The linear indices of the first and past the last node owned.
+#define OWNED_FIRST ((idx_t)(KS - K0) * NX * NY)
+#define OWNED_END ((idx_t)(KE - K0) * NX * NY)
+
 // Linear index of node (i, j, k); a plane (NX·NY values) and each stencil offset fit in an int.
-#define IDX(i, j, k) ((idx_t)(i) + (idx_t)NX * ((idx_t)(j) + (idx_t)NY * (idx_t)(k)))
+#define IDX(i, j, k) ((idx_t)(i) + (idx_t)NX * ((idx_t)(j) + (idx_t)NY * ((idx_t)(k) - K0)))
 
 REAL coord(int p, REAL lo, REAL h) { return lo + (REAL)p * h; }
 

@@ -412,13 +412,14 @@ void rhs(const __global REAL* B, const __global REAL* U, int i0, int j, int k, c
 #endif
 }
 
-// Plane index of offset kk in the queue: wrapped (periodic) or clamped (bounded: planes outside
-// the grid are only ever loaded where the boundary rows do not use the queue).
+// Plane index of offset kk in the queue: wrapped (periodic) or clamped to the planes held
+// (bounded: planes outside them are only ever loaded where the boundary rows or the last owned
+// plane do not use the queue).
 int queue_plane(int kk) {
 #if PERIODIC
     return wrap(kk, NZ);
 #else
-    return min(max(kk, 0), NZ - 1);
+    return min(max(kk, K0), K0 + NZL - 1);
 #endif
 }
 
@@ -440,7 +441,7 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
            const __global REAL* U, REAL a, REAL b, REAL dt, REAL t, int lsrk) {
     const int i0 = get_global_id(0) * VX, j = get_global_id(1);
     if (i0 >= NX || j >= NY) return;  // the range is rounded up to whole work-groups
-    const int k0 = get_global_id(2) * ZCHUNK;
+    const int k0 = KS + get_global_id(2) * ZCHUNK;
     const idx_t col = IDX(i0, j, 0);
     // The pointwise operand: read at this node only (K, or B⁰).
 #if STAGE_2R
@@ -461,7 +462,7 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
             else ahead[c][o - ZQ] = v;
         }
     }
-    for (int c = 0; c < 3; ++c) pq[c] = VLOAD(P, c * NP + col + PLANE(min(k0, NZ - 1)));
+    for (int c = 0; c < 3; ++c) pq[c] = VLOAD(P, c * NP + col + PLANE(min(k0, KE - 1)));
 #if VX == 2
     VREAL x[3] = {(VREAL)(coord(i0, XMIN, DX), coord(i0 + 1, XMIN, DX)), coord(j, YMIN, DY), (REAL)0};
 #else
@@ -469,11 +470,11 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
 #endif
     for (int dk = 0; dk < ZCHUNK; ++dk) {
         const int k = k0 + dk;
-        if (k >= NZ) break;
+        if (k >= KE) break;
         const idx_t idx = col + PLANE(k);
         const idx_t next = col + PLANE(queue_plane(k + HALF + AHEAD));
-        // The next plane's pointwise operand (clamped in the grid: loaded, maybe unused).
-        const idx_t pnext = col + PLANE(min(k + 1, NZ - 1));
+        // The next plane's pointwise operand (clamped to the planes owned: loaded, maybe unused).
+        const idx_t pnext = col + PLANE(min(k + 1, KE - 1));
         VREAL p[3];
 #pragma unroll
         for (int c = 0; c < NQ; ++c) {

@@ -20,8 +20,8 @@ REAL group_sum(REAL v, __local REAL* scratch) {
 
 #define REDUCE_NODES(EXPR)                                                                        \
     REAL acc = (REAL)0;                                                                           \
-    for (idx_t m = get_global_id(0); m < NP; m += get_global_size(0)) {                             \
-        const int i = m % NX, j = (m / NX) % NY, k = m / ((idx_t)NX * NY);                        \
+    for (idx_t m = OWNED_FIRST + get_global_id(0); m < OWNED_END; m += get_global_size(0)) {        \
+        const int i = m % NX, j = (m / NX) % NY, k = m / ((idx_t)NX * NY) + K0;                   \
         acc += weight(i, j, k) * (EXPR);                                                          \
     }                                                                                             \
     const REAL total = group_sum(acc, scratch);                                                   \

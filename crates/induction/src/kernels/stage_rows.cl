@@ -145,8 +145,8 @@ void row_axis_terms(const Deriv* d, int a, const REAL u[3], const REAL b[3], REA
 // One stage over the nodes i0 ≤ i < i1 of row (j, k); the stage's arguments as `stage` takes them.
 void stage_row(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, __global REAL* out,
                const __global REAL* U, REAL a, REAL b, REAL dt, REAL t, int lsrk) {
-    const int i0 = get_global_id(0) * XSEG, j = get_global_id(1), k = get_global_id(2);
-    if (i0 >= NX || j >= NY || k >= NZ) return;
+    const int i0 = get_global_id(0) * XSEG, j = get_global_id(1), k = KS + get_global_id(2);
+    if (i0 >= NX || j >= NY || k >= KE) return;
     const int i1 = min(i0 + XSEG, NX);
     const idx_t row = IDX(0, j, k);
     REAL acc[3][XSEG];
@@ -248,7 +248,7 @@ void stage_row(const __global REAL* B0, const __global REAL* Bs, __global REAL* 
 }
 
 // The kernels of induction.cl's `stage_ssp`, `stage_2r` and `stage_lsrk`, with the same
-// arguments, launched on ceil(NX/XSEG) × NY × NZ work-items.
+// arguments, launched on ceil(NX/XSEG) × NY × (KE − KS) work-items.
 __kernel void stage_ssp_rows(const __global REAL* B0, const __global REAL* restrict Bs, __global REAL* out,
                              const __global REAL* restrict U, REAL a, REAL b, REAL dt, REAL t) {
     stage_row(B0, Bs, out, out, U, a, b, dt, t, 0);

@@ -24,7 +24,7 @@ impl Solver {
             A::R(self.t),
         ];
         self.launch_stage("stage_lsrk", &args)?;
-        self.read(&self.w1)
+        Ok(self.owned(self.read(&self.w1)?, 3))
     }
 
     /// One step of a 2N scheme `(A, Bc, c)`: K ← A·K + dt·L(B), B ← B + Bc·K (W1 holds K).
