@@ -159,8 +159,8 @@ proptest! {
     }
 }
 
-/// Many lines (line passes over several digits) and one long line spanning many tiles and
-/// several levels of the count scan.
+/// Many lines (line passes over several digits) and one long line spanning many tiles (its
+/// count scan takes two levels: blocks, then their totals).
 #[test]
 fn many_lines_and_one_long_line() {
     check::<f32>(1, 300, 257, 1, 0).unwrap();
