@@ -29,7 +29,8 @@ use crate::program::cache::generated_kernel;
 use crate::runtime::{Buffer, Context, LaunchDims};
 
 use super::dtype::ReductionTypes;
-use super::engine::{wg_size, Args};
+use super::engine::Args;
+use super::gather::launch_1d;
 use super::strided::Strided;
 
 /// Work-items of a scatter or histogram work-group; each ranks one element per sub-tile.
@@ -254,7 +255,7 @@ pub(crate) fn sort_into(
         .uint(n32)
         .buf(&keys)
         .buf(&pos);
-    launch(ctx, &init, &args, n, wg_size(ctx))?;
+    launch_1d(ctx, &init, &args, n)?;
 
     // Key passes over the key's bits, then line passes over the line number's.
     let key_passes = (t.size() as u32 * 8).div_ceil(BITS);
@@ -292,7 +293,7 @@ pub(crate) fn sort_into(
     } else {
         args.buf(&keys).buf(out.buffer()).int(0);
     }
-    launch(ctx, &fin, &args, n, wg_size(ctx))
+    launch_1d(ctx, &fin, &args, n)
 }
 
 /// Exclusive scan of `n` counts in place: blocks scanned with their totals, the totals
@@ -310,11 +311,12 @@ fn scan(ctx: &Context, src: &str, data: &Buffer, n: usize) -> Result<()> {
         let add = generated_kernel(ctx, src, "radix_add")?;
         let mut args = Args::default();
         args.buf(data).uint(n as u32).buf(&sums);
-        launch(ctx, &add, &args, n, wg_size(ctx))?;
+        launch_1d(ctx, &add, &args, n)?;
     }
     Ok(())
 }
 
+/// A launch with the work-group size its kernel requires (`reqd_work_group_size`).
 fn launch(ctx: &Context, k: &crate::runtime::Kernel, args: &Args, items: usize, wg: usize) -> Result<()> {
     let global = [items.div_ceil(wg) * wg];
     ctx.queue().launch(
