@@ -519,6 +519,8 @@ def main():
     ap.add_argument("--list", action="store_true", help="list the table ids")
     ap.add_argument("--no-build", action="store_true", help="use the release binary as it is")
     ap.add_argument("--device", help="device selector passed to induction (default: its default)")
+    ap.add_argument("--binary", help="the induction binary to run (default: the release build of this checkout; implies --no-build)")
+    ap.add_argument("--commit", help="the commit to stamp (default: git's HEAD; for a copy without .git, e.g. the GPU machine)")
     ap.add_argument(
         "--reuse",
         action="store_true",
@@ -536,13 +538,16 @@ def main():
     chosen = [t for t in TABLES if (not only or picked(t[0])) and (not a.logs_only or not t[1])]
     if not chosen:
         raise Failure(f"no table id contains `{a.only}` (see --list)")
-    head = subprocess.run(["git", "rev-parse", "--short=7", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
-    dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "crates", "Cargo.lock"], cwd=ROOT).returncode != 0
-    STAMP["commit"] = head + (" with local changes to crates/" if dirty else "")
+    if a.commit:
+        STAMP["commit"] = a.commit
+    else:
+        head = subprocess.run(["git", "rev-parse", "--short=7", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "crates", "Cargo.lock"], cwd=ROOT).returncode != 0
+        STAMP["commit"] = head + (" with local changes to crates/" if dirty else "")
     STAMP["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    binary = target / "release" / "induction"
-    if any(dev for _, dev, _ in chosen) and not a.no_build:
+    binary = Path(a.binary) if a.binary else target / "release" / "induction"
+    if any(dev for _, dev, _ in chosen) and not a.no_build and not a.binary:
         print("$ cargo build --release -p induction", file=sys.stderr, flush=True)
         subprocess.run(["cargo", "build", "--release", "-p", "induction"], cwd=ROOT, check=True)
     run = Runner(binary, a.device, target / "doc-tables", a.reuse)

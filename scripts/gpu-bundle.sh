@@ -21,4 +21,6 @@ for b in target/release/clarray target/release/induction; do [ -x "$b" ] && cp "
 mkdir -p .gpu/bin/examples
 find target/release/examples -maxdepth 1 -type f -executable ! -name '*-*' -exec cp {} .gpu/bin/examples/ \;
 tar -C .gpu -czf .gpu/bundle.tar.gz bin && rm -rf .gpu/bin
+# The commit the bundle was built from (with a mark if crates/ had uncommitted changes).
+echo "$(git rev-parse --short=7 HEAD)$(git diff --quiet HEAD -- crates Cargo.lock || echo '+local')" > .gpu/commit
 ls -la .gpu

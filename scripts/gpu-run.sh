@@ -5,7 +5,9 @@
 # `peers` (scripts/peers.py through CuPy and PyOpenCL), `grids` (the solver at every grid size
 # the GPU holds, scripts/gpu-grids.sh), `large` (the library's tests past 2 and 4 GiB),
 # `numpy` (the NumPy reference suite in chunks of CASES cases with new seeds, from NUMPY_SEED, until
-# NUMPY_SECONDS pass).
+# NUMPY_SECONDS pass), `doctables` (scripts/doc_tables.py on the GPU for the tables named by
+# DOC_TABLES, default all the device's; the rewritten docs/induction.md lands in $OUT).
+# TESTS (a glob, default '*') picks the test executables of the `tests` step, e.g. 'clarray--*'.
 # Output goes to $OUT (or ./out) as logs and JSON.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +24,7 @@ for step in "$@"; do
       # Tests that run the binaries find them where cargo built them (CARGO_BIN_EXE_*).
       mkdir -p target/release && cp "$B"/clarray "$B"/induction target/release/ 2>/dev/null
       : > "$OUT/tests-full.log"
-      for t in "$B"/tests/*; do
+      for t in "$B"/tests/${TESTS:-*}; do
         name=$(basename "$t"); crate=${name%%--*}
         case "$name" in *compile_fail*) echo "$name skipped (needs cargo)"; continue ;; esac
         (cd "crates/$crate" && timeout 300 "$t" --test-threads 4 > /tmp/t.log 2>&1); rc=$?
@@ -53,6 +55,12 @@ for step in "$@"; do
         seed=$((seed + 1))
       done
       echo "numpy reference on the GPU: $done_cases cases in finished chunks" | tee -a "$OUT/numpy.log" ;;
+    doctables)
+      only=()
+      [ -n "${DOC_TABLES:-}" ] && only=(--only "$DOC_TABLES")
+      python3 scripts/doc_tables.py --binary "$B"/induction --commit "$(cat .gpu/commit 2>/dev/null || echo unknown)" \
+        --device gpu "${only[@]}" 2>&1 | tee "$OUT/doctables.log"
+      cp docs/induction.md "$OUT/induction.md" ;;
     *) echo "unknown step $step" ;;
   esac
 done
