@@ -605,3 +605,26 @@ proptest! {
         prop_assert_eq!(got.item().unwrap(), want);
     }
 }
+
+/// Min/max/argmin/argmax over an empty axis were refused even where the result has no element
+/// (shape [0, 0, 0] reduced along axis 0): NumPy refuses only where a result element would
+/// have no operand, and otherwise returns the empty result.
+#[test]
+fn min_over_an_empty_axis_with_an_empty_result_is_empty() {
+    let ctx = shared_ctx();
+    let a = Array::<bool>::zeros(&ctx, &[0, 0, 0]).unwrap();
+    let m = a.min_axes(0, false).unwrap();
+    assert_eq!(m.shape(), &[0, 0]);
+    let b = Array::<f32>::zeros(&ctx, &[3, 0]).unwrap();
+    let m = b.max_axes(0, true).unwrap();
+    assert_eq!(m.shape(), &[1, 0]);
+    let i = b.argmin_axes(0, false).unwrap();
+    assert_eq!(i.shape(), &[0]);
+    // A result element over no elements is still refused.
+    for (shape, axis) in [([0usize, 3], 0isize), ([3, 0], 1)] {
+        let c = Array::<f32>::zeros(&ctx, &shape).unwrap();
+        let e = c.min_axes(axis, false).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+        assert!(e.to_string().contains("empty sequence"), "{e}");
+    }
+}

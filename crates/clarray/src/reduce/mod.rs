@@ -198,7 +198,10 @@ pub(crate) fn reduce_map(mut map: MapExpr, kind: Kind, axes: &Axes, keepdims: bo
         map.preamble += &engine::complex_helpers(t == DType::C128);
     }
     let needs_items = matches!(kind, Kind::Min | Kind::Max | Kind::ArgMin | Kind::ArgMax);
-    if needs_items {
+    // NumPy refuses a reduction without a neutral element over no elements only where there is
+    // a result element to compute: with an empty result there is nothing to refuse.
+    let result_is_empty = (0..shape.len()).any(|a| !ax.contains(&a) && shape[a] == 0);
+    if needs_items && !result_is_empty {
         if let Some(&a) = ax.iter().find(|&&a| shape[a] == 0) {
             return Err(Error::InvalidArgument(format!(
                 "{kind:?} of an empty sequence: axis {a} of shape {shape:?} has length 0, and {kind:?} \
