@@ -1852,7 +1852,15 @@ fn scan_or_dot_case(c: ScanCase) -> Result<(), String> {
                 x.iter().zip(&y).fold(0i128, |s, (&p, &q)| s.wrapping_add(as_i(p).wrapping_mul(as_i(q)))),
             )))
         } else if is_float(da) {
-            let prods: Vec<f64> = x.iter().zip(&y).map(|(&p, &q)| as_f(p) * as_f(q)).collect();
+            // NumPy's float32 products are float32 (BLAS `sdot`): one that overflows is an
+            // infinity, and two of opposite signs make the sum NaN. (f64 products are exact here
+            // up to the rounding f64 arithmetic does anyway.)
+            let prods: Vec<f64> = x
+                .iter()
+                .zip(&y)
+                .map(|(&p, &q)| as_f(p) * as_f(q))
+                .map(|p| if da == DType::F32 { p as f32 as f64 } else { p })
+                .collect();
             // NumPy's float16 products are float16.
             let acc = if da == DType::F16 { DType::F16 } else { da };
             if da == DType::F16 && prods.iter().any(|p| p.abs() > fmax(DType::F16)) {

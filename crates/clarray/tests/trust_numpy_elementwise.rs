@@ -773,3 +773,43 @@ proptest! {
         prop_assert_eq!(eval_poisoned(a.round(), n, f16::from_f32(-3.25)), want);
     }
 }
+
+/// The complex square root overflowed for parts above about a third of the largest float:
+/// sqrt(-3.0e38 + 179.75i) in complex64 gave (0, inf) where NumPy gives (0, 1.7320508e19)
+/// (found on the H200 by the NumPy reference suite). Checked against the root of the same
+/// value in f64 arithmetic with scaling (num-complex's polar form), to 4 ulp of its modulus.
+#[test]
+fn complex_sqrt_of_parts_near_the_largest_float_is_finite() {
+    let big = f32::MAX;
+    let zs = [
+        Complex::new(-3.0e38f32, 179.75),
+        Complex::new(big, big),
+        Complex::new(-big, -big),
+        Complex::new(big, 0.0),
+        Complex::new(-big, 0.0),
+        Complex::new(0.0, -big),
+        Complex::new(1.0e38, -2.5e38),
+        Complex::new(-4.0, 0.0),
+        Complex::new(2.0, -3.0),
+        Complex::new(0.0, 0.0),
+    ];
+    let a = Array::from_slice(shared_ctx(), &zs, &[zs.len()]).unwrap();
+    let got = eval_poisoned(a.sqrt(), zs.len(), Complex::new(-7.5f32, 7.5));
+    for (z, g) in zs.iter().zip(&got) {
+        let w = Complex::new(z.re as f64, z.im as f64).sqrt();
+        let tol = 4.0 * f32::EPSILON as f64 * w.norm() + f32::MIN_POSITIVE as f64;
+        assert!(g.re.is_finite() && g.im.is_finite(), "sqrt({z}) = {g}, want {w}");
+        assert!(
+            (g.re as f64 - w.re).abs() <= tol && (g.im as f64 - w.im).abs() <= tol,
+            "sqrt({z}) = {g}, want {w} (tolerance {tol:e})"
+        );
+    }
+    // complex128 near its largest value too.
+    let b = Array::from_slice(shared_ctx(), &[Complex::new(-f64::MAX, 1.0), Complex::new(f64::MAX, f64::MAX)], &[2])
+        .unwrap();
+    if shared_ctx().device().info().fp64 {
+        for g in eval_poisoned(b.sqrt(), 2, Complex::new(-7.5f64, 7.5)) {
+            assert!(g.re.is_finite() && g.im.is_finite() && g.norm() > 1e154, "{g}");
+        }
+    }
+}

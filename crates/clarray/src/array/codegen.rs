@@ -326,9 +326,15 @@ impl Emitter {
             "exp" => format!(
                 "{ct} {name}({ct} a) {{ {f} e = exp(a.x); return a.y == 0 ? ({ct})(e, a.y) : ({ct})(e * cos(a.y), e * sin(a.y)); }}"
             ),
-            _ => format!(
-                "{ct} {name}({ct} a) {{\n  {f} m = hypot(a.x, a.y);\n  if (m == 0) return ({ct})(0, a.y);\n  if (a.x >= 0) {{ {f} t = sqrt((m + a.x) * ({f})0.5); return ({ct})(t, a.y / (2 * t)); }}\n  {f} t = sqrt((m - a.x) * ({f})0.5);\n  return ({ct})(fabs(a.y) / (2 * t), copysign(t, a.y));\n}}"
-            ),
+            // sqrt(z) = s * sqrt(z / s^2): |z| + |Re z| overflows for parts above about a
+            // third of the largest float (a finite square root came out infinite), so such z
+            // are scaled by 1/4 (exact) and the root by 2.
+            _ => {
+                let max = if d == DType::C128 { "DBL_MAX" } else { "FLT_MAX" };
+                format!(
+                    "{ct} {name}({ct} a) {{\n  {f} s = 1;\n  if (fabs(a.x) > {max} / 4 || fabs(a.y) > {max} / 4) {{ a *= ({f})0.25; s = 2; }}\n  {f} m = hypot(a.x, a.y);\n  if (m == 0) return ({ct})(0, a.y);\n  if (a.x >= 0) {{ {f} t = sqrt((m + a.x) * ({f})0.5); return ({ct})(s * t, s * (a.y / (2 * t))); }}\n  {f} t = sqrt((m - a.x) * ({f})0.5);\n  return ({ct})(s * (fabs(a.y) / (2 * t)), copysign(s * t, a.y));\n}}"
+                )
+            }
         };
         self.helper(&name, || code)
     }
