@@ -805,8 +805,12 @@ fn complex_sqrt_of_parts_near_the_largest_float_is_finite() {
         );
     }
     // complex128 near its largest value too.
-    let b = Array::from_slice(shared_ctx(), &[Complex::new(-f64::MAX, 1.0), Complex::new(f64::MAX, f64::MAX)], &[2])
-        .unwrap();
+    let b = Array::from_slice(
+        shared_ctx(),
+        &[Complex::new(-f64::MAX, 1.0), Complex::new(f64::MAX, f64::MAX)],
+        &[2],
+    )
+    .unwrap();
     if shared_ctx().device().info().fp64 {
         for g in eval_poisoned(b.sqrt(), 2, Complex::new(-7.5f64, 7.5)) {
             assert!(g.re.is_finite() && g.im.is_finite() && g.norm() > 1e154, "{g}");
