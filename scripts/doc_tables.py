@@ -55,6 +55,23 @@ class Runner:
         self.cache = {}
         self.seconds = {}
         self.cpu = 0.0
+        self.concurrent = False
+
+    def prefetch(self, runs, jobs):
+        """Runs `runs` (argument lists), `jobs` at a time, so that the tables find them done. On
+        a machine with cores and a device to spare (the GPU machine) this divides the wall time;
+        the times in the tables' stamps are then those of runs that shared the device."""
+        if jobs <= 1 or not runs:
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        cpu, self.concurrent = cpu_seconds(), True
+        try:
+            with ThreadPoolExecutor(jobs) as pool:
+                list(pool.map(lambda args: self(*args), runs))
+        finally:
+            self.concurrent = False
+            self.cpu += cpu_seconds() - cpu
 
     def key(self, args):
         args = [str(a) for a in args]
@@ -85,7 +102,8 @@ class Runner:
         start, cpu = time.monotonic(), cpu_seconds()
         p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
         took = time.monotonic() - start
-        self.cpu += cpu_seconds() - cpu
+        if not self.concurrent:
+            self.cpu += cpu_seconds() - cpu
         if p.returncode != 0:
             tail = "\n".join((p.stdout + p.stderr).strip().splitlines()[-40:])
             raise Failure(f"`induction {shlex.join(args)}` failed with status {p.returncode} after {took:.0f} s:\n{tail}")
@@ -512,6 +530,24 @@ def replace_blocks(text, produced):
     return "".join(out)
 
 
+def planned_runs(ids):
+    """The long runs the tables `ids` need (convergence and energy studies), for --jobs."""
+    runs = []
+    for i in ids:
+        if i == "acceptance":
+            runs += [convergence_args(*CONVERGENCE[c]) for c in CONVERGENCE]
+        elif i in CONVERGENCE:
+            runs.append(convergence_args(*CONVERGENCE[i]))
+        for case, order, n, t in ENERGY_RUNS:
+            if i in ("energy-summary", f"energy-{case}"):
+                runs += [energy_args(case, order, n, t, source) for source in SOURCES]
+    unique = []
+    for r in runs:
+        if r not in unique:
+            unique.append(r)
+    return unique
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", help="only the tables whose id contains this text (or one of these, comma-separated)")
@@ -520,6 +556,7 @@ def main():
     ap.add_argument("--no-build", action="store_true", help="use the release binary as it is")
     ap.add_argument("--device", help="device selector passed to induction (default: its default)")
     ap.add_argument("--binary", help="the induction binary to run (default: the release build of this checkout; implies --no-build)")
+    ap.add_argument("--jobs", type=int, default=1, help="run the convergence and energy studies this many at a time first (for a machine with cores to spare)")
     ap.add_argument("--commit", help="the commit to stamp (default: git's HEAD; for a copy without .git, e.g. the GPU machine)")
     ap.add_argument(
         "--reuse",
@@ -552,6 +589,7 @@ def main():
         subprocess.run(["cargo", "build", "--release", "-p", "induction"], cwd=ROOT, check=True)
     run = Runner(binary, a.device, target / "doc-tables", a.reuse)
     start = time.monotonic()
+    run.prefetch(planned_runs([i for i, _, _ in chosen]), a.jobs)
     produced = {}
     for i, _, produce in chosen:
         print(f"== {i}", file=sys.stderr, flush=True)

@@ -63,7 +63,7 @@ for step in "$@"; do
       only=()
       [ -n "${DOC_TABLES:-}" ] && only=(--only "$DOC_TABLES")
       python3 scripts/doc_tables.py --binary "$B"/induction --commit "$(cat .gpu/commit 2>/dev/null || echo unknown)" \
-        --device gpu "${only[@]}" 2>&1 | tee "$OUT/doctables.log"
+        --device gpu --jobs "${DOC_JOBS:-8}" "${only[@]}" 2>&1 | tee "$OUT/doctables.log"
       cp docs/induction.md "$OUT/induction.md" ;;
     *) echo "unknown step $step" ;;
   esac
