@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the workspace on a real OpenCL device, after scripts/setup.sh.
 # CLARRAY_REQUIRE_DEVICE=1 makes a test suite that finds no device fail instead of skipping.
-# Extra arguments go to `cargo test` (e.g. scripts/test.sh -p clarray --test smoke).
+# Extra arguments go to `cargo test` (e.g. scripts/test.sh -p clarray --test smoke); without
+# them it also builds and tests the Python package (scripts/test-python.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 args=("$@")
@@ -14,4 +15,6 @@ if [ ${#args[@]} -eq 0 ]; then
   cargo test -p induction --features mpi --test mpi_ranks
   # The solver in slabs along z on 2 and 3 ranks against one rank, bit for bit.
   cargo test -p induction --features mpi --test mpi_solver
+  # The Python package (PyO3 + maturin) against NumPy: pytest + hypothesis in a private venv.
+  scripts/test-python.sh
 fi

@@ -8,7 +8,7 @@ use num_complex::Complex;
 use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt};
+use pyo3::types::{IntoPyDict, PyBool, PyComplex, PyFloat, PyInt};
 
 use crate::array::PyArr;
 use crate::errors::IntoPy;
@@ -109,14 +109,15 @@ pub fn np_dtype<'py>(py: Python<'py>, dt: DType) -> PyResult<Bound<'py, PyAny>> 
 }
 
 /// A device copy of anything `numpy.asarray` accepts. The NumPy array is made C-contiguous
+/// (`asarray(order="C")`, which keeps 0-d arrays 0-d)
 /// and native-endian first (a no-op for most arrays), then read in place while the device
 /// copy runs with the GIL released.
 pub fn upload(ctx: &Context, obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<DynArray> {
     let py = obj.py();
     let np = py.import("numpy")?;
     let arr = match dtype {
-        Some(d) => np.call_method1("ascontiguousarray", (obj, d.name()))?,
-        None => np.call_method1("ascontiguousarray", (obj,))?,
+        Some(d) => np.call_method("asarray", (obj, d.name()), Some(&[("order", "C")].into_py_dict(py)?))?,
+        None => np.call_method("asarray", (obj,), Some(&[("order", "C")].into_py_dict(py)?))?,
     };
     let descr = arr.getattr("dtype")?;
     let arr = if descr.getattr("isnative")?.extract::<bool>()? {
