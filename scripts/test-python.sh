@@ -26,4 +26,6 @@ start=$(date +%s)
 VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" CARGO_TARGET_DIR="$target" \
   "$venv/bin/maturin" develop --quiet
 echo "test-python: built and installed the package in $(( $(date +%s) - start )) s"
-"$venv/bin/python" -m pytest -q python/tests
+# Few hypothesis examples per test: each new dtype or layout builds a kernel (about a second
+# on PoCL); raise CLARRAY_HYPOTHESIS_EXAMPLES for a deeper run.
+CLARRAY_HYPOTHESIS_EXAMPLES="${CLARRAY_HYPOTHESIS_EXAMPLES:-5}" "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests

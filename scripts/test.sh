@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 args=("$@")
 # The full run also tests the solver under MPI, which needs MPICH (installed by --mpi).
-if [ ${#args[@]} -eq 0 ]; then source scripts/setup.sh -- --mpi; else source scripts/setup.sh --; fi
+if [ ${#args[@]} -eq 0 ]; then source scripts/setup.sh -- --mpi --python; else source scripts/setup.sh --; fi
 export CLARRAY_REQUIRE_DEVICE=1
 cargo test --workspace "${args[@]}"
 if [ ${#args[@]} -eq 0 ]; then

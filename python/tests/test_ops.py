@@ -55,9 +55,10 @@ def test_ordering_and_division_match_numpy(dt, seed, op):
     assert_same(op(cl.asarray(x), cl.asarray(y)), numpy_result(op, x, y))
 
 
-@pytest.mark.parametrize("dt", REAL)
-@pytest.mark.parametrize("scalar", [True, 3, 2.5, 1 + 1j, np.float32(2), np.int16(3), np.float64(0.5)])
+@pytest.mark.parametrize("dt", ["bool", "int8", "uint16", "int64", "float16", "float32"])
+@pytest.mark.parametrize("scalar", [True, 3, 2.5, 1 + 1j, np.float32(2), np.int16(3)])
 def test_scalars_promote_as_numpy_2(dt, scalar):
+    dt = np.dtype(dt)
     if dt == np.bool_ and isinstance(scalar, bool):
         scalar = 3
     x = np.arange(1, 5).astype(dt)

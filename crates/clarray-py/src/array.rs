@@ -177,6 +177,13 @@ pub fn slice_info(key: &Bound<'_, PyAny>, shape: &[usize]) -> PyResult<Vec<Slice
 
 #[pymethods]
 impl PyArr {
+    /// None: NumPy's operators and ufuncs defer to this class, so that ``np.float32(2) * a``
+    /// calls ``a.__rmul__`` (a device array) instead of copying ``a`` to the host.
+    #[classattr]
+    fn __array_ufunc__() -> Option<i32> {
+        None
+    }
+
     /// ``clarray.asarray(obj, dtype=None, ctx=None)``: the same as the module function.
     #[new]
     #[pyo3(signature = (obj, dtype=None, ctx=None))]
