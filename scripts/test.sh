@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Runs every test of the workspace on a real OpenCL device, after scripts/setup.sh.
 # CLARRAY_REQUIRE_DEVICE=1 makes a test suite that finds no device fail instead of skipping.
-# Extra arguments go to `cargo test` (e.g. scripts/test.sh -p clarray --test smoke).
+# Extra arguments go to `cargo test` (e.g. scripts/test.sh -p clarray --test smoke); without
+# them it also builds and tests the Python package (scripts/test-python.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 args=("$@")
 # The full run also tests the solver under MPI, which needs MPICH (installed by --mpi).
-if [ ${#args[@]} -eq 0 ]; then source scripts/setup.sh -- --mpi; else source scripts/setup.sh --; fi
+if [ ${#args[@]} -eq 0 ]; then source scripts/setup.sh -- --mpi --python; else source scripts/setup.sh --; fi
 export CLARRAY_REQUIRE_DEVICE=1
 cargo test --workspace "${args[@]}"
 if [ ${#args[@]} -eq 0 ]; then
@@ -14,4 +15,6 @@ if [ ${#args[@]} -eq 0 ]; then
   cargo test -p induction --features mpi --test mpi_ranks
   # The solver in slabs along z on 2 and 3 ranks against one rank, bit for bit.
   cargo test -p induction --features mpi --test mpi_solver
+  # The Python package (PyO3 + maturin) against NumPy: pytest + hypothesis in a private venv.
+  scripts/test-python.sh
 fi

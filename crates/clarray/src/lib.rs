@@ -47,7 +47,7 @@ pub mod reduce;
 pub mod runner;
 pub mod runtime;
 
-pub use array::{Array, DType, Element, Expr};
+pub use array::{Array, DType, DynArray, Element, Expr};
 
 /// What a user meets first, in one import: `use clarray::prelude::*;`.
 ///
@@ -63,7 +63,7 @@ pub use array::{Array, DType, Element, Expr};
 /// # Ok(()) }
 /// ```
 pub mod prelude {
-    pub use crate::array::{s, Array, DType, Element, Expr, IntoExpr};
+    pub use crate::array::{s, Array, DType, DynArray, Element, Expr, IntoExpr};
     pub use crate::error::{Error, Result};
     pub use crate::kernels::{ElementwiseKernel, ReductionKernel, ScanKernel};
     pub use crate::memory::Limit;

@@ -633,6 +633,17 @@ pub fn where_(cond: impl IntoExpr, a: impl IntoExpr, b: impl IntoExpr) -> Expr {
     Expr::where_(cond, a, b)
 }
 
+/// The binary operation `op` of `a` and `b`, as the operators and methods build it: for a
+/// caller that picks the operation at run time (the Python bindings).
+pub fn binary(op: BinOp, a: impl IntoExpr, b: impl IntoExpr) -> Expr {
+    Expr::binary(op, a.into_expr(), b.into_expr())
+}
+
+/// The unary operation `op` of `a` (see [`binary`]).
+pub fn unary(op: UnOp, a: impl IntoExpr) -> Expr {
+    Expr::unary(op, a.into_expr())
+}
+
 /// Elementwise minimum; NaN propagates.
 pub fn minimum(a: impl IntoExpr, b: impl IntoExpr) -> Expr {
     Expr::binary(BinOp::Minimum, a.into_expr(), b.into_expr())

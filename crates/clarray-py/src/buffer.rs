@@ -1,0 +1,194 @@
+//! `clarray.Buffer` (OpenCL's malloc: bytes on the device), `enqueue_copy` between NumPy
+//! arrays and buffers, and `Event`s of non-blocking copies.
+
+use std::sync::Mutex;
+
+use clarray::runtime::Pending;
+use clarray::{Buffer, Context};
+use numpy::{PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+use crate::context::PyContext;
+use crate::errors::IntoPy;
+
+/// A device buffer: ``size`` bytes on the device, untyped. ``Buffer(size, ctx=None)``
+/// allocates through the memory pool (an ``OutOfDeviceMemoryError`` names the numbers).
+#[derive(Debug)]
+#[pyclass(name = "Buffer", module = "clarray", frozen)]
+pub struct PyBuffer {
+    pub inner: Buffer,
+}
+
+impl PyBuffer {
+    pub fn new(inner: Buffer) -> PyBuffer {
+        PyBuffer { inner }
+    }
+}
+
+#[pymethods]
+impl PyBuffer {
+    #[new]
+    #[pyo3(signature = (size, ctx=None))]
+    fn py_new(py: Python<'_>, size: usize, ctx: Option<PyRef<'_, PyContext>>) -> PyResult<PyBuffer> {
+        let ctx = PyContext::or_default(ctx)?;
+        py.detach(|| clarray::memory::alloc(&ctx, size)).py().map(PyBuffer::new)
+    }
+
+    /// The size in bytes.
+    #[getter]
+    fn size(&self) -> usize {
+        self.inner.len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("clarray.Buffer(size={})", self.inner.len())
+    }
+}
+
+/// A non-blocking copy in flight. ``wait()`` blocks until it has completed (for a read, the
+/// host array then holds the bytes); the host array stays referenced until then.
+#[derive(Debug)]
+#[pyclass(name = "Event", module = "clarray", frozen)]
+pub struct PyEvent {
+    state: Mutex<Option<InFlight>>,
+}
+
+#[derive(Debug)]
+enum InFlight {
+    /// A write: the bytes are owned by the pending copy; the host array is kept for symmetry.
+    Write(Pending<'static, Vec<u8>>, Py<PyAny>),
+    /// A read into host bytes, copied into the host array on completion.
+    Read(Pending<'static, Vec<u8>>, Py<PyAny>),
+}
+
+#[pymethods]
+impl PyEvent {
+    /// Waits for the copy (releasing the GIL) and finishes it.
+    fn wait(&self, py: Python<'_>) -> PyResult<()> {
+        let Some(f) = self.state.lock().map_err(|_| PyValueError::new_err("event lock poisoned"))?.take()
+        else {
+            return Ok(());
+        };
+        match f {
+            InFlight::Write(p, _host) => {
+                py.detach(|| p.wait()).py()?;
+            }
+            InFlight::Read(p, host) => {
+                let bytes = py.detach(|| p.wait()).py()?;
+                let host = host.bind(py);
+                let a = host.cast::<PyArrayDyn<u8>>()?;
+                let mut w = a.readwrite();
+                w.as_slice_mut().map_err(|e| PyTypeError::new_err(e.to_string()))?.copy_from_slice(&bytes);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the copy has completed (without waiting).
+    #[getter]
+    fn is_complete(&self) -> PyResult<bool> {
+        let g = self.state.lock().map_err(|_| PyValueError::new_err("event lock poisoned"))?;
+        Ok(match &*g {
+            None => true,
+            Some(InFlight::Write(p, _)) | Some(InFlight::Read(p, _)) => p.is_complete(),
+        })
+    }
+}
+
+/// The host array as a writable, C-contiguous byte view (`arr.view(uint8).reshape(-1)`).
+fn byte_view<'py>(host: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let flags = host.getattr("flags")?;
+    if !flags.getattr("c_contiguous")?.extract::<bool>()? {
+        return Err(PyValueError::new_err(
+            "enqueue_copy needs a C-contiguous host array; pass numpy.ascontiguousarray(a)",
+        ));
+    }
+    let py = host.py();
+    host.call_method1("view", (py.import("numpy")?.getattr("uint8")?,))?.call_method1("reshape", (-1,))
+}
+
+/// ``enqueue_copy(dest, src, *, dest_offset=0, src_offset=0, byte_count=None,
+/// is_blocking=True, ctx=None)``: copies bytes between a NumPy array and a ``Buffer``, or
+/// between two buffers (offsets in bytes into the buffers). Blocking by default; with
+/// ``is_blocking=False`` a host copy returns an ``Event`` whose ``wait()`` completes it (the
+/// host array stays referenced until then). Every range is checked before the device sees it.
+#[pyfunction]
+#[pyo3(signature = (dest, src, *, dest_offset=0, src_offset=0, byte_count=None, is_blocking=true, ctx=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn enqueue_copy(
+    py: Python<'_>,
+    dest: &Bound<'_, PyAny>,
+    src: &Bound<'_, PyAny>,
+    dest_offset: usize,
+    src_offset: usize,
+    byte_count: Option<usize>,
+    is_blocking: bool,
+    ctx: Option<PyRef<'_, PyContext>>,
+) -> PyResult<Option<PyEvent>> {
+    let (d, s) = (dest.cast::<PyBuffer>().ok(), src.cast::<PyBuffer>().ok());
+    match (d, s) {
+        (Some(d), Some(s)) => {
+            let (d, s) = (d.get().inner.clone(), s.get().inner.clone());
+            let ctx: Context = match ctx {
+                Some(c) => c.inner.clone(),
+                None => s.context().clone(),
+            };
+            let n = byte_count.unwrap_or_else(|| s.len().saturating_sub(src_offset));
+            py.detach(|| -> clarray::Result<()> {
+                ctx.queue().copy_buffer(&s, src_offset, &d, dest_offset, n, &[])?;
+                if is_blocking {
+                    ctx.queue().finish()?;
+                }
+                Ok(())
+            })
+            .py()?;
+            Ok(None)
+        }
+        (Some(d), None) => {
+            let buf = d.get().inner.clone();
+            let host = byte_view(src)?;
+            let a = host.cast::<PyArrayDyn<u8>>()?;
+            let ro = a.readonly();
+            let all = ro.as_slice().map_err(|e| PyTypeError::new_err(e.to_string()))?;
+            let n = byte_count.unwrap_or(all.len());
+            let data = all.get(..n).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "byte_count {n} is more than the host array's {} bytes",
+                    all.len()
+                ))
+            })?;
+            let q = buf.context().queue().clone();
+            if is_blocking {
+                py.detach(|| q.write_buffer(&buf, dest_offset, data, &[])).py()?;
+                return Ok(None);
+            }
+            let owned = data.to_vec();
+            let p = py.detach(|| q.write_buffer_async(&buf, dest_offset, owned, &[])).py()?;
+            Ok(Some(PyEvent { state: Mutex::new(Some(InFlight::Write(p, src.clone().unbind()))) }))
+        }
+        (None, Some(s)) => {
+            let buf = s.get().inner.clone();
+            let host = byte_view(dest)?;
+            let len = host.cast::<PyArrayDyn<u8>>()?.len();
+            let n = byte_count.unwrap_or(len);
+            if n > len {
+                return Err(PyValueError::new_err(format!(
+                    "byte_count {n} is more than the host array's {len} bytes"
+                )));
+            }
+            let q = buf.context().queue().clone();
+            let p = py.detach(|| q.read_buffer_async(&buf, src_offset, vec![0u8; n], &[])).py()?;
+            let host_head = host.get_item(pyo3::types::PySlice::new(py, 0, n as isize, 1))?;
+            let ev = PyEvent { state: Mutex::new(Some(InFlight::Read(p, host_head.unbind()))) };
+            if is_blocking {
+                ev.wait(py)?;
+                return Ok(None);
+            }
+            Ok(Some(ev))
+        }
+        (None, None) => Err(PyTypeError::new_err(
+            "enqueue_copy copies between a clarray.Buffer and a NumPy array, or between two buffers",
+        )),
+    }
+}

@@ -1,0 +1,78 @@
+//! `clarray.Context` and the default context every function uses when given none.
+
+use std::sync::OnceLock;
+
+use clarray::Context;
+use pyo3::prelude::*;
+
+use crate::errors::IntoPy;
+
+/// An OpenCL context on one device with its in-order queue: where arrays live and their work
+/// runs. ``Context()`` picks the device named by ``CLARRAY_DEVICE``, else the GPU with the
+/// most memory; ``Context("cpu")``, ``Context("0:1")`` or a part of the device's name picks
+/// another.
+#[derive(Debug)]
+#[pyclass(name = "Context", module = "clarray", frozen)]
+pub struct PyContext {
+    pub inner: Context,
+}
+
+static DEFAULT: OnceLock<Context> = OnceLock::new();
+
+impl PyContext {
+    pub fn wrap(inner: Context) -> PyContext {
+        PyContext { inner }
+    }
+
+    /// The default context, made on first use.
+    pub fn default_ctx() -> PyResult<Context> {
+        if let Some(c) = DEFAULT.get() {
+            return Ok(c.clone());
+        }
+        let c = Context::new().py()?;
+        Ok(DEFAULT.get_or_init(|| c).clone())
+    }
+
+    /// The given context, or the default one.
+    pub fn or_default(ctx: Option<PyRef<'_, PyContext>>) -> PyResult<Context> {
+        match ctx {
+            Some(c) => Ok(c.inner.clone()),
+            None => PyContext::default_ctx(),
+        }
+    }
+}
+
+#[pymethods]
+impl PyContext {
+    #[new]
+    #[pyo3(signature = (device=None))]
+    fn new(py: Python<'_>, device: Option<String>) -> PyResult<PyContext> {
+        let b = Context::builder();
+        let b = match &device {
+            Some(d) => b.select(d),
+            None => b,
+        };
+        py.detach(|| b.build()).py().map(PyContext::wrap)
+    }
+
+    /// The device's name.
+    #[getter]
+    fn device_name(&self) -> String {
+        self.inner.device().name().to_string()
+    }
+
+    /// Whether the device computes in double precision (float64, complex128).
+    #[getter]
+    fn fp64(&self) -> bool {
+        self.inner.device().info().fp64
+    }
+
+    /// Waits until every command enqueued in this context has completed.
+    fn finish(&self, py: Python<'_>) -> PyResult<()> {
+        py.detach(|| self.inner.queue().finish()).py()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("clarray.Context({:?})", self.inner.device().name())
+    }
+}
