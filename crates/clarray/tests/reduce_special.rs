@@ -122,7 +122,7 @@ fn empty_reductions_give_the_neutral_element_or_an_error() {
     assert_eq!(a.sum_axes(1, false).unwrap().shape(), &[0]);
     for e in [a.min().unwrap_err(), a.max().unwrap_err(), a.argmin_axes(0, false).unwrap_err()] {
         let m = e.to_string();
-        assert!(matches!(e, Error::InvalidArgument(_)), "{m}");
+        assert!(matches!(&e, Error::EmptyReduction { axis: 0, shape, .. } if shape == &[0, 3]), "{m}");
         assert!(m.contains("empty") && m.contains("axis 0"), "{m}");
     }
     // Reducing the non-empty axis of an empty array is fine: there is nothing to compute.

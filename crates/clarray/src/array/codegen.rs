@@ -715,7 +715,7 @@ pub fn element_code(
     prefix: &str,
 ) -> Result<ElementCode> {
     if coords.len() != shape.len() {
-        return Err(Error::InvalidArgument(format!(
+        return Err(Error::Shape(format!(
             "{} coordinate names for a shape of {} axes",
             coords.len(),
             shape.len()

@@ -271,7 +271,11 @@ impl Layout {
                     let n = self.shape[axis];
                     let st = self.strides[axis];
                     if step == 0 {
-                        return Err(Error::InvalidArgument(format!("a slice step of 0 on axis {axis}")));
+                        return Err(Error::Value {
+                            name: "step",
+                            value: "0".into(),
+                            message: format!("a slice step of 0 on axis {axis}"),
+                        });
                     }
                     let s = resolve_bound(start, n, axis)?;
                     let e = match end {
@@ -386,7 +390,7 @@ impl Layout {
         let nd = self.ndim();
         let ax = super::normalize_axes_in_order(axes, nd, "permute")?;
         if ax.len() != nd {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::Shape(format!(
                 "axes {axes:?} are not a permutation of 0..{nd} for shape {:?}: name every axis once",
                 self.shape
             )));

@@ -212,9 +212,11 @@ fn arange_len(start: Scalar, stop: Scalar, step: Scalar, dtype: DType) -> Result
     let len = match (start, stop, step) {
         (Scalar::Int(a), Scalar::Int(b), Scalar::Int(d)) => {
             if d == 0 {
-                return Err(Error::InvalidArgument(format!(
-                    "arange with step {d}; the step must be finite and nonzero"
-                )));
+                return Err(Error::Value {
+                    name: "step",
+                    value: d.to_string(),
+                    message: format!("arange with step {d}; the step must be finite and nonzero"),
+                });
             }
             // (b - a) and the quotient fit i128: every operand came from at most 64 bits.
             let (q, r) = ((b - a) / d, (b - a) % d);
@@ -224,10 +226,14 @@ fn arange_len(start: Scalar, stop: Scalar, step: Scalar, dtype: DType) -> Result
         _ => {
             let (a, b, d) = (arange_f64(start, dtype)?, arange_f64(stop, dtype)?, arange_f64(step, dtype)?);
             if a.is_nan() || b.is_nan() || d.is_nan() || d == 0.0 {
-                return Err(Error::InvalidArgument(format!(
-                    "arange({a}, {b}, {d}): start, stop and step must not be NaN and the step must \
+                return Err(Error::Value {
+                    name: "step",
+                    value: format!("arange({a}, {b}, {d})"),
+                    message: format!(
+                        "arange({a}, {b}, {d}): start, stop and step must not be NaN and the step must \
                      be nonzero, finite or infinite (NumPy cannot compute a length otherwise either)"
-                )));
+                    ),
+                });
             }
             let diff = b - a;
             let q = diff / d;
@@ -236,10 +242,14 @@ fn arange_len(start: Scalar, stop: Scalar, step: Scalar, dtype: DType) -> Result
             } else {
                 let n = q.ceil();
                 if !n.is_finite() {
-                    return Err(Error::InvalidArgument(format!(
-                        "arange({a}, {b}, {d}): the count (stop - start) / step is {q}, not finite; \
+                    return Err(Error::Value {
+                        name: "step",
+                        value: format!("arange({a}, {b}, {d})"),
+                        message: format!(
+                            "arange({a}, {b}, {d}): the count (stop - start) / step is {q}, not finite; \
                          use finite bounds"
-                    )));
+                        ),
+                    });
                 }
                 // A count beyond u128 is refused below.
                 if n >= u128::MAX as f64 {
@@ -469,11 +479,7 @@ impl<T: Element> Array<T> {
     /// it would be a race.
     pub(crate) fn check_writable(&self) -> Result<()> {
         if let Some(k) = (0..self.ndim()).find(|&k| self.layout.strides[k] == 0 && self.layout.shape[k] > 1) {
-            return Err(Error::InvalidArgument(format!(
-                "cannot write into a broadcast view (shape {:?}, stride 0 on axis {k}): its elements \
-                 are shared; write into the array it was broadcast from, or into a copy",
-                self.shape()
-            )));
+            return Err(Error::ReadOnlyView { shape: self.shape().to_vec(), axis: k });
         }
         Ok(())
     }
@@ -952,14 +958,17 @@ impl<T: Element> KernelArg for Array<T> {
         if self.layout.offset == 0 && self.is_contiguous() {
             Ok(Arg::Buffer(&self.buf))
         } else {
-            Err(Error::InvalidArgument(format!(
-                "an array view (shape {:?}, strides {:?}, offset {}) was passed as a kernel \
+            Err(Error::Argument {
+                name: "array view".into(),
+                message: format!(
+                    "an array view (shape {:?}, strides {:?}, offset {}) was passed as a kernel \
                  argument, but a kernel sees only its buffer; call `.copy()` for a contiguous \
                  array, or pass `.buffer()` and `.offset()`/`.strides()` explicitly",
-                self.shape(),
-                self.strides(),
-                self.offset()
-            )))
+                    self.shape(),
+                    self.strides(),
+                    self.offset()
+                ),
+            })
         }
     }
 }
@@ -983,11 +992,11 @@ impl Expr {
                 T::DTYPE
             )));
         }
-        let ctx = inner.ctx.clone().ok_or_else(|| {
-            Error::InvalidArgument(
+        let ctx = inner.ctx.clone().ok_or_else(|| Error::NoArray {
+            op: "eval".into(),
+            message:
                 "an expression of scalars only has no device; combine it with an array, or use Array::full"
                     .into(),
-            )
         })?;
         let out = Array::<T>::empty(&ctx, &inner.shape)?;
         codegen::eval_into(&ctx, self, &out.buf, &out.layout, T::DTYPE)?;

@@ -598,7 +598,10 @@ pub(crate) fn reduce(
     keepdims: bool,
 ) -> Result<Strided> {
     ctx.check_deferred()?;
-    let x0 = map.inputs.first().ok_or_else(|| Error::InvalidArgument("a reduction needs an array".into()))?;
+    let x0 = map.inputs.first().ok_or_else(|| Error::NoArray {
+        op: "reduction".into(),
+        message: "a reduction needs an array".into(),
+    })?;
     let shape = x0.shape().to_vec();
     for x in &map.inputs {
         ctx.check_same(x.context())?;

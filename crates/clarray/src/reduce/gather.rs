@@ -303,7 +303,7 @@ impl<T: Element> Array<T> {
             Some(pos) if pos < CLAMP => out_of_bounds(&idx, pos, n, "take").map(|()| out),
             Some(_) => match first_bad(&idx, indices.len(), n, CLAMP, CLAMP)? {
                 Some(pos) => out_of_bounds(&idx, pos, n, "take").map(|()| out),
-                None => Err(Error::InvalidArgument(
+                None => Err(Error::Inconsistent(
                     "take: the device reported a bad index past position 2^31 that a second check \
                      did not find; the index array changed during the call"
                         .into(),

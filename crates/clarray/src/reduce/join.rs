@@ -37,8 +37,9 @@ impl<T: Element> Joinable for Array<T> {
 
 /// The type the arrays join to (NumPy's `result_type` of them), checked against `U`.
 fn joined_type<U: Element>(arrays: &[&dyn Joinable], what: &str) -> Result<DType> {
-    let first = arrays.first().ok_or_else(|| {
-        Error::InvalidArgument(format!("{what} of no arrays: give at least one array to join"))
+    let first = arrays.first().ok_or_else(|| Error::NoArray {
+        op: what.to_string(),
+        message: format!("{what} of no arrays: give at least one array to join"),
     })?;
     let mut t = first.join_dtype();
     for a in arrays {

@@ -53,7 +53,7 @@ fn running_counts<T: Element>(x: &Array<T>) -> Result<Option<(Buffer, DType, usi
         v[0]
     };
     let total = usize::try_from(total).ok().filter(|&t| t <= n).ok_or_else(|| {
-        Error::InvalidArgument(format!("the count of true elements came back as {total} of {n}"))
+        Error::Inconsistent(format!("the count of true elements came back as {total} of {n}"))
     })?;
     Ok(Some((counts, pt, total)))
 }
@@ -223,7 +223,7 @@ impl<T: Element> Array<T> {
     /// of the count's length, in C order of the elements. They are the rows of one new
     /// `(ndim, count)` array, so each is a contiguous view sharing that array's buffer (offset
     /// by its row); copy one to own it alone. Zero is `0`, `false`,
-    /// `±0.0` and `0 + 0i`; NaN is nonzero. A 0-d array is [`Error::InvalidArgument`] (as in
+    /// `±0.0` and `0 + 0i`; NaN is nonzero. A 0-d array is [`Error::Shape`] (as in
     /// NumPy 2); use [`Array::argwhere`] or reshape it to `[1]`. The count is read back.
     ///
     /// ```no_run
@@ -236,7 +236,7 @@ impl<T: Element> Array<T> {
     /// ```
     pub fn nonzero(&self) -> Result<Vec<Array<i64>>> {
         if self.ndim() == 0 {
-            return Err(Error::InvalidArgument(
+            return Err(Error::Shape(
                 "nonzero of a 0-d array: it has no axes to give indices for; call argwhere, or \
                  reshape it to [1] first"
                     .into(),

@@ -63,7 +63,7 @@
 //! ## Empty reductions, NaN
 //! * Reducing over no elements gives the neutral element: `sum` 0, `prod` 1, `any` false,
 //!   `all` true, `count_nonzero` 0, `norm` 0; `mean` and `var` give NaN (0/0), as NumPy does.
-//! * `min`, `max`, `argmin`, `argmax` of no elements are an [`Error::InvalidArgument`] that
+//! * `min`, `max`, `argmin`, `argmax` of no elements are an [`Error::EmptyReduction`] that
 //!   names the empty axis.
 //! * NaN propagates through `min` and `max` (NumPy's `min`, not `nanmin`): any NaN makes the
 //!   result NaN. `argmin`/`argmax` give the index of the first NaN when there is one.
@@ -184,7 +184,10 @@ fn ordered(t: DType, what: &str) -> Result<()> {
 
 /// Runs reduction `kind` of the elementwise expression `map` over `axes`.
 pub(crate) fn reduce_map(mut map: MapExpr, kind: Kind, axes: &Axes, keepdims: bool) -> Result<Strided> {
-    let x0 = map.inputs.first().ok_or_else(|| Error::InvalidArgument("a reduction needs an array".into()))?;
+    let x0 = map.inputs.first().ok_or_else(|| Error::NoArray {
+        op: "reduction".into(),
+        message: "a reduction needs an array".into(),
+    })?;
     let ctx = x0.context().clone();
     let shape = x0.shape().to_vec();
     let ax = axes.resolve(shape.len())?;
@@ -200,10 +203,7 @@ pub(crate) fn reduce_map(mut map: MapExpr, kind: Kind, axes: &Axes, keepdims: bo
     let needs_items = matches!(kind, Kind::Min | Kind::Max | Kind::ArgMin | Kind::ArgMax);
     if needs_items {
         if let Some(&a) = ax.iter().find(|&&a| shape[a] == 0) {
-            return Err(Error::InvalidArgument(format!(
-                "{kind:?} of an empty sequence: axis {a} of shape {shape:?} has length 0, and {kind:?} \
-                 has no neutral element; check the length first or use a reduction with one (sum, any, …)"
-            )));
+            return Err(Error::EmptyReduction { op: format!("{kind:?}"), axis: a, shape });
         }
     }
     let spec = |op: Op, acc: DType, out: DType, finish: &str| Spec {

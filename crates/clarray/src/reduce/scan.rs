@@ -68,7 +68,10 @@ pub(crate) fn scan(
     axis: isize,
 ) -> Result<Strided> {
     ctx.check_deferred()?;
-    let x0 = map.inputs.first().ok_or_else(|| Error::InvalidArgument("a scan needs an array".into()))?;
+    let x0 = map
+        .inputs
+        .first()
+        .ok_or_else(|| Error::NoArray { op: "scan".into(), message: "a scan needs an array".into() })?;
     let shape = x0.shape().to_vec();
     let axis = crate::array::normalize_axis(axis, shape.len(), "scan")?;
     for x in map.inputs.iter().chain(flags) {

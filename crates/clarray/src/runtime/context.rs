@@ -14,7 +14,8 @@ use opencl3::context::Context as ClContext;
 
 use super::device::{lock, Device};
 use super::record::CommandLog;
-use crate::error::{ClResultExt, Error, Result};
+use super::status::ClResultExt;
+use crate::error::{Error, Result};
 
 /// The environment variable that makes [`Context::new`] profile and record every command.
 pub const PROFILE_ENV: &str = "CLARRAY_PROFILE";
@@ -381,19 +382,25 @@ impl ContextBuilder {
     pub fn build(self) -> Result<Context> {
         if let Some(Limit::Fraction(f)) = self.settings.memory_limit {
             if !(f > 0.0 && f <= 1.0) {
-                return Err(Error::InvalidArgument(format!(
-                    "a memory limit of {f} of the device's memory; give a fraction in (0, 1]"
-                )));
+                return Err(Error::Value {
+                    name: "memory_limit",
+                    value: f.to_string(),
+                    message: format!(
+                        "a memory limit of {f} of the device's memory; give a fraction in (0, 1]"
+                    ),
+                });
             }
         }
         let env_selector = std::env::var(super::device::DEVICE_ENV).ok();
         let selector = self.selector.as_deref().or(env_selector.as_deref());
         if self.device.is_some() && (self.selector.is_some() || self.local_rank.is_some()) {
-            return Err(Error::InvalidArgument(
-                "a context builder was given a device and also a selector or a local rank; \
+            return Err(Error::Value {
+                name: "device",
+                value: "a device and a selector or local rank".into(),
+                message: "a context builder was given a device and also a selector or a local rank; \
                  give one way of choosing the device (select and local_rank combine)"
                     .into(),
-            ));
+            });
         }
         let device = match (self.device, self.local_rank) {
             (Some(d), _) => d,
