@@ -178,7 +178,8 @@ pub enum Error {
         kernel: String,
         /// The launch's global size.
         global: Vec<usize>,
-        /// The driver's status, as the wait for the kernel reported it.
+        /// The driver's status, as the wait for the kernel reported it; `source()` returns this
+        /// box (downcast to `Box<Error>`).
         #[source]
         cause: Box<Error>,
     },
@@ -203,7 +204,8 @@ pub enum Error {
     Io {
         /// What was being done, with the path.
         context: String,
-        /// The operating system's error (shared, so that `Error` stays `Clone`).
+        /// The operating system's error, shared so that `Error` stays `Clone`; `source()` returns
+        /// this `Arc` (downcast to `Arc<std::io::Error>`), whose own `source()` continues the chain.
         #[source]
         source: Arc<std::io::Error>,
     },
