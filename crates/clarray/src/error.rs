@@ -146,12 +146,26 @@ pub enum Error {
         /// What was asked and what is allowed, in words.
         message: String,
     },
-    /// Shapes that do not match or do not broadcast.
-    #[error("shape error: {0}")]
-    Shape(String),
-    /// Element types that do not fit the operation.
-    #[error("type error: {0}")]
-    Type(String),
+    /// Shapes that do not match or do not broadcast, a count of elements that does not fit a
+    /// shape, a permutation that is not one.
+    #[error("shape error: {message}")]
+    Shape {
+        /// The shapes involved, in the order the message names them (a count of host elements
+        /// is in the message only).
+        shapes: Vec<Vec<usize>>,
+        /// What was asked and what would fit, in words.
+        message: String,
+    },
+    /// Element types (or image formats) that do not fit the operation, or a scalar outside an
+    /// integer type's range.
+    #[error("type error: {message}")]
+    Type {
+        /// The types involved, by NumPy's names (`float32`, …), in the order the message names
+        /// them; image formats as written by `Debug`.
+        dtypes: Vec<String>,
+        /// What was asked and how to convert, in words.
+        message: String,
+    },
     /// Objects from two different contexts used together.
     #[error("context mismatch: {0}")]
     ContextMismatch(String),
@@ -346,9 +360,9 @@ impl Error {
             | Error::NoKernel { .. }
             | Error::ReadOnlyView { .. }
             | Error::EmptyReduction { .. }
-            | Error::Shape(_)
+            | Error::Shape { .. }
             | Error::ContextMismatch(_) => ErrorKind::InvalidValue,
-            Error::Type(_) | Error::KernelArgs { .. } => ErrorKind::Type,
+            Error::Type { .. } | Error::KernelArgs { .. } => ErrorKind::Type,
             Error::Build(_) => ErrorKind::Build,
             Error::OutOfDeviceMemory { .. } => ErrorKind::OutOfMemory,
             Error::Io { .. } => ErrorKind::Io,

@@ -715,11 +715,10 @@ pub fn element_code(
     prefix: &str,
 ) -> Result<ElementCode> {
     if coords.len() != shape.len() {
-        return Err(Error::Shape(format!(
-            "{} coordinate names for a shape of {} axes",
-            coords.len(),
-            shape.len()
-        )));
+        return Err(Error::Shape {
+            shapes: vec![shape.to_vec()],
+            message: format!("{} coordinate names for a shape of {} axes", coords.len(), shape.len()),
+        });
     }
     let plan = Plan::new(expr)?;
     let strides =

@@ -414,14 +414,15 @@ fn user_map(
     let mut shape: Vec<usize> = Vec::new();
     let names = decls.iter().zip(vals).filter(|(_, v)| matches!(v, ArgValue::Array(_))).map(|(d, _)| d);
     for (s, d) in inputs.iter().zip(names) {
-        shape = crate::array::broadcast_shapes(&shape, s.shape()).map_err(|e| {
-            Error::Shape(format!(
+        shape = crate::array::broadcast_shapes(&shape, s.shape()).map_err(|e| Error::Shape {
+            shapes: vec![s.shape().to_vec(), shape.clone()],
+            message: format!(
                 "kernel `{kernel}`: argument `{}` of shape {:?} ({} elements) does not broadcast with the \
                  shape {shape:?} of the arrays before it: {e}",
                 d.name,
                 s.shape(),
                 s.len()
-            ))
+            ),
         })?;
     }
     let inputs = inputs.iter().map(|s| s.broadcast_to(&shape)).collect::<Result<Vec<_>>>()?;

@@ -607,11 +607,14 @@ pub(crate) fn reduce(
         ctx.check_same(x.context())?;
         x.dtype().check_device(ctx)?;
         if x.shape() != shape.as_slice() {
-            return Err(Error::Shape(format!(
-                "the operands of a reduction have shapes {:?} and {:?}; broadcast them first",
-                shape,
-                x.shape()
-            )));
+            return Err(Error::Shape {
+                shapes: vec![shape.clone(), x.shape().to_vec()],
+                message: format!(
+                    "the operands of a reduction have shapes {:?} and {:?}; broadcast them first",
+                    shape,
+                    x.shape()
+                ),
+            });
         }
     }
     spec.out.check_device(ctx)?;

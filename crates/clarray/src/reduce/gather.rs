@@ -342,10 +342,13 @@ impl<T: Element> Array<T> {
             return Ok(());
         }
         if values.is_empty() {
-            return Err(Error::Shape(format!(
-                "put of 0 values at {} indices; give at least one value (they repeat as needed)",
-                indices.len()
-            )));
+            return Err(Error::Shape {
+                shapes: vec![values.shape().to_vec(), indices.shape().to_vec()],
+                message: format!(
+                    "put of 0 values at {} indices; give at least one value (they repeat as needed)",
+                    indices.len()
+                ),
+            });
         }
         let a = Strided::of_array(self);
         // Indices or values that share this array's memory are copied first, so no work-item

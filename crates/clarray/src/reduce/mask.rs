@@ -73,10 +73,13 @@ fn compact_head(name: &str, pt: DType, params: &[String]) -> String {
 
 fn check_mask_shape(what: &str, shape: &[usize], mask: &[usize]) -> Result<()> {
     if shape != mask {
-        return Err(Error::Shape(format!(
-            "{what}: a mask of shape {mask:?} for an array of shape {shape:?}; a boolean mask must \
+        return Err(Error::Shape {
+            shapes: vec![mask.to_vec(), shape.to_vec()],
+            message: format!(
+                "{what}: a mask of shape {mask:?} for an array of shape {shape:?}; a boolean mask must \
              have the array's shape (broadcast it first with broadcast_to)"
-        )));
+            ),
+        });
     }
     Ok(())
 }
@@ -236,11 +239,12 @@ impl<T: Element> Array<T> {
     /// ```
     pub fn nonzero(&self) -> Result<Vec<Array<i64>>> {
         if self.ndim() == 0 {
-            return Err(Error::Shape(
-                "nonzero of a 0-d array: it has no axes to give indices for; call argwhere, or \
+            return Err(Error::Shape {
+                shapes: vec![Vec::new()],
+                message: "nonzero of a 0-d array: it has no axes to give indices for; call argwhere, or \
                  reshape it to [1] first"
                     .into(),
-            ));
+            });
         }
         let all = coordinates(self, true)?;
         (0..self.ndim()).map(|k| all.index_axis(0, k as isize)).collect()

@@ -174,10 +174,13 @@ pub enum Norm {
 
 fn ordered(t: DType, what: &str) -> Result<()> {
     if t.is_complex() {
-        return Err(Error::Type(format!(
-            "{what} of {} values: complex numbers are not ordered; reduce `.real()` or `.abs()` instead",
-            t.name()
-        )));
+        return Err(Error::Type {
+            dtypes: vec![t.name().into()],
+            message: format!(
+                "{what} of {} values: complex numbers are not ordered; reduce `.real()` or `.abs()` instead",
+                t.name()
+            ),
+        });
     }
     Ok(())
 }
@@ -307,11 +310,14 @@ fn square_helpers(fp64: bool) -> String {
 fn dot_map(a: &Strided, b: &Strided, conj: bool) -> Result<MapExpr> {
     a.context().check_same(b.context())?;
     if a.ndim() != 1 || b.ndim() != 1 || a.len() != b.len() {
-        return Err(Error::Shape(format!(
-            "dot takes two vectors of one length; got shapes {:?} and {:?}",
-            a.shape(),
-            b.shape()
-        )));
+        return Err(Error::Shape {
+            shapes: vec![a.shape().to_vec(), b.shape().to_vec()],
+            message: format!(
+                "dot takes two vectors of one length; got shapes {:?} and {:?}",
+                a.shape(),
+                b.shape()
+            ),
+        });
     }
     // Mixed types promote as in NumPy (`dot(int8, uint8)` is int16): the operands are
     // converted to the promoted type first, so the products are that type's.

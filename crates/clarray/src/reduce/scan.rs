@@ -78,10 +78,13 @@ pub(crate) fn scan(
         ctx.check_same(x.context())?;
         x.dtype().check_device(ctx)?;
         if x.shape() != shape.as_slice() {
-            return Err(Error::Shape(format!(
-                "the operands of a scan have shapes {shape:?} and {:?}; they must be equal",
-                x.shape()
-            )));
+            return Err(Error::Shape {
+                shapes: vec![shape.clone(), x.shape().to_vec()],
+                message: format!(
+                    "the operands of a scan have shapes {shape:?} and {:?}; they must be equal",
+                    x.shape()
+                ),
+            });
         }
     }
     spec.acc.check_device(ctx)?;

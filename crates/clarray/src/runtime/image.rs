@@ -423,11 +423,14 @@ impl Queue {
         check_image_queue(self, src)?;
         check_image_queue(self, dst)?;
         if src.format() != dst.format() {
-            return Err(Error::Type(format!(
+            return Err(Error::Type {
+                dtypes: vec![format!("{:?}", src.format()), format!("{:?}", dst.format())],
+                message: format!(
                 "image → image copy between formats {:?} and {:?}; OpenCL copies only between equal formats",
                 src.format(),
                 dst.format()
-            )));
+            ),
+            });
         }
         src.check_region("image → image copy (source)", src_origin, region)?;
         dst.check_region("image → image copy (destination)", dst_origin, region)?;
