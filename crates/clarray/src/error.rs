@@ -3,6 +3,11 @@
 //! Every public function that a caller can misuse returns [`Result<T>`]. Errors say what was
 //! asked, what the limit was and, where there is one, how to fix it. OpenCL status codes keep
 //! their names (`CL_OUT_OF_RESOURCES`, …) together with the operation that failed.
+//!
+//! A variant carries the fields a program can act on (shapes, dtypes, axis and number of axes,
+//! requested and available bytes, the status code, the build log, the parameter and its value)
+//! next to the message. [`Error::kind`] sorts every variant into a coarse, stable
+//! [`ErrorKind`], which a binding maps to its own error classes without matching variants.
 
 use std::fmt;
 use std::sync::Arc;

@@ -280,7 +280,7 @@ impl Context {
 
     /// Per-context state of type `T` owned by a layer above the runtime (program cache,
     /// memory pool, …), created with `T::default()` on first use.
-    pub fn slot<T: Any + Send + Sync + Default>(&self) -> Arc<T> {
+    pub(crate) fn slot<T: Any + Send + Sync + Default>(&self) -> Arc<T> {
         let id = TypeId::of::<T>();
         let mut slots = lock(&self.queue.inner.core.slots);
         let entry = match slots.iter().position(|(t, _)| *t == id) {
@@ -414,5 +414,28 @@ impl ContextBuilder {
             ctx.queue().set_recording(true)?;
         }
         Ok(ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Context;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    #[test]
+    fn slots_hold_one_value_per_type_and_context() {
+        let Ok(ctx) = Context::new() else { return };
+        #[derive(Default)]
+        struct Counter(AtomicUsize);
+        let s1 = ctx.slot::<Counter>();
+        s1.0.fetch_add(1, Ordering::Relaxed);
+        // Shared by clones and by a context on another queue of the same OpenCL context.
+        let on_q2 = ctx.with_queue(&ctx.create_queue(false).unwrap()).unwrap();
+        assert_eq!(on_q2.slot::<Counter>().0.load(Ordering::Relaxed), 1);
+        assert!(Arc::ptr_eq(&s1, &ctx.clone().slot::<Counter>()));
+        let other = Context::on(ctx.device()).unwrap();
+        assert_eq!(other.slot::<Counter>().0.load(Ordering::Relaxed), 0);
+        assert_eq!(*ctx.slot::<String>(), "");
     }
 }
