@@ -2,8 +2,9 @@
 
 Each is a subclass of :class:`ClarrayError` and of the built-in exception Python code already
 catches for that kind (``ValueError``, ``TypeError``, ``IndexError``, ``MemoryError``, ...).
-Every instance carries ``kind`` (the Rust variant's name) and the variant's fields as
-attributes (for example ``requested`` and ``limit`` on :class:`OutOfDeviceMemoryError`).
+Every instance carries ``kind`` (the Rust variant's name), ``error_kind`` (the library's
+coarse, stable ``ErrorKind``: ``InvalidValue``, ``Type``, ``Index``, ``OutOfMemory``, ...) and the
+variant's fields as attributes (for example ``requested`` and ``limit`` on :class:`OutOfDeviceMemoryError`).
 """
 
 

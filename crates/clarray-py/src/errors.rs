@@ -1,29 +1,50 @@
 //! `clarray::Error` as Python exceptions: one class per kind (python/clarray/_errors.py), each
 //! a subclass of the built-in exception for that kind, carrying the variant's fields.
 
-use clarray::Error;
+use clarray::{Error, ErrorKind};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-/// The exception class name and the fields of an error.
-fn class_and_fields<'py>(py: Python<'py>, e: &Error, fields: &Bound<'py, PyDict>) -> PyResult<&'static str> {
+/// The exception class name and the fields of an error: the variants with fields a program
+/// acts on get their own class; the rest go by the library's stable `ErrorKind`.
+fn class_and_fields<'py>(e: &Error, fields: &Bound<'py, PyDict>) -> PyResult<&'static str> {
     Ok(match e {
-        Error::Shape(_) => "ShapeError",
+        Error::Shape { shapes, .. } => {
+            fields.set_item("shapes", shapes.clone())?;
+            "ShapeError"
+        }
         Error::Axis { axis, ndim, .. } => {
             fields.set_item("axis", *axis)?;
             fields.set_item("ndim", *ndim)?;
             "AxisError"
         }
-        // The library reports a Python int out of an integer type's bounds as a type error
-        // whose message names NumPy's OverflowError; Python code catches OverflowError there.
-        Error::Type(m) if m.contains("OverflowError") => "ScalarOverflowError",
-        Error::Type(_) => "DTypeError",
-        Error::OutOfBounds(_) => "OutOfBoundsError",
-        Error::TooLarge(_) => "TooLargeError",
-        Error::InvalidArgument(_) => "InvalidArgumentError",
+        Error::Type { dtypes, message } => {
+            fields.set_item("dtypes", dtypes.clone())?;
+            // The library reports a Python int out of an integer type's bounds as a type error
+            // whose message names NumPy's OverflowError; Python code catches OverflowError there.
+            if message.contains("OverflowError") {
+                "ScalarOverflowError"
+            } else {
+                "DTypeError"
+            }
+        }
+        Error::Value { name, value, .. } => {
+            fields.set_item("name", *name)?;
+            fields.set_item("value", value)?;
+            "InvalidArgumentError"
+        }
+        Error::Argument { name, .. } => {
+            fields.set_item("name", name)?;
+            "InvalidArgumentError"
+        }
+        Error::EmptyReduction { op, axis, shape } => {
+            fields.set_item("op", op)?;
+            fields.set_item("axis", *axis)?;
+            fields.set_item("shape", shape.clone())?;
+            "InvalidArgumentError"
+        }
         Error::ContextMismatch(_) => "ContextMismatchError",
-        Error::Unsupported(_) => "UnsupportedError",
         Error::OutOfDeviceMemory { requested, in_use, held, limit } => {
             fields.set_item("requested", *requested)?;
             fields.set_item("in_use", *in_use)?;
@@ -35,7 +56,6 @@ fn class_and_fields<'py>(py: Python<'py>, e: &Error, fields: &Bound<'py, PyDict>
             fields.set_item("kernel", kernel)?;
             "KernelArgsError"
         }
-        Error::Build(_) => "BuildError",
         Error::OpenCl { op, code, name } => {
             fields.set_item("op", *op)?;
             fields.set_item("code", *code)?;
@@ -47,12 +67,18 @@ fn class_and_fields<'py>(py: Python<'py>, e: &Error, fields: &Bound<'py, PyDict>
             fields.set_item("global_size", global.clone())?;
             "KernelFailedError"
         }
-        Error::NoRuntime(_) | Error::NoDevice { .. } => "NoDeviceError",
-        Error::Io { .. } => "ClarrayIOError",
-        _ => {
-            let _ = py;
-            "ClarrayError"
-        }
+        _ => match e.kind() {
+            ErrorKind::InvalidValue => "InvalidArgumentError",
+            ErrorKind::Type => "DTypeError",
+            ErrorKind::Index => "OutOfBoundsError",
+            ErrorKind::Overflow => "TooLargeError",
+            ErrorKind::OutOfMemory => "OutOfDeviceMemoryError",
+            ErrorKind::Unsupported => "UnsupportedError",
+            ErrorKind::NoDevice => "NoDeviceError",
+            ErrorKind::Build => "BuildError",
+            ErrorKind::Io => "ClarrayIOError",
+            _ => "ClarrayError",
+        },
     })
 }
 
@@ -72,8 +98,9 @@ pub fn to_py(e: Error) -> PyErr {
 
 fn build(py: Python<'_>, e: &Error) -> PyResult<PyErr> {
     let fields = PyDict::new(py);
-    let class = class_and_fields(py, e, &fields)?;
+    let class = class_and_fields(e, &fields)?;
     fields.set_item("kind", kind(e))?;
+    fields.set_item("error_kind", e.kind().name())?;
     let module = py.import("clarray._errors")?;
     let cls = module.getattr(class)?;
     let exc = cls.call((e.to_string(),), Some(&fields))?;

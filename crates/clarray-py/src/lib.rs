@@ -335,7 +335,10 @@ impl PyGenerator {
             self.with(|g| match dt {
                 DType::F32 => g.uniform_range::<f32>(&ctx, &sh, low, high).map(DynArray::from),
                 DType::F64 => g.uniform_range::<f64>(&ctx, &sh, low, high).map(DynArray::from),
-                d => Err(clarray::Error::Type(format!("uniform makes float32 or float64, not {d}"))),
+                d => Err(clarray::Error::Type {
+                    dtypes: vec![d.name().into()],
+                    message: format!("uniform makes float32 or float64, not {d}"),
+                }),
             })
         })
         .map(PyArr::new)
@@ -357,7 +360,10 @@ impl PyGenerator {
             self.with(|g| match dt {
                 DType::F32 => g.normal::<f32>(&ctx, &sh, loc, scale).map(DynArray::from),
                 DType::F64 => g.normal::<f64>(&ctx, &sh, loc, scale).map(DynArray::from),
-                d => Err(clarray::Error::Type(format!("normal makes float32 or float64, not {d}"))),
+                d => Err(clarray::Error::Type {
+                    dtypes: vec![d.name().into()],
+                    message: format!("normal makes float32 or float64, not {d}"),
+                }),
             })
         })
         .map(PyArr::new)
@@ -381,11 +387,15 @@ impl PyGenerator {
                 let (l, h) = (conv(low)?, conv(high)?);
                 macro_rules! ints {
                     ($t:ty) => {{
-                        let lo = <$t>::try_from(l).map_err(|_| {
-                            clarray::Error::Type(format!("low {l} is out of bounds for {dt}"))
+                        let lo = <$t>::try_from(l).map_err(|_| clarray::Error::Value {
+                            name: "low",
+                            value: l.to_string(),
+                            message: format!("low {l} is out of bounds for {dt}"),
                         })?;
-                        let hi = <$t>::try_from(h).map_err(|_| {
-                            clarray::Error::Type(format!("high {h} is out of bounds for {dt}"))
+                        let hi = <$t>::try_from(h).map_err(|_| clarray::Error::Value {
+                            name: "high",
+                            value: h.to_string(),
+                            message: format!("high {h} is out of bounds for {dt}"),
                         })?;
                         g.integers::<$t>(&ctx, &sh, lo, hi).map(DynArray::from)
                     }};
@@ -395,9 +405,10 @@ impl PyGenerator {
                     DType::I64 => ints!(i64),
                     DType::U32 => ints!(u32),
                     DType::U64 => ints!(u64),
-                    d => Err(clarray::Error::Type(format!(
-                        "integers makes int32, int64, uint32 or uint64, not {d}"
-                    ))),
+                    d => Err(clarray::Error::Type {
+                        dtypes: vec![d.name().into()],
+                        message: format!("integers makes int32, int64, uint32 or uint64, not {d}"),
+                    }),
                 }
             })
         })

@@ -64,13 +64,13 @@ pub use array::{Array, DType, DynArray, Element, Expr};
 /// ```
 pub mod prelude {
     pub use crate::array::{s, Array, DType, DynArray, Element, Expr, IntoExpr};
-    pub use crate::error::{Error, Result};
+    pub use crate::error::{Error, ErrorKind, Result};
     pub use crate::kernels::{ElementwiseKernel, ReductionKernel, ScanKernel};
     pub use crate::memory::Limit;
     pub use crate::program::{KernelArg, Source};
     pub use crate::runtime::{Buffer, Context, ContextBuilder, Device, Event, Pinned, Queue};
 }
-pub use error::{BuildFailure, Error, Result};
+pub use error::{BuildFailure, Error, ErrorKind, Result};
 pub use runtime::{Buffer, Context, Device, Event, Image, Pinned, Queue};
 
 // The layering rules above, checked on the source text.

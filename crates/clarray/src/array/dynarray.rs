@@ -524,10 +524,13 @@ impl DynArray {
     /// The elements where `mask` (a bool array of the same shape) is true, in C order.
     pub fn mask(&self, mask: &DynArray) -> Result<DynArray> {
         let DynArray::Bool(m) = mask else {
-            return Err(Error::Type(format!(
-                "mask needs a bool array, not {}; compare first (e.g. `a > 0`)",
-                mask.dtype()
-            )));
+            return Err(Error::Type {
+                dtypes: vec![mask.dtype().name().into()],
+                message: format!(
+                    "mask needs a bool array, not {}; compare first (e.g. `a > 0`)",
+                    mask.dtype()
+                ),
+            });
         };
         each!(self, a => a.mask(m).map(DynArray::from))
     }
@@ -535,11 +538,14 @@ impl DynArray {
     /// The typed array inside, when `T` is its element type.
     pub fn typed<T: Element>(&self) -> Result<Array<T>> {
         if T::DTYPE != self.dtype() {
-            return Err(Error::Type(format!(
-                "the array is {}, but it was asked for as Array<{}>; convert it with astype first",
-                self.dtype(),
-                T::DTYPE
-            )));
+            return Err(Error::Type {
+                dtypes: vec![self.dtype().name().into(), T::DTYPE.name().into()],
+                message: format!(
+                    "the array is {}, but it was asked for as Array<{}>; convert it with astype first",
+                    self.dtype(),
+                    T::DTYPE
+                ),
+            });
         }
         let l = self.layout();
         Array::from_buffer(self.buffer(), &l.shape, &l.strides, l.offset)
@@ -547,7 +553,10 @@ impl DynArray {
 }
 
 fn index_type_error(what: &str, dt: DType) -> Error {
-    Error::Type(format!(
-        "{what} needs indices of int32, int64, uint32 or uint64, not {dt}; convert them with astype(int64)"
-    ))
+    Error::Type {
+        dtypes: vec![dt.name().into()],
+        message: format!(
+            "{what} needs indices of int32, int64, uint32 or uint64, not {dt}; convert them with astype(int64)"
+        ),
+    }
 }

@@ -205,7 +205,7 @@ impl IntoExpr for Scalar {
 }
 
 fn type_err(what: impl std::fmt::Display, dt: DType, hint: &str) -> Error {
-    Error::Type(format!("{what} is not defined for {dt}{hint}"))
+    Error::Type { dtypes: vec![dt.name().into()], message: format!("{what} is not defined for {dt}{hint}") }
 }
 
 /// An operation's name for messages, formatted only when an error is made.

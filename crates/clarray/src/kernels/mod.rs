@@ -79,11 +79,12 @@ pub fn parse_args(decls: &str) -> Result<Vec<ArgDecl>> {
             .split_whitespace()
             .filter(|w| !matches!(*w, "const" | "__global" | "global" | "restrict" | "__restrict"))
             .collect();
-        let bad = || {
-            Error::InvalidArgument(format!(
+        let bad = || Error::Argument {
+            name: raw.to_string(),
+            message: format!(
                 "cannot read the argument declaration `{raw}`: write `TYPE name` or `TYPE *name` with \
                  TYPE one of char uchar short ushort int uint long ulong half float double float2 double2"
-            ))
+            ),
         };
         let (name, ty) = words.split_last().ok_or_else(bad)?;
         let dtype = dtype_of(&ty.join(" ")).ok_or_else(bad)?;
@@ -93,7 +94,10 @@ pub fn parse_args(decls: &str) -> Result<Vec<ArgDecl>> {
             return Err(bad());
         }
         if out.iter().any(|a| a.name == *name) {
-            return Err(Error::InvalidArgument(format!("the argument name `{name}` is declared twice")));
+            return Err(Error::Argument {
+                name: name.to_string(),
+                message: format!("the argument name `{name}` is declared twice"),
+            });
         }
         out.push(ArgDecl { name: name.to_string(), dtype, array, text: raw.to_string() });
     }
@@ -233,9 +237,12 @@ impl ElementwiseKernel {
     ) -> Result<ElementwiseKernel> {
         let decls = parse_args(arguments)?;
         if !decls.iter().any(|d| d.array) {
-            return Err(Error::InvalidArgument(format!(
-                "the elementwise kernel `{name}` has no array argument, so it has no length to run over"
-            )));
+            return Err(Error::NoArray {
+                op: name.to_string(),
+                message: format!(
+                    "the elementwise kernel `{name}` has no array argument, so it has no length to run over"
+                ),
+            });
         }
         let mut params = Vec::new();
         let mut setup = String::new();
@@ -407,14 +414,15 @@ fn user_map(
     let mut shape: Vec<usize> = Vec::new();
     let names = decls.iter().zip(vals).filter(|(_, v)| matches!(v, ArgValue::Array(_))).map(|(d, _)| d);
     for (s, d) in inputs.iter().zip(names) {
-        shape = crate::array::broadcast_shapes(&shape, s.shape()).map_err(|e| {
-            Error::Shape(format!(
+        shape = crate::array::broadcast_shapes(&shape, s.shape()).map_err(|e| Error::Shape {
+            shapes: vec![s.shape().to_vec(), shape.clone()],
+            message: format!(
                 "kernel `{kernel}`: argument `{}` of shape {:?} ({} elements) does not broadcast with the \
                  shape {shape:?} of the arrays before it: {e}",
                 d.name,
                 s.shape(),
                 s.len()
-            ))
+            ),
         })?;
     }
     let inputs = inputs.iter().map(|s| s.broadcast_to(&shape)).collect::<Result<Vec<_>>>()?;
@@ -451,9 +459,10 @@ impl ReductionKernel {
     ) -> Result<ReductionKernel> {
         let decls = parse_args(arguments)?;
         if !decls.iter().any(|d| d.array) {
-            return Err(Error::InvalidArgument(format!(
-                "the reduction kernel `{name}` has no array argument"
-            )));
+            return Err(Error::NoArray {
+                op: name.to_string(),
+                message: format!("the reduction kernel `{name}` has no array argument"),
+            });
         }
         rewrite(name, map, &decls, "map expression")?;
         out.check_device(ctx)?;
@@ -544,7 +553,10 @@ impl ScanKernel {
     ) -> Result<ScanKernel> {
         let decls = parse_args(arguments)?;
         if !decls.iter().any(|d| d.array) {
-            return Err(Error::InvalidArgument(format!("the scan kernel `{name}` has no array argument")));
+            return Err(Error::NoArray {
+                op: name.to_string(),
+                message: format!("the scan kernel `{name}` has no array argument"),
+            });
         }
         rewrite(name, input, &decls, "input expression")?;
         dtype.check_device(ctx)?;
