@@ -36,6 +36,7 @@
 #![deny(unsafe_code)]
 
 pub mod array;
+pub mod dynarray;
 pub mod error;
 pub mod guide;
 pub mod kernels;
@@ -47,7 +48,8 @@ pub mod reduce;
 pub mod runner;
 pub mod runtime;
 
-pub use array::{Array, DType, DynArray, Element, Expr};
+pub use array::{Array, DType, Element, Expr};
+pub use dynarray::DynArray;
 
 /// What a user meets first, in one import: `use clarray::prelude::*;`.
 ///
@@ -63,7 +65,8 @@ pub use array::{Array, DType, DynArray, Element, Expr};
 /// # Ok(()) }
 /// ```
 pub mod prelude {
-    pub use crate::array::{s, Array, DType, DynArray, Element, Expr, IntoExpr};
+    pub use crate::array::{s, Array, DType, Element, Expr, IntoExpr};
+    pub use crate::dynarray::DynArray;
     pub use crate::error::{Error, ErrorKind, Result};
     pub use crate::kernels::{ElementwiseKernel, ReductionKernel, ScanKernel};
     pub use crate::memory::Limit;
