@@ -7,7 +7,7 @@ use std::str::FromStr;
 use clap::ValueEnum;
 
 use crate::case::Case;
-use crate::dissipation::DissipationOptions;
+use crate::dissipation::{DissipationOptions, DissipationRows};
 use crate::error::{Error, Result};
 use crate::sbp::{OperatorForm, Sbp};
 
@@ -707,9 +707,10 @@ impl Config {
             }
         }
         self.dissipation_options.validate(self.dissipation)?;
+        self.check_ignored()?;
         if let Some(l) = self.periodic_length {
             if !self.case.periodic() {
-                return Err(Error::Config(format!(
+                return Err(Error::Usage(format!(
                     "--length {l} sets the side of a periodic box, but {} is not periodic; use \
                      --case periodic_advection or leave --length out",
                     self.case
@@ -749,6 +750,73 @@ impl Config {
             }
         }
         self.steps()?;
+        Ok(())
+    }
+
+    /// Options that the rest of the configuration would silently ignore: each is an
+    /// [`Error::Usage`] that says what was asked, why it does not apply and what to do.
+    fn check_ignored(&self) -> Result<()> {
+        if let Some(false) = self.gpu_layout {
+            self.check_layout(false)?;
+        }
+        if self.inflow == Inflow::Zero {
+            if self.hall {
+                return Err(Error::Usage(format!(
+                    "zero inflow data (--inflow zero) was asked for with the Hall term, but with \
+                     --hall the outflow penalties replace the inflow ones on every face and impose \
+                     no boundary data, so the inflow data would be ignored; leave --inflow out \
+                     (Config::inflow = Inflow::Exact) or the Hall term off ({})",
+                    self.case
+                )));
+            }
+            if self.case.periodic() {
+                return Err(Error::Usage(format!(
+                    "zero inflow data (--inflow zero) was asked for, but {} is periodic: it has no \
+                     boundary, so no inflow data are imposed and the option would be ignored; \
+                     leave --inflow out (Config::inflow = Inflow::Exact) or take a bounded case",
+                    self.case
+                )));
+            }
+        }
+        if self.operator == OperatorForm::Extended && self.case.periodic() {
+            return Err(Error::Usage(format!(
+                "--operator extended was asked for, but {} is periodic: the extended operators \
+                 differ from the classical ones only in their boundary closures and norms, and a \
+                 periodic grid has no boundary, so the run would be the classical one; leave \
+                 --operator out (or take a bounded case)",
+                self.case
+            )));
+        }
+        let rows = self.dissipation_options.rows;
+        if rows != DissipationRows::default() && self.dissipation.is_some() && self.case.periodic() {
+            return Err(Error::Usage(format!(
+                "--dissipation-rows {rows} chooses the boundary rows of the high-order dissipation, \
+                 but {} is periodic: it has no boundary, so every node takes the interior row and \
+                 the option would be ignored; leave --dissipation-rows out",
+                self.case
+            )));
+        }
+        Ok(())
+    }
+
+    /// Refuses [`Config::z_chunk`] and [`Config::vector_width`] where the stage kernels run in
+    /// the CPU layout (`gpu` false: one x-row segment or one node per work-item), which takes
+    /// neither; [`crate::Solver::new`] calls it with the layout the device chose.
+    pub fn check_layout(&self, gpu: bool) -> Result<()> {
+        if gpu {
+            return Ok(());
+        }
+        for (flag, value) in [("--z-chunk", self.z_chunk), ("--vector-width", self.vector_width)] {
+            if let Some(v) = value {
+                return Err(Error::Usage(format!(
+                    "{flag} {v} was asked for, but the stage kernels run in the CPU layout here \
+                     (a CPU device, or Config::gpu_layout = Some(false)), whose work-items take \
+                     one plane and one node along x, so {flag} would be ignored; leave {flag} \
+                     out, or run on a GPU (Config::gpu_layout = Some(true) forces the GPU \
+                     layout)"
+                )));
+            }
+        }
         Ok(())
     }
 
