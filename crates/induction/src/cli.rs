@@ -193,8 +193,8 @@ pub struct RunArgs {
     /// Interior order of the SBP operators: 2, 4 or 6.
     #[arg(long, default_value_t = 4)]
     pub order: usize,
-    /// Grid points per axis (for rotation_2d the z axis gets the fewest the operator allows,
-    /// unless --nz is given).
+    /// Grid points per axis (rotation_2d and alfven_periodic_2d, whose fields do not depend on
+    /// z, get the fewest z points their stencil allows, unless --nz is given).
     #[arg(long, default_value_t = 40)]
     pub n: usize,
     /// Points along x (overrides --n).

@@ -446,8 +446,9 @@ pub struct Config {
 }
 
 impl Config {
-    /// Defaults for `case` on an `n³` grid (for `rotation_2d`, whose solution does not depend
-    /// on z, the fewest z points the operator allows; for `hall_travelling_wave`, which depends
+    /// Defaults for `case` on an `n³` grid (for the planar cases, whose solution does not depend
+    /// on z, the fewest z points the operator allows: `rotation_2d` its bounded operator's,
+    /// `alfven_periodic_2d` its periodic stencil's; for `hall_travelling_wave`, which depends
     /// on z only, the fewest x and y points of the periodic operator): order 4, LSRK4, cfl 0.5
     /// (the Hall cases: [`Case::default_cfl`]), f64, resident; the Hall term on for the Hall
     /// cases.
@@ -459,7 +460,10 @@ impl Config {
     /// a planar case are those of that family's operator).
     pub fn new_with(case: Case, order: usize, operator: OperatorForm, n: usize) -> Config {
         let sbp = Sbp::with_form(order, operator);
-        let nz = if case.is_planar() { sbp.as_ref().map(|s| s.min_points()).unwrap_or(n).min(n) } else { n };
+        // A planar case's field does not depend on z: the fewest z points its stencil takes (the
+        // periodic one's where the case is periodic, which has no boundary closures to fit).
+        let fewest = |s: &Sbp| if case.periodic() { s.min_points_periodic() } else { s.min_points() };
+        let nz = if case.is_planar() { sbp.as_ref().map(fewest).unwrap_or(n).min(n) } else { n };
         let nxy = if case == Case::HallTravellingWave {
             sbp.as_ref().map(|s| s.min_points_periodic()).unwrap_or(n).min(n)
         } else {
