@@ -216,6 +216,11 @@ def main():
         f"Run on {device_line(a.bin)} in {time.time() - total:.0f} s.",
         "",
     ]
+    # The table of InductionEq's options (written by hand, checked against the code).
+    status = os.path.join(root, "docs", "data", "inductioneq-status.md")
+    if os.path.exists(status):
+        with open(status) as fh:
+            out += [""] + fh.read().rstrip("\n").splitlines() + [""]
     with open(a.out, "w") as fh:
         fh.write("\n".join(out))
     print(f"wrote {os.path.relpath(a.out, root)}")
