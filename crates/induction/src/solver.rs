@@ -207,6 +207,7 @@ impl Solver {
         let wg = if wg > info.max_work_group_size { wg / 2 } else { wg };
         let groups = np.div_ceil(wg).clamp(1, 1024);
         let gpu = cfg.gpu_layout.unwrap_or(info.device_type != DeviceType::Cpu);
+        cfg.check_layout(gpu)?;
         let copy = cfg.mode == Mode::Copy;
         let field = |values: usize| -> Result<Field> {
             let bytes = values * cfg.precision.size();
