@@ -131,14 +131,14 @@ REAL dissipation_at(const __global REAL* B, const __global REAL* U, int c, int i
     const __global REAL* f = B + c * NP;
     const idx_t idx = IDX(i, j, k);
 #if DISS_FORM == 0
-    return (REAL)DISS_EPS * (diss1(f, idx, i, NX, 1) + diss1(f, idx, j, NY, NX) + diss1(f, idx, k, NZ, NX * NY));
+    return (REAL)DISS_EPS * (diss1(f, idx, i, NX, 1) + diss1(f, idx, j, NY, NXL) + diss1(f, idx, k, NZ, NXL * NYL));
 #else
     const __global REAL* u = U + c * NP;
-    REAL acc = diss_fo1(f, u, idx, i, NX, 1, DX) + diss_fo1(f, u, idx, j, NY, NX, DY) +
-               diss_fo1(f, u, idx, k, NZ, NX * NY, DZ);
+    REAL acc = diss_fo1(f, u, idx, i, NX, 1, DX) + diss_fo1(f, u, idx, j, NY, NXL, DY) +
+               diss_fo1(f, u, idx, k, NZ, NXL * NYL, DZ);
 #if DISS_FORM == 2
-    acc += diss_ho1_adaptive(f, u, idx, i, NX, 1, DX) + diss_ho1_adaptive(f, u, idx, j, NY, NX, DY) +
-           diss_ho1_adaptive(f, u, idx, k, NZ, NX * NY, DZ);
+    acc += diss_ho1_adaptive(f, u, idx, i, NX, 1, DX) + diss_ho1_adaptive(f, u, idx, j, NY, NXL, DY) +
+           diss_ho1_adaptive(f, u, idx, k, NZ, NXL * NYL, DZ);
 #endif
     return acc;
 #endif

@@ -17,7 +17,7 @@
 // ---- The Runge-Kutta stage: right-hand side, SAT and stage update in one pass ----------------
 //
 // Layout for a GPU: work-item (i, j) of a 2-D work-group tile in (x, y) walks ZCHUNK planes of
-// its column in z (global size NX/VX × NY × ceil(NZ/ZCHUNK), each of the first two rounded up
+// its column in z (global size NX/VX × NY × ceil(NZ/ZCHUNK) over the nodes owned, each of the first two rounded up
 // to whole work-groups of lx × ly × 1). With VX = 2 a work-item holds the pair of nodes
 // i0 = 2i, i0 + 1 in one vector (REAL2), so that each load and store moves 8 (f32) or 16 bytes:
 // what keeps enough bytes in flight to fill the memory bus. Adjacent work-items hold adjacent
@@ -333,13 +333,13 @@ void rhs(const __global REAL* B, const __global REAL* U, int i0, int j, int k, c
             deriv_from_memory(&d, B, U, idx, 0, i0, NX, 1);
 #endif
         } else if (a == 1) {
-            deriv_from_memory(&d, B, U, idx, 1, j, NY, NX);
+            deriv_from_memory(&d, B, U, idx, 1, j, NY, NXL);
         } else {
 #if PERIODIC
             deriv_z_from_queue(&d, bq);
 #else
             if (k < ROWS || k >= NZ - ROWS) {
-                deriv_from_memory(&d, B, U, idx, 2, k, NZ, NX * NY);
+                deriv_from_memory(&d, B, U, idx, 2, k, NZ, NXL * NYL);
             } else {
                 deriv_z_from_queue(&d, bq);
             }
@@ -439,8 +439,8 @@ int queue_plane(int kk) {
 // out = Bs + b·K. Two-register (lsrk = 2, with STAGE_2R): K = B0 + a·dt·L, out = B0 + b·dt·L. Bs is read at neighbours and never written; out may be B0.
 void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, __global REAL* out,
            const __global REAL* U, REAL a, REAL b, REAL dt, REAL t, int lsrk) {
-    const int i0 = get_global_id(0) * VX, j = get_global_id(1);
-    if (i0 >= NX || j >= NY) return;  // the range is rounded up to whole work-groups
+    const int i0 = IS + get_global_id(0) * VX, j = JS + get_global_id(1);
+    if (i0 >= IE || j >= JE) return;  // the range is rounded up to whole work-groups
     const int k0 = KS + get_global_id(2) * ZCHUNK;
     const idx_t col = IDX(i0, j, 0);
     // The pointwise operand: read at this node only (K, or B⁰).

@@ -145,9 +145,9 @@ void row_axis_terms(const Deriv* d, int a, const REAL u[3], const REAL b[3], REA
 // One stage over the nodes i0 ≤ i < i1 of row (j, k); the stage's arguments as `stage` takes them.
 void stage_row(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, __global REAL* out,
                const __global REAL* U, REAL a, REAL b, REAL dt, REAL t, int lsrk) {
-    const int i0 = get_global_id(0) * XSEG, j = get_global_id(1), k = KS + get_global_id(2);
-    if (i0 >= NX || j >= NY || k >= KE) return;
-    const int i1 = min(i0 + XSEG, NX);
+    const int i0 = IS + get_global_id(0) * XSEG, j = JS + get_global_id(1), k = KS + get_global_id(2);
+    if (i0 >= IE || j >= JE || k >= KE) return;
+    const int i1 = min(i0 + XSEG, IE);
     const idx_t row = IDX(0, j, k);
     REAL acc[3][XSEG];
     for (int c = 0; c < 3; ++c) {
@@ -186,8 +186,8 @@ void stage_row(const __global REAL* B0, const __global REAL* Bs, __global REAL* 
         row_axis_terms(&d, 0, u0, b0, o);
         for (int c = 0; c < 3; ++c) acc[c][i - i0] = o[c];
     }
-    ROW_AXIS_UNIFORM(j, NY, NX, 1)
-    ROW_AXIS_UNIFORM(k, NZ, NX * NY, 2)
+    ROW_AXIS_UNIFORM(j, NY, NXL, 1)
+    ROW_AXIS_UNIFORM(k, NZ, NXL * NYL, 2)
 #if DISSIPATION
     for (int i = i0; i < i1; ++i) {
         for (int c = 0; c < 3; ++c) acc[c][i - i0] += dissipation_at(Bs, U, c, i, j, k);
@@ -248,7 +248,7 @@ void stage_row(const __global REAL* B0, const __global REAL* Bs, __global REAL* 
 }
 
 // The kernels of induction.cl's `stage_ssp`, `stage_2r` and `stage_lsrk`, with the same
-// arguments, launched on ceil(NX/XSEG) × NY × (KE − KS) work-items.
+// arguments, launched on ceil((IE − IS)/XSEG) × (JE − JS) × (KE − KS) work-items.
 __kernel void stage_ssp_rows(const __global REAL* B0, const __global REAL* restrict Bs, __global REAL* out,
                              const __global REAL* restrict U, REAL a, REAL b, REAL dt, REAL t) {
     stage_row(B0, Bs, out, out, U, a, b, dt, t, 0);
