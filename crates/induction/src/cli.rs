@@ -660,10 +660,10 @@ pub fn pvti_name(cfg: &Config) -> String {
 #[cfg(feature = "mpi")]
 fn write_pieces(solver: &Solver, dir: &Path, rank: usize, size: usize) -> Result<Vec<PathBuf>> {
     let cfg = solver.config();
-    let (extent, b, div) = solver.output_piece()?;
+    let piece = solver.output_piece()?;
     std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
     let path = dir.join(vti_piece_name(cfg, rank));
-    crate::output::write_vti_piece(&path, cfg, extent, &b, &div)?;
+    crate::output::write_vti_piece(&path, cfg, piece.extent, &piece.b, &piece.div)?;
     let mut written = vec![path];
     if rank == 0 {
         let mut pieces = Vec::new();

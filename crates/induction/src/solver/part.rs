@@ -201,6 +201,17 @@ impl Part {
     }
 }
 
+/// A rank's piece of an output file ([`Solver::output_piece`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Piece {
+    /// First and last node per axis ([`Part::piece_extent`]).
+    pub extent: [[usize; 2]; 3],
+    /// B there, 3 components, x fastest.
+    pub b: Vec<f64>,
+    /// div B there.
+    pub div: Vec<f64>,
+}
+
 /// Halo layers per axis: the central stencil's half-width; along x rounded up to even, so that
 /// the stage kernels' pairs of nodes (`VX = 2`) stay aligned and their x-stencil, which loads
 /// whole pairs, stays inside the halo.
@@ -377,13 +388,13 @@ impl Solver {
         Ok(())
     }
 
-    /// This rank's piece of an output file: its extent (first and last node per axis, see
-    /// [`Part::piece_extent`]; the whole grid on one rank), B (3 components) and div B there,
-    /// x fastest. Every rank must call it (it exchanges halo layers).
-    pub fn output_piece(&self) -> Result<([[usize; 2]; 3], Vec<f64>, Vec<f64>)> {
+    /// This rank's piece of an output file (the whole grid on one rank). Every rank must call
+    /// it (it exchanges halo layers).
+    pub fn output_piece(&self) -> Result<Piece> {
         let Some(split) = &self.split else {
             let [nx, ny, nz] = self.cfg.n;
-            return Ok(([[0, nx - 1], [0, ny - 1], [0, nz - 1]], self.field()?, self.divergence_field()?));
+            let extent = [[0, nx - 1], [0, ny - 1], [0, nz - 1]];
+            return Ok(Piece { extent, b: self.field()?, div: self.divergence_field()? });
         };
         let p = &split.part;
         self.exchange(&self.b)?;
@@ -394,7 +405,7 @@ impl Solver {
         let extent = [e[0][1] + 1 - e[0][0], e[1][1] + 1 - e[1][0], e[2][1] + 1 - e[2][0]];
         let b = p.box_of(&self.read(&self.b)?, 3, origin, extent);
         let d = p.box_of(&self.read(&self.d)?, 1, origin, extent);
-        Ok((e, b, d))
+        Ok(Piece { extent: e, b, div: d })
     }
 
     /// [`Solver::exchange_n`] of a field of 3 components.
