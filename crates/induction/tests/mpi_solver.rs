@@ -35,6 +35,9 @@ fn configs() -> Vec<(Case, usize, Option<bool>, Integrator, Precision)> {
     // pairs of nodes (VX = 2) where u is linear, as rotation_3d's is.
     v.push((Case::Rotation3d, 4, Some(true), Integrator::Lsrk4, Precision::F64));
     v.push((Case::Rotation3d, 4, Some(true), Integrator::Lsrk4, Precision::F32));
+    // A periodic case: the halo wraps across the ranks (the first and last blocks are
+    // neighbours along a split axis).
+    v.push((Case::PeriodicAdvection, 4, None, Integrator::Lsrk4, Precision::F64));
     // The other stage kernels, whose input field is another argument.
     for integrator in [Integrator::Ssprk33, Integrator::Kcl2r54c, Integrator::Ssprk104] {
         v.push((Case::Rotation3d, 2, None, integrator, Precision::F64));
@@ -84,6 +87,7 @@ fn checks(size: usize) -> Vec<Check> {
         (a, Case::ConfinedDomain, 6, None, lsrk, f64s),
         (a, Case::Rotation3d, 4, Some(true), lsrk, Precision::F32),
         (a, Case::Rotation3d, 2, None, Integrator::Kcl2r54c, f64s),
+        (a, Case::PeriodicAdvection, 4, None, lsrk, f64s),
         (b, Case::ConfinedDomain, 4, None, lsrk, f64s),
         (b, Case::Rotation3d, 4, Some(true), lsrk, Precision::F32),
         (b, Case::Rotation3d, 2, None, Integrator::Ssprk33, f64s),
@@ -298,7 +302,7 @@ fn blocks_on_two_three_and_four_ranks_match_one_rank() {
             2 => assert_eq!(grid_lines("[1, 1, 2]"), 2 * configs().len(), "{text}"),
             3 => assert_eq!(grid_lines("[1, 1, 3]"), 3 * (configs().len() - 2), "{text}"),
             _ => {
-                assert_eq!(grid_lines("[2, 1, 2]"), 4 * 4, "{text}");
+                assert_eq!(grid_lines("[2, 1, 2]"), 4 * 5, "{text}");
                 assert_eq!(grid_lines("[1, 2, 2]"), 4 * 3, "{text}");
             }
         }

@@ -30,6 +30,13 @@
 #define KS 0
 #define KE NZ
 #endif
+// Axes split among ranks (periodic cases: there the neighbours' halo layers hold the wrapped
+// nodes, so offsets along the axis do not wrap inside the block).
+#ifndef SPLIT_X
+#define SPLIT_X 0
+#define SPLIT_Y 0
+#define SPLIT_Z 0
+#endif
 // Nodes owned, and their extents.
 #define OWN_X (IE - IS)
 #define OWN_Y (JE - JS)
@@ -43,12 +50,28 @@ REAL coord(int p, REAL lo, REAL h) { return lo + (REAL)p * h; }
 // Index on an axis of n points, periodic wrap of p + o.
 int wrap(int p, int n) { return p < 0 ? p + n : (p >= n ? p - n : p); }
 
+// The offset in points of the stencil point at offset o from index p on the axis of n points
+// and stride s (the axis known by its stride: 1, NXL or NXL·NYL): wrapped periodically inside
+// the buffer, or o where the axis is split among ranks (the halo holds the wrapped nodes).
+int wrap_offset(int p, int o, int n, int s) {
+    const int split = s == 1 ? SPLIT_X : (s == NXL ? SPLIT_Y : SPLIT_Z);
+    return split ? o : wrap(p + o, n) - p;
+}
+
+// Node index i on an axis of n points, wrapped into the grid where periodic: the coordinate of
+// a halo node of a split periodic axis is that of the node it copies.
+#if PERIODIC
+#define GRID_INDEX(i, n) wrap((i), (n))
+#else
+#define GRID_INDEX(i, n) (i)
+#endif
+
 // h*(D f) at node idx along one axis: p its index on that axis, n the points on it, s the stride.
 // V(o) is the value at offset o along the axis.
 #if PERIODIC
 #define D1_BODY(V)                                                                                \
     REAL acc = (REAL)0;                                                                           \
-    for (int q = 1; q <= HALF; ++q) acc += DI[q - 1] * (V(wrap(p + q, n) - p) - V(wrap(p - q, n) - p)); \
+    for (int q = 1; q <= HALF; ++q) acc += DI[q - 1] * (V(wrap_offset(p, q, n, s)) - V(wrap_offset(p, -q, n, s))); \
     return acc;
 #else
 #define D1_BODY(V)                                                                                \

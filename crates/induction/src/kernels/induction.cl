@@ -12,7 +12,8 @@
 #define NODE                                                                                      \
     const int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);                  \
     const idx_t idx = IDX(i, j, k);                                                                 \
-    const REAL x[3] = {coord(i, XMIN, DX), coord(j, YMIN, DY), coord(k, ZMIN, DZ)};
+    const REAL x[3] = {coord(GRID_INDEX(i, NX), XMIN, DX), coord(GRID_INDEX(j, NY), YMIN, DY),                \
+                       coord(GRID_INDEX(k, NZ), ZMIN, DZ)};
 
 // ---- The Runge-Kutta stage: right-hand side, SAT and stage update in one pass ----------------
 //
@@ -162,8 +163,8 @@ void deriv_from_memory(Deriv* d, const __global REAL* B, const __global REAL* U,
     deriv_zero(d);
 #if PERIODIC
     for (int q = 1; q <= HALF; ++q) {
-        point_from_memory(d, B, U, idx, a, s, wrap(p + q, n) - p, q, DI[q - 1]);
-        point_from_memory(d, B, U, idx, a, s, wrap(p - q, n) - p, -q, -DI[q - 1]);
+        point_from_memory(d, B, U, idx, a, s, wrap_offset(p, q, n, s), q, DI[q - 1]);
+        point_from_memory(d, B, U, idx, a, s, wrap_offset(p, -q, n, s), -q, -DI[q - 1]);
     }
 #else
     if (p < ROWS) {
@@ -193,7 +194,7 @@ void deriv_x_pair(Deriv* d, const __global REAL* B, idx_t idx, int i0, VREAL bq[
     VREAL v[3][2 * HV + 1];
 #pragma unroll
     for (int h = -HV; h <= HV; ++h) {
-        const int mo = PERIODIC ? wrap(i0 + 2 * h, NX) - i0 : 2 * h;
+        const int mo = PERIODIC ? wrap_offset(i0, 2 * h, NX, 1) : 2 * h;
         for (int c = 0; c < 3; ++c) v[c][HV + h] = h == 0 ? bq[c][HALF] : VLOAD(B, c * NP + idx + mo);
     }
     const VREAL u[3] = {(REAL)0, (REAL)0, (REAL)0};  // unused: VX = 2 only with U_ANALYTIC
@@ -416,7 +417,7 @@ void rhs(const __global REAL* B, const __global REAL* U, int i0, int j, int k, c
 // (bounded: planes outside them are only ever loaded where the boundary rows or the last owned
 // plane do not use the queue).
 int queue_plane(int kk) {
-#if PERIODIC
+#if PERIODIC && !SPLIT_Z
     return wrap(kk, NZ);
 #else
     return min(max(kk, K0), K0 + NZL - 1);

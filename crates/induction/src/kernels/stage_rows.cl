@@ -18,14 +18,15 @@
 // The most points of a stencil: a boundary-closure row or the central stencil.
 #define RPTS (COLS > 2 * HALF ? COLS : 2 * HALF)
 
-// The stencil at index p of an axis of n points, as `deriv_from_memory` takes it (the same points
+// The stencil at index p of an axis of n points (stride s), as `deriv_from_memory` takes it (the same points
 // in the same order): offsets mo[q] (in points along the axis) and weights w[q]. Returns the count.
-int row_stencil(int p, int n, int mo[RPTS], REAL w[RPTS]) {
+int row_stencil(int p, int n, int s, int mo[RPTS], REAL w[RPTS]) {
+    (void)s;  // the axis's stride: which axis, for the periodic wrap
 #if PERIODIC
     for (int q = 1; q <= HALF; ++q) {
-        mo[2 * q - 2] = wrap(p + q, n) - p;
+        mo[2 * q - 2] = wrap_offset(p, q, n, s);
         w[2 * q - 2] = DI[q - 1];
-        mo[2 * q - 1] = wrap(p - q, n) - p;
+        mo[2 * q - 1] = wrap_offset(p, -q, n, s);
         w[2 * q - 1] = -DI[q - 1];
     }
     return 2 * HALF;
@@ -135,7 +136,7 @@ void row_axis_terms(const Deriv* d, int a, const REAL u[3], const REAL b[3], REA
     {                                                                                             \
         int mo[RPTS];                                                                             \
         REAL w[RPTS];                                                                             \
-        if (row_stencil((p), (n), mo, w) == 2 * HALF) {                                           \
+        if (row_stencil((p), (n), (s), mo, w) == 2 * HALF) {                                           \
             ROW_AXIS(i0, i1, 2 * HALF, mo, w, (s), (a))                                           \
         } else {                                                                                  \
             ROW_AXIS(i0, i1, COLS, mo, w, (s), (a))                                               \

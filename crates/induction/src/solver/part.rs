@@ -20,8 +20,13 @@
 //! reads (B, p, Gp, ψ) and sum each inner product over the ranks (one allreduce of one number
 //! per product, two per iteration: α must be known before the residual's product is formed).
 //!
-//! Not yet: artificial dissipation, the Hall term and periodic cases (their stencils reach
-//! further, or wrap).
+//! Periodic cases: along a split axis the first and last blocks are neighbours, and the kernels
+//! take plain offsets into the halo there (`SPLIT_X` … in `kernels/common.cl`); an axis in one
+//! part wraps inside the block as on one rank. The halo nodes' coordinates are those of the
+//! nodes they copy, so that u there is the same bit for bit.
+//!
+//! Not yet: artificial dissipation and the Hall term (their stencils reach further, or J needs
+//! its own exchange).
 
 use std::cell::RefCell;
 
@@ -82,7 +87,8 @@ pub struct Part {
     /// 0 on a physical boundary.
     pub halo: [[usize; 2]; 3],
     /// The rank across each face, `[axis][0 = low side, 1 = high side]`; None on a physical
-    /// boundary.
+    /// boundary and along a periodic axis that is not split (it wraps inside the block). Along a
+    /// split periodic axis the first and last blocks are neighbours.
     pub neighbours: [[Option<usize>; 2]; 3],
 }
 
@@ -102,19 +108,21 @@ impl Part {
         if cfg.hall {
             return no("the Hall term (--hall)");
         }
-        if cfg.case.periodic() {
-            return no(&format!("the periodic case {}", cfg.case));
-        }
         let sbp = Sbp::new(cfg.order)?;
         let width = halo_widths(&sbp);
         // A block keeps at least a boundary block's columns, so that the closures at a physical
         // face read no node beyond its own block and halo, and a halo comes from one neighbour.
         let min = sbp.cols().max(width[0]).max(width[2]);
-        let d = Decomposition::new(cfg.n, size, min, [false; 3])?;
-        let Block { start, len, neighbours, .. } = d.block(rank)?;
+        let periodic = cfg.case.periodic();
+        let d = Decomposition::new(cfg.n, size, min, [periodic; 3])?;
+        let Block { start, len, mut neighbours, .. } = d.block(rank)?;
         let mut halo = [[0; 2]; 3];
         for a in 0..3 {
             for side in 0..2 {
+                if d.parts[a] == 1 {
+                    // A periodic axis in one part wraps inside the block (the kernels' `wrap`).
+                    neighbours[a][side] = None;
+                }
                 if neighbours[a][side].is_some() {
                     halo[a][side] = width[a];
                 }
@@ -163,6 +171,9 @@ impl Part {
                 self.start[a],
                 self.end(a)
             );
+        }
+        for (a, name) in ["SPLIT_X", "SPLIT_Y", "SPLIT_Z"].into_iter().enumerate() {
+            s += &format!("#define {name} {}\n", i32::from(self.parts[a] > 1));
         }
         s
     }
