@@ -14,7 +14,7 @@ use std::process::Command;
 use std::rc::Rc;
 
 use induction::config::{CgNorm, CleanOptions};
-use induction::decomp::Decomposition;
+use induction::dissipation::DissipationForm;
 use induction::ranks::Ranks;
 use induction::solver::{Norms, Part};
 use induction::{Case, Config, Error, Integrator, Precision, Solver};
@@ -131,61 +131,76 @@ fn block_of(full: &[f64], n: [usize; 3], part: &Part, ncomp: usize) -> Vec<f64> 
     out
 }
 
+/// Runs `cfg` on the whole grid and on this rank's block and checks the block's final field bit
+/// for bit, the norms to round-off; prints `RANK r {tag}OK …`, or `RANK r {tag}REFUSED …` where
+/// the blocks would be too small (checked: the error says so).
+fn check(ctx: &clarray::Context, ranks: &Rc<Ranks>, cfg: &Config, what: &str, tag: &str) {
+    let (rank, size) = (ranks.rank(), ranks.size());
+    let n = cfg.n;
+    let mut part = match Solver::with_peers(ctx, cfg, Box::new(ranks.clone())) {
+        Ok(part) => part,
+        Err(e) => {
+            assert!(matches!(e, Error::Config(_)), "{what}: {e:?}");
+            assert!(e.to_string().contains(&format!("{size} processes cannot split a")), "{what}: {e}");
+            println!("RANK {rank} {tag}REFUSED {what}");
+            return;
+        }
+    };
+    let mut whole = Solver::new(ctx, cfg).unwrap();
+    let whole_report = whole.run(|_, _, _| Ok(())).unwrap();
+    let p = part.part().expect("a block on more than one rank");
+    let part_report = part.run(|_, _, _| Ok(())).unwrap();
+    let full = whole.field().unwrap();
+    let mine = part.field().unwrap();
+    let theirs = block_of(&full, n, &p, 3);
+    assert_eq!(mine.len(), theirs.len(), "{what}");
+    if let Some(m) = (0..mine.len()).find(|&m| mine[m].to_bits() != theirs[m].to_bits()) {
+        let per = p.owned_nodes();
+        let (c, o) = (m / per, m % per);
+        let at = [
+            o % p.len[0] + p.start[0],
+            o / p.len[0] % p.len[1] + p.start[1],
+            o / p.len[0] / p.len[1] + p.start[2],
+        ];
+        panic!(
+            "{what}: rank {rank} ({p:?}) component {c} node {at:?}: {} on the block, {} on one rank",
+            mine[m], theirs[m]
+        );
+    }
+    let tol = if cfg.precision == Precision::F64 { 1e-12 } else { 1e-5 };
+    assert_eq!(whole_report.steps, part_report.steps, "{what}");
+    assert_eq!(whole_report.dt.to_bits(), part_report.dt.to_bits(), "{what}");
+    for (a, b) in [(whole_report.initial, part_report.initial), (whole_report.last, part_report.last)] {
+        assert!(norms_close(&a, &b, tol), "{what}: norms {a:?} on one rank, {b:?} on {size}");
+    }
+    assert!(part_report.last.error > 0.0 && part_report.last.energy > 0.0, "{what}");
+    println!("RANK {rank} {tag}OK {what} grid {:?} block {:?}+{:?}", p.parts, p.start, p.len);
+}
+
 /// One rank's part: every configuration, whole grid against block.
 fn child() {
     child_environment();
     let ranks = Rc::new(Ranks::init().unwrap());
     let ctx = ranks.context().unwrap();
     let (rank, size) = (ranks.rank(), ranks.size());
-    {
-        for (n, case, order, layout, integrator, precision) in checks(size) {
-            let cfg = config(case, order, layout, integrator, precision, n);
-            let what = format!(
-                "{case} order {order} layout {layout:?} {integrator} {precision:?} {n:?} on {size} ranks"
-            );
-            // A block keeps at least the columns of the boundary block (9 at order 6).
-            let sbp = induction::sbp::Sbp::new(order).unwrap();
-            let min = sbp.cols().max(sbp.half().next_multiple_of(2));
-            if Decomposition::new(n, size, min, [false; 3]).is_err() {
-                // Too small: refused, with the reason.
-                let e = Solver::with_peers(&ctx, &cfg, Box::new(ranks.clone())).unwrap_err();
-                assert!(matches!(e, Error::Config(_)), "{what}: {e:?}");
-                assert!(e.to_string().contains(&format!("{size} processes cannot split a")), "{what}: {e}");
-                println!("RANK {rank} REFUSED {what}");
-                continue;
-            }
-            let mut whole = Solver::new(&ctx, &cfg).unwrap();
-            let whole_report = whole.run(|_, _, _| Ok(())).unwrap();
-            let mut part = Solver::with_peers(&ctx, &cfg, Box::new(ranks.clone())).unwrap();
-            let p = part.part().expect("a block on more than one rank");
-            let part_report = part.run(|_, _, _| Ok(())).unwrap();
-            let full = whole.field().unwrap();
-            let mine = part.field().unwrap();
-            let theirs = block_of(&full, n, &p, 3);
-            assert_eq!(mine.len(), theirs.len(), "{what}");
-            if let Some(m) = (0..mine.len()).find(|&m| mine[m].to_bits() != theirs[m].to_bits()) {
-                let per = p.owned_nodes();
-                let (c, o) = (m / per, m % per);
-                let at = [
-                    o % p.len[0] + p.start[0],
-                    o / p.len[0] % p.len[1] + p.start[1],
-                    o / p.len[0] / p.len[1] + p.start[2],
-                ];
-                panic!(
-                    "{what}: rank {rank} ({p:?}) component {c} node {at:?}: {} on the block, {} on one rank",
-                    mine[m], theirs[m]
-                );
-            }
-            let tol = if precision == Precision::F64 { 1e-12 } else { 1e-5 };
-            assert_eq!(whole_report.steps, part_report.steps, "{what}");
-            assert_eq!(whole_report.dt.to_bits(), part_report.dt.to_bits(), "{what}");
-            for (a, b) in [(whole_report.initial, part_report.initial), (whole_report.last, part_report.last)]
-            {
-                assert!(norms_close(&a, &b, tol), "{what}: norms {a:?} on one rank, {b:?} on {size}");
-            }
-            assert!(part_report.last.error > 0.0 && part_report.last.energy > 0.0, "{what}");
-            println!("RANK {rank} OK {what} grid {:?} block {:?}+{:?}", p.parts, p.start, p.len);
-        }
+    for (n, case, order, layout, integrator, precision) in checks(size) {
+        let cfg = config(case, order, layout, integrator, precision, n);
+        let what = format!(
+            "{case} order {order} layout {layout:?} {integrator} {precision:?} {n:?} on {size} ranks"
+        );
+        check(&ctx, &ranks, &cfg, &what, "");
+    }
+    // Artificial dissipation (its stencils reach as far as the central one; its boundary rows
+    // further into the block), bounded and periodic.
+    for (case, form) in [
+        (Case::ConfinedDomain, DissipationForm::HighOrder),
+        (Case::PeriodicAdvection, DissipationForm::Adaptive),
+    ] {
+        let mut cfg = config(case, 4, None, Integrator::Lsrk4, Precision::F64, [16, 12, 20]);
+        cfg.dissipation = Some(if form == DissipationForm::Adaptive { 1.0 } else { 0.1 });
+        cfg.dissipation_options.form = form;
+        let what = format!("{case} order 4 dissipation {form:?} on {size} ranks");
+        check(&ctx, &ranks, &cfg, &what, "DISS ");
     }
     for (order, norm) in [(2, CgNorm::H), (4, CgNorm::Euclidean)] {
         cleaning_matches_one_rank(&ctx, &ranks, order, norm);
@@ -282,12 +297,16 @@ fn blocks_on_two_three_and_four_ranks_match_one_rank() {
         for r in 0..ranks {
             let mine = |tag: &str| lines.iter().filter(|l| l.starts_with(&format!("RANK {r} {tag}"))).count();
             assert_eq!(mine("OK") + mine("REFUSED"), checks(ranks).len(), "rank {r} of {ranks}: {text}");
+            assert_eq!(mine("DISS OK") + mine("DISS REFUSED"), 2, "rank {r} of {ranks}: {text}");
+            if ranks == 2 {
+                assert_eq!(mine("DISS OK"), 2, "rank {r} of {ranks}: {text}");
+            }
             assert_eq!(mine("CLEAN OK"), 2, "rank {r} of {ranks}: {text}");
             assert_eq!(mine("DONE"), 1, "rank {r} of {ranks}: {text}");
         }
         // Order 6 needs 9 nodes a block per split axis: 20 planes split in 2 but not in 3, and
         // no grid of 4 blocks of 16 × 12 × 20 keeps 9 on every split axis.
-        let refused = lines.iter().filter(|l| l.contains("REFUSED")).count();
+        let refused = lines.iter().filter(|l| l.contains("REFUSED") && !l.contains("DISS")).count();
         // (Two configurations of order 6 on 3 ranks, one on 4.)
         let expected = match ranks {
             2 => 0,
@@ -297,7 +316,9 @@ fn blocks_on_two_three_and_four_ranks_match_one_rank() {
         assert_eq!(refused, expected, "{text}");
         // The process grids: z-slabs on 2 and 3 ranks; on 4, x and z split on the first grid,
         // y and z on the second.
-        let grid_lines = |g: &str| lines.iter().filter(|l| l.contains(&format!("grid {g}"))).count();
+        let grid_lines = |g: &str| {
+            lines.iter().filter(|l| l.contains(&format!("grid {g}")) && !l.contains("DISS")).count()
+        };
         match ranks {
             2 => assert_eq!(grid_lines("[1, 1, 2]"), 2 * configs().len(), "{text}"),
             3 => assert_eq!(grid_lines("[1, 1, 3]"), 3 * (configs().len() - 2), "{text}"),

@@ -25,8 +25,10 @@
 //! part wraps inside the block as on one rank. The halo nodes' coordinates are those of the
 //! nodes they copy, so that u there is the same bit for bit.
 //!
-//! Not yet: artificial dissipation and the Hall term (their stencils reach further, or J needs
-//! its own exchange).
+//! Artificial dissipation reaches as far as the central stencil (q = order/2), so the same halo
+//! serves; its boundary closures make the least block larger.
+//!
+//! Not yet: the Hall term (J = curl B/ρ would need its own exchange).
 
 use std::cell::RefCell;
 
@@ -36,6 +38,7 @@ use clarray::Pinned;
 use super::{Field, Solver, A};
 use crate::config::{Config, Mode, Precision};
 use crate::decomp::{Block, Decomposition};
+use crate::dissipation::{high_order, DifferenceForm, DissipationForm};
 use crate::error::{Error, Result};
 use crate::sbp::Sbp;
 
@@ -102,9 +105,6 @@ impl Part {
                  run it on one rank"
             )))
         };
-        if cfg.dissipation.is_some() {
-            return no("artificial dissipation (--dissipation)");
-        }
         if cfg.hall {
             return no("the Hall term (--hall)");
         }
@@ -112,7 +112,30 @@ impl Part {
         let width = halo_widths(&sbp);
         // A block keeps at least a boundary block's columns, so that the closures at a physical
         // face read no node beyond its own block and halo, and a halo comes from one neighbour.
-        let min = sbp.cols().max(width[0]).max(width[2]);
+        let mut min = sbp.cols().max(width[0]).max(width[2]);
+        if cfg.dissipation.is_some() {
+            // The dissipation's stencils reach q = order/2 = the central stencil's half-width
+            // (within the halo); its boundary closures reach further into the block.
+            let rows = cfg.dissipation_options.rows;
+            let (q, cols) = match cfg.dissipation_options.form {
+                DissipationForm::HighOrder => {
+                    let d = high_order(&sbp, rows)?;
+                    (d.q, d.block.first().map_or(0, Vec::len))
+                }
+                DissipationForm::Adaptive => {
+                    let d = DifferenceForm::new(&sbp, rows)?;
+                    (d.q, d.rows.len() + d.q + 1)
+                }
+                DissipationForm::FirstOrder => (sbp.half(), sbp.cols()),
+            };
+            if q > width[1] {
+                return no(&format!(
+                    "artificial dissipation reaching {q} nodes (more than the halo's {})",
+                    width[1]
+                ));
+            }
+            min = min.max(cols);
+        }
         let periodic = cfg.case.periodic();
         let d = Decomposition::new(cfg.n, size, min, [periodic; 3])?;
         let Block { start, len, mut neighbours, .. } = d.block(rank)?;
