@@ -9,7 +9,7 @@ use std::process::Command;
 
 const EXE: &str = env!("CARGO_BIN_EXE_induction");
 
-/// A run of 4 steps (dt from the CFL and the final time; the final time is 4·dt).
+/// A run of 8 steps (dt from the CFL 0.5 on this grid).
 fn args() -> Vec<String> {
     ["run", "--case", "confined_domain", "--order", "4", "--nx", "16", "--ny", "12", "--nz", "20"]
         .into_iter()
@@ -132,9 +132,9 @@ fn pieces_on_four_ranks_and_restarts_match_one_rank() {
     let dir = std::env::temp_dir().join(format!("induction-mpi-outputs-{}", std::process::id()));
     let d = |name: &str| dir.join(name).display().to_string();
     let n = [16, 12, 20];
-    // One rank: through, and stopped after step 2 then restarted.
+    // One rank: through, and stopped after step 4 then restarted.
     run(1, &["--vtk", &d("one")]);
-    run(1, &["--checkpoint", &d("ckpt1"), "--stop-after", "2"]);
+    run(1, &["--checkpoint", &d("ckpt1"), "--stop-after", "4"]);
     run(1, &["--restart", &d("ckpt1"), "--vtk", &d("one-restarted")]);
     let name = "confined_domain_order4_n16";
     let (e, one) = read_vti(&dir.join("one").join(format!("{name}.vti")));
@@ -147,6 +147,7 @@ fn pieces_on_four_ranks_and_restarts_match_one_rank() {
     // Four ranks: through, with checkpoints every 2 steps.
     let text = run(4, &["--vtk", &d("four"), "--checkpoint-every", "2", "--checkpoint", &d("ckpt4")]);
     assert!(text.contains("a 2×1×2 process grid"), "{text}");
+    assert!(text.contains("8 steps of dt"), "{text}");
     let four = assemble(&dir.join("four").join(format!("{name}.pvti")), n);
     same_bits(&one, &four, "4 ranks against one");
     // Only the last checkpoint is kept: one file a rank.
@@ -155,9 +156,9 @@ fn pieces_on_four_ranks_and_restarts_match_one_rank() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into())
         .collect();
     assert_eq!(kept.len(), 4, "{kept:?}");
-    assert!(kept.iter().all(|f| f.ends_with(".step0000000004.ckpt")), "{kept:?}");
-    // Stopped after step 2, restarted to the end: the same pieces.
-    run(4, &["--checkpoint", &d("ckpt4b"), "--stop-after", "2"]);
+    assert!(kept.iter().all(|f| f.ends_with(".step0000000008.ckpt")), "{kept:?}");
+    // Stopped after step 4, restarted to the end: the same pieces.
+    run(4, &["--checkpoint", &d("ckpt4b"), "--stop-after", "4"]);
     run(4, &["--restart", &d("ckpt4b"), "--vtk", &d("four-restarted")]);
     same_bits(
         &four,
