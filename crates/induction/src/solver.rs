@@ -474,13 +474,14 @@ impl Solver {
         }
     }
 
-    /// [`Solver::launch_nodes`] on every node held, halo layers included.
+    /// A kernel of one work-item per node held, halo layers included (`NODE_HELD`: the work-item
+    /// adds the first node held, which is below 0 on the first block of a split periodic axis,
+    /// so no global offset can say it).
     fn launch_held(&self, name: &'static str, args: &[A<'_>]) -> Result<()> {
         match &self.split {
             Some(s) => {
                 let p = &s.part;
-                let first = [p.first_held(0), p.first_held(1), p.first_held(2)];
-                self.launch_range(name, args, first, [p.held(0), p.held(1), p.held(2)])
+                self.launch_range(name, args, [0; 3], [p.held(0), p.held(1), p.held(2)])
             }
             None => self.launch_nodes(name, args),
         }

@@ -9,8 +9,11 @@
 // D(u_c B_a) is gathered where the form of d_j(u_i B_j) or the split source term uses it.
 #define NEED_UCBA (FORM_UIBJ != 2 || FORM_SOURCE == 1)
 
-#define NODE                                                                                      \
-    const int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);                  \
+#define NODE NODE_AT(get_global_id(0), get_global_id(1), get_global_id(2))
+// Launched on the nodes held, halo layers included (solver.rs, `launch_held`).
+#define NODE_HELD NODE_AT(I0 + (int)get_global_id(0), J0 + (int)get_global_id(1), K0 + (int)get_global_id(2))
+#define NODE_AT(gi, gj, gk)                                                                       \
+    const int i = (gi), j = (gj), k = (gk);                                                       \
     const idx_t idx = IDX(i, j, k);                                                                 \
     const REAL x[3] = {coord(GRID_INDEX(i, NX), XMIN, DX), coord(GRID_INDEX(j, NY), YMIN, DY),                \
                        coord(GRID_INDEX(k, NZ), ZMIN, DZ)};
@@ -521,7 +524,7 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
 
 // B = exact(t), U = u.
 __kernel void init(__global REAL* B, __global REAL* U, REAL t) {
-    NODE
+    NODE_HELD
     REAL b[3], u[3];
     case_exact(x, t, b);
     case_velocity(x, u);
@@ -534,7 +537,7 @@ __kernel void init(__global REAL* B, __global REAL* U, REAL t) {
 #ifdef VARIABLE_U
 // U = u(t): where the case's velocity depends on time, the host refreshes U at each stage time.
 __kernel void velocity(__global REAL* U, REAL t) {
-    NODE
+    NODE_HELD
     REAL u[3];
     case_velocity_at(x, t, u);
     for (int c = 0; c < 3; ++c) U[c * NP + idx] = u[c];

@@ -154,9 +154,10 @@ impl Part {
         Ok(Part { parts: d.parts, start, len, halo, neighbours })
     }
 
-    /// The first node held along axis `a` (halo included).
-    pub fn first_held(&self, a: usize) -> usize {
-        self.start[a] - self.halo[a][0]
+    /// The first node held along axis `a` (halo included): below 0 on the first block of a
+    /// split periodic axis, whose low halo holds the last nodes of the axis.
+    pub fn first_held(&self, a: usize) -> i64 {
+        self.start[a] as i64 - self.halo[a][0] as i64
     }
 
     /// Nodes held along axis `a` (halo included).
