@@ -32,6 +32,8 @@ fn run(ranks: usize, extra: &[&str]) -> String {
         .args(extra)
         .env("POCL_MAX_PTHREAD_COUNT", "1")
         .env("POCL_CPU_MAX_CU_COUNT", "1")
+        // A rank that fails leaves the others waiting: they give up after 2 minutes.
+        .env("INDUCTION_MPI_TIMEOUT", "120")
         .output()
         .expect("mpiexec runs (install MPICH: apt-get install mpich libmpich-dev)");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();

@@ -289,6 +289,8 @@ fn blocks_on_two_three_and_four_ranks_match_one_rank() {
                 "1",
             ])
             .env(CHILD, "1")
+            // A rank that fails leaves the others waiting: they give up after 2 minutes.
+            .env("INDUCTION_MPI_TIMEOUT", "120")
             .output()
             .expect("mpiexec runs (install MPICH: apt-get install mpich libmpich-dev)");
         let text = String::from_utf8_lossy(&out.stdout);
