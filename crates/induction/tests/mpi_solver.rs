@@ -363,14 +363,14 @@ fn run_on_two_ranks_prints_the_norms_of_one() {
     let lines = norm_lines(&one_text);
     assert_eq!(lines.len(), 5, "{one_text}");
     assert_eq!(norm_lines(&two_text), lines, "one rank:\n{one_text}\ntwo ranks:\n{two_text}");
-    // Outputs are not gathered yet: refused, with the reason.
-    let vtk = Command::new("mpiexec")
+    // The PNG slice is not gathered yet: refused, with the reason.
+    let png = Command::new("mpiexec")
         .args(["-n", "2", exe])
         .args(args)
-        .args(["--vtk", "/nonexistent-dir-x"])
+        .args(["--png", &std::env::temp_dir().join("induction-mpi-refused.png").display().to_string()])
         .output()
         .unwrap();
-    assert!(!vtk.status.success());
-    let err = String::from_utf8_lossy(&vtk.stderr);
-    assert!(err.contains("--vtk is not written on more than one rank yet"), "{err}");
+    assert!(!png.status.success());
+    let err = String::from_utf8_lossy(&png.stderr);
+    assert!(err.contains("--png is not written on more than one rank yet"), "{err}");
 }
