@@ -13,8 +13,10 @@ cargo test --workspace "${args[@]}"
 if [ ${#args[@]} -eq 0 ]; then
   # The solver under MPI (feature `mpi`, MPICH): its tests start their own `mpiexec` runs.
   cargo test -p induction --features mpi --test mpi_ranks
-  # The solver in slabs along z on 2 and 3 ranks against one rank, bit for bit.
+  # The solver in blocks on 2, 3 and 4 ranks against one rank, bit for bit; cleaning to 1e-12.
   cargo test -p induction --features mpi --test mpi_solver
+  # Pieces of a .pvti and checkpoints/restarts on 4 ranks against one rank, bit for bit.
+  cargo test -p induction --features mpi --test mpi_outputs
   # The Python package (PyO3 + maturin) against NumPy: pytest + hypothesis in a private venv.
   scripts/test-python.sh
 fi

@@ -246,6 +246,70 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Write a checkpoint into --checkpoint's folder every this many steps (a killed run loses
+    /// at most that many); without it, one checkpoint at the final step.
+    #[arg(long, requires = "checkpoint")]
+    pub checkpoint_every: Option<usize>,
+    /// Folder of the checkpoints (one file per rank, written atomically; older ones removed).
+    #[arg(long)]
+    pub checkpoint: Option<PathBuf>,
+    /// Continue from the newest checkpoint in this folder (written by a run of the same options
+    /// on as many ranks).
+    #[arg(long)]
+    pub restart: Option<PathBuf>,
+    /// Stop after this step, with a checkpoint there (for a job's time limit: a later run with
+    /// --restart goes on to the final time, the same bit for bit).
+    #[arg(long, requires = "checkpoint")]
+    pub stop_after: Option<usize>,
+}
+
+/// Checkpoints of a run (`induction run --checkpoint-every`, `--checkpoint`, `--restart`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Checkpoints {
+    /// Steps between checkpoints (None: only at the final step).
+    pub every: Option<usize>,
+    /// Their folder (None: no checkpoints).
+    pub dir: Option<PathBuf>,
+    /// Restart from the newest checkpoint in this folder.
+    pub restart: Option<PathBuf>,
+    /// Stop after this step (with a checkpoint).
+    pub stop_after: Option<usize>,
+}
+
+impl Checkpoints {
+    /// The checkpoint options of `induction run`.
+    pub fn of(a: &RunArgs) -> Result<Checkpoints> {
+        if a.checkpoint_every == Some(0) {
+            return Err(Error::Config(
+                "--checkpoint-every 0 was given; give the steps between checkpoints (at least 1)".into(),
+            ));
+        }
+        Ok(Checkpoints {
+            every: a.checkpoint_every,
+            dir: a.checkpoint.clone(),
+            restart: a.restart.clone(),
+            stop_after: a.stop_after,
+        })
+    }
+
+    /// Restores the solver where asked.
+    fn restore(&self, solver: &mut Solver) -> Result<()> {
+        if let Some(dir) = &self.restart {
+            solver.restart(dir)?;
+        }
+        Ok(())
+    }
+
+    /// Writes a checkpoint after step `s` of `steps` where one is due.
+    fn after_step(&self, s: usize, steps: usize, solver: &Solver) -> Result<()> {
+        if let Some(dir) = &self.dir {
+            let last = s == steps || self.stop_after == Some(s);
+            if last || self.every.is_some_and(|e| s % e == 0) {
+                solver.checkpoint(dir)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `induction convergence`.
@@ -479,6 +543,17 @@ pub fn run_config_with(
     quiet: bool,
     history: bool,
 ) -> Result<(Solver, Report, Vec<HistoryRow>)> {
+    run_config_checkpointed(ctx, cfg, quiet, history, &Checkpoints::default())
+}
+
+/// [`run_config_with`] with checkpoints (and a restart) as `ckpt` asks.
+pub fn run_config_checkpointed(
+    ctx: &clarray::Context,
+    cfg: &Config,
+    quiet: bool,
+    history: bool,
+    ckpt: &Checkpoints,
+) -> Result<(Solver, Report, Vec<HistoryRow>)> {
     // Said before anything is allocated, so that a large run shows what it is about to take.
     let plan = crate::solver::MemoryPlan::new(cfg, ctx.device().info());
     let limit = clarray::memory::limit(ctx)?;
@@ -490,10 +565,12 @@ pub fn run_config_with(
         ctx.device().name()
     );
     let mut solver = Solver::new(ctx, cfg)?;
+    ckpt.restore(&mut solver)?;
     let (steps, _) = cfg.steps()?;
     let pb = progress(steps, quiet);
     let mut rows = Vec::new();
-    let report = solver.run(|s, _, solver| {
+    let report = solver.run_to(ckpt.stop_after, |s, _, solver| {
+        ckpt.after_step(s, steps, solver)?;
         if history {
             rows.push(HistoryRow { step: s, norms: solver.norms()?, clean: solver.last_clean() });
         }
@@ -513,23 +590,16 @@ pub fn run_config_with(
     Ok((solver, report, rows))
 }
 
-/// `induction run` on several MPI ranks: each rank solves its slab of the grid on the device of
+/// `induction run` on several MPI ranks: each rank solves its block of the grid on the device of
 /// its node-local rank; rank 0 prints the summary (norms of the whole grid; its own times).
 #[cfg(feature = "mpi")]
 fn run_ranks(a: &RunArgs, cfg: &Config, ranks: std::rc::Rc<crate::ranks::Ranks>) -> Result<()> {
     let size = ranks.size();
-    for (flag, given) in [
-        ("--vtk", a.vtk.is_some()),
-        ("--png", a.png.is_some()),
-        ("--history", a.history.is_some()),
-        ("--plot", a.plot.is_some()),
-    ] {
-        if given {
-            return Err(Error::Config(format!(
-                "{flag} is not written on more than one rank yet ({size} ranks were started: the field \
-                 is not gathered); run on one rank for it"
-            )));
-        }
+    if a.png.is_some() {
+        return Err(Error::Config(format!(
+            "--png is not written on more than one rank yet ({size} ranks were started: the slice is not \
+             gathered); run on one rank for it, or write --vtk, whose pieces ParaView opens as one field"
+        )));
     }
     if a.common.device.is_some() {
         return Err(Error::Config(format!(
@@ -541,20 +611,84 @@ fn run_ranks(a: &RunArgs, cfg: &Config, ranks: std::rc::Rc<crate::ranks::Ranks>)
     let ctx = ranks.context()?.profiled()?;
     let root = ranks.rank() == 0;
     let mut solver = Solver::with_peers(&ctx, cfg, Box::new(ranks.clone()))?;
+    let ckpt = Checkpoints::of(a)?;
+    ckpt.restore(&mut solver)?;
     let (steps, _) = cfg.steps()?;
     let pb = progress(steps, a.quiet || !root);
-    let report = solver.run(|s, _, _| {
+    let history = a.history.is_some() || a.plot.is_some();
+    let mut rows = Vec::new();
+    let report = solver.run_to(ckpt.stop_after, |s, _, solver| {
+        ckpt.after_step(s, steps, solver)?;
+        if history {
+            // Norms are sums over the ranks: every rank computes them, rank 0 writes them.
+            rows.push(HistoryRow { step: s, norms: solver.norms()?, clean: solver.last_clean() });
+        }
         if s % 4 == 0 || s == steps {
             pb.set_position(s as u64);
         }
         Ok(())
     })?;
     pb.finish_and_clear();
+    if history {
+        rows.insert(0, HistoryRow { step: 0, norms: report.initial, clean: None });
+        if let Some(last) = rows.last_mut() {
+            last.norms = report.last;
+        }
+    }
+    let mut written = Vec::new();
+    if let Some(dir) = &a.vtk {
+        written = write_pieces(&solver, dir, ranks.rank(), size)?;
+    }
     if root {
         println!("{}", describe(cfg, ctx.device().name(), &report));
-        println!("on {size} ranks, in slabs along z (times of rank 0)");
+        let grid = solver.part().map_or([1, 1, 1], |p| p.parts);
+        println!("on {size} ranks, a {}×{}×{} process grid (times of rank 0)", grid[0], grid[1], grid[2]);
+        for p in written {
+            println!("wrote {}", p.display());
+        }
+        if let Some(h) = &a.history {
+            crate::output::write_history(h, &rows)?;
+            println!("wrote {}", h.display());
+        }
+        if let Some(p) = &a.plot {
+            crate::output::write_history_png(p, &rows)?;
+            println!("wrote {}", p.display());
+        }
     }
     Ok(())
+}
+
+/// The name of rank `rank`'s piece of the `.vti` file in the `--vtk` folder.
+pub fn vti_piece_name(cfg: &Config, rank: usize) -> String {
+    format!("{}_rank{rank:05}.vti", vti_name(cfg).trim_end_matches(".vti"))
+}
+
+/// The name of the `.pvti` file that gathers the pieces.
+pub fn pvti_name(cfg: &Config) -> String {
+    format!("{}.pvti", vti_name(cfg).trim_end_matches(".vti"))
+}
+
+/// Writes this rank's piece of B, |B| and div B into `dir`, and on rank 0 the `.pvti` that
+/// makes the pieces one field; returns the files this rank wrote.
+#[cfg(feature = "mpi")]
+fn write_pieces(solver: &Solver, dir: &Path, rank: usize, size: usize) -> Result<Vec<PathBuf>> {
+    let cfg = solver.config();
+    let piece = solver.output_piece()?;
+    std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
+    let path = dir.join(vti_piece_name(cfg, rank));
+    crate::output::write_vti_piece(&path, cfg, piece.extent, &piece.b, &piece.div)?;
+    let mut written = vec![path];
+    if rank == 0 {
+        let mut pieces = Vec::new();
+        for r in 0..size {
+            let part = crate::solver::Part::new(cfg, r, size)?;
+            pieces.push((part.piece_extent(), vti_piece_name(cfg, r)));
+        }
+        let path = dir.join(pvti_name(cfg));
+        crate::output::write_pvti(&path, cfg, &pieces)?;
+        written.insert(0, path);
+    }
+    Ok(written)
 }
 
 /// The name of the `.vti` file a run writes into the `--vtk` folder.
@@ -823,7 +957,7 @@ where
             if let Some(p) = &a.plot {
                 check_output_file("--plot", p)?;
             }
-            // Started by mpiexec on several ranks (feature `mpi`): the grid in slabs along z.
+            // Started by mpiexec on several ranks (feature `mpi`): the grid split in blocks.
             #[cfg(feature = "mpi")]
             {
                 let ranks = std::rc::Rc::new(crate::ranks::Ranks::init()?);
@@ -833,7 +967,8 @@ where
             }
             let ctx = context(a.common.device.as_deref())?;
             let history = a.history.is_some() || a.plot.is_some();
-            let (solver, r, rows) = run_config_with(&ctx, &cfg, a.quiet, history)?;
+            let ckpt = Checkpoints::of(&a)?;
+            let (solver, r, rows) = run_config_checkpointed(&ctx, &cfg, a.quiet, history, &ckpt)?;
             println!("{}", describe(&cfg, ctx.device().name(), &r));
             for p in write_outputs(&solver, a.vtk.as_deref(), a.png.as_deref())? {
                 println!("wrote {}", p.display());
