@@ -5,10 +5,9 @@
 //! evaluates it at once (one kernel per operator); a chain of operators makes one kernel per
 //! step, not one for the chain.
 
-use clarray::array::{binary, unary, BinOp, DType, Expr, NewAxis, SliceInfoElem, UnOp};
+use clarray::array::{binary, unary, BinOp, DType, DynArray, Expr, NewAxis, SliceInfoElem, UnOp};
 use clarray::reduce::Axes;
 use clarray::Context;
-use clarray::DynArray;
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyEllipsis, PyNone, PySlice, PyTuple};

@@ -1,9 +1,8 @@
 //! Between Python and the library: dtypes, NumPy arrays (read in place, without a host copy
 //! of their own), and operands of arithmetic (arrays, weak Python scalars, strong NumPy ones).
 
-use clarray::array::{DType, Expr, Scalar};
+use clarray::array::{DType, DynArray, Expr, Scalar};
 use clarray::Context;
-use clarray::DynArray;
 use half::f16;
 use num_complex::Complex;
 use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};

@@ -14,9 +14,8 @@ mod context;
 mod convert;
 mod errors;
 
-use clarray::array::{binary, unary, where_, BinOp, DType, Scalar, UnOp};
+use clarray::array::{binary, unary, where_, BinOp, DType, DynArray, Scalar, UnOp};
 use clarray::random::Philox;
-use clarray::DynArray;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use std::sync::Mutex;

@@ -36,7 +36,6 @@
 #![deny(unsafe_code)]
 
 pub mod array;
-pub mod dynarray;
 pub mod error;
 pub mod guide;
 pub mod kernels;
@@ -48,8 +47,7 @@ pub mod reduce;
 pub mod runner;
 pub mod runtime;
 
-pub use array::{Array, DType, Element, Expr};
-pub use dynarray::DynArray;
+pub use array::{Array, DType, DynArray, Element, Expr};
 
 /// What a user meets first, in one import: `use clarray::prelude::*;`.
 ///
@@ -65,8 +63,7 @@ pub use dynarray::DynArray;
 /// # Ok(()) }
 /// ```
 pub mod prelude {
-    pub use crate::array::{s, Array, DType, Element, Expr, IntoExpr};
-    pub use crate::dynarray::DynArray;
+    pub use crate::array::{s, Array, DType, DynArray, Element, Expr, IntoExpr};
     pub use crate::error::{Error, ErrorKind, Result};
     pub use crate::kernels::{ElementwiseKernel, ReductionKernel, ScanKernel};
     pub use crate::memory::Limit;

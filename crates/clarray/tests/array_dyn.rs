@@ -4,9 +4,8 @@
 
 mod common;
 
-use clarray::array::{binary, promote, BinOp, DType, Kind, Scalar};
+use clarray::array::{binary, promote, BinOp, DType, DynArray, Kind, Scalar};
 use clarray::reduce::Axes;
-use clarray::DynArray;
 use clarray::{Context, Error};
 use common::{assert_msg, expect_err};
 use proptest::prelude::*;

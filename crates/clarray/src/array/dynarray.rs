@@ -3,11 +3,11 @@
 //!
 //! It is an enum over [`Array<T>`] for every [`DType`], so every operation is the typed one:
 //! expressions are the same untyped [`Expr`] trees, evaluated to the dtype they carry
-//! ([`DynArray::eval`]), and two operands promote by the library's one table ([`promote`](crate::array::promote),
+//! ([`DynArray::eval`]), and two operands promote by the library's one table ([`promote`],
 //! NumPy 2's rules, weak Rust scalars included).
 //!
 //! ```no_run
-//! # use clarray::{array::{DType, Scalar}, Context, DynArray};
+//! # use clarray::{array::{DynArray, DType, Scalar}, Context};
 //! # fn demo(ctx: &Context) -> clarray::Result<()> {
 //! let a = DynArray::full(ctx, DType::U8, &[2, 3], Scalar::Int(7))?;
 //! let b = DynArray::arange(ctx, Scalar::Int(0), Scalar::Int(3), Scalar::Int(1), DType::F32)?;
@@ -20,10 +20,10 @@ use half::f16;
 use ndarray::SliceInfoElem;
 use num_complex::Complex;
 
-use crate::array::Array;
-use crate::array::Layout;
-use crate::array::{BinOp, Expr, IntoExpr};
-use crate::array::{DType, Element, Scalar};
+use super::dtype::{DType, Element, Scalar};
+use super::expr::{BinOp, Expr, IntoExpr};
+use super::layout::Layout;
+use super::Array;
 use crate::error::{Error, Result};
 use crate::reduce::{Axes, Norm};
 use crate::runtime::{Buffer, Context};
@@ -165,7 +165,7 @@ macro_rules! dyn_binop {
         impl<R: IntoExpr> std::ops::$Trait<R> for &DynArray {
             type Output = Expr;
             fn $method(self, rhs: R) -> Expr {
-                crate::array::binary(BinOp::$op, self.expr(), rhs)
+                super::expr::binary(BinOp::$op, self.expr(), rhs)
             }
         }
     )*};
