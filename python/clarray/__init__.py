@@ -13,6 +13,12 @@ on the device until ``get()`` (or ``numpy.asarray``) brings them back.
 Operators are eager: each one runs one generated kernel at once. Reductions return device
 arrays (0-d for a reduction over all axes; ``.item()`` gives the Python number).
 
+User kernels: ``Source(text, defines=..., includes=..., options=...).build(ctx)`` gives a
+:class:`Program` (built once through the library's program cache); its kernels are attributes,
+launched as ``prg.name(queue_or_ctx, global_size, local_size, *args)`` with every argument
+checked against the kernel's signature. :class:`ElementwiseKernel` and :class:`ReductionKernel`
+are PyOpenCL's.
+
 Errors are subclasses of :class:`ClarrayError` and of the built-in exception for their kind
 (``ValueError``, ``TypeError``, ``IndexError``, ``MemoryError``, ...).
 """
@@ -41,7 +47,14 @@ from ._clarray import (
     Array,
     Buffer,
     Context,
+    ElementwiseKernel,
     Event,
+    Kernel,
+    LocalMemory,
+    Program,
+    Queue,
+    ReductionKernel,
+    Source,
     arange,
     asarray,
     default_context,
@@ -57,7 +70,8 @@ from ._clarray import where as _where
 from . import _clarray, random
 
 __all__ = [
-    "Array", "Buffer", "Context", "Event", "asarray", "array", "zeros", "ones", "empty", "full",
+    "Array", "Buffer", "Context", "Queue", "Event", "Source", "Program", "Kernel", "LocalMemory",
+    "ElementwiseKernel", "ReductionKernel", "asarray", "array", "zeros", "ones", "empty", "full",
     "zeros_like", "ones_like", "empty_like", "full_like", "arange", "linspace", "where",
     "result_type", "default_context", "enqueue_copy", "random",
     "sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax", "any", "all",

@@ -60,6 +60,24 @@ enum InFlight {
     Write(Pending<'static, Vec<u8>>, Py<PyAny>),
     /// A read into host bytes, copied into the host array on completion.
     Read(Pending<'static, Vec<u8>>, Py<PyAny>),
+    /// A kernel launch (or any other device command).
+    Command(clarray::Event),
+}
+
+impl PyEvent {
+    /// The event of a device command (a kernel launch).
+    pub fn command(ev: clarray::Event) -> PyEvent {
+        PyEvent { state: Mutex::new(Some(InFlight::Command(ev))) }
+    }
+
+    /// The device event of a command still in flight (for `wait_for` lists); copies wait on
+    /// their own.
+    pub fn command_event(&self) -> Option<clarray::Event> {
+        match &*self.state.lock().ok()? {
+            Some(InFlight::Command(ev)) => Some(ev.clone()),
+            _ => None,
+        }
+    }
 }
 
 #[pymethods]
@@ -73,6 +91,9 @@ impl PyEvent {
         match f {
             InFlight::Write(p, _host) => {
                 py.detach(|| p.wait()).py()?;
+            }
+            InFlight::Command(ev) => {
+                py.detach(|| ev.wait()).py()?;
             }
             InFlight::Read(p, host) => {
                 let bytes = py.detach(|| p.wait()).py()?;
@@ -92,6 +113,7 @@ impl PyEvent {
         Ok(match &*g {
             None => true,
             Some(InFlight::Write(p, _)) | Some(InFlight::Read(p, _)) => p.is_complete(),
+            Some(InFlight::Command(ev)) => ev.is_complete(),
         })
     }
 }

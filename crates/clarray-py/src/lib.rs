@@ -13,6 +13,7 @@ mod buffer;
 mod context;
 mod convert;
 mod errors;
+mod kernel;
 
 use clarray::array::{binary, unary, where_, BinOp, DType, DynArray, Scalar, UnOp};
 use clarray::random::Philox;
@@ -418,6 +419,13 @@ fn _clarray(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyBuffer>()?;
     m.add_class::<PyEvent>()?;
     m.add_class::<PyGenerator>()?;
+    m.add_class::<context::PyQueue>()?;
+    m.add_class::<kernel::PyLocal>()?;
+    m.add_class::<kernel::PySource>()?;
+    m.add_class::<kernel::PyProgram>()?;
+    m.add_class::<kernel::PyKernel>()?;
+    m.add_class::<kernel::PyElementwise>()?;
+    m.add_class::<kernel::PyReduction>()?;
     m.add_function(wrap_pyfunction!(asarray, m)?)?;
     m.add_function(wrap_pyfunction!(zeros, m)?)?;
     m.add_function(wrap_pyfunction!(ones, m)?)?;

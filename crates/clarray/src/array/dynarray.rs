@@ -25,8 +25,9 @@ use super::expr::{BinOp, Expr, IntoExpr};
 use super::layout::Layout;
 use super::Array;
 use crate::error::{Error, Result};
+use crate::program::KernelArg;
 use crate::reduce::{Axes, Norm};
-use crate::runtime::{Buffer, Context};
+use crate::runtime::{Arg, Buffer, Context};
 
 /// An [`Array<T>`] whose `T` is chosen at run time. See the [module docs](self).
 #[derive(Debug, Clone)]
@@ -146,6 +147,13 @@ macro_rules! from_array {
 from_array!(Bool => bool, I8 => i8, I16 => i16, I32 => i32, I64 => i64, U8 => u8, U16 => u16,
     U32 => u32, U64 => u64, F16 => f16, F32 => f32, F64 => f64, C64 => Complex<f32>,
     C128 => Complex<f64>);
+
+/// As [`Array<T>`]'s: the buffer of an array contiguous from offset 0; a view is refused.
+impl KernelArg for DynArray {
+    fn to_arg(&self) -> Result<Arg<'_>> {
+        each!(self, a => a.to_arg())
+    }
+}
 
 impl IntoExpr for &DynArray {
     fn into_expr(self) -> Expr {
