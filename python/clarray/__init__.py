@@ -17,7 +17,8 @@ User kernels: ``Source(text, defines=..., includes=..., options=...).build(ctx)`
 :class:`Program` (built once through the library's program cache); its kernels are attributes,
 launched as ``prg.name(queue_or_ctx, global_size, local_size, *args)`` with every argument
 checked against the kernel's signature. :class:`ElementwiseKernel` and :class:`ReductionKernel`
-are PyOpenCL's.
+are PyOpenCL's. :func:`run_kernel` is MatCL's one call: NumPy arguments are copied in and back
+out once, device arrays stay resident, and the report keeps kernel and copy time apart.
 
 Errors are subclasses of :class:`ClarrayError` and of the built-in exception for their kind
 (``ValueError``, ``TypeError``, ``IndexError``, ``MemoryError``, ...).
@@ -54,6 +55,7 @@ from ._clarray import (
     Program,
     Queue,
     ReductionKernel,
+    RunReport,
     Source,
     arange,
     asarray,
@@ -64,6 +66,7 @@ from ._clarray import (
     linspace,
     ones,
     result_type,
+    run_kernel,
     zeros,
 )
 from ._clarray import where as _where
@@ -71,7 +74,7 @@ from . import _clarray, random
 
 __all__ = [
     "Array", "Buffer", "Context", "Queue", "Event", "Source", "Program", "Kernel", "LocalMemory",
-    "ElementwiseKernel", "ReductionKernel", "asarray", "array", "zeros", "ones", "empty", "full",
+    "ElementwiseKernel", "ReductionKernel", "run_kernel", "RunReport", "asarray", "array", "zeros", "ones", "empty", "full",
     "zeros_like", "ones_like", "empty_like", "full_like", "arange", "linspace", "where",
     "result_type", "default_context", "enqueue_copy", "random",
     "sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax", "any", "all",

@@ -81,6 +81,20 @@ class Program:
     def kernel(self, name: str) -> Kernel: ...
     def __getattr__(self, name: str) -> Kernel: ...
 
+class RunReport:
+    kernel_seconds: float
+    copy_seconds: float
+    copy_in_seconds: float
+    copy_out_seconds: float
+    bytes_in: int
+    bytes_out: int
+    wall_seconds: float
+    kernels: list[Tuple[str, float]]
+
+def run_kernel(source_or_program: Union[str, Source, Program], name: Union[str, Sequence[str]],
+               global_size: _Shape, *args: Union[_KernelArg, np.ndarray], local_size: Optional[_Shape] = ...,
+               ctx: Optional[_Target] = ...) -> RunReport: ...
+
 class ElementwiseKernel:
     def __init__(self, arguments: str, operation: str, name: str = ..., preamble: str = ...,
                  ctx: Optional[_Target] = ...) -> None: ...

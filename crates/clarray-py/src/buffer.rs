@@ -119,7 +119,7 @@ impl PyEvent {
 }
 
 /// The host array as a writable, C-contiguous byte view (`arr.view(uint8).reshape(-1)`).
-fn byte_view<'py>(host: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+pub fn byte_view<'py>(host: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let flags = host.getattr("flags")?;
     if !flags.getattr("c_contiguous")?.extract::<bool>()? {
         return Err(PyValueError::new_err(

@@ -14,6 +14,7 @@ mod context;
 mod convert;
 mod errors;
 mod kernel;
+mod runner;
 
 use clarray::array::{binary, unary, where_, BinOp, DType, DynArray, Scalar, UnOp};
 use clarray::random::Philox;
@@ -421,6 +422,8 @@ fn _clarray(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyGenerator>()?;
     m.add_class::<context::PyQueue>()?;
     m.add_class::<kernel::PyLocal>()?;
+    m.add_class::<runner::PyRunReport>()?;
+    m.add_function(wrap_pyfunction!(runner::run_kernel, m)?)?;
     m.add_class::<kernel::PySource>()?;
     m.add_class::<kernel::PyProgram>()?;
     m.add_class::<kernel::PyKernel>()?;
