@@ -10,6 +10,12 @@ broadcasting, NumPy 2 type promotion (Python scalars are weak, NEP 50; NumPy sca
 strong), reductions over any axes, sorting, ``take``/``put`` and random numbers. Results stay
 on the device until ``get()`` (or ``numpy.asarray``) brings them back.
 
+In-place operators (``a += b``, ...) write into ``a`` with one kernel and refuse, as NumPy
+does, a result whose dtype cannot be cast to ``a``'s under the 'same_kind' rule (``int_array +=
+0.5`` is a ``DTypeError``). ``a[idx] = v`` takes an integer array ``idx`` (first axis; ``v``
+broadcasts to the selection) or a boolean mask of ``a``'s shape (one value, or one per selected
+place in C order).
+
 Operators are eager: each one runs one generated kernel at once. Reductions return device
 arrays (0-d for a reduction over all axes; ``.item()`` gives the Python number).
 

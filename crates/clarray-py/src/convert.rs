@@ -263,3 +263,22 @@ pub fn scalar_as(s: Scalar, dt: DType) -> clarray::Result<Vec<u8>> {
         bytemuck::bytes_of(&T::from_scalar(s).to_repr()).to_vec()
     }))
 }
+
+/// NumPy's `can_cast(from, to, "same_kind")`: a safe cast, or one within a kind; the kinds
+/// rank bool < unsigned < signed < float < complex, and a cast may not go down that order.
+pub fn can_cast_same_kind(from: DType, to: DType) -> bool {
+    let rank = |d: DType| {
+        if d == DType::Bool {
+            0
+        } else if d.is_unsigned_int() {
+            1
+        } else if d.is_signed_int() {
+            2
+        } else if d.is_inexact() && d == d.real() {
+            3
+        } else {
+            4
+        }
+    };
+    rank(from) <= rank(to)
+}
