@@ -16,8 +16,14 @@ does, a result whose dtype cannot be cast to ``a``'s under the 'same_kind' rule 
 broadcasts to the selection) or a boolean mask of ``a``'s shape (one value, or one per selected
 place in C order).
 
-Operators are eager: each one runs one generated kernel at once. Reductions return device
-arrays (0-d for a reduction over all axes; ``.item()`` gives the Python number).
+Operators on arrays are eager, as NumPy's and CuPy's: each runs one generated kernel at once, and
+a result never depends on what happens to its operands later. To run a whole chain as one kernel,
+opt in: decorate a function with :func:`fuse` (CuPy's name) — ``fuse(lambda a, b: a * 2 + b)(x,
+y)`` is one kernel — or build a lazy :class:`Expr` with :func:`lazy` (``lazy(x) * 2 + y``), which
+runs when evaluated (``eval()``, ``get()``, ``numpy.asarray``, printing, indexing, reductions and
+every other array method; each evaluation reads the operands' values at that time). Reductions
+return device arrays (0-d for a reduction over all axes; ``.item()`` gives the Python number); a
+reduction of an expression evaluates the expression first.
 
 User kernels: ``Source(text, defines=..., includes=..., options=...).build(ctx)`` gives a
 :class:`Program` (built once through the library's program cache); its kernels are attributes,
@@ -29,6 +35,8 @@ out once, device arrays stay resident, and the report keeps kernel and copy time
 Errors are subclasses of :class:`ClarrayError` and of the built-in exception for their kind
 (``ValueError``, ``TypeError``, ``IndexError``, ``MemoryError``, ...).
 """
+
+import functools
 
 from . import _errors
 from ._errors import (
@@ -56,8 +64,10 @@ from ._clarray import (
     Context,
     ElementwiseKernel,
     Event,
+    Expr,
     Kernel,
     LocalMemory,
+    Profiler,
     Program,
     Queue,
     ReductionKernel,
@@ -69,6 +79,7 @@ from ._clarray import (
     empty,
     enqueue_copy,
     full,
+    lazy,
     linspace,
     ones,
     result_type,
@@ -80,7 +91,8 @@ from . import _clarray, random
 
 __all__ = [
     "Array", "Buffer", "Context", "Queue", "Event", "Source", "Program", "Kernel", "LocalMemory",
-    "ElementwiseKernel", "ReductionKernel", "run_kernel", "RunReport", "asarray", "array", "zeros", "ones", "empty", "full",
+    "ElementwiseKernel", "ReductionKernel", "run_kernel", "RunReport",
+    "Expr", "lazy", "fuse", "Profiler", "asarray", "array", "zeros", "ones", "empty", "full",
     "zeros_like", "ones_like", "empty_like", "full_like", "arange", "linspace", "where",
     "result_type", "default_context", "enqueue_copy", "random",
     "sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax", "any", "all",
@@ -97,6 +109,42 @@ def array(obj, dtype=None, ctx=None):
     if isinstance(obj, Array):
         return obj.astype(dtype) if dtype is not None else obj.copy()
     return asarray(obj, dtype=dtype, ctx=ctx)
+
+
+def _materialise(out):
+    if isinstance(out, Expr):
+        return out.eval()
+    if isinstance(out, tuple):
+        return tuple(_materialise(o) for o in out)
+    if isinstance(out, list):
+        return [_materialise(o) for o in out]
+    return out
+
+
+def fuse(func=None):
+    """Fuses the elementwise work of ``func`` into one kernel per result (CuPy's ``fuse``).
+
+    The wrapped function is called with its clarray array arguments as lazy :class:`Expr`
+    objects; operators and clarray's elementwise functions (``sqrt``, ``where``, ...) on them
+    build one expression, and each :class:`Expr` it returns (alone, or in a tuple or list) is
+    evaluated with one kernel into a new :class:`Array`. NumPy's promotion rules hold as
+    without fusion. A reduction or indexing inside ``func`` evaluates the expression built so
+    far first. Usable as ``@fuse`` or ``@fuse()``::
+
+        @cl.fuse
+        def axpb(a, x, b):
+            return a * x + b          # one kernel, whatever the number of operators
+    """
+    def wrap(f):
+        @functools.wraps(f)
+        def fused(*args, **kwargs):
+            args = [lazy(a) if isinstance(a, Array) else a for a in args]
+            kwargs = {k: lazy(v) if isinstance(v, Array) else v for k, v in kwargs.items()}
+            return _materialise(f(*args, **kwargs))
+
+        return fused
+
+    return wrap(func) if func is not None else wrap
 
 
 def zeros_like(a, dtype=None):

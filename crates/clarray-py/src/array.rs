@@ -2,8 +2,9 @@
 //! indexing, operators, broadcasting, promotion and reductions.
 //!
 //! Operators are eager: each one builds the library's fused expression for that operation and
-//! evaluates it at once (one kernel per operator); a chain of operators makes one kernel per
-//! step, not one for the chain.
+//! evaluates it at once (one kernel per operator), so a result never depends on later writes
+//! to its operands. Fusing a chain into one kernel is opt-in: an operand that is a lazy
+//! `clarray.Expr` (crate::expr; `clarray.lazy`, `clarray.fuse`) makes the result lazy too.
 
 use clarray::array::{
     binary, unary, where_, BinOp, DType, DynArray, Expr, NewAxis, Scalar, SliceInfoElem, UnOp,
@@ -20,6 +21,7 @@ use crate::convert::{
     can_cast_same_kind, download, np_dtype, operand, opt_dtype, scalar_to_py, to_dtype, upload,
 };
 use crate::errors::IntoPy;
+use crate::expr::PyExpr;
 
 /// A device array (the data stays on the OpenCL device) with NumPy's semantics: views,
 /// broadcasting, NumPy 2 type promotion, reductions over axes. Make one with
@@ -43,10 +45,22 @@ impl PyArr {
         py.detach(|| DynArray::eval(&e)).py().map(PyArr::new)
     }
 
-    fn bin(&self, py: Python<'_>, op: BinOp, other: &Bound<'_, PyAny>, reflected: bool) -> PyResult<PyArr> {
+    /// `self op other`: evaluated at once (one kernel), or a lazy `Expr` when `other` is one
+    /// (so that an array captured inside a fused expression does not split it).
+    fn bin(
+        &self,
+        py: Python<'_>,
+        op: BinOp,
+        other: &Bound<'_, PyAny>,
+        reflected: bool,
+    ) -> PyResult<Py<PyAny>> {
         let o = operand(self.ctx(), other)?;
         let e = if reflected { binary(op, o, &self.inner) } else { binary(op, &self.inner, o) };
-        PyArr::eval(py, e)
+        if other.cast::<PyExpr>().is_ok() {
+            e.check().py()?;
+            return Ok(Py::new(py, PyExpr::new(e, self.ctx().clone()))?.into_any());
+        }
+        Ok(Py::new(py, PyArr::eval(py, e)?)?.into_any())
     }
 
     /// `self op= other`: one kernel writing into this array (or view), refused as NumPy
@@ -552,7 +566,7 @@ impl PyArr {
         py: Python<'_>,
         other: &Bound<'_, PyAny>,
         modulo: &Bound<'_, PyAny>,
-    ) -> PyResult<PyArr> {
+    ) -> PyResult<Py<PyAny>> {
         if !modulo.is_none() {
             return Err(PyTypeError::new_err("pow() with a modulus is not supported"));
         }
@@ -564,122 +578,122 @@ impl PyArr {
         py: Python<'_>,
         other: &Bound<'_, PyAny>,
         modulo: &Bound<'_, PyAny>,
-    ) -> PyResult<PyArr> {
+    ) -> PyResult<Py<PyAny>> {
         if !modulo.is_none() {
             return Err(PyTypeError::new_err("pow() with a modulus is not supported"));
         }
         self.bin(py, BinOp::Pow, other, true)
     }
 
-    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Eq, other, false)
     }
 
-    fn __ne__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __ne__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Ne, other, false)
     }
 
-    fn __lt__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __lt__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Lt, other, false)
     }
 
-    fn __le__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __le__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Le, other, false)
     }
 
-    fn __gt__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __gt__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Gt, other, false)
     }
 
-    fn __ge__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __ge__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Ge, other, false)
     }
 
-    fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Add, other, false)
     }
 
-    fn __radd__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __radd__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Add, other, true)
     }
 
-    fn __sub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __sub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Sub, other, false)
     }
 
-    fn __rsub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __rsub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Sub, other, true)
     }
 
-    fn __mul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __mul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Mul, other, false)
     }
 
-    fn __rmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __rmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Mul, other, true)
     }
 
-    fn __truediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __truediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Div, other, false)
     }
 
-    fn __rtruediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __rtruediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Div, other, true)
     }
 
-    fn __floordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __floordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::FloorDiv, other, false)
     }
 
-    fn __rfloordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __rfloordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::FloorDiv, other, true)
     }
 
-    fn __mod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __mod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Rem, other, false)
     }
 
-    fn __rmod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __rmod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Rem, other, true)
     }
 
-    fn __and__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __and__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::BitAnd, other, false)
     }
 
-    fn __rand__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __rand__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::BitAnd, other, true)
     }
 
-    fn __or__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __or__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::BitOr, other, false)
     }
 
-    fn __ror__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __ror__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::BitOr, other, true)
     }
 
-    fn __xor__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __xor__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::BitXor, other, false)
     }
 
-    fn __rxor__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __rxor__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::BitXor, other, true)
     }
 
-    fn __lshift__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __lshift__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Shl, other, false)
     }
 
-    fn __rlshift__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __rlshift__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Shl, other, true)
     }
 
-    fn __rshift__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __rshift__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Shr, other, false)
     }
 
-    fn __rrshift__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __rrshift__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Shr, other, true)
     }
 

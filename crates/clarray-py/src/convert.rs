@@ -192,6 +192,9 @@ pub fn operand(ctx: &Context, obj: &Bound<'_, PyAny>) -> PyResult<Expr> {
     if let Ok(a) = obj.cast::<PyArr>() {
         return Ok(a.borrow().inner.expr());
     }
+    if let Ok(e) = obj.cast::<crate::expr::PyExpr>() {
+        return Ok(e.get().inner.clone());
+    }
     if let Some(s) = weak_scalar(obj)? {
         return Ok(Expr::scalar(s));
     }
