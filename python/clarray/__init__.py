@@ -32,6 +32,10 @@ checked against the kernel's signature. :class:`ElementwiseKernel` and :class:`R
 are PyOpenCL's. :func:`run_kernel` is MatCL's one call: NumPy arguments are copied in and back
 out once, device arrays stay resident, and the report keeps kernel and copy time apart.
 
+Queues: every :class:`Context` has one in-order queue (``ctx.queue``; ``ctx.finish()`` waits
+for it); :class:`Queue` makes more. ``enqueue_copy(queue, dest, src, ...)`` takes the queue
+first as PyOpenCL's does (``enqueue_copy(dest, src, ...)`` uses the buffer's context's queue).
+
 Errors are subclasses of :class:`ClarrayError` and of the built-in exception for their kind
 (``ValueError``, ``TypeError``, ``IndexError``, ``MemoryError``, ...).
 """

@@ -1,6 +1,6 @@
 """Type stubs of the clarray Python package."""
 
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -303,9 +303,16 @@ def arange(start: Union[int, float], stop: Union[int, float, None] = ..., step: 
 def linspace(start: float, stop: float, num: int = ..., dtype: _DType = ..., ctx: Optional[Context] = ...) -> Array: ...
 def where(condition: _Operand, x: _Operand, y: _Operand) -> Array: ...
 def result_type(a: Union[Array, _DType], b: Union[Array, _DType]) -> np.dtype: ...
-def enqueue_copy(dest: Union[Buffer, np.ndarray], src: Union[Buffer, np.ndarray], *, dest_offset: int = ...,
-                 src_offset: int = ..., byte_count: Optional[int] = ..., is_blocking: bool = ...,
-                 ctx: Optional[Context] = ...) -> Optional[Event]: ...
+@overload
+def enqueue_copy(queue: _Target, dest: Union[Buffer, np.ndarray], src: Union[Buffer, np.ndarray], *,
+                 dest_offset: Optional[int] = ..., src_offset: Optional[int] = ..., byte_count: Optional[int] = ...,
+                 is_blocking: bool = ..., wait_for: Optional[Sequence[Event]] = ..., dst_offset: Optional[int] = ...,
+                 device_offset: Optional[int] = ...) -> Optional[Event]: ...
+@overload
+def enqueue_copy(dest: Union[Buffer, np.ndarray], src: Union[Buffer, np.ndarray], *,
+                 dest_offset: Optional[int] = ..., src_offset: Optional[int] = ..., byte_count: Optional[int] = ...,
+                 is_blocking: bool = ..., wait_for: Optional[Sequence[Event]] = ..., ctx: Optional[_Target] = ...,
+                 dst_offset: Optional[int] = ..., device_offset: Optional[int] = ...) -> Optional[Event]: ...
 
 def sum(a: _Operand, axis: _Axis = ..., keepdims: bool = ...) -> Array: ...
 def prod(a: _Operand, axis: _Axis = ..., keepdims: bool = ...) -> Array: ...
