@@ -220,3 +220,39 @@ fn dyn_typed_refuses_the_wrong_element_type() {
     assert!(matches!(e, Error::Type(_)), "{e:?}");
     assert_msg(&e, &["int16", "Array<float32>"]);
 }
+
+#[test]
+fn dyn_array_is_a_kernel_argument_and_a_user_kernel_argument() {
+    use clarray::kernels::{ElementwiseKernel, UserArg};
+    use clarray::program::{Launch, Source};
+    let ctx = ctx();
+    let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.25 - 3.0).collect();
+    let dx = DynArray::from_slice(&ctx, &x, &[64]).unwrap();
+    // A launch through the program layer sees the buffer of a contiguous DynArray.
+    let out = poisoned(&ctx, DType::F32, &[64]);
+    let k = Source::new("kernel void sq(global const float* a, global float* o) { size_t i = get_global_id(0); o[i] = a[i] * a[i]; }")
+        .build(&ctx)
+        .unwrap()
+        .kernel("sq")
+        .unwrap();
+    k.launch(ctx.queue(), 64, (&dx, &out)).unwrap();
+    let got: Vec<f64> = out.to_scalars().unwrap().into_iter().map(re).collect();
+    let want: Vec<f64> = x.iter().map(|&v| f64::from(v * v)).collect();
+    assert_eq!(got, want);
+    // A strided view is refused by name, as for Array<T>.
+    let view = dx.slice(&[clarray::array::SliceInfoElem::Slice { start: 0, end: None, step: 2 }]).unwrap();
+    let e = expect_err(k.launch(ctx.queue(), 32, (&view, &out)));
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
+    assert_msg(&e, &["only its buffer"]);
+    // The user-kernel layer takes a DynArray for a declared array of its dtype.
+    let out2 = poisoned(&ctx, DType::F32, &[64]);
+    let ek = ElementwiseKernel::new(&ctx, "float *a, float *o", "o[i] = a[i] + 1.0f", "plus1").unwrap();
+    ek.run(&[&dx as &dyn UserArg, &out2]).unwrap();
+    let got: Vec<f64> = out2.to_scalars().unwrap().into_iter().map(re).collect();
+    let want: Vec<f64> = x.iter().map(|&v| f64::from(v + 1.0)).collect();
+    assert_eq!(got, want);
+    let di = DynArray::from_slice(&ctx, &[1i32; 64], &[64]).unwrap();
+    let e = expect_err(ek.run(&[&di as &dyn UserArg, &out2]));
+    assert!(matches!(e, Error::KernelArgs { .. }), "{e:?}");
+    assert_msg(&e, &["array of int32"]);
+}
