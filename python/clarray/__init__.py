@@ -21,9 +21,10 @@ a result never depends on what happens to its operands later. To run a whole cha
 opt in: decorate a function with :func:`fuse` (CuPy's name) — ``fuse(lambda a, b: a * 2 + b)(x,
 y)`` is one kernel — or build a lazy :class:`Expr` with :func:`lazy` (``lazy(x) * 2 + y``), which
 runs when evaluated (``eval()``, ``get()``, ``numpy.asarray``, printing, indexing, reductions and
-every other array method; each evaluation reads the operands' values at that time). Reductions
-return device arrays (0-d for a reduction over all axes; ``.item()`` gives the Python number); a
-reduction of an expression evaluates the expression first.
+every other array method; each evaluation reads the operands' values at that time); its
+``sum``, ``prod``, ``min``, ``max``, ``mean``, ``any`` and ``all`` are fused with it (the values
+are never stored). Reductions return device arrays (0-d for a reduction over all axes;
+``.item()`` gives the Python number).
 
 User kernels: ``Source(text, defines=..., includes=..., options=...).build(ctx)`` gives a
 :class:`Program` (built once through the library's program cache); its kernels are attributes,
@@ -132,8 +133,9 @@ def fuse(func=None):
     objects; operators and clarray's elementwise functions (``sqrt``, ``where``, ...) on them
     build one expression, and each :class:`Expr` it returns (alone, or in a tuple or list) is
     evaluated with one kernel into a new :class:`Array`. NumPy's promotion rules hold as
-    without fusion. A reduction or indexing inside ``func`` evaluates the expression built so
-    far first. Usable as ``@fuse`` or ``@fuse()``::
+    without fusion. The methods ``sum``, ``prod``, ``min``, ``max``, ``mean``, ``any`` and
+    ``all`` of an expression run fused with it (map-reduce); indexing or any other method
+    evaluates the expression built so far first. Usable as ``@fuse`` or ``@fuse()``::
 
         @cl.fuse
         def axpb(a, x, b):

@@ -65,6 +65,27 @@ def test_lazy_expressions(pctx):
     np.testing.assert_allclose(e.eval().get(), (x + 1) * 2 + y, rtol=1e-6)
 
 
+def test_reductions_of_expressions_are_fused(pctx):
+    x, y, dx, dy = data(pctx, seed=9)
+    prod = cl.asarray(x * y, ctx=pctx)
+    p = cl.Profiler(pctx)
+    plain = prod.sum(axis=1)
+    alone = p.kernel_launches  # what the reduction of a stored array takes
+    p.reset()
+    fused = (cl.lazy(dx) * dy).sum(axis=1)
+    assert p.kernel_launches == alone  # the map adds no kernel
+    np.testing.assert_allclose(fused.get(), plain.get(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(fused.get(), (x * y).sum(axis=1), rtol=1e-4, atol=1e-4)
+    e = cl.lazy(dx) - dy
+    for name in ("sum", "prod", "min", "max", "mean", "any", "all"):
+        got, want = getattr(e, name)(axis=0, keepdims=True), getattr(x - y, name)(axis=0, keepdims=True)
+        assert got.dtype == want.dtype, name
+        np.testing.assert_allclose(got.get(), want, rtol=1e-4, atol=1e-4, err_msg=name)
+    i8 = cl.lazy(cl.asarray(np.arange(10, dtype=np.int8), ctx=pctx)) * 20
+    assert i8.sum().dtype == np.int64 and i8.sum().item() == (np.arange(10, dtype=np.int8) * np.int8(20)).sum()
+    assert i8.mean().dtype == np.float64
+
+
 def test_lazy_promotion_matches_numpy(pctx):
     h = np.arange(5, dtype=np.int8)
     d = cl.asarray(h, ctx=pctx)

@@ -1,26 +1,28 @@
 //! `clarray.Expr`: a lazy elementwise expression, the library's own [`Expr`] tree. Operators
 //! and the elementwise functions on an `Expr` build a bigger one without running anything;
-//! evaluating it (``eval()``, ``get()``, NumPy's conversion, printing, or any array method,
-//! reductions and indexing included) runs the whole tree as one generated kernel.
+//! evaluating it (``eval()``, ``get()``, NumPy's conversion, printing, indexing, or any array
+//! method) runs the whole tree as one generated kernel; ``sum``, ``prod``, ``min``, ``max``,
+//! ``mean``, ``any`` and ``all`` are fused with it (map-reduce, the values never stored).
 //!
 //! Operators on `Array` stay eager (NumPy's semantics, with nothing pending that a later
 //! in-place write could change); `clarray.lazy(a)` and `clarray.fuse(f)` opt in to fusion.
 
-use clarray::array::{binary, unary, BinOp, DynArray, Expr, UnOp};
+use clarray::array::{binary, unary, BinOp, DynArray, Expr, ExprReduction, UnOp};
 use clarray::Context;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
-use crate::array::PyArr;
+use crate::array::{axes_arg, PyArr};
 use crate::context::PyContext;
 use crate::convert::{download, np_dtype, operand, to_dtype};
 use crate::errors::IntoPy;
 
 /// A lazy elementwise expression over device arrays (``clarray.lazy(a) * 2 + b``). Nothing
 /// runs until it is evaluated: ``eval()`` gives a new :class:`Array` (one kernel for the
-/// whole expression); ``get()``, ``numpy.asarray``, ``repr``, indexing and every
-/// :class:`Array` method (``sum``, ``reshape``, ...) evaluate it first. Each evaluation reads
+/// whole expression); ``get()``, ``numpy.asarray``, ``repr``, indexing and every other
+/// :class:`Array` method (``reshape``, ``var``, ...) evaluate it first, while ``sum``, ``prod``,
+/// ``min``, ``max``, ``mean``, ``any`` and ``all`` run fused with it. Each evaluation reads
 /// the operands' current values. ``a += expr`` and ``a[...] = expr`` write it into ``a`` with
 /// one kernel.
 #[derive(Debug, Clone)]
@@ -45,6 +47,18 @@ impl PyExpr {
         let e = if reflected { binary(op, o, self.inner.clone()) } else { binary(op, self.inner.clone(), o) };
         e.check().py()?;
         Ok(PyExpr::new(e, self.ctx.clone()))
+    }
+
+    fn reduce(
+        &self,
+        py: Python<'_>,
+        kind: ExprReduction,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> PyResult<PyArr> {
+        let axes = axes_arg(axis)?;
+        let e = self.inner.clone();
+        py.detach(|| DynArray::reduce_expr(&e, kind, axes, keepdims)).py().map(PyArr::new)
     }
 
     fn un(&self, op: UnOp) -> PyResult<PyExpr> {
@@ -138,6 +152,48 @@ impl PyExpr {
     /// The expression converted to ``dtype`` (still lazy).
     fn astype(&self, dtype: &Bound<'_, PyAny>) -> PyResult<PyExpr> {
         Ok(PyExpr::new(self.inner.cast(to_dtype(dtype)?), self.ctx.clone()))
+    }
+
+    /// The sum over ``axis`` (integers and bool in 64 bits), fused with the expression: its values are never stored.
+    #[pyo3(signature = (axis=None, keepdims=false))]
+    fn sum(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<PyArr> {
+        self.reduce(py, ExprReduction::Sum, axis, keepdims)
+    }
+
+    /// The product over ``axis``, fused with the expression: its values are never stored.
+    #[pyo3(signature = (axis=None, keepdims=false))]
+    fn prod(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<PyArr> {
+        self.reduce(py, ExprReduction::Prod, axis, keepdims)
+    }
+
+    /// The smallest value over ``axis``, fused with the expression: its values are never stored.
+    #[pyo3(signature = (axis=None, keepdims=false))]
+    fn min(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<PyArr> {
+        self.reduce(py, ExprReduction::Min, axis, keepdims)
+    }
+
+    /// The largest value over ``axis``, fused with the expression: its values are never stored.
+    #[pyo3(signature = (axis=None, keepdims=false))]
+    fn max(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<PyArr> {
+        self.reduce(py, ExprReduction::Max, axis, keepdims)
+    }
+
+    /// The mean over ``axis`` (float64 for integers and bool), fused with the expression: its values are never stored.
+    #[pyo3(signature = (axis=None, keepdims=false))]
+    fn mean(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<PyArr> {
+        self.reduce(py, ExprReduction::Mean, axis, keepdims)
+    }
+
+    /// Whether any value over ``axis`` is nonzero, fused with the expression: its values are never stored.
+    #[pyo3(signature = (axis=None, keepdims=false))]
+    fn any(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<PyArr> {
+        self.reduce(py, ExprReduction::Any, axis, keepdims)
+    }
+
+    /// Whether every value over ``axis`` is nonzero, fused with the expression: its values are never stored.
+    #[pyo3(signature = (axis=None, keepdims=false))]
+    fn all(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<PyArr> {
+        self.reduce(py, ExprReduction::All, axis, keepdims)
     }
 
     /// Any other attribute is the evaluated array's (``e.sum()``, ``e.reshape(...)``, ``e.T``).

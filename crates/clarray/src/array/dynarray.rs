@@ -26,7 +26,7 @@ use super::layout::Layout;
 use super::Array;
 use crate::error::{Error, Result};
 use crate::program::KernelArg;
-use crate::reduce::{Axes, Norm};
+use crate::reduce::{Axes, Norm, Reducible};
 use crate::runtime::{Arg, Buffer, Context};
 
 /// An [`Array<T>`] whose `T` is chosen at run time. See the [module docs](self).
@@ -455,6 +455,27 @@ impl DynArray {
         count_nonzero_axes;
     }
 
+    /// Reductions of an expression's values over `axes`, fused with the expression (its
+    /// operands are read once; no array of the expression's values is made), with the result
+    /// types of the same reductions of an array of the expression's dtype.
+    pub fn reduce_expr(
+        e: &Expr,
+        kind: ExprReduction,
+        axes: impl Into<Axes>,
+        keepdims: bool,
+    ) -> Result<DynArray> {
+        let axes = axes.into();
+        with_dtype!(e.dtype()?, T => match kind {
+            ExprReduction::Sum => e.sum_axes::<<T as Reducible>::Sum>(axes, keepdims).map(DynArray::from),
+            ExprReduction::Prod => e.prod_axes::<<T as Reducible>::Sum>(axes, keepdims).map(DynArray::from),
+            ExprReduction::Min => e.min_axes::<T>(axes, keepdims).map(DynArray::from),
+            ExprReduction::Max => e.max_axes::<T>(axes, keepdims).map(DynArray::from),
+            ExprReduction::Mean => e.mean_axes::<<T as Reducible>::Mean>(axes, keepdims).map(DynArray::from),
+            ExprReduction::Any => e.any_axes::<bool>(axes, keepdims).map(DynArray::from),
+            ExprReduction::All => e.all_axes::<bool>(axes, keepdims).map(DynArray::from),
+        })
+    }
+
     /// The variance over `axes` with `ddof` delta degrees of freedom.
     pub fn var_axes(&self, axes: impl Into<Axes>, ddof: usize, keepdims: bool) -> Result<DynArray> {
         let axes = axes.into();
@@ -552,6 +573,25 @@ impl DynArray {
         let l = self.layout();
         Array::from_buffer(self.buffer(), &l.shape, &l.strides, l.offset)
     }
+}
+
+/// A reduction [`DynArray::reduce_expr`] fuses with an expression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExprReduction {
+    /// The sum (integers and bool widen to 64 bits).
+    Sum,
+    /// The product (integers and bool widen to 64 bits).
+    Prod,
+    /// The smallest value; NaN propagates.
+    Min,
+    /// The largest value; NaN propagates.
+    Max,
+    /// The mean (f64 for integers and bool).
+    Mean,
+    /// Whether any value is nonzero.
+    Any,
+    /// Whether every value is nonzero.
+    All,
 }
 
 fn index_type_error(what: &str, dt: DType) -> Error {
