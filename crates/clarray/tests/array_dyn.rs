@@ -256,3 +256,35 @@ fn dyn_array_is_a_kernel_argument_and_a_user_kernel_argument() {
     assert!(matches!(e, Error::KernelArgs { .. }), "{e:?}");
     assert_msg(&e, &["array of int32"]);
 }
+
+#[test]
+fn dyn_reduce_expr_fuses_with_the_expression_and_types_as_array_reductions() {
+    use clarray::array::ExprReduction;
+    let ctx = ctx();
+    let a: Vec<i8> = (0..24).map(|i| (i % 7) as i8 - 3).collect();
+    let b: Vec<i8> = (0..24).map(|i| (i % 5) as i8 - 2).collect();
+    let (da, db) =
+        (DynArray::from_slice(&ctx, &a, &[4, 6]).unwrap(), DynArray::from_slice(&ctx, &b, &[4, 6]).unwrap());
+    let e = &da * &db;
+    let prod: Vec<i64> = a.iter().zip(&b).map(|(&x, &y)| i64::from(x) * i64::from(y)).collect();
+    // Over axis 1, each kind against a host loop; the result dtype is the array reduction's.
+    let rows = |f: &dyn Fn(&[i64]) -> f64| -> Vec<f64> { prod.chunks(6).map(f).collect() };
+    let cases: [(ExprReduction, DType, Vec<f64>); 7] = [
+        (ExprReduction::Sum, DType::I64, rows(&|r| r.iter().sum::<i64>() as f64)),
+        (ExprReduction::Prod, DType::I64, rows(&|r| r.iter().product::<i64>() as f64)),
+        (ExprReduction::Min, DType::I8, rows(&|r| *r.iter().min().unwrap() as f64)),
+        (ExprReduction::Max, DType::I8, rows(&|r| *r.iter().max().unwrap() as f64)),
+        (ExprReduction::Mean, DType::F64, rows(&|r| r.iter().sum::<i64>() as f64 / 6.0)),
+        (ExprReduction::Any, DType::Bool, rows(&|r| r.iter().any(|&v| v != 0) as u8 as f64)),
+        (ExprReduction::All, DType::Bool, rows(&|r| r.iter().all(|&v| v != 0) as u8 as f64)),
+    ];
+    for (kind, dt, want) in cases {
+        let r = DynArray::reduce_expr(&e, kind, 1isize, false).unwrap();
+        assert_eq!((r.dtype(), r.shape()), (dt, &[4usize][..]), "{kind:?}");
+        let got: Vec<f64> = r.to_scalars().unwrap().into_iter().map(re).collect();
+        assert_eq!(got, want, "{kind:?}");
+    }
+    let bad = binary(BinOp::Add, &da, &DynArray::zeros(&ctx, DType::I8, &[5]).unwrap());
+    let err = expect_err(DynArray::reduce_expr(&bad, ExprReduction::Sum, Axes::All, false));
+    assert!(matches!(err, Error::Shape(_)), "{err:?}");
+}
