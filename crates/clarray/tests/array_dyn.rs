@@ -284,7 +284,7 @@ fn dyn_reduce_expr_fuses_with_the_expression_and_types_as_array_reductions() {
         let got: Vec<f64> = r.to_scalars().unwrap().into_iter().map(re).collect();
         assert_eq!(got, want, "{kind:?}");
     }
-    let bad = binary(BinOp::Add, &da, &DynArray::zeros(&ctx, DType::I8, &[5]).unwrap());
+    let bad = binary(BinOp::Add, &da, DynArray::zeros(&ctx, DType::I8, &[5]).unwrap());
     let err = expect_err(DynArray::reduce_expr(&bad, ExprReduction::Sum, Axes::All, false));
     assert!(matches!(err, Error::Shape(_)), "{err:?}");
 }
