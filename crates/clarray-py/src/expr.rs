@@ -7,7 +7,8 @@
 //! Operators on `Array` stay eager (NumPy's semantics, with nothing pending that a later
 //! in-place write could change); `clarray.lazy(a)` and `clarray.fuse(f)` opt in to fusion.
 
-use clarray::array::{binary, unary, BinOp, DynArray, Expr, ExprReduction, UnOp};
+use clarray::array::{binary, unary, BinOp, DynArray, Expr, UnOp};
+use clarray::reduce::ExprReduction;
 use clarray::Context;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;

@@ -259,7 +259,7 @@ fn dyn_array_is_a_kernel_argument_and_a_user_kernel_argument() {
 
 #[test]
 fn dyn_reduce_expr_fuses_with_the_expression_and_types_as_array_reductions() {
-    use clarray::array::ExprReduction;
+    use clarray::reduce::ExprReduction;
     let ctx = ctx();
     let a: Vec<i8> = (0..24).map(|i| (i % 7) as i8 - 3).collect();
     let b: Vec<i8> = (0..24).map(|i| (i % 5) as i8 - 2).collect();

@@ -142,7 +142,7 @@
 mod axis;
 pub mod codegen;
 pub mod dtype;
-mod dynarray;
+pub(crate) mod dynarray;
 pub mod expr;
 pub mod layout;
 
@@ -157,7 +157,7 @@ use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn};
 pub(crate) use axis::{normalize_axes, normalize_axes_in_order, normalize_axis};
 pub use codegen::{element_code, generated_kernel_count, generated_sources, ElementCode, KernelValue, Plan};
 pub use dtype::{promote, DType, Element, Kind, Scalar};
-pub use dynarray::{DynArray, ExprReduction};
+pub use dynarray::DynArray;
 pub use expr::{
     atan2, binary, hypot, isclose, maximum, minimum, pow, unary, where_, BinOp, Expr, IntoExpr, UnOp,
 };
