@@ -10,12 +10,38 @@ broadcasting, NumPy 2 type promotion (Python scalars are weak, NEP 50; NumPy sca
 strong), reductions over any axes, sorting, ``take``/``put`` and random numbers. Results stay
 on the device until ``get()`` (or ``numpy.asarray``) brings them back.
 
-Operators are eager: each one runs one generated kernel at once. Reductions return device
-arrays (0-d for a reduction over all axes; ``.item()`` gives the Python number).
+In-place operators (``a += b``, ...) write into ``a`` with one kernel and refuse, as NumPy
+does, a result whose dtype cannot be cast to ``a``'s under the 'same_kind' rule (``int_array +=
+0.5`` is a ``DTypeError``). ``a[idx] = v`` takes an integer array ``idx`` (first axis; ``v``
+broadcasts to the selection) or a boolean mask of ``a``'s shape (one value, or one per selected
+place in C order).
+
+Operators on arrays are eager, as NumPy's and CuPy's: each runs one generated kernel at once, and
+a result never depends on what happens to its operands later. To run a whole chain as one kernel,
+opt in: decorate a function with :func:`fuse` (CuPy's name) — ``fuse(lambda a, b: a * 2 + b)(x,
+y)`` is one kernel — or build a lazy :class:`Expr` with :func:`lazy` (``lazy(x) * 2 + y``), which
+runs when evaluated (``eval()``, ``get()``, ``numpy.asarray``, printing, indexing, reductions and
+every other array method; each evaluation reads the operands' values at that time); its
+``sum``, ``prod``, ``min``, ``max``, ``mean``, ``any`` and ``all`` are fused with it (the values
+are never stored). Reductions return device arrays (0-d for a reduction over all axes;
+``.item()`` gives the Python number).
+
+User kernels: ``Source(text, defines=..., includes=..., options=...).build(ctx)`` gives a
+:class:`Program` (built once through the library's program cache); its kernels are attributes,
+launched as ``prg.name(queue_or_ctx, global_size, local_size, *args)`` with every argument
+checked against the kernel's signature. :class:`ElementwiseKernel` and :class:`ReductionKernel`
+are PyOpenCL's. :func:`run_kernel` is MatCL's one call: NumPy arguments are copied in and back
+out once, device arrays stay resident, and the report keeps kernel and copy time apart.
+
+Queues: every :class:`Context` has one in-order queue (``ctx.queue``; ``ctx.finish()`` waits
+for it); :class:`Queue` makes more. ``enqueue_copy(queue, dest, src, ...)`` takes the queue
+first as PyOpenCL's does (``enqueue_copy(dest, src, ...)`` uses the buffer's context's queue).
 
 Errors are subclasses of :class:`ClarrayError` and of the built-in exception for their kind
 (``ValueError``, ``TypeError``, ``IndexError``, ``MemoryError``, ...).
 """
+
+import functools
 
 from . import _errors
 from ._errors import (
@@ -41,23 +67,37 @@ from ._clarray import (
     Array,
     Buffer,
     Context,
+    ElementwiseKernel,
     Event,
+    Expr,
+    Kernel,
+    LocalMemory,
+    Profiler,
+    Program,
+    Queue,
+    ReductionKernel,
+    RunReport,
+    Source,
     arange,
     asarray,
     default_context,
     empty,
     enqueue_copy,
     full,
+    lazy,
     linspace,
     ones,
     result_type,
+    run_kernel,
     zeros,
 )
 from ._clarray import where as _where
 from . import _clarray, random
 
 __all__ = [
-    "Array", "Buffer", "Context", "Event", "asarray", "array", "zeros", "ones", "empty", "full",
+    "Array", "Buffer", "Context", "Queue", "Event", "Source", "Program", "Kernel", "LocalMemory",
+    "ElementwiseKernel", "ReductionKernel", "run_kernel", "RunReport",
+    "Expr", "lazy", "fuse", "Profiler", "asarray", "array", "zeros", "ones", "empty", "full",
     "zeros_like", "ones_like", "empty_like", "full_like", "arange", "linspace", "where",
     "result_type", "default_context", "enqueue_copy", "random",
     "sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax", "any", "all",
@@ -74,6 +114,43 @@ def array(obj, dtype=None, ctx=None):
     if isinstance(obj, Array):
         return obj.astype(dtype) if dtype is not None else obj.copy()
     return asarray(obj, dtype=dtype, ctx=ctx)
+
+
+def _materialise(out):
+    if isinstance(out, Expr):
+        return out.eval()
+    if isinstance(out, tuple):
+        return tuple(_materialise(o) for o in out)
+    if isinstance(out, list):
+        return [_materialise(o) for o in out]
+    return out
+
+
+def fuse(func=None):
+    """Fuses the elementwise work of ``func`` into one kernel per result (CuPy's ``fuse``).
+
+    The wrapped function is called with its clarray array arguments as lazy :class:`Expr`
+    objects; operators and clarray's elementwise functions (``sqrt``, ``where``, ...) on them
+    build one expression, and each :class:`Expr` it returns (alone, or in a tuple or list) is
+    evaluated with one kernel into a new :class:`Array`. NumPy's promotion rules hold as
+    without fusion. The methods ``sum``, ``prod``, ``min``, ``max``, ``mean``, ``any`` and
+    ``all`` of an expression run fused with it (map-reduce); indexing or any other method
+    evaluates the expression built so far first. Usable as ``@fuse`` or ``@fuse()``::
+
+        @cl.fuse
+        def axpb(a, x, b):
+            return a * x + b          # one kernel, whatever the number of operators
+    """
+    def wrap(f):
+        @functools.wraps(f)
+        def fused(*args, **kwargs):
+            args = [lazy(a) if isinstance(a, Array) else a for a in args]
+            kwargs = {k: lazy(v) if isinstance(v, Array) else v for k, v in kwargs.items()}
+            return _materialise(f(*args, **kwargs))
+
+        return fused
+
+    return wrap(func) if func is not None else wrap
 
 
 def zeros_like(a, dtype=None):

@@ -2,10 +2,13 @@
 //! indexing, operators, broadcasting, promotion and reductions.
 //!
 //! Operators are eager: each one builds the library's fused expression for that operation and
-//! evaluates it at once (one kernel per operator); a chain of operators makes one kernel per
-//! step, not one for the chain.
+//! evaluates it at once (one kernel per operator), so a result never depends on later writes
+//! to its operands. Fusing a chain into one kernel is opt-in: an operand that is a lazy
+//! `clarray.Expr` (crate::expr; `clarray.lazy`, `clarray.fuse`) makes the result lazy too.
 
-use clarray::array::{binary, unary, BinOp, DType, DynArray, Expr, NewAxis, SliceInfoElem, UnOp};
+use clarray::array::{
+    binary, unary, where_, BinOp, DType, DynArray, Expr, NewAxis, Scalar, SliceInfoElem, UnOp,
+};
 use clarray::reduce::Axes;
 use clarray::Context;
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
@@ -14,8 +17,11 @@ use pyo3::types::{PyEllipsis, PyNone, PySlice, PyTuple};
 
 use crate::buffer::PyBuffer;
 use crate::context::PyContext;
-use crate::convert::{download, np_dtype, operand, opt_dtype, scalar_to_py, to_dtype, upload};
+use crate::convert::{
+    can_cast_same_kind, download, np_dtype, operand, opt_dtype, scalar_to_py, to_dtype, upload,
+};
 use crate::errors::IntoPy;
+use crate::expr::PyExpr;
 
 /// A device array (the data stays on the OpenCL device) with NumPy's semantics: views,
 /// broadcasting, NumPy 2 type promotion, reductions over axes. Make one with
@@ -39,10 +45,137 @@ impl PyArr {
         py.detach(|| DynArray::eval(&e)).py().map(PyArr::new)
     }
 
-    fn bin(&self, py: Python<'_>, op: BinOp, other: &Bound<'_, PyAny>, reflected: bool) -> PyResult<PyArr> {
+    /// `self op other`: evaluated at once (one kernel), or a lazy `Expr` when `other` is one
+    /// (so that an array captured inside a fused expression does not split it).
+    fn bin(
+        &self,
+        py: Python<'_>,
+        op: BinOp,
+        other: &Bound<'_, PyAny>,
+        reflected: bool,
+    ) -> PyResult<Py<PyAny>> {
         let o = operand(self.ctx(), other)?;
         let e = if reflected { binary(op, o, &self.inner) } else { binary(op, &self.inner, o) };
-        PyArr::eval(py, e)
+        if other.cast::<PyExpr>().is_ok() {
+            e.check().py()?;
+            return Ok(Py::new(py, PyExpr::new(e, self.ctx().clone()))?.into_any());
+        }
+        Ok(Py::new(py, PyArr::eval(py, e)?)?.into_any())
+    }
+
+    /// `self op= other`: one kernel writing into this array (or view), refused as NumPy
+    /// refuses it when the result's dtype cannot be cast to this array's under 'same_kind'.
+    fn inplace(&self, py: Python<'_>, op: BinOp, other: &Bound<'_, PyAny>, name: &str) -> PyResult<()> {
+        let e = binary(op, &self.inner, operand(self.ctx(), other)?);
+        let (from, to) = (e.dtype().py()?, self.inner.dtype());
+        if !can_cast_same_kind(from, to) {
+            return Err(crate::errors::to_py(clarray::Error::Type(format!(
+                "`{name}` gives {from}, which cannot be cast to the array's {to} with NumPy's casting \
+                 rule 'same_kind'; write `a = a {} b` for a new array of the wider type, or convert b \
+                 first",
+                name.trim_end_matches('=')
+            ))));
+        }
+        let mut t = self.inner.clone();
+        py.detach(|| t.assign(e)).py()
+    }
+
+    /// `self[key] = value` for an integer or boolean array `key` (NumPy's advanced
+    /// assignment on the first axis, or a mask of the array's shape).
+    fn set_by_array(&self, py: Python<'_>, key: DynArray, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let ctx = self.ctx().clone();
+        let shape = self.inner.shape().to_vec();
+        if key.dtype() == DType::Bool {
+            if key.shape() != shape.as_slice() {
+                return Err(PyIndexError::new_err(format!(
+                    "a boolean index of shape {:?} does not match the array's shape {shape:?}",
+                    key.shape()
+                )));
+            }
+            let v = operand(&ctx, value)?;
+            let n_values: usize = v.shape().py()?.iter().product();
+            if n_values == 1 {
+                // One value everywhere the mask is set: a single where-kernel in place.
+                let e = where_(&key, v, &self.inner);
+                let mut t = self.inner.clone();
+                return py.detach(|| t.assign(e)).py();
+            }
+            // As NumPy: the values fill the selected places in C order, one each.
+            let flat = py
+                .detach(|| -> clarray::Result<DynArray> {
+                    let m = key.reshape_copy(&[key.len()])?.typed::<bool>()?;
+                    Ok(DynArray::from(m.nonzero()?.remove(0)))
+                })
+                .py()?;
+            if flat.len() != n_values {
+                return Err(crate::errors::to_py(clarray::Error::Shape(format!(
+                    "boolean index assignment of {n_values} values to the {} places the mask selects; \
+                     give one value or exactly one per selected place",
+                    flat.len()
+                ))));
+            }
+            let vals = self.values_of(py, v, &[n_values])?;
+            let mut t = self.inner.clone();
+            return py.detach(|| t.put(&flat, &vals)).py();
+        }
+        let n0 = *shape.first().ok_or_else(|| PyIndexError::new_err("too many indices for a 0-d array"))?;
+        let (lo, hi) = py
+            .detach(|| -> clarray::Result<(Scalar, Scalar)> {
+                if key.is_empty() {
+                    return Ok((Scalar::Int(0), Scalar::Int(0)));
+                }
+                Ok((
+                    key.min_axes(clarray::reduce::Axes::All, false)?.item()?,
+                    key.max_axes(clarray::reduce::Axes::All, false)?.item()?,
+                ))
+            })
+            .py()?;
+        for s in [lo, hi] {
+            if let Scalar::Int(i) = s {
+                if i < -(n0 as i128) || i >= n0 as i128 {
+                    return Err(PyIndexError::new_err(format!(
+                        "index {i} is out of bounds for axis 0 with size {n0}"
+                    )));
+                }
+            }
+        }
+        // Flat positions of every element each index selects: idx * row + (0..row).
+        let row: usize = shape[1..].iter().product();
+        let mut target = key.shape().to_vec();
+        target.extend_from_slice(&shape[1..]);
+        let k = key.len();
+        let flat = py
+            .detach(|| -> clarray::Result<DynArray> {
+                let idx = key.astype(DType::I64)?.reshape_copy(&[k, 1])?;
+                let norm = where_(binary(BinOp::Lt, &idx, 0), binary(BinOp::Add, &idx, n0 as i64), &idx);
+                let cols = DynArray::arange(
+                    &ctx,
+                    Scalar::Int(0),
+                    Scalar::Int(row as i128),
+                    Scalar::Int(1),
+                    DType::I64,
+                )?
+                .reshape(&[1, row])?;
+                let e = binary(BinOp::Add, binary(BinOp::Mul, norm, row as i64), &cols).cast(DType::I64);
+                DynArray::eval(&e)?.reshape_copy(&[k * row])
+            })
+            .py()?;
+        let v = operand(&ctx, value)?;
+        let vals = self.values_of(py, v, &target)?;
+        let n = vals.len();
+        let vals = vals.reshape_copy(&[n]).py()?;
+        let mut t = self.inner.clone();
+        py.detach(|| t.put(&flat, &vals)).py()
+    }
+
+    /// `v` broadcast to `shape` and converted to this array's dtype, as a new array.
+    fn values_of(&self, py: Python<'_>, v: Expr, shape: &[usize]) -> PyResult<DynArray> {
+        py.detach(|| {
+            let mut out = DynArray::empty(self.ctx(), self.inner.dtype(), shape)?;
+            out.assign(v)?;
+            Ok(out)
+        })
+        .py()
     }
 
     fn un(&self, py: Python<'_>, op: UnOp) -> PyResult<PyArr> {
@@ -371,11 +504,8 @@ impl PyArr {
     }
 
     fn __setitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        if array_key(self.ctx(), key)?.is_some() {
-            return Err(PyIndexError::new_err(
-                "assignment through an integer or boolean array index is not supported; use put() \
-                 or clarray.where",
-            ));
+        if let Some(idx) = array_key(self.ctx(), key)? {
+            return self.set_by_array(py, idx, value);
         }
         let mut view = self.basic_index(key)?;
         let e = operand(self.ctx(), value)?;
@@ -436,7 +566,7 @@ impl PyArr {
         py: Python<'_>,
         other: &Bound<'_, PyAny>,
         modulo: &Bound<'_, PyAny>,
-    ) -> PyResult<PyArr> {
+    ) -> PyResult<Py<PyAny>> {
         if !modulo.is_none() {
             return Err(PyTypeError::new_err("pow() with a modulus is not supported"));
         }
@@ -448,123 +578,171 @@ impl PyArr {
         py: Python<'_>,
         other: &Bound<'_, PyAny>,
         modulo: &Bound<'_, PyAny>,
-    ) -> PyResult<PyArr> {
+    ) -> PyResult<Py<PyAny>> {
         if !modulo.is_none() {
             return Err(PyTypeError::new_err("pow() with a modulus is not supported"));
         }
         self.bin(py, BinOp::Pow, other, true)
     }
 
-    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Eq, other, false)
     }
 
-    fn __ne__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __ne__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Ne, other, false)
     }
 
-    fn __lt__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __lt__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Lt, other, false)
     }
 
-    fn __le__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __le__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Le, other, false)
     }
 
-    fn __gt__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __gt__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Gt, other, false)
     }
 
-    fn __ge__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __ge__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Ge, other, false)
     }
 
-    fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Add, other, false)
     }
 
-    fn __radd__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __radd__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Add, other, true)
     }
 
-    fn __sub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __sub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Sub, other, false)
     }
 
-    fn __rsub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __rsub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Sub, other, true)
     }
 
-    fn __mul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __mul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Mul, other, false)
     }
 
-    fn __rmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __rmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Mul, other, true)
     }
 
-    fn __truediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __truediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Div, other, false)
     }
 
-    fn __rtruediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __rtruediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Div, other, true)
     }
 
-    fn __floordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __floordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::FloorDiv, other, false)
     }
 
-    fn __rfloordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __rfloordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::FloorDiv, other, true)
     }
 
-    fn __mod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __mod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Rem, other, false)
     }
 
-    fn __rmod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __rmod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Rem, other, true)
     }
 
-    fn __and__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __and__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::BitAnd, other, false)
     }
 
-    fn __rand__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __rand__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::BitAnd, other, true)
     }
 
-    fn __or__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __or__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::BitOr, other, false)
     }
 
-    fn __ror__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __ror__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::BitOr, other, true)
     }
 
-    fn __xor__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __xor__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::BitXor, other, false)
     }
 
-    fn __rxor__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __rxor__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::BitXor, other, true)
     }
 
-    fn __lshift__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __lshift__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Shl, other, false)
     }
 
-    fn __rlshift__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __rlshift__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Shl, other, true)
     }
 
-    fn __rshift__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __rshift__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Shr, other, false)
     }
 
-    fn __rrshift__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+    fn __rrshift__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.bin(py, BinOp::Shr, other, true)
+    }
+
+    fn __iadd__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inplace(py, BinOp::Add, other, "+=")
+    }
+
+    fn __isub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inplace(py, BinOp::Sub, other, "-=")
+    }
+
+    fn __imul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inplace(py, BinOp::Mul, other, "*=")
+    }
+
+    fn __itruediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inplace(py, BinOp::Div, other, "/=")
+    }
+
+    fn __ifloordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inplace(py, BinOp::FloorDiv, other, "//=")
+    }
+
+    fn __imod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inplace(py, BinOp::Rem, other, "%=")
+    }
+
+    fn __ipow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, _modulo: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inplace(py, BinOp::Pow, other, "**=")
+    }
+
+    fn __iand__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inplace(py, BinOp::BitAnd, other, "&=")
+    }
+
+    fn __ior__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inplace(py, BinOp::BitOr, other, "|=")
+    }
+
+    fn __ixor__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inplace(py, BinOp::BitXor, other, "^=")
+    }
+
+    fn __ilshift__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inplace(py, BinOp::Shl, other, "<<=")
+    }
+
+    fn __irshift__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inplace(py, BinOp::Shr, other, ">>=")
     }
 
     /// The sum over ``axis`` (None: all; an int or a tuple; negative counts from the end), as

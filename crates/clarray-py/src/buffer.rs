@@ -8,6 +8,7 @@ use clarray::{Buffer, Context};
 use numpy::{PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyTuple;
 
 use crate::context::PyContext;
 use crate::errors::IntoPy;
@@ -60,6 +61,24 @@ enum InFlight {
     Write(Pending<'static, Vec<u8>>, Py<PyAny>),
     /// A read into host bytes, copied into the host array on completion.
     Read(Pending<'static, Vec<u8>>, Py<PyAny>),
+    /// A kernel launch (or any other device command).
+    Command(clarray::Event),
+}
+
+impl PyEvent {
+    /// The event of a device command (a kernel launch).
+    pub fn command(ev: clarray::Event) -> PyEvent {
+        PyEvent { state: Mutex::new(Some(InFlight::Command(ev))) }
+    }
+
+    /// The device event of a command still in flight (for `wait_for` lists); copies wait on
+    /// their own.
+    pub fn command_event(&self) -> Option<clarray::Event> {
+        match &*self.state.lock().ok()? {
+            Some(InFlight::Command(ev)) => Some(ev.clone()),
+            _ => None,
+        }
+    }
 }
 
 #[pymethods]
@@ -73,6 +92,9 @@ impl PyEvent {
         match f {
             InFlight::Write(p, _host) => {
                 py.detach(|| p.wait()).py()?;
+            }
+            InFlight::Command(ev) => {
+                py.detach(|| ev.wait()).py()?;
             }
             InFlight::Read(p, host) => {
                 let bytes = py.detach(|| p.wait()).py()?;
@@ -92,12 +114,13 @@ impl PyEvent {
         Ok(match &*g {
             None => true,
             Some(InFlight::Write(p, _)) | Some(InFlight::Read(p, _)) => p.is_complete(),
+            Some(InFlight::Command(ev)) => ev.is_complete(),
         })
     }
 }
 
 /// The host array as a writable, C-contiguous byte view (`arr.view(uint8).reshape(-1)`).
-fn byte_view<'py>(host: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+pub fn byte_view<'py>(host: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let flags = host.getattr("flags")?;
     if !flags.getattr("c_contiguous")?.extract::<bool>()? {
         return Err(PyValueError::new_err(
@@ -108,35 +131,92 @@ fn byte_view<'py>(host: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     host.call_method1("view", (py.import("numpy")?.getattr("uint8")?,))?.call_method1("reshape", (-1,))
 }
 
-/// ``enqueue_copy(dest, src, *, dest_offset=0, src_offset=0, byte_count=None,
-/// is_blocking=True, ctx=None)``: copies bytes between a NumPy array and a ``Buffer``, or
-/// between two buffers (offsets in bytes into the buffers). Blocking by default; with
-/// ``is_blocking=False`` a host copy returns an ``Event`` whose ``wait()`` completes it (the
-/// host array stays referenced until then). Every range is checked before the device sees it.
+/// ``enqueue_copy([queue,] dest, src, *, dest_offset=0, src_offset=0, byte_count=None,
+/// is_blocking=True, wait_for=None, ctx=None)``: copies bytes between a NumPy array and a
+/// ``Buffer``, or between two buffers (offsets in bytes into the buffers). The queue (a
+/// :class:`Queue` or :class:`Context`) comes first as in PyOpenCL, or is left out (then the
+/// buffer's context's queue, or ``ctx``'s). PyOpenCL's keyword names are accepted too:
+/// ``dst_offset`` for ``dest_offset``, and ``device_offset`` for the buffer's offset in a copy
+/// to or from the host. Blocking by default; with ``is_blocking=False`` a host copy returns an
+/// ``Event`` whose ``wait()`` completes it (the host array stays referenced until then).
+/// Every range is checked before the device sees it.
 #[pyfunction]
-#[pyo3(signature = (dest, src, *, dest_offset=0, src_offset=0, byte_count=None, is_blocking=true, ctx=None))]
+#[pyo3(signature = (*args, dest_offset=None, src_offset=None, byte_count=None, is_blocking=true, wait_for=None, ctx=None, dst_offset=None, device_offset=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn enqueue_copy(
     py: Python<'_>,
-    dest: &Bound<'_, PyAny>,
-    src: &Bound<'_, PyAny>,
-    dest_offset: usize,
-    src_offset: usize,
+    args: &Bound<'_, PyTuple>,
+    dest_offset: Option<usize>,
+    src_offset: Option<usize>,
     byte_count: Option<usize>,
     is_blocking: bool,
+    wait_for: Option<Vec<PyRef<'_, PyEvent>>>,
     ctx: Option<PyRef<'_, PyContext>>,
+    dst_offset: Option<usize>,
+    device_offset: Option<usize>,
 ) -> PyResult<Option<PyEvent>> {
+    let (queue, dest, src) = match args.len() {
+        2 => (None, args.get_item(0)?, args.get_item(1)?),
+        3 => {
+            let q = args.get_item(0)?;
+            let c = crate::kernel::target(Some(&q))?;
+            (Some(c), args.get_item(1)?, args.get_item(2)?)
+        }
+        n => {
+            return Err(PyTypeError::new_err(format!(
+                "enqueue_copy takes (queue, dest, src) or (dest, src), not {n} positional arguments"
+            )))
+        }
+    };
+    let (dest, src) = (&dest, &src);
+    let queue = match (queue, ctx) {
+        (Some(_), Some(_)) => {
+            return Err(PyTypeError::new_err("enqueue_copy was given both a queue and ctx=; give one"))
+        }
+        (Some(q), None) => Some(q),
+        (None, Some(c)) => Some(c.inner.clone()),
+        (None, None) => None,
+    };
+    let one = |a: Option<usize>, b: Option<usize>, names: &str| -> PyResult<usize> {
+        match (a, b) {
+            (Some(_), Some(_)) => {
+                Err(PyTypeError::new_err(format!("enqueue_copy was given both {names}; give one")))
+            }
+            (x, y) => Ok(x.or(y).unwrap_or(0)),
+        }
+    };
+    let wait: Vec<clarray::Event> = wait_for.iter().flatten().filter_map(|e| e.command_event()).collect();
+    for e in wait_for.iter().flatten() {
+        // A copy's own event completes it (its host side too) before this copy reads or writes.
+        if e.command_event().is_none() {
+            e.wait(py)?;
+        }
+    }
+    let host_side = dest.cast::<PyBuffer>().is_ok() != src.cast::<PyBuffer>().is_ok();
+    let (dest_offset, src_offset) = if host_side && dest.cast::<PyBuffer>().is_ok() {
+        (
+            one(dest_offset.or(dst_offset), device_offset, "dest_offset/dst_offset and device_offset")?,
+            src_offset.unwrap_or(0),
+        )
+    } else if host_side {
+        (
+            dest_offset.or(dst_offset).unwrap_or(0),
+            one(src_offset, device_offset, "src_offset and device_offset")?,
+        )
+    } else {
+        (one(dest_offset, dst_offset, "dest_offset and dst_offset")?, src_offset.unwrap_or(0))
+    };
     let (d, s) = (dest.cast::<PyBuffer>().ok(), src.cast::<PyBuffer>().ok());
     match (d, s) {
         (Some(d), Some(s)) => {
             let (d, s) = (d.get().inner.clone(), s.get().inner.clone());
-            let ctx: Context = match ctx {
-                Some(c) => c.inner.clone(),
+            let ctx: Context = match &queue {
+                Some(c) => c.clone(),
                 None => s.context().clone(),
             };
             let n = byte_count.unwrap_or_else(|| s.len().saturating_sub(src_offset));
             py.detach(|| -> clarray::Result<()> {
-                ctx.queue().copy_buffer(&s, src_offset, &d, dest_offset, n, &[])?;
+                ctx.queue().copy_buffer(&s, src_offset, &d, dest_offset, n, &wait)?;
                 if is_blocking {
                     ctx.queue().finish()?;
                 }
@@ -158,13 +238,13 @@ pub fn enqueue_copy(
                     all.len()
                 ))
             })?;
-            let q = buf.context().queue().clone();
+            let q = queue.as_ref().unwrap_or(buf.context()).queue().clone();
             if is_blocking {
-                py.detach(|| q.write_buffer(&buf, dest_offset, data, &[])).py()?;
+                py.detach(|| q.write_buffer(&buf, dest_offset, data, &wait)).py()?;
                 return Ok(None);
             }
             let owned = data.to_vec();
-            let p = py.detach(|| q.write_buffer_async(&buf, dest_offset, owned, &[])).py()?;
+            let p = py.detach(|| q.write_buffer_async(&buf, dest_offset, owned, &wait)).py()?;
             Ok(Some(PyEvent { state: Mutex::new(Some(InFlight::Write(p, src.clone().unbind()))) }))
         }
         (None, Some(s)) => {
@@ -177,8 +257,8 @@ pub fn enqueue_copy(
                     "byte_count {n} is more than the host array's {len} bytes"
                 )));
             }
-            let q = buf.context().queue().clone();
-            let p = py.detach(|| q.read_buffer_async(&buf, src_offset, vec![0u8; n], &[])).py()?;
+            let q = queue.as_ref().unwrap_or(buf.context()).queue().clone();
+            let p = py.detach(|| q.read_buffer_async(&buf, src_offset, vec![0u8; n], &wait)).py()?;
             let host_head = host.get_item(pyo3::types::PySlice::new(py, 0, n as isize, 1))?;
             let ev = PyEvent { state: Mutex::new(Some(InFlight::Read(p, host_head.unbind()))) };
             if is_blocking {

@@ -67,6 +67,17 @@ impl PyContext {
         self.inner.device().info().fp64
     }
 
+    /// This context's work queue, as a :class:`Queue`.
+    #[getter]
+    fn queue(&self) -> PyQueue {
+        PyQueue { ctx: self.inner.clone() }
+    }
+
+    /// The same context with a new profiling queue (for :class:`Profiler` and device times).
+    fn profiled(&self, py: Python<'_>) -> PyResult<PyContext> {
+        py.detach(|| self.inner.profiled()).py().map(PyContext::wrap)
+    }
+
     /// Waits until every command enqueued in this context has completed.
     fn finish(&self, py: Python<'_>) -> PyResult<()> {
         py.detach(|| self.inner.queue().finish()).py()
@@ -74,5 +85,58 @@ impl PyContext {
 
     fn __repr__(&self) -> String {
         format!("clarray.Context({:?})", self.inner.device().name())
+    }
+}
+
+/// ``Queue(ctx=None, profiling=False)``: another in-order command queue on ``ctx``'s device.
+/// Kernels launched on it run in order with each other; work on two queues may overlap (the
+/// library makes a command wait for what it needs from other queues, buffer by buffer).
+/// ``queue.context`` is the same context with this queue as its work queue (pass it as
+/// ``ctx=`` to send array work here).
+#[derive(Debug)]
+#[pyclass(name = "Queue", module = "clarray", frozen)]
+pub struct PyQueue {
+    /// The context whose queue this is.
+    pub ctx: Context,
+}
+
+#[pymethods]
+impl PyQueue {
+    #[new]
+    #[pyo3(signature = (ctx=None, profiling=false))]
+    fn new(py: Python<'_>, ctx: Option<PyRef<'_, PyContext>>, profiling: bool) -> PyResult<PyQueue> {
+        let ctx = PyContext::or_default(ctx)?;
+        let q = py.detach(|| ctx.create_queue(profiling)).py()?;
+        Ok(PyQueue { ctx: q.context_of() })
+    }
+
+    /// The context, with this queue as its work queue.
+    #[getter]
+    fn context(&self) -> PyContext {
+        PyContext::wrap(self.ctx.clone())
+    }
+
+    /// Whether commands on this queue record device times.
+    #[getter]
+    fn profiling(&self) -> bool {
+        self.ctx.queue().is_profiling()
+    }
+
+    /// Waits until every command enqueued on this queue has completed.
+    fn finish(&self, py: Python<'_>) -> PyResult<()> {
+        py.detach(|| self.ctx.queue().finish()).py()
+    }
+
+    /// Sends the queued commands to the device without waiting.
+    fn flush(&self, py: Python<'_>) -> PyResult<()> {
+        py.detach(|| self.ctx.queue().flush()).py()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "clarray.Queue({:?}, profiling={})",
+            self.ctx.device().name(),
+            self.ctx.queue().is_profiling()
+        )
     }
 }

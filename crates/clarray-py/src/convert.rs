@@ -3,8 +3,6 @@
 
 use clarray::array::{DType, DynArray, Expr, Scalar};
 use clarray::Context;
-use half::f16;
-use num_complex::Complex;
 use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
@@ -54,7 +52,7 @@ macro_rules! with_dtype {
                 $body
             }
             DType::F16 => {
-                type $T = f16;
+                type $T = half::f16;
                 $body
             }
             DType::F32 => {
@@ -66,16 +64,18 @@ macro_rules! with_dtype {
                 $body
             }
             DType::C64 => {
-                type $T = Complex<f32>;
+                type $T = num_complex::Complex<f32>;
                 $body
             }
             DType::C128 => {
-                type $T = Complex<f64>;
+                type $T = num_complex::Complex<f64>;
                 $body
             }
         }
     };
 }
+
+pub(crate) use with_dtype;
 
 /// The dtype NumPy names `name` (`float32`, `int64`, ...).
 pub fn dtype_named(name: &str) -> Option<DType> {
@@ -192,6 +192,9 @@ pub fn operand(ctx: &Context, obj: &Bound<'_, PyAny>) -> PyResult<Expr> {
     if let Ok(a) = obj.cast::<PyArr>() {
         return Ok(a.borrow().inner.expr());
     }
+    if let Ok(e) = obj.cast::<crate::expr::PyExpr>() {
+        return Ok(e.get().inner.clone());
+    }
     if let Some(s) = weak_scalar(obj)? {
         return Ok(Expr::scalar(s));
     }
@@ -206,4 +209,79 @@ pub fn scalar_to_py<'py>(py: Python<'py>, s: Scalar) -> PyResult<Bound<'py, PyAn
         Scalar::Float(f) => f.into_pyobject(py)?.into_any(),
         Scalar::Complex(r, i) => PyComplex::from_doubles(py, r, i).into_any(),
     })
+}
+
+/// The Rust type name a kernel argument of `dt` carries (for the library's argument checks).
+pub fn rust_type_name(dt: DType) -> &'static str {
+    match dt {
+        DType::Bool | DType::U8 => "u8",
+        DType::I8 => "i8",
+        DType::I16 => "i16",
+        DType::U16 => "u16",
+        DType::I32 => "i32",
+        DType::U32 => "u32",
+        DType::I64 => "i64",
+        DType::U64 => "u64",
+        DType::F16 => "half::f16",
+        DType::F32 => "f32",
+        DType::F64 => "f64",
+        DType::C64 => "num_complex::Complex<f32>",
+        DType::C128 => "num_complex::Complex<f64>",
+    }
+}
+
+/// A NumPy scalar (`numpy.float32(2)`, ...) as its dtype and its bytes; `None` for anything else.
+pub fn numpy_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<(DType, Vec<u8>)>> {
+    let np = obj.py().import("numpy")?;
+    if !obj.is_instance(&np.getattr("generic")?)? {
+        return Ok(None);
+    }
+    let dt = to_dtype(&obj.getattr("dtype")?)?;
+    let bytes: Vec<u8> = obj.call_method0("tobytes")?.extract()?;
+    Ok(Some((dt, bytes)))
+}
+
+/// The bytes of a Python number as a kernel value of `dt`: refused (a `DTypeError`) where
+/// the number's kind does not fit (a float for an integer, a complex for a real) or an
+/// integer is out of the type's range, instead of a silent conversion.
+pub fn scalar_as(s: Scalar, dt: DType) -> clarray::Result<Vec<u8>> {
+    use clarray::array::Kind;
+    let rank = |k: Kind| match k {
+        Kind::Bool => 0,
+        Kind::Int => 1,
+        Kind::Float => 2,
+        Kind::Complex => 3,
+    };
+    if rank(s.kind()) > rank(dt.kind()) {
+        return Err(clarray::Error::Type(format!(
+            "a Python {:?} value cannot be passed as {dt} without losing its {}; pass a value of \
+             the parameter's kind or a NumPy scalar of its dtype",
+            s.kind(),
+            if s.kind() == Kind::Complex { "imaginary part" } else { "fraction" }
+        )));
+    }
+    s.check_fits(dt)?;
+    Ok(with_dtype!(dt, T => {
+        use clarray::Element;
+        bytemuck::bytes_of(&T::from_scalar(s).to_repr()).to_vec()
+    }))
+}
+
+/// NumPy's `can_cast(from, to, "same_kind")`: a safe cast, or one within a kind; the kinds
+/// rank bool < unsigned < signed < float < complex, and a cast may not go down that order.
+pub fn can_cast_same_kind(from: DType, to: DType) -> bool {
+    let rank = |d: DType| {
+        if d == DType::Bool {
+            0
+        } else if d.is_unsigned_int() {
+            1
+        } else if d.is_signed_int() {
+            2
+        } else if d.is_inexact() && d == d.real() {
+            3
+        } else {
+            4
+        }
+    };
+    rank(from) <= rank(to)
 }

@@ -13,6 +13,9 @@ mod buffer;
 mod context;
 mod convert;
 mod errors;
+mod expr;
+mod kernel;
+mod runner;
 
 use clarray::array::{binary, unary, where_, BinOp, DType, DynArray, Scalar, UnOp};
 use clarray::random::Philox;
@@ -37,6 +40,13 @@ fn asarray(
     ctx: Option<PyRef<'_, PyContext>>,
 ) -> PyResult<Py<PyArr>> {
     let dt = opt_dtype(dtype)?;
+    if let Ok(e) = obj.cast::<expr::PyExpr>() {
+        let e = match dt {
+            Some(d) => e.get().inner.cast(d),
+            None => e.get().inner.clone(),
+        };
+        return array::wrap(py, py.detach(|| DynArray::eval(&e)).py()?);
+    }
     if let Ok(a) = obj.cast::<PyArr>() {
         let inner = &a.get().inner;
         return match dt {
@@ -170,8 +180,25 @@ fn ctx_of(xs: &[&Bound<'_, PyAny>]) -> PyResult<clarray::Context> {
         if let Ok(a) = x.cast::<PyArr>() {
             return Ok(a.get().inner.context().clone());
         }
+        if let Ok(e) = x.cast::<expr::PyExpr>() {
+            return Ok(e.get().ctx.clone());
+        }
     }
     PyContext::default_ctx()
+}
+
+/// `e` evaluated (one kernel), or kept lazy when one of `xs` is a lazy `Expr`.
+fn eval_or_lazy(
+    py: Python<'_>,
+    ctx: clarray::Context,
+    e: clarray::Expr,
+    xs: &[&Bound<'_, PyAny>],
+) -> PyResult<Py<PyAny>> {
+    if xs.iter().any(|x| x.cast::<expr::PyExpr>().is_ok()) {
+        e.check().py()?;
+        return Ok(Py::new(py, expr::PyExpr::new(e, ctx))?.into_any());
+    }
+    Ok(Py::new(py, py.detach(|| DynArray::eval(&e)).py().map(PyArr::new)?)?.into_any())
 }
 
 fn unop(name: &str) -> Option<UnOp> {
@@ -251,20 +278,20 @@ fn binop(name: &str) -> Option<BinOp> {
 
 /// ``_unary(name, x)``: the elementwise function ``name`` (NumPy's ufunc name) of ``x``.
 #[pyfunction]
-fn _unary(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+fn _unary(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let op = unop(name).ok_or_else(|| PyValueError::new_err(format!("no elementwise function {name}")))?;
     let ctx = ctx_of(&[x])?;
     let e = unary(op, convert::operand(&ctx, x)?);
-    py.detach(|| DynArray::eval(&e)).py().map(PyArr::new)
+    eval_or_lazy(py, ctx, e, &[x])
 }
 
 /// ``_binary(name, x, y)``: the elementwise function ``name`` of ``x`` and ``y``, broadcast.
 #[pyfunction]
-fn _binary(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+fn _binary(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let op = binop(name).ok_or_else(|| PyValueError::new_err(format!("no elementwise function {name}")))?;
     let ctx = ctx_of(&[x, y])?;
     let e = binary(op, convert::operand(&ctx, x)?, convert::operand(&ctx, y)?);
-    py.detach(|| DynArray::eval(&e)).py().map(PyArr::new)
+    eval_or_lazy(py, ctx, e, &[x, y])
 }
 
 /// ``where(condition, x, y)``: ``x`` where ``condition`` is true, else ``y`` (all broadcast;
@@ -276,11 +303,11 @@ fn where_py(
     condition: &Bound<'_, PyAny>,
     x: &Bound<'_, PyAny>,
     y: &Bound<'_, PyAny>,
-) -> PyResult<PyArr> {
+) -> PyResult<Py<PyAny>> {
     let ctx = ctx_of(&[condition, x, y])?;
     let e =
         where_(convert::operand(&ctx, condition)?, convert::operand(&ctx, x)?, convert::operand(&ctx, y)?);
-    py.detach(|| DynArray::eval(&e)).py().map(PyArr::new)
+    eval_or_lazy(py, ctx, e, &[condition, x, y])
 }
 
 /// ``result_type(a, b)``: the dtype NumPy 2 gives two array operands (the library's table).
@@ -416,6 +443,41 @@ impl PyGenerator {
     }
 }
 
+/// ``Profiler(ctx)``: records every command on ``ctx``'s queue from now on (the queue must
+/// profile: ``ctx.profiled()``). ``report()`` gives the library's report as a dict: per
+/// kernel its launches (``count``) and device times, per kind of transfer its bytes and
+/// times, and the idle time between commands.
+#[pyclass(name = "Profiler", module = "clarray", frozen)]
+struct PyProfiler {
+    inner: clarray::profile::Profiler,
+}
+
+#[pymethods]
+impl PyProfiler {
+    #[new]
+    fn new(ctx: PyRef<'_, PyContext>) -> PyResult<PyProfiler> {
+        clarray::profile::Profiler::start(ctx.inner.queue()).py().map(|inner| PyProfiler { inner })
+    }
+
+    /// The report over every command since the start (waits for them), as a dict.
+    fn report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let r = py.detach(|| self.inner.report()).py()?;
+        py.import("json")?.call_method1("loads", (r.to_json(),))
+    }
+
+    /// Forgets what was recorded so far.
+    fn reset(&self, py: Python<'_>) -> PyResult<()> {
+        py.detach(|| self.inner.reset()).py()
+    }
+
+    /// How many kernels were launched since the start (or the last ``reset``).
+    #[getter]
+    fn kernel_launches(&self, py: Python<'_>) -> PyResult<u64> {
+        let r = py.detach(|| self.inner.report()).py()?;
+        Ok(r.kernels.iter().map(|k| k.count).sum())
+    }
+}
+
 /// The default context (made on first use: ``CLARRAY_DEVICE``, else the biggest GPU).
 #[pyfunction]
 fn default_context() -> PyResult<PyContext> {
@@ -429,6 +491,18 @@ fn _clarray(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyBuffer>()?;
     m.add_class::<PyEvent>()?;
     m.add_class::<PyGenerator>()?;
+    m.add_class::<context::PyQueue>()?;
+    m.add_class::<expr::PyExpr>()?;
+    m.add_class::<PyProfiler>()?;
+    m.add_function(wrap_pyfunction!(expr::lazy, m)?)?;
+    m.add_class::<kernel::PyLocal>()?;
+    m.add_class::<runner::PyRunReport>()?;
+    m.add_function(wrap_pyfunction!(runner::run_kernel, m)?)?;
+    m.add_class::<kernel::PySource>()?;
+    m.add_class::<kernel::PyProgram>()?;
+    m.add_class::<kernel::PyKernel>()?;
+    m.add_class::<kernel::PyElementwise>()?;
+    m.add_class::<kernel::PyReduction>()?;
     m.add_function(wrap_pyfunction!(asarray, m)?)?;
     m.add_function(wrap_pyfunction!(zeros, m)?)?;
     m.add_function(wrap_pyfunction!(ones, m)?)?;

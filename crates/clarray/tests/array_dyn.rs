@@ -220,3 +220,71 @@ fn dyn_typed_refuses_the_wrong_element_type() {
     assert!(matches!(e, Error::Type { .. }), "{e:?}");
     assert_msg(&e, &["int16", "Array<float32>"]);
 }
+
+#[test]
+fn dyn_array_is_a_kernel_argument_and_a_user_kernel_argument() {
+    use clarray::kernels::{ElementwiseKernel, UserArg};
+    use clarray::program::{Launch, Source};
+    let ctx = ctx();
+    let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.25 - 3.0).collect();
+    let dx = DynArray::from_slice(&ctx, &x, &[64]).unwrap();
+    // A launch through the program layer sees the buffer of a contiguous DynArray.
+    let out = poisoned(&ctx, DType::F32, &[64]);
+    let k = Source::new("kernel void sq(global const float* a, global float* o) { size_t i = get_global_id(0); o[i] = a[i] * a[i]; }")
+        .build(&ctx)
+        .unwrap()
+        .kernel("sq")
+        .unwrap();
+    k.launch(ctx.queue(), 64, (&dx, &out)).unwrap();
+    let got: Vec<f64> = out.to_scalars().unwrap().into_iter().map(re).collect();
+    let want: Vec<f64> = x.iter().map(|&v| f64::from(v * v)).collect();
+    assert_eq!(got, want);
+    // A strided view is refused by name, as for Array<T>.
+    let view = dx.slice(&[clarray::array::SliceInfoElem::Slice { start: 0, end: None, step: 2 }]).unwrap();
+    let e = expect_err(k.launch(ctx.queue(), 32, (&view, &out)));
+    assert!(matches!(e, Error::Argument { .. }), "{e:?}");
+    assert_msg(&e, &["only its buffer"]);
+    // The user-kernel layer takes a DynArray for a declared array of its dtype.
+    let out2 = poisoned(&ctx, DType::F32, &[64]);
+    let ek = ElementwiseKernel::new(&ctx, "float *a, float *o", "o[i] = a[i] + 1.0f", "plus1").unwrap();
+    ek.run(&[&dx as &dyn UserArg, &out2]).unwrap();
+    let got: Vec<f64> = out2.to_scalars().unwrap().into_iter().map(re).collect();
+    let want: Vec<f64> = x.iter().map(|&v| f64::from(v + 1.0)).collect();
+    assert_eq!(got, want);
+    let di = DynArray::from_slice(&ctx, &[1i32; 64], &[64]).unwrap();
+    let e = expect_err(ek.run(&[&di as &dyn UserArg, &out2]));
+    assert!(matches!(e, Error::KernelArgs { .. }), "{e:?}");
+    assert_msg(&e, &["array of int32"]);
+}
+
+#[test]
+fn dyn_reduce_expr_fuses_with_the_expression_and_types_as_array_reductions() {
+    use clarray::reduce::ExprReduction;
+    let ctx = ctx();
+    let a: Vec<i8> = (0..24).map(|i| (i % 7) as i8 - 3).collect();
+    let b: Vec<i8> = (0..24).map(|i| (i % 5) as i8 - 2).collect();
+    let (da, db) =
+        (DynArray::from_slice(&ctx, &a, &[4, 6]).unwrap(), DynArray::from_slice(&ctx, &b, &[4, 6]).unwrap());
+    let e = &da * &db;
+    let prod: Vec<i64> = a.iter().zip(&b).map(|(&x, &y)| i64::from(x) * i64::from(y)).collect();
+    // Over axis 1, each kind against a host loop; the result dtype is the array reduction's.
+    let rows = |f: &dyn Fn(&[i64]) -> f64| -> Vec<f64> { prod.chunks(6).map(f).collect() };
+    let cases: [(ExprReduction, DType, Vec<f64>); 7] = [
+        (ExprReduction::Sum, DType::I64, rows(&|r| r.iter().sum::<i64>() as f64)),
+        (ExprReduction::Prod, DType::I64, rows(&|r| r.iter().product::<i64>() as f64)),
+        (ExprReduction::Min, DType::I8, rows(&|r| *r.iter().min().unwrap() as f64)),
+        (ExprReduction::Max, DType::I8, rows(&|r| *r.iter().max().unwrap() as f64)),
+        (ExprReduction::Mean, DType::F64, rows(&|r| r.iter().sum::<i64>() as f64 / 6.0)),
+        (ExprReduction::Any, DType::Bool, rows(&|r| r.iter().any(|&v| v != 0) as u8 as f64)),
+        (ExprReduction::All, DType::Bool, rows(&|r| r.iter().all(|&v| v != 0) as u8 as f64)),
+    ];
+    for (kind, dt, want) in cases {
+        let r = DynArray::reduce_expr(&e, kind, 1isize, false).unwrap();
+        assert_eq!((r.dtype(), r.shape()), (dt, &[4usize][..]), "{kind:?}");
+        let got: Vec<f64> = r.to_scalars().unwrap().into_iter().map(re).collect();
+        assert_eq!(got, want, "{kind:?}");
+    }
+    let bad = binary(BinOp::Add, &da, DynArray::zeros(&ctx, DType::I8, &[5]).unwrap());
+    let err = expect_err(DynArray::reduce_expr(&bad, ExprReduction::Sum, Axes::All, false));
+    assert!(matches!(err, Error::Shape { .. }), "{err:?}");
+}

@@ -25,8 +25,8 @@ use super::expr::{BinOp, Expr, IntoExpr};
 use super::layout::Layout;
 use super::Array;
 use crate::error::{Error, Result};
-use crate::reduce::{Axes, Norm};
-use crate::runtime::{Buffer, Context};
+use crate::program::KernelArg;
+use crate::runtime::{Arg, Buffer, Context};
 
 /// An [`Array<T>`] whose `T` is chosen at run time. See the [module docs](self).
 #[derive(Debug, Clone)]
@@ -134,6 +134,8 @@ macro_rules! with_dtype {
     };
 }
 
+pub(crate) use {each, with_dtype};
+
 macro_rules! from_array {
     ($($v:ident => $t:ty),*) => {$(
         impl From<Array<$t>> for DynArray {
@@ -146,6 +148,13 @@ macro_rules! from_array {
 from_array!(Bool => bool, I8 => i8, I16 => i16, I32 => i32, I64 => i64, U8 => u8, U16 => u16,
     U32 => u32, U64 => u64, F16 => f16, F32 => f32, F64 => f64, C64 => Complex<f32>,
     C128 => Complex<f64>);
+
+/// As [`Array<T>`]'s: the buffer of an array contiguous from offset 0; a view is refused.
+impl KernelArg for DynArray {
+    fn to_arg(&self) -> Result<Arg<'_>> {
+        each!(self, a => a.to_arg())
+    }
+}
 
 impl IntoExpr for &DynArray {
     fn into_expr(self) -> Expr {
@@ -181,17 +190,6 @@ dyn_binop! {
     BitXor, bitxor, BitXor;
     Shl, shl, Shl;
     Shr, shr, Shr;
-}
-
-/// Reductions over `axes` that take `(axes, keepdims)`, forwarded to the typed ones.
-macro_rules! reductions {
-    ($($(#[$m:meta])* $name:ident;)*) => {$(
-        $(#[$m])*
-        pub fn $name(&self, axes: impl Into<Axes>, keepdims: bool) -> Result<DynArray> {
-            let axes = axes.into();
-            each!(self, a => a.$name(axes, keepdims).map(DynArray::from))
-        }
-    )*};
 }
 
 impl DynArray {
@@ -422,119 +420,6 @@ impl DynArray {
         each!(self, a => a.assign(e))
     }
 
-    // ---- reductions ----
-
-    reductions! {
-        /// The sum over `axes` (integers and bool widen to 64 bits).
-        sum_axes;
-        /// The product over `axes`.
-        prod_axes;
-        /// The smallest element over `axes`; NaN propagates.
-        min_axes;
-        /// The largest element over `axes`; NaN propagates.
-        max_axes;
-        /// The index of the first smallest element over `axes` (int64).
-        argmin_axes;
-        /// The index of the first largest element over `axes` (int64).
-        argmax_axes;
-        /// The mean over `axes` (f64 for integers and bool).
-        mean_axes;
-        /// Whether any element over `axes` is nonzero.
-        any_axes;
-        /// Whether every element over `axes` is nonzero.
-        all_axes;
-        /// How many elements over `axes` are nonzero.
-        count_nonzero_axes;
-    }
-
-    /// The variance over `axes` with `ddof` delta degrees of freedom.
-    pub fn var_axes(&self, axes: impl Into<Axes>, ddof: usize, keepdims: bool) -> Result<DynArray> {
-        let axes = axes.into();
-        each!(self, a => a.var_axes(axes, ddof, keepdims).map(DynArray::from))
-    }
-
-    /// The standard deviation over `axes`.
-    pub fn std_axes(&self, axes: impl Into<Axes>, ddof: usize, keepdims: bool) -> Result<DynArray> {
-        let axes = axes.into();
-        each!(self, a => a.std_axes(axes, ddof, keepdims).map(DynArray::from))
-    }
-
-    /// The L1, L2 or max norm over `axes`.
-    pub fn norm_axes(&self, ord: Norm, axes: impl Into<Axes>, keepdims: bool) -> Result<DynArray> {
-        let axes = axes.into();
-        each!(self, a => a.norm_axes(ord, axes, keepdims).map(DynArray::from))
-    }
-
-    /// The running sums along `axis`.
-    pub fn cumsum(&self, axis: isize) -> Result<DynArray> {
-        each!(self, a => a.cumsum(axis).map(DynArray::from))
-    }
-
-    /// The running products along `axis`.
-    pub fn cumprod(&self, axis: isize) -> Result<DynArray> {
-        each!(self, a => a.cumprod(axis).map(DynArray::from))
-    }
-
-    // ---- sorting and indexing ----
-
-    /// A sorted copy along `axis` (stable, NaN last).
-    pub fn sort(&self, axis: isize) -> Result<DynArray> {
-        each!(self, a => a.sort(axis).map(DynArray::from))
-    }
-
-    /// The positions along `axis` that sort the array (int64).
-    pub fn argsort(&self, axis: isize) -> Result<DynArray> {
-        each!(self, a => a.argsort(axis).map(DynArray::from))
-    }
-
-    /// The elements at `indices` along `axis` ([`Array::take`]). `indices` must be an int32,
-    /// int64, uint32 or uint64 array.
-    pub fn take(&self, indices: &DynArray, axis: isize) -> Result<DynArray> {
-        match indices {
-            DynArray::I32(i) => each!(self, a => a.take(i, axis).map(DynArray::from)),
-            DynArray::I64(i) => each!(self, a => a.take(i, axis).map(DynArray::from)),
-            DynArray::U32(i) => each!(self, a => a.take(i, axis).map(DynArray::from)),
-            DynArray::U64(i) => each!(self, a => a.take(i, axis).map(DynArray::from)),
-            other => Err(index_type_error("take", other.dtype())),
-        }
-    }
-
-    /// Writes `values` (cycled, converted to this array's dtype) at the flat `indices`
-    /// ([`Array::put`]).
-    pub fn put(&mut self, indices: &DynArray, values: &DynArray) -> Result<()> {
-        let values =
-            if values.dtype() == self.dtype() { values.clone() } else { values.astype(self.dtype())? };
-        macro_rules! put_with {
-            ($i:expr) => {
-                each!(self, a => {
-                    let v = values.typed()?;
-                    a.put($i, &v)
-                })
-            };
-        }
-        match indices {
-            DynArray::I32(i) => put_with!(i),
-            DynArray::I64(i) => put_with!(i),
-            DynArray::U32(i) => put_with!(i),
-            DynArray::U64(i) => put_with!(i),
-            other => Err(index_type_error("put", other.dtype())),
-        }
-    }
-
-    /// The elements where `mask` (a bool array of the same shape) is true, in C order.
-    pub fn mask(&self, mask: &DynArray) -> Result<DynArray> {
-        let DynArray::Bool(m) = mask else {
-            return Err(Error::Type {
-                dtypes: vec![mask.dtype().name().into()],
-                message: format!(
-                    "mask needs a bool array, not {}; compare first (e.g. `a > 0`)",
-                    mask.dtype()
-                ),
-            });
-        };
-        each!(self, a => a.mask(m).map(DynArray::from))
-    }
-
     /// The typed array inside, when `T` is its element type.
     pub fn typed<T: Element>(&self) -> Result<Array<T>> {
         if T::DTYPE != self.dtype() {
@@ -549,14 +434,5 @@ impl DynArray {
         }
         let l = self.layout();
         Array::from_buffer(self.buffer(), &l.shape, &l.strides, l.offset)
-    }
-}
-
-fn index_type_error(what: &str, dt: DType) -> Error {
-    Error::Type {
-        dtypes: vec![dt.name().into()],
-        message: format!(
-            "{what} needs indices of int32, int64, uint32 or uint64, not {dt}; convert them with astype(int64)"
-        ),
     }
 }

@@ -142,7 +142,7 @@
 mod axis;
 pub mod codegen;
 pub mod dtype;
-mod dynarray;
+pub(crate) mod dynarray;
 pub mod expr;
 pub mod layout;
 

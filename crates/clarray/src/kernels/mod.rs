@@ -29,7 +29,7 @@
 
 use std::fmt::Write as _;
 
-use crate::array::{Array, DType, Element};
+use crate::array::{Array, DType, DynArray, Element};
 use crate::error::{Error, Result};
 use crate::program::cache::generated_kernel;
 use crate::reduce::engine::{Args, MapExpr, Op, Param, Spec};
@@ -122,6 +122,34 @@ pub trait UserArg {
 impl<T: Element> UserArg for Array<T> {
     fn value(&self) -> ArgValue {
         ArgValue::Array(Strided::of_array(self))
+    }
+}
+
+impl UserArg for DynArray {
+    fn value(&self) -> ArgValue {
+        match self {
+            DynArray::Bool(a) => a.value(),
+            DynArray::I8(a) => a.value(),
+            DynArray::I16(a) => a.value(),
+            DynArray::I32(a) => a.value(),
+            DynArray::I64(a) => a.value(),
+            DynArray::U8(a) => a.value(),
+            DynArray::U16(a) => a.value(),
+            DynArray::U32(a) => a.value(),
+            DynArray::U64(a) => a.value(),
+            DynArray::F16(a) => a.value(),
+            DynArray::F32(a) => a.value(),
+            DynArray::F64(a) => a.value(),
+            DynArray::C64(a) => a.value(),
+            DynArray::C128(a) => a.value(),
+        }
+    }
+}
+
+/// A value already in [`ArgValue`] form (what a dynamically typed caller builds).
+impl UserArg for ArgValue {
+    fn value(&self) -> ArgValue {
+        self.clone()
     }
 }
 

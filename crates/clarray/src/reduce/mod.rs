@@ -80,6 +80,7 @@
 mod api;
 mod compare;
 pub mod dtype;
+mod dynamic;
 pub mod engine;
 pub mod gather;
 pub mod join;
@@ -91,6 +92,7 @@ pub mod strided;
 
 pub use compare::{allclose, array_equal};
 pub use dtype::{Promote, Reducible, ReductionTypes};
+pub use dynamic::ExprReduction;
 pub use gather::Index;
 pub use join::{concatenate, stack, Joinable};
 pub use strided::Strided;
