@@ -3,9 +3,10 @@
 
     python3 scripts/inductioneq_compare.py [--bin target/release/induction]
         [--data docs/data/inductioneq-<commit>.csv] [--notes docs/data/inductioneq-notes.txt]
-        [--out docs/inductioneq-comparison.md] [--only ID[,ID...]]
+        [--out docs/inductioneq-comparison.md] [--only ID[,ID...]] [--timeout SECONDS]
 
-With --only, the other rows are listed with InductionEq's figures alone.
+With --only, the other rows keep their lines of the existing page (rows new to it are listed with
+InductionEq's figures alone).
 
 The reference file holds numbers only: InductionEq's figures for each configuration, produced by
 running its kernels outside this repository (its header lines, starting with '#', say how). The
@@ -82,25 +83,36 @@ def options(row):
     """The `induction run` options of a reference row, or a reason why there are none."""
     if row["case"] not in CASES:
         return None, f"case {row['case']} has no counterpart here"
+    case = CASES[row["case"]]
+    if row.get("periodic") == "NONE":
+        # InductionEq's periodic = 'NONE' on hall_periodic: its outflow setting.
+        if row["case"] != "hall_periodic":
+            return None, f"{row['case']} with periodic = NONE has no counterpart here"
+        case = "hall_outflow"
     clean = CLEANING.get(row["div_clean"])
     if clean is None:
         return None, f"cleaning form {row['div_clean']} is not offered by induction"
     args = [
-        "--case", CASES[row["case"]], "--order", row["order"], "--n", row["n"], "--nz", row["nz"],
+        "--case", case, "--order", row["order"], "--n", row["n"], "--nz", row["nz"],
         "--forms", row["forms"], "--integrator", row["integrator"], "--cfl", row["cfl"],
         "--final-time", row["final_time"], "--precision", "f64",
     ]
+    if row.get("ny"):
+        args += ["--ny", row["ny"]]
     if float(row["dissipation"] or 0) != 0:
         args += ["--dissipation", row["dissipation"]]
     return args + clean, None
 
 
-def run_induction(binary, args):
+def run_induction(binary, args, timeout=None):
     with tempfile.TemporaryDirectory() as d:
         hist = os.path.join(d, "history.csv")
         t0 = time.time()
-        p = subprocess.run([binary, "run", "--quiet", "--history", hist] + args,
-                           capture_output=True, text=True)
+        try:
+            p = subprocess.run([binary, "run", "--quiet", "--history", hist] + args,
+                               capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None, f"did not finish within {timeout:g} s (--timeout)", time.time() - t0
         wall = time.time() - t0
         if p.returncode != 0:
             msg = (p.stderr.strip() or p.stdout.strip()).splitlines()
@@ -126,6 +138,20 @@ def rel_diff(a, b):
     return abs(a - b) / max(abs(a), abs(b))
 
 
+def existing_lines(path):
+    """The rows of an existing page, by id, without their last cell (the note)."""
+    rows = {}
+    if not os.path.exists(path):
+        return rows
+    with open(path) as fh:
+        for line in fh:
+            if line.startswith("| `"):
+                # 17 cells before the note: id … largest relative difference.
+                cells = line.rstrip("\n")[2:].split(" | ", 18)
+                rows[cells[0].strip("`")] = "| " + " | ".join(cells[:17]) + " | "
+    return rows
+
+
 def fmt(v):
     return f"{v:.9e}"
 
@@ -140,6 +166,7 @@ def main():
     ap.add_argument("--notes", default=os.path.join(root, "docs", "data", "inductioneq-notes.txt"))
     ap.add_argument("--out", default=os.path.join(root, "docs", "inductioneq-comparison.md"))
     ap.add_argument("--only")
+    ap.add_argument("--timeout", type=float, help="seconds a row's run may take")
     a = ap.parse_args()
     if a.data is None:
         d = os.path.join(root, "docs", "data")
@@ -152,14 +179,18 @@ def main():
                  "`cargo build --release -p induction` or pass --bin")
     header, rows = read_rows(a.data)
     only = set(a.only.split(",")) if a.only else None
+    kept = existing_lines(a.out) if only else {}
 
     lines = []
     total = time.time()
     for row in rows:
         args, why_not = options(row)
         if only and row["id"] not in only:
+            if row["id"] in kept:
+                lines.append((row["id"], kept[row["id"]]))
+                continue
             args, why_not = None, "left out of this pass (--only)"
-        ours, err, wall = (None, why_not, 0.0) if args is None else run_induction(a.bin, args)
+        ours, err, wall = (None, why_not, 0.0) if args is None else run_induction(a.bin, args, a.timeout)
         ref = {k: float(row[k]) for k, _ in QUANTITIES}
         cells = [f"`{row['id']}`", row["case"], row["order"], row["forms"], row["integrator"]]
         extra = []
@@ -167,7 +198,12 @@ def main():
             extra.append(f"dissipation {row['dissipation']}")
         if row["div_clean"]:
             extra.append(f"cleaning {row['div_clean'].replace('USE_LAPLACE_', '')}")
-        cells.append(f"{row['n']}²×{row['nz']}" if row["n"] != row["nz"] else f"{row['n']}³")
+        if row.get("periodic") == "NONE":
+            extra.append("periodic NONE (hall_outflow)")
+        if row.get("ny"):
+            cells.append(f"{row['n']}×{row['ny']}×{row['nz']}")
+        else:
+            cells.append(f"{row['n']}²×{row['nz']}" if row["n"] != row["nz"] else f"{row['n']}³")
         cells.append(", ".join(extra) or "–")
         if ours is None:
             cells.append(f"– / {row['steps']}")
@@ -213,12 +249,27 @@ def main():
         "|---|---|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ] + lines + [
         "",
-        f"Run on {device_line(a.bin)} in {time.time() - total:.0f} s.",
-        "",
-    ]
+    ] + run_lines(a.out, only, device_line(a.bin), time.time() - total)
+    # The table of InductionEq's options (written by hand, checked against the code).
+    status = os.path.join(root, "docs", "data", "inductioneq-status.md")
+    if os.path.exists(status):
+        with open(status) as fh:
+            out += [""] + fh.read().rstrip("\n").splitlines() + [""]
     with open(a.out, "w") as fh:
         fh.write("\n".join(out))
     print(f"wrote {os.path.relpath(a.out, root)}")
+
+
+def run_lines(path, only, device, seconds):
+    """Where and how long the rows ran: with --only, the existing page's lines and this pass."""
+    now = f"on {device} in {seconds:.0f} s"
+    if not only:
+        return [f"Run {now}.", ""]
+    old = []
+    if os.path.exists(path):
+        with open(path) as fh:
+            old = [l.rstrip("\n") for l in fh if l.startswith("Run on ") or l.startswith("Rows ")]
+    return old + [f"Rows {', '.join(sorted(only))} run (--only) {now}.", ""]
 
 
 def device_line(binary):

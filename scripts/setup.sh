@@ -11,20 +11,23 @@
 #   4. It checks that a platform is now usable, and fails with the next step if not.
 #   5. With --mpi: MPICH and libclang (for the `mpi` feature of induction: rsmpi's bindings),
 #      installed from the system's packages if `mpiexec` or libclang is missing.
+#   6. With --python: Python 3.9+ with venv and pip (for the Python package's tests), installed
+#      from the system's packages if missing.
 #
-# Usage: scripts/setup.sh [--install] [--mpi]
+# Usage: scripts/setup.sh [--install] [--mpi] [--python]
 # scripts/main.sh and scripts/test.sh source it (`source scripts/setup.sh --`), so that an
 # OCL_ICD_VENDORS or PATH it sets reaches the commands they run.
 set -euo pipefail
 
 _setup_main() {
-  local force_install=0 want_mpi=0 arg
+  local force_install=0 want_mpi=0 want_python=0 arg
   for arg in "$@"; do
     case "$arg" in
       --install) force_install=1 ;;
       --mpi) want_mpi=1 ;;
+      --python) want_python=1 ;;
       --) ;; # what scripts/main.sh and scripts/test.sh pass when they source this file
-      -h | --help) sed -n '2,15p' "${BASH_SOURCE[0]}"; return 0 ;;
+      -h | --help) sed -n '2,17p' "${BASH_SOURCE[0]}"; return 0 ;;
       *) echo "setup: unknown argument $arg (see --help)" >&2; return 2 ;;
     esac
   done
@@ -176,6 +179,15 @@ _setup_main() {
         || { say "could not install MPICH and libclang (needed by --features mpi)."; return 1; }
     fi
     say "MPI: $(mpichversion 2>/dev/null | head -1 || echo mpiexec at "$(command -v mpiexec)")"
+  fi
+
+  # --- 6. Python (only asked for by --python) -----------------------------------------------
+  if [ "$want_python" -eq 1 ]; then
+    if ! python3 -c 'import sys, venv, ensurepip; assert sys.version_info >= (3, 9)' >/dev/null 2>&1; then
+      install_packages python3 python3-venv python3-pip \
+        || { say "could not install Python 3 with venv (needed by the Python package's tests)."; return 1; }
+    fi
+    say "Python: $(python3 --version 2>&1)"
   fi
 
   # --- 4. check ----------------------------------------------------------------------------

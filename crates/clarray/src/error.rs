@@ -3,14 +3,20 @@
 //! Every public function that a caller can misuse returns [`Result<T>`]. Errors say what was
 //! asked, what the limit was and, where there is one, how to fix it. OpenCL status codes keep
 //! their names (`CL_OUT_OF_RESOURCES`, …) together with the operation that failed.
+//!
+//! A variant carries the fields a program can act on (shapes, dtypes, axis and number of axes,
+//! requested and available bytes, the status code, the build log, the parameter and its value)
+//! next to the message. [`Error::kind`] sorts every variant into a coarse, stable
+//! [`ErrorKind`], which a binding maps to its own error classes without matching variants.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// `Result` with [`Error`] as its error type.
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// Everything that can go wrong in clarray.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// An OpenCL call returned an error status.
@@ -43,9 +49,97 @@ pub enum Error {
     /// The device lacks a capability the call needs (fp64, images, …).
     #[error("not supported by this device: {0}")]
     Unsupported(String),
-    /// An argument that is invalid regardless of bounds (zero sizes, bad alignment, …).
-    #[error("invalid argument: {0}")]
-    InvalidArgument(String),
+    /// A value outside the domain its parameter allows: a NaN or zero step, a memory fraction
+    /// outside (0, 1], a zero extent, an empty binary, a define that cannot be written, …
+    #[error("invalid {name}: {message}")]
+    Value {
+        /// The parameter, as the API names it (`step`, `region`, `memory_limit`, …).
+        name: &'static str,
+        /// The value that was given, as text.
+        value: String,
+        /// What was asked, what is allowed and how to fix it, in words.
+        message: String,
+    },
+    /// A size or offset that must be a multiple of another and is not (a sub-buffer's origin
+    /// and the device's base address alignment, a fill and its pattern, a read and its
+    /// element size).
+    #[error("misaligned {what}: {message}")]
+    Alignment {
+        /// What is misaligned (`sub-buffer origin`, `fill`, `read`).
+        what: &'static str,
+        /// The value that was given.
+        value: u64,
+        /// The multiple it must be of.
+        multiple: u64,
+        /// What was asked and how to fix it, in words.
+        message: String,
+    },
+    /// A copy within one buffer or image that OpenCL refuses: source and destination overlap,
+    /// or (rectangular copies) their pitches differ. Copying through a temporary fixes it.
+    #[error("invalid copy: {message}")]
+    Overlap {
+        /// The kind of copy (`buffer copy`, `rectangular copy`, `image copy`).
+        what: &'static str,
+        /// The ranges or regions involved, in words.
+        message: String,
+    },
+    /// An operation that needs at least one array (for its device, shape or length) was given
+    /// none: scalars only, an empty list, a user kernel without array arguments.
+    #[error("{message}")]
+    NoArray {
+        /// The operation (`sum`, `concatenate`, the user kernel's name, …).
+        op: String,
+        /// What was given and how to fix it, in words.
+        message: String,
+    },
+    /// A kernel argument or argument declaration that cannot be used: a declaration clarray
+    /// cannot read or that names an argument twice, a view where a kernel needs a whole
+    /// buffer, a device argument where a scalar belongs.
+    #[error("invalid argument `{name}`: {message}")]
+    Argument {
+        /// The argument's name or declaration, as the caller wrote it.
+        name: String,
+        /// What is wrong and how to fix it, in words.
+        message: String,
+    },
+    /// A program has no kernel of the name asked for.
+    #[error("the program has no kernel `{name}`; it has: {}", .available.join(", "))]
+    NoKernel {
+        /// The name asked for.
+        name: String,
+        /// The kernels the program has.
+        available: Vec<String>,
+    },
+    /// A write into a view whose elements are shared (a stride of 0 from broadcasting).
+    #[error(
+        "cannot write into a broadcast view (shape {shape:?}, stride 0 on axis {axis}): its \
+         elements are shared; write into the array it was broadcast from, or into a copy"
+    )]
+    ReadOnlyView {
+        /// The view's shape.
+        shape: Vec<usize>,
+        /// The first axis with stride 0.
+        axis: usize,
+    },
+    /// `min`, `max`, `argmin` or `argmax` along an axis of length 0: they have no neutral
+    /// element.
+    #[error(
+        "{op} of an empty sequence: axis {axis} of shape {shape:?} has length 0, and {op} has no \
+         neutral element; check the length first or use a reduction with one (sum, any, …)"
+    )]
+    EmptyReduction {
+        /// The reduction (`Min`, `Max`, `ArgMin`, `ArgMax`).
+        op: String,
+        /// The empty axis.
+        axis: usize,
+        /// The shape reduced.
+        shape: Vec<usize>,
+    },
+    /// The device returned results that contradict each other or the input (a count that
+    /// cannot be, a check that does not reproduce): a driver fault, or memory changed by
+    /// something else during the call.
+    #[error("inconsistent device results: {0}")]
+    Inconsistent(String),
     /// An axis outside `-ndim..ndim` (negative axes count from the end, as in NumPy), or an
     /// axis named twice in one set of axes.
     #[error("{message}")]
@@ -57,12 +151,26 @@ pub enum Error {
         /// What was asked and what is allowed, in words.
         message: String,
     },
-    /// Shapes that do not match or do not broadcast.
-    #[error("shape error: {0}")]
-    Shape(String),
-    /// Element types that do not fit the operation.
-    #[error("type error: {0}")]
-    Type(String),
+    /// Shapes that do not match or do not broadcast, a count of elements that does not fit a
+    /// shape, a permutation that is not one.
+    #[error("shape error: {message}")]
+    Shape {
+        /// The shapes involved, in the order the message names them (a count of host elements
+        /// is in the message only).
+        shapes: Vec<Vec<usize>>,
+        /// What was asked and what would fit, in words.
+        message: String,
+    },
+    /// Element types (or image formats) that do not fit the operation, or a scalar outside an
+    /// integer type's range.
+    #[error("type error: {message}")]
+    Type {
+        /// The types involved, by NumPy's names (`float32`, …), in the order the message names
+        /// them; image formats as written by `Debug`.
+        dtypes: Vec<String>,
+        /// What was asked and how to convert, in words.
+        message: String,
+    },
     /// Objects from two different contexts used together.
     #[error("context mismatch: {0}")]
     ContextMismatch(String),
@@ -89,7 +197,9 @@ pub enum Error {
         kernel: String,
         /// The launch's global size.
         global: Vec<usize>,
-        /// The driver's status, as the wait for the kernel reported it.
+        /// The driver's status, as the wait for the kernel reported it; `source()` returns this
+        /// box (downcast to `Box<Error>`).
+        #[source]
         cause: Box<Error>,
     },
     /// The device memory limit would be exceeded.
@@ -108,13 +218,15 @@ pub enum Error {
         /// The limit in force.
         limit: u64,
     },
-    /// An I/O error (program cache, output files), with the path involved.
-    #[error("{context}: {message}")]
+    /// An I/O error (program sources, the program cache), with the path involved.
+    #[error("{context}: {source}")]
     Io {
         /// What was being done, with the path.
         context: String,
-        /// The operating system's message.
-        message: String,
+        /// The operating system's error, shared so that `Error` stays `Clone`; `source()` returns
+        /// this `Arc` (downcast to `Arc<std::io::Error>`), whose own `source()` continues the chain.
+        #[source]
+        source: Arc<std::io::Error>,
     },
     /// Errors that happened where they could not be returned (in `Drop`) and are reported at the
     /// next checked call.
@@ -164,10 +276,104 @@ impl fmt::Display for BuildFailure {
     }
 }
 
+/// The coarse kind of an [`Error`], for callers that map errors to their own classes (a Python
+/// or C binding's exception types, a CLI's exit codes) without matching every variant.
+///
+/// This mapping is stable: a variant's kind does not change, and a new variant of [`Error`]
+/// gets one of these kinds. New kinds may be added (the enum is `#[non_exhaustive]`); treat an
+/// unknown kind like [`ErrorKind::Device`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A value the operation cannot take: shapes that do not match or broadcast, a zero step,
+    /// an overlapping copy, an empty input where one element is needed, arrays of two
+    /// contexts (Python: `ValueError`).
+    InvalidValue,
+    /// An element type, image format or kernel argument type that does not fit
+    /// (Python: `TypeError`).
+    Type,
+    /// An index, axis, copy range or view outside what it refers to (Python: `IndexError`;
+    /// NumPy's `AxisError` is also one).
+    Index,
+    /// A size, count or position beyond what the device or the host can address
+    /// (Python: `OverflowError`).
+    Overflow,
+    /// Device memory ran out, or the memory limit would be exceeded (Python: `MemoryError`).
+    OutOfMemory,
+    /// The device lacks a capability the call needs (Python: `NotImplementedError`).
+    Unsupported,
+    /// No OpenCL runtime or no matching device was found.
+    NoDevice,
+    /// The driver or the device failed: an OpenCL status, a kernel that faulted, results that
+    /// contradict each other (Python: `RuntimeError`).
+    Device,
+    /// A program did not build; the error carries the compiler's log.
+    Build,
+    /// Reading or writing a file failed (Python: `OSError`).
+    Io,
+}
+
+impl ErrorKind {
+    /// The kind's name, as written here (`"InvalidValue"`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidValue => "InvalidValue",
+            ErrorKind::Type => "Type",
+            ErrorKind::Index => "Index",
+            ErrorKind::Overflow => "Overflow",
+            ErrorKind::OutOfMemory => "OutOfMemory",
+            ErrorKind::Unsupported => "Unsupported",
+            ErrorKind::NoDevice => "NoDevice",
+            ErrorKind::Device => "Device",
+            ErrorKind::Build => "Build",
+            ErrorKind::Io => "Io",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// OpenCL statuses that mean memory ran out (`CL_MEM_OBJECT_ALLOCATION_FAILURE`,
+/// `CL_OUT_OF_HOST_MEMORY`). `CL_OUT_OF_RESOURCES` is left out: drivers also return it for a
+/// kernel that faulted.
+const OUT_OF_MEMORY_STATUSES: [i32; 2] = [-4, -6];
+
+/// `CL_BUILD_PROGRAM_FAILURE`.
+const BUILD_FAILURE_STATUS: i32 = -11;
+
 impl Error {
-    /// Builds an [`Error::OpenCl`] from a raw status code and the name of the failed operation.
-    pub fn opencl(op: &'static str, code: i32) -> Self {
-        Error::OpenCl { op, code, name: opencl3::error_codes::error_text(code) }
+    /// The error's coarse kind; see [`ErrorKind`] for what each kind covers and the promise
+    /// that this mapping stays as it is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::OpenCl { code, .. } if OUT_OF_MEMORY_STATUSES.contains(code) => ErrorKind::OutOfMemory,
+            Error::OpenCl { code: BUILD_FAILURE_STATUS, .. } => ErrorKind::Build,
+            Error::OpenCl { .. } | Error::KernelFailed { .. } | Error::Inconsistent(_) => ErrorKind::Device,
+            Error::NoRuntime(_) | Error::NoDevice { .. } => ErrorKind::NoDevice,
+            Error::OutOfBounds(_) | Error::Axis { .. } => ErrorKind::Index,
+            Error::TooLarge(_) => ErrorKind::Overflow,
+            Error::Unsupported(_) => ErrorKind::Unsupported,
+            Error::Value { .. }
+            | Error::Alignment { .. }
+            | Error::Overlap { .. }
+            | Error::NoArray { .. }
+            | Error::Argument { .. }
+            | Error::NoKernel { .. }
+            | Error::ReadOnlyView { .. }
+            | Error::EmptyReduction { .. }
+            | Error::Shape { .. }
+            | Error::ContextMismatch(_) => ErrorKind::InvalidValue,
+            Error::Type { .. } | Error::KernelArgs { .. } => ErrorKind::Type,
+            Error::Build(_) => ErrorKind::Build,
+            Error::OutOfDeviceMemory { .. } => ErrorKind::OutOfMemory,
+            Error::Io { .. } => ErrorKind::Io,
+            // Reported late, in the order they happened: the first one says what went wrong.
+            Error::Deferred(errors) => errors.first().map_or(ErrorKind::Device, Error::kind),
+        }
     }
 
     /// The OpenCL status code, if this error came from the driver.
@@ -177,21 +383,31 @@ impl Error {
             _ => None,
         }
     }
-}
 
-/// Converts an `opencl3` result into a clarray result, naming the operation.
-pub(crate) trait ClResultExt<T> {
-    fn cl(self, op: &'static str) -> Result<T>;
-}
-
-impl<T> ClResultExt<T> for std::result::Result<T, opencl3::error_codes::ClError> {
-    fn cl(self, op: &'static str) -> Result<T> {
-        self.map_err(|e| Error::opencl(op, e.0))
+    /// An [`Error::Io`] for `source`, met while doing `context` (which names the path).
+    pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Io { context: context.into(), source: Arc::new(source) }
     }
 }
 
-impl<T> ClResultExt<T> for std::result::Result<T, i32> {
-    fn cl(self, op: &'static str) -> Result<T> {
-        self.map_err(|code| Error::opencl(op, code))
+/// Two errors are equal when they are the same variant with equal fields; I/O errors, which
+/// have no equality of their own, compare by their kind and message.
+impl PartialEq for Error {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Error::Io { context: a, source: s }, Error::Io { context: b, source: t }) => {
+                a == b && s.kind() == t.kind() && s.to_string() == t.to_string()
+            }
+            (Error::Deferred(a), Error::Deferred(b)) => a == b,
+            (
+                Error::KernelFailed { kernel: k, global: g, cause: c },
+                Error::KernelFailed { kernel, global, cause },
+            ) => k == kernel && g == global && c == cause,
+            // Every other variant holds plain data (strings, numbers, shapes) whose `Debug` text
+            // is equal exactly when the data is.
+            (a, b) => {
+                std::mem::discriminant(a) == std::mem::discriminant(b) && format!("{a:?}") == format!("{b:?}")
+            }
+        }
     }
 }

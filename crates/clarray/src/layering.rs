@@ -1,6 +1,7 @@
 //! The layering rules, checked on the source text: each layer of the table in `lib.rs` uses only
 //! the layers above it, and the files of `runtime/` and `program/` form no cycle — each uses
 //! only the files before it in the order stated here. A new file must be placed in that order.
+//! `unsafe` code and the `opencl3` binding appear in `src/runtime/` alone (tests included).
 //!
 //! Only code counts: comments (links in docs may point anywhere) and everything from a file's
 //! `#[cfg(test)]` on (tests may use the whole crate) are left out.
@@ -11,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// The files of `runtime/`, lowest first.
 const RUNTIME: &[&str] = &[
-    "argtype", "probe", "device", "record", "context", "event", "track", "buffer", "rect", "image",
+    "status", "argtype", "probe", "device", "record", "context", "event", "track", "buffer", "rect", "image",
     "transfer", "pinned", "program",
 ];
 
@@ -21,6 +22,10 @@ const PROGRAM: &[&str] = &["source", "cache", "args", "launch"];
 /// The layers, lowest first, as `lib.rs`'s table must list them.
 const LAYERS: &[&str] =
     &["runtime", "memory", "program", "runner", "profile", "array", "reduce", "random", "kernels"];
+
+/// What only `src/runtime/` may write: `unsafe` code and the binding. Spelled in two parts so
+/// that this file, which is checked too, does not name them.
+const RUNTIME_ONLY: [&str; 2] = [concat!("un", "safe"), concat!("open", "cl3")];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
@@ -73,6 +78,24 @@ fn names(text: &str, path: &str) -> bool {
         !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':')
             && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
     })
+}
+
+/// Whether `text` has `word` as a whole word (not part of a longer identifier such as
+/// `unsafe_code`).
+fn has_word(text: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(i, _)| {
+        !text[..i].chars().next_back().is_some_and(ident)
+            && !text[i + word.len()..].chars().next().is_some_and(ident)
+    })
+}
+
+/// The words of [`RUNTIME_ONLY`] that `path` uses outside comments, its tests included.
+fn runtime_only_words(path: &Path) -> Vec<&'static str> {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let code: String =
+        text.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
+    RUNTIME_ONLY.into_iter().filter(|w| has_word(&code, w)).collect()
 }
 
 /// The sibling files that `code` uses: `super::name` paths, and names in `use super::{…}` groups.
@@ -194,6 +217,22 @@ fn no_layer_uses_a_higher_layer() {
 }
 
 #[test]
+fn unsafe_code_and_opencl3_stay_in_runtime() {
+    let runtime = src().join("runtime");
+    let mut bad = Vec::new();
+    for path in rs_files(&src()).into_iter().filter(|p| !p.starts_with(&runtime)) {
+        for word in runtime_only_words(&path) {
+            bad.push(format!(
+                "{} uses `{word}`, which only src/runtime/ may: add a safe function to runtime/ and \
+                 call that",
+                path.display()
+            ));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
 fn the_checks_see_a_back_edge() {
     // The checks above pass only if they can fail: a use of a later file or group entry is seen.
     assert!(siblings("use super::buffer::Buffer;", RUNTIME).contains("buffer"));
@@ -213,4 +252,8 @@ fn the_checks_see_a_back_edge() {
     fs::remove_dir_all(&dir).ok();
     assert!(names(&seen, "crate::reduce") && names(&seen, "crate::error"), "{seen}");
     assert!(!names(&seen, "crate::kernels"), "{seen}");
+    let (unsafe_, binding) = (RUNTIME_ONLY[0], RUNTIME_ONLY[1]);
+    assert!(has_word(&format!("let x = {unsafe_} {{ f() }};"), unsafe_));
+    assert!(has_word(&format!("use ::{binding}::types::cl_int;"), binding));
+    assert!(!has_word(&format!("#![deny({unsafe_}_code)]"), unsafe_));
 }

@@ -47,7 +47,7 @@ pub mod reduce;
 pub mod runner;
 pub mod runtime;
 
-pub use array::{Array, DType, Element, Expr};
+pub use array::{Array, DType, DynArray, Element, Expr};
 
 /// What a user meets first, in one import: `use clarray::prelude::*;`.
 ///
@@ -63,14 +63,14 @@ pub use array::{Array, DType, Element, Expr};
 /// # Ok(()) }
 /// ```
 pub mod prelude {
-    pub use crate::array::{s, Array, DType, Element, Expr, IntoExpr};
-    pub use crate::error::{Error, Result};
+    pub use crate::array::{s, Array, DType, DynArray, Element, Expr, IntoExpr};
+    pub use crate::error::{Error, ErrorKind, Result};
     pub use crate::kernels::{ElementwiseKernel, ReductionKernel, ScanKernel};
     pub use crate::memory::Limit;
     pub use crate::program::{KernelArg, Source};
     pub use crate::runtime::{Buffer, Context, ContextBuilder, Device, Event, Pinned, Queue};
 }
-pub use error::{BuildFailure, Error, Result};
+pub use error::{BuildFailure, Error, ErrorKind, Result};
 pub use runtime::{Buffer, Context, Device, Event, Image, Pinned, Queue};
 
 // The layering rules above, checked on the source text.

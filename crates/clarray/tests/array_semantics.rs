@@ -91,7 +91,9 @@ fn result_types_with_weak_scalars() {
     // Scalars that do not fit the array's type are an error, not wraparound.
     let err = (&u8a + 300).eval::<u8>().unwrap_err();
     assert!(
-        matches!(err, Error::Type(_)) && err.to_string().contains("300") && err.to_string().contains("uint8"),
+        matches!(&err, Error::Type { dtypes, .. } if dtypes == &["uint8"])
+            && err.to_string().contains("300")
+            && err.to_string().contains("uint8"),
         "{err}"
     );
     let err = (&u8a - (-1)).check().unwrap_err().to_string();
@@ -174,7 +176,7 @@ fn bad_inputs_are_typed_errors_with_messages() {
     let b = Array::<f32>::zeros(ctx, &[3]).unwrap();
     // broadcasting mismatch
     let e = (&a + &b).eval::<f32>().unwrap_err();
-    assert!(matches!(e, Error::Shape(_)), "{e}");
+    assert!(matches!(&e, Error::Shape { shapes, .. } if shapes == &[vec![3, 4], vec![3]]), "{e}");
     assert!(e.to_string().contains("[3, 4]") && e.to_string().contains("[3]"), "{e}");
     // operations a type does not have
     for (e, what) in [
@@ -186,7 +188,7 @@ fn bad_inputs_are_typed_errors_with_messages() {
         ((-Array::<bool>::zeros(ctx, &[2]).unwrap()), "negation"),
     ] {
         let err = e.eval::<f32>().unwrap_err();
-        assert!(matches!(err, Error::Type(_)), "{err}");
+        assert!(matches!(&err, Error::Type { dtypes, .. } if !dtypes.is_empty()), "{err}");
         assert!(err.to_string().contains(what), "{what}: {err}");
     }
     // evaluating as the wrong type
@@ -206,7 +208,9 @@ fn bad_inputs_are_typed_errors_with_messages() {
     assert!(matches!(err, Error::TooLarge(_)), "{err}");
     // views
     assert!(matches!(a.slice(ndarray::s![5, ..]), Err(Error::OutOfBounds(_))));
-    assert!(matches!(a.slice(ndarray::s![.., .., ..]), Err(Error::Shape(_))));
+    let e = a.slice(ndarray::s![.., .., ..]).unwrap_err();
+    assert!(matches!(&e, Error::Shape { shapes, .. } if shapes == &[a.shape().to_vec()]), "{e}");
+    assert!(e.to_string().contains("3 indices"), "{e}");
     assert!(matches!(a.permute(&[0, 0]), Err(Error::Axis { .. })));
     assert!(matches!(a.flip(2), Err(Error::Axis { axis: 2, .. })));
     // assigning a value that does not broadcast to the target

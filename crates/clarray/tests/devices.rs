@@ -190,15 +190,4 @@ fn contexts_queues_and_slots() {
     assert!(format!("{:?}", ctx.queue()).contains("profiling false"));
     let sub = b.sub_buffer(0, 8).unwrap();
     assert_eq!(format!("{sub:?}"), "Buffer(8 bytes, ReadWrite, sub-buffer at 0)");
-
-    // Per-context slots: one value per type and context, shared by clones and queues.
-    #[derive(Default)]
-    struct Counter(std::sync::atomic::AtomicUsize);
-    let s1 = ctx.slot::<Counter>();
-    s1.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    assert_eq!(on_q2.slot::<Counter>().0.load(std::sync::atomic::Ordering::Relaxed), 1);
-    assert!(std::sync::Arc::ptr_eq(&s1, &ctx.clone().slot::<Counter>()));
-    let other = Context::on(ctx.device()).unwrap();
-    assert_eq!(other.slot::<Counter>().0.load(std::sync::atomic::Ordering::Relaxed), 0);
-    assert_eq!(*ctx.slot::<String>(), "");
 }

@@ -3,9 +3,10 @@
 
 mod common;
 
+use clarray::program::Source;
 use clarray::program::{cached_kernel, KernelArg, Local};
 use clarray::runtime::{Arg, ChannelOrder, ChannelType, ImageFormat, LaunchDims, Program, RectSide};
-use clarray::{Buffer, Context, Error, Image};
+use clarray::{Array, Buffer, Context, Error, ErrorKind, Image};
 use common::*;
 use rand::Rng;
 
@@ -170,7 +171,10 @@ fn kernel_arguments_are_checked_against_the_signature() {
     assert_eq!(names, ["axpy", "block_sums"]);
     assert_eq!(p.options(), "-cl-kernel-arg-info");
     let e = expect_err(p.kernel("nope"));
-    assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
+    assert!(
+        matches!(&e, Error::NoKernel { name, available } if name == "nope" && available.len() == 2),
+        "{e:?}"
+    );
     assert_msg(&e, &["no kernel `nope`", "axpy", "block_sums"]);
 
     let k = p.kernel("axpy").unwrap();
@@ -395,6 +399,7 @@ fn program_binaries_round_trip() {
     q.read_buffer(&yb, 0, &mut y, &[]).unwrap();
     assert_eq!(y, [11.0, 22.0, 33.0]);
     let e = expect_err(Program::from_binary(&ctx, &[], ""));
+    assert!(matches!(e, Error::Value { name: "binary", .. }), "{e:?}");
     assert_msg(&e, &["empty program binary"]);
     let e = expect_err(Program::from_binary(&ctx, b"certainly not a device binary", ""));
     assert!(matches!(e, Error::OpenCl { .. }), "{e:?}");
@@ -513,4 +518,72 @@ fn object_arguments_cannot_be_given_as_bytes() {
     );
     let e = expect_err(ctx.queue().launch(&k, &[Arg::Buffer(&out), args[1], args[2]], &dims(&[1]), &[]));
     assert_msg(&e, &["argument 0 (`img`)", "a buffer was given where the kernel takes `image2d_t`"]);
+}
+
+#[test]
+fn error_kinds_map_each_variant_for_bindings() {
+    let ctx = ctx();
+    let a = Array::<f32>::zeros(&ctx, &[2, 3]).unwrap();
+    let cases: Vec<(Error, ErrorKind, &str)> = vec![
+        (expect_err(Array::<f32>::arange(&ctx, 0.0, 1.0, 0.0)), ErrorKind::InvalidValue, "step"),
+        (expect_err(a.sum_axes(2, false)), ErrorKind::Index, "axis 2"),
+        (expect_err(a.reshape(&[4])), ErrorKind::InvalidValue, "reshape"),
+        (expect_err((&a + 1.0).eval::<f64>()), ErrorKind::Type, "evaluated as Array<"),
+        (
+            expect_err(Array::<f32>::from_slice(&ctx, &[], &[0]).unwrap().max()),
+            ErrorKind::InvalidValue,
+            "empty",
+        ),
+        (
+            expect_err(a.broadcast_to(&[4, 2, 3]).unwrap().assign(1.0)),
+            ErrorKind::InvalidValue,
+            "broadcast view",
+        ),
+        (Error::opencl("clCreateBuffer", -4), ErrorKind::OutOfMemory, "CL_MEM_OBJECT_ALLOCATION_FAILURE"),
+        (Error::opencl("clBuildProgram", -11), ErrorKind::Build, "CL_BUILD_PROGRAM_FAILURE"),
+        (Error::opencl("clFinish", -5), ErrorKind::Device, "CL_OUT_OF_RESOURCES"),
+        (Error::TooLarge("x".into()), ErrorKind::Overflow, "too large"),
+        (
+            Error::Deferred(vec![Error::TooLarge("x".into()), Error::opencl("clFinish", -5)]),
+            ErrorKind::Overflow,
+            "reported late",
+        ),
+        (Error::Deferred(vec![]), ErrorKind::Device, "reported late"),
+    ];
+    for (e, kind, part) in cases {
+        assert_eq!(e.kind(), kind, "{e:?}");
+        assert_msg(&e, &[part]);
+    }
+    assert_eq!(ErrorKind::OutOfMemory.name(), "OutOfMemory");
+    assert_eq!(ErrorKind::InvalidValue.to_string(), "InvalidValue");
+}
+
+#[test]
+fn io_errors_keep_the_operating_system_error_as_source() {
+    let missing = std::env::temp_dir().join(format!("clarray-no-such-file-{}.cl", std::process::id()));
+    let e = expect_err(Source::file(&missing).expand());
+    let Error::Io { context, source } = &e else { panic!("{e:?}") };
+    assert!(context.contains("reading OpenCL source"), "{context}");
+    assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+    let inner = std::error::Error::source(&e).expect("an Io error has a source");
+    let io =
+        inner.downcast_ref::<std::sync::Arc<std::io::Error>>().expect("the source is the std::io::Error");
+    assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+    assert_eq!(e.kind(), ErrorKind::Io);
+    assert_msg(&e, &[&missing.display().to_string()]);
+    // An #include that is not found is an Io error of kind NotFound too, naming the line.
+    let e = expect_err(Source::new("#include \"nowhere.h\"\n").expand());
+    assert!(matches!(&e, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound), "{e:?}");
+    assert_msg(&e, &["#include \"nowhere.h\"", "Source::include_dir"]);
+    assert_eq!(e, e.clone(), "errors compare equal to their clones");
+}
+
+#[test]
+fn kernel_failures_keep_the_driver_status_as_source() {
+    let cause = Error::opencl("clWaitForEvents", -14);
+    let e = Error::KernelFailed { kernel: "k".into(), global: vec![4], cause: Box::new(cause.clone()) };
+    let inner = std::error::Error::source(&e).expect("a kernel failure has a source");
+    assert_eq!(inner.downcast_ref::<Box<Error>>().map(|b| &**b), Some(&cause));
+    assert_eq!(e.kind(), ErrorKind::Device);
+    assert_msg(&e, &["kernel `k` failed", "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST"]);
 }

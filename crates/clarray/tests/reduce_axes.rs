@@ -223,8 +223,10 @@ where
     let (axes, ax) = axes_of(c);
     let kd = c.keepdims;
     let (os, g) = groups(&h, &ax, kd);
-    // min/max/argmin/argmax refuse a reduced axis of length 0, even when the output is empty.
-    let empty = ax.iter().any(|&k| c.shape[k] == 0);
+    // min/max/argmin/argmax refuse a reduced axis of length 0 where the output has elements
+    // (NumPy's rule: an empty output has no element without an operand).
+    let output_empty = (0..c.shape.len()).any(|k| !ax.contains(&k) && c.shape[k] == 0);
+    let empty = ax.iter().any(|&k| c.shape[k] == 0) && !output_empty;
     check("sum", dev.sum_axes(axes.clone(), kd), &os, &g, sum, tol)?;
     check("mean", dev.mean_axes(axes.clone(), kd), &os, &g, mean, tol.max(1e-12))?;
     check("any", dev.any_axes(axes.clone(), kd), &os, &g, |x| x.iter().any(|&v| v != 0.0) as u8 as f64, 0.0)?;
@@ -238,7 +240,17 @@ where
     if !full {
         return Ok(());
     }
-    check("prod", dev.prod_axes(axes.clone(), kd), &os, &g, |x| x.iter().product(), tol)?;
+    // Integer products are int64 and wrap as NumPy's do (84 factors of ±3 pass 2^63); float
+    // products are the real product (within `tol`).
+    let integer = h.iter().all(|v| v.fract() == 0.0) && T::DTYPE.is_int();
+    let product = |x: &[f64]| {
+        if integer {
+            x.iter().fold(1i64, |p, &v| p.wrapping_mul(v as i64)) as f64
+        } else {
+            x.iter().product()
+        }
+    };
+    check("prod", dev.prod_axes(axes.clone(), kd), &os, &g, product, tol)?;
     check("all", dev.all_axes(axes.clone(), kd), &os, &g, |x| x.iter().all(|&v| v != 0.0) as u8 as f64, 0.0)?;
     check(
         "count_nonzero",

@@ -80,7 +80,8 @@ fn fused_abs_diff_max_matches_the_host() {
     }
     // An expression whose type differs from the one asked for is a clear error.
     let e = (&a - &b).abs().max::<f64>().unwrap_err();
-    assert!(matches!(e, Error::Type(_)) && e.to_string().contains("float32"), "{e}");
+    assert!(matches!(&e, Error::Type { dtypes, .. } if dtypes == &["float32", "float64"]), "{e}");
+    assert!(e.to_string().contains("float32"), "{e}");
     // Comparison expressions reduce too: how many elements of a exceed those of b.
     let cnt: Array<i64> = a.greater(&b).sum().unwrap();
     assert_eq!(cnt.item().unwrap(), x.iter().zip(&y).filter(|(p, q)| p > q).count() as i64);
@@ -122,7 +123,7 @@ fn empty_reductions_give_the_neutral_element_or_an_error() {
     assert_eq!(a.sum_axes(1, false).unwrap().shape(), &[0]);
     for e in [a.min().unwrap_err(), a.max().unwrap_err(), a.argmin_axes(0, false).unwrap_err()] {
         let m = e.to_string();
-        assert!(matches!(e, Error::InvalidArgument(_)), "{m}");
+        assert!(matches!(&e, Error::EmptyReduction { axis: 0, shape, .. } if shape == &[0, 3]), "{m}");
         assert!(m.contains("empty") && m.contains("axis 0"), "{m}");
     }
     // Reducing the non-empty axis of an empty array is fine: there is nothing to compute.
@@ -140,7 +141,8 @@ fn axis_errors_name_the_axis() {
     assert!(e.contains("axis 1") && e.contains("twice"), "{e}");
     let z = Array::<Complex<f32>>::zeros(&ctx(), &[4]).unwrap();
     let e = z.max().unwrap_err();
-    assert!(matches!(e, Error::Type(_)) && e.to_string().contains("not ordered"), "{e}");
+    assert!(matches!(&e, Error::Type { dtypes, .. } if dtypes == &["complex64"]), "{e}");
+    assert!(e.to_string().contains("not ordered"), "{e}");
     let b = Array::<f32>::zeros(&ctx(), &[4]).unwrap();
     let c = Array::<f32>::zeros(&ctx(), &[5]).unwrap();
     let e = b.dot(&c).unwrap_err().to_string();

@@ -391,7 +391,7 @@ fn put_cycles_values_like_numpy() {
     assert_eq!(a.to_vec().unwrap(), vec![1, 0, 2, 0, 3, 0, 4, 5]);
     // No values for some indices is an error.
     let e = expect_err(a.put(&idx, &Array::<i32>::zeros(&ctx, &[0]).unwrap()));
-    assert!(matches!(e, Error::Shape(_)), "{e}");
+    assert!(matches!(&e, Error::Shape { shapes, .. } if shapes == &[vec![0], vec![5]]), "{e}");
     assert_msg(&e, &["0 values at 5 indices"]);
 }
 
@@ -403,7 +403,7 @@ fn put_into_a_broadcast_view_is_an_error() {
     let idx = Array::<i64>::from_slice(&ctx, &[0, 4], &[2]).unwrap();
     let vals = Array::<f32>::from_slice(&ctx, &[9.0, 8.0], &[2]).unwrap();
     let e = expect_err(b.put(&idx, &vals));
-    assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+    assert!(matches!(&e, Error::ReadOnlyView { shape, axis: 0 } if shape == &[4, 3]), "{e}");
     assert_msg(&e, &["broadcast view"]);
     assert_eq!(a.to_vec().unwrap(), vec![1.0, 2.0, 3.0]);
 }
@@ -624,7 +624,7 @@ fn check_nonzero<T: Val>(ctx: &Context, r: &mut StdRng) {
     assert_eq!(w.to_vec().unwrap(), coords.concat(), "{what}: argwhere");
     if nd == 0 {
         let e = expect_err(a.nonzero());
-        assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+        assert!(matches!(&e, Error::Shape { shapes, .. } if shapes == &[Vec::<usize>::new()]), "{e}");
         assert_msg(&e, &["0-d array", "argwhere"]);
         return;
     }
@@ -734,16 +734,16 @@ fn masks_of_another_shape_and_broadcast_targets_are_errors() {
     let a = Array::<f32>::zeros(&ctx, &[2, 3]).unwrap();
     let m = Array::<bool>::full(&ctx, &[3, 2], true).unwrap();
     let e = expect_err(a.mask(&m));
-    assert!(matches!(e, Error::Shape(_)), "{e}");
+    assert!(matches!(&e, Error::Shape { shapes, .. } if shapes == &[vec![3, 2], vec![2, 3]]), "{e}");
     assert_msg(&e, &["mask of shape [3, 2]", "array of shape [2, 3]"]);
     let mut b = a.clone();
     let e = expect_err(b.set_where(&m, 1.0));
-    assert!(matches!(e, Error::Shape(_)), "{e}");
+    assert!(matches!(&e, Error::Shape { shapes, .. } if shapes == &[vec![3, 2], vec![2, 3]]), "{e}");
     assert_msg(&e, &["set_where", "[3, 2]"]);
     let row = Array::<f32>::zeros(&ctx, &[3]).unwrap();
     let mut bc = row.broadcast_to(&[2, 3]).unwrap();
     let e = expect_err(bc.set_where(&m.t(), 1.0));
-    assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+    assert!(matches!(&e, Error::ReadOnlyView { shape, axis: 0 } if shape == &[2, 3]), "{e}");
     assert_msg(&e, &["broadcast view"]);
     assert_eq!(row.to_vec().unwrap(), vec![0.0; 3]);
 }

@@ -554,7 +554,8 @@ fn concatenate_names_the_promoted_type_when_another_is_asked() {
     let a = Array::from_slice(&shared_ctx(), &[1.0f32, 2.0], &[2]).unwrap();
     let b = Array::from_slice(&shared_ctx(), &[3i32], &[1]).unwrap();
     let e = clarray::reduce::concatenate::<f32>(&[&a, &b], 0).unwrap_err();
-    assert!(matches!(e, Error::Type(_)) && e.to_string().contains("gives float64"), "{e}");
+    assert!(matches!(&e, Error::Type { dtypes, .. } if dtypes == &["float32", "int32", "float32"]), "{e}");
+    assert!(e.to_string().contains("gives float64"), "{e}");
     let e = clarray::reduce::stack::<i32>(&[&b, &b.astype::<i8>().unwrap()], 0).map(|_| ());
     assert!(e.is_ok(), "i32 with i8 is i32: {e:?}");
 }
@@ -624,7 +625,7 @@ fn min_over_an_empty_axis_with_an_empty_result_is_empty() {
     for (shape, axis) in [([0usize, 3], 0isize), ([3, 0], 1)] {
         let c = Array::<f32>::zeros(&ctx, &shape).unwrap();
         let e = c.min_axes(axis, false).unwrap_err();
-        assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+        assert!(matches!(e, Error::EmptyReduction { .. }), "{e}");
         assert!(e.to_string().contains("empty sequence"), "{e}");
     }
 }

@@ -56,7 +56,7 @@ fn reduction_and_scan_kernels_refuse_arrays_that_do_not_broadcast() {
     let dot =
         ReductionKernel::new(&ctx, DType::F32, "0", "a+b", "x[i]*y[i]", "float *x, float *y", "dot").unwrap();
     let e = expect_err(dot.run::<f32>(&[&x, &y]));
-    assert!(matches!(e, Error::Shape(_)), "{e:?}");
+    assert!(matches!(&e, Error::Shape { shapes, .. } if shapes == &[vec![short], vec![n]]), "{e:?}");
     assert_msg(&e, &["kernel `dot`", "argument `y`", &format!("({short} elements)")]);
     let cs = ScanKernel::new(
         &ctx,
@@ -71,7 +71,7 @@ fn reduction_and_scan_kernels_refuse_arrays_that_do_not_broadcast() {
     )
     .unwrap();
     let e = expect_err(cs.run::<f32>(&[&x, &y], 0));
-    assert!(matches!(e, Error::Shape(_)), "{e:?}");
+    assert!(matches!(&e, Error::Shape { shapes, .. } if shapes == &[vec![short], vec![n]]), "{e:?}");
     assert_msg(&e, &["kernel `cs`", "argument `y`"]);
     // A length-1 array broadcasts (NumPy's rule): every element reads the one value.
     let one = Array::from_slice(&ctx, &[2.0f32], &[1]).unwrap();
@@ -343,7 +343,10 @@ fn cached_programs_refuse_include_dir_options() {
     // The driver would read v.h itself: a later change to it would be served the old binary.
     for opts in [format!("-I{}", inc.display()), format!("-I {}", inc.display())] {
         let e = expect_err(DiskCache::new(dir.join("c")).load_or_build(&ctx, src, &opts, &files));
-        assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
+        assert!(
+            matches!(&e, Error::Value { name: "options", value, .. } if value.starts_with("-I")),
+            "{e:?}"
+        );
         assert_msg(&e, &["`-I", "include_dir"]);
         let e = expect_err(cached_program(&ctx, src, &opts));
         assert_msg(&e, &["`-I", "include_dir"]);

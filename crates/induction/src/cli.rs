@@ -155,8 +155,9 @@ pub struct Common {
     /// Forms of ∂j(ui Bj), ui ∂j Bj and ∂j(uj Bi): `A,S,B` (or `A/S/B`), A and B each central,
     /// split or product, S central, split or zero; `A,B` takes the source term central, one form
     /// stands for both product terms.
-    #[arg(long, default_value = "product,central,split")]
-    pub forms: Forms,
+    /// (Default product,central,split.)
+    #[arg(long)]
+    pub forms: Option<Forms>,
     /// SBP operators: classical or extended (InductionEq's operator_form: the same interior
     /// stencils with wider boundary closures and their own norms).
     #[arg(long, value_name = "FORM", default_value = "classical")]
@@ -192,8 +193,8 @@ pub struct RunArgs {
     /// Interior order of the SBP operators: 2, 4 or 6.
     #[arg(long, default_value_t = 4)]
     pub order: usize,
-    /// Grid points per axis (for rotation_2d the z axis gets the fewest the operator allows,
-    /// unless --nz is given).
+    /// Grid points per axis (rotation_2d and alfven_periodic_2d, whose fields do not depend on
+    /// z, get the fewest z points their stencil allows, unless --nz is given).
     #[arg(long, default_value_t = 40)]
     pub n: usize,
     /// Points along x (overrides --n).
@@ -213,8 +214,9 @@ pub struct RunArgs {
     /// Inner product and tolerance of the cleaning's CG: h (the SBP inner product; --cg-tol is
     /// relative) or euclidean (InductionEq's: nodal values; --cg-tol is absolute, on the
     /// residual's Euclidean norm).
-    #[arg(long, default_value = "h")]
-    pub cg_norm: CgNorm,
+    /// (Default h.)
+    #[arg(long)]
+    pub cg_norm: Option<CgNorm>,
     /// CG tolerance: with --cg-norm h it stops at ‖r‖ ≤ tol·‖r₀‖ (default 1e-8 in f64, 1e-4 in
     /// f32; r is the divergence of the cleaned field, so this is the factor the divergence norm
     /// falls by); with --cg-norm euclidean at |r| ≤ tol (default 1e-3).
@@ -244,6 +246,70 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Write a checkpoint into --checkpoint's folder every this many steps (a killed run loses
+    /// at most that many); without it, one checkpoint at the final step.
+    #[arg(long, requires = "checkpoint")]
+    pub checkpoint_every: Option<usize>,
+    /// Folder of the checkpoints (one file per rank, written atomically; older ones removed).
+    #[arg(long)]
+    pub checkpoint: Option<PathBuf>,
+    /// Continue from the newest checkpoint in this folder (written by a run of the same options
+    /// on as many ranks).
+    #[arg(long)]
+    pub restart: Option<PathBuf>,
+    /// Stop after this step, with a checkpoint there (for a job's time limit: a later run with
+    /// --restart goes on to the final time, the same bit for bit).
+    #[arg(long, requires = "checkpoint")]
+    pub stop_after: Option<usize>,
+}
+
+/// Checkpoints of a run (`induction run --checkpoint-every`, `--checkpoint`, `--restart`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Checkpoints {
+    /// Steps between checkpoints (None: only at the final step).
+    pub every: Option<usize>,
+    /// Their folder (None: no checkpoints).
+    pub dir: Option<PathBuf>,
+    /// Restart from the newest checkpoint in this folder.
+    pub restart: Option<PathBuf>,
+    /// Stop after this step (with a checkpoint).
+    pub stop_after: Option<usize>,
+}
+
+impl Checkpoints {
+    /// The checkpoint options of `induction run`.
+    pub fn of(a: &RunArgs) -> Result<Checkpoints> {
+        if a.checkpoint_every == Some(0) {
+            return Err(Error::Config(
+                "--checkpoint-every 0 was given; give the steps between checkpoints (at least 1)".into(),
+            ));
+        }
+        Ok(Checkpoints {
+            every: a.checkpoint_every,
+            dir: a.checkpoint.clone(),
+            restart: a.restart.clone(),
+            stop_after: a.stop_after,
+        })
+    }
+
+    /// Restores the solver where asked.
+    fn restore(&self, solver: &mut Solver) -> Result<()> {
+        if let Some(dir) = &self.restart {
+            solver.restart(dir)?;
+        }
+        Ok(())
+    }
+
+    /// Writes a checkpoint after step `s` of `steps` where one is due.
+    fn after_step(&self, s: usize, steps: usize, solver: &Solver) -> Result<()> {
+        if let Some(dir) = &self.dir {
+            let last = s == steps || self.stop_after == Some(s);
+            if last || self.every.is_some_and(|e| s % e == 0) {
+                solver.checkpoint(dir)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `induction convergence`.
@@ -270,9 +336,11 @@ pub struct EnergyArgs {
     /// Grid points per axis.
     #[arg(long, default_value_t = 40)]
     pub n: usize,
-    /// Boundary data at inflow: zero (the setting of the energy estimate) or exact.
-    #[arg(long, default_value = "zero")]
-    pub inflow: String,
+    /// Boundary data at inflow: zero (the setting of the energy estimate; the default) or exact.
+    /// Not with --hall (its outflow penalties impose no data) nor on a periodic case (no
+    /// boundary).
+    #[arg(long)]
+    pub inflow: Option<String>,
 }
 
 /// `induction demo`.
@@ -345,7 +413,7 @@ impl Common {
         self.apply_dissipation(cfg)?;
         cfg.periodic_length = self.length;
         cfg.bounds = self.domain_box.as_deref().map(parse_box).transpose()?;
-        cfg.forms = self.forms;
+        cfg.forms = self.forms.unwrap_or_default();
         cfg.operator = self.operator;
         cfg.precision = self.precision;
         cfg.mode = self.mode;
@@ -363,9 +431,10 @@ impl Common {
         if let (false, Some((name, _))) =
             (form == DissipationForm::Adaptive, given.iter().find(|(_, v)| v.is_some()))
         {
-            return Err(Error::Config(format!(
-                "--{name} is a threshold of the adaptive dissipation; add --dissipation-form adaptive \
-                 (or leave --{name} out)"
+            return Err(Error::Usage(format!(
+                "--{name} is a threshold of the adaptive dissipation, and the dissipation form is {form} \
+                 (which has no switch), so it would be ignored; add --dissipation-form adaptive (or \
+                 leave --{name} out)"
             )));
         }
         let mut adaptive = AdaptiveParams::default();
@@ -377,13 +446,6 @@ impl Common {
             (None, Some(_)) => Some(1.0),
             (eps, _) => eps,
         };
-        if cfg.dissipation.is_none() && self.dissipation_rows != DissipationRows::default() {
-            return Err(Error::Config(format!(
-                "--dissipation-rows {} chooses the rows of the artificial dissipation, which is off; \
-                 add --dissipation EPS (or --dissipation-form)",
-                self.dissipation_rows
-            )));
-        }
         cfg.dissipation_options = DissipationOptions { rows: self.dissipation_rows, form, adaptive };
         Ok(())
     }
@@ -403,8 +465,23 @@ impl RunArgs {
         if c.cfl.is_none() {
             cfg.cfl = cfg.case.default_cfl(cfg.n);
         }
+        if !self.div_clean {
+            let given = [
+                ("--cg-norm", self.cg_norm.map(|n| n.to_string())),
+                ("--cg-tol", self.cg_tol.map(|v| format!("{v:e}"))),
+                ("--cg-max-iter", self.cg_max_iter.map(|v| v.to_string())),
+                ("--cg-check-every", self.cg_check_every.map(|v| v.to_string())),
+            ];
+            if let Some((flag, Some(v))) = given.into_iter().find(|(_, v)| v.is_some()) {
+                return Err(Error::Usage(format!(
+                    "{flag} {v} sets the conjugate gradients of the divergence cleaning, which is off, \
+                     so it would be ignored; add --div-clean (or leave {flag} out)"
+                )));
+            }
+        }
         if self.div_clean {
-            let defaults = match self.cg_norm {
+            let norm = self.cg_norm.unwrap_or_default();
+            let defaults = match norm {
                 CgNorm::H => CleanOptions {
                     tol: match cfg.precision {
                         Precision::F64 => 1e-8,
@@ -418,7 +495,7 @@ impl RunArgs {
                 tol: self.cg_tol.unwrap_or(defaults.tol),
                 max_iter: self.cg_max_iter.unwrap_or(defaults.max_iter),
                 check_every: self.cg_check_every.unwrap_or(defaults.check_every),
-                norm: self.cg_norm,
+                norm,
             });
         }
         cfg.validate()?;
@@ -466,6 +543,17 @@ pub fn run_config_with(
     quiet: bool,
     history: bool,
 ) -> Result<(Solver, Report, Vec<HistoryRow>)> {
+    run_config_checkpointed(ctx, cfg, quiet, history, &Checkpoints::default())
+}
+
+/// [`run_config_with`] with checkpoints (and a restart) as `ckpt` asks.
+pub fn run_config_checkpointed(
+    ctx: &clarray::Context,
+    cfg: &Config,
+    quiet: bool,
+    history: bool,
+    ckpt: &Checkpoints,
+) -> Result<(Solver, Report, Vec<HistoryRow>)> {
     // Said before anything is allocated, so that a large run shows what it is about to take.
     let plan = crate::solver::MemoryPlan::new(cfg, ctx.device().info());
     let limit = clarray::memory::limit(ctx)?;
@@ -477,10 +565,12 @@ pub fn run_config_with(
         ctx.device().name()
     );
     let mut solver = Solver::new(ctx, cfg)?;
+    ckpt.restore(&mut solver)?;
     let (steps, _) = cfg.steps()?;
     let pb = progress(steps, quiet);
     let mut rows = Vec::new();
-    let report = solver.run(|s, _, solver| {
+    let report = solver.run_to(ckpt.stop_after, |s, _, solver| {
+        ckpt.after_step(s, steps, solver)?;
         if history {
             rows.push(HistoryRow { step: s, norms: solver.norms()?, clean: solver.last_clean() });
         }
@@ -500,23 +590,16 @@ pub fn run_config_with(
     Ok((solver, report, rows))
 }
 
-/// `induction run` on several MPI ranks: each rank solves its slab of the grid on the device of
+/// `induction run` on several MPI ranks: each rank solves its block of the grid on the device of
 /// its node-local rank; rank 0 prints the summary (norms of the whole grid; its own times).
 #[cfg(feature = "mpi")]
 fn run_ranks(a: &RunArgs, cfg: &Config, ranks: std::rc::Rc<crate::ranks::Ranks>) -> Result<()> {
     let size = ranks.size();
-    for (flag, given) in [
-        ("--vtk", a.vtk.is_some()),
-        ("--png", a.png.is_some()),
-        ("--history", a.history.is_some()),
-        ("--plot", a.plot.is_some()),
-    ] {
-        if given {
-            return Err(Error::Config(format!(
-                "{flag} is not written on more than one rank yet ({size} ranks were started: the field \
-                 is not gathered); run on one rank for it"
-            )));
-        }
+    if a.png.is_some() {
+        return Err(Error::Config(format!(
+            "--png is not written on more than one rank yet ({size} ranks were started: the slice is not \
+             gathered); run on one rank for it, or write --vtk, whose pieces ParaView opens as one field"
+        )));
     }
     if a.common.device.is_some() {
         return Err(Error::Config(format!(
@@ -528,20 +611,84 @@ fn run_ranks(a: &RunArgs, cfg: &Config, ranks: std::rc::Rc<crate::ranks::Ranks>)
     let ctx = ranks.context()?.profiled()?;
     let root = ranks.rank() == 0;
     let mut solver = Solver::with_peers(&ctx, cfg, Box::new(ranks.clone()))?;
+    let ckpt = Checkpoints::of(a)?;
+    ckpt.restore(&mut solver)?;
     let (steps, _) = cfg.steps()?;
     let pb = progress(steps, a.quiet || !root);
-    let report = solver.run(|s, _, _| {
+    let history = a.history.is_some() || a.plot.is_some();
+    let mut rows = Vec::new();
+    let report = solver.run_to(ckpt.stop_after, |s, _, solver| {
+        ckpt.after_step(s, steps, solver)?;
+        if history {
+            // Norms are sums over the ranks: every rank computes them, rank 0 writes them.
+            rows.push(HistoryRow { step: s, norms: solver.norms()?, clean: solver.last_clean() });
+        }
         if s % 4 == 0 || s == steps {
             pb.set_position(s as u64);
         }
         Ok(())
     })?;
     pb.finish_and_clear();
+    if history {
+        rows.insert(0, HistoryRow { step: 0, norms: report.initial, clean: None });
+        if let Some(last) = rows.last_mut() {
+            last.norms = report.last;
+        }
+    }
+    let mut written = Vec::new();
+    if let Some(dir) = &a.vtk {
+        written = write_pieces(&solver, dir, ranks.rank(), size)?;
+    }
     if root {
         println!("{}", describe(cfg, ctx.device().name(), &report));
-        println!("on {size} ranks, in slabs along z (times of rank 0)");
+        let grid = solver.part().map_or([1, 1, 1], |p| p.parts);
+        println!("on {size} ranks, a {}×{}×{} process grid (times of rank 0)", grid[0], grid[1], grid[2]);
+        for p in written {
+            println!("wrote {}", p.display());
+        }
+        if let Some(h) = &a.history {
+            crate::output::write_history(h, &rows)?;
+            println!("wrote {}", h.display());
+        }
+        if let Some(p) = &a.plot {
+            crate::output::write_history_png(p, &rows)?;
+            println!("wrote {}", p.display());
+        }
     }
     Ok(())
+}
+
+/// The name of rank `rank`'s piece of the `.vti` file in the `--vtk` folder.
+pub fn vti_piece_name(cfg: &Config, rank: usize) -> String {
+    format!("{}_rank{rank:05}.vti", vti_name(cfg).trim_end_matches(".vti"))
+}
+
+/// The name of the `.pvti` file that gathers the pieces.
+pub fn pvti_name(cfg: &Config) -> String {
+    format!("{}.pvti", vti_name(cfg).trim_end_matches(".vti"))
+}
+
+/// Writes this rank's piece of B, |B| and div B into `dir`, and on rank 0 the `.pvti` that
+/// makes the pieces one field; returns the files this rank wrote.
+#[cfg(feature = "mpi")]
+fn write_pieces(solver: &Solver, dir: &Path, rank: usize, size: usize) -> Result<Vec<PathBuf>> {
+    let cfg = solver.config();
+    let piece = solver.output_piece()?;
+    std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
+    let path = dir.join(vti_piece_name(cfg, rank));
+    crate::output::write_vti_piece(&path, cfg, piece.extent, &piece.b, &piece.div)?;
+    let mut written = vec![path];
+    if rank == 0 {
+        let mut pieces = Vec::new();
+        for r in 0..size {
+            let part = crate::solver::Part::new(cfg, r, size)?;
+            pieces.push((part.piece_extent(), vti_piece_name(cfg, r)));
+        }
+        let path = dir.join(pvti_name(cfg));
+        crate::output::write_pvti(&path, cfg, &pieces)?;
+        written.insert(0, path);
+    }
+    Ok(written)
 }
 
 /// The name of the `.vti` file a run writes into the `--vtk` folder.
@@ -810,7 +957,7 @@ where
             if let Some(p) = &a.plot {
                 check_output_file("--plot", p)?;
             }
-            // Started by mpiexec on several ranks (feature `mpi`): the grid in slabs along z.
+            // Started by mpiexec on several ranks (feature `mpi`): the grid split in blocks.
             #[cfg(feature = "mpi")]
             {
                 let ranks = std::rc::Rc::new(crate::ranks::Ranks::init()?);
@@ -820,7 +967,8 @@ where
             }
             let ctx = context(a.common.device.as_deref())?;
             let history = a.history.is_some() || a.plot.is_some();
-            let (solver, r, rows) = run_config_with(&ctx, &cfg, a.quiet, history)?;
+            let ckpt = Checkpoints::of(&a)?;
+            let (solver, r, rows) = run_config_checkpointed(&ctx, &cfg, a.quiet, history, &ckpt)?;
             println!("{}", describe(&cfg, ctx.device().name(), &r));
             for p in write_outputs(&solver, a.vtk.as_deref(), a.png.as_deref())? {
                 println!("wrote {}", p.display());
@@ -855,21 +1003,23 @@ where
         Command::Energy(a) => {
             let mut base = Config::new_with(a.common.case, a.order, a.common.operator, a.n);
             a.common.apply(&mut base)?;
-            base.inflow = match a.inflow.as_str() {
-                "zero" => Inflow::Zero,
-                "exact" => Inflow::Exact,
-                s => return Err(Error::Config(format!("--inflow `{s}`: use zero or exact"))),
-            };
+            base.inflow = energy_inflow(&a, &base)?;
             base.validate()?;
             let ctx = context(a.common.device.as_deref())?;
             println!(
-                "energy of {} on {}, order {}, n {}, to t = {:.4}, inflow data {}:",
+                "energy of {} on {}, order {}, n {}, to t = {:.4}, {}:",
                 base.case,
                 ctx.device().name(),
                 base.order,
                 a.n,
                 base.final_time(),
-                a.inflow
+                if base.hall || base.case.periodic() {
+                    "no inflow data"
+                } else if base.inflow == Inflow::Zero {
+                    "inflow data zero"
+                } else {
+                    "inflow data exact"
+                }
             );
             print!("{}", energy_table(&energy_study(&ctx, &base)?));
         }
@@ -877,6 +1027,42 @@ where
         Command::Bench(a) => bench(&a)?,
     }
     Ok(())
+}
+
+/// `induction energy`'s inflow data: `--inflow` (zero by default) where there is inflow to
+/// impose data at. With the Hall term (outflow penalties, no data) or on a periodic case (no
+/// boundary) the option would be ignored: refused where given, and the default is the exact data
+/// (the library's default, which has no effect there either). `--forms` gives only the source
+/// form: the study runs every form of the other two terms.
+pub fn energy_inflow(a: &EnergyArgs, base: &Config) -> Result<Inflow> {
+    if let Some(f) = a.common.forms {
+        let d = Forms::default();
+        if (f.uibj, f.ujbi) != (d.uibj, d.ujbi) {
+            return Err(Error::Usage(format!(
+                "--forms {f}: induction energy runs every form of ∂j(ui Bj) and of ∂j(uj Bi) (nine \
+                 runs), so the forms {} and {} asked for would be ignored; give only the source \
+                 form, as --forms {},{},{} (or leave --forms out)",
+                f.uibj, f.ujbi, d.uibj, f.source, d.ujbi
+            )));
+        }
+    }
+    let no_data = if base.hall {
+        Some("with --hall the outflow penalties replace the inflow ones on every face and impose no data")
+    } else if base.case.periodic() {
+        Some("the case is periodic: it has no boundary")
+    } else {
+        None
+    };
+    match (a.inflow.as_deref(), no_data) {
+        (None, Some(_)) => Ok(Inflow::Exact),
+        (None, None) | (Some("zero"), None) => Ok(Inflow::Zero),
+        (Some("exact"), None) => Ok(Inflow::Exact),
+        (Some(s @ ("zero" | "exact")), Some(why)) => Err(Error::Usage(format!(
+            "--inflow {s} with {}: {why}, so the inflow data would be ignored; leave --inflow out",
+            base.case
+        ))),
+        (Some(s), _) => Err(Error::Config(format!("--inflow `{s}`: use zero or exact"))),
+    }
 }
 
 /// An energy study as Markdown.
@@ -993,6 +1179,28 @@ pub fn time_steps(ctx: &clarray::Context, cfg: &Config, steps: usize) -> Result<
     Ok((start.elapsed().as_secs_f64(), after.kernel_s - before.kernel_s))
 }
 
+/// `induction bench`'s options that would be ignored: `--n-copy` with `--no-modes`, and a
+/// `--local` that does not divide the resident-versus-copy grid (which used to drop it there).
+pub fn check_bench_args(a: &BenchArgs, n_copy: usize, local: Option<[usize; 3]>) -> Result<()> {
+    if let (Some(n), true) = (a.n_copy, a.no_modes) {
+        return Err(Error::Usage(format!(
+            "--n-copy {n} sets the grid of the resident-versus-copy comparison, which --no-modes \
+             skips, so it would be ignored; leave one of them out"
+        )));
+    }
+    if let (Some(l), false) = (local, a.no_modes) {
+        if let Some(&d) = l.iter().find(|&&d| d == 0 || n_copy % d != 0) {
+            return Err(Error::Usage(format!(
+                "--local {},{},{}: {d} does not divide the {n_copy} points per axis of the \
+                 resident-versus-copy comparison, so that comparison could not take it; give \
+                 --n-copy a multiple of each entry, or --no-modes",
+                l[0], l[1], l[2]
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// `n³`, or `nx×ny×nz` where the sizes differ.
 fn grid(n: &[usize; 3]) -> String {
     if n[0] == n[1] && n[1] == n[2] {
@@ -1012,6 +1220,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     let n_copy = a.n_copy.unwrap_or(if a.quick { 24 } else { 128 });
     let steps = a.steps.unwrap_or(if a.quick { 3 } else { 20 });
     let local = a.local.as_deref().map(parse_local).transpose()?;
+    check_bench_args(a, n_copy, local)?;
     let ctx = context(a.device.as_deref())?;
     let info = ctx.device().info();
     // The configuration every row shares: the case, the order and the tuning options.
@@ -1022,6 +1231,9 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         build_options: a.cl_options.clone(),
         ..Config::new(a.case, a.order, n)
     };
+    // Bad values first, then (on this device's layout) options that it would ignore.
+    base.validate()?;
+    base.check_layout(info.device_type != clarray::runtime::DeviceType::Cpu)?;
     let np = base.nodes()?;
     // The copy that measures the ceiling: a field's size, within what the device allocates.
     let ceiling_bytes = np.saturating_mul(3 * 8).min(info.max_alloc_bytes as usize / 2).max(1 << 20);
@@ -1105,7 +1317,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         let mut cfg = base.clone();
         cfg.n = Config::new(a.case, a.order, n_copy).n;
         cfg.precision = if info.fp64 { Precision::F64 } else { Precision::F32 };
-        cfg.local = local.filter(|l| (0..3).all(|i| n_copy % l[i] == 0));
+        cfg.local = local;
         cfg.mode = mode;
         let (wall, kernel) = time_steps(&ctx, &cfg, steps)?;
         println!(

@@ -7,7 +7,7 @@ use std::str::FromStr;
 use clap::ValueEnum;
 
 use crate::case::Case;
-use crate::dissipation::DissipationOptions;
+use crate::dissipation::{DissipationOptions, DissipationRows};
 use crate::error::{Error, Result};
 use crate::sbp::{OperatorForm, Sbp};
 
@@ -446,8 +446,9 @@ pub struct Config {
 }
 
 impl Config {
-    /// Defaults for `case` on an `n³` grid (for `rotation_2d`, whose solution does not depend
-    /// on z, the fewest z points the operator allows; for `hall_travelling_wave`, which depends
+    /// Defaults for `case` on an `n³` grid (for the planar cases, whose solution does not depend
+    /// on z, the fewest z points the operator allows: `rotation_2d` its bounded operator's,
+    /// `alfven_periodic_2d` its periodic stencil's; for `hall_travelling_wave`, which depends
     /// on z only, the fewest x and y points of the periodic operator): order 4, LSRK4, cfl 0.5
     /// (the Hall cases: [`Case::default_cfl`]), f64, resident; the Hall term on for the Hall
     /// cases.
@@ -459,7 +460,10 @@ impl Config {
     /// a planar case are those of that family's operator).
     pub fn new_with(case: Case, order: usize, operator: OperatorForm, n: usize) -> Config {
         let sbp = Sbp::with_form(order, operator);
-        let nz = if case.is_planar() { sbp.as_ref().map(|s| s.min_points()).unwrap_or(n).min(n) } else { n };
+        // A planar case's field does not depend on z: the fewest z points its stencil takes (the
+        // periodic one's where the case is periodic, which has no boundary closures to fit).
+        let fewest = |s: &Sbp| if case.periodic() { s.min_points_periodic() } else { s.min_points() };
+        let nz = if case.is_planar() { sbp.as_ref().map(fewest).unwrap_or(n).min(n) } else { n };
         let nxy = if case == Case::HallTravellingWave {
             sbp.as_ref().map(|s| s.min_points_periodic()).unwrap_or(n).min(n)
         } else {
@@ -707,9 +711,10 @@ impl Config {
             }
         }
         self.dissipation_options.validate(self.dissipation)?;
+        self.check_ignored()?;
         if let Some(l) = self.periodic_length {
             if !self.case.periodic() {
-                return Err(Error::Config(format!(
+                return Err(Error::Usage(format!(
                     "--length {l} sets the side of a periodic box, but {} is not periodic; use \
                      --case periodic_advection or leave --length out",
                     self.case
@@ -749,6 +754,73 @@ impl Config {
             }
         }
         self.steps()?;
+        Ok(())
+    }
+
+    /// Options that the rest of the configuration would silently ignore: each is an
+    /// [`Error::Usage`] that says what was asked, why it does not apply and what to do.
+    fn check_ignored(&self) -> Result<()> {
+        if let Some(false) = self.gpu_layout {
+            self.check_layout(false)?;
+        }
+        if self.inflow == Inflow::Zero {
+            if self.hall {
+                return Err(Error::Usage(format!(
+                    "zero inflow data (--inflow zero) was asked for with the Hall term, but with \
+                     --hall the outflow penalties replace the inflow ones on every face and impose \
+                     no boundary data, so the inflow data would be ignored; leave --inflow out \
+                     (Config::inflow = Inflow::Exact) or the Hall term off ({})",
+                    self.case
+                )));
+            }
+            if self.case.periodic() {
+                return Err(Error::Usage(format!(
+                    "zero inflow data (--inflow zero) was asked for, but {} is periodic: it has no \
+                     boundary, so no inflow data are imposed and the option would be ignored; \
+                     leave --inflow out (Config::inflow = Inflow::Exact) or take a bounded case",
+                    self.case
+                )));
+            }
+        }
+        if self.operator == OperatorForm::Extended && self.case.periodic() {
+            return Err(Error::Usage(format!(
+                "--operator extended was asked for, but {} is periodic: the extended operators \
+                 differ from the classical ones only in their boundary closures and norms, and a \
+                 periodic grid has no boundary, so the run would be the classical one; leave \
+                 --operator out (or take a bounded case)",
+                self.case
+            )));
+        }
+        let rows = self.dissipation_options.rows;
+        if rows != DissipationRows::default() && self.dissipation.is_some() && self.case.periodic() {
+            return Err(Error::Usage(format!(
+                "--dissipation-rows {rows} chooses the boundary rows of the high-order dissipation, \
+                 but {} is periodic: it has no boundary, so every node takes the interior row and \
+                 the option would be ignored; leave --dissipation-rows out",
+                self.case
+            )));
+        }
+        Ok(())
+    }
+
+    /// Refuses [`Config::z_chunk`] and [`Config::vector_width`] where the stage kernels run in
+    /// the CPU layout (`gpu` false: one x-row segment or one node per work-item), which takes
+    /// neither; [`crate::Solver::new`] calls it with the layout the device chose.
+    pub fn check_layout(&self, gpu: bool) -> Result<()> {
+        if gpu {
+            return Ok(());
+        }
+        for (flag, value) in [("--z-chunk", self.z_chunk), ("--vector-width", self.vector_width)] {
+            if let Some(v) = value {
+                return Err(Error::Usage(format!(
+                    "{flag} {v} was asked for, but the stage kernels run in the CPU layout here \
+                     (a CPU device, or Config::gpu_layout = Some(false)), whose work-items take \
+                     one plane and one node along x, so {flag} would be ignored; leave {flag} \
+                     out, or run on a GPU (Config::gpu_layout = Some(true) forces the GPU \
+                     layout)"
+                )));
+            }
+        }
         Ok(())
     }
 

@@ -187,16 +187,42 @@ impl DissipationOptions {
     /// Checks the options against the strength `eps` (`Config::dissipation`).
     pub fn validate(&self, eps: Option<f64>) -> Result<()> {
         let form = self.form;
+        if eps.is_none() && self.rows != DissipationRows::default() {
+            return Err(Error::Usage(format!(
+                "--dissipation-rows {} chooses the rows of the artificial dissipation, which is off, \
+                 so it would be ignored; add --dissipation EPS or --dissipation-form (set \
+                 Config::dissipation), or leave --dissipation-rows out",
+                self.rows
+            )));
+        }
+        if form == DissipationForm::FirstOrder && self.rows != DissipationRows::default() {
+            return Err(Error::Usage(format!(
+                "--dissipation-rows {} chooses the boundary rows of the high-order dissipation, but \
+                 --dissipation-form first-order has no high-order part, so it would be ignored; \
+                 leave --dissipation-rows out, or take --dissipation-form high-order or adaptive",
+                self.rows
+            )));
+        }
+        if form != DissipationForm::Adaptive && self.adaptive != AdaptiveParams::default() {
+            let a = self.adaptive;
+            return Err(Error::Usage(format!(
+                "the thresholds of the adaptive dissipation (mp2min {}, mp2max {}, cmin {}, cmax {}) \
+                 were set, but the dissipation form is {form}, which has no switch, so they would \
+                 be ignored; add --dissipation-form adaptive or leave the thresholds at their \
+                 defaults",
+                a.mp2min, a.mp2max, a.cmin, a.cmax
+            )));
+        }
         match (form, eps) {
             (DissipationForm::HighOrder, _) => {}
             (_, None) => {
-                return Err(Error::Config(format!(
+                return Err(Error::Usage(format!(
                     "--dissipation-form {form} was asked for, but the dissipation is off; set \
                      Config::dissipation to Some(1.0) (the strength of the high-order part)"
                 )))
             }
             (DissipationForm::FirstOrder, Some(e)) if e != 1.0 => {
-                return Err(Error::Config(format!(
+                return Err(Error::Usage(format!(
                     "--dissipation {e} with --dissipation-form first-order: the first-order \
                      dissipation has no strength factor (InductionEq's HO_DISSIPATION_FACTOR scales \
                      the high-order part only); leave --dissipation out (or give 1)"

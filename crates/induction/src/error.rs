@@ -7,8 +7,10 @@ pub enum Error {
     /// An option or combination of options that cannot work; the message says which and why.
     #[error("{0}")]
     Config(String),
-    /// A command line that does not parse (an unknown flag, a missing or malformed value); the
-    /// message is clap's, with the usage. The `induction` command exits with code 2 for it.
+    /// A command line that does not parse (an unknown flag, a missing or malformed value; the
+    /// message is clap's, with the usage), or options that do not apply together: one that the
+    /// rest of the configuration would silently ignore (the message says what was asked, why it
+    /// does not apply and what to do). The `induction` command exits with code 2 for it.
     #[error("{0}")]
     Usage(String),
     /// The run's fields do not fit in the device's memory (or one field is larger than the

@@ -23,22 +23,50 @@ fn magnitude(b: &[f64], np: usize) -> Vec<f64> {
 /// byte count and the little-endian values), which ParaView and VTK read directly.
 pub fn write_vti(path: &Path, cfg: &Config, b: &[f64], div: &[f64]) -> Result<()> {
     let [nx, ny, nz] = cfg.n;
-    let np = nx * ny * nz;
+    write_vti_piece(path, cfg, [[0, nx - 1], [0, ny - 1], [0, nz - 1]], b, div)
+}
+
+/// The extent of a box of nodes as VTK writes it: first and last node per axis.
+fn extent_text(e: [[usize; 2]; 3]) -> String {
+    format!("{} {} {} {} {} {}", e[0][0], e[0][1], e[1][0], e[1][1], e[2][0], e[2][1])
+}
+
+/// [`write_vti`] of one piece of the grid: the nodes `extent[a][0] ..= extent[a][1]` per axis,
+/// whose values `b` (3 components) and `div` hold, x fastest. The file says the whole grid's
+/// extent and the piece's, as the pieces of a `.pvti` ([`write_pvti`]) do.
+pub fn write_vti_piece(
+    path: &Path,
+    cfg: &Config,
+    extent: [[usize; 2]; 3],
+    b: &[f64],
+    div: &[f64],
+) -> Result<()> {
+    let np: usize = extent.iter().map(|e| e[1] + 1 - e[0]).product();
+    if b.len() != 3 * np || div.len() != np {
+        return Err(Error::Config(format!(
+            "a piece of {np} nodes was given {} values of B and {} of div B; it takes {} and {np}",
+            b.len(),
+            div.len(),
+            3 * np
+        )));
+    }
+    let [nx, ny, nz] = cfg.n;
+    let whole = extent_text([[0, nx - 1], [0, ny - 1], [0, nz - 1]]);
     let (lo, _) = cfg.domain();
     let h = cfg.spacing();
     let interleaved: Vec<f64> = (0..np).flat_map(|m| [b[m], b[np + m], b[2 * np + m]]).collect();
     let arrays: [(&str, usize, Vec<f64>); 3] =
         [("B", 3, interleaved), ("|B|", 1, magnitude(b, np)), ("div B", 1, div.to_vec())];
-    let extent = format!("0 {} 0 {} 0 {}", nx - 1, ny - 1, nz - 1);
     let mut xml = String::new();
     xml += "<?xml version=\"1.0\"?>\n";
     xml +=
         "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n";
     xml += &format!(
-        "<ImageData WholeExtent=\"{extent}\" Origin=\"{} {} {}\" Spacing=\"{} {} {}\">\n",
+        "<ImageData WholeExtent=\"{whole}\" Origin=\"{} {} {}\" Spacing=\"{} {} {}\">\n",
         lo[0], lo[1], lo[2], h[0], h[1], h[2]
     );
-    xml += &format!("<Piece Extent=\"{extent}\">\n<PointData Vectors=\"B\" Scalars=\"|B|\">\n");
+    xml +=
+        &format!("<Piece Extent=\"{}\">\n<PointData Vectors=\"B\" Scalars=\"|B|\">\n", extent_text(extent));
     let mut offset = 0usize;
     for (name, comps, values) in &arrays {
         xml += &format!(
@@ -61,6 +89,41 @@ pub fn write_vti(path: &Path, cfg: &Config, b: &[f64], div: &[f64]) -> Result<()
         w.flush()
     };
     body().map_err(io_err(path))
+}
+
+/// Writes the `.pvti` file (VTK XML parallel image data) that makes the `.vti` pieces one field
+/// in ParaView: the whole grid's extent, origin and spacing, the arrays of [`write_vti`], and
+/// each piece's extent and file (`pieces`: extent, file name relative to the `.pvti`). Pieces
+/// share their high faces with the next piece's low ones, so that no cell is missing between
+/// them.
+pub fn write_pvti(path: &Path, cfg: &Config, pieces: &[([[usize; 2]; 3], String)]) -> Result<()> {
+    let [nx, ny, nz] = cfg.n;
+    let (lo, _) = cfg.domain();
+    let h = cfg.spacing();
+    let mut xml = String::new();
+    xml += "<?xml version=\"1.0\"?>\n";
+    xml +=
+        "<VTKFile type=\"PImageData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n";
+    xml += &format!(
+        "<PImageData WholeExtent=\"{}\" GhostLevel=\"0\" Origin=\"{} {} {}\" Spacing=\"{} {} {}\">\n",
+        extent_text([[0, nx - 1], [0, ny - 1], [0, nz - 1]]),
+        lo[0],
+        lo[1],
+        lo[2],
+        h[0],
+        h[1],
+        h[2]
+    );
+    xml += "<PPointData Vectors=\"B\" Scalars=\"|B|\">\n";
+    for (name, comps) in [("B", 3), ("|B|", 1), ("div B", 1)] {
+        xml += &format!("<PDataArray type=\"Float64\" Name=\"{name}\" NumberOfComponents=\"{comps}\"/>\n");
+    }
+    xml += "</PPointData>\n";
+    for (extent, file) in pieces {
+        xml += &format!("<Piece Extent=\"{}\" Source=\"{file}\"/>\n", extent_text(*extent));
+    }
+    xml += "</PImageData>\n</VTKFile>\n";
+    std::fs::write(path, xml).map_err(io_err(path))
 }
 
 /// 3×5 glyphs of the characters the labels use.

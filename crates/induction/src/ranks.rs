@@ -5,6 +5,8 @@
 
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::datatype::Equivalence;
+use std::time::{Duration, Instant};
+
 use mpi::point_to_point::{Destination, Source, Status};
 use mpi::topology::{Communicator, SimpleCommunicator};
 
@@ -70,28 +72,83 @@ impl Peers for Ranks {
 
     fn exchange(&self, send: Option<(usize, &[u8])>, recv: Option<(usize, &mut [u8])>) -> Result<()> {
         let at = |r: usize| self.world.process_at_rank(r as i32);
-        let (status, expected) = match (send, recv) {
-            (Some((to, s)), Some((from, r))) => {
-                let n = r.len();
-                (Some(mpi::point_to_point::send_receive_into(s, &at(to), r, &at(from))), n)
+        let deadline = Instant::now() + timeout();
+        let expected = recv.as_ref().map_or(0, |(_, r)| r.len());
+        let status = mpi::request::scope(|scope| {
+            let sent = send.map(|(to, s)| (to, at(to).immediate_send(scope, s)));
+            let received = recv.map(|(from, r)| (from, at(from).immediate_receive_into(scope, r)));
+            if let Some((to, req)) = sent {
+                self.finish(req, deadline, &|| format!("sending halo layers to rank {to}"));
             }
-            (Some((to, s)), None) => {
-                at(to).send(s);
-                (None, 0)
-            }
-            (None, Some((from, r))) => {
-                let n = r.len();
-                (Some(at(from).receive_into(r)), n)
-            }
-            (None, None) => (None, 0),
-        };
+            received.map(|(from, req)| {
+                self.finish(req, deadline, &|| format!("receiving halo layers from rank {from}"))
+            })
+        });
         check_count(status, expected)
     }
 
     fn sum(&self, values: &mut [f64]) -> Result<()> {
+        self.all_reduce(values, SystemOperation::sum(), "a sum")
+    }
+
+    fn max(&self, values: &mut [f64]) -> Result<()> {
+        self.all_reduce(values, SystemOperation::max(), "a maximum")
+    }
+}
+
+/// How long a rank waits for the others at one exchange or reduction before it gives up:
+/// `INDUCTION_MPI_TIMEOUT` seconds (default 600: longer than any step of a run that fits a
+/// device, and than a rank's first kernel builds).
+fn timeout() -> Duration {
+    let secs = std::env::var("INDUCTION_MPI_TIMEOUT").ok().and_then(|v| v.parse::<f64>().ok());
+    Duration::from_secs_f64(secs.filter(|s| s.is_finite() && *s > 0.0).unwrap_or(600.0))
+}
+
+impl Ranks {
+    fn all_reduce(&self, values: &mut [f64], op: SystemOperation, what: &str) -> Result<()> {
         let mine = values.to_vec();
-        self.world.all_reduce_into(&mine[..], values, SystemOperation::sum());
+        let deadline = Instant::now() + timeout();
+        mpi::request::scope(|scope| {
+            let req = self.world.immediate_all_reduce_into(scope, &mine[..], values, op);
+            self.finish(req, deadline, &|| format!("{what} over all ranks"));
+        });
         Ok(())
+    }
+
+    /// Waits for `req` until `deadline`. Past it another rank has died or hangs (MPICH's
+    /// launcher ends the others where a rank exits, but not where it hangs): this rank says so
+    /// and aborts the whole run (MPI_Abort), rather than wait for ever. An error cannot be
+    /// returned instead: MPI cannot drop a request that is still pending.
+    fn finish<'a, D: ?Sized, S: mpi::request::Scope<'a>>(
+        &self,
+        req: mpi::request::Request<'a, D, S>,
+        deadline: Instant,
+        what: &dyn Fn() -> String,
+    ) -> Status {
+        let mut req = req;
+        let mut spins = 0u32;
+        loop {
+            match req.test() {
+                Ok(status) => return status,
+                Err(pending) => req = pending,
+            }
+            if Instant::now() > deadline {
+                eprintln!(
+                    "error: rank {} of {} waited {:.0} s {}, which did not come: a rank has died or hangs; \
+                     aborting the run (raise INDUCTION_MPI_TIMEOUT if a step really takes this long)",
+                    self.rank(),
+                    self.size(),
+                    timeout().as_secs_f64(),
+                    what()
+                );
+                self.world.abort(3);
+            }
+            // Spin briefly (exchanges are usually answered at once), then yield the core.
+            spins = spins.saturating_add(1);
+            if spins > 1000 {
+                std::thread::sleep(Duration::from_micros(100));
+            }
+        }
     }
 }
 

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use clarray::program::cached_kernel;
-use clarray::runtime::{Arg, DeviceInfo, DeviceType, Kernel, LaunchDims};
+use clarray::runtime::{Arg, DeviceInfo, DeviceType, Kernel, LaunchDims, RectSide};
 use clarray::{Buffer, Context, Event};
 
 use crate::case::Case;
@@ -21,10 +21,12 @@ use crate::config::{CgNorm, Config, Inflow, Integrator, Mode, Precision, SourceF
 use crate::error::{Error, Result};
 use crate::sbp::Sbp;
 
+mod checkpoint;
+mod part;
 mod schemes;
-mod slab;
 
-pub use slab::{Peers, Slab};
+use part::Split;
+pub use part::{Part, Peers, Piece};
 
 const COMMON_CL: &str = include_str!("kernels/common.cl");
 const CASES_CL: &str = include_str!("kernels/cases.cl");
@@ -144,9 +146,11 @@ pub struct Solver {
     timing: RefCell<Timing>,
     pending: RefCell<Vec<(Event, bool)>>,
     cg_iterations: usize,
+    /// Steps taken by [`Solver::run`] (or restored from a checkpoint).
+    steps_done: usize,
     last_clean: Option<CleanStats>,
-    /// This rank's slab and the other ranks, where the grid is split among ranks.
-    slab: Option<(Slab, Box<dyn Peers>)>,
+    /// This rank's block and the other ranks, where the grid is split among ranks.
+    split: Option<Split>,
 }
 
 /// The outcome of one divergence cleaning.
@@ -170,8 +174,8 @@ impl Solver {
         Solver::build(ctx, cfg, None)
     }
 
-    /// [`Solver::new`] for the whole grid (`slab` None) or one rank's slab of it.
-    fn build(ctx: &Context, cfg: &Config, slab: Option<(Slab, Box<dyn Peers>)>) -> Result<Solver> {
+    /// [`Solver::new`] for the whole grid (`split` None) or one rank's block of it.
+    fn build(ctx: &Context, cfg: &Config, split: Option<Split>) -> Result<Solver> {
         cfg.validate()?;
         let info = ctx.device().info();
         if cfg.precision == Precision::F64 && !info.fp64 {
@@ -181,11 +185,11 @@ impl Solver {
             )));
         }
         let sbp = cfg.sbp()?;
-        let held = slab.as_ref().map(|(s, _)| s);
-        // The grid as this rank's buffers hold it (its slab and halo planes).
+        let held = split.as_ref().map(|s| &s.part);
+        // The grid as this rank's buffers hold it (its block and halo layers).
         let mut local = cfg.clone();
-        if let Some(s) = held {
-            local.n[2] = s.held();
+        if let Some(p) = held {
+            local.n = [p.held(0), p.held(1), p.held(2)];
         }
         let np = local.nodes()?;
         let plan = MemoryPlan::new(&local, info);
@@ -207,6 +211,13 @@ impl Solver {
         let wg = if wg > info.max_work_group_size { wg / 2 } else { wg };
         let groups = np.div_ceil(wg).clamp(1, 1024);
         let gpu = cfg.gpu_layout.unwrap_or(info.device_type != DeviceType::Cpu);
+        cfg.check_layout(gpu)?;
+        // Pairs of nodes (VX = 2) where the block's x-range starts and ends on a pair.
+        let vx = match held {
+            Some(p) if p.start[0] % 2 != 0 || p.len[0] % 2 != 0 => 1,
+            _ => vector_width(cfg, gpu),
+        };
+        let owned_x = held.map_or(cfg.n[0], |p| p.len[0]);
         let copy = cfg.mode == Mode::Copy;
         let field = |values: usize| -> Result<Field> {
             let bytes = values * cfg.precision.size();
@@ -222,23 +233,17 @@ impl Solver {
         let solver = Solver {
             cfg: cfg.clone(),
             ctx: ctx.clone(),
-            source: source_of(
-                cfg,
-                &sbp,
-                z_chunk(cfg, gpu),
-                vector_width(cfg, gpu),
-                velocity_in_registers(cfg, gpu),
-                held,
-            )? + &(if gpu || cfg.hall { String::new() } else { rows_source(cfg) }),
+            source: source_of(cfg, &sbp, z_chunk(cfg, gpu), vx, velocity_in_registers(cfg, gpu), held)?
+                + &(if gpu || cfg.hall { String::new() } else { rows_source_for(owned_x) }),
             kernels: RefCell::new(HashMap::new()),
             np,
             wg,
             groups,
             stage_local: stage_local(cfg, info.max_work_group_size, gpu),
             z_chunk: z_chunk(cfg, gpu),
-            vx: vector_width(cfg, gpu),
+            vx,
             // The Hall term is in the one-node kernel only (`rhs`, `hall_sat`).
-            rows: (!gpu && !cfg.hall).then(|| row_segment(cfg.n[0])),
+            rows: (!gpu && !cfg.hall).then(|| row_segment(owned_x)),
             b: field(3 * np)?,
             w1: field(3 * np)?,
             w2: field(3 * np)?,
@@ -251,8 +256,9 @@ impl Solver {
             timing: RefCell::new(Timing::default()),
             pending: RefCell::new(Vec::new()),
             cg_iterations: 0,
+            steps_done: 0,
             last_clean: None,
-            slab,
+            split,
         };
         // Halo planes too: u is read at neighbours, and the exact field is known there.
         solver.launch_held("init", &[A::F(&solver.b), A::F(&solver.u), A::R(0.0)])?;
@@ -460,28 +466,39 @@ impl Solver {
     }
 
     /// Launches a kernel of one work-item per owned node (`NODE` in `kernels/induction.cl`);
-    /// on a slab with a global offset, so that the work-item's z is the plane's in the grid.
+    /// on a block with a global offset, so that the work-item's (i, j, k) is the node's in the
+    /// grid.
     fn launch_nodes(&self, name: &'static str, args: &[A<'_>]) -> Result<()> {
-        match &self.slab {
-            Some((s, _)) => self.launch_range(name, args, s.first, s.planes),
+        match &self.split {
+            Some(s) => self.launch_range(name, args, s.part.start, s.part.len),
             None => self.launch(name, args, &self.cfg.n, self.cfg.local.as_ref().map(|l| &l[..])),
         }
     }
 
-    /// [`Solver::launch_nodes`] on every plane held, halo planes included.
+    /// A kernel of one work-item per node held, halo layers included (`NODE_HELD`: the work-item
+    /// adds the first node held, which is below 0 on the first block of a split periodic axis,
+    /// so no global offset can say it).
     fn launch_held(&self, name: &'static str, args: &[A<'_>]) -> Result<()> {
-        match &self.slab {
-            Some((s, _)) => self.launch_range(name, args, s.k0(), s.held()),
+        match &self.split {
+            Some(s) => {
+                let p = &s.part;
+                self.launch_range(name, args, [0; 3], [p.held(0), p.held(1), p.held(2)])
+            }
             None => self.launch_nodes(name, args),
         }
     }
 
-    /// A launch of one work-item per node of the planes `first … first + planes − 1`; the
-    /// work-group shape is the driver's (`--local`'s z need not divide a slab).
-    fn launch_range(&self, name: &'static str, args: &[A<'_>], first: usize, planes: usize) -> Result<()> {
-        let [nx, ny, _] = self.cfg.n;
+    /// A launch of one work-item per node of the box from `first` of `len` nodes per axis; the
+    /// work-group shape is the driver's (`--local` need not divide a block).
+    fn launch_range(
+        &self,
+        name: &'static str,
+        args: &[A<'_>],
+        first: [usize; 3],
+        len: [usize; 3],
+    ) -> Result<()> {
         let kernel = self.kernel(name)?;
-        let dims = LaunchDims { global: &[nx, ny, planes], local: None, offset: Some(&[0, 0, first]) };
+        let dims = LaunchDims { global: &len, local: None, offset: Some(&first) };
         self.launch_dims(kernel, args, &dims)
     }
 
@@ -495,7 +512,7 @@ impl Solver {
                 self.launch_held("velocity", &[A::F(&self.u), A::R(*t)])?;
             }
         }
-        if self.slab.is_some() {
+        if self.split.is_some() {
             // The field the stage reads at neighbours (as `hall_prepare` finds it).
             let input = if name == "stage_ssp" { 1 } else { 0 };
             if let Some(A::F(f)) = args.get(input) {
@@ -503,8 +520,7 @@ impl Solver {
             }
         }
         let [lx, ly] = self.stage_local;
-        let [nx, ny, _] = self.cfg.n;
-        let nz = self.slab.as_ref().map_or(self.cfg.n[2], |(s, _)| s.planes);
+        let [nx, ny, nz] = self.split.as_ref().map_or(self.cfg.n, |s| s.part.len);
         if let Some(seg) = self.rows {
             // The CPU layout's kernels (`kernels/stage_rows.cl`): one work-item per segment of
             // an x-row; `--local`'s y and z (which divide the grid) group the rows.
@@ -514,10 +530,11 @@ impl Solver {
                 _ => "stage_2r_rows",
             };
             let local = self.cfg.local.map_or([1, 1, 1], |[_, ly, lz]| [1, ly, lz]);
-            if nz % local[2] != 0 {
+            if ny % local[1] != 0 || nz % local[2] != 0 {
                 return Err(Error::Config(format!(
-                    "--local's z ({}) must divide this rank's {nz} planes; give --local with z = 1",
-                    local[2]
+                    "--local's y and z ({} and {}) must divide this rank's {ny} rows and {nz} planes; \
+                     give --local with y = z = 1",
+                    local[1], local[2]
                 )));
             }
             return self.launch(rows_name, args, &[nx.div_ceil(seg), ny, nz], Some(&local));
@@ -608,41 +625,34 @@ impl Solver {
     }
 
     /// The owned nodes' values of `ncomp` components read back whole (all of them without a
-    /// slab; its own planes with one).
+    /// block; its own nodes with one).
     fn owned(&self, values: Vec<f64>, ncomp: usize) -> Vec<f64> {
-        let Some((s, _)) = &self.slab else {
-            return values;
-        };
-        let plane = self.cfg.n[0] * self.cfg.n[1];
-        (0..ncomp)
-            .flat_map(|c| {
-                let from = c * self.np + s.halo_low * plane;
-                values[from..from + s.planes * plane].iter().copied()
-            })
-            .collect()
+        match &self.split {
+            Some(s) => s.part.owned_of(&values, ncomp),
+            None => values,
+        }
     }
 
-    /// Nodes owned: nx·ny·nz, or nx·ny·(the slab's planes) on a slab.
+    /// Nodes owned: nx·ny·nz, or those of the block on a block.
     fn owned_nodes(&self) -> usize {
-        let plane = self.cfg.n[0] * self.cfg.n[1];
-        self.slab.as_ref().map_or(self.np, |(s, _)| s.planes * plane)
+        self.split.as_ref().map_or(self.np, |s| s.part.owned_nodes())
     }
 
-    /// The field B, read back: 3 components of nx·ny·nz values each, x fastest (on a slab, of
-    /// its own planes only: nx·ny·[`Slab::planes`] values each).
+    /// The field B, read back: 3 components of nx·ny·nz values each, x fastest (on a block, of
+    /// its own nodes only: the product of [`Part::len`] values each, x fastest).
     pub fn field(&self) -> Result<Vec<f64>> {
         Ok(self.owned(self.read(&self.b)?, 3))
     }
 
-    /// The discrete divergence D·B, read back (nx·ny·nz values; a slab's own planes on a slab).
+    /// The discrete divergence D·B, read back (nx·ny·nz values; a block's own nodes on a block).
     pub fn divergence_field(&self) -> Result<Vec<f64>> {
         self.exchange(&self.b)?;
         self.launch_nodes("divergence", &[A::F(&self.b), A::F(&self.d), A::R(1.0), A::I(0)])?;
         Ok(self.owned(self.read(&self.d)?, 1))
     }
 
-    /// Replaces B by `values` (3 components of nx·ny·nz values each, x fastest; on a slab, of its
-    /// own planes, as [`Solver::field`] returns them).
+    /// Replaces B by `values` (3 components of nx·ny·nz values each, x fastest; on a block, of its
+    /// own nodes, as [`Solver::field`] returns them).
     pub fn set_field(&mut self, values: &[f64]) -> Result<()> {
         let owned = self.owned_nodes();
         if values.len() != 3 * owned {
@@ -660,20 +670,33 @@ impl Solver {
                 bytemuck::cast_slice(&v).to_vec()
             }
         };
-        if let Some((s, _)) = &self.slab {
-            // Each component's own planes, past its halo planes below.
+        if let Some(s) = &self.split {
+            // Each component's own nodes, a box inside the held ones.
+            let p = &s.part;
             let size = self.cfg.precision.size();
-            let part = owned * size;
-            let skip = s.halo_low * self.cfg.n[0] * self.cfg.n[1] * size;
-            let mut host = self.b.host.borrow_mut();
+            let row_pitch = p.held(0) * size;
+            let slice_pitch = row_pitch * p.held(1);
+            let region = [p.len[0] * size, p.len[1], p.len[2]];
+            let comp = owned * size;
             for c in 0..3 {
-                let off = c * self.np * size + skip;
-                let e =
-                    self.ctx.queue().write_buffer(&self.b.buf, off, &bytes[c * part..(c + 1) * part], &[])?;
+                let side = RectSide::new(
+                    [p.halo[0][0] * size, p.halo[1][0], c * p.held(2) + p.halo[2][0]],
+                    row_pitch,
+                    slice_pitch,
+                );
+                let host = &bytes[c * comp..(c + 1) * comp];
+                let e = self.ctx.queue().write_buffer_rect(
+                    &self.b.buf,
+                    side,
+                    host,
+                    RectSide::packed(),
+                    region,
+                    &[],
+                )?;
                 self.record(e, false)?;
-                if self.cfg.mode == Mode::Copy {
-                    host[off..off + part].copy_from_slice(&bytes[c * part..(c + 1) * part]);
-                }
+            }
+            if self.cfg.mode == Mode::Copy {
+                self.download(&self.b)?;
             }
             return Ok(());
         }
@@ -765,14 +788,18 @@ impl Solver {
         let (r, g) = (&self.d, &self.w1);
         let np = self.np;
         let euclidean = opts.norm == CgNorm::Euclidean;
+        // On a split grid each inner product is this rank's part, then summed over the ranks
+        // (one allreduce per product: the second needs the first's α).
         let dot = |a: &Field, b: &Field, slot: i32| {
             if euclidean {
-                self.dot(a, b, slot)
+                self.dot(a, b, slot)?;
             } else {
-                self.wdot(a, b, 1, slot)
+                self.wdot(a, b, 1, slot)?;
             }
+            self.sum_slot_over_ranks(slot)
         };
         // r = D·B at every node, ψ = 0, p = r, rr = (r, r).
+        self.exchange(&self.b)?;
         self.launch_nodes("divergence", &[A::F(&self.b), A::F(r), A::R(1.0), A::I(0)])?;
         self.fill(phi, 0.0, np)?;
         self.launch_flat("axpby", &[A::F(p), A::F(r), A::R(1.0), A::R(0.0), A::N(np)], np)?;
@@ -789,7 +816,9 @@ impl Solver {
         let mut it = 0;
         while it < opts.max_iter {
             // q = −D·(G p).
+            self.exchange_n(p, 1)?;
             self.launch_nodes("gradient", &[A::F(p), A::F(g)])?;
+            self.exchange(g)?;
             self.launch_nodes("divergence", &[A::F(g), A::F(q), A::R(-1.0), A::I(0)])?;
             dot(p, q, PQ)?;
             let args = [A::F(phi), A::F(r), A::F(p), A::F(q), A::F(&self.scal), A::I(RR[old]), A::I(PQ)];
@@ -809,6 +838,7 @@ impl Solver {
             }
         }
         // B ← B + Gψ.
+        self.exchange_n(phi, 1)?;
         self.launch_nodes("gradient", &[A::F(phi), A::F(g)])?;
         self.launch_flat("axpby", &[A::F(&self.b), A::F(g), A::R(1.0), A::R(1.0), A::N(3 * np)], 3 * np)?;
         self.cg_iterations += it;
@@ -822,11 +852,22 @@ impl Solver {
         self.last_clean
     }
 
-    /// Runs from t = 0 to the final time: `on_step(step, steps, solver)` is called after every
-    /// step (for a progress bar or an energy history). A solver runs once; [`Solver::step`]
-    /// advances by hand.
-    pub fn run(&mut self, mut on_step: impl FnMut(usize, usize, &Solver) -> Result<()>) -> Result<Report> {
-        if self.t != 0.0 {
+    /// Runs from t = 0 (or from the step of [`Solver::restart`]'s checkpoint) to the final time:
+    /// `on_step(step, steps, solver)` is called after every step (for a progress bar, an energy
+    /// history or a checkpoint). A solver runs once; [`Solver::step`] advances by hand. After a
+    /// restart the report's initial norms are those at the step restored.
+    pub fn run(&mut self, on_step: impl FnMut(usize, usize, &Solver) -> Result<()>) -> Result<Report> {
+        self.run_to(None, on_step)
+    }
+
+    /// [`Solver::run`], stopping after step `stop` where given (before the final time: the
+    /// report's last norms are then those at that step, and a checkpoint lets a later run go on).
+    pub fn run_to(
+        &mut self,
+        stop: Option<usize>,
+        mut on_step: impl FnMut(usize, usize, &Solver) -> Result<()>,
+    ) -> Result<Report> {
+        if self.t != 0.0 && self.steps_done == 0 {
             return Err(Error::Config(format!(
                 "run() starts at t = 0, but this solver is at t = {}; make a new Solver to run again",
                 self.t
@@ -835,12 +876,16 @@ impl Solver {
         let (steps, dt) = self.cfg.steps()?;
         let start = Instant::now();
         let initial = self.norms()?;
-        for s in 0..steps {
+        let last_step = stop.map_or(steps, |s| s.min(steps));
+        for s in self.steps_done..last_step {
             self.step(dt)?;
+            self.steps_done = s + 1;
             on_step(s + 1, steps, self)?;
         }
-        // The last step ends exactly at the final time.
-        self.t = self.cfg.final_time();
+        if self.steps_done == steps {
+            // The last step ends exactly at the final time.
+            self.t = self.cfg.final_time();
+        }
         let last = self.norms()?;
         self.settle()?;
         if !(last.energy.is_finite() && last.error.is_finite()) {
@@ -876,7 +921,12 @@ pub fn row_segment(nx: usize) -> usize {
 /// The CPU layout's stage kernels (`kernels/stage_rows.cl`) with their segment length, appended
 /// to [`source`]'s program.
 pub fn rows_source(cfg: &Config) -> String {
-    format!("#define XSEG {}\n{STAGE_ROWS_CL}\n", row_segment(cfg.n[0]))
+    rows_source_for(cfg.n[0])
+}
+
+/// [`rows_source`] for rows of `nx` nodes owned.
+fn rows_source_for(nx: usize) -> String {
+    format!("#define XSEG {}\n{STAGE_ROWS_CL}\n", row_segment(nx))
 }
 
 /// Nodes along x per work-item of the stage kernels (`VX`): 2 (one 8-byte vector per load and
@@ -969,15 +1019,15 @@ pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, vx: usize, u_in_registers
     source_of(cfg, sbp, z_chunk, vx, u_in_registers, None)
 }
 
-/// [`source`] for the whole grid or, with `slab`, for one rank's slab of it (its buffers hold
-/// `slab.held()` planes: `NP` counts those, and the slab's defines say which they are).
+/// [`source`] for the whole grid or, with `part`, for one rank's block of it (its buffers hold
+/// `part.held_nodes()` nodes: `NP` counts those, and the block's defines say which they are).
 fn source_of(
     cfg: &Config,
     sbp: &Sbp,
     z_chunk: usize,
     vx: usize,
     u_in_registers: bool,
-    slab: Option<&Slab>,
+    part: Option<&Part>,
 ) -> Result<String> {
     use std::fmt::Write;
     let f64s = cfg.precision == Precision::F64;
@@ -993,8 +1043,7 @@ fn source_of(
     } else {
         s.push_str("#define REAL float\n#define REAL2 float2\n");
     }
-    let nz = slab.map_or(cfg.n[2], Slab::held);
-    let np: usize = cfg.n[0] * cfg.n[1] * nz;
+    let np: usize = part.map_or(cfg.n.iter().product(), Part::held_nodes);
     // 32-bit linear indices where every offset (up to 3·NP) fits, as they are faster.
     // With the Hall term U holds 6 components: offsets up to 6·NP.
     let reach = if cfg.hall { np.saturating_mul(2) } else { np };
@@ -1002,11 +1051,11 @@ fn source_of(
     let _ = writeln!(
         s,
         "typedef {idx_t} idx_t;\n#define NX {}\n#define NY {}\n#define NZ {}\n#define NP ((idx_t){np})\n\
-         #define PLANE(k) ((idx_t)(k) * NX * NY)",
+         #define PLANE(k) ((idx_t)(k) * NXL * NYL)",
         cfg.n[0], cfg.n[1], cfg.n[2]
     );
-    if let Some(slab) = slab {
-        s.push_str(&slab.defines());
+    if let Some(part) = part {
+        s.push_str(&part.defines());
     }
     for (a, name) in ["X", "Y", "Z"].iter().enumerate() {
         let _ =

@@ -706,32 +706,43 @@ fn dissipation_options_parse_from_the_command_line() {
 
 #[test]
 fn bad_dissipation_options_are_refused() {
-    let cases: [(&[&str], &[&str]); 7] = [
-        (&["--dissipation-form", "second-order"], &["second-order", "high-order, first-order or adaptive"]),
-        (&["--dissipation-rows", "mine"], &["mine", "symmetric"]),
-        (&["--mp2min", "2"], &["--mp2min", "--dissipation-form adaptive"]),
-        (&["--dissipation", "1", "--cmax", "3"], &["--cmax", "--dissipation-form adaptive"]),
+    // Bad values are configuration errors; options that would be ignored are usage errors.
+    let cases: [(&[&str], &[&str], bool); 7] = [
+        (
+            &["--dissipation-form", "second-order"],
+            &["second-order", "high-order, first-order or adaptive"],
+            false,
+        ),
+        (&["--dissipation-rows", "mine"], &["mine", "symmetric"], false),
+        (&["--mp2min", "2"], &["--mp2min", "--dissipation-form adaptive"], true),
+        (&["--dissipation", "1", "--cmax", "3"], &["--cmax", "--dissipation-form adaptive"], true),
         (
             &["--dissipation", "0.5", "--dissipation-form", "first-order"],
             &["--dissipation 0.5", "no strength factor"],
+            true,
         ),
         (
             &["--dissipation-form", "adaptive", "--mp2max", "1", "--cmax", "1"],
             &["must be below", "mp2max·cmax = 1"],
+            false,
         ),
-        (&["--dissipation-form", "adaptive", "--cmin", "-1"], &["--cmin -1", "≥ 0"]),
+        (&["--dissipation-form", "adaptive", "--cmin", "-1"], &["--cmin -1", "≥ 0"], false),
     ];
-    for (args, needles) in cases {
+    for (args, needles, usage) in cases {
         let e = config(args).unwrap_err();
-        assert!(matches!(e, Error::Config(_)), "{args:?}: {e:?}");
+        if usage {
+            assert!(matches!(e, Error::Usage(_)), "{args:?}: {e:?}");
+        } else {
+            assert!(matches!(e, Error::Config(_)), "{args:?}: {e:?}");
+        }
         let msg = e.to_string();
         assert!(needles.iter().all(|n| msg.contains(n)), "{args:?}: {msg}");
     }
     let e = config(&["--dissipation-rows", "inductioneq"]).unwrap_err();
-    assert!(matches!(e, Error::Config(_)) && e.to_string().contains("which is off"), "{e}");
+    assert!(matches!(e, Error::Usage(_)) && e.to_string().contains("which is off"), "{e}");
     // The library refuses a form without the switch.
     let mut cfg = Config::new(Case::Rotation2d, 4, 16);
     cfg.dissipation_options.form = DissipationForm::Adaptive;
     let e = cfg.validate().unwrap_err();
-    assert!(matches!(e, Error::Config(_)) && e.to_string().contains("the dissipation is off"), "{e}");
+    assert!(matches!(e, Error::Usage(_)) && e.to_string().contains("the dissipation is off"), "{e}");
 }

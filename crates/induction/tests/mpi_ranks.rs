@@ -57,3 +57,62 @@ fn every_rank_finds_its_place_and_a_device() {
     seen.sort();
     assert_eq!(seen, [0, 1, 2], "{text}");
 }
+
+/// Runs this test binary's `test` under `mpiexec -n 2` with `mode` for the ranks; fails the
+/// test where the run is not over within 60 s. Returns (success, stderr, seconds).
+fn run_ranks_with(test: &str, mode: &str) -> (bool, String, f64) {
+    let exe = std::env::current_exe().unwrap();
+    let start = std::time::Instant::now();
+    let mut child = Command::new("mpiexec")
+        .args(["-n", "2"])
+        .arg(&exe)
+        .args(["--exact", test, "--nocapture", "--test-threads", "1"])
+        .env(CHILD, mode)
+        .env("INDUCTION_MPI_TIMEOUT", "2")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mpiexec runs (install MPICH: apt-get install mpich libmpich-dev)");
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut err = String::new();
+            std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+            return (status.success(), err, start.elapsed().as_secs_f64());
+        }
+        if start.elapsed().as_secs() > 60 {
+            let _ = child.kill();
+            panic!("mpiexec -n 2 ({mode}) still runs after 60 s: the ranks hang");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// Rank 1 hangs (or dies) before a sum that rank 0 waits in: with INDUCTION_MPI_TIMEOUT=2, rank
+/// 0 gives up after 2 s with an error that says why and the whole run ends (a dead rank ends
+/// it at once, through MPICH's launcher).
+#[test]
+fn a_hung_or_dead_rank_ends_the_run_with_an_error() {
+    if let Some(mode) = std::env::var_os(CHILD) {
+        if mode == "1" {
+            return;
+        }
+        let ranks = Ranks::init().unwrap();
+        if ranks.rank() == 1 {
+            if mode == "die" {
+                std::process::abort();
+            }
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+        let mut v = [1.0];
+        let _ = induction::solver::Peers::sum(&ranks, &mut v);
+        println!("RANK 0 SUMMED {}", v[0]);
+        return;
+    }
+    let test = "a_hung_or_dead_rank_ends_the_run_with_an_error";
+    let (ok, err, secs) = run_ranks_with(test, "hang");
+    assert!(!ok, "a hung rank ends the run with a failure: {err}");
+    assert!(err.contains("rank 0 of 2 waited 2 s a sum over all ranks, which did not come"), "{err}");
+    assert!(secs >= 2.0, "{secs} s");
+    let (ok, err, _) = run_ranks_with(test, "die");
+    assert!(!ok, "a dead rank ends the run with a failure: {err}");
+}

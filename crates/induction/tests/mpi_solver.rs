@@ -1,17 +1,23 @@
-//! The solver split into slabs along z among MPI ranks (feature `mpi`) against one rank: run
-//! without a launcher, the test starts itself under `mpiexec -n 2` and `-n 3`; every rank runs
-//! each configuration twice, on the whole grid alone ([`Solver::new`]) and on its slab with the
-//! others ([`Solver::with_peers`]), and checks that its slab's final field is the same bit for
-//! bit as the same planes of the whole grid's, and that the norms (sums over the ranks, in
-//! another order) agree to round-off: relative 1e-12 in f64, 1e-5 in f32.
+//! The solver split in blocks among MPI ranks (feature `mpi`) against one rank: run without a
+//! launcher, the test starts itself under `mpiexec -n 2`, `-n 3` and `-n 4`; every rank runs
+//! each configuration twice, on the whole grid alone ([`Solver::new`]) and on its block with the
+//! others ([`Solver::with_peers`]), and checks that its block's final field is the same bit for
+//! bit as the same nodes of the whole grid's, and that the norms (sums over the ranks, in
+//! another order) agree to round-off: relative 1e-12 in f64, 1e-5 in f32. On 16 × 12 × 20 nodes
+//! the process grid is 1 × 1 × 2 on 2 ranks, 1 × 1 × 3 on 3 (uneven: 7, 7, 6 planes) and
+//! 2 × 1 × 2 on 4 (blocks split in x too); 4 ranks also run 12 × 16 × 20 nodes, split 1 × 2 × 2
+//! (in y). CI checks a subset on 3 and 4 ranks (see `checks`; INDUCTION_MPI_FULL=1 runs all).
+//! Divergence cleaning (its inner products summed over the ranks) agrees to 1e-12.
+//! Each rank runs PoCL on one thread, with a build cache of its own.
 #![cfg(feature = "mpi")]
 
 use std::process::Command;
 use std::rc::Rc;
 
-use induction::config::CleanOptions;
+use induction::config::{CgNorm, CleanOptions};
+use induction::dissipation::DissipationForm;
 use induction::ranks::Ranks;
-use induction::solver::Norms;
+use induction::solver::{Norms, Part};
 use induction::{Case, Config, Error, Integrator, Precision, Solver};
 
 /// Set in the environment of the ranks this test starts.
@@ -30,6 +36,9 @@ fn configs() -> Vec<(Case, usize, Option<bool>, Integrator, Precision)> {
     // pairs of nodes (VX = 2) where u is linear, as rotation_3d's is.
     v.push((Case::Rotation3d, 4, Some(true), Integrator::Lsrk4, Precision::F64));
     v.push((Case::Rotation3d, 4, Some(true), Integrator::Lsrk4, Precision::F32));
+    // A periodic case: the halo wraps across the ranks (the first and last blocks are
+    // neighbours along a split axis).
+    v.push((Case::PeriodicAdvection, 4, None, Integrator::Lsrk4, Precision::F64));
     // The other stage kernels, whose input field is another argument.
     for integrator in [Integrator::Ssprk33, Integrator::Kcl2r54c, Integrator::Ssprk104] {
         v.push((Case::Rotation3d, 2, None, integrator, Precision::F64));
@@ -43,10 +52,11 @@ fn config(
     layout: Option<bool>,
     integrator: Integrator,
     precision: Precision,
+    n: [usize; 3],
 ) -> Config {
     let mut cfg = Config::new(case, order, 16);
-    // Uneven slabs of 20 planes on 3 ranks (7, 7, 6); x and y unequal.
-    cfg.n = [16, 12, 20];
+    // x, y and z unequal; uneven splits on 3 ranks.
+    cfg.n = n;
     cfg.gpu_layout = layout;
     cfg.integrator = integrator;
     cfg.precision = precision;
@@ -56,6 +66,58 @@ fn config(
     let (_, dt) = cfg.steps().unwrap();
     cfg.final_time = Some(3.0 * dt * (1.0 - 1e-9));
     cfg
+}
+
+/// A configuration of the check: grid, case, order, layout, integrator, precision.
+type Check = ([usize; 3], Case, usize, Option<bool>, Integrator, Precision);
+
+/// Whether to run every check (`INDUCTION_MPI_FULL=1`, by hand: about ten minutes on 2 cores)
+/// or the subset that CI runs (each check compiles the solver's programs on every rank, PoCL on
+/// one thread each: the whole list on 2, 3 and 4 ranks is most of CI's time).
+fn full() -> bool {
+    std::env::var("INDUCTION_MPI_FULL").is_ok_and(|v| v == "1")
+}
+
+/// What a run on `size` ranks checks. In full: every configuration on 16 × 12 × 20 nodes on 2
+/// and 3 ranks; on 4 (the most work on few cores) a few on 16 × 12 × 20 (split 2 × 1 × 2: in x
+/// and z) and on 12 × 16 × 20 (split 1 × 2 × 2: in y and z), the one-node kernel with pairs of
+/// nodes (f32) among them, and order 6, which no 4-block grid here can take (refused). In CI:
+/// every configuration on 2 ranks; on 3 (uneven blocks) order 2 and 4 of rotation_3d, the
+/// periodic case and an order-6 refusal; on 4 one configuration per split (x, y) and the
+/// one-node kernel in f32 with pairs of nodes.
+fn checks(size: usize) -> Vec<Check> {
+    let a = [16, 12, 20];
+    let b = [12, 16, 20];
+    let (f64s, lsrk) = (Precision::F64, Integrator::Lsrk4);
+    match (size, full()) {
+        (4, true) => vec![
+            (a, Case::Rotation3d, 2, None, lsrk, f64s),
+            (a, Case::ConfinedDomain, 4, None, lsrk, f64s),
+            (a, Case::ConfinedDomain, 6, None, lsrk, f64s),
+            (a, Case::Rotation3d, 4, Some(true), lsrk, Precision::F32),
+            (a, Case::Rotation3d, 2, None, Integrator::Kcl2r54c, f64s),
+            (a, Case::PeriodicAdvection, 4, None, lsrk, f64s),
+            (b, Case::ConfinedDomain, 4, None, lsrk, f64s),
+            (b, Case::Rotation3d, 4, Some(true), lsrk, Precision::F32),
+            (b, Case::Rotation3d, 2, None, Integrator::Ssprk33, f64s),
+        ],
+        (4, false) => vec![
+            (a, Case::ConfinedDomain, 4, None, lsrk, f64s),
+            (b, Case::Rotation3d, 4, Some(true), lsrk, Precision::F32),
+        ],
+        (3, false) => vec![
+            (a, Case::Rotation3d, 2, None, lsrk, f64s),
+            (a, Case::Rotation3d, 4, None, lsrk, f64s),
+            (a, Case::Rotation3d, 6, None, lsrk, f64s),
+            (a, Case::PeriodicAdvection, 4, None, lsrk, f64s),
+        ],
+        _ => configs().into_iter().map(|(c, o, l, i, p)| (a, c, o, l, i, p)).collect(),
+    }
+}
+
+/// Whether the dissipation and cleaning checks run on `size` ranks (all in full, 2 in CI).
+fn extras(size: usize) -> bool {
+    full() || size == 2
 }
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
@@ -70,89 +132,196 @@ fn norms_close(a: &Norms, b: &Norms, tol: f64) -> bool {
         && close(a.relative_error, b.relative_error, tol)
 }
 
-/// One rank's part: every configuration, whole grid against slab.
+/// Before MPI starts: PoCL on one thread (the ranks share the machine's cores) and a build
+/// cache of this rank's own (MPICH's launcher says the rank in PMI_RANK).
+fn child_environment() {
+    let rank = std::env::var("PMI_RANK").unwrap_or_else(|_| "0".into());
+    let dir = std::env::temp_dir().join(format!("induction-mpi-test-cache-rank{rank}"));
+    std::env::set_var("CLARRAY_CACHE_DIR", dir);
+    std::env::set_var("POCL_MAX_PTHREAD_COUNT", "1");
+    std::env::set_var("POCL_CPU_MAX_CU_COUNT", "1");
+}
+
+/// The owned nodes of `part` in a whole-grid field of `ncomp` components (x fastest).
+fn block_of(full: &[f64], n: [usize; 3], part: &Part, ncomp: usize) -> Vec<f64> {
+    let np = n[0] * n[1] * n[2];
+    let mut out = Vec::new();
+    for c in 0..ncomp {
+        for k in part.start[2]..part.end(2) {
+            for j in part.start[1]..part.end(1) {
+                let row = c * np + (k * n[1] + j) * n[0];
+                out.extend_from_slice(&full[row + part.start[0]..row + part.end(0)]);
+            }
+        }
+    }
+    out
+}
+
+/// Runs `cfg` on the whole grid and on this rank's block and checks the block's final field bit
+/// for bit, the norms to round-off; prints `RANK r {tag}OK …`, or `RANK r {tag}REFUSED …` where
+/// the blocks would be too small (checked: the error says so).
+fn check(ctx: &clarray::Context, ranks: &Rc<Ranks>, cfg: &Config, what: &str, tag: &str) {
+    let (rank, size) = (ranks.rank(), ranks.size());
+    // By hand (`mpiexec -n P` of this binary with INDUCTION_MPI_TEST_CHILD=1): only the checks
+    // whose description holds INDUCTION_MPI_TEST_ONLY.
+    if std::env::var("INDUCTION_MPI_TEST_ONLY").is_ok_and(|only| !what.contains(&only)) {
+        return;
+    }
+    let n = cfg.n;
+    let mut part = match Solver::with_peers(ctx, cfg, Box::new(ranks.clone())) {
+        Ok(part) => part,
+        Err(e) => {
+            assert!(matches!(e, Error::Config(_)), "{what}: {e:?}");
+            assert!(e.to_string().contains(&format!("{size} processes cannot split a")), "{what}: {e}");
+            println!("RANK {rank} {tag}REFUSED {what}");
+            return;
+        }
+    };
+    let mut whole = Solver::new(ctx, cfg).unwrap();
+    let whole_report = whole.run(|_, _, _| Ok(())).unwrap();
+    let p = part.part().expect("a block on more than one rank");
+    let part_report = part.run(|_, _, _| Ok(())).unwrap();
+    let full = whole.field().unwrap();
+    let mine = part.field().unwrap();
+    let theirs = block_of(&full, n, &p, 3);
+    assert_eq!(mine.len(), theirs.len(), "{what}");
+    if let Some(m) = (0..mine.len()).find(|&m| mine[m].to_bits() != theirs[m].to_bits()) {
+        let per = p.owned_nodes();
+        let (c, o) = (m / per, m % per);
+        let at = [
+            o % p.len[0] + p.start[0],
+            o / p.len[0] % p.len[1] + p.start[1],
+            o / p.len[0] / p.len[1] + p.start[2],
+        ];
+        panic!(
+            "{what}: rank {rank} ({p:?}) component {c} node {at:?}: {} on the block, {} on one rank",
+            mine[m], theirs[m]
+        );
+    }
+    let tol = if cfg.precision == Precision::F64 { 1e-12 } else { 1e-5 };
+    assert_eq!(whole_report.steps, part_report.steps, "{what}");
+    assert_eq!(whole_report.dt.to_bits(), part_report.dt.to_bits(), "{what}");
+    for (a, b) in [(whole_report.initial, part_report.initial), (whole_report.last, part_report.last)] {
+        assert!(norms_close(&a, &b, tol), "{what}: norms {a:?} on one rank, {b:?} on {size}");
+    }
+    assert!(part_report.last.error > 0.0 && part_report.last.energy > 0.0, "{what}");
+    println!("RANK {rank} {tag}OK {what} grid {:?} block {:?}+{:?}", p.parts, p.start, p.len);
+}
+
+/// One rank's part: every configuration, whole grid against block.
 fn child() {
+    child_environment();
     let ranks = Rc::new(Ranks::init().unwrap());
     let ctx = ranks.context().unwrap();
     let (rank, size) = (ranks.rank(), ranks.size());
-    for (case, order, layout, integrator, precision) in configs() {
-        let cfg = config(case, order, layout, integrator, precision);
-        let what =
-            format!("{case} order {order} layout {layout:?} {integrator} {precision:?} on {size} ranks");
-        // A slab keeps at least the columns of the boundary block (9 at order 6).
-        let min_planes = induction::sbp::Sbp::new(order).unwrap().cols();
-        if cfg.n[2] / size < min_planes {
-            // Too thin: refused, with the reason.
-            let e = Solver::with_peers(&ctx, &cfg, Box::new(ranks.clone())).unwrap_err();
-            assert!(matches!(e, Error::Config(_)), "{what}: {e:?}");
-            assert!(e.to_string().contains("cannot split the 20 planes in z"), "{what}: {e}");
-            println!("RANK {rank} REFUSED {what}");
-            continue;
-        }
-        let mut whole = Solver::new(&ctx, &cfg).unwrap();
-        let whole_report = whole.run(|_, _, _| Ok(())).unwrap();
-        let mut part = Solver::with_peers(&ctx, &cfg, Box::new(ranks.clone())).unwrap();
-        let slab = part.slab().expect("a slab on more than one rank");
-        let part_report = part.run(|_, _, _| Ok(())).unwrap();
-        let plane = cfg.n[0] * cfg.n[1];
-        let np = plane * cfg.n[2];
-        let full = whole.field().unwrap();
-        let mine = part.field().unwrap();
-        assert_eq!(mine.len(), 3 * plane * slab.planes, "{what}");
-        for c in 0..3 {
-            let from = c * np + slab.first * plane;
-            let theirs = &full[from..from + slab.planes * plane];
-            let ours = &mine[c * slab.planes * plane..(c + 1) * slab.planes * plane];
-            if let Some(m) = (0..ours.len()).find(|&m| ours[m].to_bits() != theirs[m].to_bits()) {
-                panic!(
-                    "{what}: rank {rank} component {c} plane {} node {}: {} on the slab, {} on one rank",
-                    slab.first + m / plane,
-                    m % plane,
-                    ours[m],
-                    theirs[m]
-                );
-            }
-        }
-        let tol = if precision == Precision::F64 { 1e-12 } else { 1e-5 };
-        assert_eq!(whole_report.steps, part_report.steps, "{what}");
-        assert_eq!(whole_report.dt.to_bits(), part_report.dt.to_bits(), "{what}");
-        for (a, b) in [(whole_report.initial, part_report.initial), (whole_report.last, part_report.last)] {
-            assert!(norms_close(&a, &b, tol), "{what}: norms {a:?} on one rank, {b:?} on {size}");
-        }
-        assert!(part_report.last.error > 0.0 && part_report.last.energy > 0.0, "{what}");
-        println!("RANK {rank} OK {what} planes {}..{}", slab.first, slab.end());
+    for (n, case, order, layout, integrator, precision) in checks(size) {
+        let cfg = config(case, order, layout, integrator, precision, n);
+        let what = format!(
+            "{case} order {order} layout {layout:?} {integrator} {precision:?} {n:?} on {size} ranks"
+        );
+        check(&ctx, &ranks, &cfg, &what, "");
     }
-    // What slabs cannot do yet is refused, with the reason.
-    let mut cfg = config(Case::Rotation3d, 2, None, Integrator::Lsrk4, Precision::F64);
-    cfg.clean = Some(CleanOptions::default());
+    // Artificial dissipation (its stencils reach as far as the central one; its boundary rows
+    // further into the block), bounded and periodic.
+    let extra_forms = if extras(size) { 2 } else { 0 };
+    for (case, form) in [
+        (Case::ConfinedDomain, DissipationForm::HighOrder),
+        (Case::PeriodicAdvection, DissipationForm::Adaptive),
+    ]
+    .into_iter()
+    .take(extra_forms)
+    {
+        let mut cfg = config(case, 4, None, Integrator::Lsrk4, Precision::F64, [16, 12, 20]);
+        cfg.dissipation = Some(if form == DissipationForm::Adaptive { 1.0 } else { 0.1 });
+        cfg.dissipation_options.form = form;
+        let what = format!("{case} order 4 dissipation {form:?} on {size} ranks");
+        check(&ctx, &ranks, &cfg, &what, "DISS ");
+    }
+    for (order, norm) in [(2, CgNorm::H), (4, CgNorm::Euclidean)].into_iter().take(extra_forms) {
+        cleaning_matches_one_rank(&ctx, &ranks, order, norm);
+    }
+    // What a split grid cannot do yet is refused, with the reason.
+    let mut cfg = config(Case::Rotation3d, 2, None, Integrator::Lsrk4, Precision::F64, [16, 12, 20]);
+    cfg.hall = true;
     let e = Solver::with_peers(&ctx, &cfg, Box::new(ranks.clone())).unwrap_err();
     assert!(matches!(e, Error::Config(_)), "{e:?}");
-    assert!(
-        e.to_string().contains("divergence cleaning (--div-clean) is not supported on more than one rank"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("the Hall term (--hall) is not supported on more than one rank"), "{e}");
     println!("RANK {rank} DONE");
 }
 
+/// A field with divergence: the case's initial field plus a smooth disturbance of every
+/// component (the same numbers on every rank for the same node).
+fn disturbed(n: [usize; 3], exact: &[f64]) -> Vec<f64> {
+    let np = n[0] * n[1] * n[2];
+    (0..3 * np)
+        .map(|m| {
+            let (c, o) = (m / np, m % np);
+            let (i, j, k) = (o % n[0], o / n[0] % n[1], o / n[0] / n[1]);
+            exact[m]
+                + 1e-2
+                    * ((1.3 * i as f64 + 0.7 * c as f64).sin() * (0.9 * j as f64).cos()
+                        + (0.5 * k as f64).sin())
+        })
+        .collect()
+}
+
+/// Two steps with divergence cleaning after each, from a field with divergence, on one rank
+/// and on the blocks: the same iterations, fields within 1e-12 relative (the inner products are
+/// sums over the ranks, in another order).
+fn cleaning_matches_one_rank(ctx: &clarray::Context, ranks: &Rc<Ranks>, order: usize, norm: CgNorm) {
+    let (rank, size) = (ranks.rank(), ranks.size());
+    let n = [16, 12, 20];
+    let mut cfg = config(Case::Rotation3d, order, None, Integrator::Lsrk4, Precision::F64, n);
+    cfg.clean = Some(CleanOptions { tol: 1e-9, max_iter: 40, check_every: 5, norm });
+    let what = format!("cleaning order {order} {norm} on {size} ranks");
+    let (_, dt) = cfg.steps().unwrap();
+    let mut whole = Solver::new(ctx, &cfg).unwrap();
+    let start = disturbed(n, &whole.field().unwrap());
+    whole.set_field(&start).unwrap();
+    let mut part = Solver::with_peers(ctx, &cfg, Box::new(ranks.clone())).unwrap();
+    let p = part.part().unwrap();
+    part.set_field(&block_of(&start, n, &p, 3)).unwrap();
+    assert!(part.norms().unwrap().divergence > 1e-3, "{what}: the field to clean has divergence");
+    for _ in 0..2 {
+        whole.step(dt).unwrap();
+        part.step(dt).unwrap();
+        let (a, b) = (whole.last_clean().unwrap(), part.last_clean().unwrap());
+        assert!(a.iterations > 0, "{what}: the cleaning iterated");
+        assert_eq!(a.iterations, b.iterations, "{what}");
+        assert!(close(a.residual, b.residual, 1e-9), "{what}: residuals {a:?} and {b:?}");
+    }
+    let theirs = block_of(&whole.field().unwrap(), n, &p, 3);
+    let mine = part.field().unwrap();
+    let largest = theirs.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let worst = mine.iter().zip(&theirs).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+    assert!(worst <= 1e-12 * largest, "{what}: rank {rank} differs by {worst:e} (largest {largest:e})");
+    let (a, b) = (whole.norms().unwrap(), part.norms().unwrap());
+    assert!(norms_close(&a, &b, 1e-12), "{what}: norms {a:?} on one rank, {b:?} on {size}");
+    println!("RANK {rank} CLEAN OK {what}: differs by {worst:e} of {largest:e}");
+}
+
 #[test]
-fn slabs_on_two_and_three_ranks_match_one_rank() {
+fn blocks_on_two_three_and_four_ranks_match_one_rank() {
     if std::env::var_os(CHILD).is_some() {
         child();
         return;
     }
     let exe = std::env::current_exe().unwrap();
-    for ranks in [2usize, 3] {
+    for ranks in [2usize, 3, 4] {
         let out = Command::new("mpiexec")
             .args(["-n", &ranks.to_string()])
             .arg(&exe)
             .args([
                 "--exact",
-                "slabs_on_two_and_three_ranks_match_one_rank",
+                "blocks_on_two_three_and_four_ranks_match_one_rank",
                 "--nocapture",
                 "--test-threads",
                 "1",
             ])
             .env(CHILD, "1")
+            // A rank that fails leaves the others waiting: they give up after 2 minutes.
+            .env("INDUCTION_MPI_TIMEOUT", "120")
+            .env("INDUCTION_MPI_FULL", if full() { "1" } else { "0" })
             .output()
             .expect("mpiexec runs (install MPICH: apt-get install mpich libmpich-dev)");
         let text = String::from_utf8_lossy(&out.stdout);
@@ -165,12 +334,35 @@ fn slabs_on_two_and_three_ranks_match_one_rank() {
         let lines: Vec<&str> = text.lines().filter_map(|l| l.find("RANK ").map(|i| &l[i..])).collect();
         for r in 0..ranks {
             let mine = |tag: &str| lines.iter().filter(|l| l.starts_with(&format!("RANK {r} {tag}"))).count();
-            assert_eq!(mine("OK") + mine("REFUSED"), configs().len(), "rank {r} of {ranks}: {text}");
+            assert_eq!(mine("OK") + mine("REFUSED"), checks(ranks).len(), "rank {r} of {ranks}: {text}");
+            let extra = if extras(ranks) { 2 } else { 0 };
+            assert_eq!(mine("DISS OK") + mine("DISS REFUSED"), extra, "rank {r} of {ranks}: {text}");
+            if ranks == 2 {
+                assert_eq!(mine("DISS OK"), 2, "rank {r} of {ranks}: {text}");
+            }
+            assert_eq!(mine("CLEAN OK"), extra, "rank {r} of {ranks}: {text}");
             assert_eq!(mine("DONE"), 1, "rank {r} of {ranks}: {text}");
         }
-        // Order 6 needs 9 planes a slab: 20 planes split in 2 but not in 3.
-        let refused = lines.iter().filter(|l| l.contains("REFUSED")).count();
-        assert_eq!(refused, if ranks == 2 { 0 } else { 2 * ranks }, "{text}");
+        // Order 6 needs 9 nodes a block per split axis: 20 planes split in 2 but not in 3, and
+        // no grid of 4 blocks of 16 × 12 × 20 keeps 9 on every split axis: every rank says so.
+        let checks = checks(ranks);
+        let refused_here = |c: &Check| ranks > 2 && c.2 == 6;
+        let refused = lines.iter().filter(|l| l.contains("REFUSED") && !l.contains("DISS")).count();
+        assert_eq!(refused, ranks * checks.iter().filter(|c| refused_here(c)).count(), "{text}");
+        // The process grids: z-slabs on 2 and 3 ranks; on 4, x and z split on the first grid,
+        // y and z on the second. Each rank names its grid once per check it ran.
+        let grid_lines = |g: &str| {
+            lines.iter().filter(|l| l.contains(&format!("grid {g}")) && !l.contains("DISS")).count()
+        };
+        let ran_on = |n: [usize; 3]| ranks * checks.iter().filter(|c| c.0 == n && !refused_here(c)).count();
+        match ranks {
+            2 => assert_eq!(grid_lines("[1, 1, 2]"), ran_on([16, 12, 20]), "{text}"),
+            3 => assert_eq!(grid_lines("[1, 1, 3]"), ran_on([16, 12, 20]), "{text}"),
+            _ => {
+                assert_eq!(grid_lines("[2, 1, 2]"), ran_on([16, 12, 20]), "{text}");
+                assert_eq!(grid_lines("[1, 2, 2]"), ran_on([12, 16, 20]), "{text}");
+            }
+        }
     }
 }
 
@@ -194,20 +386,20 @@ fn run_on_two_ranks_prints_the_norms_of_one() {
     let two = Command::new("mpiexec").args(["-n", "2", exe]).args(args).output().unwrap();
     let two_text = String::from_utf8_lossy(&two.stdout);
     assert!(two.status.success(), "{two_text}\n{}", String::from_utf8_lossy(&two.stderr));
-    assert!(two_text.contains("on 2 ranks, in slabs along z"), "{two_text}");
+    assert!(two_text.contains("on 2 ranks, a 1×1×2 process grid"), "{two_text}");
     // Rank 0 alone prints.
     assert_eq!(two_text.matches("confined_domain on ").count(), 1, "{two_text}");
     let lines = norm_lines(&one_text);
     assert_eq!(lines.len(), 5, "{one_text}");
     assert_eq!(norm_lines(&two_text), lines, "one rank:\n{one_text}\ntwo ranks:\n{two_text}");
-    // Outputs are not gathered yet: refused, with the reason.
-    let vtk = Command::new("mpiexec")
+    // The PNG slice is not gathered yet: refused, with the reason.
+    let png = Command::new("mpiexec")
         .args(["-n", "2", exe])
         .args(args)
-        .args(["--vtk", "/nonexistent-dir-x"])
+        .args(["--png", &std::env::temp_dir().join("induction-mpi-refused.png").display().to_string()])
         .output()
         .unwrap();
-    assert!(!vtk.status.success());
-    let err = String::from_utf8_lossy(&vtk.stderr);
-    assert!(err.contains("--vtk is not written on more than one rank yet"), "{err}");
+    assert!(!png.status.success());
+    let err = String::from_utf8_lossy(&png.stderr);
+    assert!(err.contains("--png is not written on more than one rank yet"), "{err}");
 }

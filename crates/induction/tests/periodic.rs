@@ -60,7 +60,7 @@ fn a_length_on_a_bounded_case_is_refused() {
     let mut cfg = Config::new(Case::Rotation2d, 4, 16);
     cfg.periodic_length = Some(2.0);
     let e = cfg.validate().unwrap_err();
-    assert!(matches!(e, induction::Error::Config(_)), "{e:?}");
+    assert!(matches!(e, induction::Error::Usage(_)), "{e:?}");
     assert!(e.to_string().contains("--length 2") && e.to_string().contains("not periodic"), "{e}");
     let mut cfg = boxed(8, 0.0);
     cfg.periodic_length = Some(-1.0);

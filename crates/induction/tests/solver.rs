@@ -339,6 +339,8 @@ fn gpu_and_cpu_layouts_agree() {
         for (gpu, mode) in [(false, Mode::Resident), (true, Mode::Resident), (true, Mode::Copy)] {
             let mut cfg = base.clone();
             cfg.gpu_layout = Some(gpu);
+            // The CPU layout takes one node along x and refuses a vector width.
+            cfg.vector_width = base.vector_width.filter(|_| gpu);
             cfg.mode = mode;
             let mut s = Solver::new(&ctx, &cfg).unwrap();
             s.run(|_, _, _| Ok(())).unwrap();

@@ -39,7 +39,7 @@ pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
         Ok(())
     })?;
     if fused.to_vec()? != t[4].to_vec()? {
-        return Err(Error::InvalidArgument("fusion bench: the fused and unfused chains disagree".into()));
+        return Err(Error::Inconsistent("fusion bench: the fused and unfused chains disagree".into()));
     }
     let (f, u) = (one.best / CHAINS as f64, five.best / CHAINS as f64);
     Ok(vec![

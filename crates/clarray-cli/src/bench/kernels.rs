@@ -58,7 +58,7 @@ fn launch_rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     let mut host = vec![0f32; n];
     q.read_buffer(&x, 0, &mut host, &[])?;
     if host.iter().any(|&v| v != runs as f32) {
-        return Err(clarray::Error::InvalidArgument(format!(
+        return Err(clarray::Error::Inconsistent(format!(
             "bench kernels: the trivial kernel ran {} times instead of {runs}",
             host[0]
         )));
@@ -144,7 +144,7 @@ fn resident_rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
         }
     }
     if copy_res != resident_res {
-        return Err(clarray::Error::InvalidArgument(
+        return Err(clarray::Error::Inconsistent(
             "bench kernels: the resident and the copying runs disagree".into(),
         ));
     }

@@ -217,10 +217,14 @@ fn select(only: Option<&str>) -> (Vec<Area>, Option<String>) {
 /// an error when no row matches.
 fn keep_matching(mut rows: Vec<Row>, filter: &str) -> clarray::Result<Vec<Row>> {
     if !rows.iter().any(|r| r.name.contains(filter)) {
-        return Err(clarray::Error::InvalidArgument(format!(
-            "--only {filter}: no area of that name ({}) and no row whose name contains it",
-            area_names()
-        )));
+        return Err(clarray::Error::Value {
+            name: "--only",
+            value: filter.to_string(),
+            message: format!(
+                "--only {filter}: no area of that name ({}) and no row whose name contains it",
+                area_names()
+            ),
+        });
     }
     rows.retain(|r| r.name.contains(filter) || r.name.starts_with(CEILING_AREA));
     Ok(rows)

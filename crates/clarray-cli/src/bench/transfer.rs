@@ -62,7 +62,7 @@ fn check_copied(ctx: &Context, dst: &Buffer, n: usize) -> clarray::Result<()> {
     ctx.queue().read_buffer(dst, 0, &mut head[..], &[])?;
     ctx.queue().read_buffer(dst, n - 16, &mut tail[..], &[])?;
     if head != [1.0, 2.0, 3.0, 4.0] || tail != [1.0, 2.0, 3.0, 4.0] {
-        return Err(Error::InvalidArgument(format!(
+        return Err(Error::Inconsistent(format!(
             "the copy kernel's output is wrong: first float4 {head:?}, last {tail:?}, expected [1, 2, 3, 4]"
         )));
     }
@@ -103,7 +103,7 @@ pub fn host_transfers(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Ro
         let t = time(opts, q, || q.read_buffer(&buf, 0, &mut pinned[..], &[]).map(drop))?;
         rows.push(Row::timed(format!("transfer: device->host pinned {size}"), n as f64, &t, "Pinned<f32>"));
         if pinned.first() != Some(&2.5) || pinned.last() != Some(&2.5) {
-            return Err(Error::InvalidArgument("the pinned round trip returned other data".into()));
+            return Err(Error::Inconsistent("the pinned round trip returned other data".into()));
         }
     }
     Ok(rows)

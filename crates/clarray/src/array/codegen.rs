@@ -209,7 +209,7 @@ impl Plan {
 
 /// Collects helper functions and writes instructions as OpenCL C.
 #[derive(Debug, Default)]
-pub struct Emitter {
+pub(crate) struct Emitter {
     helpers: BTreeMap<String, String>,
     fp64: bool,
 }
@@ -619,7 +619,7 @@ impl Emitter {
 }
 
 /// The expression loading element `idx` of pointer `p` of dtype `d`, in its compute type.
-pub fn load_expr(d: DType, p: &str, idx: &str) -> String {
+pub(crate) fn load_expr(d: DType, p: &str, idx: &str) -> String {
     match d {
         DType::F16 => format!("vload_half({idx}, {p})"),
         DType::Bool => format!("(uchar)({p}[{idx}] != 0)"),
@@ -628,7 +628,7 @@ pub fn load_expr(d: DType, p: &str, idx: &str) -> String {
 }
 
 /// The statement storing `v` (compute type of `d`) at element `idx` of pointer `p`.
-pub fn store_stmt(d: DType, p: &str, idx: &str, v: &str) -> String {
+pub(crate) fn store_stmt(d: DType, p: &str, idx: &str, v: &str) -> String {
     match d {
         DType::F16 => format!("vstore_half_rte({v}, {idx}, {p});"),
         _ => format!("{p}[{idx}] = {v};"),
@@ -721,11 +721,10 @@ pub fn element_code(
     prefix: &str,
 ) -> Result<ElementCode> {
     if coords.len() != shape.len() {
-        return Err(Error::InvalidArgument(format!(
-            "{} coordinate names for a shape of {} axes",
-            coords.len(),
-            shape.len()
-        )));
+        return Err(Error::Shape {
+            shapes: vec![shape.to_vec()],
+            message: format!("{} coordinate names for a shape of {} axes", coords.len(), shape.len()),
+        });
     }
     let plan = Plan::new(expr)?;
     let strides =

@@ -341,12 +341,15 @@ impl Scalar {
     pub fn check_fits(&self, dt: DType) -> Result<()> {
         if let (Scalar::Int(v), Some((lo, hi))) = (self, dt.int_range()) {
             if *v < lo || *v > hi {
-                return Err(Error::Type(format!(
-                    "the integer scalar {v} is out of bounds for {dt} (range {lo}..={hi}); NumPy 2 \
+                return Err(Error::Type {
+                    dtypes: vec![dt.name().into()],
+                    message: format!(
+                        "the integer scalar {v} is out of bounds for {dt} (range {lo}..={hi}); NumPy 2 \
                      refuses it too (OverflowError) rather than wrapping it. Use a value in range, \
                      convert the array to a wider type with `astype` first, or wrap the value \
                      yourself"
-                )));
+                    ),
+                });
             }
         }
         Ok(())

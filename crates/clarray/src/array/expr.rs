@@ -205,7 +205,7 @@ impl IntoExpr for Scalar {
 }
 
 fn type_err(what: impl std::fmt::Display, dt: DType, hint: &str) -> Error {
-    Error::Type(format!("{what} is not defined for {dt}{hint}"))
+    Error::Type { dtypes: vec![dt.name().into()], message: format!("{what} is not defined for {dt}{hint}") }
 }
 
 /// An operation's name for messages, formatted only when an error is made.
@@ -631,6 +631,17 @@ fn build_where(c: Expr, a: Expr, b: Expr) -> Result<Expr> {
 /// `where(cond, a, b)`: elements of `a` where `cond` is true, else of `b` (NumPy's `where`).
 pub fn where_(cond: impl IntoExpr, a: impl IntoExpr, b: impl IntoExpr) -> Expr {
     Expr::where_(cond, a, b)
+}
+
+/// The binary operation `op` of `a` and `b`, as the operators and methods build it: for a
+/// caller that picks the operation at run time (the Python bindings).
+pub fn binary(op: BinOp, a: impl IntoExpr, b: impl IntoExpr) -> Expr {
+    Expr::binary(op, a.into_expr(), b.into_expr())
+}
+
+/// The unary operation `op` of `a` (see [`binary`]).
+pub fn unary(op: UnOp, a: impl IntoExpr) -> Expr {
+    Expr::unary(op, a.into_expr())
 }
 
 /// Elementwise minimum; NaN propagates.

@@ -87,7 +87,10 @@ pub fn checked_extent(shape: &[usize], strides: &[isize], offset: usize) -> Resu
         ))
     };
     if shape.len() != strides.len() {
-        return Err(Error::Shape(format!("{} strides for a shape of {} axes", strides.len(), shape.len())));
+        return Err(Error::Shape {
+            shapes: vec![shape.to_vec()],
+            message: format!("{} strides for a shape of {} axes", strides.len(), shape.len()),
+        });
     }
     let start = isize::try_from(offset).map_err(|_| too_large())?;
     if shape.contains(&0) {
@@ -159,10 +162,13 @@ pub(crate) fn broadcast(a: &[usize], b: &[usize]) -> Result<Shape> {
             (1, y) => y,
             (x, 1) => x,
             _ => {
-                return Err(Error::Shape(format!(
-                    "shapes {a:?} and {b:?} do not broadcast: axis {k} of the result has {x} \
+                return Err(Error::Shape {
+                    shapes: vec![a.to_vec(), b.to_vec()],
+                    message: format!(
+                        "shapes {a:?} and {b:?} do not broadcast: axis {k} of the result has {x} \
                      against {y} (NumPy's rule: aligned from the right, extents must be equal or 1)"
-                )))
+                    ),
+                })
             }
         };
     }
@@ -236,11 +242,14 @@ impl Layout {
     pub fn slice(&self, info: &[SliceInfoElem]) -> Result<Layout> {
         let consumed = info.iter().filter(|e| !matches!(e, SliceInfoElem::NewAxis)).count();
         if consumed > self.ndim() {
-            return Err(Error::Shape(format!(
-                "a slice with {consumed} indices was applied to an array of {} axes (shape {:?})",
-                self.ndim(),
-                self.shape
-            )));
+            return Err(Error::Shape {
+                shapes: vec![self.shape.to_vec()],
+                message: format!(
+                    "a slice with {consumed} indices was applied to an array of {} axes (shape {:?})",
+                    self.ndim(),
+                    self.shape
+                ),
+            });
         }
         let too_large = |what: String| {
             Error::TooLarge(format!(
@@ -271,7 +280,11 @@ impl Layout {
                     let n = self.shape[axis];
                     let st = self.strides[axis];
                     if step == 0 {
-                        return Err(Error::InvalidArgument(format!("a slice step of 0 on axis {axis}")));
+                        return Err(Error::Value {
+                            name: "step",
+                            value: "0".into(),
+                            message: format!("a slice step of 0 on axis {axis}"),
+                        });
                     }
                     let s = resolve_bound(start, n, axis)?;
                     let e = match end {
@@ -325,11 +338,14 @@ impl Layout {
     pub fn reshape(&self, shape: &[usize]) -> Result<Option<Layout>> {
         let size = checked_size(shape)?;
         if size != self.size() {
-            return Err(Error::Shape(format!(
-                "cannot reshape an array of shape {:?} ({} elements) to {shape:?} ({size} elements)",
-                self.shape,
-                self.size()
-            )));
+            return Err(Error::Shape {
+                shapes: vec![self.shape.to_vec(), shape.to_vec()],
+                message: format!(
+                    "cannot reshape an array of shape {:?} ({} elements) to {shape:?} ({size} elements)",
+                    self.shape,
+                    self.size()
+                ),
+            });
         }
         if self.is_c_contiguous() || size == 0 {
             return Ok(Some(Layout { shape: shape.into(), strides: c_strides(shape), offset: self.offset }));
@@ -386,10 +402,13 @@ impl Layout {
         let nd = self.ndim();
         let ax = super::normalize_axes_in_order(axes, nd, "permute")?;
         if ax.len() != nd {
-            return Err(Error::InvalidArgument(format!(
-                "axes {axes:?} are not a permutation of 0..{nd} for shape {:?}: name every axis once",
-                self.shape
-            )));
+            return Err(Error::Shape {
+                shapes: vec![self.shape.to_vec()],
+                message: format!(
+                    "axes {axes:?} are not a permutation of 0..{nd} for shape {:?}: name every axis once",
+                    self.shape
+                ),
+            });
         }
         Ok(Layout {
             shape: ax.iter().map(|&a| self.shape[a]).collect(),
@@ -418,11 +437,14 @@ impl Layout {
     }
 
     fn bcast_err(&self, shape: &[usize]) -> Error {
-        Error::Shape(format!(
-            "an array of shape {:?} cannot be broadcast to shape {shape:?} (NumPy's rule: aligned \
+        Error::Shape {
+            shapes: vec![self.shape.to_vec(), shape.to_vec()],
+            message: format!(
+                "an array of shape {:?} cannot be broadcast to shape {shape:?} (NumPy's rule: aligned \
              from the right, each extent must equal the target's or be 1)",
-            self.shape
-        ))
+                self.shape
+            ),
+        }
     }
 
     /// Reverses the order of elements along `axis` (negative counts from the end).

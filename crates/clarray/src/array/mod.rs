@@ -142,6 +142,7 @@
 mod axis;
 pub mod codegen;
 pub mod dtype;
+pub(crate) mod dynarray;
 pub mod expr;
 pub mod layout;
 
@@ -156,7 +157,10 @@ use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn};
 pub(crate) use axis::{normalize_axes, normalize_axes_in_order, normalize_axis};
 pub use codegen::{element_code, generated_kernel_count, generated_sources, ElementCode, KernelValue, Plan};
 pub use dtype::{promote, DType, Element, Kind, Scalar};
-pub use expr::{atan2, hypot, isclose, maximum, minimum, pow, where_, BinOp, Expr, IntoExpr, UnOp};
+pub use dynarray::DynArray;
+pub use expr::{
+    atan2, binary, hypot, isclose, maximum, minimum, pow, unary, where_, BinOp, Expr, IntoExpr, UnOp,
+};
 pub use layout::{broadcast_shapes, Layout};
 
 use crate::error::{Error, Result};
@@ -212,9 +216,11 @@ fn arange_len(start: Scalar, stop: Scalar, step: Scalar, dtype: DType) -> Result
     let len = match (start, stop, step) {
         (Scalar::Int(a), Scalar::Int(b), Scalar::Int(d)) => {
             if d == 0 {
-                return Err(Error::InvalidArgument(format!(
-                    "arange with step {d}; the step must be finite and nonzero"
-                )));
+                return Err(Error::Value {
+                    name: "step",
+                    value: d.to_string(),
+                    message: format!("arange with step {d}; the step must be finite and nonzero"),
+                });
             }
             // (b - a) and the quotient fit i128: every operand came from at most 64 bits.
             let (q, r) = ((b - a) / d, (b - a) % d);
@@ -224,10 +230,14 @@ fn arange_len(start: Scalar, stop: Scalar, step: Scalar, dtype: DType) -> Result
         _ => {
             let (a, b, d) = (arange_f64(start, dtype)?, arange_f64(stop, dtype)?, arange_f64(step, dtype)?);
             if a.is_nan() || b.is_nan() || d.is_nan() || d == 0.0 {
-                return Err(Error::InvalidArgument(format!(
-                    "arange({a}, {b}, {d}): start, stop and step must not be NaN and the step must \
+                return Err(Error::Value {
+                    name: "step",
+                    value: format!("arange({a}, {b}, {d})"),
+                    message: format!(
+                        "arange({a}, {b}, {d}): start, stop and step must not be NaN and the step must \
                      be nonzero, finite or infinite (NumPy cannot compute a length otherwise either)"
-                )));
+                    ),
+                });
             }
             let diff = b - a;
             let q = diff / d;
@@ -236,10 +246,14 @@ fn arange_len(start: Scalar, stop: Scalar, step: Scalar, dtype: DType) -> Result
             } else {
                 let n = q.ceil();
                 if !n.is_finite() {
-                    return Err(Error::InvalidArgument(format!(
-                        "arange({a}, {b}, {d}): the count (stop - start) / step is {q}, not finite; \
+                    return Err(Error::Value {
+                        name: "step",
+                        value: format!("arange({a}, {b}, {d})"),
+                        message: format!(
+                            "arange({a}, {b}, {d}): the count (stop - start) / step is {q}, not finite; \
                          use finite bounds"
-                    )));
+                        ),
+                    });
                 }
                 // A count beyond u128 is refused below.
                 if n >= u128::MAX as f64 {
@@ -263,7 +277,10 @@ fn arange_f64(s: Scalar, dtype: DType) -> Result<f64> {
     match s {
         Scalar::Int(v) => Ok(v as f64),
         Scalar::Float(v) => Ok(v),
-        _ => Err(Error::Type(format!("arange is defined for integers and floats, not {dtype}"))),
+        _ => Err(Error::Type {
+            dtypes: vec![dtype.name().into()],
+            message: format!("arange is defined for integers and floats, not {dtype}"),
+        }),
     }
 }
 
@@ -335,10 +352,10 @@ impl<T: Element> Array<T> {
     pub fn from_slice(ctx: &Context, data: &[T], shape: &[usize]) -> Result<Array<T>> {
         let n = layout::checked_size(shape)?;
         if n != data.len() {
-            return Err(Error::Shape(format!(
-                "{} elements were given for shape {shape:?}, which holds {n}",
-                data.len()
-            )));
+            return Err(Error::Shape {
+                shapes: vec![shape.to_vec()],
+                message: format!("{} elements were given for shape {shape:?}, which holds {n}", data.len()),
+            });
         }
         let mut a = Array::empty(ctx, shape)?;
         a.set_slice(data)?;
@@ -363,11 +380,10 @@ impl<T: Element> Array<T> {
         offset: usize,
     ) -> Result<Array<T>> {
         if strides.len() != shape.len() {
-            return Err(Error::Shape(format!(
-                "{} strides for a shape of {} axes",
-                strides.len(),
-                shape.len()
-            )));
+            return Err(Error::Shape {
+                shapes: vec![shape.to_vec()],
+                message: format!("{} strides for a shape of {} axes", strides.len(), shape.len()),
+            });
         }
         layout::check_in_buffer(shape, strides, offset, T::DTYPE.size(), buffer.len())?;
         let l = Layout { shape: shape.into(), strides: strides.into(), offset };
@@ -396,7 +412,10 @@ impl<T: Element> Array<T> {
         // those two rounded values, computed in the type (float32 for float16). So a step below
         // the type's resolution at `start` repeats `start`, as in NumPy.
         let (Scalar::Float(a), Scalar::Float(d)) = (s0, st) else {
-            return Err(Error::Type(format!("arange is defined for integers and floats, not {}", T::DTYPE)));
+            return Err(Error::Type {
+                dtypes: vec![T::DTYPE.name().into()],
+                message: format!("arange is defined for integers and floats, not {}", T::DTYPE),
+            });
         };
         let second = T::from_scalar(Scalar::Float(a + d)).to_scalar();
         let b = f64::from_scalar(second);
@@ -413,10 +432,16 @@ impl<T: Element> Array<T> {
     /// step`, the last exactly `stop`; one value is `start`, none is an empty array.
     pub fn linspace(ctx: &Context, start: T, stop: T, num: usize) -> Result<Array<T>> {
         if T::DTYPE.kind() != Kind::Float {
-            return Err(Error::Type(format!("linspace is defined for float types, not {}", T::DTYPE)));
+            return Err(Error::Type {
+                dtypes: vec![T::DTYPE.name().into()],
+                message: format!("linspace is defined for float types, not {}", T::DTYPE),
+            });
         }
         let (Scalar::Float(a), Scalar::Float(b)) = (start.to_scalar(), stop.to_scalar()) else {
-            return Err(Error::Type("linspace needs float bounds".into()));
+            return Err(Error::Type {
+                dtypes: vec![T::DTYPE.name().into()],
+                message: "linspace needs float bounds".into(),
+            });
         };
         let w = if T::DTYPE == DType::F16 { DType::F32 } else { T::DTYPE };
         let i = Expr::index(ctx, &[num]);
@@ -469,11 +494,7 @@ impl<T: Element> Array<T> {
     /// it would be a race.
     pub(crate) fn check_writable(&self) -> Result<()> {
         if let Some(k) = (0..self.ndim()).find(|&k| self.layout.strides[k] == 0 && self.layout.shape[k] > 1) {
-            return Err(Error::InvalidArgument(format!(
-                "cannot write into a broadcast view (shape {:?}, stride 0 on axis {k}): its elements \
-                 are shared; write into the array it was broadcast from, or into a copy",
-                self.shape()
-            )));
+            return Err(Error::ReadOnlyView { shape: self.shape().to_vec(), axis: k });
         }
         Ok(())
     }
@@ -561,7 +582,8 @@ impl<T: Element> Array<T> {
     /// The array on the host: an ndarray of the same shape and type (blocking).
     pub fn get(&self) -> Result<ArrayD<T>> {
         let v = self.to_vec()?;
-        ArrayD::from_shape_vec(IxDyn(self.shape()), v).map_err(|e| Error::Shape(e.to_string()))
+        ArrayD::from_shape_vec(IxDyn(self.shape()), v)
+            .map_err(|e| Error::Shape { shapes: vec![self.shape().to_vec()], message: e.to_string() })
     }
 
     /// The array in `ctx`: a new C-contiguous array of the same shape and elements, in `ctx`'s
@@ -614,11 +636,14 @@ impl<T: Element> Array<T> {
     /// The single element of a one-element array (any number of axes).
     pub fn item(&self) -> Result<T> {
         if self.len() != 1 {
-            return Err(Error::Shape(format!(
-                "item() needs an array of one element; this one has shape {:?} ({} elements)",
-                self.shape(),
-                self.len()
-            )));
+            return Err(Error::Shape {
+                shapes: vec![self.shape().to_vec()],
+                message: format!(
+                    "item() needs an array of one element; this one has shape {:?} ({} elements)",
+                    self.shape(),
+                    self.len()
+                ),
+            });
         }
         let mut r = [T::Repr::zeroed()];
         self.ctx.queue().read_buffer(&self.buf, self.offset_bytes(), &mut r, &[])?;
@@ -636,12 +661,15 @@ impl<T: Element> Array<T> {
     /// Replaces the elements with `data` (C order, same number of elements; blocking).
     pub fn set_slice(&mut self, data: &[T]) -> Result<()> {
         if data.len() != self.len() {
-            return Err(Error::Shape(format!(
-                "{} elements were given to set an array of shape {:?} ({} elements)",
-                data.len(),
-                self.shape(),
-                self.len()
-            )));
+            return Err(Error::Shape {
+                shapes: vec![self.shape().to_vec()],
+                message: format!(
+                    "{} elements were given to set an array of shape {:?} ({} elements)",
+                    data.len(),
+                    self.shape(),
+                    self.len()
+                ),
+            });
         }
         let repr: Vec<T::Repr> = data.iter().map(|&x| x.to_repr()).collect();
         if self.is_contiguous() {
@@ -658,11 +686,14 @@ impl<T: Element> Array<T> {
     /// Replaces the elements with those of a host array of the same shape (blocking).
     pub fn set<S: Data<Elem = T>, D: Dimension>(&mut self, data: &ArrayBase<S, D>) -> Result<()> {
         if data.shape() != self.shape() {
-            return Err(Error::Shape(format!(
-                "set() was given a host array of shape {:?} for a device array of shape {:?}",
-                data.shape(),
-                self.shape()
-            )));
+            return Err(Error::Shape {
+                shapes: vec![data.shape().to_vec(), self.shape().to_vec()],
+                message: format!(
+                    "set() was given a host array of shape {:?} for a device array of shape {:?}",
+                    data.shape(),
+                    self.shape()
+                ),
+            });
         }
         let v: Vec<T> = data.iter().copied().collect();
         self.set_slice(&v)
@@ -689,12 +720,15 @@ impl<T: Element> Array<T> {
     pub fn reshape(&self, shape: &[usize]) -> Result<Array<T>> {
         match self.layout.reshape(shape)? {
             Some(l) => Ok(self.view(l)),
-            None => Err(Error::Shape(format!(
-                "an array of shape {:?} and strides {:?} cannot be viewed as shape {shape:?} \
+            None => Err(Error::Shape {
+                shapes: vec![self.shape().to_vec(), shape.to_vec()],
+                message: format!(
+                    "an array of shape {:?} and strides {:?} cannot be viewed as shape {shape:?} \
                  without copying; call reshape_copy (or copy() first)",
-                self.shape(),
-                self.strides()
-            ))),
+                    self.shape(),
+                    self.strides()
+                ),
+            }),
         }
     }
 
@@ -744,11 +778,14 @@ impl<T: Element> Array<T> {
     pub fn squeeze_axis(&self, axis: isize) -> Result<Array<T>> {
         let axis = normalize_axis(axis, self.ndim(), "squeeze_axis")?;
         if self.shape()[axis] != 1 {
-            return Err(Error::Shape(format!(
-                "squeeze_axis({axis}) on shape {:?}: that axis has extent {}, not 1",
-                self.shape(),
-                self.shape()[axis]
-            )));
+            return Err(Error::Shape {
+                shapes: vec![self.shape().to_vec()],
+                message: format!(
+                    "squeeze_axis({axis}) on shape {:?}: that axis has extent {}, not 1",
+                    self.shape(),
+                    self.shape()[axis]
+                ),
+            });
         }
         let mut l = self.layout.clone();
         l.shape.remove(axis);
@@ -819,11 +856,14 @@ impl<T: Element> Array<T> {
         let fits = sh.len() <= self.ndim()
             && sh.iter().rev().zip(self.shape().iter().rev()).all(|(&a, &b)| a == b || a == 1);
         if !fits {
-            return Err(Error::Shape(format!(
-                "a value of shape {sh:?} cannot be assigned to an array of shape {:?} (it must \
+            return Err(Error::Shape {
+                shapes: vec![sh.to_vec(), self.shape().to_vec()],
+                message: format!(
+                    "a value of shape {sh:?} cannot be assigned to an array of shape {:?} (it must \
                  broadcast to it)",
-                self.shape()
-            )));
+                    self.shape()
+                ),
+            });
         }
         if let Some(c) = e.context() {
             self.ctx.check_same(c)?;
@@ -915,11 +955,14 @@ impl<T: Element + Pod> Array<T> {
 
     fn check_host_len(&self, n: usize) -> Result<()> {
         if n != self.len() {
-            return Err(Error::Shape(format!(
-                "host memory of {n} elements for an array of shape {:?} ({} elements)",
-                self.shape(),
-                self.len()
-            )));
+            return Err(Error::Shape {
+                shapes: vec![self.shape().to_vec()],
+                message: format!(
+                    "host memory of {n} elements for an array of shape {:?} ({} elements)",
+                    self.shape(),
+                    self.len()
+                ),
+            });
         }
         Ok(())
     }
@@ -942,7 +985,8 @@ impl<T: Element> PendingArray<T> {
     /// Waits for the read and returns the array.
     pub fn wait(self) -> Result<ArrayD<T>> {
         let v: Vec<T> = self.pending.wait()?.into_iter().map(T::from_repr).collect();
-        ArrayD::from_shape_vec(IxDyn(&self.shape), v).map_err(|e| Error::Shape(e.to_string()))
+        ArrayD::from_shape_vec(IxDyn(&self.shape), v)
+            .map_err(|e| Error::Shape { shapes: vec![self.shape.clone()], message: e.to_string() })
     }
 }
 
@@ -952,14 +996,17 @@ impl<T: Element> KernelArg for Array<T> {
         if self.layout.offset == 0 && self.is_contiguous() {
             Ok(Arg::Buffer(&self.buf))
         } else {
-            Err(Error::InvalidArgument(format!(
-                "an array view (shape {:?}, strides {:?}, offset {}) was passed as a kernel \
+            Err(Error::Argument {
+                name: "array view".into(),
+                message: format!(
+                    "an array view (shape {:?}, strides {:?}, offset {}) was passed as a kernel \
                  argument, but a kernel sees only its buffer; call `.copy()` for a contiguous \
                  array, or pass `.buffer()` and `.offset()`/`.strides()` explicitly",
-                self.shape(),
-                self.strides(),
-                self.offset()
-            )))
+                    self.shape(),
+                    self.strides(),
+                    self.offset()
+                ),
+            })
         }
     }
 }
@@ -976,18 +1023,21 @@ impl Expr {
     pub fn eval<T: Element>(&self) -> Result<Array<T>> {
         let inner = self.inner()?;
         if inner.dtype != T::DTYPE {
-            return Err(Error::Type(format!(
-                "the expression's result is {}, but it was evaluated as Array<{}>; call \
+            return Err(Error::Type {
+                dtypes: vec![inner.dtype.name().into(), T::DTYPE.name().into()],
+                message: format!(
+                    "the expression's result is {}, but it was evaluated as Array<{}>; call \
                  .astype::<…>() on the expression to convert, or evaluate it as its own type",
-                inner.dtype,
-                T::DTYPE
-            )));
+                    inner.dtype,
+                    T::DTYPE
+                ),
+            });
         }
-        let ctx = inner.ctx.clone().ok_or_else(|| {
-            Error::InvalidArgument(
+        let ctx = inner.ctx.clone().ok_or_else(|| Error::NoArray {
+            op: "eval".into(),
+            message:
                 "an expression of scalars only has no device; combine it with an array, or use Array::full"
                     .into(),
-            )
         })?;
         let out = Array::<T>::empty(&ctx, &inner.shape)?;
         codegen::eval_into(&ctx, self, &out.buf, &out.layout, T::DTYPE)?;

@@ -29,7 +29,7 @@
 
 use std::fmt::Write as _;
 
-use crate::array::{Array, DType, Element};
+use crate::array::{Array, DType, DynArray, Element};
 use crate::error::{Error, Result};
 use crate::program::cache::generated_kernel;
 use crate::reduce::engine::{Args, MapExpr, Op, Param, Spec};
@@ -79,11 +79,12 @@ pub fn parse_args(decls: &str) -> Result<Vec<ArgDecl>> {
             .split_whitespace()
             .filter(|w| !matches!(*w, "const" | "__global" | "global" | "restrict" | "__restrict"))
             .collect();
-        let bad = || {
-            Error::InvalidArgument(format!(
+        let bad = || Error::Argument {
+            name: raw.to_string(),
+            message: format!(
                 "cannot read the argument declaration `{raw}`: write `TYPE name` or `TYPE *name` with \
                  TYPE one of char uchar short ushort int uint long ulong half float double float2 double2"
-            ))
+            ),
         };
         let (name, ty) = words.split_last().ok_or_else(bad)?;
         let dtype = dtype_of(&ty.join(" ")).ok_or_else(bad)?;
@@ -93,7 +94,10 @@ pub fn parse_args(decls: &str) -> Result<Vec<ArgDecl>> {
             return Err(bad());
         }
         if out.iter().any(|a| a.name == *name) {
-            return Err(Error::InvalidArgument(format!("the argument name `{name}` is declared twice")));
+            return Err(Error::Argument {
+                name: name.to_string(),
+                message: format!("the argument name `{name}` is declared twice"),
+            });
         }
         out.push(ArgDecl { name: name.to_string(), dtype, array, text: raw.to_string() });
     }
@@ -118,6 +122,34 @@ pub trait UserArg {
 impl<T: Element> UserArg for Array<T> {
     fn value(&self) -> ArgValue {
         ArgValue::Array(Strided::of_array(self))
+    }
+}
+
+impl UserArg for DynArray {
+    fn value(&self) -> ArgValue {
+        match self {
+            DynArray::Bool(a) => a.value(),
+            DynArray::I8(a) => a.value(),
+            DynArray::I16(a) => a.value(),
+            DynArray::I32(a) => a.value(),
+            DynArray::I64(a) => a.value(),
+            DynArray::U8(a) => a.value(),
+            DynArray::U16(a) => a.value(),
+            DynArray::U32(a) => a.value(),
+            DynArray::U64(a) => a.value(),
+            DynArray::F16(a) => a.value(),
+            DynArray::F32(a) => a.value(),
+            DynArray::F64(a) => a.value(),
+            DynArray::C64(a) => a.value(),
+            DynArray::C128(a) => a.value(),
+        }
+    }
+}
+
+/// A value already in [`ArgValue`] form (what a dynamically typed caller builds).
+impl UserArg for ArgValue {
+    fn value(&self) -> ArgValue {
+        self.clone()
     }
 }
 
@@ -233,9 +265,12 @@ impl ElementwiseKernel {
     ) -> Result<ElementwiseKernel> {
         let decls = parse_args(arguments)?;
         if !decls.iter().any(|d| d.array) {
-            return Err(Error::InvalidArgument(format!(
-                "the elementwise kernel `{name}` has no array argument, so it has no length to run over"
-            )));
+            return Err(Error::NoArray {
+                op: name.to_string(),
+                message: format!(
+                    "the elementwise kernel `{name}` has no array argument, so it has no length to run over"
+                ),
+            });
         }
         let mut params = Vec::new();
         let mut setup = String::new();
@@ -407,14 +442,15 @@ fn user_map(
     let mut shape: Vec<usize> = Vec::new();
     let names = decls.iter().zip(vals).filter(|(_, v)| matches!(v, ArgValue::Array(_))).map(|(d, _)| d);
     for (s, d) in inputs.iter().zip(names) {
-        shape = crate::array::broadcast_shapes(&shape, s.shape()).map_err(|e| {
-            Error::Shape(format!(
+        shape = crate::array::broadcast_shapes(&shape, s.shape()).map_err(|e| Error::Shape {
+            shapes: vec![s.shape().to_vec(), shape.clone()],
+            message: format!(
                 "kernel `{kernel}`: argument `{}` of shape {:?} ({} elements) does not broadcast with the \
                  shape {shape:?} of the arrays before it: {e}",
                 d.name,
                 s.shape(),
                 s.len()
-            ))
+            ),
         })?;
     }
     let inputs = inputs.iter().map(|s| s.broadcast_to(&shape)).collect::<Result<Vec<_>>>()?;
@@ -451,9 +487,10 @@ impl ReductionKernel {
     ) -> Result<ReductionKernel> {
         let decls = parse_args(arguments)?;
         if !decls.iter().any(|d| d.array) {
-            return Err(Error::InvalidArgument(format!(
-                "the reduction kernel `{name}` has no array argument"
-            )));
+            return Err(Error::NoArray {
+                op: name.to_string(),
+                message: format!("the reduction kernel `{name}` has no array argument"),
+            });
         }
         rewrite(name, map, &decls, "map expression")?;
         out.check_device(ctx)?;
@@ -544,7 +581,10 @@ impl ScanKernel {
     ) -> Result<ScanKernel> {
         let decls = parse_args(arguments)?;
         if !decls.iter().any(|d| d.array) {
-            return Err(Error::InvalidArgument(format!("the scan kernel `{name}` has no array argument")));
+            return Err(Error::NoArray {
+                op: name.to_string(),
+                message: format!("the scan kernel `{name}` has no array argument"),
+            });
         }
         rewrite(name, input, &decls, "input expression")?;
         dtype.check_device(ctx)?;

@@ -208,9 +208,11 @@ fn limit_bytes(ctx: &Context, limit: Limit) -> Result<u64> {
         Limit::Bytes(b) => b,
         Limit::Fraction(f) if f > 0.0 && f <= 1.0 => (global as f64 * f) as u64,
         Limit::Fraction(f) => {
-            return Err(Error::InvalidArgument(format!(
-                "a memory limit of {f} of the device's memory; give a fraction in (0, 1]"
-            )))
+            return Err(Error::Value {
+                name: "memory_limit",
+                value: f.to_string(),
+                message: format!("a memory limit of {f} of the device's memory; give a fraction in (0, 1]"),
+            })
         }
         Limit::Default => default_limit(global)?,
     })
@@ -265,11 +267,13 @@ fn default_limit(global: u64) -> Result<u64> {
 /// Parses a limit: bytes (`1073741824`, `512M`, `4G`, `64K`) or a percentage of `global`.
 pub fn parse_limit(text: &str, global: u64) -> Result<u64> {
     let t = text.trim();
-    let bad = || {
-        Error::InvalidArgument(format!(
+    let bad = || Error::Value {
+        name: MEMORY_LIMIT_ENV,
+        value: text.to_string(),
+        message: format!(
             "{MEMORY_LIMIT_ENV}=`{text}`: give bytes (e.g. 8000000000, 512M, 4G) or a percentage \
              of the device's {global} bytes (e.g. 50%)"
-        ))
+        ),
     };
     if let Some(p) = t.strip_suffix('%') {
         let p: f64 = p.trim().parse().map_err(|_| bad())?;

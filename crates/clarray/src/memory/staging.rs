@@ -231,7 +231,7 @@ pub fn copy_across(
 }
 
 fn ring_error() -> Error {
-    Error::InvalidArgument("staging ring exhausted with no copy in flight".into())
+    Error::Inconsistent("staging ring exhausted with no copy in flight".into())
 }
 
 fn check(buffer: &Buffer, offset: usize, len: usize, what: &str) -> Result<()> {

@@ -177,12 +177,16 @@ const FILE_OPTIONS: [&str; 7] =
 pub(crate) fn check_options(options: &str) -> Result<()> {
     for o in options.split_whitespace() {
         if let Some(f) = FILE_OPTIONS.iter().find(|f| o.starts_with(*f)) {
-            return Err(Error::InvalidArgument(format!(
-                "the build option `{o}` makes the OpenCL driver read headers that clarray's program \
+            return Err(Error::Value {
+                name: "options",
+                value: o.to_string(),
+                message: format!(
+                    "the build option `{o}` makes the OpenCL driver read headers that clarray's program \
                  cache cannot see, so a changed header would not rebuild the program; instead of `{f}` \
                  add the directory with Source::include_dir(…) and #include the header: clarray inlines \
                  it, and its text is part of the cache key"
-            )));
+                ),
+            });
         }
     }
     Ok(())
@@ -412,10 +416,7 @@ impl DiskCache {
     }
 
     fn store(&self, path: &Path, key: &[u8; 32], binary: &[u8]) -> Result<()> {
-        let io = |what: &str, e: std::io::Error| Error::Io {
-            context: format!("{what} `{}`", path.display()),
-            message: e.to_string(),
-        };
+        let io = |what: &str, e: std::io::Error| Error::io(format!("{what} `{}`", path.display()), e);
         let mut dirs = std::fs::DirBuilder::new();
         dirs.recursive(true);
         #[cfg(unix)]

@@ -43,10 +43,14 @@ impl DefineValue for u64 {
 
 fn float_literal(v: f64, shortest: String, suffix: &str) -> Result<String> {
     if !v.is_finite() {
-        return Err(Error::InvalidArgument(format!(
-            "a define with the value {v}; only finite numbers can be written as literals (use \
+        return Err(Error::Value {
+            name: "define",
+            value: v.to_string(),
+            message: format!(
+                "a define with the value {v}; only finite numbers can be written as literals (use \
              INFINITY or NAN in the kernel source)"
-        )));
+            ),
+        });
     }
     // `{:e}` writes the shortest digits that read back as the same value, with an exponent,
     // so the literal is a floating-point one whatever the magnitude.
@@ -114,10 +118,14 @@ impl Defines {
             return self;
         }
         if !is_identifier(name) {
-            self.error = Some(Error::InvalidArgument(format!(
-                "define name `{name}` is not a C identifier (letters, digits and `_`, not starting \
+            self.error = Some(Error::Value {
+                name: "define",
+                value: name.to_string(),
+                message: format!(
+                    "define name `{name}` is not a C identifier (letters, digits and `_`, not starting \
                  with a digit)"
-            )));
+                ),
+            });
             return self;
         }
         match value {
@@ -149,10 +157,14 @@ impl Defines {
         let v = if is_identifier(ty) {
             Ok(Some(ty.to_string()))
         } else {
-            Err(Error::InvalidArgument(format!(
-                "define {name}: type name `{ty}` is not one identifier; use a typedef in the \
+            Err(Error::Value {
+                name: "define",
+                value: format!("{name}={ty}"),
+                message: format!(
+                    "define {name}: type name `{ty}` is not one identifier; use a typedef in the \
                  source for `unsigned int`-style names"
-            )))
+                ),
+            })
         };
         self.push(name, v)
     }
@@ -161,10 +173,14 @@ impl Defines {
     /// (the driver splits options at spaces).
     pub fn text(self, name: &str, text: &str) -> Defines {
         let v = if text.is_empty() || text.chars().any(char::is_whitespace) {
-            Err(Error::InvalidArgument(format!(
-                "define {name}: the text `{text}` is empty or contains whitespace, which build \
+            Err(Error::Value {
+                name: "define",
+                value: format!("{name}={text}"),
+                message: format!(
+                    "define {name}: the text `{text}` is empty or contains whitespace, which build \
                  options cannot carry; remove the spaces or define it in the source"
-            )))
+                ),
+            })
         } else {
             Ok(Some(text.to_string()))
         };
@@ -351,10 +367,8 @@ pub fn with_arg_info(options: &str) -> String {
 }
 
 fn read(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| Error::Io {
-        context: format!("reading OpenCL source `{}`", path.display()),
-        message: e.to_string(),
-    })
+    std::fs::read_to_string(path)
+        .map_err(|e| Error::io(format!("reading OpenCL source `{}`", path.display()), e))
 }
 
 fn escape(label: &str) -> String {
@@ -416,28 +430,33 @@ fn expand_into(
                     .chain(include_dirs.iter().map(PathBuf::as_path))
                     .map(|d| format!("`{}`", d.display()))
                     .collect();
-                return Err(Error::Io {
-                    context: format!("{label}:{}: #include \"{name}\"", i + 1),
-                    message: format!(
-                        "not found in {}; add its directory with Source::include_dir",
-                        if searched.is_empty() {
-                            "any directory (none given)".to_string()
-                        } else {
-                            searched.join(", ")
-                        }
-                    ),
-                });
+                let message = format!(
+                    "not found in {}; add its directory with Source::include_dir",
+                    if searched.is_empty() {
+                        "any directory (none given)".to_string()
+                    } else {
+                        searched.join(", ")
+                    }
+                );
+                return Err(Error::io(
+                    format!("{label}:{}: #include \"{name}\"", i + 1),
+                    std::io::Error::new(std::io::ErrorKind::NotFound, message),
+                ));
             }
             out.push_str(line);
             out.push('\n');
             continue;
         };
         if depth >= MAX_DEPTH {
-            return Err(Error::InvalidArgument(format!(
-                "{label}:{}: includes nest deeper than {MAX_DEPTH} (an include cycle?); guard the \
+            return Err(Error::Value {
+                name: "#include",
+                value: format!("{label}:{}", i + 1),
+                message: format!(
+                    "{label}:{}: includes nest deeper than {MAX_DEPTH} (an include cycle?); guard the \
                  header with #pragma once or #ifndef",
-                i + 1
-            )));
+                    i + 1
+                ),
+            });
         }
         let canonical = path.canonicalize().unwrap_or_else(|_| path.clone());
         if once.contains(&canonical) {

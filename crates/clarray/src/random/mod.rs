@@ -138,9 +138,11 @@ impl Philox {
         hi: f64,
     ) -> Result<Array<T>> {
         if !(lo.is_finite() && hi.is_finite() && lo <= hi) {
-            return Err(Error::InvalidArgument(format!(
-                "uniform_range needs finite bounds with lo <= hi; got [{lo}, {hi})"
-            )));
+            return Err(Error::Value {
+                name: "lo, hi",
+                value: format!("[{lo}, {hi})"),
+                message: format!("uniform_range needs finite bounds with lo <= hi; got [{lo}, {hi})"),
+            });
         }
         self.generate(ctx, shape, T::DTYPE, Kind::Uniform, lo, hi - lo)
     }
@@ -154,9 +156,13 @@ impl Philox {
         std: f64,
     ) -> Result<Array<T>> {
         if !(mean.is_finite() && std.is_finite() && std >= 0.0) {
-            return Err(Error::InvalidArgument(format!(
-                "normal needs a finite mean and a finite std >= 0; got mean {mean}, std {std}"
-            )));
+            return Err(Error::Value {
+                name: "mean, std",
+                value: format!("{mean}, {std}"),
+                message: format!(
+                    "normal needs a finite mean and a finite std >= 0; got mean {mean}, std {std}"
+                ),
+            });
         }
         self.generate(ctx, shape, T::DTYPE, Kind::Normal, mean, std)
     }
@@ -171,9 +177,11 @@ impl Philox {
     ) -> Result<Array<T>> {
         let (l, h): (i128, i128) = (lo.into(), hi.into());
         if l >= h {
-            return Err(Error::InvalidArgument(format!(
-                "integers needs lo < hi; got [{l}, {h}): the range is empty"
-            )));
+            return Err(Error::Value {
+                name: "lo, hi",
+                value: format!("[{l}, {h})"),
+                message: format!("integers needs lo < hi; got [{l}, {h}): the range is empty"),
+            });
         }
         let range = (h - l) as u64; // fits: both ends are values of one 64-bit type
         self.generate_int(ctx, shape, T::DTYPE, l as i64, range)

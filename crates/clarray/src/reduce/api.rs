@@ -19,10 +19,10 @@ use super::{dot_with, reduce_map, Axes, Kind, Norm};
 /// its shape, its scalars as parameters, and its per-element code.
 pub(crate) fn map_of_expr(e: &Expr) -> Result<MapExpr> {
     let shape = e.shape()?;
-    let ctx = e.context().cloned().ok_or_else(|| {
-        Error::InvalidArgument(
-            "a reduction of an expression of scalars only has no device; combine it with an array".into(),
-        )
+    let ctx = e.context().cloned().ok_or_else(|| Error::NoArray {
+        op: "reduction".into(),
+        message: "a reduction of an expression of scalars only has no device; combine it with an array"
+            .into(),
     })?;
     let plan = Plan::new(e)?;
     plan.check_device(&ctx)?;
@@ -55,9 +55,10 @@ pub(crate) fn map_of_expr(e: &Expr) -> Result<MapExpr> {
     let value = em.body(&plan, &mut body, "e", &|j| format!("x{j}"), &|j| format!("k{j}"), "0L");
     let dtype = e.dtype()?;
     if inputs.is_empty() {
-        return Err(Error::InvalidArgument(
-            "a reduction of an expression without arrays; combine it with an array".into(),
-        ));
+        return Err(Error::NoArray {
+            op: "reduction".into(),
+            message: "a reduction of an expression without arrays; combine it with an array".into(),
+        });
     }
     Ok(MapExpr { inputs, params, body, code: value, value: dtype, preamble: em.prelude() })
 }

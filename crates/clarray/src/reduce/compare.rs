@@ -23,10 +23,13 @@ pub fn array_equal(a: impl IntoExpr, b: impl IntoExpr) -> Result<bool> {
 fn all_true(e: crate::array::Expr, what: &str) -> Result<bool> {
     e.check()?;
     if e.context().is_none() {
-        return Err(Error::InvalidArgument(format!(
-            "{what} was given two scalars and no array, so there is no device to compute on; \
+        return Err(Error::NoArray {
+            op: what.to_string(),
+            message: format!(
+                "{what} was given two scalars and no array, so there is no device to compute on; \
              pass at least one array"
-        )));
+            ),
+        });
     }
     e.all::<bool>()?.item()
 }

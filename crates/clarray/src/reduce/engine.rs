@@ -598,17 +598,23 @@ pub(crate) fn reduce(
     keepdims: bool,
 ) -> Result<Strided> {
     ctx.check_deferred()?;
-    let x0 = map.inputs.first().ok_or_else(|| Error::InvalidArgument("a reduction needs an array".into()))?;
+    let x0 = map.inputs.first().ok_or_else(|| Error::NoArray {
+        op: "reduction".into(),
+        message: "a reduction needs an array".into(),
+    })?;
     let shape = x0.shape().to_vec();
     for x in &map.inputs {
         ctx.check_same(x.context())?;
         x.dtype().check_device(ctx)?;
         if x.shape() != shape.as_slice() {
-            return Err(Error::Shape(format!(
-                "the operands of a reduction have shapes {:?} and {:?}; broadcast them first",
-                shape,
-                x.shape()
-            )));
+            return Err(Error::Shape {
+                shapes: vec![shape.clone(), x.shape().to_vec()],
+                message: format!(
+                    "the operands of a reduction have shapes {:?} and {:?}; broadcast them first",
+                    shape,
+                    x.shape()
+                ),
+            });
         }
     }
     spec.out.check_device(ctx)?;

@@ -303,7 +303,7 @@ impl<T: Element> Array<T> {
             Some(pos) if pos < CLAMP => out_of_bounds(&idx, pos, n, "take").map(|()| out),
             Some(_) => match first_bad(&idx, indices.len(), n, CLAMP, CLAMP)? {
                 Some(pos) => out_of_bounds(&idx, pos, n, "take").map(|()| out),
-                None => Err(Error::InvalidArgument(
+                None => Err(Error::Inconsistent(
                     "take: the device reported a bad index past position 2^31 that a second check \
                      did not find; the index array changed during the call"
                         .into(),
@@ -342,10 +342,13 @@ impl<T: Element> Array<T> {
             return Ok(());
         }
         if values.is_empty() {
-            return Err(Error::Shape(format!(
-                "put of 0 values at {} indices; give at least one value (they repeat as needed)",
-                indices.len()
-            )));
+            return Err(Error::Shape {
+                shapes: vec![values.shape().to_vec(), indices.shape().to_vec()],
+                message: format!(
+                    "put of 0 values at {} indices; give at least one value (they repeat as needed)",
+                    indices.len()
+                ),
+            });
         }
         let a = Strided::of_array(self);
         // Indices or values that share this array's memory are copied first, so no work-item

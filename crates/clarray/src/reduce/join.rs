@@ -37,8 +37,9 @@ impl<T: Element> Joinable for Array<T> {
 
 /// The type the arrays join to (NumPy's `result_type` of them), checked against `U`.
 fn joined_type<U: Element>(arrays: &[&dyn Joinable], what: &str) -> Result<DType> {
-    let first = arrays.first().ok_or_else(|| {
-        Error::InvalidArgument(format!("{what} of no arrays: give at least one array to join"))
+    let first = arrays.first().ok_or_else(|| Error::NoArray {
+        op: what.to_string(),
+        message: format!("{what} of no arrays: give at least one array to join"),
     })?;
     let mut t = first.join_dtype();
     for a in arrays {
@@ -47,13 +48,16 @@ fn joined_type<U: Element>(arrays: &[&dyn Joinable], what: &str) -> Result<DType
     }
     if t != U::DTYPE {
         let types: Vec<&str> = arrays.iter().map(|a| a.join_dtype().name()).collect();
-        return Err(Error::Type(format!(
-            "{what} of arrays of types {types:?} gives {} (NumPy's result_type), not the {} asked for; \
+        return Err(Error::Type {
+            dtypes: types.iter().map(|s| s.to_string()).chain([U::DTYPE.name().into()]).collect(),
+            message: format!(
+                "{what} of arrays of types {types:?} gives {} (NumPy's result_type), not the {} asked for; \
              ask for {} as the result type, or convert the arrays with astype first",
-            t.name(),
-            U::DTYPE.name(),
-            t.name()
-        )));
+                t.name(),
+                U::DTYPE.name(),
+                t.name()
+            ),
+        });
     }
     Ok(t)
 }
@@ -73,11 +77,14 @@ pub fn concatenate<U: Element>(arrays: &[&dyn Joinable], axis: isize) -> Result<
         let sh = a.join_shape();
         let ok = sh.len() == nd && (0..nd).all(|k| k == ax || sh[k] == first.join_shape()[k]);
         if !ok {
-            return Err(Error::Shape(format!(
-                "concatenate along axis {axis}: array {i} has shape {sh:?}, array 0 has {:?}; they must \
+            return Err(Error::Shape {
+                shapes: vec![sh.to_vec(), first.join_shape().to_vec()],
+                message: format!(
+                    "concatenate along axis {axis}: array {i} has shape {sh:?}, array 0 has {:?}; they must \
                  match except along axis {axis}",
-                first.join_shape()
-            )));
+                    first.join_shape()
+                ),
+            });
         }
         shape[ax] = shape[ax].checked_add(sh[ax]).ok_or_else(|| {
             Error::TooLarge(format!(
@@ -119,11 +126,14 @@ pub fn stack<U: Element>(arrays: &[&dyn Joinable], axis: isize) -> Result<Array<
     let ax = normalize_axis(axis, first.join_shape().len() + 1, "stack")?;
     for (i, a) in arrays.iter().enumerate() {
         if a.join_shape() != first.join_shape() {
-            return Err(Error::Shape(format!(
-                "stack: array {i} has shape {:?}, array 0 has {:?}; all must have one shape",
-                a.join_shape(),
-                first.join_shape()
-            )));
+            return Err(Error::Shape {
+                shapes: vec![a.join_shape().to_vec(), first.join_shape().to_vec()],
+                message: format!(
+                    "stack: array {i} has shape {:?}, array 0 has {:?}; all must have one shape",
+                    a.join_shape(),
+                    first.join_shape()
+                ),
+            });
         }
     }
     let mut shape = first.join_shape().to_vec();

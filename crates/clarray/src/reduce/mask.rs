@@ -53,7 +53,7 @@ fn running_counts<T: Element>(x: &Array<T>) -> Result<Option<(Buffer, DType, usi
         v[0]
     };
     let total = usize::try_from(total).ok().filter(|&t| t <= n).ok_or_else(|| {
-        Error::InvalidArgument(format!("the count of true elements came back as {total} of {n}"))
+        Error::Inconsistent(format!("the count of true elements came back as {total} of {n}"))
     })?;
     Ok(Some((counts, pt, total)))
 }
@@ -73,10 +73,13 @@ fn compact_head(name: &str, pt: DType, params: &[String]) -> String {
 
 fn check_mask_shape(what: &str, shape: &[usize], mask: &[usize]) -> Result<()> {
     if shape != mask {
-        return Err(Error::Shape(format!(
-            "{what}: a mask of shape {mask:?} for an array of shape {shape:?}; a boolean mask must \
+        return Err(Error::Shape {
+            shapes: vec![mask.to_vec(), shape.to_vec()],
+            message: format!(
+                "{what}: a mask of shape {mask:?} for an array of shape {shape:?}; a boolean mask must \
              have the array's shape (broadcast it first with broadcast_to)"
-        )));
+            ),
+        });
     }
     Ok(())
 }
@@ -223,7 +226,7 @@ impl<T: Element> Array<T> {
     /// of the count's length, in C order of the elements. They are the rows of one new
     /// `(ndim, count)` array, so each is a contiguous view sharing that array's buffer (offset
     /// by its row); copy one to own it alone. Zero is `0`, `false`,
-    /// `±0.0` and `0 + 0i`; NaN is nonzero. A 0-d array is [`Error::InvalidArgument`] (as in
+    /// `±0.0` and `0 + 0i`; NaN is nonzero. A 0-d array is [`Error::Shape`] (as in
     /// NumPy 2); use [`Array::argwhere`] or reshape it to `[1]`. The count is read back.
     ///
     /// ```no_run
@@ -236,11 +239,12 @@ impl<T: Element> Array<T> {
     /// ```
     pub fn nonzero(&self) -> Result<Vec<Array<i64>>> {
         if self.ndim() == 0 {
-            return Err(Error::InvalidArgument(
-                "nonzero of a 0-d array: it has no axes to give indices for; call argwhere, or \
+            return Err(Error::Shape {
+                shapes: vec![Vec::new()],
+                message: "nonzero of a 0-d array: it has no axes to give indices for; call argwhere, or \
                  reshape it to [1] first"
                     .into(),
-            ));
+            });
         }
         let all = coordinates(self, true)?;
         (0..self.ndim()).map(|k| all.index_axis(0, k as isize)).collect()

@@ -63,7 +63,7 @@
 //! ## Empty reductions, NaN
 //! * Reducing over no elements gives the neutral element: `sum` 0, `prod` 1, `any` false,
 //!   `all` true, `count_nonzero` 0, `norm` 0; `mean` and `var` give NaN (0/0), as NumPy does.
-//! * `min`, `max`, `argmin`, `argmax` of no elements are an [`Error::InvalidArgument`] that
+//! * `min`, `max`, `argmin`, `argmax` of no elements are an [`Error::EmptyReduction`] that
 //!   names the empty axis.
 //! * NaN propagates through `min` and `max` (NumPy's `min`, not `nanmin`): any NaN makes the
 //!   result NaN. `argmin`/`argmax` give the index of the first NaN when there is one.
@@ -80,6 +80,7 @@
 mod api;
 mod compare;
 pub mod dtype;
+mod dynamic;
 pub mod engine;
 pub mod gather;
 pub mod join;
@@ -91,6 +92,7 @@ pub mod strided;
 
 pub use compare::{allclose, array_equal};
 pub use dtype::{Promote, Reducible, ReductionTypes};
+pub use dynamic::ExprReduction;
 pub use gather::Index;
 pub use join::{concatenate, stack, Joinable};
 pub use strided::Strided;
@@ -174,17 +176,23 @@ pub enum Norm {
 
 fn ordered(t: DType, what: &str) -> Result<()> {
     if t.is_complex() {
-        return Err(Error::Type(format!(
-            "{what} of {} values: complex numbers are not ordered; reduce `.real()` or `.abs()` instead",
-            t.name()
-        )));
+        return Err(Error::Type {
+            dtypes: vec![t.name().into()],
+            message: format!(
+                "{what} of {} values: complex numbers are not ordered; reduce `.real()` or `.abs()` instead",
+                t.name()
+            ),
+        });
     }
     Ok(())
 }
 
 /// Runs reduction `kind` of the elementwise expression `map` over `axes`.
 pub(crate) fn reduce_map(mut map: MapExpr, kind: Kind, axes: &Axes, keepdims: bool) -> Result<Strided> {
-    let x0 = map.inputs.first().ok_or_else(|| Error::InvalidArgument("a reduction needs an array".into()))?;
+    let x0 = map.inputs.first().ok_or_else(|| Error::NoArray {
+        op: "reduction".into(),
+        message: "a reduction needs an array".into(),
+    })?;
     let ctx = x0.context().clone();
     let shape = x0.shape().to_vec();
     let ax = axes.resolve(shape.len())?;
@@ -203,10 +211,7 @@ pub(crate) fn reduce_map(mut map: MapExpr, kind: Kind, axes: &Axes, keepdims: bo
     let result_is_empty = (0..shape.len()).any(|a| !ax.contains(&a) && shape[a] == 0);
     if needs_items && !result_is_empty {
         if let Some(&a) = ax.iter().find(|&&a| shape[a] == 0) {
-            return Err(Error::InvalidArgument(format!(
-                "{kind:?} of an empty sequence: axis {a} of shape {shape:?} has length 0, and {kind:?} \
-                 has no neutral element; check the length first or use a reduction with one (sum, any, …)"
-            )));
+            return Err(Error::EmptyReduction { op: format!("{kind:?}"), axis: a, shape });
         }
     }
     let spec = |op: Op, acc: DType, out: DType, finish: &str| Spec {
@@ -310,11 +315,14 @@ fn square_helpers(fp64: bool) -> String {
 fn dot_map(a: &Strided, b: &Strided, conj: bool) -> Result<MapExpr> {
     a.context().check_same(b.context())?;
     if a.ndim() != 1 || b.ndim() != 1 || a.len() != b.len() {
-        return Err(Error::Shape(format!(
-            "dot takes two vectors of one length; got shapes {:?} and {:?}",
-            a.shape(),
-            b.shape()
-        )));
+        return Err(Error::Shape {
+            shapes: vec![a.shape().to_vec(), b.shape().to_vec()],
+            message: format!(
+                "dot takes two vectors of one length; got shapes {:?} and {:?}",
+                a.shape(),
+                b.shape()
+            ),
+        });
     }
     // Mixed types promote as in NumPy (`dot(int8, uint8)` is int16): the operands are
     // converted to the promoted type first, so the products are that type's.

@@ -115,9 +115,10 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: isize, want_keys: bool) -> Result<
     let nd = x.ndim();
     let axis = crate::array::normalize_axis(axis, nd, if want_keys { "sort" } else { "argsort" })?;
     if t.is_complex() {
-        return Err(Error::Type(format!(
-            "sort of {t} values: complex numbers are not ordered; sort .real() or .abs()"
-        )));
+        return Err(Error::Type {
+            dtypes: vec![t.name().into()],
+            message: format!("sort of {t} values: complex numbers are not ordered; sort .real() or .abs()"),
+        });
     }
     let ctx = x.context().clone();
     // Move the axis last and make the rest one contiguous run of lines.

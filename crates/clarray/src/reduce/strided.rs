@@ -49,10 +49,13 @@ impl Strided {
         offset: usize,
     ) -> Result<Strided> {
         if shape.len() != strides.len() {
-            return Err(Error::Shape(format!(
-                "a view with shape {shape:?} needs {} strides, got {strides:?}",
-                shape.len()
-            )));
+            return Err(Error::Shape {
+                shapes: vec![shape.to_vec()],
+                message: format!(
+                    "a view with shape {shape:?} needs {} strides, got {strides:?}",
+                    shape.len()
+                ),
+            });
         }
         // An empty view reads nothing, wherever its offset points.
         if numel(shape)? > 0 {
@@ -76,10 +79,10 @@ impl Strided {
     pub fn from_slice<T: Element>(ctx: &Context, data: &[T], shape: &[usize]) -> Result<Strided> {
         let n = numel(shape)?;
         if n != data.len() {
-            return Err(Error::Shape(format!(
-                "{} values were given for the shape {shape:?} of {n} elements",
-                data.len()
-            )));
+            return Err(Error::Shape {
+                shapes: vec![shape.to_vec()],
+                message: format!("{} values were given for the shape {shape:?} of {n} elements", data.len()),
+            });
         }
         let s = Strided::empty(ctx, T::DTYPE, shape)?;
         if n > 0 {
@@ -92,13 +95,16 @@ impl Strided {
     /// The same memory seen as another element type of the same size (e.g. `u8` as `bool`).
     pub fn with_dtype(mut self, dtype: DType) -> Result<Strided> {
         if dtype.size() != self.dtype.size() {
-            return Err(Error::Type(format!(
-                "cannot view {} ({} bytes) as {} ({} bytes)",
-                self.dtype.name(),
-                self.dtype.size(),
-                dtype.name(),
-                dtype.size()
-            )));
+            return Err(Error::Type {
+                dtypes: vec![self.dtype.name().into(), dtype.name().into()],
+                message: format!(
+                    "cannot view {} ({} bytes) as {} ({} bytes)",
+                    self.dtype.name(),
+                    self.dtype.size(),
+                    dtype.name(),
+                    dtype.size()
+                ),
+            });
         }
         self.dtype = dtype;
         Ok(self)
@@ -153,11 +159,14 @@ impl Strided {
         if axes.len() != self.ndim()
             || axes.iter().any(|&a| a >= self.ndim() || std::mem::replace(&mut seen[a], true))
         {
-            return Err(Error::Shape(format!(
-                "{axes:?} is not a permutation of the {} axes of shape {:?}",
-                self.ndim(),
-                self.shape
-            )));
+            return Err(Error::Shape {
+                shapes: vec![self.shape.clone()],
+                message: format!(
+                    "{axes:?} is not a permutation of the {} axes of shape {:?}",
+                    self.ndim(),
+                    self.shape
+                ),
+            });
         }
         let mut v = self.clone();
         v.shape = axes.iter().map(|&a| self.shape[a]).collect();
@@ -210,7 +219,10 @@ impl Strided {
     /// of length 1 repeats with stride 0).
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Strided> {
         if shape.len() < self.ndim() {
-            return Err(Error::Shape(format!("cannot broadcast {:?} to {shape:?}", self.shape)));
+            return Err(Error::Shape {
+                shapes: vec![self.shape.clone(), shape.to_vec()],
+                message: format!("cannot broadcast {:?} to {shape:?}", self.shape),
+            });
         }
         let lead = shape.len() - self.ndim();
         let mut strides = vec![0isize; shape.len()];
@@ -219,7 +231,10 @@ impl Strided {
             if have == want {
                 strides[lead + k] = self.strides[k];
             } else if have != 1 {
-                return Err(Error::Shape(format!("cannot broadcast {:?} to {shape:?}", self.shape)));
+                return Err(Error::Shape {
+                    shapes: vec![self.shape.clone(), shape.to_vec()],
+                    message: format!("cannot broadcast {:?} to {shape:?}", self.shape),
+                });
             }
         }
         let mut v = self.clone();
@@ -231,13 +246,19 @@ impl Strided {
     /// The view with shape `shape` for a C-contiguous view (an error otherwise).
     pub fn reshaped(&self, shape: &[usize]) -> Result<Strided> {
         if numel(shape)? != self.len() {
-            return Err(Error::Shape(format!("cannot reshape {:?} to {shape:?}", self.shape)));
+            return Err(Error::Shape {
+                shapes: vec![self.shape.clone(), shape.to_vec()],
+                message: format!("cannot reshape {:?} to {shape:?}", self.shape),
+            });
         }
         if !self.is_c_contiguous() {
-            return Err(Error::Shape(format!(
-                "reshape of a non-contiguous view {:?} with strides {:?}; copy it first",
-                self.shape, self.strides
-            )));
+            return Err(Error::Shape {
+                shapes: vec![self.shape.clone()],
+                message: format!(
+                    "reshape of a non-contiguous view {:?} with strides {:?}; copy it first",
+                    self.shape, self.strides
+                ),
+            });
         }
         let mut v = self.clone();
         v.shape = shape.to_vec();
@@ -253,11 +274,10 @@ impl Strided {
 
     fn to_repr_vec<T: Element>(&self) -> Result<Vec<T::Repr>> {
         if T::DTYPE != self.dtype {
-            return Err(Error::Type(format!(
-                "reading {} elements into a Vec<{}>",
-                self.dtype.name(),
-                T::DTYPE.name()
-            )));
+            return Err(Error::Type {
+                dtypes: vec![self.dtype.name().into(), T::DTYPE.name().into()],
+                message: format!("reading {} elements into a Vec<{}>", self.dtype.name(), T::DTYPE.name()),
+            });
         }
         let n = self.len();
         if n == 0 {
@@ -314,13 +334,16 @@ impl Strided {
     /// This view as an `Array<T>` (no copy); `T` must be its element type.
     pub fn into_array<T: Element>(self) -> Result<Array<T>> {
         if T::DTYPE != self.dtype {
-            return Err(Error::Type(format!(
-                "the result is {}, but it was asked for as Array<{}>; ask for Array<{}> (the \
+            return Err(Error::Type {
+                dtypes: vec![self.dtype.name().into(), T::DTYPE.name().into()],
+                message: format!(
+                    "the result is {}, but it was asked for as Array<{}>; ask for Array<{}> (the \
                  result types are listed in clarray::reduce) or convert the input with astype first",
-                self.dtype,
-                T::DTYPE,
-                self.dtype
-            )));
+                    self.dtype,
+                    T::DTYPE,
+                    self.dtype
+                ),
+            });
         }
         Array::from_buffer(&self.buffer, &self.shape, &self.strides, self.offset)
     }

@@ -87,9 +87,12 @@ impl<'a> RunArg<'a> {
     pub fn scalar<T: KernelArg>(value: T) -> Result<RunArg<'static>> {
         match value.to_arg()? {
             Arg::Scalar(bytes, ty) => Ok(RunArg::Scalar(bytes.to_vec(), ty)),
-            other => Err(Error::InvalidArgument(format!(
-                "RunArg::scalar was given {other:?}; pass buffers and arrays with RunArg::device"
-            ))),
+            other => Err(Error::Argument {
+                name: "RunArg::scalar".into(),
+                message: format!(
+                    "RunArg::scalar was given {other:?}; pass buffers and arrays with RunArg::device"
+                ),
+            }),
         }
     }
 }
@@ -234,7 +237,12 @@ impl Runner {
                 (RunArg::Scalar(bytes, ty), _) => Arg::Scalar(bytes, ty),
                 (_, Some(b)) => Arg::Buffer(b),
                 // The first pass gave every host argument a buffer.
-                (_, None) => return Err(Error::InvalidArgument(format!("runner: {a:?} has no buffer"))),
+                (_, None) => {
+                    return Err(Error::Argument {
+                        name: format!("{a:?}"),
+                        message: format!("runner: {a:?} has no buffer"),
+                    })
+                }
             });
         }
         let mut launches = Vec::with_capacity(steps.len());

@@ -14,8 +14,9 @@ use opencl3::types::{cl_buffer_region, cl_mem, CL_BLOCKING};
 
 use super::context::{Context, ContextCore, Queue};
 use super::event::{list_ptr, Event, EventStatus};
+use super::status::ClResultExt;
 use super::track::{CommandKind, Hazards, Tracked, Use};
-use crate::error::{ClResultExt, Error, Result};
+use crate::error::{Error, Result};
 
 /// How kernels may access a buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -329,13 +330,18 @@ impl Buffer {
     pub fn to_vec<T: Pod>(&self) -> Result<Vec<T>> {
         let size = std::mem::size_of::<T>().max(1);
         if self.len() % size != 0 {
-            return Err(Error::InvalidArgument(format!(
-                "a buffer of {} bytes read as {} (of {size} bytes) leaves {} bytes over; read it \
+            return Err(Error::Alignment {
+                what: "read",
+                value: self.len() as u64,
+                multiple: size as u64,
+                message: format!(
+                    "a buffer of {} bytes read as {} (of {size} bytes) leaves {} bytes over; read it \
                  as bytes or into a slice of the right length",
-                self.len(),
-                std::any::type_name::<T>(),
-                self.len() % size
-            )));
+                    self.len(),
+                    std::any::type_name::<T>(),
+                    self.len() % size
+                ),
+            });
         }
         let mut out = vec![T::zeroed(); self.len() / size];
         self.context().queue().read_buffer(self, 0, &mut out, &[])?;
@@ -438,20 +444,27 @@ impl Buffer {
     pub fn sub_buffer(&self, origin: usize, len: usize) -> Result<Buffer> {
         check_range("sub-buffer", origin, len, self.len())?;
         if len == 0 {
-            return Err(Error::InvalidArgument(
-                "a sub-buffer of 0 bytes was asked for; OpenCL needs at least 1".into(),
-            ));
+            return Err(Error::Value {
+                name: "len",
+                value: "0".into(),
+                message: "a sub-buffer of 0 bytes was asked for; OpenCL needs at least 1".into(),
+            });
         }
         let align = self.context().device().info().mem_base_addr_align_bytes.max(1) as usize;
         if origin % align != 0 {
-            return Err(Error::InvalidArgument(format!(
-                "sub-buffer origin {origin} is not a multiple of the device's base address \
+            return Err(Error::Alignment {
+                what: "sub-buffer origin",
+                value: origin as u64,
+                multiple: align as u64,
+                message: format!(
+                    "sub-buffer origin {origin} is not a multiple of the device's base address \
                  alignment of {align} bytes; round it down to {}",
-                origin / align * align
-            )));
+                    origin / align * align
+                ),
+            });
         }
         if self.inner.parent.is_some() {
-            return Err(Error::InvalidArgument(
+            return Err(Error::Unsupported(
                 "a sub-buffer of a sub-buffer was asked for; OpenCL allows only one level, take it \
                  from the parent with the origins added"
                     .into(),
@@ -633,10 +646,13 @@ impl Queue {
             } else {
                 format!(" (at offsets {src_at} and {dst_at} of the parent both views share)")
             };
-            return Err(Error::InvalidArgument(format!(
-                "buffer → buffer copy of {bytes} bytes from offset {src_offset} to offset \
+            return Err(Error::Overlap {
+                what: "buffer copy",
+                message: format!(
+                    "buffer → buffer copy of {bytes} bytes from offset {src_offset} to offset \
                  {dst_offset} of the same buffer overlaps{shared}; copy through a temporary buffer"
-            )));
+                ),
+            });
         }
         let track = self.track(&[(src, Use::Read), (dst, Use::Write)], wait)?;
         let ids = track.ids();
@@ -671,15 +687,24 @@ impl Queue {
         let pat: &[u8] = bytemuck::cast_slice(pattern);
         let p = pat.len();
         if !p.is_power_of_two() || p > 128 {
-            return Err(Error::InvalidArgument(format!(
-                "a fill pattern of {p} bytes was given; OpenCL allows 1, 2, 4, 8, 16, 32, 64 or 128"
-            )));
+            return Err(Error::Value {
+                name: "pattern",
+                value: format!("{p} bytes"),
+                message: format!(
+                    "a fill pattern of {p} bytes was given; OpenCL allows 1, 2, 4, 8, 16, 32, 64 or 128"
+                ),
+            });
         }
         if offset % p != 0 || bytes % p != 0 {
-            return Err(Error::InvalidArgument(format!(
-                "fill of {bytes} bytes at offset {offset}: both must be multiples of the pattern \
+            return Err(Error::Alignment {
+                what: "fill",
+                value: if offset % p != 0 { offset } else { bytes } as u64,
+                multiple: p as u64,
+                message: format!(
+                    "fill of {bytes} bytes at offset {offset}: both must be multiples of the pattern \
                  size {p}"
-            )));
+                ),
+            });
         }
         check_range("fill", offset, bytes, buffer.len())?;
         if bytes == 0 {

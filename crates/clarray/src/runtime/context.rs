@@ -14,7 +14,8 @@ use opencl3::context::Context as ClContext;
 
 use super::device::{lock, Device};
 use super::record::CommandLog;
-use crate::error::{ClResultExt, Error, Result};
+use super::status::ClResultExt;
+use crate::error::{Error, Result};
 
 /// The environment variable that makes [`Context::new`] profile and record every command.
 pub const PROFILE_ENV: &str = "CLARRAY_PROFILE";
@@ -279,7 +280,7 @@ impl Context {
 
     /// Per-context state of type `T` owned by a layer above the runtime (program cache,
     /// memory pool, …), created with `T::default()` on first use.
-    pub fn slot<T: Any + Send + Sync + Default>(&self) -> Arc<T> {
+    pub(crate) fn slot<T: Any + Send + Sync + Default>(&self) -> Arc<T> {
         let id = TypeId::of::<T>();
         let mut slots = lock(&self.queue.inner.core.slots);
         let entry = match slots.iter().position(|(t, _)| *t == id) {
@@ -381,19 +382,25 @@ impl ContextBuilder {
     pub fn build(self) -> Result<Context> {
         if let Some(Limit::Fraction(f)) = self.settings.memory_limit {
             if !(f > 0.0 && f <= 1.0) {
-                return Err(Error::InvalidArgument(format!(
-                    "a memory limit of {f} of the device's memory; give a fraction in (0, 1]"
-                )));
+                return Err(Error::Value {
+                    name: "memory_limit",
+                    value: f.to_string(),
+                    message: format!(
+                        "a memory limit of {f} of the device's memory; give a fraction in (0, 1]"
+                    ),
+                });
             }
         }
         let env_selector = std::env::var(super::device::DEVICE_ENV).ok();
         let selector = self.selector.as_deref().or(env_selector.as_deref());
         if self.device.is_some() && (self.selector.is_some() || self.local_rank.is_some()) {
-            return Err(Error::InvalidArgument(
-                "a context builder was given a device and also a selector or a local rank; \
+            return Err(Error::Value {
+                name: "device",
+                value: "a device and a selector or local rank".into(),
+                message: "a context builder was given a device and also a selector or a local rank; \
                  give one way of choosing the device (select and local_rank combine)"
                     .into(),
-            ));
+            });
         }
         let device = match (self.device, self.local_rank) {
             (Some(d), _) => d,
@@ -407,5 +414,28 @@ impl ContextBuilder {
             ctx.queue().set_recording(true)?;
         }
         Ok(ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Context;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    #[test]
+    fn slots_hold_one_value_per_type_and_context() {
+        let Ok(ctx) = Context::new() else { return };
+        #[derive(Default)]
+        struct Counter(AtomicUsize);
+        let s1 = ctx.slot::<Counter>();
+        s1.0.fetch_add(1, Ordering::Relaxed);
+        // Shared by clones and by a context on another queue of the same OpenCL context.
+        let on_q2 = ctx.with_queue(&ctx.create_queue(false).unwrap()).unwrap();
+        assert_eq!(on_q2.slot::<Counter>().0.load(Ordering::Relaxed), 1);
+        assert!(Arc::ptr_eq(&s1, &ctx.clone().slot::<Counter>()));
+        let other = Context::on(ctx.device()).unwrap();
+        assert_eq!(other.slot::<Counter>().0.load(Ordering::Relaxed), 0);
+        assert_eq!(*ctx.slot::<String>(), "");
     }
 }

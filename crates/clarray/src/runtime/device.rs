@@ -10,7 +10,8 @@ use opencl3::device::{
 use opencl3::types::cl_device_id;
 use serde::Serialize;
 
-use crate::error::{ClResultExt, Error, Result};
+use super::status::ClResultExt;
+use crate::error::{Error, Result};
 
 /// The environment variable that picks a device: `P:D`, part of a name, `gpu` or `cpu`.
 pub const DEVICE_ENV: &str = "CLARRAY_DEVICE";

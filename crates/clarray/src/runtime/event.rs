@@ -9,7 +9,8 @@ use opencl3::types::cl_event;
 use super::context::Queue;
 use super::record::read_times;
 pub use super::record::ProfileTimes;
-use crate::error::{ClResultExt, Error, Result};
+use super::status::ClResultExt;
+use crate::error::{Error, Result};
 
 /// Where a command is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -18,8 +18,9 @@ use super::buffer::{check_range, Buffer, MemObject};
 use super::context::{Context, Queue};
 use super::event::{list_ptr, Event};
 use super::rect::{resolve_host, RectSide};
+use super::status::ClResultExt;
 use super::track::{CommandKind, Use};
-use crate::error::{ClResultExt, Error, Result};
+use crate::error::{Error, Result};
 
 /// Channels of a pixel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -211,7 +212,11 @@ impl Image {
 
     fn check_region(&self, what: &str, origin: [usize; 3], region: [usize; 3]) -> Result<()> {
         if region.contains(&0) {
-            return Err(Error::InvalidArgument(format!("{what}: region {region:?} has a zero extent")));
+            return Err(Error::Value {
+                name: "region",
+                value: format!("{region:?}"),
+                message: format!("{what}: region {region:?} has a zero extent"),
+            });
         }
         for i in 0..3 {
             let end = origin[i] as u128 + region[i] as u128;
@@ -418,11 +423,14 @@ impl Queue {
         check_image_queue(self, src)?;
         check_image_queue(self, dst)?;
         if src.format() != dst.format() {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::Type {
+                dtypes: vec![format!("{:?}", src.format()), format!("{:?}", dst.format())],
+                message: format!(
                 "image → image copy between formats {:?} and {:?}; OpenCL copies only between equal formats",
                 src.format(),
                 dst.format()
-            )));
+            ),
+            });
         }
         src.check_region("image → image copy (source)", src_origin, region)?;
         dst.check_region("image → image copy (destination)", dst_origin, region)?;
@@ -431,9 +439,10 @@ impl Queue {
                 src_origin[i] < dst_origin[i] + region[i] && dst_origin[i] < src_origin[i] + region[i]
             })
         {
-            return Err(Error::InvalidArgument(
-                "image → image copy within one image with overlapping regions".into(),
-            ));
+            return Err(Error::Overlap {
+                what: "image copy",
+                message: "image → image copy within one image with overlapping regions".into(),
+            });
         }
         let track = self.track(&[], wait)?;
         let ids = track.ids();

@@ -17,6 +17,7 @@ pub mod probe;
 pub mod program;
 pub(crate) mod record;
 pub mod rect;
+mod status;
 pub mod track;
 pub mod transfer;
 

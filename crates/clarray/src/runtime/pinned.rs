@@ -13,7 +13,8 @@ use opencl3::types::{cl_mem, CL_BLOCKING};
 
 use super::buffer::Buffer;
 use super::context::Context;
-use crate::error::{ClResultExt, Error, Result};
+use super::status::ClResultExt;
+use crate::error::{Error, Result};
 
 /// `len` elements of `T` in pinned (page-locked) host memory, zero-initialised.
 pub struct Pinned<T: Pod> {

@@ -23,8 +23,9 @@ use super::context::{Context, Queue, CHECK_LAUNCHES_ENV};
 use super::device::lock;
 use super::event::{list_ptr, Event, EventStatus};
 use super::image::Image;
+use super::status::ClResultExt;
 use super::track::{CommandKind, Use};
-use crate::error::{BuildFailure, ClResultExt, Error, Result};
+use crate::error::{BuildFailure, Error, Result};
 
 /// A built OpenCL program. Cheap to clone.
 #[derive(Clone)]
@@ -235,7 +236,11 @@ impl Program {
     fn load_binary(ctx: &Context, binary: &[u8], options: &str, source: Option<Arc<str>>) -> Result<Program> {
         ctx.check_deferred()?;
         if binary.is_empty() {
-            return Err(Error::InvalidArgument("an empty program binary".into()));
+            return Err(Error::Value {
+                name: "binary",
+                value: "0 bytes".into(),
+                message: "an empty program binary".into(),
+            });
         }
         let core = &ctx.queue.inner.core;
         // SAFETY: one device and one binary, both valid for the call.
@@ -290,9 +295,8 @@ impl Program {
     /// (what some drivers do for some programs; PoCL always keeps it, so tests need this).
     fn make_kernel(&self, name: &str, arg_info: bool) -> Result<Kernel> {
         let raw = ClKernel::create(&self.inner.raw, name).map_err(|e| {
-            let names = self.kernel_names().map(|n| n.join(", ")).unwrap_or_default();
             if e.0 == opencl3::error_codes::CL_INVALID_KERNEL_NAME {
-                Error::InvalidArgument(format!("the program has no kernel `{name}`; it has: {names}"))
+                Error::NoKernel { name: name.to_string(), available: self.kernel_names().unwrap_or_default() }
             } else {
                 Error::opencl("clCreateKernel", e.0)
             }
@@ -929,8 +933,7 @@ fn run_probe(program: &Program, n: usize) -> Result<Vec<u64>> {
     let ctx = &program.inner.ctx;
     let kernel = program.kernel(PROBE_KERNEL)?;
     let queue = ctx.create_queue(false)?;
-    let bytes =
-        n.checked_mul(8).ok_or_else(|| Error::InvalidArgument("too many parameters to probe".into()))?;
+    let bytes = n.checked_mul(8).ok_or_else(|| Error::TooLarge("too many parameters to probe".into()))?;
     let out = Buffer::create(ctx, bytes, CL_MEM_READ_WRITE, Access::ReadWrite)?;
     // Zeros: a size the kernel did not write reads as 0, which is refused.
     let mut sizes = vec![0u64; n];
@@ -1180,9 +1183,11 @@ impl BareLaunch {
     pub fn new(kernel: &Kernel, args: &[Arg<'_>], global: &[usize]) -> Result<BareLaunch> {
         kernel.check_args(args)?;
         if !(1..=3).contains(&global.len()) || global.contains(&0) {
-            return Err(Error::InvalidArgument(format!(
-                "a bare launch needs 1 to 3 non-zero global sizes, got {global:?}"
-            )));
+            return Err(Error::Value {
+                name: "global",
+                value: format!("{global:?}"),
+                message: format!("a bare launch needs 1 to 3 non-zero global sizes, got {global:?}"),
+            });
         }
         let mut buffers = Vec::new();
         let mut images = Vec::new();

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use opencl3::event::{Event as ClEvent, CL_COMPLETE};
 use serde::Serialize;
 
-use crate::error::{ClResultExt, Result};
+use super::status::ClResultExt;
+use crate::error::Result;
 
 /// Device timestamps of a command, in nanoseconds of the device's clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -12,8 +12,9 @@ use opencl3::types::CL_BLOCKING;
 use super::buffer::{check_queue, Buffer};
 use super::context::Queue;
 use super::event::{list_ptr, Event};
+use super::status::ClResultExt;
 use super::track::{CommandKind, Use};
-use crate::error::{ClResultExt, Error, Result};
+use crate::error::{Error, Result};
 
 /// One side of a rectangular copy: origin and pitches, in bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -60,9 +61,11 @@ pub(crate) fn resolve_host(what: &str, side: &RectSide, region: [usize; 3], size
 
 fn resolve_in(what: &str, side: &RectSide, region: [usize; 3], size: usize, whole: bool) -> Result<Resolved> {
     if region.contains(&0) {
-        return Err(Error::InvalidArgument(format!(
-            "{what}: region {region:?} has a zero extent; every extent must be at least 1"
-        )));
+        return Err(Error::Value {
+            name: "region",
+            value: format!("{region:?}"),
+            message: format!("{what}: region {region:?} has a zero extent; every extent must be at least 1"),
+        });
     }
     let row = if side.row_pitch == 0 { region[0] } else { side.row_pitch };
     if row < region[0] {
@@ -325,23 +328,29 @@ impl Queue {
             "one allocation (a sub-buffer and its parent, or two sub-buffers of it)"
         };
         if one && (s.row != d.row || s.slice != d.slice) {
-            return Err(Error::InvalidArgument(format!(
-                "rectangular copy within {shared} with source pitches (row {}, slice {}) and \
+            return Err(Error::Overlap {
+                what: "rectangular copy",
+                message: format!(
+                    "rectangular copy within {shared} with source pitches (row {}, slice {}) and \
                  destination pitches (row {}, slice {}); OpenCL requires equal pitches within one \
                  buffer, copy through a temporary buffer",
-                s.row, s.slice, d.row, d.slice
-            )));
+                    s.row, s.slice, d.row, d.slice
+                ),
+            });
         }
         let (src_at, dst_at) = (src.root_offset(0).1 as u128, dst.root_offset(0).1 as u128);
         if one && rows_overlap(s.start + src_at, d.start + dst_at, region, s.row, s.slice) {
-            return Err(Error::InvalidArgument(format!(
-                "rectangular copy within {shared}: source bytes {}..{} and destination bytes \
+            return Err(Error::Overlap {
+                what: "rectangular copy",
+                message: format!(
+                    "rectangular copy within {shared}: source bytes {}..{} and destination bytes \
                  {}..{} of the allocation overlap; copy through a temporary buffer",
-                s.start + src_at,
-                s.end + src_at,
-                d.start + dst_at,
-                d.end + dst_at
-            )));
+                    s.start + src_at,
+                    s.end + src_at,
+                    d.start + dst_at,
+                    d.end + dst_at
+                ),
+            });
         }
         let track = self.track(&[(src, Use::Read), (dst, Use::Write)], wait)?;
         let ids = track.ids();

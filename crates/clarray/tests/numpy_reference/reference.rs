@@ -590,6 +590,12 @@ pub fn binary_value(op: BinOp, a: V, b: V, tin: DType, tout: DType, exact_cmp: O
         Add => Want::Exact(V::C(rd(ar + br), rd(ai + bi))),
         Sub => Want::Exact(V::C(rd(ar - br), rd(ai - bi))),
         Mul => {
+            // NumPy multiplies complex values by the textbook formula in the parts' type: where
+            // one of its four products overflows there, the result (NaN or an infinity) depends
+            // on the order and on fused multiply-adds, which this reference does not model.
+            if [ar * br, ai * bi, ar * bi, ai * br].iter().any(|p| p.is_finite() && p.abs() > fmax(tout)) {
+                return Want::Any;
+            }
             let (re, im) = (ar * br - ai * bi, ar * bi + ai * br);
             let scale = (ar.abs() + ai.abs()) * (br.abs() + bi.abs());
             Want::Abs(V::C(rd(re), rd(im)), 4.0 * eps(tout) * scale + tiny(tout))
@@ -718,10 +724,12 @@ pub fn unary_value(op: UnOp, a: V, tin: DType, tout: DType) -> Want {
                 let m = re.exp();
                 (m * im.cos(), m * im.sin())
             } else {
-                let m = re.hypot(im);
-                let r = ((m + re) / 2.0).sqrt();
-                let i = ((m - re) / 2.0).sqrt().copysign(im);
-                (r, i)
+                // The polar form (half the argument, the root of the modulus): no cancellation
+                // between |z| and Re z, which loses every digit of the small part in f64 when
+                // |Im z| is far below |Re z| (complex128: sqrt(-92.375 + 6e-8i) has the real
+                // part 3.12e-9, which |z| + Re z computes as 0).
+                let w = num_complex::Complex64::new(re, im).sqrt();
+                (w.re, w.im)
             };
             if !(r.is_finite() && i.is_finite() && re.is_finite() && im.is_finite()) {
                 return Want::Any;

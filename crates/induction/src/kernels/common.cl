@@ -10,35 +10,68 @@
 // definition leaves an undefined symbol where a compiler chooses not to inline (OpenCL C follows
 // C99), and `static` functions are not OpenCL C 1.0/1.1. Compilers inline them anyway.
 
-// A slab of a grid split along z (solver/slab.rs; defined only there): the buffers hold the
-// planes K0 … K0 + NZL − 1 of the whole grid's NZ, of which KS … KE − 1 are this rank's own and
-// the others halo planes copied from its neighbours. Every k in the kernels is the plane's index
-// in the whole grid (so boundaries, closures and coordinates are those of the whole grid); only
-// IDX maps it into the buffer. Without a slab the buffers hold the whole grid.
+// A block of a grid split among ranks (solver/part.rs; defined only there): the buffers hold the
+// nodes I0 … I0 + NXL − 1, J0 … J0 + NYL − 1, K0 … K0 + NZL − 1 of the whole grid's NX × NY × NZ,
+// of which IS … IE − 1, JS … JE − 1, KS … KE − 1 are this rank's own and the others halo layers
+// copied from its neighbours. Every (i, j, k) in the kernels is the node's index in the whole
+// grid (so boundaries, closures and coordinates are those of the whole grid); only IDX and the
+// strides map it into the buffer. Without a block the buffers hold the whole grid.
 #ifndef K0
+#define I0 0
+#define J0 0
 #define K0 0
+#define NXL NX
+#define NYL NY
 #define NZL NZ
+#define IS 0
+#define IE NX
+#define JS 0
+#define JE NY
 #define KS 0
 #define KE NZ
 #endif
-// The linear indices of the first and past the last node owned.
-#define OWNED_FIRST ((idx_t)(KS - K0) * NX * NY)
-#define OWNED_END ((idx_t)(KE - K0) * NX * NY)
+// Axes split among ranks (periodic cases: there the neighbours' halo layers hold the wrapped
+// nodes, so offsets along the axis do not wrap inside the block).
+#ifndef SPLIT_X
+#define SPLIT_X 0
+#define SPLIT_Y 0
+#define SPLIT_Z 0
+#endif
+// Nodes owned, and their extents.
+#define OWN_X (IE - IS)
+#define OWN_Y (JE - JS)
+#define OWNED_NODES ((idx_t)OWN_X * OWN_Y * (KE - KS))
 
-// Linear index of node (i, j, k); a plane (NX·NY values) and each stencil offset fit in an int.
-#define IDX(i, j, k) ((idx_t)(i) + (idx_t)NX * ((idx_t)(j) + (idx_t)NY * ((idx_t)(k) - K0)))
+// Linear index of node (i, j, k); a plane (NXL·NYL values) and each stencil offset fit in an int.
+#define IDX(i, j, k) ((idx_t)((i) - I0) + (idx_t)NXL * ((idx_t)((j) - J0) + (idx_t)NYL * ((idx_t)(k) - K0)))
 
 REAL coord(int p, REAL lo, REAL h) { return lo + (REAL)p * h; }
 
 // Index on an axis of n points, periodic wrap of p + o.
 int wrap(int p, int n) { return p < 0 ? p + n : (p >= n ? p - n : p); }
 
+// The offset in points of the stencil point at offset o from index p on the axis of n points
+// and stride s (the axis known by its stride: 1, NXL or NXL·NYL): wrapped periodically inside
+// the buffer, or o where the axis is split among ranks (the halo holds the wrapped nodes).
+int wrap_offset(int p, int o, int n, int s) {
+    const int split = s == 1 ? SPLIT_X : (s == NXL ? SPLIT_Y : SPLIT_Z);
+    return split ? o : wrap(p + o, n) - p;
+}
+
+// Node index i on an axis of n points, wrapped into the grid where periodic: the coordinate of
+// a halo node of a split periodic axis is that of the node it copies.
+#if PERIODIC
+#define GRID_INDEX(i, n) wrap((i), (n))
+#else
+#define GRID_INDEX(i, n) (i)
+#endif
+
 // h*(D f) at node idx along one axis: p its index on that axis, n the points on it, s the stride.
 // V(o) is the value at offset o along the axis.
 #if PERIODIC
 #define D1_BODY(V)                                                                                \
     REAL acc = (REAL)0;                                                                           \
-    for (int q = 1; q <= HALF; ++q) acc += DI[q - 1] * (V(wrap(p + q, n) - p) - V(wrap(p - q, n) - p)); \
+    for (int q = 1; q <= HALF; ++q) acc += DI[q - 1] * (V(wrap_offset(p, q, n, s)) - V(wrap_offset(p, -q, n, s))); \
     return acc;
 #else
 #define D1_BODY(V)                                                                                \
@@ -87,5 +120,5 @@ REAL weight(int i, int j, int k) {
 // Axis data of node (i, j, k): position on the axis, points, stride, 1/h.
 #define AXIS_P(a) ((a) == 0 ? i : ((a) == 1 ? j : k))
 #define AXIS_N(a) ((a) == 0 ? NX : ((a) == 1 ? NY : NZ))
-#define AXIS_S(a) ((a) == 0 ? 1 : ((a) == 1 ? NX : NX * NY))
+#define AXIS_S(a) ((a) == 0 ? 1 : ((a) == 1 ? NXL : NXL * NYL))
 #define AXIS_IH(a) ((a) == 0 ? (REAL)1 / DX : ((a) == 1 ? (REAL)1 / DY : (REAL)1 / DZ))

@@ -21,7 +21,7 @@
 REAL diss1(const __global REAL* f, idx_t idx, int p, int n, int s) {
     REAL acc = (REAL)0;
 #if PERIODIC
-    for (int o = -DQ; o <= DQ; ++o) acc += DSI[o + DQ] * f[idx + (idx_t)(wrap(p + o, n) - p) * s];
+    for (int o = -DQ; o <= DQ; ++o) acc += DSI[o + DQ] * f[idx + (idx_t)wrap_offset(p, o, n, s) * s];
 #else
     if (p < DROWS) {
         for (int c = 0; c < DCOLS; ++c) acc += DSB[p * DCOLS + c] * f[idx + (idx_t)(c - p) * s];
@@ -67,8 +67,8 @@ REAL diss_fo1(const __global REAL* f, const __global REAL* u, idx_t idx, int p, 
     REAL acc = (REAL)0;
 #if PERIODIC
     for (int q = 1; q <= HALF; ++q) {
-        acc += diss_fo_term(f, u, idx, wrap(p + q, n) - p, q, s, DI[q - 1], h);
-        acc += diss_fo_term(f, u, idx, wrap(p - q, n) - p, q, s, DI[q - 1], h);
+        acc += diss_fo_term(f, u, idx, wrap_offset(p, q, n, s), q, s, DI[q - 1], h);
+        acc += diss_fo_term(f, u, idx, wrap_offset(p, -q, n, s), q, s, DI[q - 1], h);
     }
 #else
     if (p < ROWS) {
@@ -89,10 +89,11 @@ REAL diss_fo1(const __global REAL* f, const __global REAL* u, idx_t idx, int p, 
 #if DISS_FORM == 2
 // Offset of the node p + o as InductionEq reads it: wrapped (periodic), or the node p itself
 // where p + o is off the grid.
-int diss_at(int p, int o, int n) {
+int diss_at(int p, int o, int n, int s) {
 #if PERIODIC
-    return wrap(p + o, n) - p;
+    return wrap_offset(p, o, n, s);
 #else
+    (void)s;
     return (p + o < 0 || p + o >= n) ? 0 : o;
 #endif
 }
@@ -116,9 +117,9 @@ REAL diss_ho1_adaptive(const __global REAL* f, const __global REAL* u, idx_t idx
         const REAL w = diss_w(p, n, j);
         if (w == (REAL)0) continue;
         REAL delta = (REAL)0;
-        for (int i = 0; i <= DQ; ++i) delta += DWC[i] * f[idx + (idx_t)diss_at(p, j - DQ + i, n) * s];
-        const idx_t a = idx + (idx_t)diss_at(p, j, n) * s;
-        const idx_t b = idx + (idx_t)diss_at(p, j - 1, n) * s;
+        for (int i = 0; i <= DQ; ++i) delta += DWC[i] * f[idx + (idx_t)diss_at(p, j - DQ + i, n, s) * s];
+        const idx_t a = idx + (idx_t)diss_at(p, j, n, s) * s;
+        const idx_t b = idx + (idx_t)diss_at(p, j - 1, n, s) * s;
         acc += ((REAL)1 - diss_kappa(1, h, f[a], f[b], u[a], u[b])) * w * delta;
     }
     return (REAL)DISS_EPS * acc;
@@ -131,14 +132,14 @@ REAL dissipation_at(const __global REAL* B, const __global REAL* U, int c, int i
     const __global REAL* f = B + c * NP;
     const idx_t idx = IDX(i, j, k);
 #if DISS_FORM == 0
-    return (REAL)DISS_EPS * (diss1(f, idx, i, NX, 1) + diss1(f, idx, j, NY, NX) + diss1(f, idx, k, NZ, NX * NY));
+    return (REAL)DISS_EPS * (diss1(f, idx, i, NX, 1) + diss1(f, idx, j, NY, NXL) + diss1(f, idx, k, NZ, NXL * NYL));
 #else
     const __global REAL* u = U + c * NP;
-    REAL acc = diss_fo1(f, u, idx, i, NX, 1, DX) + diss_fo1(f, u, idx, j, NY, NX, DY) +
-               diss_fo1(f, u, idx, k, NZ, NX * NY, DZ);
+    REAL acc = diss_fo1(f, u, idx, i, NX, 1, DX) + diss_fo1(f, u, idx, j, NY, NXL, DY) +
+               diss_fo1(f, u, idx, k, NZ, NXL * NYL, DZ);
 #if DISS_FORM == 2
-    acc += diss_ho1_adaptive(f, u, idx, i, NX, 1, DX) + diss_ho1_adaptive(f, u, idx, j, NY, NX, DY) +
-           diss_ho1_adaptive(f, u, idx, k, NZ, NX * NY, DZ);
+    acc += diss_ho1_adaptive(f, u, idx, i, NX, 1, DX) + diss_ho1_adaptive(f, u, idx, j, NY, NXL, DY) +
+           diss_ho1_adaptive(f, u, idx, k, NZ, NXL * NYL, DZ);
 #endif
     return acc;
 #endif

@@ -9,15 +9,19 @@
 // D(u_c B_a) is gathered where the form of d_j(u_i B_j) or the split source term uses it.
 #define NEED_UCBA (FORM_UIBJ != 2 || FORM_SOURCE == 1)
 
-#define NODE                                                                                      \
-    const int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);                  \
+#define NODE NODE_AT(get_global_id(0), get_global_id(1), get_global_id(2))
+// Launched on the nodes held, halo layers included (solver.rs, `launch_held`).
+#define NODE_HELD NODE_AT(I0 + (int)get_global_id(0), J0 + (int)get_global_id(1), K0 + (int)get_global_id(2))
+#define NODE_AT(gi, gj, gk)                                                                       \
+    const int i = (gi), j = (gj), k = (gk);                                                       \
     const idx_t idx = IDX(i, j, k);                                                                 \
-    const REAL x[3] = {coord(i, XMIN, DX), coord(j, YMIN, DY), coord(k, ZMIN, DZ)};
+    const REAL x[3] = {coord(GRID_INDEX(i, NX), XMIN, DX), coord(GRID_INDEX(j, NY), YMIN, DY),                \
+                       coord(GRID_INDEX(k, NZ), ZMIN, DZ)};
 
 // ---- The Runge-Kutta stage: right-hand side, SAT and stage update in one pass ----------------
 //
 // Layout for a GPU: work-item (i, j) of a 2-D work-group tile in (x, y) walks ZCHUNK planes of
-// its column in z (global size NX/VX × NY × ceil(NZ/ZCHUNK), each of the first two rounded up
+// its column in z (global size NX/VX × NY × ceil(NZ/ZCHUNK) over the nodes owned, each of the first two rounded up
 // to whole work-groups of lx × ly × 1). With VX = 2 a work-item holds the pair of nodes
 // i0 = 2i, i0 + 1 in one vector (REAL2), so that each load and store moves 8 (f32) or 16 bytes:
 // what keeps enough bytes in flight to fill the memory bus. Adjacent work-items hold adjacent
@@ -162,8 +166,8 @@ void deriv_from_memory(Deriv* d, const __global REAL* B, const __global REAL* U,
     deriv_zero(d);
 #if PERIODIC
     for (int q = 1; q <= HALF; ++q) {
-        point_from_memory(d, B, U, idx, a, s, wrap(p + q, n) - p, q, DI[q - 1]);
-        point_from_memory(d, B, U, idx, a, s, wrap(p - q, n) - p, -q, -DI[q - 1]);
+        point_from_memory(d, B, U, idx, a, s, wrap_offset(p, q, n, s), q, DI[q - 1]);
+        point_from_memory(d, B, U, idx, a, s, wrap_offset(p, -q, n, s), -q, -DI[q - 1]);
     }
 #else
     if (p < ROWS) {
@@ -193,7 +197,7 @@ void deriv_x_pair(Deriv* d, const __global REAL* B, idx_t idx, int i0, VREAL bq[
     VREAL v[3][2 * HV + 1];
 #pragma unroll
     for (int h = -HV; h <= HV; ++h) {
-        const int mo = PERIODIC ? wrap(i0 + 2 * h, NX) - i0 : 2 * h;
+        const int mo = PERIODIC ? wrap_offset(i0, 2 * h, NX, 1) : 2 * h;
         for (int c = 0; c < 3; ++c) v[c][HV + h] = h == 0 ? bq[c][HALF] : VLOAD(B, c * NP + idx + mo);
     }
     const VREAL u[3] = {(REAL)0, (REAL)0, (REAL)0};  // unused: VX = 2 only with U_ANALYTIC
@@ -333,13 +337,13 @@ void rhs(const __global REAL* B, const __global REAL* U, int i0, int j, int k, c
             deriv_from_memory(&d, B, U, idx, 0, i0, NX, 1);
 #endif
         } else if (a == 1) {
-            deriv_from_memory(&d, B, U, idx, 1, j, NY, NX);
+            deriv_from_memory(&d, B, U, idx, 1, j, NY, NXL);
         } else {
 #if PERIODIC
             deriv_z_from_queue(&d, bq);
 #else
             if (k < ROWS || k >= NZ - ROWS) {
-                deriv_from_memory(&d, B, U, idx, 2, k, NZ, NX * NY);
+                deriv_from_memory(&d, B, U, idx, 2, k, NZ, NXL * NYL);
             } else {
                 deriv_z_from_queue(&d, bq);
             }
@@ -416,7 +420,7 @@ void rhs(const __global REAL* B, const __global REAL* U, int i0, int j, int k, c
 // (bounded: planes outside them are only ever loaded where the boundary rows or the last owned
 // plane do not use the queue).
 int queue_plane(int kk) {
-#if PERIODIC
+#if PERIODIC && !SPLIT_Z
     return wrap(kk, NZ);
 #else
     return min(max(kk, K0), K0 + NZL - 1);
@@ -439,8 +443,8 @@ int queue_plane(int kk) {
 // out = Bs + b·K. Two-register (lsrk = 2, with STAGE_2R): K = B0 + a·dt·L, out = B0 + b·dt·L. Bs is read at neighbours and never written; out may be B0.
 void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, __global REAL* out,
            const __global REAL* U, REAL a, REAL b, REAL dt, REAL t, int lsrk) {
-    const int i0 = get_global_id(0) * VX, j = get_global_id(1);
-    if (i0 >= NX || j >= NY) return;  // the range is rounded up to whole work-groups
+    const int i0 = IS + get_global_id(0) * VX, j = JS + get_global_id(1);
+    if (i0 >= IE || j >= JE) return;  // the range is rounded up to whole work-groups
     const int k0 = KS + get_global_id(2) * ZCHUNK;
     const idx_t col = IDX(i0, j, 0);
     // The pointwise operand: read at this node only (K, or B⁰).
@@ -520,7 +524,7 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
 
 // B = exact(t), U = u.
 __kernel void init(__global REAL* B, __global REAL* U, REAL t) {
-    NODE
+    NODE_HELD
     REAL b[3], u[3];
     case_exact(x, t, b);
     case_velocity(x, u);
@@ -533,7 +537,7 @@ __kernel void init(__global REAL* B, __global REAL* U, REAL t) {
 #ifdef VARIABLE_U
 // U = u(t): where the case's velocity depends on time, the host refreshes U at each stage time.
 __kernel void velocity(__global REAL* U, REAL t) {
-    NODE
+    NODE_HELD
     REAL u[3];
     case_velocity_at(x, t, u);
     for (int c = 0; c < 3; ++c) U[c * NP + idx] = u[c];

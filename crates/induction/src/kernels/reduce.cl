@@ -5,7 +5,8 @@
 // The solver keeps its own because clarray's reductions take no SBP weights yet.
 //
 // Launch stage one with a 1-D range of whole work-groups of WG items (a power of two) and
-// `scratch` of WG values; each work-item strides over the NP nodes.
+// `scratch` of WG values; each work-item strides over the nodes owned (n counts them, x fastest;
+// m is the node's index in the buffers).
 
 REAL group_sum(REAL v, __local REAL* scratch) {
     const int l = get_local_id(0);
@@ -18,11 +19,12 @@ REAL group_sum(REAL v, __local REAL* scratch) {
     return scratch[0];
 }
 
-#define REDUCE_NODES(EXPR)                                                                        \
+#define REDUCE_NODES(WEIGHT, EXPR)                                                                        \
     REAL acc = (REAL)0;                                                                           \
-    for (idx_t m = OWNED_FIRST + get_global_id(0); m < OWNED_END; m += get_global_size(0)) {        \
-        const int i = m % NX, j = (m / NX) % NY, k = m / ((idx_t)NX * NY) + K0;                   \
-        acc += weight(i, j, k) * (EXPR);                                                          \
+    for (idx_t n = get_global_id(0); n < OWNED_NODES; n += get_global_size(0)) {                  \
+        const int i = IS + n % OWN_X, j = JS + (n / OWN_X) % OWN_Y, k = KS + n / ((idx_t)OWN_X * OWN_Y); \
+        const idx_t m = IDX(i, j, k);                                                             \
+        acc += (WEIGHT) * (EXPR);                                                                 \
     }                                                                                             \
     const REAL total = group_sum(acc, scratch);                                                   \
     if (get_local_id(0) == 0) partial[get_group_id(0)] = total;
@@ -48,22 +50,19 @@ REAL err_at(const __global REAL* B, REAL t, int diff, int i, int j, int k, idx_t
 // Σ w·(a·b) over ncomp components of NP values.
 __kernel void wdot_partial(const __global REAL* a, const __global REAL* b, int ncomp,
                            __global REAL* partial, __local REAL* scratch) {
-    REDUCE_NODES(dot_at(a, b, ncomp, m))
+    REDUCE_NODES(weight(i, j, k), dot_at(a, b, ncomp, m))
 }
 
-// Σ a·b over NP values, unweighted (the Euclidean inner product of InductionEq's CG).
+// Σ a·b over the nodes owned, unweighted (the Euclidean inner product of InductionEq's CG).
 __kernel void dot_partial(const __global REAL* a, const __global REAL* b, __global REAL* partial,
                           __local REAL* scratch) {
-    REAL acc = (REAL)0;
-    for (int m = get_global_id(0); m < NP; m += get_global_size(0)) acc += a[m] * b[m];
-    const REAL total = group_sum(acc, scratch);
-    if (get_local_id(0) == 0) partial[get_group_id(0)] = total;
+    REDUCE_NODES((REAL)1, a[m] * b[m])
 }
 
 // Σ w·|B − exact(t)|² (with `diff`) or Σ w·|exact(t)|² (without).
 __kernel void werr_partial(const __global REAL* B, REAL t, int diff, __global REAL* partial,
                            __local REAL* scratch) {
-    REDUCE_NODES(err_at(B, t, diff, i, j, k, m))
+    REDUCE_NODES(weight(i, j, k), err_at(B, t, diff, i, j, k, m))
 }
 
 // out[slot] = Σ partial[0..n), by one work-group.

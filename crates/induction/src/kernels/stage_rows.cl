@@ -18,14 +18,15 @@
 // The most points of a stencil: a boundary-closure row or the central stencil.
 #define RPTS (COLS > 2 * HALF ? COLS : 2 * HALF)
 
-// The stencil at index p of an axis of n points, as `deriv_from_memory` takes it (the same points
+// The stencil at index p of an axis of n points (stride s), as `deriv_from_memory` takes it (the same points
 // in the same order): offsets mo[q] (in points along the axis) and weights w[q]. Returns the count.
-int row_stencil(int p, int n, int mo[RPTS], REAL w[RPTS]) {
+int row_stencil(int p, int n, int s, int mo[RPTS], REAL w[RPTS]) {
+    (void)s;  // the axis's stride: which axis, for the periodic wrap
 #if PERIODIC
     for (int q = 1; q <= HALF; ++q) {
-        mo[2 * q - 2] = wrap(p + q, n) - p;
+        mo[2 * q - 2] = wrap_offset(p, q, n, s);
         w[2 * q - 2] = DI[q - 1];
-        mo[2 * q - 1] = wrap(p - q, n) - p;
+        mo[2 * q - 1] = wrap_offset(p, -q, n, s);
         w[2 * q - 1] = -DI[q - 1];
     }
     return 2 * HALF;
@@ -135,7 +136,7 @@ void row_axis_terms(const Deriv* d, int a, const REAL u[3], const REAL b[3], REA
     {                                                                                             \
         int mo[RPTS];                                                                             \
         REAL w[RPTS];                                                                             \
-        if (row_stencil((p), (n), mo, w) == 2 * HALF) {                                           \
+        if (row_stencil((p), (n), (s), mo, w) == 2 * HALF) {                                           \
             ROW_AXIS(i0, i1, 2 * HALF, mo, w, (s), (a))                                           \
         } else {                                                                                  \
             ROW_AXIS(i0, i1, COLS, mo, w, (s), (a))                                               \
@@ -145,9 +146,9 @@ void row_axis_terms(const Deriv* d, int a, const REAL u[3], const REAL b[3], REA
 // One stage over the nodes i0 ≤ i < i1 of row (j, k); the stage's arguments as `stage` takes them.
 void stage_row(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, __global REAL* out,
                const __global REAL* U, REAL a, REAL b, REAL dt, REAL t, int lsrk) {
-    const int i0 = get_global_id(0) * XSEG, j = get_global_id(1), k = KS + get_global_id(2);
-    if (i0 >= NX || j >= NY || k >= KE) return;
-    const int i1 = min(i0 + XSEG, NX);
+    const int i0 = IS + get_global_id(0) * XSEG, j = JS + get_global_id(1), k = KS + get_global_id(2);
+    if (i0 >= IE || j >= JE || k >= KE) return;
+    const int i1 = min(i0 + XSEG, IE);
     const idx_t row = IDX(0, j, k);
     REAL acc[3][XSEG];
     for (int c = 0; c < 3; ++c) {
@@ -186,8 +187,8 @@ void stage_row(const __global REAL* B0, const __global REAL* Bs, __global REAL* 
         row_axis_terms(&d, 0, u0, b0, o);
         for (int c = 0; c < 3; ++c) acc[c][i - i0] = o[c];
     }
-    ROW_AXIS_UNIFORM(j, NY, NX, 1)
-    ROW_AXIS_UNIFORM(k, NZ, NX * NY, 2)
+    ROW_AXIS_UNIFORM(j, NY, NXL, 1)
+    ROW_AXIS_UNIFORM(k, NZ, NXL * NYL, 2)
 #if DISSIPATION
     for (int i = i0; i < i1; ++i) {
         for (int c = 0; c < 3; ++c) acc[c][i - i0] += dissipation_at(Bs, U, c, i, j, k);
@@ -248,7 +249,7 @@ void stage_row(const __global REAL* B0, const __global REAL* Bs, __global REAL* 
 }
 
 // The kernels of induction.cl's `stage_ssp`, `stage_2r` and `stage_lsrk`, with the same
-// arguments, launched on ceil(NX/XSEG) × NY × (KE − KS) work-items.
+// arguments, launched on ceil((IE − IS)/XSEG) × (JE − JS) × (KE − KS) work-items.
 __kernel void stage_ssp_rows(const __global REAL* B0, const __global REAL* restrict Bs, __global REAL* out,
                              const __global REAL* restrict U, REAL a, REAL b, REAL dt, REAL t) {
     stage_row(B0, Bs, out, out, U, a, b, dt, t, 0);

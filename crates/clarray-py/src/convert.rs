@@ -1,0 +1,287 @@
+//! Between Python and the library: dtypes, NumPy arrays (read in place, without a host copy
+//! of their own), and operands of arithmetic (arrays, weak Python scalars, strong NumPy ones).
+
+use clarray::array::{DType, DynArray, Expr, Scalar};
+use clarray::Context;
+use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyOverflowError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{IntoPyDict, PyBool, PyComplex, PyFloat, PyInt};
+
+use crate::array::PyArr;
+use crate::errors::IntoPy;
+
+/// Runs `$body` with `$T` the Rust element type of `$dt`.
+macro_rules! with_dtype {
+    ($dt:expr, $T:ident => $body:expr) => {
+        match $dt {
+            DType::Bool => {
+                type $T = bool;
+                $body
+            }
+            DType::I8 => {
+                type $T = i8;
+                $body
+            }
+            DType::I16 => {
+                type $T = i16;
+                $body
+            }
+            DType::I32 => {
+                type $T = i32;
+                $body
+            }
+            DType::I64 => {
+                type $T = i64;
+                $body
+            }
+            DType::U8 => {
+                type $T = u8;
+                $body
+            }
+            DType::U16 => {
+                type $T = u16;
+                $body
+            }
+            DType::U32 => {
+                type $T = u32;
+                $body
+            }
+            DType::U64 => {
+                type $T = u64;
+                $body
+            }
+            DType::F16 => {
+                type $T = half::f16;
+                $body
+            }
+            DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            DType::F64 => {
+                type $T = f64;
+                $body
+            }
+            DType::C64 => {
+                type $T = num_complex::Complex<f32>;
+                $body
+            }
+            DType::C128 => {
+                type $T = num_complex::Complex<f64>;
+                $body
+            }
+        }
+    };
+}
+
+pub(crate) use with_dtype;
+
+/// The dtype NumPy names `name` (`float32`, `int64`, ...).
+pub fn dtype_named(name: &str) -> Option<DType> {
+    DType::ALL.into_iter().find(|d| d.name() == name)
+}
+
+/// Any object `numpy.dtype` accepts (`"f4"`, `np.float32`, `float`, a dtype) as a dtype.
+pub fn to_dtype(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
+    let py = obj.py();
+    let d = py.import("numpy")?.call_method1("dtype", (obj,))?;
+    let name: String = d.getattr("name")?.extract()?;
+    dtype_named(&name).ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "clarray has no arrays of dtype {name}; it has bool, int8-int64, uint8-uint64, \
+             float16, float32, float64, complex64 and complex128"
+        ))
+    })
+}
+
+/// An optional dtype argument.
+pub fn opt_dtype(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
+    match obj {
+        Some(o) if !o.is_none() => to_dtype(o).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// The NumPy dtype object of `dt`.
+pub fn np_dtype<'py>(py: Python<'py>, dt: DType) -> PyResult<Bound<'py, PyAny>> {
+    py.import("numpy")?.call_method1("dtype", (dt.name(),))
+}
+
+/// A device copy of anything `numpy.asarray` accepts. The NumPy array is made C-contiguous
+/// (`asarray(order="C")`, which keeps 0-d arrays 0-d)
+/// and native-endian first (a no-op for most arrays), then read in place while the device
+/// copy runs with the GIL released.
+pub fn upload(ctx: &Context, obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<DynArray> {
+    let py = obj.py();
+    let np = py.import("numpy")?;
+    let arr = match dtype {
+        Some(d) => np.call_method("asarray", (obj, d.name()), Some(&[("order", "C")].into_py_dict(py)?))?,
+        None => np.call_method("asarray", (obj,), Some(&[("order", "C")].into_py_dict(py)?))?,
+    };
+    let descr = arr.getattr("dtype")?;
+    let arr = if descr.getattr("isnative")?.extract::<bool>()? {
+        arr
+    } else {
+        arr.call_method1("astype", (descr.call_method1("newbyteorder", ("=",))?,))?
+    };
+    let dt = to_dtype(&arr.getattr("dtype")?)?;
+    with_dtype!(dt, T => {
+        let a = arr.cast::<PyArrayDyn<T>>()?;
+        let ro: PyReadonlyArrayDyn<'_, T> = a.readonly();
+        let shape = ro.shape().to_vec();
+        let data = ro.as_slice().map_err(|e| PyTypeError::new_err(e.to_string()))?;
+        py.detach(|| DynArray::from_slice(ctx, data, &shape)).py()
+    })
+}
+
+/// The array on the host as a NumPy array of the same shape and dtype (blocking; the GIL is
+/// released while the device copy runs).
+pub fn download<'py>(py: Python<'py>, a: &DynArray) -> PyResult<Bound<'py, PyAny>> {
+    macro_rules! get {
+        ($x:expr) => {{
+            let host = py.detach(|| $x.get()).py()?;
+            Ok(PyArrayDyn::from_owned_array(py, host).into_any())
+        }};
+    }
+    match a {
+        DynArray::Bool(x) => get!(x),
+        DynArray::I8(x) => get!(x),
+        DynArray::I16(x) => get!(x),
+        DynArray::I32(x) => get!(x),
+        DynArray::I64(x) => get!(x),
+        DynArray::U8(x) => get!(x),
+        DynArray::U16(x) => get!(x),
+        DynArray::U32(x) => get!(x),
+        DynArray::U64(x) => get!(x),
+        DynArray::F16(x) => get!(x),
+        DynArray::F32(x) => get!(x),
+        DynArray::F64(x) => get!(x),
+        DynArray::C64(x) => get!(x),
+        DynArray::C128(x) => get!(x),
+    }
+}
+
+/// A Python scalar as a library scalar, when it is one of Python's own (bool, int, float,
+/// complex — the weak scalars of NEP 50); `None` otherwise (NumPy scalars are strong).
+pub fn weak_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
+    if obj.is_exact_instance_of::<PyBool>() {
+        return Ok(Some(Scalar::Bool(obj.extract()?)));
+    }
+    if obj.is_exact_instance_of::<PyInt>() {
+        let v: i128 = obj.extract().map_err(|_| {
+            PyOverflowError::new_err(format!(
+                "Python integer {obj} is out of bounds of every clarray integer type"
+            ))
+        })?;
+        return Ok(Some(Scalar::Int(v)));
+    }
+    if obj.is_exact_instance_of::<PyFloat>() {
+        return Ok(Some(Scalar::Float(obj.extract()?)));
+    }
+    if obj.is_exact_instance_of::<PyComplex>() {
+        let c = obj.cast::<PyComplex>()?;
+        return Ok(Some(Scalar::Complex(c.real(), c.imag())));
+    }
+    Ok(None)
+}
+
+/// A value as an operand: a clarray array as it is, a Python scalar weak, anything else
+/// (NumPy arrays and scalars, lists) copied to the device as a strong array.
+pub fn operand(ctx: &Context, obj: &Bound<'_, PyAny>) -> PyResult<Expr> {
+    if let Ok(a) = obj.cast::<PyArr>() {
+        return Ok(a.borrow().inner.expr());
+    }
+    if let Ok(e) = obj.cast::<crate::expr::PyExpr>() {
+        return Ok(e.get().inner.clone());
+    }
+    if let Some(s) = weak_scalar(obj)? {
+        return Ok(Expr::scalar(s));
+    }
+    Ok(upload(ctx, obj, None)?.expr())
+}
+
+/// A Python value for a library scalar.
+pub fn scalar_to_py<'py>(py: Python<'py>, s: Scalar) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match s {
+        Scalar::Bool(b) => PyBool::new(py, b).to_owned().into_any(),
+        Scalar::Int(v) => v.into_pyobject(py)?.into_any(),
+        Scalar::Float(f) => f.into_pyobject(py)?.into_any(),
+        Scalar::Complex(r, i) => PyComplex::from_doubles(py, r, i).into_any(),
+    })
+}
+
+/// The Rust type name a kernel argument of `dt` carries (for the library's argument checks).
+pub fn rust_type_name(dt: DType) -> &'static str {
+    match dt {
+        DType::Bool | DType::U8 => "u8",
+        DType::I8 => "i8",
+        DType::I16 => "i16",
+        DType::U16 => "u16",
+        DType::I32 => "i32",
+        DType::U32 => "u32",
+        DType::I64 => "i64",
+        DType::U64 => "u64",
+        DType::F16 => "half::f16",
+        DType::F32 => "f32",
+        DType::F64 => "f64",
+        DType::C64 => "num_complex::Complex<f32>",
+        DType::C128 => "num_complex::Complex<f64>",
+    }
+}
+
+/// A NumPy scalar (`numpy.float32(2)`, ...) as its dtype and its bytes; `None` for anything else.
+pub fn numpy_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<(DType, Vec<u8>)>> {
+    let np = obj.py().import("numpy")?;
+    if !obj.is_instance(&np.getattr("generic")?)? {
+        return Ok(None);
+    }
+    let dt = to_dtype(&obj.getattr("dtype")?)?;
+    let bytes: Vec<u8> = obj.call_method0("tobytes")?.extract()?;
+    Ok(Some((dt, bytes)))
+}
+
+/// The bytes of a Python number as a kernel value of `dt`: refused (a `DTypeError`) where
+/// the number's kind does not fit (a float for an integer, a complex for a real) or an
+/// integer is out of the type's range, instead of a silent conversion.
+pub fn scalar_as(s: Scalar, dt: DType) -> clarray::Result<Vec<u8>> {
+    use clarray::array::Kind;
+    let rank = |k: Kind| match k {
+        Kind::Bool => 0,
+        Kind::Int => 1,
+        Kind::Float => 2,
+        Kind::Complex => 3,
+    };
+    if rank(s.kind()) > rank(dt.kind()) {
+        return Err(clarray::Error::Type(format!(
+            "a Python {:?} value cannot be passed as {dt} without losing its {}; pass a value of \
+             the parameter's kind or a NumPy scalar of its dtype",
+            s.kind(),
+            if s.kind() == Kind::Complex { "imaginary part" } else { "fraction" }
+        )));
+    }
+    s.check_fits(dt)?;
+    Ok(with_dtype!(dt, T => {
+        use clarray::Element;
+        bytemuck::bytes_of(&T::from_scalar(s).to_repr()).to_vec()
+    }))
+}
+
+/// NumPy's `can_cast(from, to, "same_kind")`: a safe cast, or one within a kind; the kinds
+/// rank bool < unsigned < signed < float < complex, and a cast may not go down that order.
+pub fn can_cast_same_kind(from: DType, to: DType) -> bool {
+    let rank = |d: DType| {
+        if d == DType::Bool {
+            0
+        } else if d.is_unsigned_int() {
+            1
+        } else if d.is_signed_int() {
+            2
+        } else if d.is_inexact() && d == d.real() {
+            3
+        } else {
+            4
+        }
+    };
+    rank(from) <= rank(to)
+}

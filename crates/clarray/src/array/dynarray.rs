@@ -1,0 +1,438 @@
+//! [`DynArray`]: an array whose element type is known at run time only — what a dynamically
+//! typed caller (the Python bindings, a file reader) holds.
+//!
+//! It is an enum over [`Array<T>`] for every [`DType`], so every operation is the typed one:
+//! expressions are the same untyped [`Expr`] trees, evaluated to the dtype they carry
+//! ([`DynArray::eval`]), and two operands promote by the library's one table ([`promote`],
+//! NumPy 2's rules, weak Rust scalars included).
+//!
+//! ```no_run
+//! # use clarray::{array::{DynArray, DType, Scalar}, Context};
+//! # fn demo(ctx: &Context) -> clarray::Result<()> {
+//! let a = DynArray::full(ctx, DType::U8, &[2, 3], Scalar::Int(7))?;
+//! let b = DynArray::arange(ctx, Scalar::Int(0), Scalar::Int(3), Scalar::Int(1), DType::F32)?;
+//! let c = DynArray::eval(&(&a * &b + 1))?; // u8 * f32 -> f32; the weak 1 stays f32
+//! assert_eq!(c.dtype(), DType::F32);
+//! # Ok(()) }
+//! ```
+
+use half::f16;
+use ndarray::SliceInfoElem;
+use num_complex::Complex;
+
+use super::dtype::{DType, Element, Scalar};
+use super::expr::{BinOp, Expr, IntoExpr};
+use super::layout::Layout;
+use super::Array;
+use crate::error::{Error, Result};
+use crate::program::KernelArg;
+use crate::runtime::{Arg, Buffer, Context};
+
+/// An [`Array<T>`] whose `T` is chosen at run time. See the [module docs](self).
+#[derive(Debug, Clone)]
+#[allow(missing_docs)]
+pub enum DynArray {
+    Bool(Array<bool>),
+    I8(Array<i8>),
+    I16(Array<i16>),
+    I32(Array<i32>),
+    I64(Array<i64>),
+    U8(Array<u8>),
+    U16(Array<u16>),
+    U32(Array<u32>),
+    U64(Array<u64>),
+    F16(Array<f16>),
+    F32(Array<f32>),
+    F64(Array<f64>),
+    C64(Array<Complex<f32>>),
+    C128(Array<Complex<f64>>),
+}
+
+/// Runs `$body` with `$a` bound to the typed array inside `$x`, whatever its variant.
+macro_rules! each {
+    ($x:expr, $a:ident => $body:expr) => {
+        match $x {
+            DynArray::Bool($a) => $body,
+            DynArray::I8($a) => $body,
+            DynArray::I16($a) => $body,
+            DynArray::I32($a) => $body,
+            DynArray::I64($a) => $body,
+            DynArray::U8($a) => $body,
+            DynArray::U16($a) => $body,
+            DynArray::U32($a) => $body,
+            DynArray::U64($a) => $body,
+            DynArray::F16($a) => $body,
+            DynArray::F32($a) => $body,
+            DynArray::F64($a) => $body,
+            DynArray::C64($a) => $body,
+            DynArray::C128($a) => $body,
+        }
+    };
+}
+
+/// Runs `$body` with the type alias `$T` naming the Rust element type of the dtype `$dt`.
+macro_rules! with_dtype {
+    ($dt:expr, $T:ident => $body:expr) => {
+        match $dt {
+            DType::Bool => {
+                type $T = bool;
+                $body
+            }
+            DType::I8 => {
+                type $T = i8;
+                $body
+            }
+            DType::I16 => {
+                type $T = i16;
+                $body
+            }
+            DType::I32 => {
+                type $T = i32;
+                $body
+            }
+            DType::I64 => {
+                type $T = i64;
+                $body
+            }
+            DType::U8 => {
+                type $T = u8;
+                $body
+            }
+            DType::U16 => {
+                type $T = u16;
+                $body
+            }
+            DType::U32 => {
+                type $T = u32;
+                $body
+            }
+            DType::U64 => {
+                type $T = u64;
+                $body
+            }
+            DType::F16 => {
+                type $T = f16;
+                $body
+            }
+            DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            DType::F64 => {
+                type $T = f64;
+                $body
+            }
+            DType::C64 => {
+                type $T = Complex<f32>;
+                $body
+            }
+            DType::C128 => {
+                type $T = Complex<f64>;
+                $body
+            }
+        }
+    };
+}
+
+pub(crate) use {each, with_dtype};
+
+macro_rules! from_array {
+    ($($v:ident => $t:ty),*) => {$(
+        impl From<Array<$t>> for DynArray {
+            fn from(a: Array<$t>) -> DynArray {
+                DynArray::$v(a)
+            }
+        }
+    )*};
+}
+from_array!(Bool => bool, I8 => i8, I16 => i16, I32 => i32, I64 => i64, U8 => u8, U16 => u16,
+    U32 => u32, U64 => u64, F16 => f16, F32 => f32, F64 => f64, C64 => Complex<f32>,
+    C128 => Complex<f64>);
+
+/// As [`Array<T>`]'s: the buffer of an array contiguous from offset 0; a view is refused.
+impl KernelArg for DynArray {
+    fn to_arg(&self) -> Result<Arg<'_>> {
+        each!(self, a => a.to_arg())
+    }
+}
+
+impl IntoExpr for &DynArray {
+    fn into_expr(self) -> Expr {
+        self.expr()
+    }
+}
+
+impl IntoExpr for DynArray {
+    fn into_expr(self) -> Expr {
+        self.expr()
+    }
+}
+
+/// Operators on `&DynArray` build the same lazy [`Expr`] as those on `&Array<T>`.
+macro_rules! dyn_binop {
+    ($($Trait:ident, $method:ident, $op:ident;)*) => {$(
+        impl<R: IntoExpr> std::ops::$Trait<R> for &DynArray {
+            type Output = Expr;
+            fn $method(self, rhs: R) -> Expr {
+                super::expr::binary(BinOp::$op, self.expr(), rhs)
+            }
+        }
+    )*};
+}
+dyn_binop! {
+    Add, add, Add;
+    Sub, sub, Sub;
+    Mul, mul, Mul;
+    Div, div, Div;
+    Rem, rem, Rem;
+    BitAnd, bitand, BitAnd;
+    BitOr, bitor, BitOr;
+    BitXor, bitxor, BitXor;
+    Shl, shl, Shl;
+    Shr, shr, Shr;
+}
+
+impl DynArray {
+    // ---- construction ----
+
+    /// An uninitialised array of `dtype` and `shape`.
+    pub fn empty(ctx: &Context, dtype: DType, shape: &[usize]) -> Result<DynArray> {
+        with_dtype!(dtype, T => Array::<T>::empty(ctx, shape).map(DynArray::from))
+    }
+
+    /// `value` converted to `dtype` everywhere. An integer `value` outside an integer dtype's
+    /// range is an [`Error::Type`], as NumPy 2's `full` raises `OverflowError`.
+    pub fn full(ctx: &Context, dtype: DType, shape: &[usize], value: Scalar) -> Result<DynArray> {
+        value.check_fits(dtype)?;
+        with_dtype!(dtype, T => Array::<T>::full(ctx, shape, T::from_scalar(value)).map(DynArray::from))
+    }
+
+    /// Zeros of `dtype`.
+    pub fn zeros(ctx: &Context, dtype: DType, shape: &[usize]) -> Result<DynArray> {
+        DynArray::full(ctx, dtype, shape, Scalar::Int(0))
+    }
+
+    /// Ones of `dtype`.
+    pub fn ones(ctx: &Context, dtype: DType, shape: &[usize]) -> Result<DynArray> {
+        DynArray::full(ctx, dtype, shape, Scalar::Int(1))
+    }
+
+    /// A device copy of `data` (C order) with `shape`.
+    pub fn from_slice<T: Element>(ctx: &Context, data: &[T], shape: &[usize]) -> Result<DynArray>
+    where
+        DynArray: From<Array<T>>,
+    {
+        Array::from_slice(ctx, data, shape).map(DynArray::from)
+    }
+
+    /// An array of `dtype` over existing device memory (see [`Array::from_buffer`]; strides
+    /// and offset in elements).
+    pub fn from_buffer(
+        buffer: &Buffer,
+        dtype: DType,
+        shape: &[usize],
+        strides: &[isize],
+        offset: usize,
+    ) -> Result<DynArray> {
+        with_dtype!(dtype, T => Array::<T>::from_buffer(buffer, shape, strides, offset).map(DynArray::from))
+    }
+
+    /// NumPy's `arange(start, stop, step, dtype)` (integer and float dtypes), the bounds
+    /// converted to `dtype` first as NumPy does.
+    pub fn arange(
+        ctx: &Context,
+        start: Scalar,
+        stop: Scalar,
+        step: Scalar,
+        dtype: DType,
+    ) -> Result<DynArray> {
+        with_dtype!(dtype, T => Array::<T>::arange(
+            ctx,
+            T::from_scalar(start),
+            T::from_scalar(stop),
+            T::from_scalar(step)
+        )
+        .map(DynArray::from))
+    }
+
+    /// NumPy's `linspace(start, stop, num, dtype)` with its endpoint (float dtypes).
+    pub fn linspace(ctx: &Context, start: f64, stop: f64, num: usize, dtype: DType) -> Result<DynArray> {
+        with_dtype!(dtype, T => Array::<T>::linspace(
+            ctx,
+            T::from_scalar(Scalar::Float(start)),
+            T::from_scalar(Scalar::Float(stop)),
+            num
+        )
+        .map(DynArray::from))
+    }
+
+    /// Evaluates `e` into a new array of the expression's own dtype: one kernel.
+    pub fn eval(e: &Expr) -> Result<DynArray> {
+        with_dtype!(e.dtype()?, T => e.eval::<T>().map(DynArray::from))
+    }
+
+    // ---- properties ----
+
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        each!(self, a => a.dtype())
+    }
+
+    /// The extent of each axis.
+    pub fn shape(&self) -> &[usize] {
+        each!(self, a => a.shape())
+    }
+
+    /// The strides, in elements.
+    pub fn strides(&self) -> &[isize] {
+        each!(self, a => a.strides())
+    }
+
+    /// The position of the first element in the buffer, in elements.
+    pub fn offset(&self) -> usize {
+        each!(self, a => a.offset())
+    }
+
+    /// The position of the first element in the buffer, in bytes.
+    pub fn offset_bytes(&self) -> usize {
+        each!(self, a => a.offset_bytes())
+    }
+
+    /// The layout (shape, strides, offset).
+    pub fn layout(&self) -> &Layout {
+        each!(self, a => a.layout())
+    }
+
+    /// Number of axes.
+    pub fn ndim(&self) -> usize {
+        self.shape().len()
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        each!(self, a => a.len())
+    }
+
+    /// Whether the array has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the elements are C-contiguous (at any offset).
+    pub fn is_contiguous(&self) -> bool {
+        each!(self, a => a.is_contiguous())
+    }
+
+    /// The buffer holding the elements.
+    pub fn buffer(&self) -> &Buffer {
+        each!(self, a => a.buffer())
+    }
+
+    /// The context the array's work goes to.
+    pub fn context(&self) -> &Context {
+        each!(self, a => a.context())
+    }
+
+    /// The array as an expression operand.
+    pub fn expr(&self) -> Expr {
+        each!(self, a => a.expr())
+    }
+
+    // ---- host values ----
+
+    /// The elements in C order as [`Scalar`]s (blocking): bool, integers, floats (f16 and f32
+    /// widened exactly to f64) and complex numbers.
+    pub fn to_scalars(&self) -> Result<Vec<Scalar>> {
+        each!(self, a => Ok(a.to_vec()?.into_iter().map(Element::to_scalar).collect()))
+    }
+
+    /// The single element of a one-element array as a [`Scalar`].
+    pub fn item(&self) -> Result<Scalar> {
+        each!(self, a => a.item().map(Element::to_scalar))
+    }
+
+    // ---- views and copies ----
+
+    /// A view selected as [`Array::slice`] selects (ndarray's slicing semantics).
+    pub fn slice(&self, info: &[SliceInfoElem]) -> Result<DynArray> {
+        each!(self, a => a.slice(info).map(DynArray::from))
+    }
+
+    /// The same elements with a new shape, as a view ([`Array::reshape`]).
+    pub fn reshape(&self, shape: &[usize]) -> Result<DynArray> {
+        each!(self, a => a.reshape(shape).map(DynArray::from))
+    }
+
+    /// A view when possible, else a contiguous copy ([`Array::reshape_copy`]).
+    pub fn reshape_copy(&self, shape: &[usize]) -> Result<DynArray> {
+        each!(self, a => a.reshape_copy(shape).map(DynArray::from))
+    }
+
+    /// The transpose, as a view.
+    #[must_use = "`t` returns a transposed view and leaves the array as it is"]
+    pub fn t(&self) -> DynArray {
+        each!(self, a => DynArray::from(a.t()))
+    }
+
+    /// The axes in the order `axes`, as a view.
+    pub fn permute(&self, axes: &[isize]) -> Result<DynArray> {
+        each!(self, a => a.permute(axes).map(DynArray::from))
+    }
+
+    /// The array broadcast to `shape`, as a view.
+    pub fn broadcast_to(&self, shape: &[usize]) -> Result<DynArray> {
+        each!(self, a => a.broadcast_to(shape).map(DynArray::from))
+    }
+
+    /// Without its axes of extent 1.
+    #[must_use = "`squeeze` returns a view and leaves the array as it is"]
+    pub fn squeeze(&self) -> DynArray {
+        each!(self, a => DynArray::from(a.squeeze()))
+    }
+
+    /// With a new axis of extent 1 at `axis`.
+    pub fn expand_dims(&self, axis: isize) -> Result<DynArray> {
+        each!(self, a => a.expand_dims(axis).map(DynArray::from))
+    }
+
+    /// Reversed along `axis`, as a view.
+    pub fn flip(&self, axis: isize) -> Result<DynArray> {
+        each!(self, a => a.flip(axis).map(DynArray::from))
+    }
+
+    /// A contiguous copy.
+    pub fn copy(&self) -> Result<DynArray> {
+        each!(self, a => a.copy().map(DynArray::from))
+    }
+
+    /// The elements converted to `dtype` (a new array, as NumPy's `astype`).
+    pub fn astype(&self, dtype: DType) -> Result<DynArray> {
+        if dtype == self.dtype() {
+            return self.copy();
+        }
+        DynArray::eval(&self.expr().cast(dtype))
+    }
+
+    /// Writes `src` (an expression, array or scalar that broadcasts to this shape) into this
+    /// array or view, converting to its dtype ([`Array::assign`]).
+    pub fn assign(&mut self, src: impl IntoExpr) -> Result<()> {
+        let e = src.into_expr();
+        each!(self, a => a.assign(e))
+    }
+
+    /// The typed array inside, when `T` is its element type.
+    pub fn typed<T: Element>(&self) -> Result<Array<T>> {
+        if T::DTYPE != self.dtype() {
+            return Err(Error::Type {
+                dtypes: vec![self.dtype().name().into(), T::DTYPE.name().into()],
+                message: format!(
+                    "the array is {}, but it was asked for as Array<{}>; convert it with astype first",
+                    self.dtype(),
+                    T::DTYPE
+                ),
+            });
+        }
+        let l = self.layout();
+        Array::from_buffer(self.buffer(), &l.shape, &l.strides, l.offset)
+    }
+}

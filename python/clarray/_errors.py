@@ -1,0 +1,86 @@
+"""The exceptions clarray raises: one class per kind of error of the Rust library.
+
+Each is a subclass of :class:`ClarrayError` and of the built-in exception Python code already
+catches for that kind (``ValueError``, ``TypeError``, ``IndexError``, ``MemoryError``, ...).
+Every instance carries ``kind`` (the Rust variant's name), ``error_kind`` (the library's
+coarse, stable ``ErrorKind``: ``InvalidValue``, ``Type``, ``Index``, ``OutOfMemory``, ...) and the
+variant's fields as attributes (for example ``requested`` and ``limit`` on :class:`OutOfDeviceMemoryError`).
+"""
+
+
+class ClarrayError(Exception):
+    """Base class of every error raised by clarray; ``kind`` names the library's variant."""
+
+    kind = "Error"
+
+    def __init__(self, message, **fields):
+        super().__init__(message)
+        self.message = message
+        for name, value in fields.items():
+            setattr(self, name, value)
+
+
+class ShapeError(ClarrayError, ValueError):
+    """Shapes that do not match or do not broadcast."""
+
+
+class AxisError(ClarrayError, ValueError, IndexError):
+    """An axis outside ``-ndim..ndim`` or named twice; fields ``axis`` and ``ndim``."""
+
+
+class DTypeError(ClarrayError, TypeError):
+    """Element types that do not fit the operation."""
+
+
+class ScalarOverflowError(DTypeError, OverflowError):
+    """A Python integer out of the bounds of the array's integer type (NumPy 2 raises
+    ``OverflowError`` too)."""
+
+
+class OutOfBoundsError(ClarrayError, IndexError):
+    """A copy, view or index outside the memory it refers to."""
+
+
+class TooLargeError(ClarrayError, ValueError):
+    """A size above what the device or the host can address."""
+
+
+class InvalidArgumentError(ClarrayError, ValueError):
+    """An argument that is invalid whatever the bounds."""
+
+
+class ContextMismatchError(ClarrayError, ValueError):
+    """Objects of two different contexts used together."""
+
+
+class UnsupportedError(ClarrayError, NotImplementedError):
+    """The device lacks a capability the call needs (fp64, images, ...)."""
+
+
+class OutOfDeviceMemoryError(ClarrayError, MemoryError):
+    """The device memory limit would be exceeded; fields ``requested``, ``in_use``, ``held``,
+    ``limit`` (bytes)."""
+
+
+class KernelArgsError(ClarrayError, TypeError):
+    """Kernel arguments that do not match the kernel's signature; field ``kernel``."""
+
+
+class BuildError(ClarrayError, RuntimeError):
+    """A program did not build; the message holds the device's build log."""
+
+
+class OpenCLError(ClarrayError, RuntimeError):
+    """An OpenCL call failed; fields ``op``, ``code``, ``name``."""
+
+
+class KernelFailedError(ClarrayError, RuntimeError):
+    """A kernel failed while it ran; fields ``kernel``, ``global_size``."""
+
+
+class NoDeviceError(ClarrayError, RuntimeError):
+    """No OpenCL runtime or no device matching the request."""
+
+
+class ClarrayIOError(ClarrayError, OSError):
+    """An I/O error (program cache files)."""

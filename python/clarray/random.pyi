@@ -1,0 +1,16 @@
+from typing import Optional, Sequence, Union
+
+import numpy.typing as npt
+
+from . import Array, Context
+
+class Generator:
+    def __init__(self, seed: int = ...) -> None: ...
+    def uniform(self, size: Union[int, Sequence[int]], low: float = ..., high: float = ...,
+                dtype: npt.DTypeLike = ..., ctx: Optional[Context] = ...) -> Array: ...
+    def normal(self, size: Union[int, Sequence[int]], loc: float = ..., scale: float = ...,
+               dtype: npt.DTypeLike = ..., ctx: Optional[Context] = ...) -> Array: ...
+    def integers(self, low: int, high: int, size: Union[int, Sequence[int]],
+                 dtype: npt.DTypeLike = ..., ctx: Optional[Context] = ...) -> Array: ...
+
+def default_rng(seed: int = ...) -> Generator: ...

@@ -1,0 +1,135 @@
+"""Operators and elementwise functions: NumPy broadcasting, NumPy 2 promotion (Python
+scalars weak, NumPy scalars strong), values against NumPy's."""
+
+import operator
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+from hypothesis.extra import numpy as hnp
+
+import clarray as cl
+from conftest import DTYPES, assert_same, random_array
+
+REAL = [d for d in DTYPES if d.kind != "c"]
+
+
+def numpy_result(f, *args):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return f(*args)
+
+
+@given(da=st.sampled_from(DTYPES), db=st.sampled_from(DTYPES),
+       shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=4),
+       op=st.sampled_from([operator.add, operator.sub, operator.mul, operator.eq, operator.ne]),
+       seed=st.integers(0, 2**32 - 1), transpose=st.booleans())
+def test_binary_operators_broadcast_and_promote_as_numpy(da, db, shapes, op, seed, transpose):
+    if op in (operator.add, operator.sub, operator.mul) and da == db == np.bool_:
+        op = operator.eq  # NumPy's + on bool is `or`; the library refuses bool arithmetic
+    if op is operator.sub and np.bool_ in (da, db):
+        op = operator.add
+    rng = np.random.default_rng(seed)
+    x = random_array(rng, shapes.input_shapes[0][::-1], da)
+    y = random_array(rng, shapes.input_shapes[1], db)
+    x = x.T if transpose else np.ascontiguousarray(x.T)
+    want = numpy_result(op, x, y)
+    assert_same(op(cl.asarray(x), cl.asarray(y)), want)
+
+
+@given(dt=st.sampled_from(REAL), seed=st.integers(0, 2**32 - 1),
+       op=st.sampled_from([operator.lt, operator.le, operator.gt, operator.ge, operator.truediv,
+                           operator.floordiv, operator.mod, operator.pow]))
+def test_ordering_and_division_match_numpy(dt, seed, op):
+    rng = np.random.default_rng(seed)
+    x = random_array(rng, (3, 4), dt)
+    y = random_array(rng, (4,), dt)
+    if dt == np.bool_ and op in (operator.floordiv, operator.mod, operator.pow, operator.truediv):
+        dt, x, y = np.dtype(np.int8), x.astype(np.int8), y.astype(np.int8)
+    if op in (operator.floordiv, operator.mod, operator.truediv):
+        y = np.where(y == 0, np.ones_like(y), y)
+    if op is operator.pow:
+        y = np.abs(y) % 4 if dt.kind in "iu" else y
+        x = np.abs(x) if dt.kind == "f" else x
+    assert_same(op(cl.asarray(x), cl.asarray(y)), numpy_result(op, x, y))
+
+
+@pytest.mark.parametrize("dt", ["bool", "int8", "uint16", "int64", "float16", "float32"])
+@pytest.mark.parametrize("scalar", [True, 3, 2.5, 1 + 1j, np.float32(2), np.int16(3)])
+def test_scalars_promote_as_numpy_2(dt, scalar):
+    dt = np.dtype(dt)
+    if dt == np.bool_ and isinstance(scalar, bool):
+        scalar = 3
+    x = np.arange(1, 5).astype(dt)
+    a = cl.asarray(x)
+    for f in (lambda p, q: p * q, lambda p, q: q * p):
+        assert_same(f(a, scalar), numpy_result(f, x, scalar))
+
+
+def test_python_int_out_of_bounds_is_overflow_error():
+    a = cl.asarray(np.arange(3, dtype=np.uint8))
+    with pytest.raises(OverflowError, match="out of bounds for uint8") as e:
+        a + 300
+    assert isinstance(e.value, cl.ClarrayError) and e.value.kind == "Type"
+    assert_same(a < 300, np.ones(3, dtype=bool))  # comparisons are answered from the value
+
+
+def test_invalid_combinations_raise_type_errors():
+    f = cl.asarray(np.ones(3, dtype=np.float32))
+    with pytest.raises(TypeError, match="not defined for float32"):
+        f & f
+    c = cl.asarray(np.ones(3, dtype=np.complex64))
+    with pytest.raises(TypeError):
+        c < c
+
+
+def test_shapes_that_do_not_broadcast_raise_value_errors():
+    a, b = cl.zeros((2, 3)), cl.zeros((4,))
+    with pytest.raises(ValueError) as e:
+        a + b
+    assert isinstance(e.value, cl.ShapeError)
+
+
+UNARY = ["sqrt", "exp", "log", "sin", "cos", "tanh", "arctan", "floor", "ceil", "rint", "trunc",
+         "abs", "negative", "sign", "isnan", "isfinite", "log1p", "expm1"]
+
+
+@given(name=st.sampled_from(UNARY), dt=st.sampled_from(["float32", "float64", "int16", "uint8"]),
+       seed=st.integers(0, 2**32 - 1))
+def test_unary_functions_match_numpy(name, dt, seed):
+    x = random_array(np.random.default_rng(seed), (2, 5), dt)
+    if name in ("sqrt", "log", "log1p"):
+        x = np.abs(x) + (1 if np.dtype(dt).kind in "iu" else 0.25)
+        x = x.astype(dt)
+    want = numpy_result(getattr(np, name), x)
+    assert_same(getattr(cl, name)(cl.asarray(x)[:, ::-1]), numpy_result(getattr(np, name), x[:, ::-1]))
+    assert want.shape == x.shape
+
+
+@given(name=st.sampled_from(["minimum", "maximum", "arctan2", "hypot", "logical_and", "logical_xor", "power"]),
+       dt=st.sampled_from(["float32", "float64", "int32"]), seed=st.integers(0, 2**32 - 1))
+def test_binary_functions_match_numpy(name, dt, seed):
+    rng = np.random.default_rng(seed)
+    x, y = random_array(rng, (3, 1), dt), random_array(rng, (4,), dt)
+    if name == "power":
+        x, y = np.abs(x), np.abs(y) % 3
+    assert_same(getattr(cl, name)(cl.asarray(x), cl.asarray(y)), numpy_result(getattr(np, name), x, y))
+
+
+def test_where_and_unary_operators():
+    h = np.linspace(-2, 2, 7)
+    a = cl.asarray(h)
+    assert_same(cl.where(a > 0, a, 0.0), np.where(h > 0, h, 0.0))
+    assert_same(cl.where(a > 0, 1, a.astype(np.float32)), np.where(h > 0, 1, h.astype(np.float32)))
+    assert_same(-a, -h)
+    assert_same(abs(a), abs(h))
+    i = np.arange(-3, 4, dtype=np.int8)
+    assert_same(~cl.asarray(i), ~i)
+    assert_same(2 ** cl.asarray(np.arange(4.0)), 2 ** np.arange(4.0))
+
+
+def test_result_type_is_numpys():
+    for x in DTYPES:
+        for y in DTYPES:
+            assert cl.result_type(x, y) == np.result_type(x, y), (x, y)
