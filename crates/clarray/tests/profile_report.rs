@@ -90,6 +90,10 @@ fn idle_time_shows_host_pauses() {
     let ctx = Context::new().unwrap().profiled().unwrap();
     let k = Source::new(SRC).build(&ctx).unwrap().kernel("scale").unwrap();
     let x = Buffer::uninit(&ctx, 4096).unwrap();
+    // One launch before the profiler starts: PoCL compiles a kernel for its work-group size at
+    // its first launch, inside the profiled command (with an empty PoCL cache that took longer
+    // than the pauses, and the test failed).
+    k.launch(ctx.queue(), 1024, (&x, 1.0f32)).unwrap().wait().unwrap();
     let p = Profiler::start(ctx.queue()).unwrap();
     let pause = std::time::Duration::from_millis(30);
     for _ in 0..3 {
