@@ -10,11 +10,11 @@ export CLARRAY_REQUIRE_DEVICE=1
 if [ ${#args[@]} -eq 0 ]; then
   # The full run also tests the solver under MPI (feature `mpi` of induction, MPICH: installed
   # by --mpi): its tests (mpi_ranks, mpi_solver, mpi_outputs) start their own `mpiexec` runs.
-  # The feature is on for the whole workspace in one `cargo test`, so that nothing is compiled
-  # twice (a second `cargo test -p induction --features mpi` rebuilds induction, clarray and
-  # several dependencies with other features).
+  # They run in a second `cargo test` with the feature on for induction alone: with the feature
+  # on in every test, the in-process command-line tests would start MPI twice in one process.
   source scripts/setup.sh -- --mpi --python
-  cargo test --workspace --features induction/mpi
+  cargo test --workspace
+  cargo test -p induction --features mpi --test mpi_ranks --test mpi_solver --test mpi_outputs
   # The Python package (PyO3 + maturin) against NumPy: pytest + hypothesis in a private venv.
   scripts/test-python.sh
 else
