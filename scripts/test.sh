@@ -7,14 +7,30 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 args=("$@")
 export CLARRAY_REQUIRE_DEVICE=1
+# cargo-nextest (on the machines this project's CI uses) runs every test in its own process, two
+# at a time on two cores: PoCL compiles one kernel at a time per process, and compiling kernels
+# is most of what the tests spend (.config/nextest.toml bounds each test at 10 minutes). It does
+# not run doctests or the tutorial examples (harness = false): `cargo test` runs those. Without
+# nextest, `cargo test` runs everything. Every command selects the same packages (the Python
+# extension is tested from Python), so cargo builds the dependencies once.
+pkgs=(--workspace --exclude clarray-py)
+run_tests() {
+  if cargo nextest --version >/dev/null 2>&1; then
+    cargo nextest run "$@"
+  else
+    cargo test "$@"
+  fi
+}
 if [ ${#args[@]} -eq 0 ]; then
   # The full run also tests the solver under MPI (feature `mpi` of induction, MPICH: installed
-  # by --mpi): its tests (mpi_ranks, mpi_solver, mpi_outputs) start their own `mpiexec` runs.
-  # They run in a second `cargo test` with the feature on for induction alone: with the feature
-  # on in every test, the in-process command-line tests would start MPI twice in one process.
+  # by --mpi): its tests (mpi_ranks, mpi_solver, mpi_outputs) start their own `mpiexec` runs,
+  # which MPICH's Hydra ends after MPIEXEC_TIMEOUT seconds if they hang.
   source scripts/setup.sh -- --mpi --python
-  cargo test --workspace
-  cargo test -p induction --features mpi --test mpi_ranks --test mpi_solver --test mpi_outputs
+  export MPIEXEC_TIMEOUT="${MPIEXEC_TIMEOUT:-600}"
+  pkgs+=(--features induction/mpi)
+  run_tests "${pkgs[@]}" --lib --bins --test '*'
+  cargo test "${pkgs[@]}" --examples
+  cargo test "${pkgs[@]}" --doc
   # The Python package (PyO3 + maturin) against NumPy: pytest + hypothesis in a private venv.
   scripts/test-python.sh
 else

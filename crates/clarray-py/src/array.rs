@@ -69,12 +69,15 @@ impl PyArr {
         let e = binary(op, &self.inner, operand(self.ctx(), other)?);
         let (from, to) = (e.dtype().py()?, self.inner.dtype());
         if !can_cast_same_kind(from, to) {
-            return Err(crate::errors::to_py(clarray::Error::Type(format!(
-                "`{name}` gives {from}, which cannot be cast to the array's {to} with NumPy's casting \
-                 rule 'same_kind'; write `a = a {} b` for a new array of the wider type, or convert b \
-                 first",
-                name.trim_end_matches('=')
-            ))));
+            return Err(crate::errors::to_py(clarray::Error::Type {
+                dtypes: vec![from.to_string(), to.to_string()],
+                message: format!(
+                    "`{name}` gives {from}, which cannot be cast to the array's {to} with NumPy's \
+                     casting rule 'same_kind'; write `a = a {} b` for a new array of the wider type, \
+                     or convert b first",
+                    name.trim_end_matches('=')
+                ),
+            }));
         }
         let mut t = self.inner.clone();
         py.detach(|| t.assign(e)).py()
@@ -108,11 +111,14 @@ impl PyArr {
                 })
                 .py()?;
             if flat.len() != n_values {
-                return Err(crate::errors::to_py(clarray::Error::Shape(format!(
-                    "boolean index assignment of {n_values} values to the {} places the mask selects; \
-                     give one value or exactly one per selected place",
-                    flat.len()
-                ))));
+                return Err(crate::errors::to_py(clarray::Error::Shape {
+                    shapes: vec![vec![n_values], vec![flat.len()]],
+                    message: format!(
+                        "boolean index assignment of {n_values} values to the {} places the mask \
+                         selects; give one value or exactly one per selected place",
+                        flat.len()
+                    ),
+                }));
             }
             let vals = self.values_of(py, v, &[n_values])?;
             let mut t = self.inner.clone();

@@ -253,12 +253,15 @@ pub fn scalar_as(s: Scalar, dt: DType) -> clarray::Result<Vec<u8>> {
         Kind::Complex => 3,
     };
     if rank(s.kind()) > rank(dt.kind()) {
-        return Err(clarray::Error::Type(format!(
-            "a Python {:?} value cannot be passed as {dt} without losing its {}; pass a value of \
-             the parameter's kind or a NumPy scalar of its dtype",
-            s.kind(),
-            if s.kind() == Kind::Complex { "imaginary part" } else { "fraction" }
-        )));
+        return Err(clarray::Error::Type {
+            dtypes: vec![dt.to_string()],
+            message: format!(
+                "a Python {:?} value cannot be passed as {dt} without losing its {}; pass a value of \
+                 the parameter's kind or a NumPy scalar of its dtype",
+                s.kind(),
+                if s.kind() == Kind::Complex { "imaginary part" } else { "fraction" }
+            ),
+        });
     }
     s.check_fits(dt)?;
     Ok(with_dtype!(dt, T => {

@@ -14,6 +14,24 @@ use crate::output::{check_output_file, HistoryFormat, HistoryRow};
 use crate::sbp::OperatorForm;
 use crate::solver::{Report, Solver};
 
+/// `println!` that survives a reader that went away (`induction run --help | head`): a write
+/// to a closed pipe is not worth a panic, so a failed write ends that line of output quietly,
+/// as `clarray`'s commands do.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+/// `print!` as [`outln!`] writes.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
 /// Solve the linear magnetic induction equation on an OpenCL device, with every field resident
 /// on the device from initialisation to the end.
 #[derive(Debug, Parser)]
@@ -640,19 +658,19 @@ fn run_ranks(a: &RunArgs, cfg: &Config, ranks: std::rc::Rc<crate::ranks::Ranks>)
         written = write_pieces(&solver, dir, ranks.rank(), size)?;
     }
     if root {
-        println!("{}", describe(cfg, ctx.device().name(), &report));
+        outln!("{}", describe(cfg, ctx.device().name(), &report));
         let grid = solver.part().map_or([1, 1, 1], |p| p.parts);
-        println!("on {size} ranks, a {}×{}×{} process grid (times of rank 0)", grid[0], grid[1], grid[2]);
+        outln!("on {size} ranks, a {}×{}×{} process grid (times of rank 0)", grid[0], grid[1], grid[2]);
         for p in written {
-            println!("wrote {}", p.display());
+            outln!("wrote {}", p.display());
         }
         if let Some(h) = &a.history {
             crate::output::write_history(h, &rows)?;
-            println!("wrote {}", h.display());
+            outln!("wrote {}", h.display());
         }
         if let Some(p) = &a.plot {
             crate::output::write_history_png(p, &rows)?;
-            println!("wrote {}", p.display());
+            outln!("wrote {}", p.display());
         }
     }
     Ok(())
@@ -935,8 +953,8 @@ where
             return Err(Error::Usage(msg.trim_start_matches("error: ").trim_end().to_string()));
         }
         Err(e) => {
-            // --help and --version.
-            print!("{e}");
+            // --help and --version (clap's text ends with a newline).
+            outln!("{}", e.to_string().trim_end());
             return Ok(());
         }
     };
@@ -959,7 +977,7 @@ where
             }
             // Started by mpiexec on several ranks (feature `mpi`): the grid split in blocks.
             #[cfg(feature = "mpi")]
-            {
+            if crate::ranks::launched() {
                 let ranks = std::rc::Rc::new(crate::ranks::Ranks::init()?);
                 if ranks.size() > 1 {
                     return run_ranks(&a, &cfg, ranks);
@@ -969,17 +987,17 @@ where
             let history = a.history.is_some() || a.plot.is_some();
             let ckpt = Checkpoints::of(&a)?;
             let (solver, r, rows) = run_config_checkpointed(&ctx, &cfg, a.quiet, history, &ckpt)?;
-            println!("{}", describe(&cfg, ctx.device().name(), &r));
+            outln!("{}", describe(&cfg, ctx.device().name(), &r));
             for p in write_outputs(&solver, a.vtk.as_deref(), a.png.as_deref())? {
-                println!("wrote {}", p.display());
+                outln!("wrote {}", p.display());
             }
             if let Some(h) = &a.history {
                 crate::output::write_history(h, &rows)?;
-                println!("wrote {}", h.display());
+                outln!("wrote {}", h.display());
             }
             if let Some(p) = &a.plot {
                 crate::output::write_history_png(p, &rows)?;
-                println!("wrote {}", p.display());
+                outln!("wrote {}", p.display());
             }
         }
         Command::Convergence(a) => {
@@ -988,7 +1006,7 @@ where
             let mut base = Config::new_with(a.common.case, orders[0], a.common.operator, ns[0]);
             a.common.apply(&mut base)?;
             let ctx = context(a.common.device.as_deref())?;
-            println!(
+            outln!(
                 "{} on {}: {}, cfl {}, {}, final time {:.4}",
                 base.case,
                 ctx.device().name(),
@@ -998,7 +1016,7 @@ where
                 base.final_time()
             );
             let rows = convergence(&ctx, &base, &orders, &ns, false)?;
-            print!("{}", convergence_table(&rows));
+            out!("{}", convergence_table(&rows));
         }
         Command::Energy(a) => {
             let mut base = Config::new_with(a.common.case, a.order, a.common.operator, a.n);
@@ -1006,7 +1024,7 @@ where
             base.inflow = energy_inflow(&a, &base)?;
             base.validate()?;
             let ctx = context(a.common.device.as_deref())?;
-            println!(
+            outln!(
                 "energy of {} on {}, order {}, n {}, to t = {:.4}, {}:",
                 base.case,
                 ctx.device().name(),
@@ -1021,7 +1039,7 @@ where
                     "inflow data exact"
                 }
             );
-            print!("{}", energy_table(&energy_study(&ctx, &base)?));
+            out!("{}", energy_table(&energy_study(&ctx, &base)?));
         }
         Command::Demo(a) => demo(&a)?,
         Command::Bench(a) => bench(&a)?,
@@ -1095,29 +1113,29 @@ pub fn demo(a: &DemoArgs) -> Result<()> {
     check_output_file("--out", &a.out.join(vti_name(&picture)))?;
     check_output_file("--out", &a.out.join("rotation_2d.png"))?;
     let ctx = context(a.device.as_deref())?;
-    println!("induction demo on {}\n", ctx.device().name());
+    outln!("induction demo on {}\n", ctx.device().name());
 
-    println!("1. Convergence, periodic_advection (f64, lsrk4, cfl 0.5, t = 0.25):");
+    outln!("1. Convergence, periodic_advection (f64, lsrk4, cfl 0.5, t = 0.25):");
     let mut base = Config::new(Case::PeriodicAdvection, 2, 8);
     base.final_time = Some(0.25);
     let rows = convergence(&ctx, &base, &[2, 4, 6], &[8, 16, 32], true)?;
-    print!("{}", convergence_table(&rows));
-    println!("\n   Convergence, rotation_2d (f64, lsrk4, cfl 0.5, t = 0.5):");
+    out!("{}", convergence_table(&rows));
+    outln!("\n   Convergence, rotation_2d (f64, lsrk4, cfl 0.5, t = 0.5):");
     let mut base = Config::new(Case::Rotation2d, 2, 8);
     base.final_time = Some(0.5);
     let rows = convergence(&ctx, &base, &[2, 4, 6], &[21, 41, 81], true)?;
-    print!("{}", convergence_table(&rows));
+    out!("{}", convergence_table(&rows));
 
-    println!("\n2. One run with a picture:");
+    outln!("\n2. One run with a picture:");
     let cfg = picture;
     let (solver, r) = run_config(&ctx, &cfg, false)?;
-    println!("{}", describe(&cfg, ctx.device().name(), &r));
+    outln!("{}", describe(&cfg, ctx.device().name(), &r));
     let png = a.out.join("rotation_2d.png");
     for p in write_outputs(&solver, Some(&a.out), Some(&png))? {
-        println!("wrote {}", p.display());
+        outln!("wrote {}", p.display());
     }
 
-    println!("\n3. Resident versus copy mode (the same kernels; copy moves every array around every call):");
+    outln!("\n3. Resident versus copy mode (the same kernels; copy moves every array around every call):");
     let mut cfg = Config::new(Case::Rotation3d, 4, 32);
     cfg.final_time = Some(0.25);
     let mut fields = Vec::new();
@@ -1125,18 +1143,18 @@ pub fn demo(a: &DemoArgs) -> Result<()> {
     for mode in [Mode::Resident, Mode::Copy] {
         cfg.mode = mode;
         let (solver, r) = run_config(&ctx, &cfg, true)?;
-        println!("{}\n", describe(&cfg, ctx.device().name(), &r));
+        outln!("{}\n", describe(&cfg, ctx.device().name(), &r));
         fields.push(solver.field()?);
         reports.push(r);
     }
     let same = fields[0] == fields[1];
-    println!(
+    outln!(
         "fields identical: {same}; copy mode took {:.1}× the wall time and moved {:.1} MiB (resident: {:.3} MiB)",
         reports[1].timing.wall_s / reports[0].timing.wall_s,
         reports[1].timing.transfer_bytes as f64 / 1048576.0,
         reports[0].timing.transfer_bytes as f64 / 1048576.0
     );
-    println!("\ndemo done in {:.1} s", start.elapsed().as_secs_f64());
+    outln!("\ndemo done in {:.1} s", start.elapsed().as_secs_f64());
     if !same {
         return Err(Error::Config("resident and copy mode gave different fields".into()));
     }
@@ -1238,7 +1256,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     // The copy that measures the ceiling: a field's size, within what the device allocates.
     let ceiling_bytes = np.saturating_mul(3 * 8).min(info.max_alloc_bytes as usize / 2).max(1 << 20);
     let ceiling = copy_ceiling(&ctx, ceiling_bytes)?;
-    println!(
+    outln!(
         "induction bench on {}: {}, copy ceiling {:.1} GB/s (device-to-device, read + write)",
         info.name,
         a.case,
@@ -1248,7 +1266,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     let u_in_registers = crate::solver::velocity_in_registers(&base, gpu);
     let [lx, ly] =
         if gpu { crate::solver::stage_local(&base, info.max_work_group_size, gpu) } else { [1, 1] };
-    println!(
+    outln!(
         "stage kernels: {} layout, work-groups {lx}×{ly}×1{}{}",
         if gpu { "GPU" } else { "CPU" },
         if gpu {
@@ -1261,17 +1279,17 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         },
         if a.cl_options.is_empty() { String::new() } else { format!(", build options `{}`", a.cl_options) }
     );
-    println!(
+    outln!(
         "least bytes per step: 5 stages × {} values per node (B and K read, K and B written{}) × the \
          value size",
         if u_in_registers { 12 } else { 15 },
         if u_in_registers { "; u evaluated in registers" } else { "; u read" }
     );
-    println!(
+    outln!(
         "\n| precision | grid | order | x nodes per work-item | ms/step | Mnodes/s (per step) | least bytes/step \
          | roofline ms | of roofline |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    outln!("|---|---|---:|---:|---:|---:|---:|---:|---:|");
     let precisions = match a.precision {
         Some(p) => vec![p],
         None if info.fp64 => vec![Precision::F32, Precision::F64],
@@ -1282,14 +1300,14 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         if a.build_log {
             let log = Solver::new(&ctx, &cfg)?.build_log()?;
             for line in log.lines().filter(|l| !l.trim().is_empty()) {
-                println!("build log ({p}): {line}");
+                outln!("build log ({p}): {line}");
             }
         }
         let (_, kernel) = time_steps(&ctx, &cfg, steps)?;
         let per_step = kernel / steps as f64;
         let bytes = crate::solver::least_bytes_per_step(&cfg, u_in_registers);
         let roof = bytes / ceiling;
-        println!(
+        outln!(
             "| {p} | {} | {} | {} | {:.3} | {:.1} | {:.3e} | {:.3} | {:.0}% |",
             grid(&cfg.n),
             a.order,
@@ -1310,8 +1328,8 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     if a.no_modes {
         return Ok(());
     }
-    println!("\n| mode | grid | precision | wall ms/step | kernel ms/step |");
-    println!("|---|---|---|---:|---:|");
+    outln!("\n| mode | grid | precision | wall ms/step | kernel ms/step |");
+    outln!("|---|---|---|---:|---:|");
     let mut walls = Vec::new();
     for mode in [Mode::Resident, Mode::Copy] {
         let mut cfg = base.clone();
@@ -1320,7 +1338,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         cfg.local = local;
         cfg.mode = mode;
         let (wall, kernel) = time_steps(&ctx, &cfg, steps)?;
-        println!(
+        outln!(
             "| {mode} | {} | {} | {:.3} | {:.3} |",
             grid(&cfg.n),
             cfg.precision,
@@ -1329,6 +1347,6 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         );
         walls.push(wall);
     }
-    println!("\ncopy mode / resident mode, wall time: {:.2}×", walls[1] / walls[0]);
+    outln!("\ncopy mode / resident mode, wall time: {:.2}×", walls[1] / walls[0]);
     Ok(())
 }

@@ -28,6 +28,19 @@ impl std::fmt::Debug for Ranks {
     }
 }
 
+/// The variables an MPI launcher sets in the processes it starts: MPICH's and Intel MPI's
+/// Hydra (`PMI_RANK`, `PMI_SIZE`), PMIx launchers (`PMIX_RANK`), Open MPI
+/// (`OMPI_COMM_WORLD_SIZE`) and Slurm's `srun` with an MPI plugin (`PMI_SIZE`).
+const LAUNCHER_ENV: [&str; 4] = ["PMI_RANK", "PMI_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE"];
+
+/// Whether this process was started by an MPI launcher (`mpiexec`, `srun`). A process started
+/// by hand runs on one device without initialising MPI: MPICH's "singleton" start, which would
+/// otherwise begin, starts a process manager of its own and waits for it to connect back, and
+/// a sandbox whose host name does not resolve can make that wait for ever.
+pub fn launched() -> bool {
+    LAUNCHER_ENV.iter().any(|k| std::env::var_os(k).is_some())
+}
+
 impl Ranks {
     /// Initialises MPI (once per process) and splits the world by node.
     pub fn init() -> Result<Ranks> {

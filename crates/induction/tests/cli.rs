@@ -291,3 +291,22 @@ fn convergence_on_an_empty_grid_is_refused_not_a_panic() {
     let base = Config::new(Case::HallOutflow, 2, 0);
     assert!(cli::convergence_configs(&base, &[2], &[0]).is_err());
 }
+
+/// `induction run --help | head -1` panicked ("failed printing to stdout: Broken pipe"): a
+/// reader that closes the pipe early now ends the output quietly, with success.
+#[test]
+fn help_into_a_closed_pipe_does_not_panic() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_induction"))
+        .args(["run", "--help"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader goes away before the help is written (starting the process takes longer).
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.status.success(), "{:?}: {err}", out.status);
+}

@@ -1188,12 +1188,10 @@ fn launch(ctx: &Context, kernel: &Kernel, args: &[KernelValue], items: usize) ->
 }
 
 fn launch_args(ctx: &Context, kernel: &Kernel, args: &[Arg<'_>], items: usize) -> Result<Event> {
+    // Every launch, a tiny one included, takes work-groups of `wg` (the kernels check the
+    // length): a driver that compiles a kernel per work-group size (PoCL) then compiles one,
+    // not one per array length below `wg`.
     let wg = WG.min(kernel.max_work_group_size()).max(1);
-    if items < wg {
-        // A tiny launch: exactly the work-items needed, in one group the driver sizes.
-        let dims = LaunchDims { global: &[items], local: None, offset: None };
-        return ctx.queue().launch(kernel, args, &dims, &[]);
-    }
     let cap = (1usize << 30) / wg * wg;
     let global = (items.div_ceil(wg) * wg).min(cap);
     ctx.queue().launch(kernel, args, &LaunchDims { global: &[global], local: Some(&[wg]), offset: None }, &[])
