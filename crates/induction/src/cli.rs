@@ -613,12 +613,6 @@ pub fn run_config_checkpointed(
 #[cfg(feature = "mpi")]
 fn run_ranks(a: &RunArgs, cfg: &Config, ranks: std::rc::Rc<crate::ranks::Ranks>) -> Result<()> {
     let size = ranks.size();
-    if a.png.is_some() {
-        return Err(Error::Config(format!(
-            "--png is not written on more than one rank yet ({size} ranks were started: the slice is not \
-             gathered); run on one rank for it, or write --vtk, whose pieces ParaView opens as one field"
-        )));
-    }
     if a.common.device.is_some() {
         return Err(Error::Config(format!(
             "--device is not taken on more than one rank ({size} ranks were started): each rank takes \
@@ -656,6 +650,9 @@ fn run_ranks(a: &RunArgs, cfg: &Config, ranks: std::rc::Rc<crate::ranks::Ranks>)
     let mut written = Vec::new();
     if let Some(dir) = &a.vtk {
         written = write_pieces(&solver, dir, ranks.rank(), size)?;
+    }
+    if let Some(path) = &a.png {
+        written.extend(write_png(&solver, path)?);
     }
     if root {
         outln!("{}", describe(cfg, ctx.device().name(), &report));
@@ -766,25 +763,31 @@ fn write_outputs(solver: &Solver, vtk: Option<&Path>, png: Option<&Path>) -> Res
     if vtk.is_none() && png.is_none() {
         return Ok(written);
     }
-    let b = solver.field()?;
-    let div = solver.divergence_field()?;
     let cfg = solver.config();
     if let Some(dir) = vtk {
         std::fs::create_dir_all(dir)
             .map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
         let path = dir.join(vti_name(cfg));
-        crate::output::write_vti(&path, cfg, &b, &div)?;
+        crate::output::write_vti(&path, cfg, &solver.field()?, &solver.divergence_field()?)?;
         written.push(path);
     }
     if let Some(path) = png {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
-        }
-        crate::output::write_png(path, cfg, &b, &div)?;
-        written.push(path.to_path_buf());
+        written.extend(write_png(solver, path)?);
     }
     Ok(written)
+}
+
+/// Draws the `--png` slice: on several ranks every rank calls it, and rank 0 writes the plane
+/// the ranks gathered to it; returns the file, where this rank wrote one.
+fn write_png(solver: &Solver, path: &Path) -> Result<Option<PathBuf>> {
+    let Some(plane) = solver.middle_plane()? else {
+        return Ok(None);
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
+    }
+    crate::output::write_png(path, &plane)?;
+    Ok(Some(path.to_path_buf()))
 }
 
 /// One row of a convergence table.

@@ -243,26 +243,23 @@ fn panel(
     cv.text(bar_x + 18, top + bar_h - 10, &format!("{lo:.2e}"));
 }
 
-/// Writes a PNG of the mid-plane slice z = nz/2: |B| on the left (viridis), div B on the right
-/// (a diverging map, symmetric about zero), each with a colour bar labelled with its range.
-pub fn write_png(path: &Path, cfg: &Config, b: &[f64], div: &[f64]) -> Result<()> {
-    let [nx, ny, nz] = cfg.n;
-    let np = nx * ny * nz;
-    let k = nz / 2;
-    let mag = magnitude(b, np);
-    let slice = |v: &[f64]| v[k * nx * ny..(k + 1) * nx * ny].to_vec();
-    let (smag, sdiv) = (slice(&mag), slice(div));
+/// Writes a PNG of a plane of the grid (the mid-plane z = nz/2, [`crate::Solver::middle_plane`]):
+/// |B| on the left (viridis), div B on the right (a diverging map, symmetric about zero), each
+/// with a colour bar labelled with its range.
+pub fn write_png(path: &Path, plane: &crate::solver::Plane) -> Result<()> {
+    let (nx, ny) = (plane.nx, plane.ny);
+    let (smag, sdiv) = (&plane.magnitude, &plane.div);
     let range =
         |v: &[f64]| v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
-    let (mlo, mhi) = range(&smag);
-    let (dlo, dhi) = range(&sdiv);
+    let (mlo, mhi) = range(smag);
+    let (dlo, dhi) = range(sdiv);
     let dmax = dlo.abs().max(dhi.abs()).max(f64::MIN_POSITIVE);
     let scale = (400 / nx.max(ny)).max(1);
     let panel_w = nx * scale + 8 + 14 + 18 + 9 * 8 + 16;
     let (w, h) = (12 + 2 * panel_w, 12 + 16 + ny * scale + 12);
     let mut cv = Canvas::new(w, h);
-    panel(&mut cv, 12, 12, scale, &smag, nx, ny, (mlo, mhi), colorous::VIRIDIS, "|B|");
-    panel(&mut cv, 12 + panel_w, 12, scale, &sdiv, nx, ny, (-dmax, dmax), colorous::RED_BLUE, "div B");
+    panel(&mut cv, 12, 12, scale, smag, nx, ny, (mlo, mhi), colorous::VIRIDIS, "|B|");
+    panel(&mut cv, 12 + panel_w, 12, scale, sdiv, nx, ny, (-dmax, dmax), colorous::RED_BLUE, "div B");
     write_rgb_png(path, &cv)
 }
 
