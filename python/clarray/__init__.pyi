@@ -5,6 +5,7 @@ from typing import Any, Optional, Sequence, Tuple, Union, overload
 import numpy as np
 import numpy.typing as npt
 
+from . import induction as induction
 from . import random as random
 from ._errors import (
     AxisError as AxisError,
@@ -22,6 +23,7 @@ from ._errors import (
     OutOfDeviceMemoryError as OutOfDeviceMemoryError,
     ScalarOverflowError as ScalarOverflowError,
     ShapeError as ShapeError,
+    SolverUnstableError as SolverUnstableError,
     TooLargeError as TooLargeError,
     UnsupportedError as UnsupportedError,
 )

@@ -78,6 +78,11 @@ class KernelFailedError(ClarrayError, RuntimeError):
     """A kernel failed while it ran; fields ``kernel``, ``global_size``."""
 
 
+class SolverUnstableError(ClarrayError, ArithmeticError):
+    """The induction solver's solution stopped being finite (lower ``cfl`` or change the
+    forms)."""
+
+
 class NoDeviceError(ClarrayError, RuntimeError):
     """No OpenCL runtime or no device matching the request."""
 

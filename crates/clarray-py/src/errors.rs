@@ -101,9 +101,15 @@ fn build(py: Python<'_>, e: &Error) -> PyResult<PyErr> {
     let class = class_and_fields(e, &fields)?;
     fields.set_item("kind", kind(e))?;
     fields.set_item("error_kind", e.kind().name())?;
-    let module = py.import("clarray._errors")?;
+    exception(class, e.to_string(), &fields)
+}
+
+/// An instance of the class `class` of python/clarray/_errors.py with `message` and `fields`
+/// (which should hold `kind` and `error_kind`, as every clarray exception does).
+pub fn exception(class: &str, message: String, fields: &Bound<'_, PyDict>) -> PyResult<PyErr> {
+    let module = fields.py().import("clarray._errors")?;
     let cls = module.getattr(class)?;
-    let exc = cls.call((e.to_string(),), Some(&fields))?;
+    let exc = cls.call((message,), Some(fields))?;
     Ok(PyErr::from_value(exc))
 }
 
