@@ -439,6 +439,8 @@ pub fn binary_types(op: BinOp, t: DType) -> Result<(DType, DType)> {
             let f = if matches!(k, Kind::Int | Kind::Bool) { DType::F64 } else { t };
             (f, f)
         }
+        // Complex `**` is NumPy's (codegen's complex power); complex `//` and `%` NumPy refuses.
+        Pow if k == Kind::Complex => (t, t),
         FloorDiv | Rem | Pow => match k {
             Kind::Complex => return Err(type_err(name, t, "")),
             // NumPy has no bool loop: bool operands take the first loop they cast to, int8.

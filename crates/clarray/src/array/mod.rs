@@ -116,8 +116,8 @@
 //!
 //! Invalid combinations are [`Error::Type`], reported when the expression is evaluated (an
 //! operator cannot return a `Result`; [`Expr::check`] reports it earlier): bitwise operations
-//! and shifts on floats or complex, `%`, `//`, `pow`, min/max and ordering comparisons on
-//! complex, math functions other than `exp`, `sqrt`, `abs` on complex, arithmetic (`+ - * /`)
+//! and shifts on floats or complex, `%`, `//`, min/max and ordering comparisons on
+//! complex, math functions other than `exp`, `sqrt`, `abs`, `pow` on complex, arithmetic (`+ - * /`)
 //! on two bool operands other than `/` (NumPy's `+` on bool is `or`: write `logical_or`).
 //!
 //! # Defined results where C would be undefined
@@ -133,6 +133,9 @@
 //! - f64 → f16 conversion rounds once, to nearest even, from the double (not through f32,
 //!   which would round twice), on the device and for host scalars alike.
 //! - Integer `pow` with a negative exponent gives 0 (1 for base 1, ±1 for base −1); NumPy raises.
+//! - Complex `pow` is NumPy's: `z ** 0` is 1 for every z (`0 ** 0` too), `0 ** b` is 0 where
+//!   `Re b > 0` and NaN + NaN i otherwise; a real integer exponent in (−100, 100) multiplies
+//!   (by squaring; a negative one takes the reciprocal), any other is `exp(b·log a)`.
 //! - Shifts by a negative count or by the width or more give 0 (`>>` of a negative value: −1).
 //! - Float → integer conversion truncates toward zero and saturates, NaN gives 0 (NumPy's
 //!   is platform-dependent outside the range). A float scalar assigned to an integer array
