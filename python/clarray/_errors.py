@@ -32,9 +32,11 @@ class DTypeError(ClarrayError, TypeError):
     """Element types that do not fit the operation."""
 
 
-class ScalarOverflowError(DTypeError, OverflowError):
-    """A Python integer out of the bounds of the array's integer type (NumPy 2 raises
-    ``OverflowError`` too)."""
+class ScalarOverflowError(ClarrayError, OverflowError):
+    """A Python integer out of the bounds of the integer type it is to take: ``uint8_array +
+    300``, ``a[...] = 300``, ``full(3, 300, dtype=uint8)``, ``2**40`` for a kernel's ``int``
+    parameter (NumPy 2 raises ``OverflowError`` too); fields ``value`` (the int) and ``dtype``
+    (NumPy's name of the type, ``None`` where the value fits no integer type at all)."""
 
 
 class OutOfBoundsError(ClarrayError, IndexError):

@@ -71,8 +71,45 @@ def test_python_int_out_of_bounds_is_overflow_error():
     a = cl.asarray(np.arange(3, dtype=np.uint8))
     with pytest.raises(OverflowError, match="out of bounds for uint8") as e:
         a + 300
-    assert isinstance(e.value, cl.ClarrayError) and e.value.kind == "Type"
+    assert isinstance(e.value, cl.ScalarOverflowError) and not isinstance(e.value, TypeError)
+    assert (e.value.kind, e.value.error_kind, e.value.value, e.value.dtype) == (
+        "ScalarOverflow", "Overflow", 300, "uint8")
     assert_same(a < 300, np.ones(3, dtype=bool))  # comparisons are answered from the value
+
+
+INTS = [np.dtype(d) for d in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")]
+
+
+@given(dt=st.sampled_from(INTS), above=st.booleans(), delta=st.integers(1, 2**70),
+       op=st.sampled_from([operator.add, operator.mul, operator.sub, operator.floordiv]),
+       scalar_first=st.booleans())
+def test_integer_scalar_out_of_range_raises_overflow_error_as_numpy(dt, above, delta, op, scalar_first):
+    info = np.iinfo(dt)
+    v = info.max + delta if above else info.min - delta
+    x = np.arange(1, 4).astype(dt)
+    f = (lambda p, q: op(q, p)) if scalar_first else op
+    with pytest.raises(OverflowError):  # NumPy 2's own rule: the reference
+        numpy_result(f, x, v)
+    with pytest.raises(OverflowError) as e:
+        f(cl.asarray(x), v)
+    assert isinstance(e.value, cl.ScalarOverflowError)
+    assert e.value.value == v and e.value.dtype == (dt.name if abs(v) < 2**127 else None)
+    assert str(v) in str(e.value)
+    # The bounds themselves are in range: as NumPy computes them (wrapping).
+    for edge in (info.min, info.max):
+        assert_same(f(cl.asarray(x), edge), numpy_result(f, x, edge))
+
+
+def test_out_of_range_assignment_and_fill_raise_overflow_error():
+    a = cl.asarray(np.arange(4, dtype=np.int16))
+    with pytest.raises(OverflowError) as e:
+        a[...] = 40000
+    assert (e.value.value, e.value.dtype) == (40000, "int16")
+    np.testing.assert_array_equal(a.get(), np.arange(4, dtype=np.int16))  # untouched
+    with pytest.raises(OverflowError):
+        np.full(3, -1, dtype=np.uint32)  # NumPy 2 refuses too
+    with pytest.raises(cl.ScalarOverflowError, match="-1 is out of bounds for uint32"):
+        cl.full(3, -1, dtype=np.uint32)
 
 
 def test_invalid_combinations_raise_type_errors():

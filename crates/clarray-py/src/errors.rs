@@ -19,15 +19,19 @@ fn class_and_fields<'py>(e: &Error, fields: &Bound<'py, PyDict>) -> PyResult<&'s
             fields.set_item("ndim", *ndim)?;
             "AxisError"
         }
-        Error::Type { dtypes, message } => {
+        Error::Type { dtypes, .. } => {
             fields.set_item("dtypes", dtypes.clone())?;
-            // The library reports a Python int out of an integer type's bounds as a type error
-            // whose message names NumPy's OverflowError; Python code catches OverflowError there.
-            if message.contains("OverflowError") {
-                "ScalarOverflowError"
-            } else {
-                "DTypeError"
+            "DTypeError"
+        }
+        Error::ScalarOverflow { value, dtype, .. } => {
+            // The value as a Python int (it is an integer in decimal).
+            let v = fields.py().get_type::<pyo3::types::PyInt>().call1((value.as_str(),));
+            match v {
+                Ok(v) => fields.set_item("value", v)?,
+                Err(_) => fields.set_item("value", value)?,
             }
+            fields.set_item("dtype", dtype)?;
+            "ScalarOverflowError"
         }
         Error::Value { name, value, .. } => {
             fields.set_item("name", *name)?;

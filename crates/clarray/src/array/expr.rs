@@ -284,7 +284,7 @@ impl Expr {
     /// This expression converted to `dt` (`astype`): wraps integers, converts float → int
     /// toward zero saturating at the bounds (NaN → 0), takes the real part of complex numbers,
     /// and gives 0/1 for bool. A bare (weak) integer scalar that is out of bounds for an
-    /// integer `dt` is an [`Error::Type`] instead (NumPy 2's `OverflowError`): that is what
+    /// integer `dt` is an [`Error::ScalarOverflow`] instead (NumPy 2's `OverflowError`): that is what
     /// `a.assign(300)` on a u8 array meets.
     pub fn cast(&self, dt: DType) -> Expr {
         let Ok(i) = &self.0 else { return self.clone() };

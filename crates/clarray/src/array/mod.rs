@@ -84,7 +84,7 @@
 //!
 //! Rust scalars are *weak*, as Python scalars in NumPy 2: an integer scalar takes an integer
 //! or float array's type (`u8_array + 3` is u8; a value out of the type's bounds is an
-//! [`Error::Type`], NumPy 2's `OverflowError`, not wraparound — in arithmetic and in
+//! [`Error::ScalarOverflow`], NumPy 2's `OverflowError`, not wraparound — in arithmetic and in
 //! `a.assign(300)` alike; a *comparison* with such a value is answered from the value, as
 //! NumPy 2 does: `u8_array < 300` is all true, `u8_array == -1` all false), a float scalar takes a float or complex array's type (`f32_array * 2.0` is
 //! f32) and makes integer arrays f64, a complex scalar makes f16/f32 arrays c64 and f64 arrays
