@@ -13,6 +13,7 @@ from ._errors import (
     ClarrayError as ClarrayError,
     ClarrayIOError as ClarrayIOError,
     ContextMismatchError as ContextMismatchError,
+    CopyRangeError as CopyRangeError,
     DTypeError as DTypeError,
     InvalidArgumentError as InvalidArgumentError,
     KernelArgsError as KernelArgsError,

@@ -43,6 +43,12 @@ class OutOfBoundsError(ClarrayError, IndexError):
     """A copy, view or index outside the memory it refers to."""
 
 
+class CopyRangeError(OutOfBoundsError, ValueError):
+    """A copy whose offset and byte count reach past a buffer's end (``enqueue_copy``); fields
+    ``name`` (the offset's keyword), ``offset``, ``byte_count`` and ``size`` (the buffer's
+    bytes). Raised before anything is copied."""
+
+
 class TooLargeError(ClarrayError, ValueError):
     """A size above what the device or the host can address."""
 
