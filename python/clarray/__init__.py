@@ -50,6 +50,7 @@ from ._errors import (
     ClarrayError,
     ClarrayIOError,
     ContextMismatchError,
+    CopyRangeError,
     DTypeError,
     InvalidArgumentError,
     KernelArgsError,
@@ -60,6 +61,7 @@ from ._errors import (
     OutOfDeviceMemoryError,
     ScalarOverflowError,
     ShapeError,
+    SolverUnstableError,
     TooLargeError,
     UnsupportedError,
 )
@@ -92,20 +94,20 @@ from ._clarray import (
     zeros,
 )
 from ._clarray import where as _where
-from . import _clarray, random
+from . import _clarray, induction, random
 
 __all__ = [
     "Array", "Buffer", "Context", "Queue", "Event", "Source", "Program", "Kernel", "LocalMemory",
     "ElementwiseKernel", "ReductionKernel", "run_kernel", "RunReport",
     "Expr", "lazy", "fuse", "Profiler", "asarray", "array", "zeros", "ones", "empty", "full",
     "zeros_like", "ones_like", "empty_like", "full_like", "arange", "linspace", "where",
-    "result_type", "default_context", "enqueue_copy", "random",
+    "result_type", "default_context", "enqueue_copy", "random", "induction",
     "sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax", "any", "all",
     "cumsum", "cumprod", "sort", "argsort", "take", "put",
-    "ClarrayError", "ShapeError", "AxisError", "DTypeError", "ScalarOverflowError",
+    "ClarrayError", "ShapeError", "AxisError", "CopyRangeError", "DTypeError", "ScalarOverflowError",
     "OutOfBoundsError", "TooLargeError", "InvalidArgumentError", "ContextMismatchError",
     "UnsupportedError", "OutOfDeviceMemoryError", "KernelArgsError", "BuildError",
-    "OpenCLError", "KernelFailedError", "NoDeviceError", "ClarrayIOError",
+    "OpenCLError", "KernelFailedError", "NoDeviceError", "ClarrayIOError", "SolverUnstableError",
 ]
 
 

@@ -5,6 +5,7 @@ from typing import Any, Optional, Sequence, Tuple, Union, overload
 import numpy as np
 import numpy.typing as npt
 
+from . import induction as induction
 from . import random as random
 from ._errors import (
     AxisError as AxisError,
@@ -12,6 +13,7 @@ from ._errors import (
     ClarrayError as ClarrayError,
     ClarrayIOError as ClarrayIOError,
     ContextMismatchError as ContextMismatchError,
+    CopyRangeError as CopyRangeError,
     DTypeError as DTypeError,
     InvalidArgumentError as InvalidArgumentError,
     KernelArgsError as KernelArgsError,
@@ -22,6 +24,7 @@ from ._errors import (
     OutOfDeviceMemoryError as OutOfDeviceMemoryError,
     ScalarOverflowError as ScalarOverflowError,
     ShapeError as ShapeError,
+    SolverUnstableError as SolverUnstableError,
     TooLargeError as TooLargeError,
     UnsupportedError as UnsupportedError,
 )

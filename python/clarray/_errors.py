@@ -32,13 +32,21 @@ class DTypeError(ClarrayError, TypeError):
     """Element types that do not fit the operation."""
 
 
-class ScalarOverflowError(DTypeError, OverflowError):
-    """A Python integer out of the bounds of the array's integer type (NumPy 2 raises
-    ``OverflowError`` too)."""
+class ScalarOverflowError(ClarrayError, OverflowError):
+    """A Python integer out of the bounds of the integer type it is to take: ``uint8_array +
+    300``, ``a[...] = 300``, ``full(3, 300, dtype=uint8)``, ``2**40`` for a kernel's ``int``
+    parameter (NumPy 2 raises ``OverflowError`` too); fields ``value`` (the int) and ``dtype``
+    (NumPy's name of the type, ``None`` where the value fits no integer type at all)."""
 
 
 class OutOfBoundsError(ClarrayError, IndexError):
     """A copy, view or index outside the memory it refers to."""
+
+
+class CopyRangeError(OutOfBoundsError, ValueError):
+    """A copy whose offset and byte count reach past a buffer's end (``enqueue_copy``); fields
+    ``name`` (the offset's keyword), ``offset``, ``byte_count`` and ``size`` (the buffer's
+    bytes). Raised before anything is copied."""
 
 
 class TooLargeError(ClarrayError, ValueError):
@@ -76,6 +84,11 @@ class OpenCLError(ClarrayError, RuntimeError):
 
 class KernelFailedError(ClarrayError, RuntimeError):
     """A kernel failed while it ran; fields ``kernel``, ``global_size``."""
+
+
+class SolverUnstableError(ClarrayError, ArithmeticError):
+    """The induction solver's solution stopped being finite (lower ``cfl`` or change the
+    forms)."""
 
 
 class NoDeviceError(ClarrayError, RuntimeError):

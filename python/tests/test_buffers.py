@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 import clarray as cl
 
@@ -59,3 +60,67 @@ def test_a_buffer_above_the_device_limit_is_too_large():
     with pytest.raises(ValueError, match="at most") as e:
         cl.Buffer(1 << 62)
     assert isinstance(e.value, cl.TooLargeError) and e.value.kind == "TooLarge"
+
+
+@given(size=st.integers(1, 64), offset=st.integers(0, 80), count=st.integers(0, 40),
+       direction=st.sampled_from(["to_device", "to_host", "device_to_device"]),
+       keyword=st.sampled_from(["device_offset", "plain"]), blocking=st.booleans())
+def test_device_offset_past_the_buffer_raises_value_error_before_any_copy(
+        size, offset, count, direction, keyword, blocking):
+    rng = np.random.default_rng(size * 1000 + offset * 10 + count)
+    ctx = cl.default_context()
+    init = rng.integers(0, 256, size, dtype=np.uint8)
+    buf = cl.Buffer(size)
+    cl.enqueue_copy(ctx.queue, buf, init)
+    host = rng.integers(0, 256, 40, dtype=np.uint8)
+    host_before = host.copy()
+    fits = offset + count <= size  # the reference: a range inside the buffer
+    if direction == "to_device":
+        name = "device_offset" if keyword == "device_offset" else "dest_offset"
+        call = lambda: cl.enqueue_copy(ctx.queue, buf, host, byte_count=count, is_blocking=blocking,
+                                       **{name: offset})
+    elif direction == "to_host":
+        name = "device_offset" if keyword == "device_offset" else "src_offset"
+        call = lambda: cl.enqueue_copy(ctx.queue, host, buf, byte_count=count, is_blocking=blocking,
+                                       **{name: offset})
+    else:
+        name = "src_offset"
+        other = cl.Buffer(64)
+        call = lambda: cl.enqueue_copy(ctx.queue, other, buf, byte_count=count, src_offset=offset)
+    if fits:
+        ev = call()
+        if ev is not None:
+            ev.wait()
+        want = init.copy()
+        if direction == "to_device":
+            want[offset:offset + count] = host_before[:count]
+        elif direction == "to_host":
+            np.testing.assert_array_equal(host[:count], init[offset:offset + count])
+            np.testing.assert_array_equal(host[count:], host_before[count:])
+        else:
+            got = np.zeros(count, np.uint8)
+            cl.enqueue_copy(ctx.queue, got, other, byte_count=count)
+            np.testing.assert_array_equal(got, init[offset:offset + count])
+    else:
+        with pytest.raises(ValueError) as e:
+            call()
+        err = e.value
+        assert isinstance(err, cl.CopyRangeError) and isinstance(err, cl.OutOfBoundsError)
+        assert (err.name, err.offset, err.byte_count, err.size) == (name, offset, count, size)
+        for part in (f"{name} {offset}", f"byte_count {count}", f"holds {size} bytes"):
+            assert part in str(err), (part, str(err))
+        want = init
+        np.testing.assert_array_equal(host, host_before)  # nothing was read into the host
+    back = np.zeros(size, np.uint8)
+    cl.enqueue_copy(ctx.queue, back, buf)
+    np.testing.assert_array_equal(back, want)  # nothing was written past the check
+
+
+def test_destination_offset_past_the_buffer_names_it():
+    a, b = cl.Buffer(32), cl.Buffer(16)
+    with pytest.raises(cl.CopyRangeError, match=r"dst_offset 12 with byte_count 8 reaches byte 20.*16 bytes") as e:
+        cl.enqueue_copy(b, a, dst_offset=12, byte_count=8)
+    assert (e.value.name, e.value.offset, e.value.byte_count, e.value.size) == ("dst_offset", 12, 8, 16)
+    # Without byte_count a buffer-to-buffer copy takes the rest of the source.
+    with pytest.raises(cl.CopyRangeError, match="dest_offset 0 with byte_count 32"):
+        cl.enqueue_copy(b, a)

@@ -71,8 +71,45 @@ def test_python_int_out_of_bounds_is_overflow_error():
     a = cl.asarray(np.arange(3, dtype=np.uint8))
     with pytest.raises(OverflowError, match="out of bounds for uint8") as e:
         a + 300
-    assert isinstance(e.value, cl.ClarrayError) and e.value.kind == "Type"
+    assert isinstance(e.value, cl.ScalarOverflowError) and not isinstance(e.value, TypeError)
+    assert (e.value.kind, e.value.error_kind, e.value.value, e.value.dtype) == (
+        "ScalarOverflow", "Overflow", 300, "uint8")
     assert_same(a < 300, np.ones(3, dtype=bool))  # comparisons are answered from the value
+
+
+INTS = [np.dtype(d) for d in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")]
+
+
+@given(dt=st.sampled_from(INTS), above=st.booleans(), delta=st.integers(1, 2**70),
+       op=st.sampled_from([operator.add, operator.mul, operator.sub, operator.floordiv]),
+       scalar_first=st.booleans())
+def test_integer_scalar_out_of_range_raises_overflow_error_as_numpy(dt, above, delta, op, scalar_first):
+    info = np.iinfo(dt)
+    v = info.max + delta if above else info.min - delta
+    x = np.arange(1, 4).astype(dt)
+    f = (lambda p, q: op(q, p)) if scalar_first else op
+    with pytest.raises(OverflowError):  # NumPy 2's own rule: the reference
+        numpy_result(f, x, v)
+    with pytest.raises(OverflowError) as e:
+        f(cl.asarray(x), v)
+    assert isinstance(e.value, cl.ScalarOverflowError)
+    assert e.value.value == v and e.value.dtype == (dt.name if abs(v) < 2**127 else None)
+    assert str(v) in str(e.value)
+    # The bounds themselves are in range: as NumPy computes them (wrapping).
+    for edge in (info.min, info.max):
+        assert_same(f(cl.asarray(x), edge), numpy_result(f, x, edge))
+
+
+def test_out_of_range_assignment_and_fill_raise_overflow_error():
+    a = cl.asarray(np.arange(4, dtype=np.int16))
+    with pytest.raises(OverflowError) as e:
+        a[...] = 40000
+    assert (e.value.value, e.value.dtype) == (40000, "int16")
+    np.testing.assert_array_equal(a.get(), np.arange(4, dtype=np.int16))  # untouched
+    with pytest.raises(OverflowError):
+        np.full(3, -1, dtype=np.uint32)  # NumPy 2 refuses too
+    with pytest.raises(cl.ScalarOverflowError, match="-1 is out of bounds for uint32"):
+        cl.full(3, -1, dtype=np.uint32)
 
 
 def test_invalid_combinations_raise_type_errors():
@@ -133,3 +170,77 @@ def test_result_type_is_numpys():
     for x in DTYPES:
         for y in DTYPES:
             assert cl.result_type(x, y) == np.result_type(x, y), (x, y)
+
+
+COMPLEX = [np.dtype("complex64"), np.dtype("complex128")]
+# NumPy's special cases of complex `**` (npy_cpow): z**0 = 1 whatever z (0**0 and nan**0 too);
+# 0**b = 0 where Re b > 0, else nan+nanj (Re b ≤ 0, b ≠ 0); real integer exponents in (-100, 100)
+# multiply (negative ones take the reciprocal); any other exponent is exp(b·log a).
+SPECIAL_BASES = [0j, 1 + 0j, -1 + 0j, 1j, -1j, -2 + 0j, 0.5 - 0.25j, 3 + 4j, complex("nan"),
+                 complex(0, float("nan")), -0.0 + 0j]
+SPECIAL_EXPONENTS = [0j, -0.0 + 0j, 1 + 0j, 2 + 0j, 3 + 0j, -1 + 0j, -2 + 0j, 7 + 0j, -13 + 0j,
+                     99 + 0j, 100 + 0j, -100 + 0j, 0.5 + 0j, 1j, -1 + 1j, 2 + 1j, 2.5 - 0.5j,
+                     complex("nan"), 1e-300 + 0j]
+
+
+def assert_parts_match(got, want, rtol):
+    """Real and imaginary parts apart: NaN where NumPy has NaN, inf where it has inf."""
+    for part in (np.real, np.imag):
+        np.testing.assert_allclose(part(got), part(want), rtol=rtol, atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize("dt", COMPLEX)
+def test_complex_power_special_values_as_numpy(dt):
+    a = np.array([b for b in SPECIAL_BASES for _ in SPECIAL_EXPONENTS], dtype=dt)
+    b = np.array([e for _ in SPECIAL_BASES for e in SPECIAL_EXPONENTS], dtype=dt)
+    want = numpy_result(np.power, a, b)
+    got = cl.asarray(a) ** cl.asarray(b)
+    assert got.dtype == want.dtype
+    assert_parts_match(got.get(), want, rtol=1e-5 if dt == np.complex64 else 1e-13)
+
+
+def complex_operand(rng, shape, dtype, exponent):
+    """Random complex values with a share of zeros, real integers and pure imaginaries."""
+    v = random_array(rng, shape, dtype) * (0.8 if exponent else 1)
+    pick = rng.integers(0, 6, size=shape)
+    ints = rng.integers(-5, 6, size=shape).astype(dtype)
+    v = np.where(pick == 0, ints, v)
+    v = np.where(pick == 1, (1j * v.imag).astype(dtype), v)
+    if not exponent:
+        v = np.where(rng.integers(0, 8, size=shape) == 0, np.zeros_like(v), v)
+    return v.astype(dtype)
+
+
+@given(da=st.sampled_from(COMPLEX + [np.dtype("float32"), np.dtype("int16")]),
+       db=st.sampled_from(COMPLEX + [np.dtype("float64"), np.dtype("int8")]),
+       seed=st.integers(0, 2**32 - 1), swap=st.booleans())
+def test_complex_power_matches_numpy(da, db, seed, swap):
+    if da.kind != "c" and db.kind != "c":
+        db = np.dtype("complex64")
+    if swap:
+        da, db = db, da
+    rng = np.random.default_rng(seed)
+    x = complex_operand(rng, (3, 4), da, False) if da.kind == "c" else random_array(rng, (3, 4), da)
+    y = complex_operand(rng, (4,), db, True) if db.kind == "c" else rng.integers(-3, 4, size=(4,)).astype(db)
+    want = numpy_result(np.power, x, y)
+    got = cl.asarray(x) ** cl.asarray(y)
+    assert got.dtype == want.dtype
+    # Relative to |result|, as the parts of exp(b·log a) share one rounding of the angle.
+    rtol = 2e-5 if want.dtype == np.complex64 else 1e-12
+    np.testing.assert_allclose(got.get(), want, rtol=rtol, atol=1e-30, equal_nan=True)
+    assert_same(cl.power(cl.asarray(x), cl.asarray(y)), want)
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128", "float32"])
+@pytest.mark.parametrize("scalar", [2, -3, 0, 0.5, 1 + 1j, -2j, np.complex64(1 - 1j), np.complex128(0.5j)])
+def test_complex_power_with_scalars_promotes_as_numpy_2(dt, scalar):
+    if dt == "float32" and not np.iscomplexobj(scalar):
+        scalar = scalar * 1j if scalar else 1j
+    x = (np.arange(1, 6) * (0.5 - 0.75j)).astype(dt) if dt != "float32" else np.linspace(0.5, 3, 5, dtype=dt)
+    a = cl.asarray(x)
+    for f in (lambda p, q: p ** q, lambda p, q: q ** p):
+        want = numpy_result(f, x, scalar)
+        got = f(a, scalar)
+        assert got.dtype == want.dtype, (got.dtype, want.dtype)
+        rtol = 2e-5 if want.dtype == np.complex64 else 1e-12
+        np.testing.assert_allclose(got.get(), want, rtol=rtol, atol=1e-30, equal_nan=True)

@@ -131,6 +131,39 @@ pub fn byte_view<'py>(host: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     host.call_method1("view", (py.import("numpy")?.getattr("uint8")?,))?.call_method1("reshape", (-1,))
 }
 
+/// The keyword the destination offset was given by.
+fn dest_name(pyopencl_name: bool) -> &'static str {
+    if pyopencl_name {
+        "dst_offset"
+    } else {
+        "dest_offset"
+    }
+}
+
+/// A `CopyRangeError` (an `OutOfBoundsError` and a `ValueError`) where `n` bytes at `offset` do
+/// not fit in a buffer of `size` bytes; `name` is the offset's keyword.
+fn check_device_range(name: &'static str, offset: usize, n: usize, size: usize, what: &str) -> PyResult<()> {
+    if offset.checked_add(n).is_some_and(|end| end <= size) {
+        return Ok(());
+    }
+    let message = format!(
+        "enqueue_copy: {name} {offset} with byte_count {n} reaches byte {}, but the {what} holds {size} \
+         bytes; give {name} + byte_count ≤ {size} (nothing was copied)",
+        offset as u128 + n as u128
+    );
+    let err = Python::attach(|py| {
+        let fields = pyo3::types::PyDict::new(py);
+        fields.set_item("name", name)?;
+        fields.set_item("offset", offset)?;
+        fields.set_item("byte_count", n)?;
+        fields.set_item("size", size)?;
+        fields.set_item("kind", "CopyRange")?;
+        fields.set_item("error_kind", "Index")?;
+        crate::errors::exception("CopyRangeError", message.clone(), &fields)
+    });
+    Err(err.unwrap_or_else(|e| e))
+}
+
 /// ``enqueue_copy([queue,] dest, src, *, dest_offset=0, src_offset=0, byte_count=None,
 /// is_blocking=True, wait_for=None, ctx=None)``: copies bytes between a NumPy array and a
 /// ``Buffer``, or between two buffers (offsets in bytes into the buffers). The queue (a
@@ -139,7 +172,9 @@ pub fn byte_view<'py>(host: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
 /// ``dst_offset`` for ``dest_offset``, and ``device_offset`` for the buffer's offset in a copy
 /// to or from the host. Blocking by default; with ``is_blocking=False`` a host copy returns an
 /// ``Event`` whose ``wait()`` completes it (the host array stays referenced until then).
-/// Every range is checked before the device sees it.
+/// Every range is checked before anything is copied or waited for: an offset and byte count
+/// past a buffer's end raise :class:`CopyRangeError` (a ``ValueError`` and an
+/// ``OutOfBoundsError``) naming the offset, the count and the buffer's size.
 #[pyfunction]
 #[pyo3(signature = (*args, dest_offset=None, src_offset=None, byte_count=None, is_blocking=true, wait_for=None, ctx=None, dst_offset=None, device_offset=None))]
 #[allow(clippy::too_many_arguments)]
@@ -185,13 +220,6 @@ pub fn enqueue_copy(
             (x, y) => Ok(x.or(y).unwrap_or(0)),
         }
     };
-    let wait: Vec<clarray::Event> = wait_for.iter().flatten().filter_map(|e| e.command_event()).collect();
-    for e in wait_for.iter().flatten() {
-        // A copy's own event completes it (its host side too) before this copy reads or writes.
-        if e.command_event().is_none() {
-            e.wait(py)?;
-        }
-    }
     let host_side = dest.cast::<PyBuffer>().is_ok() != src.cast::<PyBuffer>().is_ok();
     let (dest_offset, src_offset) = if host_side && dest.cast::<PyBuffer>().is_ok() {
         (
@@ -207,6 +235,36 @@ pub fn enqueue_copy(
         (one(dest_offset, dst_offset, "dest_offset and dst_offset")?, src_offset.unwrap_or(0))
     };
     let (d, s) = (dest.cast::<PyBuffer>().ok(), src.cast::<PyBuffer>().ok());
+    // Every device range, checked before anything waits or copies.
+    let host_len =
+        |h: &Bound<'_, PyAny>| -> PyResult<usize> { Ok(byte_view(h)?.cast::<PyArrayDyn<u8>>()?.len()) };
+    match (&d, &s) {
+        (Some(d), Some(s)) => {
+            let (dl, sl) = (d.get().inner.len(), s.get().inner.len());
+            let n = byte_count.unwrap_or_else(|| sl.saturating_sub(src_offset));
+            check_device_range("src_offset", src_offset, n, sl, "source buffer")?;
+            check_device_range(dest_name(dst_offset.is_some()), dest_offset, n, dl, "destination buffer")?;
+        }
+        (Some(d), None) => {
+            let n = byte_count.unwrap_or(host_len(src)?);
+            let name =
+                if device_offset.is_some() { "device_offset" } else { dest_name(dst_offset.is_some()) };
+            check_device_range(name, dest_offset, n, d.get().inner.len(), "buffer")?;
+        }
+        (None, Some(s)) => {
+            let n = byte_count.unwrap_or(host_len(dest)?);
+            let name = if device_offset.is_some() { "device_offset" } else { "src_offset" };
+            check_device_range(name, src_offset, n, s.get().inner.len(), "buffer")?;
+        }
+        (None, None) => {}
+    }
+    let wait: Vec<clarray::Event> = wait_for.iter().flatten().filter_map(|e| e.command_event()).collect();
+    for e in wait_for.iter().flatten() {
+        // A copy's own event completes it (its host side too) before this copy reads or writes.
+        if e.command_event().is_none() {
+            e.wait(py)?;
+        }
+    }
     match (d, s) {
         (Some(d), Some(s)) => {
             let (d, s) = (d.get().inner.clone(), s.get().inner.clone());

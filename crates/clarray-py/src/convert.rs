@@ -162,6 +162,24 @@ pub fn download<'py>(py: Python<'py>, a: &DynArray) -> PyResult<Bound<'py, PyAny
     }
 }
 
+/// The `ScalarOverflowError` of a Python int that fits no integer type (not even in 128 bits,
+/// where the library's scalars are held).
+fn beyond_every_int(obj: &Bound<'_, PyAny>) -> PyErr {
+    let message = format!(
+        "the Python integer {obj} is out of bounds of every integer type (int64 and uint64 are \
+         the widest); NumPy 2 raises OverflowError too. Use a value in range, or a float"
+    );
+    let made = (|| {
+        let fields = pyo3::types::PyDict::new(obj.py());
+        fields.set_item("value", obj)?;
+        fields.set_item("dtype", obj.py().None())?;
+        fields.set_item("kind", "ScalarOverflow")?;
+        fields.set_item("error_kind", "Overflow")?;
+        crate::errors::exception("ScalarOverflowError", message.clone(), &fields)
+    })();
+    made.unwrap_or_else(|_| PyOverflowError::new_err(message))
+}
+
 /// A Python scalar as a library scalar, when it is one of Python's own (bool, int, float,
 /// complex — the weak scalars of NEP 50); `None` otherwise (NumPy scalars are strong).
 pub fn weak_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
@@ -169,11 +187,7 @@ pub fn weak_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
         return Ok(Some(Scalar::Bool(obj.extract()?)));
     }
     if obj.is_exact_instance_of::<PyInt>() {
-        let v: i128 = obj.extract().map_err(|_| {
-            PyOverflowError::new_err(format!(
-                "Python integer {obj} is out of bounds of every clarray integer type"
-            ))
-        })?;
+        let v: i128 = obj.extract().map_err(|_| beyond_every_int(obj))?;
         return Ok(Some(Scalar::Int(v)));
     }
     if obj.is_exact_instance_of::<PyFloat>() {

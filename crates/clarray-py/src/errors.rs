@@ -19,15 +19,19 @@ fn class_and_fields<'py>(e: &Error, fields: &Bound<'py, PyDict>) -> PyResult<&'s
             fields.set_item("ndim", *ndim)?;
             "AxisError"
         }
-        Error::Type { dtypes, message } => {
+        Error::Type { dtypes, .. } => {
             fields.set_item("dtypes", dtypes.clone())?;
-            // The library reports a Python int out of an integer type's bounds as a type error
-            // whose message names NumPy's OverflowError; Python code catches OverflowError there.
-            if message.contains("OverflowError") {
-                "ScalarOverflowError"
-            } else {
-                "DTypeError"
+            "DTypeError"
+        }
+        Error::ScalarOverflow { value, dtype, .. } => {
+            // The value as a Python int (it is an integer in decimal).
+            let v = fields.py().get_type::<pyo3::types::PyInt>().call1((value.as_str(),));
+            match v {
+                Ok(v) => fields.set_item("value", v)?,
+                Err(_) => fields.set_item("value", value)?,
             }
+            fields.set_item("dtype", dtype)?;
+            "ScalarOverflowError"
         }
         Error::Value { name, value, .. } => {
             fields.set_item("name", *name)?;
@@ -101,9 +105,15 @@ fn build(py: Python<'_>, e: &Error) -> PyResult<PyErr> {
     let class = class_and_fields(e, &fields)?;
     fields.set_item("kind", kind(e))?;
     fields.set_item("error_kind", e.kind().name())?;
-    let module = py.import("clarray._errors")?;
+    exception(class, e.to_string(), &fields)
+}
+
+/// An instance of the class `class` of python/clarray/_errors.py with `message` and `fields`
+/// (which should hold `kind` and `error_kind`, as every clarray exception does).
+pub fn exception(class: &str, message: String, fields: &Bound<'_, PyDict>) -> PyResult<PyErr> {
+    let module = fields.py().import("clarray._errors")?;
     let cls = module.getattr(class)?;
-    let exc = cls.call((e.to_string(),), Some(&fields))?;
+    let exc = cls.call((message,), Some(fields))?;
     Ok(PyErr::from_value(exc))
 }
 

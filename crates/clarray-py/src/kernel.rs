@@ -71,6 +71,20 @@ fn args_error(kernel: &str, message: String) -> PyErr {
     crate::errors::to_py(Error::KernelArgs { kernel: kernel.to_string(), message })
 }
 
+/// A Python number that does not fit its parameter: for an integer out of the parameter
+/// type's range NumPy's `OverflowError` (a `ScalarOverflowError`, the kernel and argument
+/// named), else a `KernelArgsError`.
+fn scalar_arg_error(kernel: &str, arg: String, e: Error) -> PyErr {
+    match e {
+        Error::ScalarOverflow { value, dtype, message } => crate::errors::to_py(Error::ScalarOverflow {
+            value,
+            dtype,
+            message: format!("kernel `{kernel}` {arg}: {message}"),
+        }),
+        e => args_error(kernel, format!("{arg}: {e}")),
+    }
+}
+
 /// A Python launch argument as the library's: `ty` is the parameter's type name, where known.
 pub fn launch_arg(kernel: &str, i: usize, ty: Option<&str>, v: &Bound<'_, PyAny>) -> PyResult<Owned> {
     if let Ok(a) = v.cast::<PyArr>() {
@@ -98,7 +112,7 @@ pub fn launch_arg(kernel: &str, i: usize, ty: Option<&str>, v: &Bound<'_, PyAny>
             )
         })?;
         return scalar_as(s, dt).map(|b| Owned::Bytes(b, rust_type_name(dt))).map_err(|e| {
-            args_error(kernel, format!("argument {i} (a `{}` parameter): {e}", ty.unwrap_or("?")))
+            scalar_arg_error(kernel, format!("argument {i} (a `{}` parameter)", ty.unwrap_or("?")), e)
         });
     }
     let np = v.py().import("numpy")?;
@@ -428,7 +442,7 @@ fn user_args(kernel: &str, decls: &[ArgDecl], args: &Bound<'_, PyTuple>) -> PyRe
                 };
                 return scalar_as(s, d.dtype)
                     .map(|b| ArgValue::Scalar(d.dtype, b))
-                    .map_err(|e| args_error(kernel, format!("argument {i} (`{}`): {e}", d.text)));
+                    .map_err(|e| scalar_arg_error(kernel, format!("argument {i} (`{}`)", d.text), e));
             }
             Err(PyTypeError::new_err(format!(
                 "kernel `{kernel}` argument {i}: a {} cannot be passed; give clarray arrays (copy NumPy \

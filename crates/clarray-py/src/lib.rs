@@ -1,6 +1,6 @@
 //! The native part of the `clarray` Python package (`clarray._clarray`): device arrays of a
 //! run-time dtype ([`clarray::DynArray`]) with NumPy's semantics, buffers and copies, random
-//! numbers. The pure-Python part (python/clarray) adds the ufunc-style functions, docs and
+//! numbers, the induction solver (`clarray.induction`). The pure-Python part (python/clarray) adds the ufunc-style functions, docs and
 //! stubs; the exceptions are in python/clarray/_errors.py.
 //!
 //! Every call that waits on the device releases the GIL.
@@ -14,6 +14,7 @@ mod context;
 mod convert;
 mod errors;
 mod expr;
+mod induction;
 mod kernel;
 mod runner;
 
@@ -516,5 +517,10 @@ fn _clarray(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(result_type, m)?)?;
     m.add_function(wrap_pyfunction!(default_context, m)?)?;
     m.add_function(wrap_pyfunction!(buffer::enqueue_copy, m)?)?;
+    // `clarray.induction` (python/clarray/induction.py) re-exports this submodule's contents.
+    let ind = PyModule::new(m.py(), "induction")?;
+    ind.add_function(wrap_pyfunction!(induction::run, &ind)?)?;
+    ind.add_class::<induction::PyRunResult>()?;
+    m.add_submodule(&ind)?;
     Ok(())
 }

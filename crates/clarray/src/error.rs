@@ -161,14 +161,25 @@ pub enum Error {
         /// What was asked and what would fit, in words.
         message: String,
     },
-    /// Element types (or image formats) that do not fit the operation, or a scalar outside an
-    /// integer type's range.
+    /// Element types (or image formats) that do not fit the operation.
     #[error("type error: {message}")]
     Type {
         /// The types involved, by NumPy's names (`float32`, …), in the order the message names
         /// them; image formats as written by `Debug`.
         dtypes: Vec<String>,
         /// What was asked and how to convert, in words.
+        message: String,
+    },
+    /// An integer scalar outside the range of the integer type it is to take: `u8_array + 300`,
+    /// `a.assign(300)`, `full` of u8 with 300, 2^40 for a kernel's `int` parameter. NumPy 2 raises
+    /// `OverflowError` there rather than wrapping the value.
+    #[error("{message}")]
+    ScalarOverflow {
+        /// The value, in decimal.
+        value: String,
+        /// The type it was to take, by NumPy's name (`uint8`, …).
+        dtype: String,
+        /// What was asked, the type's range and how to fix it, in words.
         message: String,
     },
     /// Objects from two different contexts used together.
@@ -295,8 +306,9 @@ pub enum ErrorKind {
     /// An index, axis, copy range or view outside what it refers to (Python: `IndexError`;
     /// NumPy's `AxisError` is also one).
     Index,
-    /// A size, count or position beyond what the device or the host can address
-    /// (Python: `OverflowError`).
+    /// A size, count or position beyond what the device or the host can address, or an
+    /// integer scalar outside its type's range (Python: `OverflowError`, or `ValueError` for a
+    /// size).
     Overflow,
     /// Device memory ran out, or the memory limit would be exceeded (Python: `MemoryError`).
     OutOfMemory,
@@ -355,7 +367,7 @@ impl Error {
             Error::OpenCl { .. } | Error::KernelFailed { .. } | Error::Inconsistent(_) => ErrorKind::Device,
             Error::NoRuntime(_) | Error::NoDevice { .. } => ErrorKind::NoDevice,
             Error::OutOfBounds(_) | Error::Axis { .. } => ErrorKind::Index,
-            Error::TooLarge(_) => ErrorKind::Overflow,
+            Error::TooLarge(_) | Error::ScalarOverflow { .. } => ErrorKind::Overflow,
             Error::Unsupported(_) => ErrorKind::Unsupported,
             Error::Value { .. }
             | Error::Alignment { .. }

@@ -91,7 +91,7 @@ fn result_types_with_weak_scalars() {
     // Scalars that do not fit the array's type are an error, not wraparound.
     let err = (&u8a + 300).eval::<u8>().unwrap_err();
     assert!(
-        matches!(&err, Error::Type { dtypes, .. } if dtypes == &["uint8"])
+        matches!(&err, Error::ScalarOverflow { dtype, .. } if dtype == "uint8")
             && err.to_string().contains("300")
             && err.to_string().contains("uint8"),
         "{err}"

@@ -544,6 +544,11 @@ fn error_kinds_map_each_variant_for_bindings() {
         (Error::opencl("clFinish", -5), ErrorKind::Device, "CL_OUT_OF_RESOURCES"),
         (Error::TooLarge("x".into()), ErrorKind::Overflow, "too large"),
         (
+            expect_err(clarray::array::Scalar::Int(-129).check_fits(clarray::DType::I8)),
+            ErrorKind::Overflow,
+            "-129 is out of bounds for int8",
+        ),
+        (
             Error::Deferred(vec![Error::TooLarge("x".into()), Error::opencl("clFinish", -5)]),
             ErrorKind::Overflow,
             "reported late",

@@ -89,7 +89,9 @@ enum Known {
     /// `+ * /` on two bools are refused (NumPy: logical or, and; float64 division).
     DocBoolArithmetic,
     /// Complex numbers are not ordered (NumPy orders them lexicographically) and have only
-    /// exp, sqrt and abs among the math functions; no complex `**`, sort, min or max.
+    /// exp, sqrt, abs and `**` among the math functions; no sort, min or max. (Complex `**` is
+    /// NumPy's, but has no reference written out here: python/tests/test_ops.py compares it
+    /// with NumPy itself.)
     DocComplexOrderAndMath,
     /// Integer `**` with a negative exponent is 0 (NumPy raises).
     DocIntNegativePower,

@@ -465,7 +465,11 @@ proptest! {
         let v = if above { hi + d } else { lo - d };
         let (r, vals) = assign_scalar(dt, Scalar::Int(v), 7);
         let e = expect_err(r);
-        prop_assert!(matches!(&e, Error::Type { dtypes, .. } if dtypes == &[dt.name()]), "{e}");
+        prop_assert!(
+            matches!(&e, Error::ScalarOverflow { value, dtype, .. } if dtype == dt.name() && value == &v.to_string()),
+            "{e}"
+        );
+        prop_assert_eq!(e.kind(), clarray::ErrorKind::Overflow);
         assert_msg(&e, &[&v.to_string(), dt.name(), &format!("{lo}..={hi}"), "OverflowError"]);
         prop_assert!(vals.iter().all(|&x| x == 5), "the array was written: {vals:?}");
         // In range, it is written.

@@ -43,6 +43,8 @@ pub struct Cli {
 }
 
 /// The subcommands.
+// Parsed once per process: boxing the larger variants would save nothing worth the indirection.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// One run of a case: progress, then error norms, divergence, energy and where the time went.

@@ -333,7 +333,8 @@ fn forms_parse_with_the_source_term() {
 /// docs/data/inductioneq-adf8655.csv): (case, order, n, forms, integrator, final time, error,
 /// relative error). Cases and orders the four figures above do not reach: confined_domain (a
 /// steady state with u·n = 0, T = 2) at orders 4 and 6, rotation_2D at order 2, and SSPRK33.
-const OTHER_REFERENCE: [(Case, usize, usize, &str, &str, f64, f64, f64); 4] = [
+type ReferenceRow = (Case, usize, usize, &'static str, &'static str, f64, f64, f64);
+const OTHER_REFERENCE: [ReferenceRow; 4] = [
     (
         Case::ConfinedDomain,
         4,

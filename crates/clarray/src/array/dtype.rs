@@ -336,13 +336,14 @@ impl Scalar {
     }
 
     /// Checks that the value fits `dt`: an integer scalar outside an integer type's range is
-    /// an error, as NumPy 2 raises `OverflowError` for a Python int out of bounds (in
+    /// an [`Error::ScalarOverflow`], as NumPy 2 raises `OverflowError` for a Python int out of bounds (in
     /// `uint8_array + 300` and in `a[...] = 300` alike) instead of wrapping it.
     pub fn check_fits(&self, dt: DType) -> Result<()> {
         if let (Scalar::Int(v), Some((lo, hi))) = (self, dt.int_range()) {
             if *v < lo || *v > hi {
-                return Err(Error::Type {
-                    dtypes: vec![dt.name().into()],
+                return Err(Error::ScalarOverflow {
+                    value: v.to_string(),
+                    dtype: dt.name().into(),
                     message: format!(
                         "the integer scalar {v} is out of bounds for {dt} (range {lo}..={hi}); NumPy 2 \
                      refuses it too (OverflowError) rather than wrapping it. Use a value in range, \

@@ -201,7 +201,7 @@ impl DynArray {
     }
 
     /// `value` converted to `dtype` everywhere. An integer `value` outside an integer dtype's
-    /// range is an [`Error::Type`], as NumPy 2's `full` raises `OverflowError`.
+    /// range is an [`Error::ScalarOverflow`], as NumPy 2's `full` raises `OverflowError`.
     pub fn full(ctx: &Context, dtype: DType, shape: &[usize], value: Scalar) -> Result<DynArray> {
         value.check_fits(dtype)?;
         with_dtype!(dtype, T => Array::<T>::full(ctx, shape, T::from_scalar(value)).map(DynArray::from))

@@ -284,7 +284,7 @@ impl Expr {
     /// This expression converted to `dt` (`astype`): wraps integers, converts float → int
     /// toward zero saturating at the bounds (NaN → 0), takes the real part of complex numbers,
     /// and gives 0/1 for bool. A bare (weak) integer scalar that is out of bounds for an
-    /// integer `dt` is an [`Error::Type`] instead (NumPy 2's `OverflowError`): that is what
+    /// integer `dt` is an [`Error::ScalarOverflow`] instead (NumPy 2's `OverflowError`): that is what
     /// `a.assign(300)` on a u8 array meets.
     pub fn cast(&self, dt: DType) -> Expr {
         let Ok(i) = &self.0 else { return self.clone() };
@@ -439,6 +439,8 @@ pub fn binary_types(op: BinOp, t: DType) -> Result<(DType, DType)> {
             let f = if matches!(k, Kind::Int | Kind::Bool) { DType::F64 } else { t };
             (f, f)
         }
+        // Complex `**` is NumPy's (codegen's complex power); complex `//` and `%` NumPy refuses.
+        Pow if k == Kind::Complex => (t, t),
         FloorDiv | Rem | Pow => match k {
             Kind::Complex => return Err(type_err(name, t, "")),
             // NumPy has no bool loop: bool operands take the first loop they cast to, int8.

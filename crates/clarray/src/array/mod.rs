@@ -84,7 +84,7 @@
 //!
 //! Rust scalars are *weak*, as Python scalars in NumPy 2: an integer scalar takes an integer
 //! or float array's type (`u8_array + 3` is u8; a value out of the type's bounds is an
-//! [`Error::Type`], NumPy 2's `OverflowError`, not wraparound — in arithmetic and in
+//! [`Error::ScalarOverflow`], NumPy 2's `OverflowError`, not wraparound — in arithmetic and in
 //! `a.assign(300)` alike; a *comparison* with such a value is answered from the value, as
 //! NumPy 2 does: `u8_array < 300` is all true, `u8_array == -1` all false), a float scalar takes a float or complex array's type (`f32_array * 2.0` is
 //! f32) and makes integer arrays f64, a complex scalar makes f16/f32 arrays c64 and f64 arrays
@@ -116,8 +116,8 @@
 //!
 //! Invalid combinations are [`Error::Type`], reported when the expression is evaluated (an
 //! operator cannot return a `Result`; [`Expr::check`] reports it earlier): bitwise operations
-//! and shifts on floats or complex, `%`, `//`, `pow`, min/max and ordering comparisons on
-//! complex, math functions other than `exp`, `sqrt`, `abs` on complex, arithmetic (`+ - * /`)
+//! and shifts on floats or complex, `%`, `//`, min/max and ordering comparisons on
+//! complex, math functions other than `exp`, `sqrt`, `abs`, `pow` on complex, arithmetic (`+ - * /`)
 //! on two bool operands other than `/` (NumPy's `+` on bool is `or`: write `logical_or`).
 //!
 //! # Defined results where C would be undefined
@@ -133,6 +133,9 @@
 //! - f64 → f16 conversion rounds once, to nearest even, from the double (not through f32,
 //!   which would round twice), on the device and for host scalars alike.
 //! - Integer `pow` with a negative exponent gives 0 (1 for base 1, ±1 for base −1); NumPy raises.
+//! - Complex `pow` is NumPy's: `z ** 0` is 1 for every z (`0 ** 0` too), `0 ** b` is 0 where
+//!   `Re b > 0` and NaN + NaN i otherwise; a real integer exponent in (−100, 100) multiplies
+//!   (by squaring; a negative one takes the reciprocal), any other is `exp(b·log a)`.
 //! - Shifts by a negative count or by the width or more give 0 (`>>` of a negative value: −1).
 //! - Float → integer conversion truncates toward zero and saturates, NaN gives 0 (NumPy's
 //!   is platform-dependent outside the range). A float scalar assigned to an integer array
