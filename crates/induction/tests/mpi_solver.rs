@@ -272,7 +272,7 @@ fn cleaning_matches_one_rank(ctx: &clarray::Context, ranks: &Rc<Ranks>, order: u
     let (rank, size) = (ranks.rank(), ranks.size());
     let n = [16, 12, 20];
     let mut cfg = config(Case::Rotation3d, order, None, Integrator::Lsrk4, Precision::F64, n);
-    cfg.clean = Some(CleanOptions { tol: 1e-9, max_iter: 40, check_every: 5, norm });
+    cfg.clean = Some(CleanOptions { tol: 1e-9, max_iter: 40, check_every: 5, norm, ..Default::default() });
     let what = format!("cleaning order {order} {norm} on {size} ranks");
     let (_, dt) = cfg.steps().unwrap();
     let mut whole = Solver::new(ctx, &cfg).unwrap();
