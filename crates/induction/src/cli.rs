@@ -8,7 +8,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::case::Case;
 use crate::config::{
-    CgNorm, CleanForm, CleanOptions, Config, Form, Forms, Inflow, Integrator, Laplacian, Mode, PotentialBc, Precision,
+    CgNorm, CleanForm, CleanOptions, Config, Form, Forms, Inflow, Integrator, Laplacian, Mode, PotentialBc,
+    Precision,
 };
 use crate::dissipation::{AdaptiveParams, DissipationForm, DissipationOptions, DissipationRows};
 use crate::error::{Error, Result};
@@ -530,7 +531,10 @@ impl RunArgs {
                 max_iter: self.cg_max_iter.unwrap_or(defaults.max_iter),
                 check_every: self.cg_check_every.unwrap_or(defaults.check_every),
                 norm,
-                form: CleanForm::of(self.laplacian.unwrap_or_default(), self.potential_bc.unwrap_or_default())?,
+                form: CleanForm::of(
+                    self.laplacian.unwrap_or_default(),
+                    self.potential_bc.unwrap_or_default(),
+                )?,
             });
         }
         cfg.validate()?;

@@ -453,8 +453,7 @@ pub struct CleanOptions {
 impl CleanOptions {
     /// InductionEq's settings: Euclidean inner products, absolute tolerance 1e-3 on the
     /// Euclidean norm of the nodal residual, at most 50 iterations, checked after every one.
-    pub const INDUCTION_EQ: CleanOptions =
-        CleanOptions {
+    pub const INDUCTION_EQ: CleanOptions = CleanOptions {
         tol: 1e-3,
         max_iter: 50,
         check_every: 1,
@@ -465,7 +464,13 @@ impl CleanOptions {
 
 impl Default for CleanOptions {
     fn default() -> CleanOptions {
-        CleanOptions { tol: 1e-8, max_iter: 500, check_every: 10, norm: CgNorm::H, form: CleanForm::LeastNorm }
+        CleanOptions {
+            tol: 1e-8,
+            max_iter: 500,
+            check_every: 10,
+            norm: CgNorm::H,
+            form: CleanForm::LeastNorm,
+        }
     }
 }
 

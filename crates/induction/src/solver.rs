@@ -307,7 +307,9 @@ impl Solver {
                 self.dot(p, q, PQ)?;
             }
             match self.cfg.clean.map(|c| c.form) {
-                Some(CleanForm::WideDirichlet) => self.launch_nodes("gradient_plain", &[A::F(p), A::F(w1)])?,
+                Some(CleanForm::WideDirichlet) => {
+                    self.launch_nodes("gradient_plain", &[A::F(p), A::F(w1)])?
+                }
                 Some(CleanForm::NarrowDirichlet) => {
                     self.launch_nodes("gradient_plain", &[A::F(p), A::F(w1)])?;
                     self.launch_nodes("laplace_narrow", &[A::F(p), A::F(q), A::R(-1.0)])?;
@@ -699,7 +701,14 @@ impl Solver {
                     slice_pitch,
                 );
                 let host = &bytes[c * comp..(c + 1) * comp];
-                let e = self.ctx.queue().write_buffer_rect(&f.buf, side, host, RectSide::packed(), region, &[])?;
+                let e = self.ctx.queue().write_buffer_rect(
+                    &f.buf,
+                    side,
+                    host,
+                    RectSide::packed(),
+                    region,
+                    &[],
+                )?;
                 self.record(e, false)?;
             }
             if self.cfg.mode == Mode::Copy {
@@ -870,12 +879,15 @@ impl Solver {
         self.exchange_n(p, 1)?;
         match form {
             CleanForm::LeastNorm | CleanForm::WideDirichlet => {
-                let (grad, interior) = if form == CleanForm::LeastNorm { ("gradient", 0) } else { ("gradient_plain", 1) };
+                let (grad, interior) =
+                    if form == CleanForm::LeastNorm { ("gradient", 0) } else { ("gradient_plain", 1) };
                 self.launch_nodes(grad, &[A::F(p), A::F(g)])?;
                 self.exchange(g)?;
                 self.launch_nodes("divergence", &[A::F(g), A::F(q), A::R(-1.0), A::I(interior)])
             }
-            CleanForm::NarrowDirichlet => self.launch_nodes("laplace_narrow", &[A::F(p), A::F(q), A::R(-1.0)]),
+            CleanForm::NarrowDirichlet => {
+                self.launch_nodes("laplace_narrow", &[A::F(p), A::F(q), A::R(-1.0)])
+            }
         }
     }
 
@@ -888,7 +900,8 @@ impl Solver {
     pub fn apply_clean_operator(&self, f: &[f64]) -> Result<Vec<f64>> {
         let (Some([_, p, q]), Some(opts)) = (&self.clean, self.cfg.clean) else {
             return Err(Error::Config(
-                "the cleaning's operator was asked of a solver made without cleaning; set Config::clean".into(),
+                "the cleaning's operator was asked of a solver made without cleaning; set Config::clean"
+                    .into(),
             ));
         };
         self.write_owned(p, f, 1)?;
@@ -902,7 +915,8 @@ impl Solver {
         match &self.clean {
             Some([phi, _, _]) => Ok(self.owned(self.read(phi)?, 1)),
             None => Err(Error::Config(
-                "the cleaning's potential was asked of a solver made without cleaning; set Config::clean".into(),
+                "the cleaning's potential was asked of a solver made without cleaning; set Config::clean"
+                    .into(),
             )),
         }
     }

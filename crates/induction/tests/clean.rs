@@ -202,12 +202,15 @@ fn check_dirichlet_form(order: usize, form: CleanForm) {
     let n = grid(order);
     let mut cfg = Config::new(Case::Rotation3d, order, n[0]);
     cfg.n = n;
-    cfg.clean = Some(CleanOptions { tol: 1e-10, max_iter: 3000, check_every: 10, form, ..Default::default() });
+    cfg.clean =
+        Some(CleanOptions { tol: 1e-10, max_iter: 3000, check_every: 10, form, ..Default::default() });
     let solver = Solver::new(&ctx, &cfg).unwrap();
     let h = cfg.spacing();
     let (lo, _) = cfg.domain();
     let np: usize = n.iter().product();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(31 + order as u64 + 100 * (form == CleanForm::NarrowDirichlet) as u64);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(
+        31 + order as u64 + 100 * (form == CleanForm::NarrowDirichlet) as u64,
+    );
     let tag = format!("order {order}, {form}");
 
     let f: Vec<f64> = (0..np).map(|_| rng.random_range(-1.0..1.0)).collect();
@@ -271,7 +274,9 @@ fn check_dirichlet_form(order: usize, form: CleanForm) {
         b[2 * np + idx] = x * z * z;
     }
     solver.set_field(&b).unwrap();
-    let interior_norm = |d: &[f64]| d.iter().enumerate().filter(|(i, _)| !on_boundary(n, *i)).map(|(_, v)| v * v).sum::<f64>().sqrt();
+    let interior_norm = |d: &[f64]| {
+        d.iter().enumerate().filter(|(i, _)| !on_boundary(n, *i)).map(|(_, v)| v * v).sum::<f64>().sqrt()
+    };
     let d0 = interior_norm(&solver.divergence_field().unwrap());
     let it = solver.clean().unwrap();
     let d1 = interior_norm(&solver.divergence_field().unwrap());
@@ -348,12 +353,16 @@ fn dirichlet_cleaning_lowers_the_divergence_on_confined_domain() {
         (r, psi)
     };
     let (plain, _) = run(None);
-    println!("no cleaning: interior divergence {:e} after {} steps", plain.last.divergence_interior, plain.steps);
+    println!(
+        "no cleaning: interior divergence {:e} after {} steps",
+        plain.last.divergence_interior, plain.steps
+    );
     for form in [CleanForm::WideDirichlet, CleanForm::NarrowDirichlet] {
         let euclidean = CleanOptions { tol: 1e-6, form, ..CleanOptions::INDUCTION_EQ };
         for opts in [CleanOptions { tol: 1e-8, form, ..Default::default() }, euclidean] {
             let (r, psi) = run(Some(opts));
-            let rim = (0..psi.len()).filter(|&i| on_boundary(n, i)).map(|i| psi[i].abs()).fold(0.0f64, f64::max);
+            let rim =
+                (0..psi.len()).filter(|&i| on_boundary(n, i)).map(|i| psi[i].abs()).fold(0.0f64, f64::max);
             println!(
                 "{form}, --cg-norm {}: interior divergence {:e}, {} CG iterations; max |ψ| {:e}",
                 opts.norm,
@@ -371,4 +380,30 @@ fn dirichlet_cleaning_lowers_the_divergence_on_confined_domain() {
             );
         }
     }
+}
+
+/// The command line: `--laplacian narrow --potential-bc dirichlet` runs the narrow form and says
+/// so in the report (confined_domain, order 4, 8³: the program of the test above).
+#[test]
+fn command_line_runs_the_narrow_dirichlet_cleaning() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_induction"))
+        .args([
+            "run",
+            "--case",
+            "confined_domain",
+            "--order",
+            "4",
+            "--n",
+            "8",
+            "--final-time",
+            "0.1",
+            "--quiet",
+        ])
+        .args(["--div-clean", "--laplacian", "narrow", "--potential-bc", "dirichlet"])
+        .output()
+        .expect("induction runs");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "stdout: {stdout}\nstderr: {stderr}");
+    assert!(stdout.contains("divergence cleaning (--laplacian narrow --potential-bc dirichlet)"), "{stdout}");
+    assert!(stdout.contains("CG iterations"), "{stdout}");
 }

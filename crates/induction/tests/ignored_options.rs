@@ -219,7 +219,16 @@ fn dirichlet_potential_on_a_periodic_case_is_refused() {
         cfg.validate().unwrap();
     }
     assert_usage(
-        run(&["run", "--case", "periodic_advection", "--n", "12", "--div-clean", "--potential-bc", "dirichlet"]),
+        run(&[
+            "run",
+            "--case",
+            "periodic_advection",
+            "--n",
+            "12",
+            "--div-clean",
+            "--potential-bc",
+            "dirichlet",
+        ]),
         &["--potential-bc dirichlet", "periodic_advection"],
     );
 }

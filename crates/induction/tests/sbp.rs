@@ -980,7 +980,10 @@ fn second_derivative_is_mattsson_nordstrom_2004_exactly() {
         for (r, row) in block.iter().enumerate() {
             for (c, v) in row.iter().enumerate() {
                 let f = op.block[r][c];
-                assert!((f - v.f64()).abs() <= f64::EPSILON * v.f64().abs(), "order {order}: block[{r}][{c}] = {f}");
+                assert!(
+                    (f - v.f64()).abs() <= f64::EPSILON * v.f64().abs(),
+                    "order {order}: block[{r}][{c}] = {f}"
+                );
             }
         }
         let (rows, half) = (block.len(), interior.len() - 1);
@@ -1015,7 +1018,11 @@ fn second_derivative_is_mattsson_nordstrom_2004_exactly() {
                     .map(|i| {
                         let lhs =
                             (0..n).fold(Q::int(0), |acc, j| acc.add(d[i][j].mul(Q::int((j as i128).pow(p)))));
-                        let rhs = if p < 2 { Q::int(0) } else { Q::int((p * (p - 1)) as i128 * (i as i128).pow(p - 2)) };
+                        let rhs = if p < 2 {
+                            Q::int(0)
+                        } else {
+                            Q::int((p * (p - 1)) as i128 * (i as i128).pow(p - 2))
+                        };
                         lhs == rhs
                     })
                     .collect()
@@ -1030,23 +1037,42 @@ fn second_derivative_is_mattsson_nordstrom_2004_exactly() {
             );
             for p in 0..=(order + 1) as u32 {
                 let e = exact_rows(p);
-                assert!(e[rows..n - rows].iter().all(|&e| e), "order {order}, n {n}: interior not exact on x^{p}");
+                assert!(
+                    e[rows..n - rows].iter().all(|&e| e),
+                    "order {order}, n {n}: interior not exact on x^{p}"
+                );
             }
             let w: Vec<Q> = (0..n)
-                .map(|i| if i < norm.len() { norm[i] } else if i >= n - norm.len() { norm[n - 1 - i] } else { Q::int(1) })
+                .map(|i| {
+                    if i < norm.len() {
+                        norm[i]
+                    } else if i >= n - norm.len() {
+                        norm[n - 1 - i]
+                    } else {
+                        Q::int(1)
+                    }
+                })
                 .collect();
             let inner = 1..n - 1;
             for i in inner.clone() {
                 for j in inner.clone() {
-                    assert_eq!(w[i].mul(d[i][j]), w[j].mul(d[j][i]), "order {order}, n {n}: (H D₂)[{i}][{j}]");
+                    assert_eq!(
+                        w[i].mul(d[i][j]),
+                        w[j].mul(d[j][i]),
+                        "order {order}, n {n}: (H D₂)[{i}][{j}]"
+                    );
                 }
             }
             // Cholesky of −(H D₂) on the interior nodes: every pivot positive.
             let k = n - 2;
-            let mut a: Vec<f64> = (0..k * k).map(|m| -(w[1 + m / k].mul(d[1 + m / k][1 + m % k])).f64()).collect();
+            let mut a: Vec<f64> =
+                (0..k * k).map(|m| -(w[1 + m / k].mul(d[1 + m / k][1 + m % k])).f64()).collect();
             for c in 0..k {
                 let pivot = a[c * k + c] - (0..c).map(|s| a[c * k + s] * a[c * k + s]).sum::<f64>();
-                assert!(pivot > 1e-12, "order {order}, n {n}: −H D₂ not positive definite (pivot {c}: {pivot:e})");
+                assert!(
+                    pivot > 1e-12,
+                    "order {order}, n {n}: −H D₂ not positive definite (pivot {c}: {pivot:e})"
+                );
                 a[c * k + c] = pivot.sqrt();
                 for r in c + 1..k {
                     let v = a[r * k + c] - (0..c).map(|s| a[r * k + s] * a[c * k + s]).sum::<f64>();
