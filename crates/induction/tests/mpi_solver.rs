@@ -14,7 +14,7 @@
 use std::process::Command;
 use std::rc::Rc;
 
-use induction::config::{CgNorm, CleanOptions};
+use induction::config::{CgNorm, CleanForm, CleanOptions};
 use induction::dissipation::DissipationForm;
 use induction::ranks::Ranks;
 use induction::solver::{Norms, Part};
@@ -238,7 +238,15 @@ fn child() {
         check(&ctx, &ranks, &cfg, &what, "DISS ");
     }
     for (order, norm) in [(2, CgNorm::H), (4, CgNorm::Euclidean)].into_iter().take(extra_forms) {
-        cleaning_matches_one_rank(&ctx, &ranks, order, norm);
+        cleaning_matches_one_rank(&ctx, &ranks, order, norm, CleanForm::LeastNorm);
+    }
+    // The Dirichlet forms: the narrow Laplacian's boundary rows reach further than the halo
+    // (inside the first block), its central rows as far as the halo.
+    for (norm, form) in [(CgNorm::H, CleanForm::WideDirichlet), (CgNorm::Euclidean, CleanForm::NarrowDirichlet)]
+        .into_iter()
+        .take(extra_forms)
+    {
+        cleaning_matches_one_rank(&ctx, &ranks, 4, norm, form);
     }
     // What a split grid cannot do yet is refused, with the reason.
     let mut cfg = config(Case::Rotation3d, 2, None, Integrator::Lsrk4, Precision::F64, [16, 12, 20]);
@@ -268,12 +276,18 @@ fn disturbed(n: [usize; 3], exact: &[f64]) -> Vec<f64> {
 /// Two steps with divergence cleaning after each, from a field with divergence, on one rank
 /// and on the blocks: the same iterations, fields within 1e-12 relative (the inner products are
 /// sums over the ranks, in another order).
-fn cleaning_matches_one_rank(ctx: &clarray::Context, ranks: &Rc<Ranks>, order: usize, norm: CgNorm) {
+fn cleaning_matches_one_rank(
+    ctx: &clarray::Context,
+    ranks: &Rc<Ranks>,
+    order: usize,
+    norm: CgNorm,
+    form: CleanForm,
+) {
     let (rank, size) = (ranks.rank(), ranks.size());
     let n = [16, 12, 20];
     let mut cfg = config(Case::Rotation3d, order, None, Integrator::Lsrk4, Precision::F64, n);
-    cfg.clean = Some(CleanOptions { tol: 1e-9, max_iter: 40, check_every: 5, norm, ..Default::default() });
-    let what = format!("cleaning order {order} {norm} on {size} ranks");
+    cfg.clean = Some(CleanOptions { tol: 1e-9, max_iter: 40, check_every: 5, norm, form });
+    let what = format!("cleaning order {order} {norm} {form} on {size} ranks");
     let (_, dt) = cfg.steps().unwrap();
     let mut whole = Solver::new(ctx, &cfg).unwrap();
     let start = disturbed(n, &whole.field().unwrap());
