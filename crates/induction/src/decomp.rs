@@ -66,7 +66,7 @@ impl Decomposition {
                     continue;
                 }
                 let s = surface(nodes, parts, periodic);
-                if best.as_ref().map_or(true, |(_, b)| s < *b) {
+                if best.as_ref().is_none_or(|(_, b)| s < *b) {
                     best = Some((parts, s));
                 }
             }

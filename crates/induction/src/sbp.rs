@@ -662,12 +662,15 @@ pub struct SecondDerivative {
     pub block: Vec<Vec<f64>>,
 }
 
+/// A boundary block (rows of `(p, q)` for `p/q`) and a central stencil, as exact rationals.
+pub type RationalOperator = (Vec<Vec<(i64, i64)>>, Vec<(i64, i64)>);
+
 /// The second-derivative operator of interior order `order` as exact rationals `(p, q)` for
 /// `p/q`: the boundary block (rows padded with zeros to one width) and the central stencil
 /// `c_0 … c_r`. The coefficients of Mattsson & Nordström (2004), as also tabulated by
 /// SummationByPartsOperators.jl; InductionEq's narrow-stencil tables are their negatives with
 /// the column of the boundary node dropped (it multiplies ψ = 0 there).
-pub fn second_derivative_table(order: usize) -> Option<(Vec<Vec<(i64, i64)>>, Vec<(i64, i64)>)> {
+pub fn second_derivative_table(order: usize) -> Option<RationalOperator> {
     let rows = |b: &[&[(i64, i64)]]| {
         let cols = b.iter().map(|r| r.len()).max().unwrap_or(0);
         b.iter()

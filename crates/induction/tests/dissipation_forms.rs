@@ -90,7 +90,7 @@ fn table_as_read(order: usize) -> Vec<Vec<i128>> {
         ],
         _ => {
             let mut t = vec![vec![0, 0, 3, -1], vec![0, -3, 3, -1]];
-            t.extend(std::iter::repeat(vec![1, -3, 3, -1]).take(9));
+            t.extend(std::iter::repeat_n(vec![1, -3, 3, -1], 9));
             t.extend([vec![1, -3, 3, 0], vec![1, -3, 0, 0]]);
             t
         }

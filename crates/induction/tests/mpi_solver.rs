@@ -316,7 +316,7 @@ fn cleaning_matches_one_rank(
     // scale: the round-off of the ranks' inner products (summed in another order) is a larger
     // part of it (measured: 4e-11 relative).
     let interior_tol = if form.dirichlet() { 1e-9 } else { 1e-12 };
-    let without_interior = |n: &Norms| Norms { divergence_interior: 0.0, ..n.clone() };
+    let without_interior = |n: &Norms| Norms { divergence_interior: 0.0, ..*n };
     assert!(
         norms_close(&without_interior(&a), &without_interior(&b), 1e-12)
             && close(a.divergence_interior, b.divergence_interior, interior_tol),
