@@ -19,7 +19,7 @@ use clarray::{Buffer, Context, Event};
 use crate::case::Case;
 use crate::config::{CgNorm, CleanForm, Config, Inflow, Integrator, Mode, Precision, SourceForm};
 use crate::error::{Error, Result};
-use crate::sbp::{Sbp, SecondDerivative};
+use crate::sbp::{OperatorForm, Sbp, SecondDerivative};
 
 mod checkpoint;
 mod part;
@@ -1169,13 +1169,13 @@ fn source_of(
     let _ = writeln!(s, "__constant REAL DB[{}] = {{{}}};", block.len(), list(&block));
     let _ = writeln!(s, "__constant REAL DI[{}] = {{{}}};", sbp.half(), list(&sbp.interior));
     let _ = writeln!(s, "__constant REAL HW[{}] = {{{}}};", sbp.rows(), list(&sbp.norm));
-    if let Some(form) = cfg.clean.map(|c| c.form) {
-        // Only the cleaning forms that use them define these kernels (the default program's
-        // text stays as it is).
-        if form.dirichlet() {
-            s.push_str("#define CLEAN_DIRICHLET 1\n");
-        }
-        if form == CleanForm::NarrowDirichlet {
+    if cfg.clean.is_some() {
+        // The kernels of every cleaning form where cleaning is on (only), so that the forms share
+        // one program (and its build) on one grid; each form launches, and so compiles where the
+        // driver compiles at the first launch, only its own. The narrow Laplacian exists for the
+        // classical operators on a bounded grid.
+        s.push_str("#define CLEAN_DIRICHLET 1\n");
+        if cfg.operator == OperatorForm::Classical && !cfg.case.periodic() {
             let d2 = SecondDerivative::new(cfg.order)?;
             let block: Vec<f64> = d2.block.iter().flatten().copied().collect();
             let _ = writeln!(s, "#define D2ROWS {}\n#define D2COLS {}", d2.rows(), d2.cols());

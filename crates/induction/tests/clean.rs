@@ -382,28 +382,25 @@ fn dirichlet_cleaning_lowers_the_divergence_on_confined_domain() {
     }
 }
 
-/// The command line: `--laplacian narrow --potential-bc dirichlet` runs the narrow form and says
-/// so in the report (confined_domain, order 4, 8³: the program of the test above).
+/// The command line: `--laplacian` and `--potential-bc` choose the form (and `--cg-norm` the CG),
+/// defaults the least-norm one; the run's summary names the form (the library's report text).
 #[test]
-fn command_line_runs_the_narrow_dirichlet_cleaning() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_induction"))
-        .args([
-            "run",
-            "--case",
-            "confined_domain",
-            "--order",
-            "4",
-            "--n",
-            "8",
-            "--final-time",
-            "0.1",
-            "--quiet",
-        ])
-        .args(["--div-clean", "--laplacian", "narrow", "--potential-bc", "dirichlet"])
-        .output()
-        .expect("induction runs");
-    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "stdout: {stdout}\nstderr: {stderr}");
-    assert!(stdout.contains("divergence cleaning (--laplacian narrow --potential-bc dirichlet)"), "{stdout}");
-    assert!(stdout.contains("CG iterations"), "{stdout}");
+fn command_line_chooses_the_cleaning_form() {
+    use clap::Parser;
+    use induction::cli::{Cli, Command};
+    let form_of = |extra: &[&str]| {
+        let mut all = vec!["induction", "run", "--case", "confined_domain", "--div-clean"];
+        all.extend_from_slice(extra);
+        let Command::Run(a) = Cli::try_parse_from(all).unwrap().command else { panic!("not run") };
+        a.config().unwrap().clean.unwrap()
+    };
+    assert_eq!(form_of(&[]).form, CleanForm::LeastNorm);
+    assert_eq!(form_of(&["--potential-bc", "free", "--laplacian", "wide"]).form, CleanForm::LeastNorm);
+    assert_eq!(form_of(&["--potential-bc", "dirichlet"]).form, CleanForm::WideDirichlet);
+    let c = form_of(&["--laplacian", "narrow", "--potential-bc", "dirichlet", "--cg-norm", "euclidean"]);
+    assert_eq!(
+        (c.form, c.norm, c.tol, c.max_iter),
+        (CleanForm::NarrowDirichlet, induction::CgNorm::Euclidean, 1e-3, 50)
+    );
+    assert_eq!(CleanForm::NarrowDirichlet.to_string(), "--laplacian narrow --potential-bc dirichlet");
 }
