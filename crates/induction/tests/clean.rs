@@ -404,3 +404,25 @@ fn command_line_chooses_the_cleaning_form() {
     );
     assert_eq!(CleanForm::NarrowDirichlet.to_string(), "--laplacian narrow --potential-bc dirichlet");
 }
+
+/// A checkpoint names the cleaning form: a run with another form refuses to restart from it (its
+/// field was cleaned another way), one with the same form restores it.
+#[test]
+fn checkpoints_of_one_cleaning_form_do_not_restart_another() {
+    let ctx = induction::cli::context(None).unwrap();
+    let dir = std::env::temp_dir().join(format!("induction-clean-ckpt-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let solver_of = |form| {
+        let mut cfg = Config::new(Case::Rotation3d, 4, 8);
+        cfg.n = grid(4);
+        cfg.clean = Some(CleanOptions { form, ..Default::default() });
+        Solver::new(&ctx, &cfg).unwrap()
+    };
+    solver_of(CleanForm::NarrowDirichlet).checkpoint(&dir).unwrap();
+    for form in [CleanForm::WideDirichlet, CleanForm::LeastNorm] {
+        let e = solver_of(form).restart(&dir).unwrap_err().to_string();
+        assert!(e.contains("clean=narrow-dirichlet") && e.contains("written by"), "{form}: {e}");
+    }
+    solver_of(CleanForm::NarrowDirichlet).restart(&dir).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
