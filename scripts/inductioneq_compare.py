@@ -43,8 +43,12 @@ CASES = {
 CLEANING = {
     "": [],
     "USE_LAPLACE_WIDE_STENCIL_LNS": ["--div-clean", "--cg-norm", "euclidean"],
-    "USE_LAPLACE_WIDE_STENCIL_DIRICHLET": None,
-    "USE_LAPLACE_NARROW_STENCIL_DIRICHLET": None,
+    "USE_LAPLACE_WIDE_STENCIL_DIRICHLET": [
+        "--div-clean", "--cg-norm", "euclidean", "--laplacian", "wide", "--potential-bc", "dirichlet",
+    ],
+    "USE_LAPLACE_NARROW_STENCIL_DIRICHLET": [
+        "--div-clean", "--cg-norm", "euclidean", "--laplacian", "narrow", "--potential-bc", "dirichlet",
+    ],
 }
 
 

@@ -7,7 +7,10 @@ use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::case::Case;
-use crate::config::{CgNorm, CleanOptions, Config, Form, Forms, Inflow, Integrator, Mode, Precision};
+use crate::config::{
+    CgNorm, CleanForm, CleanOptions, Config, Form, Forms, Inflow, Integrator, Laplacian, Mode, PotentialBc,
+    Precision,
+};
 use crate::dissipation::{AdaptiveParams, DissipationForm, DissipationOptions, DissipationRows};
 use crate::error::{Error, Result};
 use crate::output::{check_output_file, HistoryFormat, HistoryRow};
@@ -43,7 +46,7 @@ pub struct Cli {
 }
 
 /// The subcommands.
-// Parsed once per process: boxing the larger variants would save nothing worth the indirection.
+// Parsed once per process: the size of the largest variant (`run`'s options) costs nothing.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -226,9 +229,10 @@ pub struct RunArgs {
     /// Points along z (overrides --n).
     #[arg(long)]
     pub nz: Option<usize>,
-    /// Clean the divergence after every step: the H-orthogonal projection onto fields with zero
-    /// discrete divergence at every node (CG for −Div·G ψ = div B, G the negative SBP adjoint of
-    /// the divergence, then B ← B + Gψ).
+    /// Clean the divergence after every step: by default the H-orthogonal projection onto fields
+    /// with zero discrete divergence at every node (CG for −Div·G ψ = div B, G the negative SBP
+    /// adjoint of the divergence, then B ← B + Gψ); --laplacian and --potential-bc choose
+    /// InductionEq's other two forms.
     #[arg(long)]
     pub div_clean: bool,
     /// Inner product and tolerance of the cleaning's CG: h (the SBP inner product; --cg-tol is
@@ -249,6 +253,17 @@ pub struct RunArgs {
     /// euclidean).
     #[arg(long)]
     pub cg_check_every: Option<usize>,
+    /// The cleaning's Laplacian: wide (the divergence of the gradient, D·D) or narrow (the
+    /// narrow-stencil SBP second derivative of Mattsson & Nordström 2004; classical operators
+    /// only, and with --potential-bc dirichlet only, as in InductionEq). (Default wide.)
+    #[arg(long)]
+    pub laplacian: Option<Laplacian>,
+    /// The boundary condition of the cleaning's potential ψ: free (none: the least-norm
+    /// correction, the H-orthogonal projection above) or dirichlet (ψ = 0 on the boundary nodes;
+    /// the divergence is removed at the interior nodes, and B ← B + Dψ with the SBP D).
+    /// (Default free.)
+    #[arg(long)]
+    pub potential_bc: Option<PotentialBc>,
     /// Write the history of every step (time, energy, error, relative error, divergence norms,
     /// and with --div-clean the CG iterations and residual) to this file: CSV (`.csv`) or JSON
     /// (`.json`). The norms are computed on the device; only their scalars come back.
@@ -491,11 +506,13 @@ impl RunArgs {
                 ("--cg-tol", self.cg_tol.map(|v| format!("{v:e}"))),
                 ("--cg-max-iter", self.cg_max_iter.map(|v| v.to_string())),
                 ("--cg-check-every", self.cg_check_every.map(|v| v.to_string())),
+                ("--laplacian", self.laplacian.map(|v| v.to_string())),
+                ("--potential-bc", self.potential_bc.map(|v| v.to_string())),
             ];
             if let Some((flag, Some(v))) = given.into_iter().find(|(_, v)| v.is_some()) {
                 return Err(Error::Usage(format!(
-                    "{flag} {v} sets the conjugate gradients of the divergence cleaning, which is off, \
-                     so it would be ignored; add --div-clean (or leave {flag} out)"
+                    "{flag} {v} is an option of the divergence cleaning, which is off, so it would be \
+                     ignored; add --div-clean (or leave {flag} out)"
                 )));
             }
         }
@@ -516,6 +533,10 @@ impl RunArgs {
                 max_iter: self.cg_max_iter.unwrap_or(defaults.max_iter),
                 check_every: self.cg_check_every.unwrap_or(defaults.check_every),
                 norm,
+                form: CleanForm::of(
+                    self.laplacian.unwrap_or_default(),
+                    self.potential_bc.unwrap_or_default(),
+                )?,
             });
         }
         cfg.validate()?;
@@ -727,7 +748,11 @@ pub fn describe(cfg: &Config, device: &str, r: &Report) -> String {
         cfg.precision,
         cfg.forms,
         cfg.mode,
-        if cfg.clean.is_some() { ", divergence cleaning" } else { "" },
+        match cfg.clean.map(|c| c.form) {
+            None => String::new(),
+            Some(CleanForm::LeastNorm) => ", divergence cleaning".to_string(),
+            Some(form) => format!(", divergence cleaning ({form})"),
+        },
         crate::dissipation::describe(cfg.dissipation, &cfg.dissipation_options)
     );
     s += &format!("{} steps of dt = {:.4e} to t = {:.6}\n", r.steps, r.dt, r.last.time);

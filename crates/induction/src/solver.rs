@@ -17,9 +17,9 @@ use clarray::runtime::{Arg, DeviceInfo, DeviceType, Kernel, LaunchDims, RectSide
 use clarray::{Buffer, Context, Event};
 
 use crate::case::Case;
-use crate::config::{CgNorm, Config, Inflow, Integrator, Mode, Precision, SourceForm};
+use crate::config::{CgNorm, CleanForm, Config, Inflow, Integrator, Mode, Precision, SourceForm};
 use crate::error::{Error, Result};
-use crate::sbp::Sbp;
+use crate::sbp::{OperatorForm, Sbp, SecondDerivative};
 
 mod checkpoint;
 mod part;
@@ -305,6 +305,16 @@ impl Solver {
             )?;
             if self.cfg.clean.is_some_and(|c| c.norm == CgNorm::Euclidean) {
                 self.dot(p, q, PQ)?;
+            }
+            match self.cfg.clean.map(|c| c.form) {
+                Some(CleanForm::WideDirichlet) => {
+                    self.launch_nodes("gradient_plain", &[A::F(p), A::F(w1)])?
+                }
+                Some(CleanForm::NarrowDirichlet) => {
+                    self.launch_nodes("gradient_plain", &[A::F(p), A::F(w1)])?;
+                    self.launch_nodes("laplace_narrow", &[A::F(p), A::F(q), A::R(-1.0)])?;
+                }
+                _ => {}
             }
         }
         Ok(())
@@ -654,13 +664,19 @@ impl Solver {
     /// Replaces B by `values` (3 components of nx·ny·nz values each, x fastest; on a block, of its
     /// own nodes, as [`Solver::field`] returns them).
     pub fn set_field(&mut self, values: &[f64]) -> Result<()> {
+        self.write_owned(&self.b, values, 3)
+    }
+
+    /// Writes `values` (`ncomp` components of the owned nodes each, x fastest) into the owned
+    /// nodes of `f` (on a block, a box inside the held ones; the halo stays as it is).
+    fn write_owned(&self, f: &Field, values: &[f64], ncomp: usize) -> Result<()> {
         let owned = self.owned_nodes();
-        if values.len() != 3 * owned {
+        if values.len() != ncomp * owned {
             return Err(Error::Config(format!(
-                "a field of {} values was given; this grid takes 3 × {} = {}",
+                "a field of {} values was given; this grid takes {ncomp} × {} = {}",
                 values.len(),
                 owned,
-                3 * owned
+                ncomp * owned
             )));
         }
         let bytes: Vec<u8> = match self.cfg.precision {
@@ -678,7 +694,7 @@ impl Solver {
             let slice_pitch = row_pitch * p.held(1);
             let region = [p.len[0] * size, p.len[1], p.len[2]];
             let comp = owned * size;
-            for c in 0..3 {
+            for c in 0..ncomp {
                 let side = RectSide::new(
                     [p.halo[0][0] * size, p.halo[1][0], c * p.held(2) + p.halo[2][0]],
                     row_pitch,
@@ -686,7 +702,7 @@ impl Solver {
                 );
                 let host = &bytes[c * comp..(c + 1) * comp];
                 let e = self.ctx.queue().write_buffer_rect(
-                    &self.b.buf,
+                    &f.buf,
                     side,
                     host,
                     RectSide::packed(),
@@ -696,14 +712,14 @@ impl Solver {
                 self.record(e, false)?;
             }
             if self.cfg.mode == Mode::Copy {
-                self.download(&self.b)?;
+                self.download(f)?;
             }
             return Ok(());
         }
-        let e = self.ctx.queue().write_buffer(&self.b.buf, 0, &bytes[..], &[])?;
+        let e = self.ctx.queue().write_buffer(&f.buf, 0, &bytes[..], &[])?;
         self.record(e, false)?;
         if self.cfg.mode == Mode::Copy {
-            *self.b.host.borrow_mut() = bytes;
+            *f.host.borrow_mut() = bytes;
         }
         Ok(())
     }
@@ -761,11 +777,19 @@ impl Solver {
         Ok(())
     }
 
-    /// Divergence cleaning: the H-orthogonal projection of B onto the fields whose discrete
-    /// divergence vanishes at every node. With `G = −Div*` (the SBP gradient with its boundary
-    /// term, the negative H-adjoint of the divergence) it solves `−Div·G ψ = Div·B` by conjugate
-    /// gradients, then sets B ← B + Gψ, the smallest change in ‖·‖_H that removes the divergence.
-    /// The CG residual is the divergence of the corrected field, at all nodes.
+    /// Divergence cleaning, in the form of [`CleanOptions::form`](crate::config::CleanOptions).
+    /// By default ([`CleanForm::LeastNorm`]) the H-orthogonal projection of B onto the fields whose
+    /// discrete divergence vanishes at every node: with `G = −Div*` (the SBP gradient with its
+    /// boundary term, the negative H-adjoint of the divergence) it solves `−Div·G ψ = Div·B` by
+    /// conjugate gradients, then sets B ← B + Gψ, the smallest change in ‖·‖_H that removes the
+    /// divergence. The CG residual is the divergence of the corrected field, at all nodes.
+    ///
+    /// With a Dirichlet potential ([`CleanForm::WideDirichlet`], [`CleanForm::NarrowDirichlet`])
+    /// ψ = 0 on the boundary nodes, the CG's vectors live on the interior nodes (zero on the
+    /// boundary ones), the right-hand side is `Div·B` there, and B ← B + Dψ at every node. With the
+    /// wide Laplacian `−Div·D` the residual is the divergence of the corrected field at the
+    /// interior nodes; with the narrow one it is not (`Div·D ≠ Σ D₂`). Both operators are
+    /// symmetric positive definite in the H inner product on fields that vanish on the boundary.
     ///
     /// With [`CgNorm::H`] the CG runs in the H inner product (the operator is `Div·Div*`:
     /// symmetric positive semi-definite there, and the right-hand side lies in its range) and
@@ -788,6 +812,7 @@ impl Solver {
         let (r, g) = (&self.d, &self.w1);
         let np = self.np;
         let euclidean = opts.norm == CgNorm::Euclidean;
+        let dirichlet = opts.form.dirichlet();
         // On a split grid each inner product is this rank's part, then summed over the ranks
         // (one allreduce per product: the second needs the first's α).
         let dot = |a: &Field, b: &Field, slot: i32| {
@@ -798,9 +823,10 @@ impl Solver {
             }
             self.sum_slot_over_ranks(slot)
         };
-        // r = D·B at every node, ψ = 0, p = r, rr = (r, r).
+        // r = D·B at every node (at the interior ones with a Dirichlet potential, 0 on the
+        // boundary), ψ = 0, p = r, rr = (r, r).
         self.exchange(&self.b)?;
-        self.launch_nodes("divergence", &[A::F(&self.b), A::F(r), A::R(1.0), A::I(0)])?;
+        self.launch_nodes("divergence", &[A::F(&self.b), A::F(r), A::R(1.0), A::I(dirichlet as i32)])?;
         self.fill(phi, 0.0, np)?;
         self.launch_flat("axpby", &[A::F(p), A::F(r), A::R(1.0), A::R(0.0), A::N(np)], np)?;
         dot(r, r, RR[0])?;
@@ -815,11 +841,8 @@ impl Solver {
         let mut old = 0;
         let mut it = 0;
         while it < opts.max_iter {
-            // q = −D·(G p).
-            self.exchange_n(p, 1)?;
-            self.launch_nodes("gradient", &[A::F(p), A::F(g)])?;
-            self.exchange(g)?;
-            self.launch_nodes("divergence", &[A::F(g), A::F(q), A::R(-1.0), A::I(0)])?;
+            // q = A p.
+            self.clean_operator(opts.form, p, q)?;
             dot(p, q, PQ)?;
             let args = [A::F(phi), A::F(r), A::F(p), A::F(q), A::F(&self.scal), A::I(RR[old]), A::I(PQ)];
             self.launch_flat("cg_xr", &args, np)?;
@@ -837,14 +860,65 @@ impl Solver {
                 }
             }
         }
-        // B ← B + Gψ.
+        // B ← B + Gψ (B ← B + Dψ with a Dirichlet potential).
         self.exchange_n(phi, 1)?;
-        self.launch_nodes("gradient", &[A::F(phi), A::F(g)])?;
+        self.launch_nodes(if dirichlet { "gradient_plain" } else { "gradient" }, &[A::F(phi), A::F(g)])?;
         self.launch_flat("axpby", &[A::F(&self.b), A::F(g), A::R(1.0), A::R(1.0), A::N(3 * np)], 3 * np)?;
         self.cg_iterations += it;
         stats.iterations = it;
         self.last_clean = Some(stats);
         Ok(it)
+    }
+
+    /// `q = A p`, the operator of the cleaning's CG in the form `form` (p's halo exchanged
+    /// first; the work register `w1` holds the gradient in between). With a Dirichlet potential
+    /// q is set at the interior nodes and 0 on the boundary ones, and p is read on the boundary
+    /// as it is there (zero in the CG).
+    fn clean_operator(&self, form: CleanForm, p: &Field, q: &Field) -> Result<()> {
+        let g = &self.w1;
+        self.exchange_n(p, 1)?;
+        match form {
+            CleanForm::LeastNorm | CleanForm::WideDirichlet => {
+                let (grad, interior) =
+                    if form == CleanForm::LeastNorm { ("gradient", 0) } else { ("gradient_plain", 1) };
+                self.launch_nodes(grad, &[A::F(p), A::F(g)])?;
+                self.exchange(g)?;
+                self.launch_nodes("divergence", &[A::F(g), A::F(q), A::R(-1.0), A::I(interior)])
+            }
+            CleanForm::NarrowDirichlet => {
+                self.launch_nodes("laplace_narrow", &[A::F(p), A::F(q), A::R(-1.0)])
+            }
+        }
+    }
+
+    /// The operator A of the cleaning's conjugate gradients applied to the scalar field `f` (nx·ny·nz
+    /// values, x fastest; a block's own nodes on a block), read back in the same layout: `−Div·G f`
+    /// at every node ([`CleanForm::LeastNorm`]), `−Div·D f` or `−Σ_a D₂,a f` at the interior nodes
+    /// and 0 on the boundary ones (the Dirichlet forms, which the CG applies only to fields that
+    /// vanish on the boundary; `f` is read there as given). For tests of the operators. Uses the
+    /// cleaning's work fields: a solver made without cleaning refuses.
+    pub fn apply_clean_operator(&self, f: &[f64]) -> Result<Vec<f64>> {
+        let (Some([_, p, q]), Some(opts)) = (&self.clean, self.cfg.clean) else {
+            return Err(Error::Config(
+                "the cleaning's operator was asked of a solver made without cleaning; set Config::clean"
+                    .into(),
+            ));
+        };
+        self.write_owned(p, f, 1)?;
+        self.clean_operator(opts.form, p, q)?;
+        Ok(self.owned(self.read(q)?, 1))
+    }
+
+    /// The potential ψ of the last cleaning (nx·ny·nz values, x fastest; a block's own nodes on a
+    /// block): zero before the first, and zero on the boundary nodes with a Dirichlet potential.
+    pub fn potential(&self) -> Result<Vec<f64>> {
+        match &self.clean {
+            Some([phi, _, _]) => Ok(self.owned(self.read(phi)?, 1)),
+            None => Err(Error::Config(
+                "the cleaning's potential was asked of a solver made without cleaning; set Config::clean"
+                    .into(),
+            )),
+        }
     }
 
     /// The outcome of the last divergence cleaning (None before the first).
@@ -1095,6 +1169,20 @@ fn source_of(
     let _ = writeln!(s, "__constant REAL DB[{}] = {{{}}};", block.len(), list(&block));
     let _ = writeln!(s, "__constant REAL DI[{}] = {{{}}};", sbp.half(), list(&sbp.interior));
     let _ = writeln!(s, "__constant REAL HW[{}] = {{{}}};", sbp.rows(), list(&sbp.norm));
+    if cfg.clean.is_some() {
+        // The kernels of every cleaning form where cleaning is on (only), so that the forms share
+        // one program (and its build) on one grid; each form launches, and so compiles where the
+        // driver compiles at the first launch, only its own. The narrow Laplacian exists for the
+        // classical operators on a bounded grid.
+        s.push_str("#define CLEAN_DIRICHLET 1\n");
+        if cfg.operator == OperatorForm::Classical && !cfg.case.periodic() {
+            let d2 = SecondDerivative::new(cfg.order)?;
+            let block: Vec<f64> = d2.block.iter().flatten().copied().collect();
+            let _ = writeln!(s, "#define D2ROWS {}\n#define D2COLS {}", d2.rows(), d2.cols());
+            let _ = writeln!(s, "__constant REAL D2B[{}] = {{{}}};", block.len(), list(&block));
+            let _ = writeln!(s, "__constant REAL D2C[{}] = {{{}}};", d2.interior.len(), list(&d2.interior));
+        }
+    }
     let dissipation = if cfg.dissipation.is_some() { DISSIPATION_CL } else { "" };
     let hall = if cfg.hall {
         let _ = writeln!(s, "#define HALL 1\n#define HALL_RHO {}", lit(cfg.case.density().unwrap_or(1.0)));

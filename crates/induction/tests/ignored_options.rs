@@ -152,9 +152,14 @@ fn adaptive_thresholds_without_the_adaptive_form_are_refused_by_the_library() {
 
 #[test]
 fn cleaning_options_without_div_clean_are_refused() {
-    for (flag, v) in
-        [("--cg-norm", "euclidean"), ("--cg-tol", "1e-6"), ("--cg-max-iter", "9"), ("--cg-check-every", "2")]
-    {
+    for (flag, v) in [
+        ("--cg-norm", "euclidean"),
+        ("--cg-tol", "1e-6"),
+        ("--cg-max-iter", "9"),
+        ("--cg-check-every", "2"),
+        ("--laplacian", "narrow"),
+        ("--potential-bc", "dirichlet"),
+    ] {
         assert_usage(
             run(&["run", flag, v]),
             &[&format!("{flag} {v}"), "cleaning, which is off", "--div-clean"],
@@ -189,4 +194,67 @@ fn ignored_options_exit_with_code_2() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "stderr: {err}");
     assert!(err.contains("--cg-tol 1e-6") && err.contains("--div-clean"), "{err}");
+}
+
+/// InductionEq's cleaning forms are three: the narrow Laplacian comes only with a Dirichlet
+/// potential (a free potential is the least-norm form, whose Laplacian is D·D).
+#[test]
+fn narrow_laplacian_with_a_free_potential_is_refused() {
+    for extra in [&[][..], &["--potential-bc", "free"][..]] {
+        let mut args = vec!["run", "--div-clean", "--laplacian", "narrow"];
+        args.extend_from_slice(extra);
+        assert_usage(run(&args), &["--laplacian narrow", "Dirichlet", "--potential-bc dirichlet"]);
+    }
+}
+
+/// A periodic case has no boundary nodes to hold the potential at zero.
+#[test]
+fn dirichlet_potential_on_a_periodic_case_is_refused() {
+    use induction::config::{CleanForm, CleanOptions};
+    for form in [CleanForm::WideDirichlet, CleanForm::NarrowDirichlet] {
+        let mut cfg = Config::new(Case::PeriodicAdvection, 4, 12);
+        cfg.clean = Some(CleanOptions { form, ..Default::default() });
+        assert_usage(cfg.validate(), &["--potential-bc dirichlet", "periodic", "no boundary"]);
+        cfg.case = Case::Rotation3d;
+        cfg.validate().unwrap();
+    }
+    assert_usage(
+        run(&[
+            "run",
+            "--case",
+            "periodic_advection",
+            "--n",
+            "12",
+            "--div-clean",
+            "--potential-bc",
+            "dirichlet",
+        ]),
+        &["--potential-bc dirichlet", "periodic_advection"],
+    );
+}
+
+/// The narrow Laplacian exists for the classical operators only (InductionEq's extended headers
+/// refuse it: its coefficients have not been derived).
+#[test]
+fn narrow_laplacian_with_the_extended_operators_is_refused() {
+    use induction::config::{CleanForm, CleanOptions};
+    let mut cfg = Config::new(Case::Rotation3d, 4, 12);
+    cfg.operator = OperatorForm::Extended;
+    cfg.clean = Some(CleanOptions { form: CleanForm::NarrowDirichlet, ..Default::default() });
+    assert_usage(cfg.validate(), &["--laplacian narrow", "--operator extended", "classical"]);
+    cfg.clean = Some(CleanOptions { form: CleanForm::WideDirichlet, ..Default::default() });
+    cfg.validate().unwrap();
+    assert_usage(
+        run(&[
+            "run",
+            "--operator",
+            "extended",
+            "--div-clean",
+            "--laplacian",
+            "narrow",
+            "--potential-bc",
+            "dirichlet",
+        ]),
+        &["--laplacian narrow", "--operator extended"],
+    );
 }

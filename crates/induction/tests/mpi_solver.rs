@@ -7,14 +7,15 @@
 //! the process grid is 1 × 1 × 2 on 2 ranks, 1 × 1 × 3 on 3 (uneven: 7, 7, 6 planes) and
 //! 2 × 1 × 2 on 4 (blocks split in x too); 4 ranks also run 12 × 16 × 20 nodes, split 1 × 2 × 2
 //! (in y). CI checks a subset on 3 and 4 ranks (see `checks`; INDUCTION_MPI_FULL=1 runs all).
-//! Divergence cleaning (its inner products summed over the ranks) agrees to 1e-12.
+//! Divergence cleaning (its inner products summed over the ranks) agrees to 1e-12, every form
+//! (the interior divergence that a Dirichlet form cleans to round-off: to 1e-9).
 //! Each rank runs PoCL on one thread, with a build cache of its own.
 #![cfg(feature = "mpi")]
 
 use std::process::Command;
 use std::rc::Rc;
 
-use induction::config::{CgNorm, CleanOptions};
+use induction::config::{CgNorm, CleanForm, CleanOptions};
 use induction::dissipation::DissipationForm;
 use induction::ranks::Ranks;
 use induction::solver::{Norms, Part};
@@ -238,7 +239,16 @@ fn child() {
         check(&ctx, &ranks, &cfg, &what, "DISS ");
     }
     for (order, norm) in [(2, CgNorm::H), (4, CgNorm::Euclidean)].into_iter().take(extra_forms) {
-        cleaning_matches_one_rank(&ctx, &ranks, order, norm);
+        cleaning_matches_one_rank(&ctx, &ranks, order, norm, CleanForm::LeastNorm);
+    }
+    // The Dirichlet forms: the narrow Laplacian's boundary rows reach further than the halo
+    // (inside the first block), its central rows as far as the halo.
+    for (norm, form) in
+        [(CgNorm::H, CleanForm::WideDirichlet), (CgNorm::Euclidean, CleanForm::NarrowDirichlet)]
+            .into_iter()
+            .take(extra_forms)
+    {
+        cleaning_matches_one_rank(&ctx, &ranks, 4, norm, form);
     }
     // What a split grid cannot do yet is refused, with the reason.
     let mut cfg = config(Case::Rotation3d, 2, None, Integrator::Lsrk4, Precision::F64, [16, 12, 20]);
@@ -268,12 +278,18 @@ fn disturbed(n: [usize; 3], exact: &[f64]) -> Vec<f64> {
 /// Two steps with divergence cleaning after each, from a field with divergence, on one rank
 /// and on the blocks: the same iterations, fields within 1e-12 relative (the inner products are
 /// sums over the ranks, in another order).
-fn cleaning_matches_one_rank(ctx: &clarray::Context, ranks: &Rc<Ranks>, order: usize, norm: CgNorm) {
+fn cleaning_matches_one_rank(
+    ctx: &clarray::Context,
+    ranks: &Rc<Ranks>,
+    order: usize,
+    norm: CgNorm,
+    form: CleanForm,
+) {
     let (rank, size) = (ranks.rank(), ranks.size());
     let n = [16, 12, 20];
     let mut cfg = config(Case::Rotation3d, order, None, Integrator::Lsrk4, Precision::F64, n);
-    cfg.clean = Some(CleanOptions { tol: 1e-9, max_iter: 40, check_every: 5, norm });
-    let what = format!("cleaning order {order} {norm} on {size} ranks");
+    cfg.clean = Some(CleanOptions { tol: 1e-9, max_iter: 40, check_every: 5, norm, form });
+    let what = format!("cleaning order {order} {norm} {form} on {size} ranks");
     let (_, dt) = cfg.steps().unwrap();
     let mut whole = Solver::new(ctx, &cfg).unwrap();
     let start = disturbed(n, &whole.field().unwrap());
@@ -296,7 +312,16 @@ fn cleaning_matches_one_rank(ctx: &clarray::Context, ranks: &Rc<Ranks>, order: u
     let worst = mine.iter().zip(&theirs).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
     assert!(worst <= 1e-12 * largest, "{what}: rank {rank} differs by {worst:e} (largest {largest:e})");
     let (a, b) = (whole.norms().unwrap(), part.norms().unwrap());
-    assert!(norms_close(&a, &b, 1e-12), "{what}: norms {a:?} on one rank, {b:?} on {size}");
+    // A Dirichlet form cleans the interior divergence down to a remainder of 1e-7 of the field's
+    // scale: the round-off of the ranks' inner products (summed in another order) is a larger
+    // part of it (measured: 4e-11 relative).
+    let interior_tol = if form.dirichlet() { 1e-9 } else { 1e-12 };
+    let without_interior = |n: &Norms| Norms { divergence_interior: 0.0, ..*n };
+    assert!(
+        norms_close(&without_interior(&a), &without_interior(&b), 1e-12)
+            && close(a.divergence_interior, b.divergence_interior, interior_tol),
+        "{what}: norms {a:?} on one rank, {b:?} on {size}"
+    );
     println!("RANK {rank} CLEAN OK {what}: differs by {worst:e} of {largest:e}");
 }
 
@@ -340,7 +365,8 @@ fn blocks_on_two_three_and_four_ranks_match_one_rank() {
             if ranks == 2 {
                 assert_eq!(mine("DISS OK"), 2, "rank {r} of {ranks}: {text}");
             }
-            assert_eq!(mine("CLEAN OK"), extra, "rank {r} of {ranks}: {text}");
+            // The least-norm form at orders 2 and 4, and the two Dirichlet forms.
+            assert_eq!(mine("CLEAN OK"), 2 * extra, "rank {r} of {ranks}: {text}");
             assert_eq!(mine("DONE"), 1, "rank {r} of {ranks}: {text}");
         }
         // Order 6 needs 9 nodes a block per split axis: 20 planes split in 2 but not in 3, and

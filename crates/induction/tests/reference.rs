@@ -328,13 +328,15 @@ fn forms_parse_with_the_source_term() {
     );
 }
 
+/// One row of [`OTHER_REFERENCE`].
+type Reference = (Case, usize, usize, &'static str, &'static str, f64, f64, f64);
+
 /// Figures of InductionEq at commit adf8655366dcd30d21c931c005ef5e436a201402, produced by running
 /// its kernels on PoCL 3.1 (f64, CarpenterKennedy2N54 unless named, cfl 0.95; the rows of
 /// docs/data/inductioneq-adf8655.csv): (case, order, n, forms, integrator, final time, error,
 /// relative error). Cases and orders the four figures above do not reach: confined_domain (a
 /// steady state with u·n = 0, T = 2) at orders 4 and 6, rotation_2D at order 2, and SSPRK33.
-type ReferenceRow = (Case, usize, usize, &'static str, &'static str, f64, f64, f64);
-const OTHER_REFERENCE: [ReferenceRow; 4] = [
+const OTHER_REFERENCE: [Reference; 4] = [
     (
         Case::ConfinedDomain,
         4,

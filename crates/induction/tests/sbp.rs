@@ -953,3 +953,134 @@ fn extended_dissipation_rows_match_inductioneq_headers() {
         }
     }
 }
+
+/// The narrow second-derivative operators (the cleaning's `--laplacian narrow`) are those of
+/// Mattsson & Nordström (2004), checked exactly in rational arithmetic from their own definition:
+/// on the nodes x = 0 … n − 1 (h = 1), every row differentiates xᵖ twice exactly for p up to the
+/// boundary order + 1, the interior rows up to the interior order + 1, and the boundary rows not
+/// one degree beyond; with the first derivative's norm H, H·D₂ restricted to the interior nodes
+/// is symmetric (D₂ = H⁻¹(−M + BS), S touching only the boundary rows) and negative definite
+/// (Cholesky of its negative in f64); the f64 table that the kernels use is the rational one
+/// rounded; and InductionEq's table for order 6 (given in decimals, the negative of D₂ with the
+/// boundary node's column dropped) has 2.3503981797497158 at node 1.
+#[test]
+fn second_derivative_is_mattsson_nordstrom_2004_exactly() {
+    use induction::sbp::{second_derivative_table, SecondDerivative, SIXTH_ORDER_NORM};
+    for order in [2, 4, 6] {
+        let (block, interior) = second_derivative_table(order).unwrap();
+        let q = |&(p, q): &(i64, i64)| Q::new(p as i128, q as i128);
+        let block: Vec<Vec<Q>> = block.iter().map(|r| r.iter().map(q).collect()).collect();
+        let interior: Vec<Q> = interior.iter().map(q).collect();
+        let norm: Vec<Q> = match order {
+            2 => vec![Q::new(1, 2)],
+            4 => vec![Q::new(17, 48), Q::new(59, 48), Q::new(43, 48), Q::new(49, 48)],
+            _ => SIXTH_ORDER_NORM.iter().map(|&(p, q)| Q::new(p as i128, q as i128)).collect(),
+        };
+        let op = SecondDerivative::new(order).unwrap();
+        for (r, row) in block.iter().enumerate() {
+            for (c, v) in row.iter().enumerate() {
+                let f = op.block[r][c];
+                assert!(
+                    (f - v.f64()).abs() <= f64::EPSILON * v.f64().abs(),
+                    "order {order}: block[{r}][{c}] = {f}"
+                );
+            }
+        }
+        let (rows, half) = (block.len(), interior.len() - 1);
+        let sbp = Sbp::new(order).unwrap();
+        for n in [sbp.min_points(), sbp.min_points() + 1, sbp.min_points() + 5] {
+            let mut d = vec![vec![Q::int(0); n]; n];
+            for i in 0..n {
+                if i < rows {
+                    d[i][..block[i].len()].copy_from_slice(&block[i]);
+                } else if i >= n - rows {
+                    for (j, &v) in block[n - 1 - i].iter().enumerate() {
+                        d[i][n - 1 - j] = v;
+                    }
+                } else {
+                    d[i][i] = interior[0];
+                    for o in 1..=half {
+                        d[i][i + o] = interior[o];
+                        d[i][i - o] = interior[o];
+                    }
+                }
+            }
+            // The kernels' matrix is this one.
+            let m = op.matrix(n);
+            for i in 0..n {
+                for j in 0..n {
+                    assert!((m[i * n + j] - d[i][j].f64()).abs() < 1e-15, "order {order}, n {n}: [{i}][{j}]");
+                }
+            }
+            // D₂ xᵖ = p(p − 1) xᵖ⁻² at the nodes.
+            let exact_rows = |p: u32| -> Vec<bool> {
+                (0..n)
+                    .map(|i| {
+                        let lhs =
+                            (0..n).fold(Q::int(0), |acc, j| acc.add(d[i][j].mul(Q::int((j as i128).pow(p)))));
+                        let rhs = if p < 2 {
+                            Q::int(0)
+                        } else {
+                            Q::int((p * (p - 1)) as i128 * (i as i128).pow(p - 2))
+                        };
+                        lhs == rhs
+                    })
+                    .collect()
+            };
+            let bo = order / 2;
+            for p in 0..=(bo + 1) as u32 {
+                assert!(exact_rows(p).iter().all(|&e| e), "order {order}, n {n}: not exact on x^{p}");
+            }
+            assert!(
+                !exact_rows(bo as u32 + 2)[..rows].iter().all(|&e| e),
+                "order {order}, n {n}: boundary rows exact beyond the boundary order"
+            );
+            for p in 0..=(order + 1) as u32 {
+                let e = exact_rows(p);
+                assert!(
+                    e[rows..n - rows].iter().all(|&e| e),
+                    "order {order}, n {n}: interior not exact on x^{p}"
+                );
+            }
+            let w: Vec<Q> = (0..n)
+                .map(|i| {
+                    if i < norm.len() {
+                        norm[i]
+                    } else if i >= n - norm.len() {
+                        norm[n - 1 - i]
+                    } else {
+                        Q::int(1)
+                    }
+                })
+                .collect();
+            let inner = 1..n - 1;
+            for i in inner.clone() {
+                for j in inner.clone() {
+                    assert_eq!(
+                        w[i].mul(d[i][j]),
+                        w[j].mul(d[j][i]),
+                        "order {order}, n {n}: (H D₂)[{i}][{j}]"
+                    );
+                }
+            }
+            // Cholesky of −(H D₂) on the interior nodes: every pivot positive.
+            let k = n - 2;
+            let mut a: Vec<f64> =
+                (0..k * k).map(|m| -(w[1 + m / k].mul(d[1 + m / k][1 + m % k])).f64()).collect();
+            for c in 0..k {
+                let pivot = a[c * k + c] - (0..c).map(|s| a[c * k + s] * a[c * k + s]).sum::<f64>();
+                assert!(
+                    pivot > 1e-12,
+                    "order {order}, n {n}: −H D₂ not positive definite (pivot {c}: {pivot:e})"
+                );
+                a[c * k + c] = pivot.sqrt();
+                for r in c + 1..k {
+                    let v = a[r * k + c] - (0..c).map(|s| a[r * k + s] * a[c * k + s]).sum::<f64>();
+                    a[r * k + c] = v / a[c * k + c];
+                }
+            }
+        }
+    }
+    let six = SecondDerivative::new(6).unwrap();
+    assert!((-six.block[1][1] - 2.3503981797497158).abs() < 1e-15, "{}", six.block[1][1]);
+}

@@ -601,6 +601,51 @@ __kernel void gradient(const __global REAL* f, __global REAL* G) {
     }
 }
 
+#if CLEAN_DIRICHLET
+// G = D f along each axis (the SBP first derivative, no boundary term): the gradient of the
+// cleaning with a Dirichlet potential (f = 0 on the boundary nodes), B <- B + G.
+__kernel void gradient_plain(const __global REAL* f, __global REAL* G) {
+    NODE
+    (void)x;
+    for (int a = 0; a < 3; ++a) G[a * NP + idx] = AXIS_IH(a) * d1(f, idx, AXIS_P(a), AXIS_N(a), AXIS_S(a));
+}
+#endif
+
+#ifdef D2ROWS
+// h^2 (D2 f) at node idx along one axis (index p of n points, stride s): the narrow-stencil SBP
+// second derivative, boundary rows D2B (D2ROWS x D2COLS, the right end the left one reversed,
+// same sign), central stencil D2C[0] f_p + sum_q D2C[q] (f_{p+q} + f_{p-q}).
+REAL d2(const __global REAL* f, idx_t idx, int p, int n, int s) {
+    REAL acc = (REAL)0;
+    if (p < D2ROWS) {
+        for (int c = 0; c < D2COLS; ++c) acc += D2B[p * D2COLS + c] * f[idx + (c - p) * s];
+    } else if (p >= n - D2ROWS) {
+        const int r = n - 1 - p;
+        for (int c = 0; c < D2COLS; ++c) acc += D2B[r * D2COLS + c] * f[idx + (r - c) * s];
+    } else {
+        acc = D2C[0] * f[idx];
+        for (int q = 1; q <= HALF; ++q) acc += D2C[q] * (f[idx + q * s] + f[idx - q * s]);
+    }
+    return acc;
+}
+
+// out = sign * sum_a D2_a f at the interior nodes, 0 on the boundary nodes: the cleaning's
+// narrow-stencil Laplacian (f = 0 on the boundary nodes, where the CG never changes it).
+__kernel void laplace_narrow(const __global REAL* f, __global REAL* out, REAL sign) {
+    NODE
+    (void)x;
+    REAL acc = (REAL)0;
+    int boundary = 0;
+    for (int a = 0; a < 3; ++a) {
+        const int p = AXIS_P(a), n = AXIS_N(a);
+        const REAL ih = AXIS_IH(a);
+        acc += ih * ih * d2(f, idx, p, n, AXIS_S(a));
+        boundary |= p == 0 || p == n - 1;
+    }
+    out[idx] = boundary ? (REAL)0 : sign * acc;
+}
+#endif
+
 // y = a*x + b*y over n values; with b = 0, y is not read (it may hold anything, NaN included).
 __kernel void axpby(__global REAL* y, const __global REAL* x, REAL a, REAL b, long n) {
     const idx_t m = get_global_id(0);

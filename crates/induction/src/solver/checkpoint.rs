@@ -15,7 +15,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::Solver;
-use crate::config::Precision;
+use crate::config::{CleanForm, Precision};
 use crate::error::{Error, Result};
 
 const MAGIC: &str = "induction checkpoint 1";
@@ -50,7 +50,13 @@ impl Solver {
             c.integrator,
             c.forms,
             dt.to_bits(),
-            c.clean.is_some(),
+            // true for the least-norm form (as before there were others), else the form's name.
+            match c.clean.map(|o| o.form) {
+                None => "false",
+                Some(CleanForm::LeastNorm) => "true",
+                Some(CleanForm::WideDirichlet) => "wide-dirichlet",
+                Some(CleanForm::NarrowDirichlet) => "narrow-dirichlet",
+            },
         ))
     }
 
