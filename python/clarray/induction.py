@@ -29,6 +29,9 @@ Options (all keyword-only):
     ``"f64"`` (default) or ``"f32"``.
 ``div_clean``, ``cg_norm``, ``cg_tol``, ``cg_max_iter``, ``cg_check_every``
     Divergence cleaning after every step by conjugate gradients, and its settings.
+``laplacian``, ``potential_bc``
+    The cleaning's form: ``"wide"`` (default) or ``"narrow"`` Laplacian, a ``"free"`` (default)
+    or ``"dirichlet"`` potential (InductionEq's three forms; narrow needs dirichlet).
 ``integrator``, ``forms``, ``operator``, ``mode``, ``hall``
     Time integrator (``lsrk4`` default), forms of the product terms (``"product,central,split"``
     default), SBP family (``classical``/``extended``), ``resident``/``copy``, the Hall term.

@@ -22,7 +22,12 @@ fn main() -> clarray::Result<()> {
     let y = Array::from_slice(&ctx, &ys, &[n])?;
 
     // 1. Elementwise: the body runs for every i of the first array argument.
-    let axpy = ElementwiseKernel::new(&ctx, "float a, float *x, float *y, float *z", "z[i] = a*x[i] + y[i]", "axpy")?;
+    let axpy = ElementwiseKernel::new(
+        &ctx,
+        "float a, float *x, float *y, float *z",
+        "z[i] = a*x[i] + y[i]",
+        "axpy",
+    )?;
     let z = Array::<f32>::zeros(&ctx, &[n])?;
     axpy.run(&[&2.0f32, &x, &y, &z])?;
     let got = z.to_vec()?;
@@ -32,7 +37,15 @@ fn main() -> clarray::Result<()> {
     println!("axpy: z[0..4] = {:?}", &got[..4]);
 
     // 2. Reduction: a dot product, accumulated in double.
-    let dot = ReductionKernel::new(&ctx, DType::F64, "0", "a+b", "(double)x[i]*(double)y[i]", "float *x, float *y", "dot")?;
+    let dot = ReductionKernel::new(
+        &ctx,
+        DType::F64,
+        "0",
+        "a+b",
+        "(double)x[i]*(double)y[i]",
+        "float *x, float *y",
+        "dot",
+    )?;
     let d: f64 = dot.run::<f64>(&[&x, &y])?.item()?;
     let want: f64 = xs.iter().zip(&ys).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum();
     assert!((d - want).abs() <= 1e-9 * want.abs().max(1.0));

@@ -24,9 +24,16 @@ kernel void copy_back(global float* u, global const float* v, uint n) {
 
 /// The same smoothing step on the host, for the check.
 fn smooth_host(u: &mut [f32]) {
-    let v: Vec<f32> = (0..u.len())
-        .map(|i| if i == 0 || i + 1 == u.len() { u[i] } else { 0.25 * u[i - 1] + 0.5 * u[i] + 0.25 * u[i + 1] })
-        .collect();
+    let v: Vec<f32> =
+        (0..u.len())
+            .map(|i| {
+                if i == 0 || i + 1 == u.len() {
+                    u[i]
+                } else {
+                    0.25 * u[i - 1] + 0.5 * u[i] + 0.25 * u[i + 1]
+                }
+            })
+            .collect();
     u.copy_from_slice(&v);
 }
 

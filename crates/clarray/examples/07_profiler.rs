@@ -37,6 +37,10 @@ fn main() -> clarray::Result<()> {
     assert!(bytes("read") >= 4 * n as u64, "the download (and the sum's one value)");
     assert!(!report.kernels.is_empty() && report.kernel_seconds > 0.0);
     let launches: u64 = report.kernels.iter().map(|k| k.count).sum();
-    println!("{launches} launches, kernel time {:.3} ms, transfers {:.3} ms", report.kernel_seconds * 1e3, report.transfer_seconds * 1e3);
+    println!(
+        "{launches} launches, kernel time {:.3} ms, transfers {:.3} ms",
+        report.kernel_seconds * 1e3,
+        report.transfer_seconds * 1e3
+    );
     Ok(())
 }

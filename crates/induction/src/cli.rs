@@ -811,7 +811,8 @@ fn write_png(solver: &Solver, path: &Path) -> Result<Option<PathBuf>> {
         return Ok(None);
     };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
+        std::fs::create_dir_all(dir)
+            .map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
     }
     crate::output::write_png(path, &plane)?;
     Ok(Some(path.to_path_buf()))
