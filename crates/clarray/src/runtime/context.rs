@@ -7,7 +7,7 @@
 use std::any::{Any, TypeId};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context as ClContext;
@@ -76,6 +76,54 @@ impl Drop for QueueCore {
     }
 }
 
+/// The queues of this process that are still alive ([`finish_live_queues`]).
+static LIVE_QUEUES: Mutex<Vec<Weak<QueueCore>>> = Mutex::new(Vec::new());
+
+/// Keeps `queue` in the list of live queues.
+fn keep_live(queue: &Arc<QueueCore>) {
+    let mut live = lock(&LIVE_QUEUES);
+    live.retain(|q| q.strong_count() > 0);
+    live.push(Arc::downgrade(queue));
+}
+
+/// Finishes every live queue when a thread that launched kernels ends: a queue that is
+/// dropped finishes itself, but one held to the end of the process — in a `static` (a test
+/// suite's shared context, the Python package's default one) or leaked — may still have
+/// kernels to compile and run when the process exits. PoCL 3.1 compiles a kernel on a worker
+/// thread at its first launch, and `exit` then destroys LLVM's objects under that compile:
+/// SIGSEGV or SIGABRT after `main` has returned (in about one run in four of a test that
+/// returned with a reduction in flight). A thread's thread-local destructors run before any
+/// `atexit` handler — those of the thread that calls `exit` as its first step — and those of
+/// a test thread when it ends, so the guard below finishes the queues before anything is torn
+/// down. Called at every launch and queue creation (a thread-local access: nanoseconds).
+pub(crate) fn finish_queues_at_thread_exit() {
+    FINISH_AT_THREAD_EXIT.with(|_| {});
+}
+
+/// The guard of [`finish_queues_at_thread_exit`].
+struct FinishAtThreadExit;
+
+impl Drop for FinishAtThreadExit {
+    fn drop(&mut self) {
+        finish_live_queues();
+    }
+}
+
+thread_local! {
+    static FINISH_AT_THREAD_EXIT: FinishAtThreadExit = const { FinishAtThreadExit };
+}
+
+/// Waits for every live queue's commands (errors are deferred to the queue's context, as a
+/// dropped queue's are).
+fn finish_live_queues() {
+    let live: Vec<Arc<QueueCore>> = lock(&LIVE_QUEUES).iter().filter_map(Weak::upgrade).collect();
+    for q in &live {
+        if let Err(e) = q.queue.finish() {
+            q.core.defer(Error::opencl("clFinish (at the end of a thread)", e.0));
+        }
+    }
+}
+
 /// An in-order command queue on a context's device. Cheap to clone; all clones are one queue.
 #[derive(Clone)]
 pub struct Queue {
@@ -103,16 +151,17 @@ impl Queue {
                 CommandQueue::create_default(&core.ctx, props)
             })
             .cl("clCreateCommandQueue")?;
-        Ok(Queue {
-            inner: Arc::new(QueueCore {
-                queue,
-                core,
-                profiling,
-                id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-                recording: AtomicBool::new(false),
-                log: Mutex::new(CommandLog::default()),
-            }),
-        })
+        let inner = Arc::new(QueueCore {
+            queue,
+            core,
+            profiling,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            recording: AtomicBool::new(false),
+            log: Mutex::new(CommandLog::default()),
+        });
+        keep_live(&inner);
+        finish_queues_at_thread_exit();
+        Ok(Queue { inner })
     }
 
     /// Whether commands on this queue record device times.

@@ -1106,6 +1106,7 @@ impl Queue {
         });
         let track = self.track_iter(uses, wait)?;
         let ids = track.ids();
+        super::context::finish_queues_at_thread_exit();
         // SAFETY: the kernel's arguments are all set (count checked); the size arrays have `d`
         // entries each and outlive the call.
         let ev = unsafe {
@@ -1227,6 +1228,7 @@ impl BareLaunch {
             unsafe { opencl3::kernel::set_kernel_arg(raw.get(), i as u32, size, ptr) }
                 .map_err(|code| Error::opencl("clSetKernelArg", code))?;
         }
+        super::context::finish_queues_at_thread_exit();
         // SAFETY: every argument is set; `global` has 1 to 3 entries and outlives the call.
         let ev = unsafe {
             opencl3::command_queue::enqueue_nd_range_kernel(
