@@ -123,23 +123,28 @@ fn extras(size: usize) -> bool {
     full() || size == 2
 }
 
-/// The Hall cases checked on `size` ranks (order 4, 16 × 12 × 20 nodes): in CI, on 2 ranks,
+/// The Hall cases checked on `size` ranks (order 4; grid, case, integrator): in CI, on 2 ranks,
 /// `hall_periodic` (the halo of J wraps across the ranks) and `hall_outflow` (bounded: the
-/// boundary rows of curl B and the outflow penalties at the physical faces only); in full, on
-/// every number of ranks, `hall_travelling_wave` and another stage kernel (SSPRK33, whose input
-/// field is its second argument) too.
-fn hall_checks(size: usize) -> Vec<(Case, Integrator)> {
-    let lsrk = Integrator::Lsrk4;
-    match (size, full()) {
+/// boundary rows of curl B and the outflow penalties at the physical faces only) on
+/// 16 × 12 × 20 nodes; in full, on every number of ranks, `hall_travelling_wave` and another
+/// stage kernel (SSPRK33, whose input field is its second argument) too, and on 4 ranks
+/// `hall_periodic` on 12 × 16 × 20 (split in y).
+fn hall_checks(size: usize) -> Vec<([usize; 3], Case, Integrator)> {
+    let (a, lsrk) = ([16, 12, 20], Integrator::Lsrk4);
+    let mut v = match (size, full()) {
         (_, true) => vec![
-            (Case::HallPeriodic, lsrk),
-            (Case::HallOutflow, lsrk),
-            (Case::HallTravellingWave, lsrk),
-            (Case::HallOutflow, Integrator::Ssprk33),
+            (a, Case::HallPeriodic, lsrk),
+            (a, Case::HallOutflow, lsrk),
+            (a, Case::HallTravellingWave, lsrk),
+            (a, Case::HallOutflow, Integrator::Ssprk33),
         ],
-        (2, false) => vec![(Case::HallPeriodic, lsrk), (Case::HallOutflow, lsrk)],
+        (2, false) => vec![(a, Case::HallPeriodic, lsrk), (a, Case::HallOutflow, lsrk)],
         _ => Vec::new(),
+    };
+    if size == 4 && full() {
+        v.push(([12, 16, 20], Case::HallPeriodic, lsrk));
     }
+    v
 }
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
@@ -272,10 +277,10 @@ fn child() {
         cleaning_matches_one_rank(&ctx, &ranks, 4, norm, form);
     }
     // The Hall term: J = curl B/ρ on the nodes owned, then its halo from the neighbours.
-    for (case, integrator) in hall_checks(size) {
-        let cfg = config(case, 4, None, integrator, Precision::F64, [16, 12, 20]);
+    for (n, case, integrator) in hall_checks(size) {
+        let cfg = config(case, 4, None, integrator, Precision::F64, n);
         assert!(cfg.hall, "{case} turns the Hall term on");
-        let what = format!("{case} order 4 {integrator} Hall on {size} ranks");
+        let what = format!("{case} order 4 {integrator} {n:?} Hall on {size} ranks");
         check(&ctx, &ranks, &cfg, &what, "HALL ");
     }
     println!("RANK {rank} DONE");
