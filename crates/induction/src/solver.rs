@@ -558,7 +558,8 @@ impl Solver {
     }
 
     /// Before a stage with the Hall term: u at the stage's time and J = curl B/ρ of the field
-    /// the stage reads at neighbours (its input), into U (`kernels/hall.cl`).
+    /// the stage reads at neighbours (its input, whose halo is already refreshed), into U
+    /// (`kernels/hall.cl`); on a split grid J's halo layers are then refreshed too.
     fn hall_prepare(&self, name: &str, args: &[A<'_>]) -> Result<()> {
         // Where each stage kernel takes its input field and its time.
         let (input, time) = match name {
@@ -569,7 +570,10 @@ impl Solver {
         };
         match (args.get(input), args.get(time)) {
             (Some(A::F(b)), Some(A::R(t))) => {
-                self.launch_nodes("hall_prepare", &[A::F(b), A::F(&self.u), A::R(*t)])
+                // u on every node held; J on the nodes owned, then on the halo from the
+                // neighbours (B's halo was refreshed before).
+                self.launch_held("hall_prepare", &[A::F(b), A::F(&self.u), A::R(*t)])?;
+                self.exchange_components(&self.u, 3, 3)
             }
             _ => Err(Error::Config(format!(
                 "the solver launched {name} with the Hall term but without its input field and time \

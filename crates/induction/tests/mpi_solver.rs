@@ -9,6 +9,8 @@
 //! (in y). CI checks a subset on 3 and 4 ranks (see `checks`; INDUCTION_MPI_FULL=1 runs all).
 //! Divergence cleaning (its inner products summed over the ranks) agrees to 1e-12, every form
 //! (the interior divergence that a Dirichlet form cleans to round-off: to 1e-9).
+//! The Hall term (J = curl B/ρ computed on each block, its halo exchanged) on `hall_periodic`
+//! and `hall_outflow` is the same bit for bit too (see `hall_checks`).
 //! Each rank runs PoCL on one thread, with a build cache of its own.
 #![cfg(feature = "mpi")]
 
@@ -119,6 +121,30 @@ fn checks(size: usize) -> Vec<Check> {
 /// Whether the dissipation and cleaning checks run on `size` ranks (all in full, 2 in CI).
 fn extras(size: usize) -> bool {
     full() || size == 2
+}
+
+/// The Hall cases checked on `size` ranks (order 4; grid, case, integrator): in CI, on 2 ranks,
+/// `hall_periodic` (the halo of J wraps across the ranks) and `hall_outflow` (bounded: the
+/// boundary rows of curl B and the outflow penalties at the physical faces only) on
+/// 16 × 12 × 20 nodes; in full, on every number of ranks, `hall_travelling_wave` and another
+/// stage kernel (SSPRK33, whose input field is its second argument) too, and on 4 ranks
+/// `hall_periodic` on 12 × 16 × 20 (split in y).
+fn hall_checks(size: usize) -> Vec<([usize; 3], Case, Integrator)> {
+    let (a, lsrk) = ([16, 12, 20], Integrator::Lsrk4);
+    let mut v = match (size, full()) {
+        (_, true) => vec![
+            (a, Case::HallPeriodic, lsrk),
+            (a, Case::HallOutflow, lsrk),
+            (a, Case::HallTravellingWave, lsrk),
+            (a, Case::HallOutflow, Integrator::Ssprk33),
+        ],
+        (2, false) => vec![(a, Case::HallPeriodic, lsrk), (a, Case::HallOutflow, lsrk)],
+        _ => Vec::new(),
+    };
+    if size == 4 && full() {
+        v.push(([12, 16, 20], Case::HallPeriodic, lsrk));
+    }
+    v
 }
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
@@ -250,12 +276,13 @@ fn child() {
     {
         cleaning_matches_one_rank(&ctx, &ranks, 4, norm, form);
     }
-    // What a split grid cannot do yet is refused, with the reason.
-    let mut cfg = config(Case::Rotation3d, 2, None, Integrator::Lsrk4, Precision::F64, [16, 12, 20]);
-    cfg.hall = true;
-    let e = Solver::with_peers(&ctx, &cfg, Box::new(ranks.clone())).unwrap_err();
-    assert!(matches!(e, Error::Config(_)), "{e:?}");
-    assert!(e.to_string().contains("the Hall term (--hall) is not supported on more than one rank"), "{e}");
+    // The Hall term: J = curl B/ρ on the nodes owned, then its halo from the neighbours.
+    for (n, case, integrator) in hall_checks(size) {
+        let cfg = config(case, 4, None, integrator, Precision::F64, n);
+        assert!(cfg.hall, "{case} turns the Hall term on");
+        let what = format!("{case} order 4 {integrator} {n:?} Hall on {size} ranks");
+        check(&ctx, &ranks, &cfg, &what, "HALL ");
+    }
     println!("RANK {rank} DONE");
 }
 
@@ -367,18 +394,26 @@ fn blocks_on_two_three_and_four_ranks_match_one_rank() {
             }
             // The least-norm form at orders 2 and 4, and the two Dirichlet forms.
             assert_eq!(mine("CLEAN OK"), 2 * extra, "rank {r} of {ranks}: {text}");
+            // Every Hall check runs (order 4 fits every split here).
+            assert_eq!(mine("HALL OK"), hall_checks(ranks).len(), "rank {r} of {ranks}: {text}");
             assert_eq!(mine("DONE"), 1, "rank {r} of {ranks}: {text}");
         }
         // Order 6 needs 9 nodes a block per split axis: 20 planes split in 2 but not in 3, and
         // no grid of 4 blocks of 16 × 12 × 20 keeps 9 on every split axis: every rank says so.
         let checks = checks(ranks);
         let refused_here = |c: &Check| ranks > 2 && c.2 == 6;
-        let refused = lines.iter().filter(|l| l.contains("REFUSED") && !l.contains("DISS")).count();
+        let refused = lines
+            .iter()
+            .filter(|l| l.contains("REFUSED") && !l.contains("DISS") && !l.contains("HALL"))
+            .count();
         assert_eq!(refused, ranks * checks.iter().filter(|c| refused_here(c)).count(), "{text}");
         // The process grids: z-slabs on 2 and 3 ranks; on 4, x and z split on the first grid,
         // y and z on the second. Each rank names its grid once per check it ran.
         let grid_lines = |g: &str| {
-            lines.iter().filter(|l| l.contains(&format!("grid {g}")) && !l.contains("DISS")).count()
+            lines
+                .iter()
+                .filter(|l| l.contains(&format!("grid {g}")) && !l.contains("DISS") && !l.contains("HALL"))
+                .count()
         };
         let ran_on = |n: [usize; 3]| ranks * checks.iter().filter(|c| c.0 == n && !refused_here(c)).count();
         match ranks {

@@ -28,24 +28,29 @@ void case_velocity_t(const REAL x[3], REAL t, REAL u[3]) {
 // Component c of J.
 #define HALL_J(U, c) ((U) + (3 + (c)) * NP)
 
-// U = (u(t), curl B/ρ) at every node: D_a B_c with the SBP operator (its boundary rows on
-// bounded axes). Launched on NX × NY × NZ work-items; B is read at neighbours, U written.
+// U = (u(t), curl B/ρ): u at every node held, halo layers included (launched like `NODE_HELD`
+// kernels, solver.rs `launch_held`; a halo node's coordinate is that of the node it copies), J at
+// the nodes owned only, D_a B_c with the SBP operator (its boundary rows at the whole grid's
+// bounded faces) from B's refreshed halo. On a split grid the host then refreshes J's halo
+// layers from the neighbours, since the stage differentiates J × B there. B is read at
+// neighbours, U written.
 __kernel void hall_prepare(const __global REAL* restrict B, __global REAL* restrict U, REAL t) {
-    const int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
+    const int i = I0 + (int)get_global_id(0), j = J0 + (int)get_global_id(1), k = K0 + (int)get_global_id(2);
     const idx_t idx = IDX(i, j, k);
-    const REAL x[3] = {coord(i, XMIN, DX), coord(j, YMIN, DY), coord(k, ZMIN, DZ)};
-    REAL u[3], d[3][3];  // d[a][c] = D_a B_c
+    const REAL x[3] = {coord(GRID_INDEX(i, NX), XMIN, DX), coord(GRID_INDEX(j, NY), YMIN, DY),
+                       coord(GRID_INDEX(k, NZ), ZMIN, DZ)};
+    REAL u[3];
     case_velocity_t(x, t, u);
+    for (int c = 0; c < 3; ++c) U[c * NP + idx] = u[c];
+    if (i < IS || i >= IE || j < JS || j >= JE || k < KS || k >= KE) return;  // a halo node
+    REAL d[3][3];  // d[a][c] = D_a B_c
     for (int a = 0; a < 3; ++a) {
         for (int c = 0; c < 3; ++c) {
             d[a][c] = c == a ? (REAL)0 : AXIS_IH(a) * d1(B + c * NP, idx, AXIS_P(a), AXIS_N(a), AXIS_S(a));
         }
     }
     const REAL curl[3] = {d[1][2] - d[2][1], d[2][0] - d[0][2], d[0][1] - d[1][0]};
-    for (int c = 0; c < 3; ++c) {
-        U[c * NP + idx] = u[c];
-        HALL_J(U, c)[idx] = curl[c] / (REAL)HALL_RHO;
-    }
+    for (int c = 0; c < 3; ++c) HALL_J(U, c)[idx] = curl[c] / (REAL)HALL_RHO;
 }
 
 // Adds Σ_a D_a(J_a B_c − J_c B_a) to out[c] at node (i, j, k) (the term a = c vanishes).

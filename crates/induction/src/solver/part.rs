@@ -28,7 +28,10 @@
 //! Artificial dissipation reaches as far as the central stencil (q = order/2), so the same halo
 //! serves; its boundary closures make the least block larger.
 //!
-//! Not yet: the Hall term (J = curl B/ρ would need its own exchange).
+//! The Hall term: before each stage `hall_prepare` writes u on every node held and J = curl B/ρ
+//! on the nodes owned (from B's refreshed halo, with the boundary rows at the physical faces
+//! only), then J's halo layers are refreshed like a field's, since the stage differentiates
+//! J × B there; its outflow penalties apply at the physical faces only.
 
 use std::cell::RefCell;
 
@@ -105,9 +108,6 @@ impl Part {
                  run it on one rank"
             )))
         };
-        if cfg.hall {
-            return no("the Hall term (--hall)");
-        }
         let sbp = Sbp::new(cfg.order)?;
         let width = halo_widths(&sbp);
         // A block keeps at least a boundary block's columns, so that the closures at a physical
@@ -364,9 +364,21 @@ impl Solver {
     /// axis (x, y, z): along each, every rank sends its owned layers next to the high face up
     /// while it receives its low halo from below, then the other way round.
     pub(super) fn exchange_n(&self, f: &Field, ncomp: usize) -> Result<()> {
+        self.exchange_components(f, 0, ncomp)
+    }
+
+    /// [`Solver::exchange_n`] of the `ncomp` components of `f` from component `first` (at most
+    /// 3, the staging buffers' size): J in components 3–5 of U with the Hall term.
+    pub(super) fn exchange_components(&self, f: &Field, first: usize, ncomp: usize) -> Result<()> {
         let Some(split) = &self.split else {
             return Ok(());
         };
+        if ncomp > 3 {
+            return Err(Error::Config(format!(
+                "the solver exchanged {ncomp} components of a field's halo at once, more than the \
+                 staging buffers' 3; this is a defect of the solver"
+            )));
+        }
         let part = &split.part;
         let size = self.cfg.precision.size();
         let held = [part.held(0), part.held(1), part.held(2)];
@@ -400,7 +412,7 @@ impl Solver {
                     let (origin, region) = region_of(send_at, n_send);
                     for c in 0..ncomp {
                         let side = RectSide::new(
-                            [origin[0] * size, origin[1], c * held[2] + origin[2]],
+                            [origin[0] * size, origin[1], (first + c) * held[2] + origin[2]],
                             row_pitch,
                             slice_pitch,
                         );
@@ -426,7 +438,7 @@ impl Solver {
                     let (origin, region) = region_of(recv_at, n_recv);
                     for c in 0..ncomp {
                         let side = RectSide::new(
-                            [origin[0] * size, origin[1], c * held[2] + origin[2]],
+                            [origin[0] * size, origin[1], (first + c) * held[2] + origin[2]],
                             row_pitch,
                             slice_pitch,
                         );
