@@ -24,6 +24,12 @@ fn cache_dir_and_no_cache_env() {
         assert_eq!(DiskCache::for_context(&ctx).unwrap().dir(), dir.as_path());
         let ctx1 = Context::new().unwrap();
         cached_program(&ctx1, "kernel void a(global int* x) { x[0] = 1; }", "").unwrap();
+        // With PoCL's own cache off, clarray's is on again.
+        std::env::set_var("CLARRAY_NO_CACHE", "");
+        std::env::set_var("POCL_KERNEL_CACHE", "0");
+        assert_eq!(DiskCache::for_context(&ctx).unwrap().dir(), dir.as_path());
+        std::env::remove_var("POCL_KERNEL_CACHE");
+        assert!(DiskCache::for_context(&ctx).is_none());
     } else {
         assert_eq!(DiskCache::for_context(&ctx).unwrap().dir(), dir.as_path());
     }

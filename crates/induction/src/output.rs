@@ -286,7 +286,14 @@ pub fn check_output_file(option: &str, path: &Path) -> Result<()> {
         .open(path)
         .map_err(|e| fail(e.kind(), format!("cannot be opened for writing: {e}")))?;
     if !existed {
-        std::fs::remove_file(path).map_err(|e| fail(e.kind(), format!("cannot be removed again: {e}")))?;
+        // Gone already is fine: the ranks of an MPI run all check the same files at once, and
+        // another rank may have removed the file this one found missing and made.
+        match std::fs::remove_file(path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(fail(e.kind(), format!("cannot be removed again: {e}")));
+            }
+            _ => {}
+        }
     }
     Ok(())
 }

@@ -310,3 +310,24 @@ fn help_into_a_closed_pipe_does_not_panic() {
     assert!(!err.contains("panicked"), "{err}");
     assert!(out.status.success(), "{:?}: {err}", out.status);
 }
+
+/// The ranks of an MPI run all check the same output files at once: two that both found a file
+/// missing both made it, and the one that removed it second failed ("cannot be removed again")
+/// and ended the run. Threads stand in for the ranks here, many times over.
+#[test]
+fn output_files_checked_at_once_by_many_ranks_pass() {
+    let dir = temp_dir("race");
+    for round in 0..200 {
+        let path = dir.join(format!("field-{round}.png"));
+        let results: Vec<_> = std::thread::scope(|s| {
+            let handles: Vec<_> =
+                (0..4).map(|_| s.spawn(|| induction::output::check_output_file("--png", &path))).collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for r in results {
+            r.unwrap_or_else(|e| panic!("round {round}: {e}"));
+        }
+        // (A rank may leave the empty file another one removed: rank 0 writes it at the end.)
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

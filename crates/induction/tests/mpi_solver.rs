@@ -11,7 +11,7 @@
 //! (the interior divergence that a Dirichlet form cleans to round-off: to 1e-9).
 //! The Hall term (J = curl B/ρ computed on each block, its halo exchanged) on `hall_periodic`
 //! and `hall_outflow` is the same bit for bit too (see `hall_checks`).
-//! Each rank runs PoCL on one thread, with a build cache of its own.
+//! Each rank runs PoCL on one thread (clarray's disk cache is off on PoCL; PoCL's own is shared).
 #![cfg(feature = "mpi")]
 
 use std::process::Command;
@@ -159,12 +159,8 @@ fn norms_close(a: &Norms, b: &Norms, tol: f64) -> bool {
         && close(a.relative_error, b.relative_error, tol)
 }
 
-/// Before MPI starts: PoCL on one thread (the ranks share the machine's cores) and a build
-/// cache of this rank's own (MPICH's launcher says the rank in PMI_RANK).
+/// Before MPI starts: PoCL on one thread (the ranks share the machine's cores).
 fn child_environment() {
-    let rank = std::env::var("PMI_RANK").unwrap_or_else(|_| "0".into());
-    let dir = std::env::temp_dir().join(format!("induction-mpi-test-cache-rank{rank}"));
-    std::env::set_var("CLARRAY_CACHE_DIR", dir);
     std::env::set_var("POCL_MAX_PTHREAD_COUNT", "1");
     std::env::set_var("POCL_CPU_MAX_CU_COUNT", "1");
 }

@@ -242,9 +242,11 @@ pub enum Outcome {
 }
 
 /// Whether the platform named `platform` keeps its own disk cache of built programs, so that
-/// clarray's would only add work: PoCL (its platform name is "Portable Computing Language").
+/// clarray's would only add work: PoCL (its platform name is "Portable Computing Language"),
+/// unless its cache is turned off (`POCL_KERNEL_CACHE=0`).
 fn has_own_cache(platform: &str) -> bool {
     platform.contains("Portable Computing Language")
+        && std::env::var("POCL_KERNEL_CACHE").map_or(true, |v| v.trim() != "0")
 }
 
 /// A program cache directory.
