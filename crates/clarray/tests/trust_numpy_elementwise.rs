@@ -485,8 +485,13 @@ proptest! {
         let (_, hi) = int_bounds(dt);
         let a = small_array(dt, &[1, 2, 3]);
         let e = expect_err((&a + Expr::scalar(Scalar::Int(hi + d))).eval::<u8>());
-        prop_assert!(matches!(&e, Error::Type { dtypes, .. } if dtypes == &[dt.name()]), "{e}");
-        assert_msg(&e, &[&(hi + d).to_string(), dt.name()]);
+        let v = (hi + d).to_string();
+        prop_assert!(
+            matches!(&e, Error::ScalarOverflow { value, dtype, .. } if dtype == dt.name() && value == &v),
+            "{e}"
+        );
+        prop_assert_eq!(e.kind(), clarray::ErrorKind::Overflow);
+        assert_msg(&e, &[&v, dt.name()]);
     }
 
     #[test]
