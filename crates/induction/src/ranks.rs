@@ -37,8 +37,14 @@ const LAUNCHER_ENV: [&str; 4] = ["PMI_RANK", "PMI_SIZE", "PMIX_RANK", "OMPI_COMM
 /// by hand runs on one device without initialising MPI: MPICH's "singleton" start, which would
 /// otherwise begin, starts a process manager of its own and waits for it to connect back, and
 /// a sandbox whose host name does not resolve can make that wait for ever.
+/// `INDUCTION_MPI=1` starts MPI for a launcher that sets none of [`LAUNCHER_ENV`] (without
+/// it, each of its processes would run the whole grid alone), `INDUCTION_MPI=0` never does.
 pub fn launched() -> bool {
-    LAUNCHER_ENV.iter().any(|k| std::env::var_os(k).is_some())
+    match std::env::var("INDUCTION_MPI").as_deref().map(str::trim) {
+        Ok("1") => true,
+        Ok("0") => false,
+        _ => LAUNCHER_ENV.iter().any(|k| std::env::var_os(k).is_some()),
+    }
 }
 
 impl Ranks {

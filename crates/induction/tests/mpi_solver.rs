@@ -474,3 +474,21 @@ fn run_on_two_ranks_prints_the_norms_of_one() {
     assert!(png(2) == one_png, "the picture of 2 ranks differs from one rank's");
     assert!(png(4) == one_png, "the picture of 4 ranks differs from one rank's");
 }
+
+/// `INDUCTION_MPI=0` keeps MPI off even under a launcher (its counterpart `1` starts it where a
+/// launcher is not recognised): under `mpiexec -n 2` each process then runs the whole grid alone.
+#[test]
+fn induction_mpi_overrides_the_launcher_detection() {
+    if std::env::var_os(CHILD).is_some() {
+        return;
+    }
+    let exe = env!("CARGO_BIN_EXE_induction");
+    let args =
+        ["run", "--case", "confined_domain", "--order", "2", "--n", "8", "--final-time", "0.01", "--quiet"];
+    let out =
+        Command::new("mpiexec").args(["-n", "2", exe]).args(args).env("INDUCTION_MPI", "0").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(text.matches("confined_domain on ").count(), 2, "each process runs alone: {text}");
+    assert!(!text.contains("process grid"), "{text}");
+}
