@@ -14,10 +14,6 @@ fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     move |source| Error::Io { path: path.display().to_string(), source }
 }
 
-fn magnitude(b: &[f64], np: usize) -> Vec<f64> {
-    (0..np).map(|m| (b[m] * b[m] + b[np + m] * b[np + m] + b[2 * np + m] * b[2 * np + m]).sqrt()).collect()
-}
-
 /// Writes `b` (3 components, x fastest) and `div` as a `.vti` file of VTK XML image data: the
 /// point arrays B, |B| and div B as Float64, appended raw after the XML header (each block a UInt64
 /// byte count and the little-endian values), which ParaView and VTK read directly.
@@ -55,8 +51,11 @@ pub fn write_vti_piece(
     let (lo, _) = cfg.domain();
     let h = cfg.spacing();
     let interleaved: Vec<f64> = (0..np).flat_map(|m| [b[m], b[np + m], b[2 * np + m]]).collect();
-    let arrays: [(&str, usize, Vec<f64>); 3] =
-        [("B", 3, interleaved), ("|B|", 1, magnitude(b, np)), ("div B", 1, div.to_vec())];
+    let arrays: [(&str, usize, Vec<f64>); 3] = [
+        ("B", 3, interleaved),
+        ("|B|", 1, crate::solver::magnitude(b, np, 0..np)),
+        ("div B", 1, div.to_vec()),
+    ];
     let mut xml = String::new();
     xml += "<?xml version=\"1.0\"?>\n";
     xml +=

@@ -606,29 +606,36 @@ impl Sbp {
     }
 }
 
+/// The dense `n × n` matrix (row-major) of an operator with boundary block `block` (its rows at
+/// the left end; the right end's are their mirror image, columns reversed) and, on every other
+/// row `i`, what `interior(row, i)` writes into that row.
+fn boundary_block_matrix(n: usize, block: &[Vec<f64>], interior: impl Fn(&mut [f64], usize)) -> Vec<f64> {
+    let rows = block.len();
+    let mut a = vec![0.0; n * n];
+    for (i, row) in a.chunks_exact_mut(n).enumerate() {
+        if i < rows {
+            row[..block[i].len()].copy_from_slice(&block[i]);
+        } else if i >= n - rows {
+            for (j, &v) in block[n - 1 - i].iter().enumerate() {
+                row[n - 1 - j] = v;
+            }
+        } else {
+            interior(row, i);
+        }
+    }
+    a
+}
+
 impl Dissipation {
     /// The operator on `n` points (at least the SBP operator's `min_points`) built from the
     /// stencil and blocks, as the kernels apply it, row-major.
     pub fn matrix(&self, n: usize) -> Vec<f64> {
-        let (rows, q) = (self.block.len(), self.q);
-        let mut a = vec![0.0; n * n];
-        for i in 0..n {
-            if i < rows {
-                for (j, &v) in self.block[i].iter().enumerate() {
-                    a[i * n + j] = v;
-                }
-            } else if i >= n - rows {
-                let r = n - 1 - i;
-                for (j, &v) in self.block[r].iter().enumerate() {
-                    a[i * n + n - 1 - j] = v;
-                }
-            } else {
-                for (o, &v) in self.interior.iter().enumerate() {
-                    a[i * n + i + o - q] = v;
-                }
+        let q = self.q;
+        boundary_block_matrix(n, &self.block, |row, i| {
+            for (o, &v) in self.interior.iter().enumerate() {
+                row[i + o - q] = v;
             }
-        }
-        a
+        })
     }
 
     /// The periodic operator on `n` points (the central stencil everywhere), row-major.
@@ -779,25 +786,13 @@ impl SecondDerivative {
     /// The dense matrix `h²·D₂` on `n` points (at least the first-derivative operator's
     /// `min_points`), row-major.
     pub fn matrix(&self, n: usize) -> Vec<f64> {
-        let (rows, r) = (self.rows(), self.interior.len() - 1);
-        let mut a = vec![0.0; n * n];
-        for i in 0..n {
-            if i < rows {
-                for (j, &v) in self.block[i].iter().enumerate() {
-                    a[i * n + j] = v;
-                }
-            } else if i >= n - rows {
-                for (j, &v) in self.block[n - 1 - i].iter().enumerate() {
-                    a[i * n + n - 1 - j] = v;
-                }
-            } else {
-                a[i * n + i] = self.interior[0];
-                for q in 1..=r {
-                    a[i * n + i + q] = self.interior[q];
-                    a[i * n + i - q] = self.interior[q];
-                }
+        let r = self.interior.len() - 1;
+        boundary_block_matrix(n, &self.block, |row, i| {
+            row[i] = self.interior[0];
+            for q in 1..=r {
+                row[i + q] = self.interior[q];
+                row[i - q] = self.interior[q];
             }
-        }
-        a
+        })
     }
 }

@@ -26,7 +26,7 @@ mod part;
 mod schemes;
 
 use part::Split;
-pub use part::{Part, Peers, Piece, Plane};
+pub use part::{magnitude, Part, Peers, Piece, Plane};
 
 const COMMON_CL: &str = include_str!("kernels/common.cl");
 const CASES_CL: &str = include_str!("kernels/cases.cl");

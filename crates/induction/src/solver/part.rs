@@ -271,11 +271,13 @@ fn plane_of(piece: &Piece, k: usize) -> Option<([[usize; 2]; 3], (Vec<f64>, Vec<
     let (ex, ey) = (e[0][1] + 1 - e[0][0], e[1][1] + 1 - e[1][0]);
     let np = ex * ey * (e[2][1] + 1 - e[2][0]);
     let at = (k - e[2][0]) * ex * ey;
-    let b = &piece.b;
-    let m = (at..at + ex * ey)
-        .map(|i| (b[i] * b[i] + b[np + i] * b[np + i] + b[2 * np + i] * b[2 * np + i]).sqrt())
-        .collect();
+    let m = magnitude(&piece.b, np, at..at + ex * ey);
     Some((e, (m, piece.div[at..at + ex * ey].to_vec())))
+}
+
+/// |B| at the nodes `nodes` of a field of `np` nodes whose 3 components follow each other.
+pub fn magnitude(b: &[f64], np: usize, nodes: std::ops::Range<usize>) -> Vec<f64> {
+    nodes.map(|m| (b[m] * b[m] + b[np + m] * b[np + m] + b[2 * np + m] * b[2 * np + m]).sqrt()).collect()
 }
 
 /// Halo layers per axis: the central stencil's half-width; along x rounded up to even, so that
