@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds everything the GPU machine needs (it has no Rust toolchain) and packs it into
-# .gpu/bundle.tar.gz: every test executable of the workspace, the `clarray` and `induction`
+# .gpu/bundle.tar.xz: every test executable of the workspace, the `clarray` and `induction`
 # binaries and the examples, all in release mode without debug info.
 # Then, with the repository's `device` tool: carry `.gpu` and run `bash scripts/gpu-run.sh`.
 set -euo pipefail
@@ -20,7 +20,8 @@ for line in sys.stdin:
 for b in target/release/clarray target/release/induction; do [ -x "$b" ] && cp "$b" .gpu/bin/; done
 mkdir -p .gpu/bin/examples
 find target/release/examples -maxdepth 1 -type f -executable ! -name '*-*' -exec cp {} .gpu/bin/examples/ \;
-tar -C .gpu -czf .gpu/bundle.tar.gz bin && rm -rf .gpu/bin
+# xz: the gzip of every test executable passed the 64 MiB the device tool carries.
+XZ_OPT="-T0 -6" tar -C .gpu -cJf .gpu/bundle.tar.xz bin && rm -rf .gpu/bin
 # The commit the bundle was built from (with a mark if crates/ had uncommitted changes).
 echo "$(git rev-parse --short=7 HEAD)$(git diff --quiet HEAD -- crates Cargo.lock || echo '+local')" > .gpu/commit
 ls -la .gpu

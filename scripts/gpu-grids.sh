@@ -8,18 +8,23 @@ set -uo pipefail
 bin=${1:-}
 [ -n "$bin" ] || for b in /tmp/gpu/bin/induction target/release/induction; do [ -x "$b" ] && { bin=$b; break; }; done
 [ -x "${bin:-}" ] || { echo "gpu-grids: no induction binary (build it, or pass its path)"; exit 2; }
-# Sizes: those the H200 failed at before and 1024, with and without cleaning; then the largest
+# Each list may be set to "" to skip it. Sizes: those the H200 failed at before and 1024, with and without cleaning; then the largest
 # n that fits its 141 GB by the solver's memory plan (f32 1384, 1288 with cleaning; f64 1096,
-# 1024 with cleaning); then one that does not fit, which must be refused with the numbers.
-sizes=${SIZES:-"384 448 512 640 768 880 1024"}
-largest=${LARGEST:-"f32:1384:0 f32:1288:1 f64:1096:0 f64:1024:1"}
-too_large=${TOO_LARGE:-"f32:1400:0"}
+# 1024 with cleaning); the Dirichlet cleaning forms and the Hall term (OTHERS); then one that
+# does not fit, which must be refused with the numbers.
+sizes=${SIZES-"384 448 512 640 768 880 1024"}
+largest=${LARGEST-"f32:1384:0 f32:1288:1 f64:1096:0 f64:1024:1"}
+too_large=${TOO_LARGE-"f32:1400:0"}
 pass=0 fail=0
 one() {
-  local prec=$1 n=$2 clean=$3 extra=() t0 rc out
+  local prec=$1 n=$2 clean=$3 extra=() t0 rc out case=rotation_3d
   [ "$clean" = 1 ] && extra=(--div-clean --cg-max-iter 20)
+  # 2, 3: InductionEq's Dirichlet cleaning forms (wide and narrow Laplacian); h: the Hall term.
+  [ "$clean" = 2 ] && extra=(--div-clean --cg-max-iter 20 --laplacian wide --potential-bc dirichlet)
+  [ "$clean" = 3 ] && extra=(--div-clean --cg-max-iter 20 --laplacian narrow --potential-bc dirichlet)
+  [ "$clean" = h ] && { case=hall_periodic; extra=(); }
   t0=$(date +%s%N)
-  out=$("$bin" run --case rotation_3d --n "$n" --precision "$prec" --final-time 2e-3 --quiet "${extra[@]}" 2>&1); rc=$?
+  out=$("$bin" run --case "$case" --n "$n" --precision "$prec" --final-time 2e-3 --quiet "${extra[@]}" 2>&1); rc=$?
   local secs=$(( ($(date +%s%N) - t0) / 1000000000 ))
   local mem; mem=$(grep -o 'device memory: [0-9.]* GiB' <<<"$out" | head -1)
   if [ $rc -eq 0 ] && ! grep -qiE 'nan|inf ' <<<"$out"; then
@@ -27,11 +32,15 @@ one() {
   else
     fail=$((fail + 1)); echo "FAIL $prec n=$n clean=$clean rc=$rc ${secs}s $mem"; echo "$out" | tail -5
     echo "  again with CLARRAY_CHECK_LAUNCHES=1:"
-    CLARRAY_CHECK_LAUNCHES=1 "$bin" run --case rotation_3d --n "$n" --precision "$prec" --final-time 2e-3 --quiet "${extra[@]}" 2>&1 | tail -3
+    CLARRAY_CHECK_LAUNCHES=1 "$bin" run --case "$case" --n "$n" --precision "$prec" --final-time 2e-3 --quiet "${extra[@]}" 2>&1 | tail -3
   fi
 }
 for prec in f32 f64; do for n in $sizes; do for c in 0 1; do one "$prec" "$n" "$c"; done; done; done
 for run in $largest; do IFS=: read -r prec n c <<<"$run"; one "$prec" "$n" "$c"; done
+# The other cleaning forms and the Hall term (own kernels, more buffers) at a large and a mid size.
+for run in ${OTHERS-f64:512:2 f64:512:3 f32:1024:2 f32:1024:3 f64:512:h f32:1024:h}; do
+  IFS=: read -r prec n c <<<"$run"; one "$prec" "$n" "$c"
+done
 for run in $too_large; do
   IFS=: read -r prec n c <<<"$run"
   out=$("$bin" run --case rotation_3d --n "$n" --precision "$prec" --final-time 2e-3 --quiet 2>&1)

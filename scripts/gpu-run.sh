@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
 mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
 export OCL_ICD_VENDORS=/tmp/icd CLARRAY_DEVICE=${CLARRAY_DEVICE:-gpu} CLARRAY_REQUIRE_DEVICE=1
-mkdir -p /tmp/gpu && tar -C /tmp/gpu -xzf .gpu/bundle.tar.gz
+mkdir -p /tmp/gpu && tar -C /tmp/gpu -xf .gpu/bundle.tar.xz
 B=/tmp/gpu/bin
 for step in "$@"; do
   case "$step" in

@@ -5,7 +5,12 @@ Each figure is printed as bytes moved per second and as a ratio to the device-to
 ceiling measured by the same library in the same run, so the three libraries can be compared
 side by side in BENCHMARKS.md. Prints a table, and JSON with --json.
 
-    python3 scripts/peers.py [--quick] [--json] [--only cupy|pyopencl]
+    python3 scripts/peers.py [--quick] [--json] [--only cupy|pyopencl|clarray-py]
+
+Each peer is given its best: CuPy also through `cupy.fuse` (one kernel for a chain), PyOpenCL
+also with its memory pool (results allocated from the pool, not by clCreateBuffer per op).
+`clarray-py` is this project's Python package (the wheel of crates/clarray-py), so its
+per-call overhead from Python shows beside the peers' and beside `clarray bench`'s Rust rows.
 
 PyOpenCL must see the GPU's OpenCL platform (OCL_ICD_VENDORS pointing at a directory with
 nvidia.icd); CuPy uses CUDA directly.
@@ -61,6 +66,10 @@ def rows_cupy(quick):
     row("a + 2", 2 * nb, lambda: a + 2)
     row("2*a + b", 3 * nb, lambda: 2 * a + b)
     row("2*a + b*c - d", 5 * nb, lambda: 2 * a + b * c - d)
+    fused2 = cp.fuse(lambda x, y: 2 * x + y)
+    fused4 = cp.fuse(lambda x, y, z, w: 2 * x + y * z - w)
+    row("2*a + b (cupy.fuse)", 3 * nb, lambda: fused2(a, b))
+    row("2*a + b*c - d (cupy.fuse)", 5 * nb, lambda: fused4(a, b, c, d))
     side = 1 << (10 if quick else 14)
     m = cp.random.random((side, side), dtype=f)
     row("transposed 2-D: a.T + 1", 2 * side * side * 4, lambda: m.T + 1)
@@ -115,19 +124,72 @@ def rows_pyopencl(quick):
     row("dot", 2 * nb, lambda: cla.dot(a, b))
     s = clr.rand(q, 16, np.float32)
     row("16 elements: a + 2 (per op)", 128, lambda: s + 2, reps=2000)
+    # The same rows with results from PyOpenCL's memory pool (its documented fast path).
+    try:
+        import pyopencl.tools as clt
+
+        pool = clt.MemoryPool(clt.ImmediateAllocator(q))
+        pa, pb = a.with_queue(q), b.with_queue(q)
+        pa.allocator = pool.allocate
+        pb.allocator = pool.allocate
+        ps = s.with_queue(q)
+        ps.allocator = pool.allocate
+        row("a + 2 (memory pool)", 2 * nb, lambda: pa + 2)
+        row("2*a + b (memory pool)", 3 * nb, lambda: 2 * pa + pb)
+        row("sum (memory pool)", nb, lambda: cla.sum(pa))
+        row("16 elements: a + 2 (per op, memory pool)", 128, lambda: ps + 2, reps=2000)
+    except Exception as e:  # the plain rows stand; say why the pool rows are missing
+        print(f"pyopencl: memory-pool rows not run: {e}", file=sys.stderr)
     knl = cl.Program(ctx, "__kernel void k(__global float *x) { }").build().k
     row("trivial kernel launch", 0, lambda: knl(q, (1,), None, a.data), reps=5000)
     return rows, dev.name + " (driver " + dev.driver_version + ")"
+
+
+def rows_clarray_py(quick):
+    import clarray as ca
+
+    ctx = ca.default_context()
+    sync = ctx.finish
+    q = ctx.queue
+    n = 1 << (20 if quick else 28)
+    nb = n * 4
+    rng = ca.random.default_rng(1)
+    a = rng.uniform(n, dtype=np.float32)
+    b = rng.uniform(n, dtype=np.float32)
+    c = rng.uniform(n, dtype=np.float32)
+    d = rng.uniform(n, dtype=np.float32)
+    o = ca.empty(n, dtype=np.float32)
+    rows = []
+
+    def row(name, nbytes, fn, reps=20):
+        rows.append({"name": name, "bytes": nbytes, "seconds": best_time(fn, sync, reps)})
+
+    row("copy d2d (ceiling)", 2 * nb, lambda: ca.enqueue_copy(q, o.data, a.data, is_blocking=False))
+    host = np.random.random(n).astype(np.float32)
+    row("h2d pageable", nb, lambda: ca.asarray(host), reps=3)
+    row("d2h pageable", nb, lambda: a.get(), reps=3)
+    row("a + 2", 2 * nb, lambda: a + 2)
+    row("2*a + b", 3 * nb, lambda: 2 * a + b)
+    row("2*a + b*c - d", 5 * nb, lambda: 2 * a + b * c - d)
+    fused4 = ca.fuse(lambda x, y, z, w: 2 * x + y * z - w)
+    row("2*a + b*c - d (clarray.fuse)", 5 * nb, lambda: fused4(a, b, c, d))
+    row("sum", nb, lambda: a.sum())
+    row("max", nb, lambda: a.max())
+    row("abs(a - b).max()", 2 * nb, lambda: ca.abs(a - b).max())
+    row("cumsum", 2 * nb, lambda: ca.cumsum(a))
+    s = rng.uniform(16, dtype=np.float32)
+    row("16 elements: a + 2 (per op)", 128, lambda: s + 2, reps=2000)
+    return rows, ctx.device_name
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--only", choices=["cupy", "pyopencl"])
+    ap.add_argument("--only", choices=["cupy", "pyopencl", "clarray-py"])
     args = ap.parse_args()
     out = {}
-    for lib, fn in (("cupy", rows_cupy), ("pyopencl", rows_pyopencl)):
+    for lib, fn in (("cupy", rows_cupy), ("pyopencl", rows_pyopencl), ("clarray-py", rows_clarray_py)):
         if args.only and args.only != lib:
             continue
         try:

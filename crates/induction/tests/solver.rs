@@ -38,7 +38,15 @@ fn each_case_matches_its_exact_solution() {
     for (cfg, measured) in cases {
         let mut s = Solver::new(&ctx, &cfg).unwrap();
         let r = s.run(|_, _, _| Ok(())).unwrap();
-        assert_eq!(r.initial.error, 0.0, "{}: the initial field is the exact solution at t = 0", cfg.case);
+        // The init kernel and the error kernel evaluate the exact solution in two compiled
+        // kernels: 0 on PoCL, but NVIDIA's compiler contracts a*b + c into fma differently in
+        // each (3.3e-16 on periodic_advection, H200, 2026-12-02): a few ulp, not 0.
+        assert!(
+            r.initial.error <= 4.0 * f64::EPSILON,
+            "{}: the initial field is the exact solution at t = 0 (error {:e})",
+            cfg.case,
+            r.initial.error
+        );
         assert!((r.last.time - 0.25f64.min(cfg.final_time())).abs() < 1e-15);
         assert!(
             r.last.error <= 1.2 * measured && r.last.error > 0.2 * measured,
