@@ -6,7 +6,8 @@
 # the GPU holds, scripts/gpu-grids.sh), `large` (the library's tests past 2 and 4 GiB),
 # `numpy` (the NumPy reference suite in chunks of CASES cases with new seeds, from NUMPY_SEED, until
 # NUMPY_SECONDS pass, PAR processes at a time), `doctables` (scripts/doc_tables.py on the GPU for the tables named by
-# DOC_TABLES, default all the device's; the rewritten docs/induction.md lands in $OUT).
+# DOC_TABLES, default all the device's; the rewritten docs/induction.md lands in $OUT), `mpi`
+# (MPI_CMD with the bundle's MPICH and induction-mpi on PATH: gpu-bundle.sh --mpi).
 # TESTS (a glob, default '*') picks the test executables of the `tests` step, e.g. 'clarray--*'.
 # Output goes to $OUT (or ./out) as logs and JSON.
 set -uo pipefail
@@ -65,6 +66,14 @@ for step in "$@"; do
       python3 scripts/doc_tables.py --binary "$B"/induction --commit "$(cat .gpu/commit 2>/dev/null || echo unknown)" \
         --device gpu --jobs "${DOC_JOBS:-8}" "${only[@]}" 2>&1 | tee "$OUT/doctables.log"
       cp docs/induction.md "$OUT/induction.md" ;;
+    mpi)
+      # MPICH from the bundle (gpu-bundle.sh --mpi); runs MPI_CMD (e.g. "mpiexec -n 2
+      # \$B/induction-mpi run --case rotation_3d --n 256") with `mpiexec` and the MPI build on PATH.
+      [ -x "$B/induction-mpi" ] || { echo "mpi: the bundle has no induction-mpi (gpu-bundle.sh --mpi)"; continue; }
+      export PATH="$B/mpi/bin:$B:$PATH" LD_LIBRARY_PATH="$B/mpi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+      export UCX_MODULE_DIR="$B/mpi/lib/ucx" MPIEXEC_TIMEOUT="${MPIEXEC_TIMEOUT:-300}"
+      ln -sf mpiexec.hydra "$B/mpi/bin/mpiexec"
+      (eval "${MPI_CMD:?set MPI_CMD}") 2>&1 | tee "$OUT/mpi.log" ;;
     *) echo "unknown step $step" ;;
   esac
 done

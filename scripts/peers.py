@@ -5,7 +5,11 @@ Each figure is printed as bytes moved per second and as a ratio to the device-to
 ceiling measured by the same library in the same run, so the three libraries can be compared
 side by side in BENCHMARKS.md. Prints a table, and JSON with --json.
 
-    python3 scripts/peers.py [--quick] [--json] [--only cupy|pyopencl|clarray-py]
+    python3 scripts/peers.py [--quick] [--json] [--only cupy|pyopencl|clarray-py] [--sweep]
+
+--sweep measures instead `a + 2`, `sum` and `cumsum` of f32 arrays of 2^10 ... 2^30 elements
+(2^20 with --quick) through CuPy and clarray's Python package, with the row names of
+`clarray bench --sweep`, whose `--peers FILE` draws them beside its own curves.
 
 Each peer is given its best: CuPy also through `cupy.fuse` (one kernel for a chain), PyOpenCL
 also with its memory pool (results allocated from the pool, not by clCreateBuffer per op).
@@ -182,14 +186,58 @@ def rows_clarray_py(quick):
     return rows, ctx.device_name
 
 
+def sweep_rows(lib, quick):
+    """`a + 2` (into an existing array), `sum`, `cumsum` at every size, named as clarray's."""
+    if lib == "cupy":
+        import cupy as cp
+
+        sync = cp.cuda.Device().synchronize
+        full = lambda n: cp.full(n, 1.0, dtype=cp.float32)
+        ops = (lambda a, o: cp.add(a, 2, out=o), lambda a, o: a.sum(), lambda a, o: cp.cumsum(a))
+        device = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+        copy = lambda a, o: cp.copyto(o, a)
+    else:
+        import clarray as ca
+
+        ctx = ca.default_context()
+        sync = ctx.finish
+        q = ctx.queue
+        full = lambda n: ca.full(n, 1.0, dtype=np.float32)
+
+        def add2(a, o):
+            o[...] = a + 2
+
+        ops = (add2, lambda a, o: a.sum(), lambda a, o: ca.cumsum(a))
+        device = ctx.device_name
+        copy = lambda a, o: ca.enqueue_copy(q, o.data, a.data, is_blocking=False)
+    rows = []
+    big = 1 << (20 if quick else 28)
+    a, o = full(big), full(big)
+    rows.append({"name": "copy d2d (ceiling)", "bytes": 8 * big, "seconds": best_time(lambda: copy(a, o), sync, 20)})
+    del a, o
+    for log2 in range(10, (20 if quick else 30) + 1):
+        n = 1 << log2
+        a, o = full(n), full(n)
+        for name, nbytes, op in zip(("a + 2", "sum", "cumsum"), (8 * n, 4 * n, 8 * n), ops):
+            reps = 200 if log2 < 20 else 20
+            t = best_time(lambda: op(a, o), sync, reps)
+            rows.append({"name": f"sweep: {name} f32 2^{log2}", "bytes": nbytes, "seconds": t})
+        del a, o
+    return rows, device
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--only", choices=["cupy", "pyopencl", "clarray-py"])
+    ap.add_argument("--sweep", action="store_true")
     args = ap.parse_args()
     out = {}
-    for lib, fn in (("cupy", rows_cupy), ("pyopencl", rows_pyopencl), ("clarray-py", rows_clarray_py)):
+    libs = (("cupy", rows_cupy), ("pyopencl", rows_pyopencl), ("clarray-py", rows_clarray_py))
+    if args.sweep:
+        libs = tuple((lib, lambda quick, lib=lib: sweep_rows(lib, quick)) for lib in ("cupy", "clarray-py"))
+    for lib, fn in libs:
         if args.only and args.only != lib:
             continue
         try:

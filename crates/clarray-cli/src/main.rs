@@ -5,7 +5,8 @@
 //! - `clarray doctor [--json]`: whether OpenCL is usable here, and the exact command that fixes what is
 //!   not.
 //! - `clarray bench [--quick] [--json] [--only NAME]`: bandwidths and times as ratios to the
-//!   device's copy bandwidth measured in the same run.
+//!   device's copy bandwidth measured in the same run; `--sweep [--plot FILE.svg] [--peers
+//!   FILE.json]`: `a + 2`, `sum` and `cumsum` over sizes 2^10 … 2^30, drawn against size.
 
 #![deny(unsafe_code)]
 
@@ -52,6 +53,18 @@ enum Command {
         /// Run one area (e.g. `transfer`), or keep only the rows whose name contains NAME.
         #[arg(long, value_name = "NAME")]
         only: Option<String>,
+        /// `a + 2`, `sum` and `cumsum` on f32 arrays of 2^10 … 2^30 elements (2^20 with --quick)
+        /// instead of the areas: where small arrays are launch-bound and large ones reach the
+        /// bandwidth.
+        #[arg(long)]
+        sweep: bool,
+        /// With --sweep: draw GB/s against size, with the copy ceiling, into this SVG file.
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<std::path::PathBuf>,
+        /// With --plot: draw the peers' sweep rows beside (the JSON of `scripts/peers.py
+        /// --sweep --json`).
+        #[arg(long, value_name = "FILE.json")]
+        peers: Option<std::path::PathBuf>,
     },
 }
 
@@ -60,7 +73,9 @@ fn main() {
     let code = match cli.command {
         Command::Devices { json } => devices::run(json),
         Command::Doctor { json } => doctor::run(json),
-        Command::Bench { quick, json, only } => bench::run(quick, json, only.as_deref()),
+        Command::Bench { quick, json, only, sweep, plot, peers } => {
+            bench::run(&bench::Args { quick, json, only, sweep, plot, peers })
+        }
     };
     std::process::exit(code);
 }

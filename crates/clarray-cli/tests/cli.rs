@@ -249,3 +249,58 @@ fn usage_errors_exit_with_code_2() {
     let out = clarray(&[]);
     assert_eq!(out.status.code(), Some(2), "stderr: {}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// `--sweep`'s options are checked before anything is measured (exit 2, the fix named).
+#[test]
+fn bench_sweep_options_are_checked_first() {
+    let dir = std::env::temp_dir().join(format!("clarray-cli-sweep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad_json = dir.join("peers.json");
+    std::fs::write(&bad_json, "{\"cupy\": {}}").unwrap();
+    let svg = dir.join("s.svg");
+    let (svg, bad) = (svg.to_str().unwrap(), bad_json.to_str().unwrap());
+    let cases: [(&[&str], &str); 5] = [
+        (&["--plot", svg], "--plot and --peers draw the size sweep: add --sweep"),
+        (&["--sweep", "--only", "sum"], "--sweep runs its own rows; leave --only out"),
+        (&["--sweep", "--peers", bad], "--peers is drawn beside the sweep in --plot FILE.svg"),
+        (&["--sweep", "--plot", svg, "--peers", "/no/such/peers.json"], "--peers /no/such/peers.json: "),
+        (&["--sweep", "--plot", svg, "--peers", bad], "cupy: no `rows` list"),
+    ];
+    for (args, want) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_clarray")).arg("bench").args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}: nothing measured");
+    }
+    assert!(!dir.join("s.svg").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The quick sweep measures every operation at every size 2^10 … 2^20 and draws them.
+#[test]
+fn bench_sweep_measures_every_size_and_draws_it() {
+    if !have_device() {
+        return;
+    }
+    let svg = std::env::temp_dir().join(format!("clarray-cli-sweep-{}.svg", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_clarray"))
+        .args(["bench", "--quick", "--sweep", "--json", "--plot"])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> =
+        report["rows"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    for log2 in 10..=20 {
+        for op in ["a + 2", "sum", "cumsum"] {
+            let name = format!("sweep: {op} f32 2^{log2}");
+            assert!(names.contains(&name.as_str()), "no row {name}: {names:?}");
+        }
+    }
+    assert!(names.iter().all(|n| n.starts_with("sweep: ") || n.starts_with("copy: ")), "{names:?}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("clarray cumsum") && text.contains("copy ceiling"), "labels missing");
+    std::fs::remove_file(&svg).unwrap();
+}

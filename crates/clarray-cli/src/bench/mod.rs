@@ -33,6 +33,7 @@ mod array;
 mod fusion;
 mod kernels;
 mod reduce;
+mod sweep;
 mod transfer;
 
 use std::time::Instant;
@@ -200,12 +201,17 @@ pub struct RatedRow {
 /// The name of the ceiling's rows; `--only copy` runs them alone.
 const CEILING_AREA: &str = "copy";
 
+/// The size sweep (`--sweep`, or `--only sweep`): not part of a plain run, which measures each
+/// operation at one large size.
+const SWEEP: Area = Area { name: "sweep", rows: sweep::rows };
+
 /// Which areas run for `--only`: an area name selects that area (`copy`: the ceiling alone);
 /// anything else runs every area and keeps the rows whose name contains it.
 fn select(only: Option<&str>) -> (Vec<Area>, Option<String>) {
     match only {
         None => (AREAS.to_vec(), None),
         Some(CEILING_AREA) => (Vec::new(), None),
+        Some(o) if o == SWEEP.name => (vec![SWEEP], None),
         Some(o) => match AREAS.iter().find(|a| a.name == o) {
             Some(a) => (vec![*a], None),
             None => (AREAS.to_vec(), Some(o.to_string())),
@@ -292,15 +298,60 @@ pub fn render(r: &Report) -> String {
     s
 }
 
+/// What `clarray bench` was asked for.
+#[derive(Debug, Clone, Default)]
+pub struct Args {
+    /// Sizes that run in seconds on a CPU.
+    pub quick: bool,
+    /// JSON instead of a table.
+    pub json: bool,
+    /// An area, or a part of a row name.
+    pub only: Option<String>,
+    /// The size sweep instead of the areas.
+    pub sweep: bool,
+    /// With the sweep: draw it into this SVG file.
+    pub plot: Option<std::path::PathBuf>,
+    /// With the plot: peers' rows (`scripts/peers.py --sweep --json`) drawn beside.
+    pub peers: Option<std::path::PathBuf>,
+}
+
 /// Runs the command.
-pub fn run(quick: bool, json: bool, only: Option<&str>) -> i32 {
+pub fn run(args: &Args) -> i32 {
+    let mut only = args.only.as_deref();
     if let Some(o) = only {
         if o.trim().is_empty() {
             eprintln!("clarray bench: --only needs an area ({}) or a part of a row name", area_names());
             return 2;
         }
     }
-    let result = Context::new().and_then(|ctx| measure(&ctx, &BenchOpts::new(quick), only));
+    if args.sweep {
+        if only.is_some() {
+            eprintln!("clarray bench: --sweep runs its own rows; leave --only out");
+            return 2;
+        }
+        only = Some(SWEEP.name);
+    } else if args.plot.is_some() || args.peers.is_some() {
+        eprintln!("clarray bench: --plot and --peers draw the size sweep: add --sweep");
+        return 2;
+    }
+    if args.peers.is_some() && args.plot.is_none() {
+        eprintln!("clarray bench: --peers is drawn beside the sweep in --plot FILE.svg: add --plot");
+        return 2;
+    }
+    // The peers' file is read before anything is measured, so a bad one costs no run.
+    let peer_curves = match &args.peers {
+        None => Vec::new(),
+        Some(p) => {
+            match std::fs::read_to_string(p).map_err(|e| e.to_string()).and_then(|s| sweep::peer_curves(&s)) {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("clarray bench: --peers {}: {e}", p.display());
+                    return 2;
+                }
+            }
+        }
+    };
+    let result = Context::new().and_then(|ctx| measure(&ctx, &BenchOpts::new(args.quick), only));
     let report = match result {
         Ok(r) => r,
         Err(e) => {
@@ -308,7 +359,7 @@ pub fn run(quick: bool, json: bool, only: Option<&str>) -> i32 {
             return 1;
         }
     };
-    if json {
+    if args.json {
         match serde_json::to_string_pretty(&report) {
             Ok(s) => emit(&(s + "\n")),
             Err(e) => {
@@ -319,11 +370,28 @@ pub fn run(quick: bool, json: bool, only: Option<&str>) -> i32 {
     } else {
         emit(&render(&report));
     }
+    if let Some(path) = &args.plot {
+        let mut curves = sweep::curves(
+            "clarray",
+            report.rows.iter().map(|r| (r.row.name.as_str(), r.bytes_per_second / 1e9)),
+        );
+        curves.extend(peer_curves);
+        let title = format!("{} ({}), commit {}", report.device, report.date, report.commit);
+        if let Err(e) = sweep::plot(path, &title, report.ceiling_bytes_per_second / 1e9, &curves) {
+            eprintln!("clarray bench: {e}");
+            return 1;
+        }
+        eprintln!("clarray bench: wrote {}", path.display());
+    }
     0
 }
 
 fn area_names() -> String {
-    std::iter::once(CEILING_AREA).chain(AREAS.iter().map(|a| a.name)).collect::<Vec<_>>().join(", ")
+    std::iter::once(CEILING_AREA)
+        .chain(AREAS.iter().map(|a| a.name))
+        .chain([SWEEP.name])
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]
@@ -347,6 +415,7 @@ mod tests {
         let (areas, filter) = select(Some("transfer"));
         assert_eq!((areas.len(), filter), (1, None));
         assert!(select(Some("copy")).0.is_empty());
+        assert_eq!(select(Some("sweep")).0.iter().map(|a| a.name).collect::<Vec<_>>(), ["sweep"]);
         let (areas, filter) = select(Some("pinned"));
         assert_eq!((areas.len(), filter.as_deref()), (AREAS.len(), Some("pinned")));
     }

@@ -1,0 +1,196 @@
+//! `clarray bench --sweep`: `a + 2`, `sum` and `cumsum` on f32 arrays of 2^10 … 2^30 elements
+//! (2^10 … 2^20 with `--quick`), each size timed as the other rows are (best of the repeats,
+//! enqueue to `finish`), so the table and the picture show where a user's array sizes fall:
+//! below some size every operation costs a launch, above it the bandwidth. Sizes the device
+//! cannot hold (three arrays, with a margin) are left out and named.
+//!
+//! With `--plot FILE.svg` the rows are drawn as GB/s against the size (plotters' SVG backend:
+//! text without a font rasteriser), with the copy ceiling as a line and, with `--peers
+//! FILE.json` (`scripts/peers.py --sweep --json`), each peer's rows of the same names beside.
+
+use std::path::Path;
+
+use clarray::array::Array;
+use clarray::Context;
+use plotters::prelude::*;
+
+use super::{time, BenchOpts, Row};
+
+/// The operations of the sweep, in the order of their rows.
+pub const OPS: [&str; 3] = ["a + 2", "sum", "cumsum"];
+
+/// The row name of `op` at 2^`log2` elements (the same in `scripts/peers.py --sweep`).
+pub fn row_name(op: &str, log2: u32) -> String {
+    format!("sweep: {op} f32 2^{log2}")
+}
+
+/// The sizes of the sweep (log2 of the element count).
+fn sizes(opts: &BenchOpts) -> std::ops::RangeInclusive<u32> {
+    10..=opts.pick(20, 30)
+}
+
+/// The rows: every operation at every size that fits.
+pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
+    let info = ctx.device().info();
+    let q = ctx.queue();
+    let mut rows = Vec::new();
+    for log2 in sizes(opts) {
+        let n = 1usize << log2;
+        let bytes = 4 * n as u64;
+        // a, the result and cumsum's scratch; half the memory, to leave room for the pool.
+        if bytes > info.max_alloc_bytes || 3 * bytes > info.global_mem_bytes / 2 {
+            eprintln!(
+                "clarray bench --sweep: 2^{log2} f32 left out: 3 × {bytes} bytes do not fit {}",
+                info.name
+            );
+            break;
+        }
+        let a = Array::<f32>::full(ctx, &[n], 1.0)?;
+        let mut out = Array::<f32>::empty(ctx, &[n])?;
+        let b = bytes as f64;
+        let t = time(opts, q, || out.assign(&a + 2.0))?;
+        rows.push(Row::timed(row_name(OPS[0], log2), 2.0 * b, &t, "reads n, writes n"));
+        let t = time(opts, q, || a.sum().map(drop))?;
+        rows.push(Row::timed(row_name(OPS[1], log2), b, &t, "reads n"));
+        let t = time(opts, q, || a.cumsum(0).map(drop))?;
+        rows.push(Row::timed(row_name(OPS[2], log2), 2.0 * b, &t, "reads n, writes n"));
+    }
+    Ok(rows)
+}
+
+/// One curve of the picture: a label and (log2 size, GB/s) points.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Curve {
+    /// `clarray a + 2`, `cupy sum`, ...
+    pub label: String,
+    /// The points, by size.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// The curves of rows named by [`row_name`], one per operation, labelled `who op`.
+pub fn curves<'a>(who: &str, rows: impl IntoIterator<Item = (&'a str, f64)>) -> Vec<Curve> {
+    let mut out: Vec<Curve> =
+        OPS.iter().map(|op| Curve { label: format!("{who} {op}"), points: Vec::new() }).collect();
+    for (name, gbps) in rows {
+        let Some(rest) = name.strip_prefix("sweep: ") else { continue };
+        for (i, op) in OPS.iter().enumerate() {
+            let Some(size) = rest.strip_prefix(op).and_then(|r| r.strip_prefix(" f32 2^")) else { continue };
+            if let Ok(log2) = size.parse::<u32>() {
+                out[i].points.push((f64::from(log2), gbps));
+            }
+        }
+    }
+    out.retain(|c| !c.points.is_empty());
+    for c in &mut out {
+        c.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    out
+}
+
+/// The peers' curves from `scripts/peers.py --sweep --json`: `{lib: {rows: [{name, gbps}]}}`.
+pub fn peer_curves(json: &str) -> Result<Vec<Curve>, String> {
+    let v: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("not JSON: {e}"))?;
+    let libs = v.as_object().ok_or("expected an object of libraries (peers.py --json)")?;
+    let mut out = Vec::new();
+    for (lib, body) in libs {
+        let rows = body["rows"].as_array().ok_or_else(|| format!("{lib}: no `rows` list"))?;
+        let named = rows.iter().filter_map(|r| Some((r["name"].as_str()?, r["gbps"].as_f64()?)));
+        out.extend(curves(lib, named));
+    }
+    Ok(out)
+}
+
+/// Draws `curves` and the ceiling (GB/s) into an SVG file.
+pub fn plot(path: &Path, title: &str, ceiling_gbps: f64, curves: &[Curve]) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| format!("cannot draw {}: {e}", path.display());
+    let (x0, x1) = curves
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p.0))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
+    let (x0, x1) = if x0.is_finite() { (x0, x1.max(x0 + 1.0)) } else { (10.0, 30.0) };
+    let ymax = curves.iter().flat_map(|c| c.points.iter().map(|p| p.1)).fold(ceiling_gbps, f64::max) * 1.1;
+    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x0..x1, 0.0..ymax.max(1e-9))
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc("elements (log2)")
+        .y_desc("GB/s")
+        .x_label_formatter(&|x| format!("2^{x:.0}"))
+        .draw()
+        .map_err(|e| err(&e))?;
+    chart
+        .draw_series(LineSeries::new([(x0, ceiling_gbps), (x1, ceiling_gbps)], BLACK.stroke_width(1)))
+        .map_err(|e| err(&e))?
+        .label(format!("copy ceiling {ceiling_gbps:.0} GB/s"))
+        .legend(|(x, y)| PathElement::new([(x, y), (x + 18, y)], BLACK));
+    for (i, c) in curves.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series(LineSeries::new(c.points.iter().copied(), color.stroke_width(2)))
+            .map_err(|e| err(&e))?
+            .label(c.label.clone())
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], color.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn curves_take_the_rows_of_each_operation_by_size() {
+        let rows = [
+            (row_name("sum", 12).as_str().to_owned(), 3.0),
+            (row_name("a + 2", 11), 2.0),
+            (row_name("a + 2", 10), 1.0),
+            ("reduce: sum f32 2^28".to_owned(), 9.0),
+            (row_name("cumsum", 10), 4.0),
+        ];
+        let c = curves("clarray", rows.iter().map(|(n, g)| (n.as_str(), *g)));
+        let labels: Vec<&str> = c.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["clarray a + 2", "clarray sum", "clarray cumsum"]);
+        assert_eq!(c[0].points, [(10.0, 1.0), (11.0, 2.0)]);
+        assert_eq!(c[1].points, [(12.0, 3.0)]);
+    }
+
+    #[test]
+    fn peers_json_gives_a_curve_per_library_and_operation() {
+        let json = r#"{"cupy": {"rows": [{"name": "sweep: sum f32 2^10", "gbps": 5.5},
+                                          {"name": "a + 2", "gbps": 1.0}]},
+                       "pyopencl": {"rows": []}}"#;
+        let c = peer_curves(json).unwrap();
+        assert_eq!(c, [Curve { label: "cupy sum".into(), points: vec![(10.0, 5.5)] }]);
+        assert!(peer_curves("[1]").unwrap_err().contains("object of libraries"));
+        assert!(peer_curves(r#"{"cupy": {}}"#).unwrap_err().contains("cupy: no `rows`"));
+    }
+
+    #[test]
+    fn the_plot_is_an_svg_with_every_label() {
+        let dir = std::env::temp_dir().join(format!("clarray-sweep-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("sweep.svg");
+        let c = [Curve { label: "clarray a + 2".into(), points: vec![(10.0, 1.0), (20.0, 100.0)] }];
+        plot(&path, "test sweep", 150.0, &c).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(80)]);
+        for text in ["test sweep", "clarray a + 2", "copy ceiling 150 GB/s", "2^10"] {
+            assert!(svg.contains(text), "no {text:?} in the SVG");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
