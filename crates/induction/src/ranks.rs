@@ -37,7 +37,7 @@ const LAUNCHER_ENV: [&str; 4] = ["PMI_RANK", "PMI_SIZE", "PMIX_RANK", "OMPI_COMM
 /// by hand runs on one device without initialising MPI: MPICH's "singleton" start, which would
 /// otherwise begin, starts a process manager of its own and waits for it to connect back, and
 /// a sandbox whose host name does not resolve can make that wait for ever.
-/// `INDUCTION_MPI=1` starts MPI for a launcher that sets none of [`LAUNCHER_ENV`] (without
+/// `INDUCTION_MPI=1` starts MPI for a launcher that sets none of `PMI_RANK`, `PMI_SIZE`, `PMIX_RANK`, `OMPI_COMM_WORLD_SIZE` (without
 /// it, each of its processes would run the whole grid alone), `INDUCTION_MPI=0` never does.
 pub fn launched() -> bool {
     match std::env::var("INDUCTION_MPI").as_deref().map(str::trim) {

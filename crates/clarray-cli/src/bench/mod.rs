@@ -24,7 +24,7 @@
 //!
 //! # Method
 //!
-//! [`time`] runs the work a few times to warm up (builds, first-touch allocation), then times
+//! [`time()`] runs the work a few times to warm up (builds, first-touch allocation), then times
 //! each repetition by wall clock around enqueue and `finish()`, and keeps the best and the
 //! median. `Row::bytes` counts every byte moved through device memory or the bus per
 //! repetition (a copy of n bytes on the device moves 2n: read and write).

@@ -28,7 +28,7 @@ use crate::error::{Error, Result};
 use crate::program::KernelArg;
 use crate::runtime::{Arg, Buffer, Context};
 
-/// An [`Array<T>`] whose `T` is chosen at run time. See the [module docs](self).
+/// An [`Array<T>`] whose `T` is chosen at run time (Python's arrays, data of a type known only when read).
 #[derive(Debug, Clone)]
 #[allow(missing_docs)]
 pub enum DynArray {

@@ -107,7 +107,7 @@ impl DynArray {
         each!(self, a => a.argsort(axis).map(DynArray::from))
     }
 
-    /// The elements at `indices` along `axis` ([`Array::take`]). `indices` must be an int32,
+    /// The elements at `indices` along `axis` ([`Array::take`](crate::array::Array::take)). `indices` must be an int32,
     /// int64, uint32 or uint64 array.
     pub fn take(&self, indices: &DynArray, axis: isize) -> Result<DynArray> {
         match indices {
@@ -120,7 +120,7 @@ impl DynArray {
     }
 
     /// Writes `values` (cycled, converted to this array's dtype) at the flat `indices`
-    /// ([`Array::put`]).
+    /// ([`Array::put`](crate::array::Array::put)).
     pub fn put(&mut self, indices: &DynArray, values: &DynArray) -> Result<()> {
         let values =
             if values.dtype() == self.dtype() { values.clone() } else { values.astype(self.dtype())? };

@@ -45,7 +45,7 @@ use crate::dissipation::{high_order, DifferenceForm, DissipationForm};
 use crate::error::{Error, Result};
 use crate::sbp::Sbp;
 
-/// What a solver split among ranks needs of the others; [`crate::ranks::Ranks`] implements it
+/// What a solver split among ranks needs of the others; `ranks::Ranks` (feature `mpi`) implements it
 /// over MPI (feature `mpi`).
 pub trait Peers: std::fmt::Debug {
     /// This rank.
