@@ -31,6 +31,8 @@ if [ ${#args[@]} -eq 0 ]; then
   run_tests "${pkgs[@]}" --lib --bins --test '*'
   cargo test "${pkgs[@]}" --examples
   cargo test "${pkgs[@]}" --doc
+  # The API docs build without a warning (broken or private intra-doc links fail here).
+  RUSTDOCFLAGS="-D warnings" cargo doc --no-deps "${pkgs[@]}"
   # The Python package (PyO3 + maturin) against NumPy: pytest + hypothesis in a private venv.
   scripts/test-python.sh
 else
