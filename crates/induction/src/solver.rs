@@ -434,11 +434,18 @@ impl Solver {
 
     /// [`Solver::launch`] with its work-items given in full.
     fn launch_dims(&self, kernel: Kernel, args: &[A<'_>], dims: &LaunchDims<'_>) -> Result<()> {
-        self.launch_dims_event(kernel, args, dims).map(|_| ())
+        self.launch_dims_event(kernel, args, dims, &[]).map(|_| ())
     }
 
-    /// [`Solver::launch_dims`], returning the kernel's event.
-    fn launch_dims_event(&self, kernel: Kernel, args: &[A<'_>], dims: &LaunchDims<'_>) -> Result<Event> {
+    /// [`Solver::launch_dims`] after the commands `wait` (besides what the buffers' hazards
+    /// order), returning the kernel's event.
+    fn launch_dims_event(
+        &self,
+        kernel: Kernel,
+        args: &[A<'_>],
+        dims: &LaunchDims<'_>,
+        wait: &[Event],
+    ) -> Result<Event> {
         let f64s = self.cfg.precision == Precision::F64;
         let scalars: Vec<Vec<u8>> = args
             .iter()
@@ -480,7 +487,7 @@ impl Solver {
                 self.upload(f)?;
             }
         }
-        let e = self.ctx.queue().launch(&kernel, &cl_args, dims, &[])?;
+        let e = self.ctx.queue().launch(&kernel, &cl_args, dims, wait)?;
         self.timing.borrow_mut().launches += 1;
         self.record(e.clone(), true)?;
         if copy {
@@ -572,6 +579,17 @@ impl Solver {
     /// or on a block part of them, which the block's kernels take as six more arguments);
     /// returns the kernel's event.
     fn launch_stage_box(&self, name: &'static str, args: &[A<'_>], nodes: NodeBox) -> Result<Event> {
+        self.launch_stage_box_after(name, args, nodes, &[])
+    }
+
+    /// [`Solver::launch_stage_box`] after the commands `wait`.
+    fn launch_stage_box_after(
+        &self,
+        name: &'static str,
+        args: &[A<'_>],
+        nodes: NodeBox,
+        wait: &[Event],
+    ) -> Result<Event> {
         let mut all: Vec<A<'_>> = args.to_vec();
         if self.split.is_some() {
             for [first, end] in nodes {
@@ -610,7 +628,7 @@ impl Solver {
             }
             let kernel = self.kernel(rows_name)?;
             let dims = LaunchDims { global: &[nx.div_ceil(seg), ny, nz], local: Some(&local), offset: None };
-            return self.launch_dims_event(kernel, &all, &dims);
+            return self.launch_dims_event(kernel, &all, &dims, wait);
         }
         let [mut lx, mut ly] = self.stage_local;
         if !whole {
@@ -627,6 +645,7 @@ impl Solver {
             kernel,
             &all,
             &LaunchDims { global: &global, local: Some(&[lx, ly, 1]), offset: None },
+            wait,
         )
     }
 
