@@ -13,8 +13,9 @@
 //! axis at a time, so a node reads halo layers across faces only, never across edges or corners.
 //!
 //! The exchange is one call ([`Solver::exchange`]) between the kernels that write a field and
-//! those that read it at neighbours, so that a second queue may later overlap it with the
-//! interior's work.
+//! those that read it at neighbours. A Runge–Kutta stage's exchange instead overlaps the update
+//! of the nodes that need no halo, on a second queue (`solver/overlap.rs`), unless
+//! [`Config::overlap`] is off.
 //!
 //! The divergence cleaning's conjugate gradients exchange the halo of each field a stencil
 //! reads (B, p, Gp, ψ) and sum each inner product over the ranks (one allreduce of one number
