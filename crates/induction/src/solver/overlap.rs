@@ -9,8 +9,8 @@
 //! 1. second queue: the owned layers next to each face with a neighbour are gathered on the
 //!    device into one packed buffer per face (a rectangular copy per component), which is read
 //!    into pinned host memory (one contiguous copy per face);
-//! 2. first queue: the stage kernel on the interior box (on a CPU device, whose driver runs one
-//!    command at a time, after the copies of 1, so that the MPI of 3 overlaps it);
+//! 2. first queue: the stage kernel on the interior box (on a CPU device after the copies of 1,
+//!    so that the MPI of 3 overlaps it: PoCL may otherwise run the kernel first);
 //! 3. host, while 2 runs: waits for 1, sends each face's layers to its neighbour and receives the
 //!    neighbour's through MPI (the messages of the blocking exchange, in its order), then the
 //!    second queue copies each received face from pinned host memory into a packed device buffer;
@@ -302,9 +302,9 @@ impl Solver {
                 recvs[i] = Some(&mut recv[..len]);
             }
             q2.flush()?;
-            // 2. The interior, on the first queue. A CPU device (PoCL) runs its commands one
-            // after the other, and could take the kernel first: there it waits for the face
-            // copies (memcpys), so that MPI overlaps it. A GPU copies while it computes.
+            // 2. The interior, on the first queue. On a CPU device (PoCL, whose "copies" are
+            // memcpys by the same threads) it waits for the face copies, which could otherwise
+            // come after it, so that MPI overlaps it. A GPU copies while it computes.
             let wait: Vec<Event> = if self.ctx.device().info().device_type == DeviceType::Cpu {
                 reads.iter().map(|(_, p)| p.event().clone()).collect()
             } else {
