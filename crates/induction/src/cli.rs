@@ -112,6 +112,25 @@ pub struct BenchArgs {
     /// Device (as for `run`).
     #[arg(long)]
     pub device: Option<String>,
+    /// Scaling over MPI ranks instead (run under `mpiexec -n P`; feature `mpi`): the step's time
+    /// on one rank and on P (strong: the --n grid; weak: P times it along z), Mnodes/s, the
+    /// share of a step in halo exchange (exposed and hidden) and the parallel efficiency.
+    /// Default --n 32 (quick 16), --steps 10 (quick 3); f64 unless --precision.
+    #[arg(long)]
+    pub scaling: bool,
+    /// With --scaling: overlap each stage's halo exchange with the interior's update (on) or
+    /// exchange first (off).
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = parse_on_off, action = clap::ArgAction::Set)]
+    pub overlap: bool,
+}
+
+/// `on` or `off` (for `--overlap`).
+pub fn parse_on_off(s: &str) -> std::result::Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("`{s}`: give on or off")),
+    }
 }
 
 /// Options every run takes.
@@ -296,6 +315,12 @@ pub struct RunArgs {
     /// --restart goes on to the final time, the same bit for bit).
     #[arg(long, requires = "checkpoint")]
     pub stop_after: Option<usize>,
+    /// On several MPI ranks: overlap each Runge–Kutta stage's halo exchange with the update of
+    /// the nodes that need no halo (on), or exchange first, then update every node (off). The
+    /// fields are the same bit for bit; the summary shows the exchange's time and its hidden
+    /// part.
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = parse_on_off, action = clap::ArgAction::Set)]
+    pub overlap: bool,
 }
 
 /// Checkpoints of a run (`induction run --checkpoint-every`, `--checkpoint`, `--restart`).
@@ -492,6 +517,7 @@ impl RunArgs {
         let c = &self.common;
         let mut cfg = Config::new_with(c.case, self.order, c.operator, self.n);
         c.apply(&mut cfg)?;
+        cfg.overlap = self.overlap;
         for (a, v) in [self.nx, self.ny, self.nz].into_iter().enumerate() {
             if let Some(v) = v {
                 cfg.n[a] = v;
@@ -782,7 +808,29 @@ pub fn describe(cfg: &Config, device: &str, r: &Report) -> String {
         t.launches,
         r.steps as f64 / t.wall_s
     );
+    if t.halo.exchanges > 0 {
+        s += &format!("\n{}", describe_halo(&t.halo));
+    }
     s
+}
+
+/// The summary's line on the halo exchanges of a split grid.
+pub fn describe_halo(h: &crate::solver::HaloTiming) -> String {
+    let hidden = if h.overlapped > 0 {
+        format!(
+            "; {:.3} s of it hidden behind the interior's stage kernels ({:.0}%), {:.3} s exposed \
+             (profiling events of both queues)",
+            h.hidden_s,
+            100.0 * h.hidden_s / h.total_s.max(f64::MIN_POSITIVE),
+            h.exposed_s()
+        )
+    } else {
+        " (blocking: none hidden)".to_string()
+    };
+    format!(
+        "halo exchange: {} exchanges ({} of them overlapped with the interior's update), {:.3} s, MPI {:.3} s{hidden}",
+        h.exchanges, h.overlapped, h.total_s, h.mpi_s
+    )
 }
 
 fn write_outputs(solver: &Solver, vtk: Option<&Path>, png: Option<&Path>) -> Result<Vec<PathBuf>> {
@@ -1265,6 +1313,16 @@ fn grid(n: &[usize; 3]) -> String {
 /// values, and u where it is read: on a CPU) over the measured copy ceiling to the measured
 /// kernel time; then resident versus copy mode.
 pub fn bench(a: &BenchArgs) -> Result<()> {
+    if a.scaling {
+        return bench_scaling(a);
+    }
+    if !a.overlap {
+        return Err(Error::Usage(
+            "--overlap off is an option of --scaling (the step on one rank has no halo to exchange), \
+             so it would be ignored; add --scaling (or leave --overlap out)"
+                .into(),
+        ));
+    }
     let n = a.n.unwrap_or(if a.quick { 32 } else { 256 });
     let n_copy = a.n_copy.unwrap_or(if a.quick { 24 } else { 128 });
     let steps = a.steps.unwrap_or(if a.quick { 3 } else { 20 });
@@ -1379,5 +1437,111 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         walls.push(wall);
     }
     outln!("\ncopy mode / resident mode, wall time: {:.2}×", walls[1] / walls[0]);
+    Ok(())
+}
+
+/// `induction bench --scaling` ([`crate::scaling`]): under `mpiexec -n P` (feature `mpi`) every
+/// rank takes part and rank 0 prints the table; started alone, the one-rank rows only.
+pub fn bench_scaling(a: &BenchArgs) -> Result<()> {
+    let n = a.n.unwrap_or(if a.quick { 16 } else { 32 });
+    let steps = a.steps.unwrap_or(if a.quick { 3 } else { 10 });
+    for (flag, given) in [
+        ("--n-copy", a.n_copy.is_some()),
+        ("--no-modes", a.no_modes),
+        ("--build-log", a.build_log),
+        ("--local", a.local.is_some()),
+    ] {
+        if given {
+            return Err(Error::Usage(format!(
+                "{flag} is an option of the one-device bench, which --scaling replaces, so it would be \
+                 ignored; leave {flag} out"
+            )));
+        }
+    }
+    let cfg = Config {
+        z_chunk: a.z_chunk,
+        vector_width: a.vector_width,
+        build_options: a.cl_options.clone(),
+        precision: a.precision.unwrap_or(Precision::F64),
+        overlap: a.overlap,
+        ..Config::new(a.case, a.order, n)
+    };
+    cfg.validate()?;
+    #[cfg(feature = "mpi")]
+    let ranks =
+        if crate::ranks::launched() { Some(std::rc::Rc::new(crate::ranks::Ranks::init()?)) } else { None };
+    #[cfg(feature = "mpi")]
+    let (ctx, peers) = match &ranks {
+        Some(r) if r.size() > 1 => {
+            if a.device.is_some() {
+                return Err(Error::Usage(
+                    "--device is not taken on more than one rank: each rank takes the device of its rank \
+                     on its node; narrow the devices with CLARRAY_DEVICE instead"
+                        .into(),
+                ));
+            }
+            let peers: std::rc::Rc<dyn crate::solver::Peers> = r.clone();
+            (r.context()?.profiled()?, Some(peers))
+        }
+        _ => (context(a.device.as_deref())?, None),
+    };
+    #[cfg(not(feature = "mpi"))]
+    let (ctx, peers) = (context(a.device.as_deref())?, None);
+    let root = peers.as_ref().is_none_or(|p| p.rank() == 0);
+    let size = peers.as_ref().map_or(1, |p| p.size());
+    let links = match &peers {
+        Some(p) => Some(crate::scaling::links(p.as_ref())?),
+        None => None,
+    };
+    let rows = crate::scaling::scaling(&ctx, &cfg, steps, peers)?;
+    if !root {
+        return Ok(());
+    }
+    outln!(
+        "induction bench --scaling on {} (rank 0's device), {} ranks: {}, order {}, {}, {} timed steps, overlap {}",
+        ctx.device().name(),
+        size,
+        cfg.case,
+        cfg.order,
+        cfg.precision,
+        steps,
+        if cfg.overlap { "on" } else { "off" }
+    );
+    outln!(
+        "ms/step: wall clock, the slowest rank; halo: the exchange's time per step, mean over the ranks, \
+         as a share of the step (exposed = not hidden behind the interior's kernels)"
+    );
+    outln!(
+        "\n| scaling | ranks | grid | process grid | ms/step | Mnodes/s | efficiency | halo | exposed | hidden |"
+    );
+    outln!("|---|---:|---|---|---:|---:|---:|---:|---:|---:|");
+    for r in &rows {
+        let [all, exposed, hidden] = r.halo_shares();
+        outln!(
+            "| {} | {} | {} | {}×{}×{} | {:.3} | {:.2} | {:.0}% | {:.1}% | {:.1}% | {:.1}% |",
+            if r.weak { "weak" } else { "strong" },
+            r.ranks,
+            grid(&r.grid),
+            r.parts[0],
+            r.parts[1],
+            r.parts[2],
+            r.step_s * 1e3,
+            r.mnodes_per_s(),
+            100.0 * r.efficiency,
+            100.0 * all,
+            100.0 * exposed,
+            100.0 * hidden
+        );
+    }
+    if let Some(l) = links {
+        outln!(
+            "\nMPI on the host: exchange of 8 bytes between ranks 0 and 1 {:.1} µs, of {} MiB {:.2} GB/s \
+             each way; allreduce of one number over {size} ranks {:.1} µs",
+            l.latency_s * 1e6,
+            crate::scaling::Links::LARGE >> 20,
+            l.bandwidth * 1e-9,
+            l.allreduce_s * 1e6
+        );
+    }
     Ok(())
 }

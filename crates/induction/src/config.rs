@@ -568,6 +568,13 @@ pub struct Config {
     /// (or the cube of [`Config::periodic_length`]). On a periodic case the right ends are not
     /// nodes: the period along an axis is max − min and h = (max − min)/n, as in InductionEq.
     pub bounds: Option<[[f64; 2]; 3]>,
+    /// On a grid split among ranks, overlap each Runge–Kutta stage's halo exchange with the
+    /// stage kernel on the nodes whose stencils reach no halo layer (a second queue copies the
+    /// halo device → pinned host → MPI → pinned host → device meanwhile; the other nodes are
+    /// updated after it). Off: the halo is exchanged first, then every node is updated. The
+    /// fields are the same bit for bit either way. Not used with the Hall term or in copy mode,
+    /// whose stages exchange first; no effect on one rank.
+    pub overlap: bool,
 }
 
 impl Config {
@@ -620,6 +627,7 @@ impl Config {
             periodic_length: None,
             hall: case.is_hall(),
             bounds: None,
+            overlap: true,
         }
     }
 

@@ -18,6 +18,7 @@
 //! | [`solver`] | device buffers, generated kernels, time stepping, norms, divergence cleaning |
 //! | [`rk`] | the Runge–Kutta schemes' coefficients |
 //! | [`output`] | VTK image data and PNG slices |
+//! | [`scaling`] | the times of a step on several ranks against one (`induction bench --scaling`) |
 //! | `ranks` | (feature `mpi`) MPI start-up: ranks, node-local rank, the rank's device |
 //! | [`cli`] | the `induction` command line |
 //!
@@ -49,6 +50,7 @@ pub mod output;
 pub mod ranks;
 pub mod rk;
 pub mod sbp;
+pub mod scaling;
 pub mod solver;
 
 pub use case::Case;

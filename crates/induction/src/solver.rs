@@ -22,9 +22,12 @@ use crate::error::{Error, Result};
 use crate::sbp::{OperatorForm, Sbp, SecondDerivative};
 
 mod checkpoint;
+mod overlap;
 mod part;
 mod schemes;
 
+pub use overlap::HaloTiming;
+use overlap::NodeBox;
 use part::Split;
 pub use part::{magnitude, Part, Peers, Piece, Plane};
 
@@ -55,6 +58,7 @@ struct Field {
 }
 
 /// A kernel argument of the solver's launches.
+#[derive(Clone, Copy)]
 enum A<'a> {
     F(&'a Field),
     R(f64),
@@ -94,6 +98,9 @@ pub struct Timing {
     pub launches: usize,
     /// Bytes moved between host and device.
     pub transfer_bytes: usize,
+    /// The halo exchanges of a grid split among ranks: their time and how much of it the
+    /// interior's stage kernels hid (zero on one rank).
+    pub halo: HaloTiming,
 }
 
 /// The outcome of a run.
@@ -370,6 +377,9 @@ impl Solver {
     fn settle(&self) -> Result<()> {
         let events: Vec<_> = self.pending.borrow_mut().drain(..).collect();
         let mut t = self.timing.borrow_mut();
+        if let Some(split) = &self.split {
+            split.settle_halo(&mut t.halo)?;
+        }
         for (e, is_kernel) in events {
             let s = if e.has_profiling() { e.seconds()? } else { e.wait().map(|_| 0.0)? };
             if is_kernel {
@@ -385,7 +395,8 @@ impl Solver {
         let full = {
             let mut p = self.pending.borrow_mut();
             p.push((e, is_kernel));
-            p.len() >= 256
+            // Not while a halo exchange overlaps the interior's kernel, which this would wait for.
+            p.len() >= 256 && !self.overlap_busy()
         };
         if full {
             self.settle()?;
@@ -423,6 +434,18 @@ impl Solver {
 
     /// [`Solver::launch`] with its work-items given in full.
     fn launch_dims(&self, kernel: Kernel, args: &[A<'_>], dims: &LaunchDims<'_>) -> Result<()> {
+        self.launch_dims_event(kernel, args, dims, &[]).map(|_| ())
+    }
+
+    /// [`Solver::launch_dims`] after the commands `wait` (besides what the buffers' hazards
+    /// order), returning the kernel's event.
+    fn launch_dims_event(
+        &self,
+        kernel: Kernel,
+        args: &[A<'_>],
+        dims: &LaunchDims<'_>,
+        wait: &[Event],
+    ) -> Result<Event> {
         let f64s = self.cfg.precision == Precision::F64;
         let scalars: Vec<Vec<u8>> = args
             .iter()
@@ -464,15 +487,15 @@ impl Solver {
                 self.upload(f)?;
             }
         }
-        let e = self.ctx.queue().launch(&kernel, &cl_args, dims, &[])?;
+        let e = self.ctx.queue().launch(&kernel, &cl_args, dims, wait)?;
         self.timing.borrow_mut().launches += 1;
-        self.record(e, true)?;
+        self.record(e.clone(), true)?;
         if copy {
             for f in fields() {
                 self.download(f)?;
             }
         }
-        Ok(())
+        Ok(e)
     }
 
     /// Launches a kernel of one work-item per owned node (`NODE` in `kernels/induction.cl`);
@@ -515,7 +538,9 @@ impl Solver {
     /// Launches a Runge–Kutta stage kernel: work-items on an (x, y) tile of work-groups, each
     /// walking `ZCHUNK` planes in z (see `kernels/induction.cl`).
     /// Where the case's velocity depends on time, U is first set to u at the stage's time, which
-    /// every stage kernel takes as its last argument.
+    /// every stage kernel takes as its last argument. On a grid split among ranks the stage's
+    /// input field has its halo refreshed first, or (with [`Config::overlap`]) while the nodes
+    /// that need no halo are updated (`solver/overlap.rs`).
     fn launch_stage(&self, name: &'static str, args: &[A<'_>]) -> Result<()> {
         if self.cfg.case.velocity_depends_on_time() {
             if let Some(A::R(t)) = args.last() {
@@ -525,12 +550,59 @@ impl Solver {
         if self.split.is_some() {
             // The field the stage reads at neighbours (as `hall_prepare` finds it).
             let input = if name == "stage_ssp" { 1 } else { 0 };
-            if let Some(A::F(f)) = args.get(input) {
-                self.exchange(f)?;
+            let Some(A::F(f)) = args.get(input) else {
+                return Err(Error::Config(format!(
+                    "the solver launched {name} without its input field where the halo exchange \
+                     expects it; this is a defect of the solver"
+                )));
+            };
+            if self.overlaps() {
+                return self.stage_overlapped(name, args, f);
+            }
+            self.exchange(f)?;
+        }
+        if self.cfg.hall {
+            self.hall_prepare(name, args)?;
+        }
+        self.launch_stage_box(name, args, self.owned_box()).map(|_| ())
+    }
+
+    /// The nodes owned, `[first, end)` per axis (the whole grid without a block).
+    fn owned_box(&self) -> NodeBox {
+        match &self.split {
+            Some(s) => std::array::from_fn(|a| [s.part.start[a], s.part.end(a)]),
+            None => std::array::from_fn(|a| [0, self.cfg.n[a]]),
+        }
+    }
+
+    /// Launches stage kernel `name` on the nodes of `nodes` (a box of those owned: all of them,
+    /// or on a block part of them, which the block's kernels take as six more arguments);
+    /// returns the kernel's event.
+    fn launch_stage_box(&self, name: &'static str, args: &[A<'_>], nodes: NodeBox) -> Result<Event> {
+        self.launch_stage_box_after(name, args, nodes, &[])
+    }
+
+    /// [`Solver::launch_stage_box`] after the commands `wait`.
+    fn launch_stage_box_after(
+        &self,
+        name: &'static str,
+        args: &[A<'_>],
+        nodes: NodeBox,
+        wait: &[Event],
+    ) -> Result<Event> {
+        let mut all: Vec<A<'_>> = args.to_vec();
+        if self.split.is_some() {
+            for [first, end] in nodes {
+                for v in [first, end] {
+                    let v = i32::try_from(v).map_err(|_| {
+                        Error::Config(format!("node index {v} does not fit the stage kernels' int"))
+                    })?;
+                    all.push(A::I(v));
+                }
             }
         }
-        let [lx, ly] = self.stage_local;
-        let [nx, ny, nz] = self.split.as_ref().map_or(self.cfg.n, |s| s.part.len);
+        let [nx, ny, nz] = nodes.map(|[first, end]| end - first);
+        let whole = nodes == self.owned_box();
         if let Some(seg) = self.rows {
             // The CPU layout's kernels (`kernels/stage_rows.cl`): one work-item per segment of
             // an x-row; `--local`'s y and z (which divide the grid) group the rows.
@@ -539,22 +611,42 @@ impl Solver {
                 "stage_lsrk" => "stage_lsrk_rows",
                 _ => "stage_2r_rows",
             };
-            let local = self.cfg.local.map_or([1, 1, 1], |[_, ly, lz]| [1, ly, lz]);
-            if ny % local[1] != 0 || nz % local[2] != 0 {
+            let mut local = self.cfg.local.map_or([1, 1, 1], |[_, ly, lz]| [1, ly, lz]);
+            if whole && (ny % local[1] != 0 || nz % local[2] != 0) {
                 return Err(Error::Config(format!(
                     "--local's y and z ({} and {}) must divide this rank's {ny} rows and {nz} planes; \
                      give --local with y = z = 1",
                     local[1], local[2]
                 )));
             }
-            return self.launch(rows_name, args, &[nx.div_ceil(seg), ny, nz], Some(&local));
+            // Part of the nodes (overlapping the halo exchange): groups that fit the box (each
+            // node's arithmetic does not depend on its group).
+            for (l, n) in local.iter_mut().zip([1, ny, nz]) {
+                if n % *l != 0 {
+                    *l = 1;
+                }
+            }
+            let kernel = self.kernel(rows_name)?;
+            let dims = LaunchDims { global: &[nx.div_ceil(seg), ny, nz], local: Some(&local), offset: None };
+            return self.launch_dims_event(kernel, &all, &dims, wait);
+        }
+        let [mut lx, mut ly] = self.stage_local;
+        if !whole {
+            // A slab a few nodes thick: a tile of the same size shaped to it, so that few
+            // work-items fall outside the box.
+            let items = lx * ly;
+            lx = lx.min(nx.div_ceil(self.vx).next_power_of_two());
+            ly = (items / lx).min(ny.next_power_of_two()).max(1);
         }
         let global =
             [nx.div_ceil(self.vx).next_multiple_of(lx), ny.next_multiple_of(ly), nz.div_ceil(self.z_chunk)];
-        if self.cfg.hall {
-            self.hall_prepare(name, args)?;
-        }
-        self.launch(name, args, &global, Some(&[lx, ly, 1]))
+        let kernel = self.kernel(name)?;
+        self.launch_dims_event(
+            kernel,
+            &all,
+            &LaunchDims { global: &global, local: Some(&[lx, ly, 1]), offset: None },
+            wait,
+        )
     }
 
     /// Before a stage with the Hall term: u at the stage's time and J = curl B/ρ of the field

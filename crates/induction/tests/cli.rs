@@ -331,3 +331,19 @@ fn output_files_checked_at_once_by_many_ranks_pass() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--overlap` takes on or off; on `bench` it belongs to `--scaling`, which in turn refuses the
+/// one-device bench's own options rather than ignore them; refused before any device is used.
+#[test]
+fn overlap_and_scaling_options_are_checked() {
+    let e = run(&["run", "--overlap", "maybe"]).unwrap_err();
+    assert!(matches!(e, Error::Usage(_)) && e.to_string().contains("give on or off"), "{e:?}");
+    let e = run(&["bench", "--overlap", "off"]).unwrap_err();
+    assert!(matches!(e, Error::Usage(_)) && e.to_string().contains("add --scaling"), "{e:?}");
+    for flag in [&["--no-modes"][..], &["--n-copy", "8"], &["--build-log"], &["--local", "8,8,1"]] {
+        let mut args = vec!["bench", "--scaling"];
+        args.extend_from_slice(flag);
+        let e = run(&args).unwrap_err();
+        assert!(matches!(e, Error::Usage(_)) && e.to_string().contains(flag[0]), "{flag:?}: {e:?}");
+    }
+}

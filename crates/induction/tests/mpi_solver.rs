@@ -11,6 +11,10 @@
 //! (the interior divergence that a Dirichlet form cleans to round-off: to 1e-9).
 //! The Hall term (J = curl B/ρ computed on each block, its halo exchanged) on `hall_periodic`
 //! and `hall_outflow` is the same bit for bit too (see `hall_checks`).
+//! Each stage's halo exchange overlaps the update of the interior nodes (the default,
+//! [`Config::overlap`]): every check asserts that this path was taken; one check per number of
+//! ranks runs with the overlap off (the blocking exchange) and must match too (`SYNC`).
+//! `induction bench --scaling` on 2 ranks prints its rows (`bench_scaling_on_two_ranks`).
 //! Each rank runs PoCL on one thread (clarray's disk cache is off on PoCL; PoCL's own is shared).
 #![cfg(feature = "mpi")]
 
@@ -228,6 +232,16 @@ fn check(ctx: &clarray::Context, ranks: &Rc<Ranks>, cfg: &Config, what: &str, ta
         assert!(norms_close(&a, &b, tol), "{what}: norms {a:?} on one rank, {b:?} on {size}");
     }
     assert!(part_report.last.error > 0.0 && part_report.last.energy > 0.0, "{what}");
+    // The path taken: every stage's exchange overlapped with the interior's kernel, or none.
+    let halo = part_report.timing.halo;
+    let stages = part_report.steps * cfg.integrator.stages();
+    let overlapped = if cfg.overlap && !cfg.hall { stages } else { 0 };
+    assert_eq!(halo.overlapped, overlapped, "{what}: {halo:?}");
+    assert!(halo.exchanges >= stages && halo.total_s > 0.0, "{what}: {halo:?}");
+    assert!(halo.hidden_s >= 0.0 && halo.hidden_s <= halo.total_s, "{what}: {halo:?}");
+    if overlapped == 0 {
+        assert_eq!(halo.hidden_s, 0.0, "{what}: {halo:?}");
+    }
     println!("RANK {rank} {tag}OK {what} grid {:?} block {:?}+{:?}", p.parts, p.start, p.len);
 }
 
@@ -244,6 +258,12 @@ fn child() {
         );
         check(&ctx, &ranks, &cfg, &what, "");
     }
+    // The blocking exchange (overlap off) on the first configuration.
+    let (n, case, order, layout, integrator, precision) = checks(size)[0];
+    let mut cfg = config(case, order, layout, integrator, precision, n);
+    cfg.overlap = false;
+    let what = format!("{case} order {order} overlap off {n:?} on {size} ranks");
+    check(&ctx, &ranks, &cfg, &what, "SYNC ");
     // Artificial dissipation (its stencils reach as far as the central one; its boundary rows
     // further into the block), bounded and periodic.
     let extra_forms = if extras(size) { 2 } else { 0 };
@@ -392,6 +412,7 @@ fn blocks_on_two_three_and_four_ranks_match_one_rank() {
             assert_eq!(mine("CLEAN OK"), 2 * extra, "rank {r} of {ranks}: {text}");
             // Every Hall check runs (order 4 fits every split here).
             assert_eq!(mine("HALL OK"), hall_checks(ranks).len(), "rank {r} of {ranks}: {text}");
+            assert_eq!(mine("SYNC OK"), 1, "rank {r} of {ranks}: {text}");
             assert_eq!(mine("DONE"), 1, "rank {r} of {ranks}: {text}");
         }
         // Order 6 needs 9 nodes a block per split axis: 20 planes split in 2 but not in 3, and
@@ -400,7 +421,9 @@ fn blocks_on_two_three_and_four_ranks_match_one_rank() {
         let refused_here = |c: &Check| ranks > 2 && c.2 == 6;
         let refused = lines
             .iter()
-            .filter(|l| l.contains("REFUSED") && !l.contains("DISS") && !l.contains("HALL"))
+            .filter(|l| {
+                l.contains("REFUSED") && !l.contains("DISS") && !l.contains("HALL") && !l.contains("SYNC")
+            })
             .count();
         assert_eq!(refused, ranks * checks.iter().filter(|c| refused_here(c)).count(), "{text}");
         // The process grids: z-slabs on 2 and 3 ranks; on 4, x and z split on the first grid,
@@ -408,7 +431,12 @@ fn blocks_on_two_three_and_four_ranks_match_one_rank() {
         let grid_lines = |g: &str| {
             lines
                 .iter()
-                .filter(|l| l.contains(&format!("grid {g}")) && !l.contains("DISS") && !l.contains("HALL"))
+                .filter(|l| {
+                    l.contains(&format!("grid {g}"))
+                        && !l.contains("DISS")
+                        && !l.contains("HALL")
+                        && !l.contains("SYNC")
+                })
                 .count()
         };
         let ran_on = |n: [usize; 3]| ranks * checks.iter().filter(|c| c.0 == n && !refused_here(c)).count();
@@ -491,4 +519,53 @@ fn induction_mpi_overrides_the_launcher_detection() {
     assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(text.matches("confined_domain on ").count(), 2, "each process runs alone: {text}");
     assert!(!text.contains("process grid"), "{text}");
+}
+
+/// `induction bench --scaling --quick` under `mpiexec -n 2`: rank 0 alone prints the table, with
+/// a strong and a weak row on 1 and on 2 ranks, each with its numbers in range.
+#[test]
+fn bench_scaling_on_two_ranks() {
+    if std::env::var_os(CHILD).is_some() {
+        return;
+    }
+    let exe = env!("CARGO_BIN_EXE_induction");
+    let out = Command::new("mpiexec")
+        .args(["-n", "2", exe, "bench", "--scaling", "--quick"])
+        .env("POCL_MAX_PTHREAD_COUNT", "1")
+        .env("INDUCTION_MPI_TIMEOUT", "120")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(text.matches("induction bench --scaling on ").count(), 1, "rank 0 alone prints: {text}");
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .filter(|l| l.starts_with("| strong") || l.starts_with("| weak"))
+        .map(|l| l.trim_matches('|').split('|').map(str::trim).collect())
+        .collect();
+    assert_eq!(rows.len(), 4, "{text}");
+    let number =
+        |cell: &str| cell.trim_end_matches('%').parse::<f64>().unwrap_or_else(|_| panic!("{cell}: {text}"));
+    for (row, (kind, ranks, grid, parts)) in rows.iter().zip([
+        ("strong", "1", "16³", "1×1×1"),
+        ("strong", "2", "16³", "1×1×2"),
+        ("weak", "1", "16³", "1×1×1"),
+        ("weak", "2", "16×16×32", "1×1×2"),
+    ]) {
+        assert_eq!(row.len(), 10, "{row:?}");
+        assert_eq!((row[0], row[1], row[2], row[3]), (kind, ranks, grid, parts), "{text}");
+        let [ms, mnodes, eff, halo, exposed, hidden] = [4, 5, 6, 7, 8, 9].map(|i| number(row[i]));
+        assert!(ms > 0.0 && mnodes > 0.0, "{text}");
+        // Mnodes/s is the grid's nodes over the step's time.
+        let nodes: f64 = if kind == "weak" && ranks == "2" { 16.0 * 16.0 * 32.0 } else { 4096.0 };
+        assert!((mnodes - nodes / ms * 1e-3).abs() <= 0.01 + 0.01 * mnodes, "{text}");
+        if ranks == "1" {
+            assert_eq!((eff, halo, exposed, hidden), (100.0, 0.0, 0.0, 0.0), "{text}");
+        } else {
+            assert!(eff > 0.0 && eff < 1000.0, "{text}");
+            assert!(halo > 0.0 && hidden >= 0.0, "{text}");
+            // Exposed and hidden make up the exchange's share (each rounded to 0.1%).
+            assert!((exposed + hidden - halo).abs() <= 0.15, "{text}");
+        }
+    }
 }

@@ -441,11 +441,13 @@ int queue_plane(int kk) {
 // One stage over this work-item's column segment. SSPRK33 (lsrk = 0):
 // out = a·B0 + b·(Bs + dt·L(Bs, t)). Low-storage (lsrk = 1): K = a·K + dt·L(Bs, t),
 // out = Bs + b·K. Two-register (lsrk = 2, with STAGE_2R): K = B0 + a·dt·L, out = B0 + b·dt·L. Bs is read at neighbours and never written; out may be B0.
+// The nodes bi0 ≤ i < bi1, bj0 ≤ j < bj1, bk0 ≤ k < bk1 (of those owned) are this launch's.
 void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, __global REAL* out,
-           const __global REAL* U, REAL a, REAL b, REAL dt, REAL t, int lsrk) {
-    const int i0 = IS + get_global_id(0) * VX, j = JS + get_global_id(1);
-    if (i0 >= IE || j >= JE) return;  // the range is rounded up to whole work-groups
-    const int k0 = KS + get_global_id(2) * ZCHUNK;
+           const __global REAL* U, REAL a, REAL b, REAL dt, REAL t, int lsrk, int bi0, int bi1, int bj0,
+           int bj1, int bk0, int bk1) {
+    const int i0 = bi0 + get_global_id(0) * VX, j = bj0 + get_global_id(1);
+    if (i0 >= bi1 || j >= bj1) return;  // the range is rounded up to whole work-groups
+    const int k0 = bk0 + get_global_id(2) * ZCHUNK;
     const idx_t col = IDX(i0, j, 0);
     // The pointwise operand: read at this node only (K, or B⁰).
 #if STAGE_2R
@@ -466,7 +468,7 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
             else ahead[c][o - ZQ] = v;
         }
     }
-    for (int c = 0; c < 3; ++c) pq[c] = VLOAD(P, c * NP + col + PLANE(min(k0, KE - 1)));
+    for (int c = 0; c < 3; ++c) pq[c] = VLOAD(P, c * NP + col + PLANE(min(k0, bk1 - 1)));
 #if VX == 2
     VREAL x[3] = {(VREAL)(coord(i0, XMIN, DX), coord(i0 + 1, XMIN, DX)), coord(j, YMIN, DY), (REAL)0};
 #else
@@ -474,11 +476,12 @@ void stage(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, _
 #endif
     for (int dk = 0; dk < ZCHUNK; ++dk) {
         const int k = k0 + dk;
-        if (k >= KE) break;
+        if (k >= bk1) break;
         const idx_t idx = col + PLANE(k);
         const idx_t next = col + PLANE(queue_plane(k + HALF + AHEAD));
-        // The next plane's pointwise operand (clamped to the planes owned: loaded, maybe unused).
-        const idx_t pnext = col + PLANE(min(k + 1, KE - 1));
+        // The next plane's pointwise operand (clamped to the launch's planes: loaded, maybe
+        // unused).
+        const idx_t pnext = col + PLANE(min(k + 1, bk1 - 1));
         VREAL p[3];
 #pragma unroll
         for (int c = 0; c < NQ; ++c) {
@@ -544,11 +547,23 @@ __kernel void velocity(__global REAL* U, REAL t) {
 }
 #endif
 
+// The nodes a stage kernel takes: on a block of a grid split among ranks (STAGE_BOX, defined
+// by solver/part.rs) a box of its own nodes given by six more arguments, so that the nodes
+// whose stencils reach no halo layer can be updated while the halo is exchanged and the others
+// after it (solver/overlap.rs); else every node owned.
+#if STAGE_BOX
+#define BOX_PARAMS , int bi0, int bi1, int bj0, int bj1, int bk0, int bk1
+#define BOX_ARGS bi0, bi1, bj0, bj1, bk0, bk1
+#else
+#define BOX_PARAMS
+#define BOX_ARGS IS, IE, JS, JE, KS, KE
+#endif
+
 // SSPRK33 stage: out = a*B0 + b*(Bs + dt*L(Bs, t)). out may be B0 (read and written pointwise),
 // never Bs (read at neighbours). Launched on NX × NY × ceil(NZ/ZCHUNK) work-items.
 __kernel void stage_ssp(const __global REAL* B0, const __global REAL* restrict Bs, __global REAL* out,
-                        const __global REAL* restrict U, REAL a, REAL b, REAL dt, REAL t) {
-    stage(B0, Bs, out, out, U, a, b, dt, t, 0);
+                        const __global REAL* restrict U, REAL a, REAL b, REAL dt, REAL t BOX_PARAMS) {
+    stage(B0, Bs, out, out, U, a, b, dt, t, 0, BOX_ARGS);
 }
 
 #if STAGE_2R
@@ -556,8 +571,9 @@ __kernel void stage_ssp(const __global REAL* B0, const __global REAL* restrict B
 // last stage) and Sout = S + b*Kₛ. X is read at neighbours and is neither Xout nor Sout; S is
 // read pointwise and may be X (first stage) or Sout (in place). Launched like stage_lsrk.
 __kernel void stage_2r(const __global REAL* restrict X, const __global REAL* S, __global REAL* Xout,
-                       __global REAL* Sout, const __global REAL* restrict U, REAL a, REAL b, REAL dt, REAL t) {
-    stage(S, X, Xout, Sout, U, a, b, dt, t, 2);
+                       __global REAL* Sout, const __global REAL* restrict U, REAL a, REAL b, REAL dt, REAL t
+                       BOX_PARAMS) {
+    stage(S, X, Xout, Sout, U, a, b, dt, t, 2, BOX_ARGS);
 }
 #endif
 
@@ -565,8 +581,8 @@ __kernel void stage_2r(const __global REAL* restrict X, const __global REAL* S, 
 // Launched on NX × NY × ceil(NZ/ZCHUNK) work-items.
 __kernel void stage_lsrk(const __global REAL* restrict Bin, __global REAL* restrict K,
                          __global REAL* restrict Bout, const __global REAL* restrict U, REAL A, REAL Bc,
-                         REAL dt, REAL t) {
-    stage(Bin, Bin, K, Bout, U, A, Bc, dt, t, 1);
+                         REAL dt, REAL t BOX_PARAMS) {
+    stage(Bin, Bin, K, Bout, U, A, Bc, dt, t, 1, BOX_ARGS);
 }
 
 // out = sign * (D_x F_0 + D_y F_1 + D_z F_2); with interior_only, 0 on boundary nodes.

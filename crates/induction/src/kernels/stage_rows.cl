@@ -143,12 +143,14 @@ void row_axis_terms(const Deriv* d, int a, const REAL u[3], const REAL b[3], REA
         }                                                                                         \
     }
 
-// One stage over the nodes i0 ≤ i < i1 of row (j, k); the stage's arguments as `stage` takes them.
+// One stage over the nodes i0 ≤ i < i1 of row (j, k); the stage's arguments (and the launch's
+// box of nodes) as `stage` takes them.
 void stage_row(const __global REAL* B0, const __global REAL* Bs, __global REAL* K, __global REAL* out,
-               const __global REAL* U, REAL a, REAL b, REAL dt, REAL t, int lsrk) {
-    const int i0 = IS + get_global_id(0) * XSEG, j = JS + get_global_id(1), k = KS + get_global_id(2);
-    if (i0 >= IE || j >= JE || k >= KE) return;
-    const int i1 = min(i0 + XSEG, IE);
+               const __global REAL* U, REAL a, REAL b, REAL dt, REAL t, int lsrk, int bi0, int bi1,
+               int bj0, int bj1, int bk0, int bk1) {
+    const int i0 = bi0 + get_global_id(0) * XSEG, j = bj0 + get_global_id(1), k = bk0 + get_global_id(2);
+    if (i0 >= bi1 || j >= bj1 || k >= bk1) return;
+    const int i1 = min(i0 + XSEG, bi1);
     const idx_t row = IDX(0, j, k);
     REAL acc[3][XSEG];
     for (int c = 0; c < 3; ++c) {
@@ -249,22 +251,24 @@ void stage_row(const __global REAL* B0, const __global REAL* Bs, __global REAL* 
 }
 
 // The kernels of induction.cl's `stage_ssp`, `stage_2r` and `stage_lsrk`, with the same
-// arguments, launched on ceil((IE − IS)/XSEG) × (JE − JS) × (KE − KS) work-items.
+// arguments, launched on ceil((IE − IS)/XSEG) × (JE − JS) × (KE − KS) work-items (those of the
+// launch's box with STAGE_BOX).
 __kernel void stage_ssp_rows(const __global REAL* B0, const __global REAL* restrict Bs, __global REAL* out,
-                             const __global REAL* restrict U, REAL a, REAL b, REAL dt, REAL t) {
-    stage_row(B0, Bs, out, out, U, a, b, dt, t, 0);
+                             const __global REAL* restrict U, REAL a, REAL b, REAL dt, REAL t
+                             BOX_PARAMS) {
+    stage_row(B0, Bs, out, out, U, a, b, dt, t, 0, BOX_ARGS);
 }
 
 #if STAGE_2R
 __kernel void stage_2r_rows(const __global REAL* restrict X, const __global REAL* S, __global REAL* Xout,
                             __global REAL* Sout, const __global REAL* restrict U, REAL a, REAL b, REAL dt,
-                            REAL t) {
-    stage_row(S, X, Xout, Sout, U, a, b, dt, t, 2);
+                            REAL t BOX_PARAMS) {
+    stage_row(S, X, Xout, Sout, U, a, b, dt, t, 2, BOX_ARGS);
 }
 #endif
 
 __kernel void stage_lsrk_rows(const __global REAL* restrict Bin, __global REAL* restrict K,
                               __global REAL* restrict Bout, const __global REAL* restrict U, REAL A,
-                              REAL Bc, REAL dt, REAL t) {
-    stage_row(Bin, Bin, K, Bout, U, A, Bc, dt, t, 1);
+                              REAL Bc, REAL dt, REAL t BOX_PARAMS) {
+    stage_row(Bin, Bin, K, Bout, U, A, Bc, dt, t, 1, BOX_ARGS);
 }
