@@ -1,4 +1,7 @@
-//! OpenCL C generation for expressions, the generated-kernel cache, and evaluation.
+//! The elementwise kernels: expressions flattened into plans, the layout classes, and
+//! evaluation. What every kind of generated kernel shares — loads and stores, index
+//! arithmetic, expression code, the cache of generated kernels — is the crate's internal
+//! `kernel` layer; this file is the elementwise skeleton over it.
 //!
 //! An [`Expr`] is flattened into a [`Plan`]: a list of instructions in evaluation order
 //! (shared subexpressions once), the distinct array operands and the scalars. The plan's

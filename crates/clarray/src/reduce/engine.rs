@@ -27,7 +27,9 @@
 //! last one combines the partial states and finishes — one launch, no host work, no wait.
 //!
 //! Kernels are generated once per structure (operand types, expression, operation, layout
-//! class) and cached per context; sizes, strides and offsets are arguments. Set
+//! class) and kept in the generator's one per-context cache; sizes, strides and offsets are
+//! arguments. Loads, stores, index arithmetic and the complex helpers are the generator's
+//! (`crate::kernel`); this file is the reduction skeleton. Set
 //! `CLARRAY_DUMP_REDUCE=1` to print each generated kernel when it is built (also logged at
 //! `debug` level).
 //!
