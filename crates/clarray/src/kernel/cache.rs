@@ -100,14 +100,16 @@ fn text_key(text: &str) -> Vec<u32> {
 }
 
 /// [`kernel`] for a kind whose structure is named by `key` as text (reductions, scans,
-/// gathers, sorts, random numbers, user kernels). `key` must determine the source.
+/// gathers, masks, sorts, random numbers, user reductions and scans). `key` with `entry`
+/// must determine the source; the entry is part of the key, so kinds whose keys happen to
+/// read alike stay apart.
 pub(crate) fn kernel_by_text(
     ctx: &Context,
     key: String,
     entry: &str,
     source: impl FnOnce() -> String,
 ) -> Result<Kernel> {
-    kernel(ctx, &text_key(&key), entry, || key, source)
+    kernel(ctx, &text_key(&format!("{entry}\0{key}")), entry, || key, source)
 }
 
 /// How many distinct elementwise kernels have been generated (and built) in `ctx`.
@@ -162,6 +164,14 @@ mod tests {
             kernel_by_text(&ctx, "test|k".into(), "k", source).unwrap();
         }
         assert_eq!(calls.get(), 1, "a text key's source was generated again");
+        // The same text under another entry point is another kernel.
+        let built = std::cell::Cell::new(false);
+        let k2 = kernel_by_text(&ctx, "test|k".into(), "k2", || {
+            built.set(true);
+            src.replace("void k(", "void k2(")
+        })
+        .unwrap();
+        assert!(built.get() && k2.name() == "k2", "another entry point with the same key text was a hit");
         assert_eq!(elementwise_count(&ctx), 0);
         for _ in 0..2 {
             kernel(&ctx, &[ELEMENTWISE, 7], "k", || "ew test".into(), source).unwrap();
