@@ -21,7 +21,7 @@ const PROGRAM: &[&str] = &["source", "cache", "args", "launch"];
 
 /// The layers, lowest first, as `lib.rs`'s table must list them.
 const LAYERS: &[&str] =
-    &["runtime", "memory", "program", "runner", "profile", "array", "reduce", "random", "kernels"];
+    &["runtime", "memory", "program", "runner", "profile", "kernel", "array", "reduce", "random", "kernels"];
 
 /// What only `src/runtime/` may write: `unsafe` code and the binding. Spelled in two parts so
 /// that this file, which is checked too, does not name them.

@@ -15,98 +15,9 @@ use super::dtype::{promote, DType, Element, Kind, Scalar};
 use super::layout::{broadcast, copy_of, Layout, Shape};
 use super::Array;
 use crate::error::{Error, Result};
+use crate::kernel::ops::is_mixed_sign_64;
+pub use crate::kernel::ops::{BinOp, UnOp};
 use crate::runtime::{Buffer, Context};
-
-/// Unary operations.
-#[allow(missing_docs)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum UnOp {
-    Neg,
-    /// `!`: bitwise not of integers, logical not of bool.
-    Not,
-    LogicalNot,
-    Abs,
-    Sqrt,
-    Cbrt,
-    Exp,
-    Exp2,
-    Log,
-    Log2,
-    Log10,
-    Log1p,
-    Expm1,
-    Sin,
-    Cos,
-    Tan,
-    Asin,
-    Acos,
-    Atan,
-    Sinh,
-    Cosh,
-    Tanh,
-    Asinh,
-    Acosh,
-    Atanh,
-    Floor,
-    Ceil,
-    Round,
-    Trunc,
-    Sign,
-    IsNan,
-    IsInf,
-    IsFinite,
-    Conj,
-    Real,
-    Imag,
-}
-
-/// Binary operations.
-#[allow(missing_docs)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum BinOp {
-    Add,
-    Sub,
-    Mul,
-    /// True division (`/`): integers give float64, as in NumPy.
-    Div,
-    /// NumPy's `//`.
-    FloorDiv,
-    /// NumPy's `%` (the result has the divisor's sign).
-    Rem,
-    Pow,
-    Minimum,
-    Maximum,
-    Atan2,
-    Hypot,
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    LogicalAnd,
-    LogicalOr,
-    LogicalXor,
-    BitAnd,
-    BitOr,
-    BitXor,
-    Shl,
-    Shr,
-}
-
-impl BinOp {
-    /// The operation with its operands swapped: `a < b` is `b > a`; the others are symmetric
-    /// or not comparisons, and stay.
-    pub(crate) fn mirrored(self) -> BinOp {
-        match self {
-            BinOp::Lt => BinOp::Gt,
-            BinOp::Le => BinOp::Ge,
-            BinOp::Gt => BinOp::Lt,
-            BinOp::Ge => BinOp::Le,
-            o => o,
-        }
-    }
-}
 
 /// An array operand of an expression: a buffer with a layout and a dtype.
 #[derive(Debug, Clone)]
@@ -583,12 +494,6 @@ fn build_binary(op: BinOp, a: Expr, b: Expr) -> Result<Expr> {
     // Shifts by a count of another type: the count is cast to the promoted type too.
     let (a, b) = (a.cast_into(tin), b.cast_into(tin));
     Ok(Expr::new(Node::Binary(op, a, b), tout, shape, ctx))
-}
-
-/// Whether `a` and `b` are int64 and uint64, in either order: the pair whose comparisons the
-/// kernels make exactly on the two types rather than in their promoted type.
-pub(crate) fn is_mixed_sign_64(a: DType, b: DType) -> bool {
-    matches!((a, b), (DType::I64, DType::U64) | (DType::U64, DType::I64))
 }
 
 /// A comparison of an integer operand with a bare integer scalar out of its type's bounds

@@ -144,7 +144,7 @@
 
 mod axis;
 pub mod codegen;
-pub mod dtype;
+pub use crate::kernel::dtype;
 pub(crate) mod dynarray;
 pub mod expr;
 pub mod layout;

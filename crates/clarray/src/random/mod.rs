@@ -24,9 +24,9 @@ use std::fmt::Write as _;
 
 use crate::array::{Array, DType, Element};
 use crate::error::{Error, Result};
-use crate::reduce::engine::{generated, Args};
+use crate::kernel::cache::kernel_by_text;
+use crate::reduce::engine::Args;
 use crate::reduce::gather::launch_1d;
-use crate::reduce::ReductionTypes;
 use crate::runtime::Context;
 
 const M0: u32 = 0xD251_1F53;
@@ -202,7 +202,8 @@ impl Philox {
         let per = if dt == DType::F32 { 4 } else { 2 };
         let blocks = n.div_ceil(per);
         if n > 0 {
-            let k = generated(ctx, format!("philox|{dt:?}|{kind:?}"), "philox_fill", || source(dt, kind))?;
+            let k =
+                kernel_by_text(ctx, format!("philox|{dt:?}|{kind:?}"), "philox_fill", || source(dt, kind))?;
             let mut args = Args::default();
             let key = self.key();
             args.buf(out.buffer())
@@ -235,8 +236,9 @@ impl Philox {
         let n = out.len();
         let blocks = n.div_ceil(2);
         if n > 0 {
-            let k =
-                generated(ctx, format!("philox|{dt:?}|int"), "philox_fill", || source(dt, Kind::Integer))?;
+            let k = kernel_by_text(ctx, format!("philox|{dt:?}|int"), "philox_fill", || {
+                source(dt, Kind::Integer)
+            })?;
             let mut args = Args::default();
             let key = self.key();
             args.buf(out.buffer())

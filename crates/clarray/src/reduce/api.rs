@@ -5,15 +5,18 @@
 //! result type is named by the caller (`let m: Array<f32> = (&a - &b).abs().max()?;`) and
 //! checked at run time, as [`Expr::eval`] does.
 
-use crate::array::codegen::{Emitter, Instr, Plan};
+use crate::array::codegen::Plan;
 use crate::array::{Array, DType, Element, Expr};
 use crate::error::{Error, Result};
+use crate::kernel::expr::Emitter;
+use crate::kernel::ops::Instr;
 
 use super::dtype::{Promote, Reducible, ReductionTypes};
-use super::engine::{csfx, MapExpr, Param};
+use super::engine::{MapExpr, Param};
 use super::scan::{scan, ScanSpec};
 use super::strided::Strided;
 use super::{dot_with, reduce_map, Axes, Kind, Norm};
+use crate::kernel::expr::csfx;
 
 /// The fused elementwise part of a reduction over `e`: its distinct array operands broadcast to
 /// its shape, its scalars as parameters, and its per-element code.
@@ -52,7 +55,7 @@ pub(crate) fn map_of_expr(e: &Expr) -> Result<MapExpr> {
         .collect();
     let mut em = Emitter::default();
     let mut body = String::new();
-    let value = em.body(&plan, &mut body, "e", &|j| format!("x{j}"), &|j| format!("k{j}"), "0L");
+    let value = em.body(&plan.instrs, &mut body, "e", &|j| format!("x{j}"), &|j| format!("k{j}"), "0L");
     let dtype = e.dtype()?;
     if inputs.is_empty() {
         return Err(Error::NoArray {

@@ -1,22 +1,14 @@
 //! Reduction result types: the extra facts about [`DType`] that reductions need (the type a
-//! sum widens to, the type it accumulates in, neutral elements as OpenCL C), and
+//! sum widens to, the type it accumulates in; neutral elements are spelled by [`DType`]), and
 //! [`Reducible`], which gives the result element types at compile time for `Array<T>`.
 
 use half::f16;
 use num_complex::Complex;
 
 use crate::array::{DType, Element, Kind};
-use crate::error::{Error, Result};
-use crate::runtime::Context;
 
 /// What reductions need to know of an element type, beyond [`DType`]'s own methods.
 pub trait ReductionTypes: Copy {
-    /// Whether this is `f16`, `f32` or `f64`.
-    fn is_float(self) -> bool;
-
-    /// Whether this is a complex type.
-    fn is_complex(self) -> bool;
-
     /// The type `sum` and `prod` return (NumPy's rule: integers and bool widen to 64 bits of
     /// the same signedness, floats and complex keep their type).
     fn sum_type(self) -> DType;
@@ -31,37 +23,9 @@ pub trait ReductionTypes: Copy {
     /// The OpenCL C type sums and products accumulate in: `float` for `f16`, the result
     /// type otherwise.
     fn acc_type(self) -> DType;
-
-    /// The OpenCL C literal of zero in this type's arithmetic type.
-    fn zero(self) -> String;
-
-    /// The OpenCL C literal of one in this type's arithmetic type.
-    fn one(self) -> String;
-
-    /// The largest value (or +infinity), as an OpenCL C expression.
-    fn max_value(self) -> &'static str;
-
-    /// The smallest value (or -infinity), as an OpenCL C expression.
-    fn min_value(self) -> &'static str;
-
-    /// Fails with [`Error::Unsupported`] where the device of `ctx` cannot handle this type.
-    fn check_device(self, ctx: &Context) -> Result<()>;
-
-    /// The `#pragma` lines a kernel using this type needs.
-    fn pragmas(types: &[DType]) -> String;
 }
 
 impl ReductionTypes for DType {
-    /// Whether this is `f16`, `f32` or `f64`.
-    fn is_float(self) -> bool {
-        matches!(self, DType::F16 | DType::F32 | DType::F64)
-    }
-
-    /// Whether this is a complex type.
-    fn is_complex(self) -> bool {
-        matches!(self, DType::C64 | DType::C128)
-    }
-
     /// The type `sum` and `prod` return (NumPy's rule: integers and bool widen to 64 bits of
     /// the same signedness, floats and complex keep their type).
     fn sum_type(self) -> DType {
@@ -93,78 +57,6 @@ impl ReductionTypes for DType {
         match self {
             DType::F16 => DType::F32,
             d => d,
-        }
-    }
-
-    /// The OpenCL C literal of zero in this type's arithmetic type.
-    fn zero(self) -> String {
-        format!("(({})0)", self.cl_compute())
-    }
-
-    /// The OpenCL C literal of one in this type's arithmetic type.
-    fn one(self) -> String {
-        match self {
-            DType::C64 => "((float2)(1.0f, 0.0f))".into(),
-            DType::C128 => "((double2)(1.0, 0.0))".into(),
-            d => format!("(({})1)", d.cl_compute()),
-        }
-    }
-
-    /// The largest value (or +infinity), as an OpenCL C expression.
-    fn max_value(self) -> &'static str {
-        match self {
-            DType::Bool => "((uchar)1)",
-            DType::I8 => "((char)CHAR_MAX)",
-            DType::I16 => "((short)SHRT_MAX)",
-            DType::I32 => "((int)INT_MAX)",
-            DType::I64 => "((long)LONG_MAX)",
-            DType::U8 => "((uchar)UCHAR_MAX)",
-            DType::U16 => "((ushort)USHRT_MAX)",
-            DType::U32 => "((uint)UINT_MAX)",
-            DType::U64 => "((ulong)ULONG_MAX)",
-            DType::F16 | DType::F32 => "((float)INFINITY)",
-            DType::F64 => "((double)INFINITY)",
-            DType::C64 | DType::C128 => "0",
-        }
-    }
-
-    /// The smallest value (or -infinity), as an OpenCL C expression.
-    fn min_value(self) -> &'static str {
-        match self {
-            DType::Bool => "((uchar)0)",
-            DType::I8 => "((char)CHAR_MIN)",
-            DType::I16 => "((short)SHRT_MIN)",
-            DType::I32 => "((int)INT_MIN)",
-            DType::I64 => "((long)LONG_MIN)",
-            DType::U8 => "((uchar)0)",
-            DType::U16 => "((ushort)0)",
-            DType::U32 => "((uint)0)",
-            DType::U64 => "((ulong)0)",
-            DType::F16 | DType::F32 => "((float)-INFINITY)",
-            DType::F64 => "((double)-INFINITY)",
-            DType::C64 | DType::C128 => "0",
-        }
-    }
-
-    /// Fails with [`Error::Unsupported`] where the device of `ctx` cannot handle this type.
-    fn check_device(self, ctx: &Context) -> Result<()> {
-        let info = ctx.device().info();
-        if self.needs_fp64() && !info.fp64 {
-            return Err(Error::Unsupported(format!(
-                "{} needs double precision, which {} lacks (no cl_khr_fp64); use f32 or Complex<f32>",
-                self.name(),
-                info.name
-            )));
-        }
-        Ok(())
-    }
-
-    /// The `#pragma` lines a kernel using this type needs.
-    fn pragmas(types: &[DType]) -> String {
-        if types.iter().any(|t| t.needs_fp64()) {
-            "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n".into()
-        } else {
-            String::new()
         }
     }
 }

@@ -27,7 +27,9 @@
 //! last one combines the partial states and finishes — one launch, no host work, no wait.
 //!
 //! Kernels are generated once per structure (operand types, expression, operation, layout
-//! class) and cached per context; sizes, strides and offsets are arguments. Set
+//! class) and kept in the generator's one per-context cache; sizes, strides and offsets are
+//! arguments. Loads, stores, index arithmetic and the complex helpers are the generator's
+//! (`crate::kernel`); this file is the reduction skeleton. Set
 //! `CLARRAY_DUMP_REDUCE=1` to print each generated kernel when it is built (also logged at
 //! `debug` level).
 //!
@@ -41,40 +43,14 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
-use crate::program::cache::generated_kernel;
-use crate::runtime::{Arg, Block, Buffer, Context, DeviceType, Event, Kernel, LaunchDims, Recycle};
+use crate::kernel::access::{lane, load, store, vector_type, vload};
+use crate::kernel::cache::kernel_by_text;
+use crate::kernel::expr::{csfx, header};
+use crate::kernel::index::add_offsets;
+use crate::runtime::{Arg, Block, Buffer, Context, DeviceType, Event, LaunchDims, Recycle};
 
-use super::dtype::ReductionTypes;
 use super::strided::Strided;
 use crate::array::DType;
-
-#[derive(Default)]
-struct Generated {
-    kernels: Mutex<HashMap<String, Kernel>>,
-}
-
-/// The kernel `name` for `key` in `ctx`: its source is generated (by `source`) and built only
-/// the first time, so a repeated reduction costs a hash lookup on the host, not a source
-/// generation. `key` must determine the source.
-pub(crate) fn generated(
-    ctx: &Context,
-    key: String,
-    name: &str,
-    source: impl FnOnce() -> String,
-) -> Result<Kernel> {
-    let g: Arc<Generated> = ctx.slot();
-    if let Some(k) = g.kernels.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
-        return Ok(k.clone());
-    }
-    let src = source();
-    log::debug!("generated kernel {name} for {key}:\n{src}");
-    if std::env::var_os("CLARRAY_DUMP_REDUCE").is_some() {
-        eprintln!("{src}");
-    }
-    let k = generated_kernel(ctx, &src, name)?;
-    g.kernels.lock().unwrap_or_else(|p| p.into_inner()).insert(key, k.clone());
-    Ok(k)
-}
 
 /// The work-group size of the generated kernels (capped by the device).
 const WG: usize = 256;
@@ -156,67 +132,6 @@ pub(crate) struct Spec {
     pub acc: DType,
     pub out: DType,
     pub finish: String,
-}
-
-/// OpenCL C helpers for complex numbers (`_f` for float2, `_d` for double2). Each set is
-/// guarded, so a kernel may include it twice: once because an operand or the accumulator is
-/// complex, once because the fused expression computes complex values from real operands.
-pub(crate) fn complex_helpers(fp64: bool) -> String {
-    let mut s = String::new();
-    let kinds: &[(&str, &str, &str)] = if fp64 {
-        &[("f", "float", "float2"), ("d", "double", "double2")]
-    } else {
-        &[("f", "float", "float2")]
-    };
-    for (sfx, r, c) in kinds {
-        let _ = writeln!(
-            s,
-            "#ifndef CLARRAY_COMPLEX_{sfx}\n#define CLARRAY_COMPLEX_{sfx}\n\
-             inline {c} cmul_{sfx}({c} a, {c} b) {{ return ({c})(a.x*b.x - a.y*b.y, a.x*b.y + a.y*b.x); }}\n\
-             inline {c} conj_{sfx}({c} a) {{ return ({c})(a.x, -a.y); }}\n\
-             inline {r} cabs2_{sfx}({c} a) {{ return a.x*a.x + a.y*a.y; }}\n\
-             inline {r} cabs_{sfx}({c} a) {{ return hypot(a.x, a.y); }}\n\
-             #endif"
-        );
-    }
-    s
-}
-
-/// The suffix of the complex helpers for `t`.
-pub(crate) fn csfx(t: DType) -> &'static str {
-    if t == DType::C128 {
-        "d"
-    } else {
-        "f"
-    }
-}
-
-/// An OpenCL C expression that is nonzero where `x` (of type `t`) is nonzero.
-pub(crate) fn truth(x: &str, t: DType) -> String {
-    if t.is_complex() {
-        format!("(({x}).x != 0 || ({x}).y != 0)")
-    } else {
-        format!("(({x}) != 0)")
-    }
-}
-
-/// The load of element `o` of input `k` of type `t`.
-fn load(k: usize, t: DType, o: &str) -> String {
-    if t == DType::F16 {
-        format!("vload_half({o}, in{k})")
-    } else {
-        format!("in{k}[{o}]")
-    }
-}
-
-/// The store of `e` at element `o` of `buf` of type `t`.
-pub(crate) fn store(buf: &str, t: DType, o: &str, e: &str) -> String {
-    match t {
-        DType::F16 => format!("vstore_half_rte((float)({e}), {o}, {buf});"),
-        DType::Bool => format!("{buf}[{o}] = (uchar)(({e}) != 0);"),
-        t if t.is_complex() => format!("{buf}[{o}] = {e};"),
-        t => format!("{buf}[{o}] = ({})({e});", t.cl_storage()),
-    }
 }
 
 /// Code for the accumulator state `p` (`pv`, `pc` compensation, `pi` index).
@@ -420,7 +335,7 @@ impl<'a> State<'a> {
         format!(
             "{{ {} v = {v}; long idx = {idx}; (void)idx; {} }}",
             self.a,
-            store("out", spec.out, o, &spec.finish)
+            store(spec.out, "out", o, &spec.finish)
         )
     }
 }
@@ -691,7 +606,7 @@ pub(crate) fn reduce(
         )
     };
     let build = |fused: bool| {
-        generated(ctx, key(fused), "red_main", || {
+        kernel_by_text(ctx, key(fused), "red_main", || {
             main_source(map, spec, &st, &p, column, w, wgc, g > 1, fused, fp64)
         })
     };
@@ -845,7 +760,7 @@ fn states_pass(
 ) -> Result<Event> {
     let s_lanes = next_pow2(g.div_ceil(4)).clamp(1, wg);
     let key = format!("states|{:?}|{:?}|{:?}|{}|{wg}|{fp64}", spec.op, spec.acc, spec.out, spec.finish);
-    let kernel = generated(ctx, key, "red_states", || states_source(spec, st, wg, fp64))?;
+    let kernel = kernel_by_text(ctx, key, "red_states", || states_source(spec, st, wg, fp64))?;
     let mut args = Args::default();
     for b in partial {
         args.buf(b);
@@ -865,10 +780,7 @@ fn prelude(spec: &Spec, types: &[DType], preamble: &str, fp64: bool) -> String {
     let mut all = types.to_vec();
     all.push(spec.acc);
     all.push(spec.out);
-    let mut s = DType::pragmas(&all);
-    if all.iter().any(|t| t.is_complex()) {
-        s += &complex_helpers(fp64 && all.iter().any(|t| t.needs_fp64()));
-    }
+    let mut s = header(&all, fp64);
     s += preamble;
     s.push('\n');
     if let Op::Custom { combine, .. } = &spec.op {
@@ -878,8 +790,6 @@ fn prelude(spec: &Spec, types: &[DType], preamble: &str, fp64: bool) -> String {
     s
 }
 
-/// Unravels the linear index `lin` over axes `dims` (names of extents) into offsets: for each
-/// input `k`, `off{k} += coord * stride{k}_{j}`.
 /// The parameter list of a generated `map_fn` (one `xK` per input, then the expression's scalar
 /// parameters; `void` when there are none) and the names of those scalar parameters.
 pub(crate) fn map_fn_params(types: &[DType], map: &MapExpr) -> (String, Vec<String>) {
@@ -891,32 +801,6 @@ pub(crate) fn map_fn_params(types: &[DType], map: &MapExpr) -> (String, Vec<Stri
         .collect();
     let pnames = map.params.iter().map(|p| p.name.clone()).collect();
     (if margs.is_empty() { "void".to_string() } else { margs.join(", ") }, pnames)
-}
-
-fn unravel(
-    lin: &str,
-    extents: &[String],
-    strides: impl Fn(usize, usize) -> String,
-    nin: usize,
-    offs: &[String],
-) -> String {
-    let mut s = String::new();
-    if extents.is_empty() {
-        return s;
-    }
-    let _ = write!(s, "{{ long t_ = {lin};");
-    for j in (0..extents.len()).rev() {
-        if j == 0 {
-            let _ = write!(s, " long c{j}_ = t_;");
-        } else {
-            let _ = write!(s, " long c{j}_ = t_ % {e}; t_ /= {e};", e = extents[j]);
-        }
-        for (k, off) in offs.iter().enumerate().take(nin) {
-            let _ = write!(s, " {off} += c{j}_ * {};", strides(k, j));
-        }
-    }
-    s.push_str(" }");
-    s
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -992,7 +876,7 @@ fn main_source(
     let base = format!(
         "{} {}",
         (0..nin).map(|k| format!("long b{k} = off{k};")).collect::<Vec<_>>().join(" "),
-        unravel("o", &ko, |k, j| format!("so{k}_{j}"), nin, &boffs)
+        add_offsets("o", &ko, &boffs, |k, j| format!("so{k}_{j}"))
     );
     // The body adding element `r` (the reduced linear index).
     let scalar_add = {
@@ -1002,10 +886,11 @@ fn main_source(
             if nr == 1 {
                 (0..nin).map(|k| format!("a{k} += r * sr{k}_0;")).collect::<Vec<_>>().join(" ")
             } else {
-                unravel("r", &kr, |k, j| format!("sr{k}_{j}"), nin, &roffs)
+                add_offsets("r", &kr, &roffs, |k, j| format!("sr{k}_{j}"))
             }
         );
-        let xs: Vec<String> = types.iter().enumerate().map(|(k, t)| load(k, *t, &format!("a{k}"))).collect();
+        let xs: Vec<String> =
+            types.iter().enumerate().map(|(k, t)| load(*t, &format!("in{k}"), &format!("a{k}"))).collect();
         let _ = write!(b, " {}", st.add("p", &call(&xs), "r"));
         b
     };
@@ -1036,17 +921,15 @@ fn main_source(
             let _ = writeln!(s, "  {}", stv.decl("p"));
             let _ = writeln!(s, "  const long r0 = g * chunk; const long r1 = min(R, r0 + chunk);");
             let mut body = String::new();
+            // (Every position is a multiple of `w`: aligned vector loads.)
             for (k, t) in types.iter().enumerate() {
-                let vt = format!("{}{w}", t.cl_compute());
-                if *t == DType::F16 {
-                    let _ = write!(body, "{vt} v{k} = vload_half{w}(0, in{k} + a{k}); ");
-                } else {
-                    let _ = write!(body, "{vt} v{k} = *(__global const {vt}*)(in{k} + a{k}); ");
-                }
+                let v = vload(*t, w, &format!("in{k}"), &format!("a{k}"), true);
+                let _ = write!(body, "{} v{k} = {v}; ", vector_type(*t, w));
             }
             let comps: Vec<String> = (0..w)
                 .map(|j| {
-                    let xs: Vec<String> = (0..nin).map(|k| format!("v{k}.s{j:x}")).collect();
+                    let xs: Vec<String> =
+                        types.iter().enumerate().map(|(k, t)| lane(*t, &format!("v{k}"), j)).collect();
                     format!("({})({})", st.a, call(&xs))
                 })
                 .collect();
@@ -1080,8 +963,11 @@ fn main_source(
         let _ = writeln!(s, "  {}", st.decl("p"));
         let _ = writeln!(s, "  const long r0 = g * chunk; const long r1 = min(R, r0 + chunk);");
         if nr == 1 {
-            let xs: Vec<String> =
-                types.iter().enumerate().map(|(k, t)| load(k, *t, &format!("a{k}"))).collect();
+            let xs: Vec<String> = types
+                .iter()
+                .enumerate()
+                .map(|(k, t)| load(*t, &format!("in{k}"), &format!("a{k}")))
+                .collect();
             let _ = writeln!(
                 s,
                 "  {}\n  #pragma unroll 4\n  for (long r = r0; r < r1; r++) {{ {} {} }}",
@@ -1113,18 +999,15 @@ fn main_source(
     let _ = writeln!(s, "    {base}");
     let _ = writeln!(s, "    const long r0 = g * chunk; const long r1 = min(R, r0 + chunk);");
     if w > 1 {
-        let comps: Vec<String> = (0..w).map(|j| format!("s{j:x}")).collect();
+        let lanes: Vec<usize> = (0..w).collect();
         // The vectors of input `k` loaded as `v{k}_{u}` from element `r{u}`, and the code that
         // adds them to the state (in order of `r`, so argmin/argmax keep the first index).
         let loads = |u: usize| {
             let mut body = String::new();
+            // (Every position is a multiple of `w`: aligned vector loads.)
             for (k, t) in types.iter().enumerate() {
-                let vt = format!("{}{w}", t.cl_compute());
-                if *t == DType::F16 {
-                    let _ = write!(body, "{vt} v{k}_{u} = vload_half{w}(0, in{k} + b{k} + e{u}); ");
-                } else {
-                    let _ = write!(body, "{vt} v{k}_{u} = *(__global const {vt}*)(in{k} + b{k} + e{u}); ");
-                }
+                let v = vload(*t, w, &format!("in{k}"), &format!("b{k} + e{u}"), true);
+                let _ = write!(body, "{} v{k}_{u} = {v}; ", vector_type(*t, w));
             }
             body
         };
@@ -1134,19 +1017,24 @@ fn main_source(
                 // Sums add each group of four lanes plainly, then the group into the compensated
                 // accumulator: a quarter of the compensation work, and the plain part's error is
                 // at most 3 ulp of a four-element sum.
-                for group in comps.chunks(4) {
+                for group in lanes.chunks(4) {
                     let terms: Vec<String> = group
                         .iter()
-                        .map(|c| {
-                            let xs: Vec<String> = (0..nin).map(|k| format!("v{k}_{u}.{c}")).collect();
+                        .map(|&j| {
+                            let xs: Vec<String> = types
+                                .iter()
+                                .enumerate()
+                                .map(|(k, t)| lane(*t, &format!("v{k}_{u}"), j))
+                                .collect();
                             format!("({})({})", st.a, call(&xs))
                         })
                         .collect();
                     let _ = write!(body, " {}", st.add("p", &terms.join(" + "), &format!("e{u}")));
                 }
             } else {
-                for (j, c) in comps.iter().enumerate() {
-                    let xs: Vec<String> = (0..nin).map(|k| format!("v{k}_{u}.{c}")).collect();
+                for j in 0..w {
+                    let xs: Vec<String> =
+                        types.iter().enumerate().map(|(k, t)| lane(*t, &format!("v{k}_{u}"), j)).collect();
                     let _ = write!(body, " {}", st.add("p", &call(&xs), &format!("(e{u} + {j})")));
                 }
             }

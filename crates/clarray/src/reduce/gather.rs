@@ -10,14 +10,16 @@
 //! (as NumPy's). Index and value arrays may be any views: contiguous ones are read in place
 //! from their offset, others are copied first, and so are those that share the target's memory.
 //!
-//! Elements move as plain bits (`uchar` … `ulong2` by size): no arithmetic, so f16 needs no
-//! `cl_khr_fp16` and f64 no `cl_khr_fp64`.
+//! Elements move as plain bits (`uchar` … `ulong2` by size, the generator's `bits_type`): no
+//! arithmetic, so f16 needs no `cl_khr_fp16` and f64 no `cl_khr_fp64`.
 
 use std::fmt::Write as _;
 
 use crate::array::{views_overlap, Array, DType, Element};
 use crate::error::{Error, Result};
-use crate::program::cache::generated_kernel;
+use crate::kernel::access::bits_type;
+use crate::kernel::cache::kernel_by_text;
+use crate::kernel::index::add_offsets;
 use crate::runtime::{Buffer, Context, LaunchDims};
 
 use super::engine::{wg_size, Args};
@@ -35,39 +37,16 @@ impl Index for i64 {}
 impl Index for u32 {}
 impl Index for u64 {}
 
-/// The OpenCL C type that moves an element of `dt` as plain bits. Gathers and scatters never
-/// compute with the values, so f16 needs no `cl_khr_fp16` and f64 no `cl_khr_fp64`.
-pub(crate) fn bits_type(dt: DType) -> &'static str {
-    match dt.size() {
-        1 => "uchar",
-        2 => "ushort",
-        4 => "uint",
-        8 => "ulong",
-        _ => "ulong2",
-    }
-}
-
-/// The bytes of `v` as they lie in device memory (a kernel argument of [`bits_type`]).
+/// The bytes of `v` as they lie in device memory (a kernel argument of `bits_type`).
 pub(crate) fn bits_of<T: Element>(v: T) -> Vec<u8> {
     bytemuck::bytes_of(&v.to_repr()).to_vec()
 }
 
-/// `long off, long s0, …` parameters and the unravel code adding `coord * stride` to `var`.
+/// The code adding `coord * {st}{j}` to `var` for each coordinate of flat index `lin` over
+/// `dims` axes of extents `{ext}{j}`.
 pub(crate) fn unravel_code(lin: &str, var: &str, dims: usize, ext: &str, st: &str) -> String {
-    let mut s = String::new();
-    if dims == 0 {
-        return s;
-    }
-    let _ = write!(s, "{{ long t_ = {lin}; ");
-    for j in (0..dims).rev() {
-        if j == 0 {
-            let _ = write!(s, "{var} += t_ * {st}{j}; ");
-        } else {
-            let _ = write!(s, "{var} += (t_ % {ext}{j}) * {st}{j}; t_ /= {ext}{j}; ");
-        }
-    }
-    s.push('}');
-    s
+    let extents: Vec<String> = (0..dims).map(|j| format!("{ext}{j}")).collect();
+    add_offsets(lin, &extents, &[var.to_string()], |_, j| format!("{st}{j}"))
 }
 
 fn flag_buffer(ctx: &Context) -> Result<Buffer> {
@@ -165,15 +144,16 @@ pub(crate) fn launch_1d(ctx: &Context, k: &crate::runtime::Kernel, args: &Args, 
 fn first_bad(idx: &Strided, count: usize, n: usize, from: usize, window: usize) -> Result<Option<usize>> {
     let ctx = idx.context().clone();
     let it = idx.dtype();
-    let src = format!(
-        "__kernel void index_check(__global const {}* idx, long ioff, long base, long count, long n, \
-         __global int* flag) {{\n  const long j = get_global_id(0); if (j >= count) return;\n  \
-         const {} raw = idx[ioff + base + j]; {}\n  if (!ok) atomic_min(flag, (int)j);\n}}\n",
-        it.cl_storage(),
-        it.cl_storage(),
-        norm_index(it),
-    );
-    let k = generated_kernel(&ctx, &src, "index_check")?;
+    let k = kernel_by_text(&ctx, format!("index_check|{it:?}"), "index_check", || {
+        format!(
+            "__kernel void index_check(__global const {}* idx, long ioff, long base, long count, long n, \
+             __global int* flag) {{\n  const long j = get_global_id(0); if (j >= count) return;\n  \
+             const {} raw = idx[ioff + base + j]; {}\n  if (!ok) atomic_min(flag, (int)j);\n}}\n",
+            it.cl_storage(),
+            it.cl_storage(),
+            norm_index(it),
+        )
+    })?;
     let window = window.clamp(1, CLAMP);
     let mut base = from;
     while base < count {
@@ -241,37 +221,39 @@ impl<T: Element> Array<T> {
         let (npre, npost) = (axis, nd - axis - 1);
         let t = bits_type(T::DTYPE);
         let it = I::DTYPE;
-        let mut src = String::from("__kernel void take_k(");
-        let mut params = vec![format!("__global const {t}* a"), "long off".into()];
-        params.extend((0..npre).map(|j| format!("long sp{j}")));
-        params.extend((0..npost).map(|j| format!("long sq{j}")));
-        params.extend((0..npre).map(|j| format!("long np{j}")));
-        params.extend((0..npost).map(|j| format!("long nq{j}")));
-        params.extend([
-            "long sax".into(),
-            "long n".into(),
-            format!("__global const {}* idx", it.cl_storage()),
-            "long ioff".into(),
-            "long J".into(),
-            "long Q".into(),
-            "long total".into(),
-            format!("__global {t}* out"),
-            "__global int* flag".into(),
-        ]);
-        let _ = write!(
-            src,
-            "{}) {{\n  const long o = get_global_id(0); if (o >= total) return;\n  \
-             const long q = o % Q; const long jp = o / Q; const long j = jp % J; const long p = jp / J;\n  \
-             const {} raw = idx[ioff + j]; {}\n  \
-             if (!ok) {{ atomic_min(flag, (int)min(j, (long){CLAMP})); return; }}\n  \
-             long ao = off + v * sax; {} {}\n  out[o] = a[ao];\n}}\n",
-            params.join(", "),
-            it.cl_storage(),
-            norm_index(it),
-            unravel_code("p", "ao", npre, "np", "sp"),
-            unravel_code("q", "ao", npost, "nq", "sq"),
-        );
-        let k = generated_kernel(&ctx, &src, "take_k")?;
+        let k = kernel_by_text(&ctx, format!("take|{t}|{it:?}|{npre}|{npost}"), "take_k", || {
+            let mut src = String::from("__kernel void take_k(");
+            let mut params = vec![format!("__global const {t}* a"), "long off".into()];
+            params.extend((0..npre).map(|j| format!("long sp{j}")));
+            params.extend((0..npost).map(|j| format!("long sq{j}")));
+            params.extend((0..npre).map(|j| format!("long np{j}")));
+            params.extend((0..npost).map(|j| format!("long nq{j}")));
+            params.extend([
+                "long sax".into(),
+                "long n".into(),
+                format!("__global const {}* idx", it.cl_storage()),
+                "long ioff".into(),
+                "long J".into(),
+                "long Q".into(),
+                "long total".into(),
+                format!("__global {t}* out"),
+                "__global int* flag".into(),
+            ]);
+            let _ = write!(
+                src,
+                "{}) {{\n  const long o = get_global_id(0); if (o >= total) return;\n  \
+                 const long q = o % Q; const long jp = o / Q; const long j = jp % J; const long p = jp / J;\n  \
+                 const {} raw = idx[ioff + j]; {}\n  \
+                 if (!ok) {{ atomic_min(flag, (int)min(j, (long){CLAMP})); return; }}\n  \
+                 long ao = off + v * sax; {} {}\n  out[o] = a[ao];\n}}\n",
+                params.join(", "),
+                it.cl_storage(),
+                norm_index(it),
+                unravel_code("p", "ao", npre, "np", "sp"),
+                unravel_code("q", "ao", npost, "nq", "sq"),
+            );
+            src
+        })?;
         let mut args = Args::default();
         args.buf(a.buffer()).long(a.offset() as i64);
         for j in 0..npre {
@@ -368,28 +350,29 @@ impl<T: Element> Array<T> {
         let nd = self.ndim();
         let t = bits_type(T::DTYPE);
         let it = I::DTYPE;
-        let mut params = vec![format!("__global {t}* a"), "long off".into()];
-        params.extend((0..nd).map(|j| format!("long sa{j}")));
-        params.extend((0..nd).map(|j| format!("long na{j}")));
-        params.extend([
-            "long n".into(),
-            format!("__global const {}* idx", it.cl_storage()),
-            "long ioff".into(),
-            "long J".into(),
-            format!("__global const {t}* vals"),
-            "long voff".into(),
-            "long V".into(),
-        ]);
-        let src = format!(
-            "__kernel void put_k({}) {{\n  const long j = get_global_id(0); if (j >= J) return;\n  \
-             const {} raw = idx[ioff + j]; {}\n  if (!ok) return;\n  \
-             long ao = off; {}\n  a[ao] = vals[voff + j % V];\n}}\n",
-            params.join(", "),
-            it.cl_storage(),
-            norm_index(it),
-            unravel_code("v", "ao", nd, "na", "sa"),
-        );
-        let k = generated_kernel(&ctx, &src, "put_k")?;
+        let k = kernel_by_text(&ctx, format!("put|{t}|{it:?}|{nd}"), "put_k", || {
+            let mut params = vec![format!("__global {t}* a"), "long off".into()];
+            params.extend((0..nd).map(|j| format!("long sa{j}")));
+            params.extend((0..nd).map(|j| format!("long na{j}")));
+            params.extend([
+                "long n".into(),
+                format!("__global const {}* idx", it.cl_storage()),
+                "long ioff".into(),
+                "long J".into(),
+                format!("__global const {t}* vals"),
+                "long voff".into(),
+                "long V".into(),
+            ]);
+            format!(
+                "__kernel void put_k({}) {{\n  const long j = get_global_id(0); if (j >= J) return;\n  \
+                 const {} raw = idx[ioff + j]; {}\n  if (!ok) return;\n  \
+                 long ao = off; {}\n  a[ao] = vals[voff + j % V];\n}}\n",
+                params.join(", "),
+                it.cl_storage(),
+                norm_index(it),
+                unravel_code("v", "ao", nd, "na", "sa"),
+            )
+        })?;
         let mut args = Args::default();
         args.buf(a.buffer()).long(a.offset() as i64);
         for j in 0..nd {

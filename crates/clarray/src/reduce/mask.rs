@@ -12,11 +12,14 @@ use std::fmt::Write as _;
 
 use crate::array::{Array, DType, Element};
 use crate::error::{Error, Result};
-use crate::program::cache::generated_kernel;
+use crate::kernel::access::bits_type;
+use crate::kernel::cache::kernel_by_text;
+use crate::kernel::expr::truth;
+use crate::kernel::index::{unravel, IndexType};
 use crate::runtime::Buffer;
 
-use super::engine::{truth, Args, MapExpr};
-use super::gather::{arrays_overlap, bits_of, bits_type, launch_1d, unravel_code};
+use super::engine::{Args, MapExpr};
+use super::gather::{arrays_overlap, bits_of, launch_1d, unravel_code};
 use super::scan::{scan, ScanSpec};
 use super::strided::Strided;
 
@@ -98,14 +101,22 @@ fn coordinates<T: Element>(x: &Array<T>, transposed: bool) -> Result<Array<i64>>
     if out.is_empty() {
         return Ok(out);
     }
-    let mut params: Vec<String> = (0..nd).map(|k| format!("long n{k}")).collect();
-    params.extend(["__global long* out".into(), "long sr".into(), "long sk".into()]);
-    let mut src = compact_head("coords_k", pt, &params);
-    src.push_str("  long t_ = i;\n");
-    for k in (0..nd).rev() {
-        let _ = writeln!(src, "  out[r * sr + {k} * sk] = t_ % n{k}; t_ /= n{k};");
-    }
-    src.push_str("}\n");
+    let k = kernel_by_text(&ctx, format!("coords|{pt:?}|{nd}"), "coords_k", || {
+        let mut params: Vec<String> = (0..nd).map(|k| format!("long n{k}")).collect();
+        params.extend(["__global long* out".into(), "long sr".into(), "long sk".into()]);
+        let mut src = compact_head("coords_k", pt, &params);
+        let coords = unravel(
+            IndexType::Long,
+            "i",
+            nd,
+            "t_",
+            |k| format!("n{k}"),
+            |k| format!("c{k}_"),
+            |k| format!("out[r * sr + {k} * sk] = c{k}_;"),
+        );
+        let _ = writeln!(src, "  {coords}\n}}");
+        src
+    })?;
     let (sr, sk) = if transposed { (1, total) } else { (nd, 1) };
     let mut args = Args::default();
     args.buf(&counts).long(x.len() as i64);
@@ -113,7 +124,7 @@ fn coordinates<T: Element>(x: &Array<T>, transposed: bool) -> Result<Array<i64>>
         args.long(d as i64);
     }
     args.buf(out.buffer()).long(sr as i64).long(sk as i64);
-    launch_1d(&ctx, &generated_kernel(&ctx, &src, "coords_k")?, &args, x.len())?;
+    launch_1d(&ctx, &k, &args, x.len())?;
     Ok(out)
 }
 
@@ -144,16 +155,19 @@ impl<T: Element> Array<T> {
         }
         let nd = self.ndim();
         let t = bits_type(T::DTYPE);
-        let mut params = vec![format!("__global const {t}* a"), "long off".into()];
-        params.extend((0..nd).map(|k| format!("long sa{k}")));
-        params.extend((0..nd).map(|k| format!("long na{k}")));
-        params.push(format!("__global {t}* out"));
-        let mut src = compact_head("mask_k", pt, &params);
-        let _ = writeln!(
-            src,
-            "  long ao = off; {}\n  out[r] = a[ao];\n}}",
-            unravel_code("i", "ao", nd, "na", "sa")
-        );
+        let k = kernel_by_text(&ctx, format!("mask|{pt:?}|{t}|{nd}"), "mask_k", || {
+            let mut params = vec![format!("__global const {t}* a"), "long off".into()];
+            params.extend((0..nd).map(|k| format!("long sa{k}")));
+            params.extend((0..nd).map(|k| format!("long na{k}")));
+            params.push(format!("__global {t}* out"));
+            let mut src = compact_head("mask_k", pt, &params);
+            let _ = writeln!(
+                src,
+                "  long ao = off; {}\n  out[r] = a[ao];\n}}",
+                unravel_code("i", "ao", nd, "na", "sa")
+            );
+            src
+        })?;
         let mut args = Args::default();
         args.buf(&counts).long(self.len() as i64).buf(self.buffer()).long(self.offset() as i64);
         for &s in self.strides() {
@@ -163,7 +177,7 @@ impl<T: Element> Array<T> {
             args.long(d as i64);
         }
         args.buf(out.buffer());
-        launch_1d(&ctx, &generated_kernel(&ctx, &src, "mask_k")?, &args, self.len())?;
+        launch_1d(&ctx, &k, &args, self.len())?;
         Ok(out)
     }
 
@@ -193,19 +207,21 @@ impl<T: Element> Array<T> {
         let mask = if arrays_overlap(mask, self) { mask.copy()? } else { mask.clone() };
         let nd = self.ndim();
         let t = bits_type(T::DTYPE);
-        let mut params = vec![format!("__global {t}* a"), "long off".into()];
-        params.extend((0..nd).map(|k| format!("long sa{k}")));
-        params.extend(["__global const uchar* m".into(), "long moff".into()]);
-        params.extend((0..nd).map(|k| format!("long sm{k}")));
-        params.extend((0..nd).map(|k| format!("long na{k}")));
-        params.extend(["long n".into(), format!("{t} value")]);
-        let src = format!(
-            "__kernel void set_where_k({}) {{\n  const long i = get_global_id(0); if (i >= n) return;\n  \
-             long mo = moff; {}\n  if (!m[mo]) return;\n  long ao = off; {}\n  a[ao] = value;\n}}\n",
-            params.join(", "),
-            unravel_code("i", "mo", nd, "na", "sm"),
-            unravel_code("i", "ao", nd, "na", "sa"),
-        );
+        let k = kernel_by_text(&ctx, format!("set_where|{t}|{nd}"), "set_where_k", || {
+            let mut params = vec![format!("__global {t}* a"), "long off".into()];
+            params.extend((0..nd).map(|k| format!("long sa{k}")));
+            params.extend(["__global const uchar* m".into(), "long moff".into()]);
+            params.extend((0..nd).map(|k| format!("long sm{k}")));
+            params.extend((0..nd).map(|k| format!("long na{k}")));
+            params.extend(["long n".into(), format!("{t} value")]);
+            format!(
+                "__kernel void set_where_k({}) {{\n  const long i = get_global_id(0); if (i >= n) return;\n  \
+                 long mo = moff; {}\n  if (!m[mo]) return;\n  long ao = off; {}\n  a[ao] = value;\n}}\n",
+                params.join(", "),
+                unravel_code("i", "mo", nd, "na", "sm"),
+                unravel_code("i", "ao", nd, "na", "sa"),
+            )
+        })?;
         let mut args = Args::default();
         args.buf(self.buffer()).long(self.offset() as i64);
         for &s in self.strides() {
@@ -219,7 +235,7 @@ impl<T: Element> Array<T> {
             args.long(d as i64);
         }
         args.long(self.len() as i64).bytes(bits_of(value), bits_type(T::DTYPE));
-        launch_1d(&ctx, &generated_kernel(&ctx, &src, "set_where_k")?, &args, self.len())
+        launch_1d(&ctx, &k, &args, self.len())
     }
 
     /// The indices of the nonzero elements (NumPy's `nonzero`): one `i64` array per axis, all

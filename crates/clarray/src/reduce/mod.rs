@@ -97,11 +97,12 @@ pub use gather::Index;
 pub use join::{concatenate, stack, Joinable};
 pub use strided::Strided;
 
-use crate::array::codegen::Emitter;
 use crate::array::{promote, DType};
+use crate::kernel::expr::Emitter;
 
 use crate::error::{Error, Result};
-use engine::{csfx, truth, MapExpr, Op, Spec};
+use crate::kernel::expr::{complex_helpers, csfx, truth};
+use engine::{MapExpr, Op, Spec};
 
 /// Which axes a reduction runs over. Axes count from 0; a negative axis counts from the end
 /// (`-1` is the last), as in NumPy.
@@ -203,7 +204,7 @@ pub(crate) fn reduce_map(mut map: MapExpr, kind: Kind, axes: &Axes, keepdims: bo
         // These map complex values to real ones with the complex helpers, which the kernel
         // otherwise includes only where an operand or the accumulator is complex (an
         // expression of real arrays can give complex values).
-        map.preamble += &engine::complex_helpers(t == DType::C128);
+        map.preamble += &complex_helpers(t == DType::C128);
     }
     let needs_items = matches!(kind, Kind::Min | Kind::Max | Kind::ArgMin | Kind::ArgMax);
     // NumPy refuses a reduction without a neutral element over no elements only where there is

@@ -25,10 +25,10 @@ use std::fmt::Write as _;
 
 use crate::array::DType;
 use crate::error::Result;
-use crate::program::cache::generated_kernel;
+use crate::kernel::access::bits_type;
+use crate::kernel::cache::kernel_by_text;
 use crate::runtime::{Buffer, Context, LaunchDims};
 
-use super::dtype::ReductionTypes;
 use super::engine::Args;
 use super::gather::launch_1d;
 use super::strided::Strided;
@@ -55,19 +55,9 @@ pub(crate) fn applies(ctx: &Context, t: DType, line_len: usize, n: usize) -> boo
         && ctx.device().info().max_work_group_size >= SCAN_WG.max(CHUNK)
 }
 
-/// The unsigned type of `bits` bits.
-fn unsigned(bits: usize) -> &'static str {
-    match bits {
-        8 => "uchar",
-        16 => "ushort",
-        32 => "uint",
-        _ => "ulong",
-    }
-}
-
 fn source(t: DType) -> String {
     let w = t.size() * 8;
-    let u = unsigned(w);
+    let u = bits_type(t);
     let k = if w == 64 { "ulong" } else { "uint" };
     let sign = format!("(({k})1 << {})", w - 1);
     // All ones of the key's width (a shift by the type's full width would be undefined).
@@ -236,7 +226,7 @@ pub(crate) fn sort_into(
     want_keys: bool,
 ) -> Result<()> {
     let n = line_len * nlines;
-    let src = source(t);
+    let kernel = |entry: &str| radix_kernel(ctx, t, entry);
     let key_bytes = if t.size() == 8 { 8 } else { 4 };
     let alloc = |bytes: usize| crate::memory::alloc(ctx, bytes);
     let (mut keys, mut keys2) = (alloc(n * key_bytes)?, alloc(n * key_bytes)?);
@@ -245,7 +235,7 @@ pub(crate) fn sort_into(
     let counts = alloc(16 * groups * 4)?;
     let (n32, l32) = (n as u32, line_len as u32);
 
-    let init = generated_kernel(ctx, &src, "radix_init")?;
+    let init = kernel("radix_init")?;
     let mut args = Args::default();
     args.buf(a.buffer())
         .long(a.offset() as i64)
@@ -261,8 +251,8 @@ pub(crate) fn sort_into(
     let key_passes = (t.size() as u32 * 8).div_ceil(BITS);
     let line_bits = usize::BITS - (nlines - 1).leading_zeros();
     let line_passes = line_bits.div_ceil(BITS);
-    let hist = generated_kernel(ctx, &src, "radix_hist")?;
-    let scatter = generated_kernel(ctx, &src, "radix_scatter")?;
+    let hist = kernel("radix_hist")?;
+    let scatter = kernel("radix_scatter")?;
     for pass in 0..key_passes + line_passes {
         let (by_line, shift) =
             if pass < key_passes { (0, pass * BITS) } else { (1, (pass - key_passes) * BITS) };
@@ -270,7 +260,7 @@ pub(crate) fn sort_into(
         args.buf(&keys).buf(&pos).uint(n32).uint(shift).int(by_line).uint(l32).uint(groups as u32);
         args.buf(&counts);
         launch(ctx, &hist, &args, groups * CHUNK, CHUNK)?;
-        scan(ctx, &src, &counts, 16 * groups)?;
+        scan(ctx, t, &counts, 16 * groups)?;
         let mut args = Args::default();
         args.buf(&keys).buf(&pos).uint(n32).uint(shift).int(by_line).uint(l32).uint(groups as u32);
         args.buf(&counts).buf(&keys2).buf(&pos2);
@@ -279,7 +269,7 @@ pub(crate) fn sort_into(
         std::mem::swap(&mut pos, &mut pos2);
     }
 
-    let fin = generated_kernel(ctx, &src, "radix_out")?;
+    let fin = kernel("radix_out")?;
     let mut args = Args::default();
     args.buf(a.buffer())
         .long(a.offset() as i64)
@@ -298,22 +288,27 @@ pub(crate) fn sort_into(
 
 /// Exclusive scan of `n` counts in place: blocks scanned with their totals, the totals
 /// scanned (recursively), then added back.
-fn scan(ctx: &Context, src: &str, data: &Buffer, n: usize) -> Result<()> {
+fn scan(ctx: &Context, t: DType, data: &Buffer, n: usize) -> Result<()> {
     let block = SCAN_WG * SCAN_ITEMS;
     let blocks = n.div_ceil(block);
-    let k = generated_kernel(ctx, src, "radix_scan")?;
+    let k = radix_kernel(ctx, t, "radix_scan")?;
     let sums = if blocks > 1 { Some(crate::memory::alloc(ctx, blocks * 4)?) } else { None };
     let mut args = Args::default();
     args.buf(data).uint(n as u32).buf(sums.as_ref().unwrap_or(data)).int(i32::from(sums.is_some()));
     launch(ctx, &k, &args, blocks * SCAN_WG, SCAN_WG)?;
     if let Some(sums) = sums {
-        scan(ctx, src, &sums, blocks)?;
-        let add = generated_kernel(ctx, src, "radix_add")?;
+        scan(ctx, t, &sums, blocks)?;
+        let add = radix_kernel(ctx, t, "radix_add")?;
         let mut args = Args::default();
         args.buf(data).uint(n as u32).buf(&sums);
         launch_1d(ctx, &add, &args, n)?;
     }
     Ok(())
+}
+
+/// Kernel `entry` of the radix program for `t`.
+fn radix_kernel(ctx: &Context, t: DType, entry: &str) -> Result<crate::runtime::Kernel> {
+    kernel_by_text(ctx, format!("radix|{t:?}|{entry}"), entry, || source(t))
 }
 
 /// A launch with the work-group size its kernel requires (`reqd_work_group_size`).

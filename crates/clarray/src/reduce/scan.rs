@@ -29,9 +29,12 @@ use crate::array::DType;
 use crate::error::{Error, Result};
 use crate::runtime::{Buffer, Context, LaunchDims};
 
-use super::dtype::ReductionTypes;
-use super::engine::{generated, store, Args, MapExpr};
+use super::engine::{map_fn_params, Args, MapExpr};
 use super::strided::{c_strides, Strided};
+use crate::kernel::access::{load, store};
+use crate::kernel::cache::kernel_by_text;
+use crate::kernel::expr::header;
+use crate::kernel::index::add_offsets;
 
 const WG: usize = 256;
 
@@ -151,7 +154,7 @@ pub(crate) fn scan(
     let key = format!("{key}|vec4={vec4}");
     let src = || source(map, flag_type, spec, others.len(), fp64, vec4);
     if line_len <= SHORT {
-        let k = generated(ctx, format!("{key}|short"), "scan_short", src)?;
+        let k = kernel_by_text(ctx, format!("{key}|short"), "scan_short", src)?;
         let global = [nlines.div_ceil(WG) * WG];
         ctx.queue().launch(
             &k,
@@ -167,7 +170,7 @@ pub(crate) fn scan(
     let global = [nlines * nblocks * WG];
     let dims = LaunchDims { global: &global, local: Some(&[WG]), offset: None };
     let (totals, apply) = if vec4 { ("scan_totals4", "scan_apply4") } else { ("scan_totals", "scan_apply") };
-    let k = generated(ctx, format!("{key}|totals"), totals, src)?;
+    let k = kernel_by_text(ctx, format!("{key}|totals"), totals, src)?;
     let mut args = args_base.clone();
     args.buf(&tot_v).buf(&tot_f).long(nblocks as i64);
     ctx.queue().launch(&k, &args.as_args(), &dims, &[])?;
@@ -188,7 +191,7 @@ pub(crate) fn scan(
     } else {
         tot_v.clone()
     };
-    let k = generated(ctx, format!("{key}|apply"), apply, src)?;
+    let k = kernel_by_text(ctx, format!("{key}|apply"), apply, src)?;
     let mut args = args_base.clone();
     args.buf(&carries).buf(&tot_f).long(nblocks as i64);
     ctx.queue().launch(&k, &args.as_args(), &dims, &[])?;
@@ -208,13 +211,10 @@ fn source(
     let a = spec.acc.cl_compute();
     let mut all = types.clone();
     all.extend([spec.acc, spec.out]);
-    let mut s = DType::pragmas(&all);
-    if all.iter().any(|t| t.is_complex()) {
-        s += &super::engine::complex_helpers(fp64 && all.iter().any(|t| t.needs_fp64()));
-    }
+    let mut s = header(&all, fp64);
     s += &map.preamble;
     s += &spec.preamble;
-    let (margs, pnames) = super::engine::map_fn_params(&types, map);
+    let (margs, pnames) = map_fn_params(&types, map);
     let _ = writeln!(
         s,
         "\ninline {a} map_fn({}) {{\n{}  return ({a})({});\n}}\ninline {a} scan_op({a} a, {a} b) {{ return ({}); }}",
@@ -258,41 +258,23 @@ fn source(
     for k in 0..nops {
         let _ = write!(base, "long b{k} = off{k}; ");
     }
-    if nother > 0 {
-        let _ = write!(base, "{{ long t_ = line; ");
-        for j in (0..nother).rev() {
-            if j == 0 {
-                let _ = write!(base, "long c{j}_ = t_; ");
-            } else {
-                let _ = write!(base, "long c{j}_ = t_ % no{j}; t_ /= no{j}; ");
-            }
-            for k in 0..nops {
-                let _ = write!(base, "b{k} += c{j}_ * so{k}_{j}; ");
-            }
-        }
-        base.push('}');
-    }
-    let load = |k: usize, t: DType, j: &str| {
-        let idx = format!("b{k} + ({j}) * sa{k}");
-        if t == DType::F16 {
-            format!("vload_half({idx}, p{k})")
-        } else {
-            format!("p{k}[{idx}]")
-        }
-    };
+    let extents: Vec<String> = (0..nother).map(|j| format!("no{j}")).collect();
+    let offs: Vec<String> = (0..nops).map(|k| format!("b{k}")).collect();
+    base += &add_offsets("line", &extents, &offs, |k, j| format!("so{k}_{j}"));
+    let load_at = |k: usize, t: DType, j: &str| load(t, &format!("p{k}"), &format!("b{k} + ({j}) * sa{k}"));
     let value_at = |j: &str| {
-        let mut xs: Vec<String> = types.iter().enumerate().map(|(k, t)| load(k, *t, j)).collect();
+        let mut xs: Vec<String> = types.iter().enumerate().map(|(k, t)| load_at(k, *t, j)).collect();
         xs.extend(pnames.iter().cloned());
         format!("map_fn({})", xs.join(", "))
     };
     let flag_at = |j: &str| match flagk {
-        Some(k) => format!("(uchar)({} != 0)", load(k, op_types[k], j)),
+        Some(k) => format!("(uchar)({} != 0)", load_at(k, op_types[k], j)),
         None => "(uchar)0".into(),
     };
     let write_out = |j: &str, item: &str| {
         format!(
             "{{ const long i = {j}; (void)i; {a} item = {item}; {} }}",
-            store(&format!("p{outk}"), spec.out, &format!("b{outk} + i * sa{outk}"), &spec.output)
+            store(spec.out, &format!("p{outk}"), &format!("b{outk} + i * sa{outk}"), &spec.output)
         )
     };
     let neutral = format!("(({a})({}))", spec.neutral);

@@ -10,10 +10,10 @@ use std::fmt::Write as _;
 
 use crate::array::{Array, DType, Element};
 use crate::error::{Error, Result};
-use crate::program::cache::generated_kernel;
+use crate::kernel::access::{bits_type, load, store};
+use crate::kernel::cache::kernel_by_text;
 use crate::runtime::LaunchDims;
 
-use super::dtype::ReductionTypes;
 use super::engine::Args;
 use super::strided::Strided;
 
@@ -22,13 +22,6 @@ const WG: usize = 256;
 fn source(t: DType) -> String {
     let s = t.cl_storage();
     let c = t.cl_compute();
-    let load = |p: &str, i: &str| {
-        if t == DType::F16 {
-            format!("vload_half({i}, {p})")
-        } else {
-            format!("{p}[{i}]")
-        }
-    };
     let nan = if t.is_float() { "isnan" } else { "0 &&" };
     let mut src = DType::pragmas(&[t]);
     let _ = write!(
@@ -68,21 +61,13 @@ __kernel void sort_out(__global const {bits}* a, long off, long so, long sl, __g
   if (want_keys) out_keys[g] = a[off + line * so + idx[src] * sl]; else out_idx[g] = idx[src];
 }}
 ",
-        copy_in = if t == DType::F16 {
-            "vstore_half(vload_half(off + line * so + i * sl, a), g, keys);".to_string()
-        } else {
-            "keys[g] = a[off + line * so + i * sl];".into()
-        },
-        bits = match t.size() {
-            1 => "uchar",
-            2 => "ushort",
-            4 => "uint",
-            _ => "ulong",
-        },
-        ki = load("keys", "gi"),
-        kq = load("keys", "gq"),
-        si = if t == DType::F16 { "vstore_half(kq, gi, keys);".to_string() } else { "keys[gi] = kq;".into() },
-        sq = if t == DType::F16 { "vstore_half(ki, gq, keys);".to_string() } else { "keys[gq] = ki;".into() },
+        // (Keys move through their compute type: exact, f16 included.)
+        copy_in = store(t, "keys", "g", &load(t, "a", "off + line * so + i * sl")),
+        bits = bits_type(t),
+        ki = load(t, "keys", "gi"),
+        kq = load(t, "keys", "gq"),
+        si = store(t, "keys", "gi", "kq"),
+        sq = store(t, "keys", "gq", "ki"),
     );
     src
 }
@@ -153,11 +138,11 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: isize, want_keys: bool) -> Result<
     let total = nlines * p;
     let keys = crate::memory::alloc(&ctx, total * t.size())?;
     let idx = crate::memory::alloc(&ctx, total * 8)?;
-    let src = source(t);
+    let kernel = |entry: &str| kernel_by_text(&ctx, format!("sort|{t:?}|{entry}"), entry, || source(t));
     let dims = |n: usize| [n.div_ceil(WG) * WG];
     let g = dims(total);
     let ld = LaunchDims { global: &g, local: Some(&[WG]), offset: None };
-    let k = generated_kernel(&ctx, &src, "sort_init")?;
+    let k = kernel("sort_init")?;
     let mut a = Args::default();
     a.buf(s.buffer())
         .long(s.offset() as i64)
@@ -169,7 +154,7 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: isize, want_keys: bool) -> Result<
         .buf(&keys)
         .buf(&idx);
     ctx.queue().launch(&k, &a.as_args(), &ld, &[])?;
-    let step = generated_kernel(&ctx, &src, "sort_step")?;
+    let step = kernel("sort_step")?;
     let mut kk = 2;
     while kk <= p {
         let mut j = kk / 2;
@@ -187,7 +172,7 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: isize, want_keys: bool) -> Result<
         }
         kk *= 2;
     }
-    let fin = generated_kernel(&ctx, &src, "sort_out")?;
+    let fin = kernel("sort_out")?;
     let n = nlines * l;
     let g2 = dims(n);
     let mut a = Args::default();

@@ -6,7 +6,6 @@ use crate::error::{Error, Result};
 use crate::memory;
 use crate::runtime::{Buffer, Context};
 
-use super::dtype::ReductionTypes;
 use crate::array::{Array, DType, Element, Layout, SliceInfoElem};
 
 /// A strided view of device memory: element `(i0, i1, …)` lives at element

@@ -135,6 +135,81 @@ impl DType {
         }
     }
 
+    /// Whether this is `f16`, `f32` or `f64`.
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::F16 | DType::F32 | DType::F64)
+    }
+
+    /// Whether this is a complex type.
+    pub fn is_complex(self) -> bool {
+        matches!(self, DType::C64 | DType::C128)
+    }
+
+    /// The OpenCL C literal of zero in this type's compute type.
+    pub(crate) fn zero(self) -> String {
+        format!("(({})0)", self.cl_compute())
+    }
+
+    /// The OpenCL C literal of one in this type's compute type.
+    pub(crate) fn one(self) -> String {
+        match self {
+            DType::C64 => "((float2)(1.0f, 0.0f))".into(),
+            DType::C128 => "((double2)(1.0, 0.0))".into(),
+            d => format!("(({})1)", d.cl_compute()),
+        }
+    }
+
+    /// The largest value (or +infinity), as an OpenCL C expression of the compute type.
+    pub(crate) fn max_value(self) -> &'static str {
+        match self {
+            DType::Bool => "((uchar)1)",
+            DType::I8 => "((char)CHAR_MAX)",
+            DType::I16 => "((short)SHRT_MAX)",
+            DType::I32 => "((int)INT_MAX)",
+            DType::I64 => "((long)LONG_MAX)",
+            DType::U8 => "((uchar)UCHAR_MAX)",
+            DType::U16 => "((ushort)USHRT_MAX)",
+            DType::U32 => "((uint)UINT_MAX)",
+            DType::U64 => "((ulong)ULONG_MAX)",
+            DType::F16 | DType::F32 => "((float)INFINITY)",
+            DType::F64 => "((double)INFINITY)",
+            DType::C64 | DType::C128 => "0",
+        }
+    }
+
+    /// The smallest value (or -infinity), as an OpenCL C expression of the compute type.
+    pub(crate) fn min_value(self) -> &'static str {
+        match self {
+            DType::Bool => "((uchar)0)",
+            DType::I8 => "((char)CHAR_MIN)",
+            DType::I16 => "((short)SHRT_MIN)",
+            DType::I32 => "((int)INT_MIN)",
+            DType::I64 => "((long)LONG_MIN)",
+            DType::U8 => "((uchar)0)",
+            DType::U16 => "((ushort)0)",
+            DType::U32 => "((uint)0)",
+            DType::U64 => "((ulong)0)",
+            DType::F16 | DType::F32 => "((float)-INFINITY)",
+            DType::F64 => "((double)-INFINITY)",
+            DType::C64 | DType::C128 => "0",
+        }
+    }
+
+    /// The `#pragma` lines a kernel computing with `types` needs.
+    pub(crate) fn pragmas(types: &[DType]) -> String {
+        if types.iter().any(|t| t.needs_fp64()) {
+            "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n".into()
+        } else {
+            String::new()
+        }
+    }
+
+    /// Fails with [`Error::Unsupported`] where the device of `ctx` cannot compute with this
+    /// type.
+    pub(crate) fn check_device(self, ctx: &crate::runtime::Context) -> Result<()> {
+        check_device_supports(ctx.device().info(), self)
+    }
+
     /// The kind, for promotion.
     pub fn kind(self) -> Kind {
         use DType::*;
