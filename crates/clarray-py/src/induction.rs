@@ -398,6 +398,8 @@ pub fn run(
         checkpoint: None,
         restart: None,
         stop_after: None,
+        // One process: there is no halo exchange to overlap.
+        overlap: true,
     };
     // The command line's words in the messages (`--cg-tol`) are the keywords here with `_`.
     let cfg = args.config().map_err(|e| match e {
