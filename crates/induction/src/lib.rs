@@ -20,6 +20,8 @@
 //! | [`output`] | VTK image data and PNG slices |
 //! | `ranks` | (feature `mpi`) MPI start-up: ranks, node-local rank, the rank's device |
 //! | [`cli`] | the `induction` command line |
+//! | [`png_cmd`] | `run --png`'s planes and quantities (`--png-plane`, `--png-field`) |
+//! | [`clean_cmd`] | `induction clean` and the cleaning options `run` shares |
 //!
 //! ```no_run
 //! use induction::{Case, Config, Solver};
@@ -39,12 +41,14 @@
 #![deny(unsafe_code)]
 
 pub mod case;
+pub mod clean_cmd;
 pub mod cli;
 pub mod config;
 pub mod decomp;
 pub mod dissipation;
 pub mod error;
 pub mod output;
+pub mod png_cmd;
 #[cfg(feature = "mpi")]
 pub mod ranks;
 pub mod rk;
