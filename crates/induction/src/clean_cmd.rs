@@ -260,7 +260,14 @@ pub fn clean_on(ctx: &clarray::Context, a: &CleanCmdArgs, cfg: &Config) -> Resul
             written.push(path);
         }
     }
-    Ok(CleanOutcome { cfg: cfg.clone(), device: ctx.device().name().to_string(), before, after, stats, written })
+    Ok(CleanOutcome {
+        cfg: cfg.clone(),
+        device: ctx.device().name().to_string(),
+        before,
+        after,
+        stats,
+        written,
+    })
 }
 
 /// The report of one cleaning, as printed.

@@ -82,7 +82,11 @@ impl PngArgs {
         let mut out = Vec::new();
         for &axis in &planes {
             for &field in &fields {
-                out.push(PngFile { path: tagged(file, &format!("{field}_{axis}")), axis, field: Some(field) });
+                out.push(PngFile {
+                    path: tagged(file, &format!("{field}_{axis}")),
+                    axis,
+                    field: Some(field),
+                });
             }
         }
         out
@@ -120,7 +124,9 @@ pub fn write(solver: &Solver, file: &Path, args: &PngArgs) -> Result<Vec<PathBuf
         for f in files.iter().filter(|f| f.axis == axis) {
             let panels: Vec<Panel> = match f.field {
                 Some(q) => slice.panels(q)?,
-                None => [slice.panels(PlaneField::Numerical)?, slice.panels(PlaneField::Divergence)?].concat(),
+                None => {
+                    [slice.panels(PlaneField::Numerical)?, slice.panels(PlaneField::Divergence)?].concat()
+                }
             };
             if let Some(dir) = f.path.parent().filter(|d| !d.as_os_str().is_empty()) {
                 std::fs::create_dir_all(dir)

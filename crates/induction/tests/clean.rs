@@ -445,7 +445,18 @@ fn clean_args(args: &[&str]) -> induction::clean_cmd::CleanCmdArgs {
 fn clean_command_removes_the_divergence_of_a_perturbed_field() {
     // periodic_advection's initial field has no discrete divergence (each component is constant
     // along its own axis): all there is to remove is the noise's.
-    let a = clean_args(&["--case", "periodic_advection", "--n", "12", "--perturb", "1e-3", "--seed", "5", "--cg-tol", "1e-6"]);
+    let a = clean_args(&[
+        "--case",
+        "periodic_advection",
+        "--n",
+        "12",
+        "--perturb",
+        "1e-3",
+        "--seed",
+        "5",
+        "--cg-tol",
+        "1e-6",
+    ]);
     let cfg = a.config().unwrap();
     let ctx = induction::cli::context(None).unwrap();
     let o = induction::clean_cmd::clean_on(&ctx, &a, &cfg).unwrap();
@@ -481,7 +492,19 @@ fn clean_command_prints_the_norms_and_draws_the_planes() {
     let _ = std::fs::remove_dir_all(&dir);
     let png = dir.join("c.png");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_induction"))
-        .args(["clean", "--case", "rotation_3d", "--nx", "8", "--ny", "10", "--nz", "12", "--perturb", "1e-2"])
+        .args([
+            "clean",
+            "--case",
+            "rotation_3d",
+            "--nx",
+            "8",
+            "--ny",
+            "10",
+            "--nz",
+            "12",
+            "--perturb",
+            "1e-2",
+        ])
         .args(["--potential-bc", "dirichlet", "--png", png.to_str().unwrap(), "--png-plane", "x,z"])
         .output()
         .unwrap();
@@ -507,7 +530,11 @@ fn clean_command_prints_the_norms_and_draws_the_planes() {
             let mut reader = decoder.read_info().unwrap();
             let mut buf = vec![0; reader.output_buffer_size().unwrap()];
             let info = reader.next_frame(&mut buf).unwrap();
-            assert_eq!((info.width as usize, info.height as usize), panels_png_size(dims, panels), "{path:?}");
+            assert_eq!(
+                (info.width as usize, info.height as usize),
+                panels_png_size(dims, panels),
+                "{path:?}"
+            );
         }
     }
     std::fs::remove_dir_all(&dir).unwrap();
@@ -519,7 +546,9 @@ fn clean_command_prints_the_norms_and_draws_the_planes() {
 fn clean_command_refuses_bad_options() {
     use induction::Error;
     let run = |args: &[&str]| {
-        let all = ["induction", "clean", "--device", "no-such-device-anywhere"].into_iter().chain(args.iter().copied());
+        let all = ["induction", "clean", "--device", "no-such-device-anywhere"]
+            .into_iter()
+            .chain(args.iter().copied());
         induction::cli::main_with(all).unwrap_err()
     };
     let e = run(&["--perturb", "-1"]);

@@ -349,7 +349,8 @@ fn png_planes_and_quantities_write_one_file_each() {
     use induction::output::panels_png_size;
     let dir = temp_dir("planes");
     let out = dir.join("slice.png");
-    let base = ["run", "--case", "periodic_advection", "--nx", "8", "--ny", "10", "--nz", "12", "--final-time"];
+    let base =
+        ["run", "--case", "periodic_advection", "--nx", "8", "--ny", "10", "--nz", "12", "--final-time"];
     let mut args = base.to_vec();
     args.extend(["0.01", "--quiet", "--png", out.to_str().unwrap()]);
     args.extend(["--png-plane", "x,y", "--png-field", "exact", "--png-field", "difference"]);

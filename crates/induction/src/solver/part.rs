@@ -209,7 +209,13 @@ impl Part {
     }
 
     /// The box of `extent` nodes from held index `origin` of `ncomp` components of held values.
-    pub(super) fn box_of(&self, values: &[f64], ncomp: usize, origin: [usize; 3], extent: [usize; 3]) -> Vec<f64> {
+    pub(super) fn box_of(
+        &self,
+        values: &[f64],
+        ncomp: usize,
+        origin: [usize; 3],
+        extent: [usize; 3],
+    ) -> Vec<f64> {
         let [hx, hy, _] = [self.held(0), self.held(1), self.held(2)];
         let np = self.held_nodes();
         let mut out = Vec::with_capacity(ncomp * extent.iter().product::<usize>());

@@ -291,7 +291,12 @@ impl Solver {
     pub fn middle_plane(&self) -> Result<Option<super::Plane>> {
         Ok(self.slice(PlaneAxis::Z, false)?.map(|s| {
             let m = s.nodes();
-            super::Plane { nx: s.dims[0], ny: s.dims[1], magnitude: super::magnitude(&s.b, m, 0..m), div: s.div }
+            super::Plane {
+                nx: s.dims[0],
+                ny: s.dims[1],
+                magnitude: super::magnitude(&s.b, m, 0..m),
+                div: s.div,
+            }
         }))
     }
 }
