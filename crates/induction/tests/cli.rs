@@ -255,6 +255,8 @@ fn command_line_values_are_the_printed_names() {
     check::<CgNorm>();
     check::<Form>();
     check::<SourceForm>();
+    check::<induction::solver::PlaneAxis>();
+    check::<induction::solver::PlaneField>();
     assert_eq!(Precision::from_str("double", false), Ok(Precision::F64));
     assert_eq!(CgNorm::from_str("l2", false), Ok(CgNorm::Euclidean));
     assert_eq!(Integrator::from_str("lsrk54", false), Ok(Integrator::Lsrk4));
