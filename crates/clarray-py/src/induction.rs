@@ -5,6 +5,7 @@
 //! `[i, j, k]` = node (x_i, y_j, z_k), the history of norms as a dict of arrays.
 
 use clap::ValueEnum;
+use induction::clean_cmd::CleanArgs;
 use induction::cli::{Common, RunArgs};
 use induction::dissipation::{DissipationForm, DissipationRows};
 use induction::solver::{CleanStats, Norms};
@@ -383,16 +384,19 @@ pub fn run(
         ny,
         nz,
         div_clean,
-        cg_norm: cg_norm.map(|s| choice("cg_norm", s)).transpose()?,
-        cg_tol,
-        cg_max_iter,
-        cg_check_every,
-        laplacian: laplacian.map(|s| choice("laplacian", s)).transpose()?,
-        potential_bc: potential_bc.map(|s| choice("potential_bc", s)).transpose()?,
+        clean: CleanArgs {
+            cg_norm: cg_norm.map(|s| choice("cg_norm", s)).transpose()?,
+            cg_tol,
+            cg_max_iter,
+            cg_check_every,
+            laplacian: laplacian.map(|s| choice("laplacian", s)).transpose()?,
+            potential_bc: potential_bc.map(|s| choice("potential_bc", s)).transpose()?,
+        },
         history: None,
         plot: None,
         vtk: None,
         png: None,
+        planes: Default::default(),
         quiet: true,
         checkpoint_every: None,
         checkpoint: None,

@@ -149,6 +149,13 @@ impl Case {
         }
     }
 
+    /// Whether the case's formula is its solution at every time, so that the exact solution can
+    /// be drawn and compared with: every case but `hall_outflow`, whose boundaries impose no data
+    /// and whose run leaves `hall_periodic`'s solution (its error is measured against that).
+    pub fn has_exact_solution(self) -> bool {
+        !matches!(self, Case::HallOutflow)
+    }
+
     /// The CFL number when none is given, for a grid of `n` points: 0.5, and for the Hall cases
     /// the number InductionEq's scripts give them, which shrinks with the grid so that the step
     /// goes as h² (the Hall term's fastest waves move at a speed ∝ 1/h): 0.95/nx for

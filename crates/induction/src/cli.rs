@@ -1,4 +1,5 @@
-//! The `induction` command line: `run`, `convergence`, `energy` and `demo`.
+//! The `induction` command line: `run`, `convergence`, `energy`, `demo`, `bench` and `clean`
+//! (whose code, with `run --png`'s planes, lives in [`crate::clean_cmd`] and [`crate::png_cmd`]).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -7,10 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::case::Case;
-use crate::config::{
-    CgNorm, CleanForm, CleanOptions, Config, Form, Forms, Inflow, Integrator, Laplacian, Mode, PotentialBc,
-    Precision,
-};
+use crate::config::{CleanForm, Config, Form, Forms, Inflow, Integrator, Mode, Precision};
 use crate::dissipation::{AdaptiveParams, DissipationForm, DissipationOptions, DissipationRows};
 use crate::error::{Error, Result};
 use crate::output::{check_output_file, HistoryFormat, HistoryRow};
@@ -62,6 +60,9 @@ pub enum Command {
     /// Time per step, nodes per second and the ratio to the device's copy-bandwidth roofline;
     /// resident versus copy mode.
     Bench(BenchArgs),
+    /// One divergence cleaning of a case's initial field (optionally perturbed): the divergence
+    /// before and after, the CG's iterations and residual, and PNGs of the field, ψ and div B.
+    Clean(crate::clean_cmd::CleanCmdArgs),
 }
 
 /// `induction bench`.
@@ -254,35 +255,8 @@ pub struct RunArgs {
     /// InductionEq's other two forms.
     #[arg(long)]
     pub div_clean: bool,
-    /// Inner product and tolerance of the cleaning's CG: h (the SBP inner product; --cg-tol is
-    /// relative) or euclidean (InductionEq's: nodal values; --cg-tol is absolute, on the
-    /// residual's Euclidean norm).
-    /// (Default h.)
-    #[arg(long)]
-    pub cg_norm: Option<CgNorm>,
-    /// CG tolerance: with --cg-norm h it stops at ‖r‖ ≤ tol·‖r₀‖ (default 1e-8 in f64, 1e-4 in
-    /// f32; r is the divergence of the cleaned field, so this is the factor the divergence norm
-    /// falls by); with --cg-norm euclidean at |r| ≤ tol (default 1e-3).
-    #[arg(long)]
-    pub cg_tol: Option<f64>,
-    /// CG iterations at most, per cleaning (default 500; 50 with --cg-norm euclidean).
-    #[arg(long)]
-    pub cg_max_iter: Option<usize>,
-    /// Read the CG residual back every this many iterations (default 10; 1 with --cg-norm
-    /// euclidean).
-    #[arg(long)]
-    pub cg_check_every: Option<usize>,
-    /// The cleaning's Laplacian: wide (the divergence of the gradient, D·D) or narrow (the
-    /// narrow-stencil SBP second derivative of Mattsson & Nordström 2004; classical operators
-    /// only, and with --potential-bc dirichlet only, as in InductionEq). (Default wide.)
-    #[arg(long)]
-    pub laplacian: Option<Laplacian>,
-    /// The boundary condition of the cleaning's potential ψ: free (none: the least-norm
-    /// correction, the H-orthogonal projection above) or dirichlet (ψ = 0 on the boundary nodes;
-    /// the divergence is removed at the interior nodes, and B ← B + Dψ with the SBP D).
-    /// (Default free.)
-    #[arg(long)]
-    pub potential_bc: Option<PotentialBc>,
+    #[command(flatten)]
+    pub clean: crate::clean_cmd::CleanArgs,
     /// Write the history of every step (time, energy, error, relative error, divergence norms,
     /// and with --div-clean the CG iterations and residual) to this file: CSV (`.csv`) or JSON
     /// (`.json`). The norms are computed on the device; only their scalars come back.
@@ -294,9 +268,12 @@ pub struct RunArgs {
     /// Write B, |B| and div B at the final time as VTK image data into this folder.
     #[arg(long)]
     pub vtk: Option<PathBuf>,
-    /// Write a PNG of the mid-plane slice of |B| and div B at the final time.
+    /// Write a PNG of the mid-plane slice z = nz/2 of |B| and div B at the final time (other
+    /// planes and quantities: --png-plane, --png-field).
     #[arg(long)]
     pub png: Option<PathBuf>,
+    #[command(flatten)]
+    pub planes: crate::png_cmd::PngArgs,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -527,15 +504,7 @@ impl RunArgs {
             cfg.cfl = cfg.case.default_cfl(cfg.n);
         }
         if !self.div_clean {
-            let given = [
-                ("--cg-norm", self.cg_norm.map(|n| n.to_string())),
-                ("--cg-tol", self.cg_tol.map(|v| format!("{v:e}"))),
-                ("--cg-max-iter", self.cg_max_iter.map(|v| v.to_string())),
-                ("--cg-check-every", self.cg_check_every.map(|v| v.to_string())),
-                ("--laplacian", self.laplacian.map(|v| v.to_string())),
-                ("--potential-bc", self.potential_bc.map(|v| v.to_string())),
-            ];
-            if let Some((flag, Some(v))) = given.into_iter().find(|(_, v)| v.is_some()) {
+            if let Some((flag, v)) = self.clean.first_given() {
                 return Err(Error::Usage(format!(
                     "{flag} {v} is an option of the divergence cleaning, which is off, so it would be \
                      ignored; add --div-clean (or leave {flag} out)"
@@ -543,27 +512,7 @@ impl RunArgs {
             }
         }
         if self.div_clean {
-            let norm = self.cg_norm.unwrap_or_default();
-            let defaults = match norm {
-                CgNorm::H => CleanOptions {
-                    tol: match cfg.precision {
-                        Precision::F64 => 1e-8,
-                        Precision::F32 => 1e-4,
-                    },
-                    ..CleanOptions::default()
-                },
-                CgNorm::Euclidean => CleanOptions::INDUCTION_EQ,
-            };
-            cfg.clean = Some(CleanOptions {
-                tol: self.cg_tol.unwrap_or(defaults.tol),
-                max_iter: self.cg_max_iter.unwrap_or(defaults.max_iter),
-                check_every: self.cg_check_every.unwrap_or(defaults.check_every),
-                norm,
-                form: CleanForm::of(
-                    self.laplacian.unwrap_or_default(),
-                    self.potential_bc.unwrap_or_default(),
-                )?,
-            });
+            cfg.clean = Some(self.clean.options(cfg.precision)?);
         }
         cfg.validate()?;
         Ok(cfg)
@@ -701,7 +650,7 @@ fn run_ranks(a: &RunArgs, cfg: &Config, ranks: std::rc::Rc<crate::ranks::Ranks>)
         written = write_pieces(&solver, dir, ranks.rank(), size)?;
     }
     if let Some(path) = &a.png {
-        written.extend(write_png(&solver, path)?);
+        written.extend(crate::png_cmd::write(&solver, path, &a.planes)?);
     }
     if root {
         outln!("{}", describe(cfg, ctx.device().name(), &report));
@@ -833,7 +782,12 @@ pub fn describe_halo(h: &crate::solver::HaloTiming) -> String {
     )
 }
 
-fn write_outputs(solver: &Solver, vtk: Option<&Path>, png: Option<&Path>) -> Result<Vec<PathBuf>> {
+fn write_outputs(
+    solver: &Solver,
+    vtk: Option<&Path>,
+    png: Option<&Path>,
+    planes: &crate::png_cmd::PngArgs,
+) -> Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     if vtk.is_none() && png.is_none() {
         return Ok(written);
@@ -847,23 +801,9 @@ fn write_outputs(solver: &Solver, vtk: Option<&Path>, png: Option<&Path>) -> Res
         written.push(path);
     }
     if let Some(path) = png {
-        written.extend(write_png(solver, path)?);
+        written.extend(crate::png_cmd::write(solver, path, planes)?);
     }
     Ok(written)
-}
-
-/// Draws the `--png` slice: on several ranks every rank calls it, and rank 0 writes the plane
-/// the ranks gathered to it; returns the file, where this rank wrote one.
-fn write_png(solver: &Solver, path: &Path) -> Result<Option<PathBuf>> {
-    let Some(plane) = solver.middle_plane()? else {
-        return Ok(None);
-    };
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
-    }
-    crate::output::write_png(path, &plane)?;
-    Ok(Some(path.to_path_buf()))
 }
 
 /// One row of a convergence table.
@@ -1024,7 +964,7 @@ where
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             eprint!("{e}");
             return Err(Error::Usage(
-                "a subcommand is needed: run, convergence, energy, demo or bench (see above)".into(),
+                "a subcommand is needed: run, convergence, energy, demo, bench or clean (see above)".into(),
             ));
         }
         Err(e) if e.use_stderr() => {
@@ -1045,7 +985,7 @@ where
                 check_output_file("--vtk", &dir.join(vti_name(&cfg)))?;
             }
             if let Some(png) = &a.png {
-                check_output_file("--png", png)?;
+                a.planes.check(cfg.case, png)?;
             }
             if let Some(h) = &a.history {
                 HistoryFormat::of(h)?;
@@ -1067,7 +1007,7 @@ where
             let ckpt = Checkpoints::of(&a)?;
             let (solver, r, rows) = run_config_checkpointed(&ctx, &cfg, a.quiet, history, &ckpt)?;
             outln!("{}", describe(&cfg, ctx.device().name(), &r));
-            for p in write_outputs(&solver, a.vtk.as_deref(), a.png.as_deref())? {
+            for p in write_outputs(&solver, a.vtk.as_deref(), a.png.as_deref(), &a.planes)? {
                 outln!("wrote {}", p.display());
             }
             if let Some(h) = &a.history {
@@ -1122,6 +1062,7 @@ where
         }
         Command::Demo(a) => demo(&a)?,
         Command::Bench(a) => bench(&a)?,
+        Command::Clean(a) => crate::clean_cmd::main(&a)?,
     }
     Ok(())
 }
@@ -1210,7 +1151,7 @@ pub fn demo(a: &DemoArgs) -> Result<()> {
     let (solver, r) = run_config(&ctx, &cfg, false)?;
     outln!("{}", describe(&cfg, ctx.device().name(), &r));
     let png = a.out.join("rotation_2d.png");
-    for p in write_outputs(&solver, Some(&a.out), Some(&png))? {
+    for p in write_outputs(&solver, Some(&a.out), Some(&png), &Default::default())? {
         outln!("wrote {}", p.display());
     }
 

@@ -21,6 +21,8 @@
 //! | [`scaling`] | the times of a step on several ranks against one (`induction bench --scaling`) |
 //! | `ranks` | (feature `mpi`) MPI start-up: ranks, node-local rank, the rank's device |
 //! | [`cli`] | the `induction` command line |
+//! | [`png_cmd`] | `run --png`'s planes and quantities (`--png-plane`, `--png-field`) |
+//! | [`clean_cmd`] | `induction clean` and the cleaning options `run` shares |
 //!
 //! ```no_run
 //! use induction::{Case, Config, Solver};
@@ -40,12 +42,14 @@
 #![deny(unsafe_code)]
 
 pub mod case;
+pub mod clean_cmd;
 pub mod cli;
 pub mod config;
 pub mod decomp;
 pub mod dissipation;
 pub mod error;
 pub mod output;
+pub mod png_cmd;
 #[cfg(feature = "mpi")]
 pub mod ranks;
 pub mod rk;

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::solver::{CleanStats, Norms};
+use crate::solver::{CleanStats, Norms, Panel};
 
 fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     move |source| Error::Io { path: path.display().to_string(), source }
@@ -158,6 +158,17 @@ fn glyph(c: char) -> [u8; 5] {
         '/' => [1, 1, 2, 4, 4],
         '=' => [0, 7, 0, 7, 0],
         '(' => [1, 2, 2, 2, 1],
+        'a' => [0, 6, 1, 5, 7],
+        'b' => [4, 4, 7, 5, 7],
+        'c' => [0, 7, 4, 4, 7],
+        'f' => [3, 4, 7, 4, 4],
+        'h' => [4, 4, 7, 5, 5],
+        'p' => [0, 7, 5, 7, 4],
+        's' => [0, 3, 4, 1, 6],
+        'x' => [0, 5, 2, 5, 5],
+        'z' => [0, 7, 1, 4, 7],
+        'u' => [0, 5, 5, 5, 7],
+        'm' => [0, 5, 7, 5, 5],
         ')' => [4, 2, 2, 2, 4],
         _ => [0; 5],
     }
@@ -246,19 +257,56 @@ fn panel(
 /// |B| on the left (viridis), div B on the right (a diverging map, symmetric about zero), each
 /// with a colour bar labelled with its range.
 pub fn write_png(path: &Path, plane: &crate::solver::Plane) -> Result<()> {
-    let (nx, ny) = (plane.nx, plane.ny);
-    let (smag, sdiv) = (&plane.magnitude, &plane.div);
+    let panels = [
+        Panel { title: "|B|".into(), values: plane.magnitude.clone(), signed: false },
+        Panel { title: "div B".into(), values: plane.div.clone(), signed: true },
+    ];
+    write_panels_png(path, [plane.nx, plane.ny], &panels)
+}
+
+/// Pixels per node of a plane of `dims` nodes: the plane is drawn about 400 pixels across.
+fn node_scale(dims: [usize; 2]) -> usize {
+    (400 / dims[0].max(dims[1]).max(1)).max(1)
+}
+
+/// Width and height in pixels of the PNG [`write_panels_png`] draws of `panels` panels of a
+/// plane of `dims` nodes.
+pub fn panels_png_size(dims: [usize; 2], panels: usize) -> (usize, usize) {
+    let scale = node_scale(dims);
+    let panel_w = dims[0] * scale + 8 + 14 + 18 + 9 * 8 + 16;
+    (12 + panels * panel_w, 12 + 16 + dims[1] * scale + 12)
+}
+
+/// Writes a PNG of panels side by side, each a plane of `dims` nodes (the faster axis across,
+/// the slower up) with its title and a colour bar labelled with its range: viridis for values
+/// without a sign, a diverging map symmetric about zero for those with one.
+pub fn write_panels_png(path: &Path, dims: [usize; 2], panels: &[Panel]) -> Result<()> {
+    let [nx, ny] = dims;
+    if let Some(p) = panels.iter().find(|p| p.values.len() != nx * ny) {
+        return Err(Error::Config(format!(
+            "the panel `{}` has {} values, and its plane {nx}×{ny} = {} nodes; this is a defect of the \
+             caller",
+            p.title,
+            p.values.len(),
+            nx * ny
+        )));
+    }
     let range =
         |v: &[f64]| v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
-    let (mlo, mhi) = range(smag);
-    let (dlo, dhi) = range(sdiv);
-    let dmax = dlo.abs().max(dhi.abs()).max(f64::MIN_POSITIVE);
-    let scale = (400 / nx.max(ny)).max(1);
-    let panel_w = nx * scale + 8 + 14 + 18 + 9 * 8 + 16;
-    let (w, h) = (12 + 2 * panel_w, 12 + 16 + ny * scale + 12);
+    let scale = node_scale(dims);
+    let (w, h) = panels_png_size(dims, panels.len());
+    let panel_w = if panels.is_empty() { 0 } else { (w - 12) / panels.len() };
     let mut cv = Canvas::new(w, h);
-    panel(&mut cv, 12, 12, scale, smag, nx, ny, (mlo, mhi), colorous::VIRIDIS, "|B|");
-    panel(&mut cv, 12 + panel_w, 12, scale, sdiv, nx, ny, (-dmax, dmax), colorous::RED_BLUE, "div B");
+    for (i, p) in panels.iter().enumerate() {
+        let (lo, hi) = range(&p.values);
+        let (lo, hi, map) = if p.signed {
+            let m = lo.abs().max(hi.abs()).max(f64::MIN_POSITIVE);
+            (-m, m, colorous::RED_BLUE)
+        } else {
+            (lo, hi, colorous::VIRIDIS)
+        };
+        panel(&mut cv, 12 + i * panel_w, 12, scale, &p.values, nx, ny, (lo, hi), map, &p.title);
+    }
     write_rgb_png(path, &cv)
 }
 

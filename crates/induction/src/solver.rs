@@ -24,12 +24,14 @@ use crate::sbp::{OperatorForm, Sbp, SecondDerivative};
 mod checkpoint;
 mod overlap;
 mod part;
+mod planes;
 mod schemes;
 
 pub use overlap::HaloTiming;
 use overlap::NodeBox;
 use part::Split;
 pub use part::{magnitude, Part, Peers, Piece, Plane};
+pub use planes::{plane_values, Panel, PlaneAxis, PlaneField, Slice};
 
 const COMMON_CL: &str = include_str!("kernels/common.cl");
 const CASES_CL: &str = include_str!("kernels/cases.cl");

@@ -426,3 +426,152 @@ fn checkpoints_of_one_cleaning_form_do_not_restart_another() {
     solver_of(CleanForm::NarrowDirichlet).restart(&dir).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `induction clean`'s options, parsed as the command line parses them.
+fn clean_args(args: &[&str]) -> induction::clean_cmd::CleanCmdArgs {
+    use clap::Parser;
+    let all = ["induction", "clean"].into_iter().chain(args.iter().copied());
+    match induction::cli::Cli::try_parse_from(all).unwrap().command {
+        induction::cli::Command::Clean(a) => a,
+        c => panic!("parsed as {c:?}"),
+    }
+}
+
+/// `induction clean --perturb A --seed S`: the field cleaned is the case's initial field plus
+/// A·U(−1, 1) from a generator seeded with S (the norms before are those of that field made
+/// here), and one cleaning lowers its divergence by the CG's relative tolerance: with the h norm
+/// the residual is the divergence of the cleaned field, so ‖div B‖ falls by --cg-tol.
+#[test]
+fn clean_command_removes_the_divergence_of_a_perturbed_field() {
+    // periodic_advection's initial field has no discrete divergence (each component is constant
+    // along its own axis): all there is to remove is the noise's.
+    let a = clean_args(&[
+        "--case",
+        "periodic_advection",
+        "--n",
+        "12",
+        "--perturb",
+        "1e-3",
+        "--seed",
+        "5",
+        "--cg-tol",
+        "1e-6",
+    ]);
+    let cfg = a.config().unwrap();
+    let ctx = induction::cli::context(None).unwrap();
+    let o = induction::clean_cmd::clean_on(&ctx, &a, &cfg).unwrap();
+    // The reference field: the initial one plus the seeded noise, drawn here.
+    let mut solver = Solver::new(&ctx, &cfg).unwrap();
+    let mut b = solver.field().unwrap();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    for v in &mut b {
+        *v += 1e-3 * rng.random_range(-1.0..1.0);
+    }
+    solver.set_field(&b).unwrap();
+    assert_eq!(solver.norms().unwrap(), o.before);
+    let unperturbed = Solver::new(&ctx, &cfg).unwrap().norms().unwrap();
+    assert!(unperturbed.divergence < 1e-12 && o.before.divergence > 1e-3, "{unperturbed:?} {o:?}");
+    let (before, after) = (o.before.divergence, o.after.divergence);
+    println!("divergence {before:e} -> {after:e} in {} iterations", o.stats.iterations);
+    assert!(after <= 1.5e-6 * before && after > 0.0, "{before:e} -> {after:e}");
+    assert!(o.stats.iterations > 0 && o.stats.iterations < 500, "{:?}", o.stats);
+    assert!((o.stats.initial_residual / before - 1.0).abs() < 1e-9, "{:?} {before:e}", o.stats);
+    assert!(o.stats.residual <= 1e-6 * o.stats.initial_residual, "{:?}", o.stats);
+    // A projection: the noise is all it removes.
+    assert!((o.after.energy / o.before.energy - 1.0).abs() < 1e-3, "{o:?}");
+    assert!(o.written.is_empty());
+}
+
+/// The command prints the divergence before and after and the CG's outcome, and with --png
+/// draws the field, ψ and the divergence on each plane asked for, as valid PNGs of the plane's
+/// size.
+#[test]
+fn clean_command_prints_the_norms_and_draws_the_planes() {
+    use induction::output::panels_png_size;
+    let dir = std::env::temp_dir().join(format!("induction-clean-cmd-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let png = dir.join("c.png");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_induction"))
+        .args([
+            "clean",
+            "--case",
+            "rotation_3d",
+            "--nx",
+            "8",
+            "--ny",
+            "10",
+            "--nz",
+            "12",
+            "--perturb",
+            "1e-2",
+        ])
+        .args(["--potential-bc", "dirichlet", "--png", png.to_str().unwrap(), "--png-plane", "x,z"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("--laplacian wide --potential-bc dirichlet"), "{text}");
+    assert!(text.contains("+ 1e-2·uniform[-1, 1) noise, seed 0"), "{text}");
+    for name in ["divergence", "div (interior)", "energy"] {
+        let line = text.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("{name}: {text}"));
+        let v: Vec<f64> = line[name.len()..].split_whitespace().map(|w| w.parse().unwrap()).collect();
+        assert_eq!(v.len(), 2, "{line}");
+    }
+    // With a Dirichlet potential the interior divergence is what is removed.
+    let line = text.lines().find(|l| l.starts_with("div (interior)")).unwrap();
+    let v: Vec<f64> = line["div (interior)".len()..].split_whitespace().map(|w| w.parse().unwrap()).collect();
+    assert!(v[1] < 1e-6 * v[0], "{line}");
+    assert!(text.lines().any(|l| l.starts_with("CG iterations: ") && l.contains("residual")), "{text}");
+    for (what, panels) in [("field", 2), ("psi", 1), ("divergence", 2)] {
+        for (plane, dims) in [("x", [10, 12]), ("z", [8, 10])] {
+            let path = dir.join(format!("c_{what}_{plane}.png"));
+            assert!(text.contains(&format!("wrote {}", path.display())), "{text}");
+            let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
+            let mut reader = decoder.read_info().unwrap();
+            let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+            let info = reader.next_frame(&mut buf).unwrap();
+            assert_eq!(
+                (info.width as usize, info.height as usize),
+                panels_png_size(dims, panels),
+                "{path:?}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Bad options of `induction clean` are refused with what was asked and how to fix it, before the
+/// device is opened.
+#[test]
+fn clean_command_refuses_bad_options() {
+    use induction::Error;
+    let run = |args: &[&str]| {
+        let all = ["induction", "clean", "--device", "no-such-device-anywhere"]
+            .into_iter()
+            .chain(args.iter().copied());
+        induction::cli::main_with(all).unwrap_err()
+    };
+    let e = run(&["--perturb", "-1"]);
+    assert!(matches!(e, Error::Config(_)) && e.to_string().contains("--perturb -1"), "{e}");
+    let e = run(&["--seed", "3"]);
+    assert!(matches!(e, Error::Usage(_)) && e.to_string().contains("--perturb"), "{e}");
+    let e = run(&["--laplacian", "narrow"]);
+    assert!(e.to_string().contains("--potential-bc dirichlet"), "{e}");
+    let e = run(&["--cg-tol", "0"]);
+    assert!(e.to_string().contains("--cg-tol 0"), "{e}");
+    // No time stepping: run's options are not taken.
+    let e = run(&["--final-time", "1"]);
+    assert!(matches!(e, Error::Usage(_)) && e.to_string().contains("--final-time"), "{e}");
+    let e = run(&["--png-plane", "x"]);
+    assert!(matches!(e, Error::Usage(_)) && e.to_string().contains("--png"), "{e}");
+    // A file that cannot be written is named.
+    let blocker = std::env::temp_dir().join(format!("induction-clean-blocker-{}", std::process::id()));
+    std::fs::write(&blocker, b"a file").unwrap();
+    let png = blocker.join("c.png");
+    let e = run(&["--png", png.to_str().unwrap()]);
+    let want = blocker.join("c_field_z.png");
+    assert!(matches!(e, Error::Io { ref path, .. } if path == want.to_str().unwrap()), "{e:?}");
+    std::fs::remove_file(&blocker).unwrap();
+    // A good command line gets as far as the device.
+    assert!(run(&["--n", "12"]).to_string().contains("no-such-device-anywhere"));
+}

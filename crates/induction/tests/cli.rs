@@ -255,6 +255,8 @@ fn command_line_values_are_the_printed_names() {
     check::<CgNorm>();
     check::<Form>();
     check::<SourceForm>();
+    check::<induction::solver::PlaneAxis>();
+    check::<induction::solver::PlaneField>();
     assert_eq!(Precision::from_str("double", false), Ok(Precision::F64));
     assert_eq!(CgNorm::from_str("l2", false), Ok(CgNorm::Euclidean));
     assert_eq!(Integrator::from_str("lsrk54", false), Ok(Integrator::Lsrk4));
@@ -346,4 +348,85 @@ fn overlap_and_scaling_options_are_checked() {
         let e = run(&args).unwrap_err();
         assert!(matches!(e, Error::Usage(_)) && e.to_string().contains(flag[0]), "{flag:?}: {e:?}");
     }
+}
+
+/// Width and height of a PNG file, read back with the png crate (which checks it decodes).
+fn png_size(path: &std::path::Path) -> (usize, usize) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    (info.width as usize, info.height as usize)
+}
+
+/// `--png FILE --png-plane … --png-field …` writes one valid PNG per plane and quantity, named
+/// FILE_QUANTITY_PLANE.png, each as wide as its panels (three for the difference) on its plane's
+/// nodes; `--png FILE` alone still writes FILE, the z plane's |B| and div B.
+#[test]
+fn png_planes_and_quantities_write_one_file_each() {
+    use induction::output::panels_png_size;
+    let dir = temp_dir("planes");
+    let out = dir.join("slice.png");
+    let base =
+        ["run", "--case", "periodic_advection", "--nx", "8", "--ny", "10", "--nz", "12", "--final-time"];
+    let mut args = base.to_vec();
+    args.extend(["0.01", "--quiet", "--png", out.to_str().unwrap()]);
+    args.extend(["--png-plane", "x,y", "--png-field", "exact", "--png-field", "difference"]);
+    run(&args).unwrap();
+    let mut names: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["slice_difference_x.png", "slice_difference_y.png", "slice_exact_x.png", "slice_exact_y.png"]
+    );
+    for (name, dims, panels) in [
+        ("slice_exact_x.png", [10, 12], 1),
+        ("slice_difference_x.png", [10, 12], 3),
+        ("slice_exact_y.png", [8, 12], 1),
+        ("slice_difference_y.png", [8, 12], 3),
+    ] {
+        assert_eq!(png_size(&dir.join(name)), panels_png_size(dims, panels), "{name}");
+    }
+    // The default: FILE itself, the z plane (8 × 10 nodes), two panels.
+    std::fs::remove_dir_all(&dir).unwrap();
+    let mut args = base.to_vec();
+    args.extend(["0.01", "--quiet", "--png", out.to_str().unwrap()]);
+    run(&args).unwrap();
+    assert_eq!(png_size(&out), panels_png_size([8, 10], 2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// What `--png-plane`/`--png-field` cannot draw is refused before the device is opened: the exact
+/// solution of a case that has none (hall_outflow leaves the formula it starts from), the
+/// options without --png, an unknown plane; and a file that cannot be written is named.
+#[test]
+fn png_plane_options_are_checked_before_computing() {
+    let nodev = ["--device", "no-such-device-anywhere", "--n", "12", "--quiet"];
+    let dir = temp_dir("planes-bad");
+    let out = dir.join("p.png");
+    let out_s = out.to_str().unwrap();
+    for field in ["exact", "difference"] {
+        let mut args = vec!["run", "--case", "hall_outflow", "--png", out_s, "--png-field", field];
+        args.extend_from_slice(&nodev);
+        let e = run(&args).unwrap_err();
+        assert!(matches!(e, Error::Usage(_)), "{e:?}");
+        let msg = e.to_string();
+        assert!(msg.contains(&format!("--png-field {field}")) && msg.contains("hall_outflow"), "{msg}");
+    }
+    // The numerical solution of that case is fine (the error is then the missing device).
+    let mut args = vec!["run", "--case", "hall_outflow", "--png", out_s, "--png-field", "numerical"];
+    args.extend_from_slice(&nodev);
+    assert!(run(&args).unwrap_err().to_string().contains("no-such-device-anywhere"));
+    let e = run(&["run", "--png-plane", "x"]).unwrap_err();
+    assert!(matches!(e, Error::Usage(_)) && e.to_string().contains("--png"), "{e}");
+    let e = run(&["run", "--png", out_s, "--png-plane", "w"]).unwrap_err();
+    assert!(matches!(e, Error::Usage(_)) && e.to_string().contains("possible values: x, y, z"), "{e}");
+    // The derived file that cannot be written is the one named.
+    std::fs::create_dir_all(dir.join("p_divergence_y.png")).unwrap();
+    let mut args = vec!["run", "--png", out_s, "--png-plane", "y"];
+    args.extend_from_slice(&nodev);
+    let e = run(&args).unwrap_err();
+    assert!(e.to_string().contains("p_divergence_y.png") && e.to_string().contains("is a folder"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -242,6 +242,21 @@ fn check(ctx: &clarray::Context, ranks: &Rc<Ranks>, cfg: &Config, what: &str, ta
     if overlapped == 0 {
         assert_eq!(halo.hidden_s, 0.0, "{what}: {halo:?}");
     }
+    // On 4 ranks (blocks split in x and z, or y and z): the mid-plane slices of `--png-plane`,
+    // with the exact solution each rank evaluates on its piece, gathered to rank 0, are one
+    // rank's, every node covered (a node no piece sent stays NaN and fails here).
+    if size == 4 && tag.is_empty() {
+        for axis in induction::solver::PlaneAxis::ALL {
+            let gathered = part.slice(axis, true).unwrap();
+            if rank != 0 {
+                assert!(gathered.is_none(), "{what}");
+                continue;
+            }
+            let got = gathered.expect("rank 0 gets the slice");
+            let want = whole.slice(axis, true).unwrap().unwrap();
+            assert!(got == want, "{what}: the {axis} plane of {size} ranks differs from one rank's");
+        }
+    }
     println!("RANK {rank} {tag}OK {what} grid {:?} block {:?}+{:?}", p.parts, p.start, p.len);
 }
 
@@ -501,6 +516,38 @@ fn run_on_two_ranks_prints_the_norms_of_one() {
     assert!(one_png.starts_with(b"\x89PNG"));
     assert!(png(2) == one_png, "the picture of 2 ranks differs from one rank's");
     assert!(png(4) == one_png, "the picture of 4 ranks differs from one rank's");
+    // Every plane and quantity (--png-plane, --png-field), the exact solution evaluated on each
+    // rank's piece: the pictures of 4 ranks (a 2×2×1 or 1×2×2 grid: the planes x and y cross
+    // the blocks) are one rank's.
+    let planes = |ranks: usize| {
+        let dir = std::env::temp_dir().join(format!("induction-mpi-planes-{}-{ranks}", std::process::id()));
+        let mut c = if ranks == 1 {
+            Command::new(exe)
+        } else {
+            let mut c = Command::new("mpiexec");
+            c.args(["-n", &ranks.to_string(), exe]);
+            c
+        };
+        let file = dir.join("p.png");
+        let out = c
+            .args(args)
+            .args(["--png", &file.display().to_string(), "--png-plane", "x,y,z"])
+            .args(["--png-field", "numerical,exact,difference,divergence"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{ranks} ranks: {text}\n{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(text.matches("wrote ").count(), 12, "rank 0 alone writes them: {text}");
+        let mut files = Vec::new();
+        for q in ["numerical", "exact", "difference", "divergence"] {
+            for p in ["x", "y", "z"] {
+                files.push(std::fs::read(dir.join(format!("p_{q}_{p}.png"))).unwrap());
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        files
+    };
+    assert!(planes(4) == planes(1), "the planes of 4 ranks differ from one rank's");
 }
 
 /// `INDUCTION_MPI=0` keeps MPI off even under a launcher (its counterpart `1` starts it where a

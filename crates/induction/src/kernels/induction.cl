@@ -537,6 +537,14 @@ __kernel void init(__global REAL* B, __global REAL* U, REAL t) {
     }
 }
 
+// B = exact(t) at every node held, into a scratch field (the exact solution's pictures).
+__kernel void exact_field(__global REAL* B, REAL t) {
+    NODE_HELD
+    REAL b[3];
+    case_exact(x, t, b);
+    for (int c = 0; c < 3; ++c) B[c * NP + idx] = b[c];
+}
+
 #ifdef VARIABLE_U
 // U = u(t): where the case's velocity depends on time, the host refreshes U at each stage time.
 __kernel void velocity(__global REAL* U, REAL t) {

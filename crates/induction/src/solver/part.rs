@@ -213,7 +213,13 @@ impl Part {
     }
 
     /// The box of `extent` nodes from held index `origin` of `ncomp` components of held values.
-    fn box_of(&self, values: &[f64], ncomp: usize, origin: [usize; 3], extent: [usize; 3]) -> Vec<f64> {
+    pub(super) fn box_of(
+        &self,
+        values: &[f64],
+        ncomp: usize,
+        origin: [usize; 3],
+        extent: [usize; 3],
+    ) -> Vec<f64> {
         let [hx, hy, _] = [self.held(0), self.held(1), self.held(2)];
         let np = self.held_nodes();
         let mut out = Vec::with_capacity(ncomp * extent.iter().product::<usize>());
@@ -262,21 +268,6 @@ pub struct Plane {
     pub magnitude: Vec<f64>,
     /// div B at the plane's nodes.
     pub div: Vec<f64>,
-}
-
-/// The piece's part of the plane z = `k` (its extent, then |B| and div B, x fastest), if the
-/// piece holds that plane.
-#[allow(clippy::type_complexity)]
-fn plane_of(piece: &Piece, k: usize) -> Option<([[usize; 2]; 3], (Vec<f64>, Vec<f64>))> {
-    let e = piece.extent;
-    if !(e[2][0]..=e[2][1]).contains(&k) {
-        return None;
-    }
-    let (ex, ey) = (e[0][1] + 1 - e[0][0], e[1][1] + 1 - e[1][0]);
-    let np = ex * ey * (e[2][1] + 1 - e[2][0]);
-    let at = (k - e[2][0]) * ex * ey;
-    let m = magnitude(&piece.b, np, at..at + ex * ey);
-    Some((e, (m, piece.div[at..at + ex * ey].to_vec())))
 }
 
 /// |B| at the nodes `nodes` of a field of `np` nodes whose 3 components follow each other.
@@ -507,55 +498,6 @@ impl Solver {
         let b = p.box_of(&self.read(&self.b)?, 3, origin, extent);
         let d = p.box_of(&self.read(&self.d)?, 1, origin, extent);
         Ok(Piece { extent: e, b, div: d })
-    }
-
-    /// |B| and div B on the plane z = nz/2 of the whole grid (x fastest), which `--png` draws:
-    /// on one rank from the whole field; on several, every rank must call it, and the ranks
-    /// whose pieces hold the plane send their part of it to rank 0, which gets the plane
-    /// (`None` on the other ranks). Pieces overlap by one node, where both hold the same value.
-    pub fn middle_plane(&self) -> Result<Option<Plane>> {
-        let [nx, ny, nz] = self.cfg.n;
-        let k = nz / 2;
-        let piece = self.output_piece()?;
-        let mine = plane_of(&piece, k);
-        let Some(split) = &self.split else {
-            return Ok(mine.map(|(_, plane)| Plane { nx, ny, magnitude: plane.0, div: plane.1 }));
-        };
-        let peers = &split.peers;
-        if peers.rank() != 0 {
-            if let Some((_, (m, d))) = mine {
-                let values = [m, d].concat();
-                peers.exchange(Some((0, bytemuck::cast_slice(&values))), None)?;
-            }
-            return Ok(None);
-        }
-        let mut out = Plane { nx, ny, magnitude: vec![f64::NAN; nx * ny], div: vec![f64::NAN; nx * ny] };
-        for r in 0..peers.size() {
-            let e = Part::new(&self.cfg, r, peers.size())?.piece_extent();
-            if !(e[2][0]..=e[2][1]).contains(&k) {
-                continue;
-            }
-            let (m, d) = if r == 0 {
-                match &mine {
-                    Some((_, plane)) => plane.clone(),
-                    None => continue,
-                }
-            } else {
-                let count = (e[0][1] + 1 - e[0][0]) * (e[1][1] + 1 - e[1][0]);
-                let mut values = vec![0f64; 2 * count];
-                peers.exchange(None, Some((r, bytemuck::cast_slice_mut(&mut values))))?;
-                let d = values.split_off(count);
-                (values, d)
-            };
-            let ex = e[0][1] + 1 - e[0][0];
-            for (j, y) in (e[1][0]..=e[1][1]).enumerate() {
-                for (i, x) in (e[0][0]..=e[0][1]).enumerate() {
-                    out.magnitude[y * nx + x] = m[j * ex + i];
-                    out.div[y * nx + x] = d[j * ex + i];
-                }
-            }
-        }
-        Ok(Some(out))
     }
 
     /// [`Solver::exchange_n`] of a field of 3 components.
