@@ -2,7 +2,8 @@
 # Runs on the GPU machine (see gpu-bundle.sh): registers NVIDIA's OpenCL driver, then runs the
 # given steps: `tests` (every test executable on the GPU), `bench` (clarray bench --json, then
 # the solver's step: induction bench),
-# `peers` (scripts/peers.py through CuPy and PyOpenCL), `grids` (the solver at every grid size
+# `peers` (scripts/peers.py through CuPy, PyOpenCL and clarray's Python package), `sweep`
+# (clarray bench --sweep with the peers' sweep drawn beside), `grids` (the solver at every grid size
 # the GPU holds, scripts/gpu-grids.sh), `large` (the library's tests past 2 and 4 GiB),
 # `numpy` (the NumPy reference suite in chunks of CASES cases with new seeds, from NUMPY_SEED, until
 # NUMPY_SECONDS pass, PAR processes at a time), `doctables` (scripts/doc_tables.py on the GPU for the tables named by
@@ -32,11 +33,18 @@ for step in "$@"; do
         { echo "===== $name rc=$rc"; cat /tmp/t.log; } >> "$OUT/tests-full.log"
         echo "$name rc=$rc $(grep 'test result' /tmp/t.log | tail -1)"
       done | tee "$OUT/tests.log" ;;
-    bench) "$B"/clarray bench --json > "$OUT/bench.json" 2> "$OUT/bench.err"; "$B"/clarray bench 2>&1 | tee "$OUT/bench.txt"
+    bench) "$B"/clarray bench --json > "$OUT/bench.json" 2> "$OUT/bench.err"
+      python3 scripts/bench_table.py run="$OUT/bench.json" | tee "$OUT/bench.txt"
       "$B"/induction bench 2>&1 | tee "$OUT/induction-bench.txt" ;;
     peers)
+      # PyOpenCL's wheels and clarray's own (maturin build --release -o .whl) travel in .whl/.
       python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
       PYTHONUNBUFFERED=1 python3 scripts/peers.py --json > "$OUT/peers.json" ;;
+    sweep)
+      # clarray bench --sweep with CuPy's and clarray-Python's sweep beside it (peers first).
+      python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
+      PYTHONUNBUFFERED=1 python3 scripts/peers.py --sweep --json > "$OUT/peers-sweep.json"
+      "$B"/clarray bench --sweep --json --plot "$OUT/sweep.svg" --peers "$OUT/peers-sweep.json" > "$OUT/sweep.json" ;;
     grids) bash scripts/gpu-grids.sh "$B"/induction 2>&1 | tee "$OUT/grids.log" ;;
     large)
       for t in "$B"/tests/clarray--large_buffers; do
