@@ -1427,7 +1427,8 @@ pub fn bench_scaling(a: &BenchArgs) -> Result<()> {
         _ => (context(a.device.as_deref())?, None),
     };
     #[cfg(not(feature = "mpi"))]
-    let (ctx, peers): (_, Option<std::rc::Rc<dyn crate::solver::Peers>>) = (context(a.device.as_deref())?, None);
+    let (ctx, peers): (_, Option<std::rc::Rc<dyn crate::solver::Peers>>) =
+        (context(a.device.as_deref())?, None);
     let root = peers.as_ref().is_none_or(|p| p.rank() == 0);
     let size = peers.as_ref().map_or(1, |p| p.size());
     let links = match &peers {
