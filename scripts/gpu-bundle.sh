@@ -34,11 +34,11 @@ if [ "${1:-}" = "--mpi" ]; then
   # Every shared library they need that is not the C runtime (which the GPU machine has).
   for f in .gpu/bin/induction-mpi .gpu/bin/mpi/bin/* .gpu/bin/mpi/lib/ucx/*; do ldd "$f"; done \
     | awk '$3 ~ /^\// {print $3}' | sort -u \
-    | grep -vE '/(libc|libm|libgcc_s|libpthread|libdl|librt|ld-linux[^/]*)\.so' \
+    | grep -vE '/(libc|libm|libgcc_s|libpthread|libdl|librt|libresolv|ld-linux[^/]*)\.so' \
     | while read -r lib; do cp -Ln "$lib" .gpu/bin/mpi/lib/; done
   # A second pass for what those libraries need in turn.
   for f in .gpu/bin/mpi/lib/*.so*; do ldd "$f"; done | awk '$3 ~ /^\// {print $3}' | sort -u \
-    | grep -vE '/(libc|libm|libgcc_s|libpthread|libdl|librt|ld-linux[^/]*)\.so' \
+    | grep -vE '/(libc|libm|libgcc_s|libpthread|libdl|librt|libresolv|ld-linux[^/]*)\.so' \
     | while read -r lib; do cp -Ln "$lib" .gpu/bin/mpi/lib/ 2>/dev/null; done
 fi
 # xz: the gzip of every test executable passed the 64 MiB the device tool carries.

@@ -78,6 +78,7 @@ for step in "$@"; do
       # MPICH from the bundle (gpu-bundle.sh --mpi); runs MPI_CMD (e.g. "mpiexec -n 2
       # \$B/induction-mpi run --case rotation_3d --n 256") with `mpiexec` and the MPI build on PATH.
       [ -x "$B/induction-mpi" ] || { echo "mpi: the bundle has no induction-mpi (gpu-bundle.sh --mpi)"; continue; }
+      rm -f "$B"/mpi/lib/libresolv.so.2 # glibc's own: the machine's matches its libc
       export PATH="$B/mpi/bin:$B:$PATH" LD_LIBRARY_PATH="$B/mpi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
       export UCX_MODULE_DIR="$B/mpi/lib/ucx" MPIEXEC_TIMEOUT="${MPIEXEC_TIMEOUT:-300}"
       ln -sf mpiexec.hydra "$B/mpi/bin/mpiexec"

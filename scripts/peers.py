@@ -70,8 +70,15 @@ def rows_cupy(quick):
     row("a + 2", 2 * nb, lambda: a + 2)
     row("2*a + b", 3 * nb, lambda: 2 * a + b)
     row("2*a + b*c - d", 5 * nb, lambda: 2 * a + b * c - d)
-    fused2 = cp.fuse(lambda x, y: 2 * x + y)
-    fused4 = cp.fuse(lambda x, y, z, w: 2 * x + y * z - w)
+    # Named functions: cupy.fuse names its kernel after the function (a lambda's name is not
+    # an identifier).
+    def axpy(x, y):
+        return 2 * x + y
+
+    def axpypz(x, y, z, w):
+        return 2 * x + y * z - w
+
+    fused2, fused4 = cp.fuse(axpy), cp.fuse(axpypz)
     row("2*a + b (cupy.fuse)", 3 * nb, lambda: fused2(a, b))
     row("2*a + b*c - d (cupy.fuse)", 5 * nb, lambda: fused4(a, b, c, d))
     side = 1 << (10 if quick else 14)
