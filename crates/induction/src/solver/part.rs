@@ -426,7 +426,6 @@ impl Solver {
                             host,
                             RectSide::packed(),
                             region,
-                            &[],
                         )?;
                         self.record(e, false)?;
                     }
@@ -452,7 +451,6 @@ impl Solver {
                             host,
                             RectSide::packed(),
                             region,
-                            &[],
                         )?;
                         self.record(e, false)?;
                     }
@@ -555,7 +553,7 @@ impl Solver {
             Precision::F32 => (v[0] as f32).to_ne_bytes().to_vec(),
         };
         let off = at * bytes.len();
-        let e = self.ctx.queue().write_buffer(&self.scal.buf, off, &bytes[..], &[])?;
+        let e = self.ctx.queue().write_buffer(&self.scal.buf, off, &bytes[..])?;
         self.record(e, false)?;
         if self.cfg.mode == Mode::Copy {
             self.scal.host.borrow_mut()[off..off + bytes.len()].copy_from_slice(&bytes);
