@@ -26,7 +26,7 @@ use std::fmt::Write as _;
 use crate::array::DType;
 use crate::error::Result;
 use crate::program::cache::generated_kernel;
-use crate::runtime::{Buffer, Context, LaunchDims};
+use crate::runtime::{Buffer, Context, Dims};
 
 use super::dtype::ReductionTypes;
 use super::engine::Args;
@@ -319,11 +319,6 @@ fn scan(ctx: &Context, src: &str, data: &Buffer, n: usize) -> Result<()> {
 /// A launch with the work-group size its kernel requires (`reqd_work_group_size`).
 fn launch(ctx: &Context, k: &crate::runtime::Kernel, args: &Args, items: usize, wg: usize) -> Result<()> {
     let global = [items.div_ceil(wg) * wg];
-    ctx.queue().launch(
-        k,
-        &args.as_args(),
-        &LaunchDims { global: &global, local: Some(&[wg]), offset: None },
-        &[],
-    )?;
+    k.launch(ctx.queue(), Dims::new(global).local([wg]), args.as_args())?;
     Ok(())
 }
