@@ -274,7 +274,7 @@ pub fn enqueue_copy(
             };
             let n = byte_count.unwrap_or_else(|| s.len().saturating_sub(src_offset));
             py.detach(|| -> clarray::Result<()> {
-                ctx.queue().copy_buffer(&s, src_offset, &d, dest_offset, n, &wait)?;
+                ctx.queue().after(&wait).copy_buffer(&s, src_offset, &d, dest_offset, n)?;
                 if is_blocking {
                     ctx.queue().finish()?;
                 }
@@ -298,11 +298,11 @@ pub fn enqueue_copy(
             })?;
             let q = queue.as_ref().unwrap_or(buf.context()).queue().clone();
             if is_blocking {
-                py.detach(|| q.write_buffer(&buf, dest_offset, data, &wait)).py()?;
+                py.detach(|| q.after(&wait).write_buffer(&buf, dest_offset, data)).py()?;
                 return Ok(None);
             }
             let owned = data.to_vec();
-            let p = py.detach(|| q.write_buffer_async(&buf, dest_offset, owned, &wait)).py()?;
+            let p = py.detach(|| q.after(&wait).write_buffer_async(&buf, dest_offset, owned)).py()?;
             Ok(Some(PyEvent { state: Mutex::new(Some(InFlight::Write(p, src.clone().unbind()))) }))
         }
         (None, Some(s)) => {
@@ -316,7 +316,7 @@ pub fn enqueue_copy(
                 )));
             }
             let q = queue.as_ref().unwrap_or(buf.context()).queue().clone();
-            let p = py.detach(|| q.read_buffer_async(&buf, src_offset, vec![0u8; n], &wait)).py()?;
+            let p = py.detach(|| q.after(&wait).read_buffer_async(&buf, src_offset, vec![0u8; n])).py()?;
             let host_head = host.get_item(pyo3::types::PySlice::new(py, 0, n as isize, 1))?;
             let ev = PyEvent { state: Mutex::new(Some(InFlight::Read(p, host_head.unbind()))) };
             if is_blocking {

@@ -8,7 +8,7 @@
 
 use clarray::array::{DType, DynArray};
 use clarray::kernels::{parse_args, ArgDecl, ArgValue, UserArg};
-use clarray::program::{Dims, KernelArg, Kernels, Launch};
+use clarray::program::{Dims, KernelArg, Kernels};
 use clarray::runtime::{Arg, Kernel};
 use clarray::{Buffer, Context, Error};
 use pyo3::exceptions::{PyAttributeError, PyTypeError};
@@ -416,7 +416,7 @@ impl PyKernel {
         let ev = py
             .detach(|| {
                 let refs: Vec<&dyn KernelArg> = owned.iter().map(|o| o as &dyn KernelArg).collect();
-                self.inner.launch_after(ctx.queue(), d, refs, &wait)
+                self.inner.launch(ctx.queue().after(&wait), d, refs)
             })
             .py()?;
         Ok(PyEvent::command(ev))

@@ -6,7 +6,7 @@
 
 use clarray::program::KernelArg;
 use clarray::runner::{RunArg, RunReport, Runner};
-use clarray::runtime::program::AddressSpace;
+use clarray::runtime::AddressSpace;
 use clarray::Context;
 use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn};
 use pyo3::exceptions::{PyTypeError, PyValueError};

@@ -23,7 +23,7 @@ fn main() -> clarray::Result<()> {
 
     // 1. A raw buffer made from host memory: 48 bytes on the device.
     let buf = Buffer::uninit(&ctx, host.len() * 4)?;
-    ctx.queue().write_buffer(&buf, 0, &host, &[])?;
+    ctx.queue().write_buffer(&buf, 0, &host)?;
     println!("buffer: {buf:?} — bytes, no type, no shape");
 
     // 2. An array sent to the device: 12 f32 elements of shape [3, 4].
@@ -41,9 +41,9 @@ fn main() -> clarray::Result<()> {
 
     // Copying the bytes back: they land in any host memory that is big enough, of any type.
     let mut bytes = [0u8; 64]; // bigger than needed: fine
-    ctx.queue().read_buffer(b.buffer(), b.offset_bytes(), &mut bytes[..48], &[])?;
+    ctx.queue().read_buffer(b.buffer(), b.offset_bytes(), &mut bytes[..48])?;
     let mut words = [0u32; 12]; // another type: the copy only moves bytes
-    ctx.queue().read_buffer(b.buffer(), b.offset_bytes(), &mut words, &[])?;
+    ctx.queue().read_buffer(b.buffer(), b.offset_bytes(), &mut words)?;
     println!("\nthe same bytes read as u8:  {:?}…", &bytes[..8]);
     println!("the same bytes read as u32: {:?}… (f32 bit patterns)", &words[..2]);
     assert_eq!(f32::from_bits(words[1]), 3.0);

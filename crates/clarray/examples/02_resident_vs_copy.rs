@@ -100,7 +100,7 @@ fn run_resident(runner: &Runner, ctx: &Context, n: usize, calls: usize) -> Resul
         residuals.push(res[0]);
     }
     let mut grid = vec![0f32; n * n];
-    let ev = runner.queue().read_buffer(&u, 0, &mut grid, &[])?;
+    let ev = runner.queue().read_buffer(&u, 0, &mut grid)?;
     total.copy_out_seconds += ev.seconds()?;
     total.copy_seconds += ev.seconds()?;
     total.bytes_out += (n * n * 4) as u64;

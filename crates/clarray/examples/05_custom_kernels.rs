@@ -11,7 +11,7 @@
 
 use clarray::kernels::{ElementwiseKernel, ReductionKernel};
 use clarray::prelude::*;
-use clarray::program::{Launch, Source};
+use clarray::program::Source;
 
 fn main() -> clarray::Result<()> {
     let ctx = Context::new()?;

@@ -196,6 +196,18 @@ pub enum Error {
         /// What is wrong, naming the argument.
         message: String,
     },
+    /// A launch's shape that the kernel or the device cannot take: sizes of other than 1 to 3
+    /// dimensions, a work-group size over the kernel's or the device's limit, or one that does
+    /// not divide the global size where the device needs it to.
+    #[error("kernel `{kernel}` over a global size of {global:?}: {message}")]
+    LaunchDims {
+        /// The kernel's name.
+        kernel: String,
+        /// The launch's global size.
+        global: Vec<usize>,
+        /// What is wrong, with the limit and how to fix it.
+        message: String,
+    },
     /// A kernel failed while it ran. Reported at the launch itself only when launches are
     /// checked (`CLARRAY_CHECK_LAUNCHES=1`, which waits for every kernel); otherwise the driver
     /// reports the failure at a later, unrelated call.
@@ -378,6 +390,7 @@ impl Error {
             | Error::ReadOnlyView { .. }
             | Error::EmptyReduction { .. }
             | Error::Shape { .. }
+            | Error::LaunchDims { .. }
             | Error::ContextMismatch(_) => ErrorKind::InvalidValue,
             Error::Type { .. } | Error::KernelArgs { .. } => ErrorKind::Type,
             Error::Build(_) => ErrorKind::Build,

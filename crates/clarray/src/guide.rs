@@ -24,9 +24,9 @@
 //! | `a.data`, `a.offset` | [`a.buffer()`](crate::array::Array::buffer), [`a.offset_bytes()`](crate::array::Array::offset_bytes) |
 //! | `a.shape, a.strides, a.dtype, a.size, a.ndim` | `a.shape()`, `a.strides()` (in **elements**, not bytes), `a.dtype()`, `a.len()`, `a.ndim()` |
 //! | `a[0].get()` / `a.item()` | [`a.item()?`](crate::array::Array::item) on a one-element array |
-//! | `cl.enqueue_copy(queue, host, buf)` | `ctx.queue().read_buffer(&buf, offset, &mut host, &[])?` (blocking); non-blocking: [`Queue::scope`](crate::Queue::scope) and its [`Pending`](crate::runtime::Pending), which keeps the host memory borrowed until the copy is done |
-//! | `cl.enqueue_copy(queue, buf, host)` | `ctx.queue().write_buffer(&buf, offset, &host, &[])?` |
-//! | `cl.enqueue_copy(queue, dst_buf, src_buf)` | `ctx.queue().copy_buffer(&src, soff, &dst, doff, bytes, &[])?` |
+//! | `cl.enqueue_copy(queue, host, buf)` | `ctx.queue().read_buffer(&buf, offset, &mut host)?` (blocking); non-blocking: [`Queue::scope`](crate::Queue::scope) and its [`Pending`](crate::runtime::Pending), which keeps the host memory borrowed until the copy is done |
+//! | `cl.enqueue_copy(queue, buf, host)` | `ctx.queue().write_buffer(&buf, offset, &host)?` |
+//! | `cl.enqueue_copy(queue, dst_buf, src_buf)` | `ctx.queue().copy_buffer(&src, soff, &dst, doff, bytes)?` |
 //! | `cl.enqueue_fill_buffer` / `a.fill(v)` | `queue.fill_buffer(…)` / [`a.fill(v)?`](crate::array::Array::fill) (also on views) |
 //! | `Array(queue, shape, dtype, data=buf, offset=o)` | [`Array::from_buffer(&buf, &shape, &strides, offset)`](crate::array::Array::from_buffer) (bounds checked) |
 //!

@@ -13,11 +13,11 @@ use std::path::{Path, PathBuf};
 /// The files of `runtime/`, lowest first.
 const RUNTIME: &[&str] = &[
     "status", "argtype", "probe", "device", "record", "context", "event", "track", "buffer", "rect", "image",
-    "transfer", "pinned", "program",
+    "transfer", "pinned", "program", "kernel", "args", "launch",
 ];
 
 /// The files of `program/`, lowest first.
-const PROGRAM: &[&str] = &["source", "cache", "args", "launch"];
+const PROGRAM: &[&str] = &["source", "cache"];
 
 /// The layers, lowest first, as `lib.rs`'s table must list them.
 const LAYERS: &[&str] =

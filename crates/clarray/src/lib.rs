@@ -6,9 +6,9 @@
 //!
 //! | layer | module | what it holds |
 //! |---|---|---|
-//! | runtime | [`runtime`] | platforms, devices, contexts, queues, events; buffers, images, pinned memory and every copy between them (bounds-checked, blocking or safely non-blocking); programs and kernel launches with checked arguments |
+//! | runtime | [`runtime`] | platforms, devices, contexts, queues, events; buffers, images, pinned memory and every copy between them (bounds-checked, blocking or safely non-blocking); programs and kernel launches with checked arguments ([`Kernel::launch`](runtime::Kernel::launch); a wait list for any command through [`Queue::after`]) |
 //! | memory | [`memory`] | every upper-layer allocation ([`memory::alloc`]): pool, device memory limit |
-//! | programs | [`program`] | sources with `#include`s and typed defines, the program cache (memory and disk), kernels created once and reused, launches with positional arguments |
+//! | programs | [`program`] | sources with `#include`s and typed defines, the program cache (memory and disk), kernels created once and reused |
 //! | runner | [`runner`] | MatCL-style runs: a list of kernels over one argument list, host data copied once per call, kernel and copy times apart |
 //! | profiler | [`profile`] | every command's device times per kernel and per transfer, idle time; table and JSON |
 //! | kernel generator | `kernel` (internal) | the one OpenCL C generator every kernel kind uses: dtype spelling, element loads and stores, 32- and 64-bit index arithmetic, expression code, owned kernel arguments and the cache of generated kernels keyed by their structure |

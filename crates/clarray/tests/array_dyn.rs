@@ -227,7 +227,7 @@ fn dyn_typed_refuses_the_wrong_element_type() {
 #[test]
 fn dyn_array_is_a_kernel_argument_and_a_user_kernel_argument() {
     use clarray::kernels::{ElementwiseKernel, UserArg};
-    use clarray::program::{Launch, Source};
+    use clarray::program::Source;
     let ctx = ctx();
     let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.25 - 3.0).collect();
     let dx = DynArray::from_slice(&ctx, &x, &[64]).unwrap();

@@ -239,7 +239,7 @@ fn bad_inputs_are_typed_errors_with_messages() {
 #[test]
 fn element_code_embeds_an_expression_in_another_kernel() {
     use clarray::array::element_code;
-    use clarray::runtime::{Arg, LaunchDims};
+    use clarray::runtime::{Arg, Dims};
     let ctx = ctx();
     let (m, n) = (5usize, 7usize);
     let host_a: Vec<f32> = (0..m * n).map(|i| (i as f32 * 0.37).sin()).collect();
@@ -257,7 +257,7 @@ fn element_code_embeds_an_expression_in_another_kernel() {
     let nn = n as i64;
     let mut args = vec![Arg::Buffer(out.buffer()), nn.to_arg().unwrap()];
     args.extend(code.args.iter().map(|v| v.as_arg()));
-    ctx.queue().launch(&k, &args, &LaunchDims { global: &[m], local: None, offset: None }, &[]).unwrap();
+    k.launch(ctx.queue(), Dims::new([m]).driver_local(), &args).unwrap();
     let got = out.to_vec().unwrap();
     for (r, g) in got.iter().enumerate() {
         let want: f32 = (0..n).map(|c| (host_a[c * m + r] - c as f32 * 0.1).abs()).sum();

@@ -3,7 +3,7 @@
 
 mod common;
 
-use clarray::program::{Launch, Source};
+use clarray::program::Source;
 use clarray::runtime::{EventStatus, CHECK_LAUNCHES_ENV};
 use rand::Rng;
 
@@ -31,7 +31,7 @@ fn check_launches_env_makes_every_launch_complete_before_it_returns() {
         let ev = k.launch(ctx.queue(), n, (&o, seed, iters)).unwrap();
         assert_eq!(ev.status(), EventStatus::Complete, "the launch returned before its kernel finished");
         let mut got = vec![0u32; n];
-        ctx.queue().read_buffer(&o, 0, &mut got, &[]).unwrap();
+        ctx.queue().read_buffer(&o, 0, &mut got).unwrap();
         for (i, g) in got.iter().enumerate() {
             let mut x = seed ^ i as u32;
             for _ in 0..iters {

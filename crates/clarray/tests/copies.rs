@@ -19,7 +19,7 @@ fn host_to_buffer_writes_exactly_the_range() {
         let n = rng.random_range(0..=len - off);
         let buf = poisoned_buffer(&ctx, len);
         let data: Vec<u8> = random_vec(&mut rng, n);
-        q.write_buffer(&buf, off, &data, &[]).unwrap();
+        q.write_buffer(&buf, off, &data).unwrap();
         let mut model = vec![POISON; len];
         model[off..off + n].copy_from_slice(&data);
         assert_eq!(read_all(q, &buf), model, "write of {n} bytes at {off} into {len}");
@@ -40,7 +40,7 @@ fn buffer_to_host_reads_exactly_the_range() {
         // Read into the middle of a poisoned host vector: the bytes around must stay poisoned.
         let pad = rng.random_range(0..16);
         let mut host = vec![POISON; n + 2 * pad];
-        q.read_buffer(&buf, off, &mut host[pad..pad + n], &[]).unwrap();
+        q.read_buffer(&buf, off, &mut host[pad..pad + n]).unwrap();
         let mut model = vec![POISON; n + 2 * pad];
         model[pad..pad + n].copy_from_slice(&data[off..off + n]);
         assert_eq!(host, model, "read of {n} bytes at {off} from {len}");
@@ -57,16 +57,16 @@ fn typed_elements_at_unaligned_byte_offsets() {
         let off = rng.random_range(0..7);
         let data = random_f32(&mut rng, n);
         let buf = poisoned_buffer(&ctx, off + 4 * n + 3);
-        q.write_buffer(&buf, off, &data, &[]).unwrap();
+        q.write_buffer(&buf, off, &data).unwrap();
         let mut back = vec![f32::NAN; n];
-        q.read_buffer(&buf, off, &mut back, &[]).unwrap();
+        q.read_buffer(&buf, off, &mut back).unwrap();
         assert_eq!(back, data);
         let all = read_all(q, &buf);
         assert!(all[..off].iter().chain(&all[off + 4 * n..]).all(|&b| b == POISON));
         let wide: Vec<u64> = random_vec(&mut rng, n / 2);
-        q.write_buffer(&buf, off, &wide, &[]).unwrap();
+        q.write_buffer(&buf, off, &wide).unwrap();
         let mut wide_back = vec![0u64; wide.len()];
-        q.read_buffer(&buf, off, &mut wide_back, &[]).unwrap();
+        q.read_buffer(&buf, off, &mut wide_back).unwrap();
         assert_eq!(wide_back, wide);
     }
 }
@@ -84,7 +84,7 @@ fn buffer_to_buffer_copies_exactly_the_range() {
         let n = rng.random_range(0..=slen.min(dlen));
         let so = rng.random_range(0..=slen - n);
         let d_off = rng.random_range(0..=dlen - n);
-        let ev = q.copy_buffer(&src, so, &dst, d_off, n, &[]).unwrap();
+        let ev = q.copy_buffer(&src, so, &dst, d_off, n).unwrap();
         ev.wait().unwrap();
         assert!(ev.is_complete());
         let mut model = vec![POISON; dlen];
@@ -102,17 +102,17 @@ fn same_buffer_copy_without_overlap_works_and_with_overlap_is_refused() {
     let data: Vec<u8> = random_vec(&mut rng, 1000);
     let buf = buffer_from(&ctx, &data);
     // Adjacent ranges do not overlap.
-    q.copy_buffer(&buf, 0, &buf, 400, 400, &[]).unwrap().wait().unwrap();
+    q.copy_buffer(&buf, 0, &buf, 400, 400).unwrap().wait().unwrap();
     let mut model = data.clone();
     model.copy_within(0..400, 400);
     assert_eq!(read_all(q, &buf), model);
     // A clone of the handle is the same buffer.
     let alias = buf.clone();
     assert!(alias.same_as(&buf));
-    let e = expect_err(q.copy_buffer(&buf, 100, &alias, 150, 100, &[]));
+    let e = expect_err(q.copy_buffer(&buf, 100, &alias, 150, 100));
     assert!(matches!(e, Error::Overlap { what: "buffer copy", .. }), "{e:?}");
     assert_msg(&e, &["100 bytes", "offset 100", "offset 150", "overlaps"]);
-    let e = expect_err(q.copy_buffer(&buf, 150, &buf, 100, 100, &[]));
+    let e = expect_err(q.copy_buffer(&buf, 150, &buf, 100, 100));
     assert_msg(&e, &["overlaps"]);
     assert_eq!(read_all(q, &buf), model, "a refused copy changes nothing");
 }
@@ -123,18 +123,18 @@ fn out_of_range_copies_are_refused_with_the_numbers() {
     let q = ctx.queue();
     let buf = poisoned_buffer(&ctx, 100);
     let other = poisoned_buffer(&ctx, 50);
-    let e = expect_err(q.write_buffer(&buf, 90, &[0u8; 11], &[]));
+    let e = expect_err(q.write_buffer(&buf, 90, &[0u8; 11]));
     assert!(matches!(e, Error::OutOfBounds(_)), "{e:?}");
     assert_msg(&e, &["host → buffer", "11 bytes at offset 90", "reach byte 101", "holds 100 bytes"]);
-    let e = expect_err(q.read_buffer(&buf, 101, &mut [0u8; 0], &[]));
+    let e = expect_err(q.read_buffer(&buf, 101, &mut [0u8; 0]));
     assert_msg(&e, &["buffer → host", "0 bytes at offset 101", "holds 100 bytes"]);
-    let e = expect_err(q.read_buffer(&buf, 0, &mut [0u32; 26], &[]));
+    let e = expect_err(q.read_buffer(&buf, 0, &mut [0u32; 26]));
     assert_msg(&e, &["104 bytes at offset 0", "holds 100 bytes"]);
-    let e = expect_err(q.copy_buffer(&buf, 60, &other, 0, 41, &[]));
+    let e = expect_err(q.copy_buffer(&buf, 60, &other, 0, 41));
     assert_msg(&e, &["(source)", "41 bytes at offset 60", "reach byte 101"]);
-    let e = expect_err(q.copy_buffer(&buf, 0, &other, 10, 41, &[]));
+    let e = expect_err(q.copy_buffer(&buf, 0, &other, 10, 41));
     assert_msg(&e, &["(destination)", "41 bytes at offset 10", "holds 50 bytes"]);
-    let e = expect_err(q.write_buffer(&buf, usize::MAX, &[0u8; 2], &[]));
+    let e = expect_err(q.write_buffer(&buf, usize::MAX, &[0u8; 2]));
     assert!(matches!(e, Error::OutOfBounds(_)), "an offset that overflows is out of bounds: {e:?}");
     assert_eq!(read_all(q, &buf), vec![POISON; 100], "refused copies change nothing");
 }
@@ -148,7 +148,7 @@ fn fill_with_every_pattern_size() {
         let pattern: Vec<u8> = random_vec(&mut rng, p);
         if !p.is_power_of_two() {
             let buf = poisoned_buffer(&ctx, 4 * p);
-            let e = expect_err(q.fill_buffer(&buf, &pattern, 0, 4 * p, &[]));
+            let e = expect_err(q.fill_buffer(&buf, &pattern, 0, 4 * p));
             assert!(
                 matches!(&e, Error::Value { name: "pattern", value, .. } if *value == format!("{p} bytes")),
                 "{e:?}"
@@ -161,7 +161,7 @@ fn fill_with_every_pattern_size() {
         let count = len / p;
         let first = rng.random_range(0..=count);
         let reps = rng.random_range(0..=count - first);
-        q.fill_buffer(&buf, &pattern, first * p, reps * p, &[]).unwrap().wait().unwrap();
+        q.fill_buffer(&buf, &pattern, first * p, reps * p).unwrap().wait().unwrap();
         let mut model = vec![POISON; len];
         for r in 0..reps {
             model[(first + r) * p..(first + r + 1) * p].copy_from_slice(&pattern);
@@ -175,9 +175,9 @@ fn fill_with_typed_pattern_and_its_refusals() {
     let ctx = ctx();
     let q = ctx.queue();
     let buf = poisoned_buffer(&ctx, 64);
-    q.fill_buffer(&buf, &[1.5f32, -2.0], 8, 48, &[]).unwrap().wait().unwrap();
+    q.fill_buffer(&buf, &[1.5f32, -2.0], 8, 48).unwrap().wait().unwrap();
     let mut back = vec![0f32; 16];
-    q.read_buffer(&buf, 0, &mut back, &[]).unwrap();
+    q.read_buffer(&buf, 0, &mut back).unwrap();
     let poison = f32::from_ne_bytes([POISON; 4]);
     let mut model = vec![poison; 16];
     for (i, v) in model.iter_mut().enumerate().take(14).skip(2) {
@@ -185,14 +185,14 @@ fn fill_with_typed_pattern_and_its_refusals() {
     }
     assert_eq!(bytemuck::cast_slice::<f32, u8>(&back), bytemuck::cast_slice::<f32, u8>(&model));
 
-    let e = expect_err(q.fill_buffer(&buf, &[0u32], 2, 8, &[]));
+    let e = expect_err(q.fill_buffer(&buf, &[0u32], 2, 8));
     assert_msg(&e, &["fill of 8 bytes at offset 2", "multiples of the pattern size 4"]);
-    let e = expect_err(q.fill_buffer(&buf, &[0u32], 0, 6, &[]));
+    let e = expect_err(q.fill_buffer(&buf, &[0u32], 0, 6));
     assert_msg(&e, &["fill of 6 bytes", "multiples of the pattern size 4"]);
-    let e = expect_err(q.fill_buffer(&buf, &[0u32], 60, 8, &[]));
+    let e = expect_err(q.fill_buffer(&buf, &[0u32], 60, 8));
     assert!(matches!(e, Error::OutOfBounds(_)), "{e:?}");
     assert_msg(&e, &["fill", "8 bytes at offset 60", "holds 64 bytes"]);
-    let e = expect_err(q.fill_buffer::<u8>(&buf, &[], 0, 8, &[]));
+    let e = expect_err(q.fill_buffer::<u8>(&buf, &[], 0, 8));
     assert_msg(&e, &["a fill pattern of 0 bytes"]);
 }
 
@@ -218,16 +218,16 @@ fn sub_buffers_alias_their_parent() {
         // Writing the sub-buffer writes the parent.
         let k = rng.random_range(0..sub_len);
         let patch: Vec<u8> = random_vec(&mut rng, sub_len - k);
-        q.write_buffer(&sub, k, &patch, &[]).unwrap();
+        q.write_buffer(&sub, k, &patch).unwrap();
         let mut model = data.clone();
         model[origin + k..origin + sub_len].copy_from_slice(&patch);
         assert_eq!(read_all(q, &parent), model);
         // Writing the parent shows through the sub-buffer.
-        q.fill_buffer(&parent, &[7u8], origin, 1, &[]).unwrap().wait().unwrap();
+        q.fill_buffer(&parent, &[7u8], origin, 1).unwrap().wait().unwrap();
         model[origin] = 7;
         assert_eq!(read_all(q, &sub), model[origin..origin + sub_len]);
         // Range checks use the sub-buffer's own length.
-        let e = expect_err(q.write_buffer(&sub, sub_len, &[0u8], &[]));
+        let e = expect_err(q.write_buffer(&sub, sub_len, &[0u8]));
         assert_msg(&e, &[&format!("holds {sub_len} bytes")]);
     }
 }
@@ -276,17 +276,17 @@ fn copies_between_views_of_one_allocation() {
     let a = parent.sub_buffer(0, 2 * align).unwrap();
     let b = parent.sub_buffer(align, 2 * align).unwrap();
     // Overlap through two sub-buffers, or a parent and its sub-buffer, is refused by clarray.
-    let e = expect_err(q.copy_buffer(&a, 0, &b, 0, 2 * align, &[]));
+    let e = expect_err(q.copy_buffer(&a, 0, &b, 0, 2 * align));
     assert!(matches!(e, Error::Overlap { what: "buffer copy", .. }), "{e:?}");
     assert_msg(&e, &["overlaps", &format!("at offsets 0 and {align} of the parent")]);
-    let e = expect_err(q.copy_buffer(&parent, 2 * align, &b, align - 1, 2, &[]));
+    let e = expect_err(q.copy_buffer(&parent, 2 * align, &b, align - 1, 2));
     assert_msg(&e, &[&format!("at offsets {} and {} of the parent", 2 * align, 2 * align - 1)]);
     // Disjoint ranges of overlapping views copy correctly.
-    q.copy_buffer(&a, 0, &b, align, align, &[]).unwrap().wait().unwrap();
+    q.copy_buffer(&a, 0, &b, align, align).unwrap().wait().unwrap();
     let mut model = data.clone();
     model.copy_within(0..align, 2 * align);
     assert_eq!(read_all(q, &parent), model);
-    q.copy_buffer(&parent, 3 * align, &a, 0, align, &[]).unwrap().wait().unwrap();
+    q.copy_buffer(&parent, 3 * align, &a, 0, align).unwrap().wait().unwrap();
     model.copy_within(3 * align..4 * align, 0);
     assert_eq!(read_all(q, &parent), model);
 }
@@ -298,20 +298,20 @@ fn zero_length_buffers_and_copies() {
     let empty = Buffer::uninit(&ctx, 0).unwrap();
     assert_eq!(empty.len(), 0);
     assert!(empty.is_empty());
-    q.write_buffer::<u8>(&empty, 0, &[], &[]).unwrap().wait().unwrap();
-    q.read_buffer::<u8>(&empty, 0, &mut [], &[]).unwrap().wait().unwrap();
-    q.copy_buffer(&empty, 0, &empty, 0, 0, &[]).unwrap().wait().unwrap();
-    q.fill_buffer(&empty, &[0u32], 0, 0, &[]).unwrap().wait().unwrap();
-    let e = expect_err(q.write_buffer(&empty, 0, &[1u8], &[]));
+    q.write_buffer::<u8>(&empty, 0, &[]).unwrap().wait().unwrap();
+    q.read_buffer::<u8>(&empty, 0, &mut []).unwrap().wait().unwrap();
+    q.copy_buffer(&empty, 0, &empty, 0, 0).unwrap().wait().unwrap();
+    q.fill_buffer(&empty, &[0u32], 0, 0).unwrap().wait().unwrap();
+    let e = expect_err(q.write_buffer(&empty, 0, &[1u8]));
     assert_msg(&e, &["holds 0 bytes"]);
 
     let buf = poisoned_buffer(&ctx, 10);
     // Empty copies at the very end are in range; one past it is not.
-    let ev = q.write_buffer::<u8>(&buf, 10, &[], &[]).unwrap();
+    let ev = q.write_buffer::<u8>(&buf, 10, &[]).unwrap();
     assert!(ev.is_complete());
-    q.copy_buffer(&buf, 10, &empty, 0, 0, &[ev]).unwrap().wait().unwrap();
-    q.copy_buffer(&buf, 3, &buf, 3, 0, &[]).unwrap().wait().unwrap();
-    let e = expect_err(q.read_buffer::<u8>(&buf, 11, &mut [], &[]));
+    q.after(&[ev]).copy_buffer(&buf, 10, &empty, 0, 0).unwrap().wait().unwrap();
+    q.copy_buffer(&buf, 3, &buf, 3, 0).unwrap().wait().unwrap();
+    let e = expect_err(q.read_buffer::<u8>(&buf, 11, &mut []));
     assert!(matches!(e, Error::OutOfBounds(_)), "{e:?}");
     assert_eq!(read_all(q, &buf), vec![POISON; 10]);
 }
@@ -343,7 +343,7 @@ fn access_flags_are_kept_and_host_copies_work_for_each() {
         assert_eq!(buf.access(), access);
         assert!(buf.context().same_context(&ctx));
         let data: Vec<u8> = random_vec(&mut rng, 256);
-        q.write_buffer(&buf, 0, &data, &[]).unwrap();
+        q.write_buffer(&buf, 0, &data).unwrap();
         assert_eq!(read_all(q, &buf), data);
     }
     assert_eq!(Buffer::uninit(&ctx, 1).unwrap().access(), Access::ReadWrite);

@@ -5,7 +5,7 @@ mod common;
 
 use clarray::program::Source;
 use clarray::program::{cached_kernel, KernelArg, Local};
-use clarray::runtime::{Arg, ChannelOrder, ChannelType, ImageFormat, LaunchDims, Program, RectSide};
+use clarray::runtime::{Arg, ChannelOrder, ChannelType, Dims, ImageFormat, Program, RectSide};
 use clarray::{Array, Buffer, Context, Error, ErrorKind, Image};
 use common::*;
 use rand::Rng;
@@ -28,8 +28,8 @@ __kernel void block_sums(__global const uint* in, __global uint* out, __local ui
 }
 ";
 
-fn dims(global: &[usize]) -> LaunchDims<'_> {
-    LaunchDims { global, local: None, offset: None }
+fn dims(global: &[usize]) -> Dims {
+    Dims::new(global).driver_local()
 }
 
 #[test]
@@ -83,31 +83,17 @@ fn objects_of_two_contexts_are_refused() {
     let img_a = Image::new_2d(&a, ImageFormat::new(ChannelOrder::R, ChannelType::U8), 8, 8).unwrap();
     let mut host = [0u8; 64];
     let mismatch = [
-        expect_err(qb.write_buffer(&buf_a, 0, &host, &[])),
-        expect_err(qb.read_buffer(&buf_a, 0, &mut host, &[])),
-        expect_err(qb.copy_buffer(&buf_a, 0, &buf_b, 0, 8, &[])),
-        expect_err(qa.copy_buffer(&buf_a, 0, &buf_b, 0, 8, &[])),
-        expect_err(qb.fill_buffer(&buf_a, &[0u8], 0, 8, &[])),
-        expect_err(qb.write_buffer_rect(
-            &buf_a,
-            RectSide::packed(),
-            &host,
-            RectSide::packed(),
-            [8, 8, 1],
-            &[],
-        )),
-        expect_err(qa.copy_buffer_rect(
-            &buf_a,
-            RectSide::packed(),
-            &buf_b,
-            RectSide::packed(),
-            [8, 8, 1],
-            &[],
-        )),
-        expect_err(qb.write_image(&img_a, [0, 0, 0], [8, 8, 1], &host, 0, 0, &[])),
-        expect_err(qb.copy_image_to_buffer(&img_a, [0, 0, 0], [8, 8, 1], &buf_b, 0, &[])),
-        expect_err(qa.copy_image_to_buffer(&img_a, [0, 0, 0], [8, 8, 1], &buf_b, 0, &[])),
-        expect_err(qb.scope(|s| s.read_buffer(&buf_a, 0, &mut host[..], &[]).map(drop))),
+        expect_err(qb.write_buffer(&buf_a, 0, &host)),
+        expect_err(qb.read_buffer(&buf_a, 0, &mut host)),
+        expect_err(qb.copy_buffer(&buf_a, 0, &buf_b, 0, 8)),
+        expect_err(qa.copy_buffer(&buf_a, 0, &buf_b, 0, 8)),
+        expect_err(qb.fill_buffer(&buf_a, &[0u8], 0, 8)),
+        expect_err(qb.write_buffer_rect(&buf_a, RectSide::packed(), &host, RectSide::packed(), [8, 8, 1])),
+        expect_err(qa.copy_buffer_rect(&buf_a, RectSide::packed(), &buf_b, RectSide::packed(), [8, 8, 1])),
+        expect_err(qb.write_image(&img_a, [0, 0, 0], [8, 8, 1], &host, 0, 0)),
+        expect_err(qb.copy_image_to_buffer(&img_a, [0, 0, 0], [8, 8, 1], &buf_b, 0)),
+        expect_err(qa.copy_image_to_buffer(&img_a, [0, 0, 0], [8, 8, 1], &buf_b, 0)),
+        expect_err(qb.scope(|s| s.read_buffer(&buf_a, 0, &mut host[..]).map(drop))),
         expect_err(a.with_queue(qb)),
     ];
     for e in &mismatch {
@@ -123,11 +109,11 @@ fn objects_of_two_contexts_are_refused() {
         Arg::Scalar(bytemuck::bytes_of(&1f32), "f32"),
         Arg::Scalar(bytemuck::bytes_of(&n), "u32"),
     ];
-    let e = expect_err(qb.launch(&k, &args, &dims(&[16]), &[]));
+    let e = expect_err(k.launch(qb, dims(&[16]), args));
     assert!(matches!(e, Error::ContextMismatch(_)), "{e:?}");
     let mut bad = args;
     bad[1] = Arg::Buffer(&buf_b);
-    let e = expect_err(qa.launch(&k, &bad, &dims(&[16]), &[]));
+    let e = expect_err(k.launch(qa, dims(&[16]), bad));
     assert!(matches!(e, Error::KernelArgs { .. }), "{e:?}");
     assert_msg(&e, &["kernel `axpy`", "argument 1 (`x`)", "context mismatch"]);
     assert_eq!(read_all(qa, &buf_a), vec![POISON; 64], "nothing ran");
@@ -221,76 +207,56 @@ fn kernel_arguments_are_checked_against_the_signature() {
         ),
     ];
     for (args, parts) in cases {
-        let e = expect_err(q.launch(&k, &args, &dims(&[16]), &[]));
+        let e = expect_err(k.launch(q, dims(&[16]), &args));
         assert!(matches!(&e, Error::KernelArgs { kernel, .. } if kernel == "axpy"), "{e:?}");
         assert_msg(&e, &[&["kernel `axpy`"], &parts[..]].concat());
     }
     let mut v = good.to_vec();
     v[2] = Arg::Buffer(&x);
-    let e = expect_err(q.launch(&k, &v, &dims(&[16]), &[]));
+    let e = expect_err(k.launch(q, dims(&[16]), &v));
     assert_msg(
         &e,
         &["kernel `axpy`", "argument 2 (`a`)", "a buffer was given where the kernel takes `float`"],
     );
     v[2] = good[2];
     v[1] = Arg::Image(&img);
-    let e = expect_err(q.launch(&k, &v, &dims(&[16]), &[]));
+    let e = expect_err(k.launch(q, dims(&[16]), &v));
     assert_msg(&e, &["argument 1 (`x`)", "an image was given where the kernel takes `float*`"]);
 
     // Launch shapes.
-    let e = expect_err(q.launch(&k, &good, &dims(&[1, 1, 1, 1]), &[]));
+    let e = expect_err(k.launch(q, dims(&[1, 1, 1, 1]), good));
     assert_msg(&e, &["kernel `axpy`", "a global size of 4 dimensions; OpenCL takes 1 to 3"]);
-    let e = expect_err(q.launch(&k, &good, &dims(&[]), &[]));
+    let e = expect_err(k.launch(q, dims(&[]), good));
     assert_msg(&e, &["a global size of 0 dimensions"]);
-    let e = expect_err(q.launch(
-        &k,
-        &good,
-        &LaunchDims { global: &[16], local: Some(&[4, 4]), offset: None },
-        &[],
-    ));
+    let e = expect_err(k.launch(q, Dims::new([16]).local([4, 4]), good));
     assert_msg(&e, &["local size [4, 4] has 2 dimensions, global size [16] has 1"]);
     let too_many = k.max_work_group_size() + 1;
-    let e = expect_err(q.launch(
-        &k,
-        &good,
-        &LaunchDims { global: &[too_many], local: Some(&[too_many]), offset: None },
-        &[],
-    ));
+    let e = expect_err(k.launch(q, Dims::new([too_many]).local([too_many]), good));
     assert_msg(&e, &[&format!("= {too_many} work-items; this kernel allows 1 to")]);
     // Work-groups must tile the global size (unless the device and the program are OpenCL C
     // 2.0+, which PoCL's are not).
     if ctx.device().info().opencl_c_version.contains("OpenCL C 1.") {
         for opts in ["", "-cl-std=CL2.0"] {
             let k = Program::build(&ctx, AXPY, opts).unwrap().kernel("axpy").unwrap();
-            let tiles = LaunchDims { global: &[10], local: Some(&[4]), offset: None };
-            let e = expect_err(q.launch(&k, &good, &tiles, &[]));
+            let tiles = Dims::new([10]).local([4]);
+            let e = expect_err(k.launch(q, tiles, good));
             assert_msg(
                 &e,
                 &["global size 10 is not a multiple of local size 4 along dimension 0", "round it up to 12"],
             );
         }
     }
-    let e = expect_err(q.launch(
-        &k,
-        &good,
-        &LaunchDims { global: &[16], local: None, offset: Some(&[0, 0]) },
-        &[],
-    ));
+    let e = expect_err(k.launch(q, Dims::new([16]).offset([0, 0]).driver_local(), good));
     assert_msg(&e, &["offset [0, 0] has 2 dimensions, global size has 1"]);
     assert_eq!(read_all(q, &y), vec![POISON; 64], "no refused launch ran");
 
     // Local memory of zero bytes.
     let bs = p.kernel("block_sums").unwrap();
-    let e = expect_err(q.launch(&bs, &[Arg::Buffer(&x), Arg::Buffer(&y), Arg::Local(0)], &dims(&[16]), &[]));
+    let e = expect_err(bs.launch(q, dims(&[16]), [Arg::Buffer(&x), Arg::Buffer(&y), Arg::Local(0)]));
     assert_msg(&e, &["kernel `block_sums`", "argument 2 (`scratch`)", "local memory of 0 bytes"]);
     let have = ctx.device().info().local_mem_bytes;
     let too_much = have as usize + 4;
-    let e = expect_err(q.launch(
-        &bs,
-        &[Arg::Buffer(&x), Arg::Buffer(&y), Arg::Local(too_much)],
-        &dims(&[16]),
-        &[],
-    ));
+    let e = expect_err(bs.launch(q, dims(&[16]), [Arg::Buffer(&x), Arg::Buffer(&y), Arg::Local(too_much)]));
     assert_msg(
         &e,
         &[
@@ -316,14 +282,14 @@ fn a_kernel_computes_what_the_host_computes() {
         let xb = buffer_from(&ctx, &x);
         // y is followed by poisoned bytes that the kernel must not touch.
         let yb = poisoned_buffer(&ctx, 4 * (n + pad));
-        q.write_buffer(&yb, 0, &y0, &[]).unwrap();
+        q.write_buffer(&yb, 0, &y0).unwrap();
         // Launch more work-items than elements; the kernel guards with `n`.
         let global = n.div_ceil(64) * 64;
         let n32 = n as u32;
         let args = [yb.to_arg().unwrap(), xb.to_arg().unwrap(), a.to_arg().unwrap(), n32.to_arg().unwrap()];
-        q.launch(&k, &args, &dims(&[global]), &[]).unwrap().wait().unwrap();
+        k.launch(q, dims(&[global]), args).unwrap().wait().unwrap();
         let mut out = vec![0f32; n];
-        q.read_buffer(&yb, 0, &mut out, &[]).unwrap();
+        q.read_buffer(&yb, 0, &mut out).unwrap();
         for i in 0..n {
             let want = a as f64 * x[i] as f64 + y0[i] as f64;
             let tol = 1e-6 * (a.abs() as f64 * x[i].abs() as f64 + y0[i].abs() as f64) + 1e-30;
@@ -347,12 +313,9 @@ fn local_memory_work_groups_and_offsets() {
     let outb = poisoned_buffer(&ctx, 4 * groups);
     let scratch = Local(4 * wg);
     let args = [inb.to_arg().unwrap(), outb.to_arg().unwrap(), scratch.to_arg().unwrap()];
-    q.launch(&k, &args, &LaunchDims { global: &[groups * wg], local: Some(&[wg]), offset: None }, &[])
-        .unwrap()
-        .wait()
-        .unwrap();
+    k.launch(q, Dims::new([groups * wg]).local([wg]), args).unwrap().wait().unwrap();
     let mut sums = vec![0u32; groups];
-    q.read_buffer(&outb, 0, &mut sums, &[]).unwrap();
+    q.read_buffer(&outb, 0, &mut sums).unwrap();
     let want: Vec<u32> = data.chunks(wg).map(|c| c.iter().sum()).collect();
     assert_eq!(sums, want);
 
@@ -362,15 +325,14 @@ fn local_memory_work_groups_and_offsets() {
     let y0 = vec![0f32; 32];
     let (xb, yb) = (buffer_from(&ctx, &x), buffer_from(&ctx, &y0));
     let (a, n) = (1f32, 32u32);
-    q.launch(
-        &axpy,
-        &[yb.to_arg().unwrap(), xb.to_arg().unwrap(), a.to_arg().unwrap(), n.to_arg().unwrap()],
-        &LaunchDims { global: &[16], local: None, offset: Some(&[8]) },
-        &[],
+    axpy.launch(
+        q,
+        Dims::new([16]).offset([8]).driver_local(),
+        [yb.to_arg().unwrap(), xb.to_arg().unwrap(), a.to_arg().unwrap(), n.to_arg().unwrap()],
     )
     .unwrap();
     let mut y = vec![f32::NAN; 32];
-    q.read_buffer(&yb, 0, &mut y, &[]).unwrap();
+    q.read_buffer(&yb, 0, &mut y).unwrap();
     for i in 0..32 {
         assert_eq!(y[i], if (8..24).contains(&i) { x[i] } else { 0.0 }, "y[{i}]");
     }
@@ -388,15 +350,10 @@ fn program_binaries_round_trip() {
     let x = vec![1f32, 2.0, 3.0];
     let (xb, yb) = (buffer_from(&ctx, &x), buffer_from(&ctx, &x));
     let (a, n) = (10f32, 3u32);
-    q.launch(
-        &k,
-        &[Arg::Buffer(&yb), Arg::Buffer(&xb), a.to_arg().unwrap(), n.to_arg().unwrap()],
-        &dims(&[3]),
-        &[],
-    )
-    .unwrap();
+    k.launch(q, dims(&[3]), [Arg::Buffer(&yb), Arg::Buffer(&xb), a.to_arg().unwrap(), n.to_arg().unwrap()])
+        .unwrap();
     let mut y = vec![0f32; 3];
-    q.read_buffer(&yb, 0, &mut y, &[]).unwrap();
+    q.read_buffer(&yb, 0, &mut y).unwrap();
     assert_eq!(y, [11.0, 22.0, 33.0]);
     let e = expect_err(Program::from_binary(&ctx, &[], ""));
     assert!(matches!(e, Error::Value { name: "binary", .. }), "{e:?}");
@@ -457,9 +414,9 @@ fn one_kernel_launched_from_several_threads() {
                         a.to_arg().unwrap(),
                         n32.to_arg().unwrap(),
                     ];
-                    q.launch(&k, &args, &dims(&[n]), &[]).unwrap();
+                    k.launch(&q, dims(&[n]), args).unwrap();
                     let mut y = vec![0f32; n];
-                    q.read_buffer(&yb, 0, &mut y, &[]).unwrap();
+                    q.read_buffer(&yb, 0, &mut y).unwrap();
                     for (i, v) in y.iter().enumerate() {
                         assert_eq!(*v, a * i as f32 + t as f32, "thread {t} round {round} y[{i}]");
                     }
@@ -489,7 +446,7 @@ fn regression_unchecked_arguments_without_arg_info_option() {
             let garbage = 0x1234_5678_9abc_u64;
             let n = Arg::Scalar(bytemuck::bytes_of(&iters), "u32");
             for bad in [Arg::Scalar(bytemuck::bytes_of(&garbage), "u64"), Arg::Local(64)] {
-                let e = expect_err(q.launch(&k, &[bad, n], &dims(&[10]), &[]));
+                let e = expect_err(k.launch(q, dims(&[10]), [bad, n]));
                 assert_msg(&e, &["kernel `lcg`", "argument 0 (`a`)", "where the kernel takes `uint*`"]);
             }
         }
@@ -506,7 +463,7 @@ fn object_arguments_cannot_be_given_as_bytes() {
     let out = poisoned_buffer(&ctx, 16);
     let fake = 0xdead_beef_u64;
     let args = [Arg::Image(&img), Arg::Scalar(bytemuck::bytes_of(&fake), "u64"), Arg::Buffer(&out)];
-    let e = expect_err(ctx.queue().launch(&k, &args, &dims(&[1]), &[]));
+    let e = expect_err(k.launch(ctx.queue(), dims(&[1]), args));
     assert_msg(
         &e,
         &[
@@ -516,7 +473,7 @@ fn object_arguments_cannot_be_given_as_bytes() {
             "declare the sampler inside the kernel",
         ],
     );
-    let e = expect_err(ctx.queue().launch(&k, &[Arg::Buffer(&out), args[1], args[2]], &dims(&[1]), &[]));
+    let e = expect_err(k.launch(ctx.queue(), dims(&[1]), [Arg::Buffer(&out), args[1], args[2]]));
     assert_msg(&e, &["argument 0 (`img`)", "a buffer was given where the kernel takes `image2d_t`"]);
 }
 

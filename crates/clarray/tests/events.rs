@@ -24,13 +24,15 @@ fn events_reach_complete() {
     assert_eq!(format!("{ev:?}"), "Event(Complete)");
     // Waiting again, and waiting on clones, is fine.
     ev.clone().wait().unwrap();
-    let copy =
-        q.copy_buffer(&buf, 0, &poisoned_buffer(&ctx, 4 * N), 0, 4 * N, std::slice::from_ref(&ev)).unwrap();
+    let copy = q
+        .after(std::slice::from_ref(&ev))
+        .copy_buffer(&buf, 0, &poisoned_buffer(&ctx, 4 * N), 0, 4 * N)
+        .unwrap();
     wait_all(&[copy.clone(), ev]).unwrap();
     assert!(copy.is_complete());
     wait_all(&[]).unwrap();
     let mut out = vec![0u32; N];
-    q.read_buffer(&buf, 0, &mut out, &[]).unwrap();
+    q.read_buffer(&buf, 0, &mut out).unwrap();
     assert_eq!(out, lcg_reference(N, SLOW));
 }
 
@@ -60,12 +62,12 @@ fn profiling_times_are_ordered_and_plausible() {
     // A copy of 16 MiB takes longer than nothing and less than a few seconds.
     let big = Buffer::uninit(&ctx, 16 << 20).unwrap();
     let other = Buffer::uninit(&ctx, 16 << 20).unwrap();
-    let c = q.copy_buffer(&big, 0, &other, 0, 16 << 20, &[]).unwrap();
+    let c = q.copy_buffer(&big, 0, &other, 0, 16 << 20).unwrap();
     let secs = c.seconds().unwrap();
     assert!(secs > 0.0 && secs < 5.0, "copy of 16 MiB took {secs} s");
     // Later commands start no earlier than earlier ones ended (in-order queue). A fill rather
     // than a marker: some drivers keep no times for markers.
-    let f = q.fill_buffer(&other, &[0u32], 0, 64, &[]).unwrap();
+    let f = q.fill_buffer(&other, &[0u32], 0, 64).unwrap();
     assert!(f.profile().unwrap().start >= c.profile().unwrap().end);
 }
 
@@ -75,7 +77,7 @@ fn profiling_on_a_queue_without_it_is_unsupported() {
     let q = ctx.queue();
     assert!(!q.is_profiling());
     let buf = poisoned_buffer(&ctx, 64);
-    let ev = q.fill_buffer(&buf, &[1u32], 0, 64, &[]).unwrap();
+    let ev = q.fill_buffer(&buf, &[1u32], 0, 64).unwrap();
     for e in [expect_err(ev.profile()), expect_err(ev.seconds())] {
         assert!(matches!(e, Error::Unsupported(_)), "{e:?}");
         assert_msg(&e, &["queue without profiling", "Context::profiled"]);
@@ -83,7 +85,7 @@ fn profiling_on_a_queue_without_it_is_unsupported() {
     // A second queue on the same context may profile.
     let pq = ctx.create_queue(true).unwrap();
     assert!(pq.is_profiling());
-    pq.fill_buffer(&buf, &[2u32], 0, 64, &[]).unwrap().profile().unwrap();
+    pq.fill_buffer(&buf, &[2u32], 0, 64).unwrap().profile().unwrap();
 }
 
 #[test]
@@ -103,12 +105,12 @@ fn wait_lists_order_work_across_two_queues() {
         let kev = launch_lcg(&q1, &k, &a, N, iters, &[]);
         // No explicit flush anywhere: the runtime flushes a queue whose events another waits on
         // (without it NVIDIA may never submit the work that the other queue waits for).
-        let ab = q2.copy_buffer(&a, 0, &b, 0, 4 * N, std::slice::from_ref(&kev)).unwrap();
-        let bc = q1.copy_buffer(&b, 0, &c, 0, 4 * N, std::slice::from_ref(&ab)).unwrap();
+        let ab = q2.after(std::slice::from_ref(&kev)).copy_buffer(&a, 0, &b, 0, 4 * N).unwrap();
+        let bc = q1.after(std::slice::from_ref(&ab)).copy_buffer(&b, 0, &c, 0, 4 * N).unwrap();
         // Read c on q2, after q1's copy, by a marker on q2 that waits for it.
-        let m = q2.marker(std::slice::from_ref(&bc)).unwrap();
+        let m = q2.after(std::slice::from_ref(&bc)).marker().unwrap();
         let mut out = vec![0u32; N];
-        q2.read_buffer(&c, 0, &mut out, std::slice::from_ref(&m)).unwrap();
+        q2.after(std::slice::from_ref(&m)).read_buffer(&c, 0, &mut out).unwrap();
         assert!(kev.is_complete() && ab.is_complete() && bc.is_complete() && m.is_complete());
         assert_eq!(out, lcg_reference(N, iters), "round {round}");
     }
@@ -122,13 +124,13 @@ fn markers_complete_after_what_they_wait_for() {
     let k = lcg_kernel(&ctx);
     let a = poisoned_buffer(&ctx, 4 * N);
     let kev = launch_lcg(&q1, &k, &a, N, SLOW, &[]);
-    let all = q1.marker(&[]).unwrap();
-    let m = q2.marker(std::slice::from_ref(&kev)).unwrap();
+    let all = q1.marker().unwrap();
+    let m = q2.after(std::slice::from_ref(&kev)).marker().unwrap();
     m.wait().unwrap();
     assert!(kev.is_complete(), "the marker on q2 waited for q1's kernel");
     all.wait().unwrap();
     q1.finish().unwrap();
     q2.finish().unwrap();
     // A marker on an idle queue with nothing to wait for completes.
-    q2.marker(&[]).unwrap().wait().unwrap();
+    q2.marker().unwrap().wait().unwrap();
 }

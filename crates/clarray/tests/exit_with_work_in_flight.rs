@@ -7,7 +7,7 @@
 use std::process::Command;
 use std::sync::OnceLock;
 
-use clarray::program::{Launch, Source};
+use clarray::program::Source;
 use clarray::{Buffer, Context};
 
 const CHILD: &str = "CLARRAY_EXIT_TEST_CHILD";

@@ -4,7 +4,7 @@
 
 mod common;
 
-use clarray::runtime::{ChannelOrder, ChannelType, ImageFormat};
+use clarray::runtime::{ChannelOrder, ChannelType, Dims, ImageFormat};
 use clarray::{Context, Error, ErrorKind, Image};
 use common::*;
 use rand::rngs::StdRng;
@@ -113,14 +113,14 @@ fn random_image(
     let px = format.pixel_bytes();
     assert_eq!(img.byte_len(), dims.iter().product::<usize>() * px);
     let bytes = random_pixels(rng, format, dims.iter().product());
-    ctx.queue().write_image(&img, [0, 0, 0], dims, &bytes, 0, 0, &[]).unwrap();
+    ctx.queue().write_image(&img, [0, 0, 0], dims, &bytes, 0, 0).unwrap();
     (img, Model { dims, px, bytes })
 }
 
 /// Every pixel of the image, packed.
 fn read_image_all(ctx: &Context, img: &Image) -> Vec<u8> {
     let mut out = vec![POISON; img.byte_len()];
-    ctx.queue().read_image(img, [0, 0, 0], img.dims(), &mut out, 0, 0, &[]).unwrap();
+    ctx.queue().read_image(img, [0, 0, 0], img.dims(), &mut out, 0, 0).unwrap();
     out
 }
 
@@ -140,7 +140,7 @@ fn host_image_host_round_trips_of_sub_regions() {
                 let (origin, region) = random_region(&mut rng, dims);
                 let pitches = random_pitches(&mut rng, px, region, three_d);
                 let mut host = random_pixels(&mut rng, format, host_len(px, region, pitches).div_ceil(px));
-                q.write_image(&img, origin, region, &host, pitches.0, pitches.1, &[]).unwrap();
+                q.write_image(&img, origin, region, &host, pitches.0, pitches.1).unwrap();
                 region_ref(&mut model, origin, region, &mut host, pitches, true);
                 assert_eq!(
                     read_image_all(&ctx, &img),
@@ -153,7 +153,7 @@ fn host_image_host_round_trips_of_sub_regions() {
                 let pitches = random_pitches(&mut rng, px, region, three_d);
                 let len = host_len(px, region, pitches) + rng.random_range(0..8);
                 let mut host = vec![POISON; len];
-                q.read_image(&img, origin, region, &mut host, pitches.0, pitches.1, &[]).unwrap();
+                q.read_image(&img, origin, region, &mut host, pitches.0, pitches.1).unwrap();
                 let mut want = vec![POISON; len];
                 region_ref(&mut model, origin, region, &mut want, pitches, false);
                 assert_eq!(host, want, "{format:?} read {origin:?} {region:?} {pitches:?}");
@@ -178,7 +178,7 @@ fn image_to_buffer_and_back() {
                 let bytes = region.iter().product::<usize>() * px;
                 let off = rng.random_range(0..32);
                 let buf = poisoned_buffer(&ctx, off + bytes + rng.random_range(0..32));
-                q.copy_image_to_buffer(&img, origin, region, &buf, off, &[]).unwrap().wait().unwrap();
+                q.copy_image_to_buffer(&img, origin, region, &buf, off).unwrap().wait().unwrap();
                 let mut want = vec![POISON; buf.len()];
                 region_ref(&mut model, origin, region, &mut want[off..], (0, 0), false);
                 assert_eq!(read_all(q, &buf), want, "{format:?} image → buffer {origin:?} {region:?}");
@@ -189,7 +189,7 @@ fn image_to_buffer_and_back() {
                 let off = px * rng.random_range(0..8);
                 let mut data = random_pixels(&mut rng, format, off / px + region.iter().product::<usize>());
                 let buf = buffer_from(&ctx, &data);
-                q.copy_buffer_to_image(&buf, off, &img, origin, region, &[]).unwrap().wait().unwrap();
+                q.copy_buffer_to_image(&buf, off, &img, origin, region).unwrap().wait().unwrap();
                 region_ref(&mut model, origin, region, &mut data[off..off + bytes], (0, 0), true);
                 assert_eq!(
                     read_image_all(&ctx, &img),
@@ -217,7 +217,7 @@ fn image_to_image() {
                 let region = fit.map(|f| rng.random_range(1..=f));
                 let so = [0, 1, 2].map(|i| rng.random_range(0..=src.dims()[i] - region[i]));
                 let d_o = [0, 1, 2].map(|i| rng.random_range(0..=dst.dims()[i] - region[i]));
-                q.copy_image(&src, so, &dst, d_o, region, &[]).unwrap().wait().unwrap();
+                q.copy_image(&src, so, &dst, d_o, region).unwrap().wait().unwrap();
                 let mut tmp = vec![0u8; region.iter().product::<usize>() * format.pixel_bytes()];
                 region_ref(&mut src_model, so, region, &mut tmp, (0, 0), false);
                 region_ref(&mut dst_model, d_o, region, &mut tmp, (0, 0), true);
@@ -232,10 +232,7 @@ fn image_to_image() {
             let d = src.dims();
             if d[0] >= 2 {
                 let half = [d[0] / 2, d[1], d[2]];
-                q.copy_image(&src, [0, 0, 0], &src, [d[0] - half[0], 0, 0], half, &[])
-                    .unwrap()
-                    .wait()
-                    .unwrap();
+                q.copy_image(&src, [0, 0, 0], &src, [d[0] - half[0], 0, 0], half).unwrap().wait().unwrap();
                 let mut tmp = vec![0u8; half.iter().product::<usize>() * format.pixel_bytes()];
                 region_ref(&mut src_model, [0, 0, 0], half, &mut tmp, (0, 0), false);
                 region_ref(&mut src_model, [d[0] - half[0], 0, 0], half, &mut tmp, (0, 0), true);
@@ -248,7 +245,6 @@ fn image_to_image() {
                     &src.clone(),
                     [1, 0, 0],
                     [d[0] - 1, d[1], d[2]],
-                    &[],
                 ));
                 assert!(matches!(e, Error::Overlap { what: "image copy", .. }), "{e:?}");
                 assert_msg(&e, &["within one image", "overlapping"]);
@@ -267,7 +263,7 @@ fn refusals_name_the_numbers() {
     let mut host = vec![0f32; 8 * 4 * 4];
 
     // Regions outside the image, along each axis.
-    let e = expect_err(q.write_image(&img, [1, 0, 0], [8, 4, 1], &host, 0, 0, &[]));
+    let e = expect_err(q.write_image(&img, [1, 0, 0], [8, 4, 1], &host, 0, 0));
     assert!(matches!(e, Error::OutOfBounds(_)), "{e:?}");
     assert_msg(
         &e,
@@ -277,46 +273,46 @@ fn refusals_name_the_numbers() {
             "[8, 4, 1] pixels",
         ],
     );
-    let e = expect_err(q.read_image(&img, [0, 3, 0], [8, 2, 1], &mut host, 0, 0, &[]));
+    let e = expect_err(q.read_image(&img, [0, 3, 0], [8, 2, 1], &mut host, 0, 0));
     assert_msg(&e, &["image → host copy", "reaches 5 along axis 1"]);
-    let e = expect_err(q.read_image(&img, [0, 0, 1], [1, 1, 1], &mut host, 0, 0, &[]));
+    let e = expect_err(q.read_image(&img, [0, 0, 1], [1, 1, 1], &mut host, 0, 0));
     assert_msg(&e, &["reaches 2 along axis 2"]);
-    let e = expect_err(q.read_image(&img, [0, 0, 0], [1, 1, 2], &mut host, 0, 0, &[]));
+    let e = expect_err(q.read_image(&img, [0, 0, 0], [1, 1, 2], &mut host, 0, 0));
     assert_msg(&e, &["reaches 2 along axis 2"]);
     let mut bytes = vec![0u8; 64];
-    let e = expect_err(q.write_image(&vol, [2, 2, 2], [2, 2, 3], &bytes, 0, 0, &[]));
+    let e = expect_err(q.write_image(&vol, [2, 2, 2], [2, 2, 3], &bytes, 0, 0));
     assert_msg(&e, &["reaches 5 along axis 2", "[4, 4, 4] pixels"]);
-    let e = expect_err(q.write_image(&img, [0, 0, 0], [0, 1, 1], &host, 0, 0, &[]));
+    let e = expect_err(q.write_image(&img, [0, 0, 0], [0, 1, 1], &host, 0, 0));
     assert!(matches!(&e, Error::Value { name: "region", value, .. } if value == "[0, 1, 1]"), "{e:?}");
     assert_msg(&e, &["region [0, 1, 1] has a zero extent"]);
 
     // Host memory too small or pitches too small (16-byte pixels).
-    let e = expect_err(q.write_image(&img, [0, 0, 0], [8, 4, 1], &host[..127], 0, 0, &[]));
+    let e = expect_err(q.write_image(&img, [0, 0, 0], [8, 4, 1], &host[..127], 0, 0));
     assert!(matches!(e, Error::OutOfBounds(_)), "{e:?}");
     assert_msg(&e, &["(host side)", "reaches byte 512, but the memory holds 508 bytes"]);
-    let e = expect_err(q.read_image(&img, [0, 0, 0], [2, 2, 1], &mut host, 16, 0, &[]));
+    let e = expect_err(q.read_image(&img, [0, 0, 0], [2, 2, 1], &mut host, 16, 0));
     assert_msg(&e, &["(host side)", "row pitch 16 is smaller than the region's width of 32 bytes"]);
-    let e = expect_err(q.read_image(&vol, [0, 0, 0], [4, 4, 2], &mut bytes, 4, 12, &[]));
+    let e = expect_err(q.read_image(&vol, [0, 0, 0], [4, 4, 2], &mut bytes, 4, 12));
     assert_msg(&e, &["slice pitch 12 must be at least rows × row pitch = 4 × 4 = 16"]);
 
     // Image ↔ buffer ranges.
     let buf = poisoned_buffer(&ctx, 100);
-    let e = expect_err(q.copy_image_to_buffer(&img, [0, 0, 0], [2, 2, 1], &buf, 40, &[]));
+    let e = expect_err(q.copy_image_to_buffer(&img, [0, 0, 0], [2, 2, 1], &buf, 40));
     assert!(matches!(e, Error::OutOfBounds(_)), "{e:?}");
     assert_msg(&e, &["image → buffer copy (destination)", "64 bytes at offset 40", "holds 100 bytes"]);
-    let e = expect_err(q.copy_buffer_to_image(&buf, 37, &img, [0, 0, 0], [2, 2, 1], &[]));
+    let e = expect_err(q.copy_buffer_to_image(&buf, 37, &img, [0, 0, 0], [2, 2, 1]));
     assert_msg(&e, &["buffer → image copy (source)", "64 bytes at offset 37"]);
-    let e = expect_err(q.copy_image_to_buffer(&img, [7, 0, 0], [2, 1, 1], &buf, 0, &[]));
+    let e = expect_err(q.copy_image_to_buffer(&img, [7, 0, 0], [2, 1, 1], &buf, 0));
     assert_msg(&e, &["image → buffer copy", "reaches 9 along axis 0"]);
     assert_eq!(read_all(q, &buf), vec![POISON; 100], "refused copies change nothing");
 
     // Image → image between formats.
     let other = Image::new_2d(&ctx, FORMATS[1], 8, 4).unwrap();
-    let e = expect_err(q.copy_image(&img, [0, 0, 0], &other, [0, 0, 0], [1, 1, 1], &[]));
+    let e = expect_err(q.copy_image(&img, [0, 0, 0], &other, [0, 0, 0], [1, 1, 1]));
     assert!(matches!(&e, Error::Type { dtypes, .. } if dtypes.len() == 2), "{e:?}");
     assert_eq!(e.kind(), ErrorKind::Type);
     assert_msg(&e, &["between formats", &format!("{:?}", FORMATS[3]), &format!("{:?}", FORMATS[1])]);
-    let e = expect_err(q.copy_image(&img, [0, 0, 0], &img.clone(), [4, 0, 0], [5, 1, 1], &[]));
+    let e = expect_err(q.copy_image(&img, [0, 0, 0], &img.clone(), [4, 0, 0], [5, 1, 1]));
     assert_msg(&e, &["(destination)", "reaches 9 along axis 0"]);
 }
 
@@ -360,8 +356,7 @@ fn kernels_read_and_write_images() {
     let (input, model) = random_image(&ctx, &mut rng, format, [w, h, 1], false);
     let output = Image::new_2d(&ctx, format, w, h).unwrap();
     let args = [clarray::runtime::Arg::Image(&input), clarray::runtime::Arg::Image(&output)];
-    q.launch(&k, &args, &clarray::runtime::LaunchDims { global: &[w, h], local: None, offset: None }, &[])
-        .unwrap();
+    k.launch(q, Dims::new([w, h]).driver_local(), args).unwrap();
     let got: Vec<f32> = bytemuck::pod_collect_to_vec(&read_image_all(&ctx, &output));
     let want: Vec<f32> =
         bytemuck::pod_collect_to_vec::<u8, f32>(&model.bytes).iter().map(|v| 2.0 * v).collect();

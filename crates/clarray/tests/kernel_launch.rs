@@ -1,20 +1,20 @@
 //! The launch API: positional arguments of every kind, 1–3-D sizes and offsets, the chosen
 //! work-group size, exact global sizes, and the errors of bad launches.
 
-use clarray::program::{auto_local, Dims, KernelArg, Launch, Local, Source};
+use clarray::program::{auto_local, Dims, KernelArg, Local, Source};
 use clarray::runtime::Kernel;
 use clarray::{Buffer, Context, Error};
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
 fn read<T: bytemuck::Pod + Default + Clone>(ctx: &Context, b: &Buffer, n: usize) -> Vec<T> {
     let mut v = vec![T::default(); n];
-    ctx.queue().read_buffer(b, 0, &mut v, &[]).unwrap();
+    ctx.queue().read_buffer(b, 0, &mut v).unwrap();
     v
 }
 
 fn poisoned(ctx: &Context, bytes: usize) -> Buffer {
     let b = Buffer::uninit(ctx, bytes).unwrap();
-    ctx.queue().fill_buffer(&b, &[0xA5u8], 0, bytes, &[]).unwrap();
+    ctx.queue().fill_buffer(&b, &[0xA5u8], 0, bytes).unwrap();
     b
 }
 
@@ -94,7 +94,7 @@ fn images_are_arguments() {
     let (w, h) = (8, 4);
     let im = Image::new_2d(&ctx, ImageFormat::new(ChannelOrder::R, ChannelType::F32), w, h).unwrap();
     let pixels: Vec<f32> = (0..w * h).map(|i| i as f32 * 0.5).collect();
-    ctx.queue().write_image(&im, [0, 0, 0], [w, h, 1], &pixels, 0, 0, &[]).unwrap();
+    ctx.queue().write_image(&im, [0, 0, 0], [w, h, 1], &pixels, 0, 0).unwrap();
     let out = poisoned(&ctx, w * h * 4);
     k.launch(ctx.queue(), [w, h], (&im, &out)).unwrap();
     let v: Vec<f32> = read(&ctx, &out, w * h);
@@ -122,7 +122,7 @@ fn local_memory_sized_at_launch() {
     let n = 256;
     let x: Vec<i32> = (0..n as i32).collect();
     let xb = Buffer::uninit(&ctx, n * 4).unwrap();
-    ctx.queue().write_buffer(&xb, 0, &x, &[]).unwrap();
+    ctx.queue().write_buffer(&xb, 0, &x).unwrap();
     let yb = poisoned(&ctx, n * 4);
     let group = 16;
     k.launch(ctx.queue(), Dims::new([n]).local([group]), (&xb, &yb, Local(group * 4))).unwrap();
@@ -193,7 +193,7 @@ fn global_size_is_exact_and_chosen_local_size_divides_it() {
     for n in [1usize, 7, 64, 97, 1000, 1024, 4099, 65536 + 3, 1 << 18] {
         let pad = 64;
         let b = Buffer::uninit(&ctx, (n + pad) * 4).unwrap();
-        ctx.queue().fill_buffer(&b, &[0i32], 0, (n + pad) * 4, &[]).unwrap();
+        ctx.queue().fill_buffer(&b, &[0i32], 0, (n + pad) * 4).unwrap();
         k.launch(ctx.queue(), n, (&b,)).unwrap();
         let v: Vec<i32> = read(&ctx, &b, n + pad);
         assert!(v[..n].iter().all(|&x| x == 1), "n={n}");
@@ -252,20 +252,35 @@ fn bad_launches_name_kernel_and_argument() {
     assert!(m.contains("argument 2 (`y`)") && m.contains("local memory"), "{m}");
     let m = args_error(k.launch(q, 16, (2.0f32, &x, &y, 16i64)).unwrap_err());
     assert!(m.contains("argument 3 (`n`)"), "{m}");
-    let m = args_error(k.launch(q, Dims::new([16]).local([5]), (2.0f32, &x, &y, 16i32)).unwrap_err());
-    assert!(m.contains("not a multiple") || m.contains("16"), "{m}");
-    let m = args_error(k.launch(q, Dims::new([1, 1, 1, 1]), (2.0f32, &x, &y, 16i32)).unwrap_err());
-    assert!(m.contains("4 dimensions"), "{m}");
-    let m = args_error(k.launch(q, Dims::new([16]).local([4, 4]), (2.0f32, &x, &y, 16i32)).unwrap_err());
-    assert!(m.contains("dimensions"), "{m}");
+    // Bad shapes are their own error, carrying the global size, whatever the arguments.
+    for (dims, global, words) in [
+        (Dims::new([16]).local([5]), vec![16], "not a multiple of local size 5"),
+        (Dims::new([1, 1, 1, 1]), vec![1, 1, 1], "a global size of 4 dimensions"),
+        (Dims::new([]), vec![], "a global size of 0 dimensions"),
+        (Dims::new([16]).local([4, 4]), vec![16], "local size [4, 4] has 2 dimensions"),
+        (Dims::new([16]).local([]), vec![16], "a local size of 0 dimensions"),
+        (Dims::new([16]).offset([0, 0]), vec![16], "offset [0, 0] has 2 dimensions"),
+        (Dims::new([16]).offset([0, 0, 0, 0]).driver_local(), vec![16], "an offset of 4 dimensions"),
+    ] {
+        let e = k.launch(q, dims, (2.0f32, &x, &y, 16i32)).unwrap_err();
+        match &e {
+            Error::LaunchDims { kernel, global: g, .. } => {
+                assert_eq!((kernel.as_str(), g), ("axpy", &global))
+            }
+            other => panic!("{dims:?}: expected a launch shape error, got {other:?}"),
+        }
+        assert_eq!(e.kind(), clarray::ErrorKind::InvalidValue);
+        let m = e.to_string();
+        assert!(m.contains("kernel `axpy`") && m.contains(words), "{dims:?}: {m}");
+    }
     // A buffer from another context.
     let other = Context::new().unwrap();
     let z = Buffer::uninit(&other, 64).unwrap();
     let m = args_error(k.launch(q, 16, (2.0f32, &z, &y, 16i32)).unwrap_err());
     assert!(m.contains("argument 1 (`x`)") && m.contains("context"), "{m}");
     // And a good launch, checked.
-    q.write_buffer(&x, 0, &[1.0f32; 16], &[]).unwrap();
-    q.write_buffer(&y, 0, &[0.5f32; 16], &[]).unwrap();
+    q.write_buffer(&x, 0, &[1.0f32; 16]).unwrap();
+    q.write_buffer(&y, 0, &[0.5f32; 16]).unwrap();
     let dynargs: [&dyn KernelArg; 4] = [&3.0f32, &x, &y, &16i32];
     k.launch(q, 16, dynargs).unwrap();
     let v: Vec<f32> = read(&ctx, &y, 16);
@@ -286,8 +301,8 @@ fn bare_launch_checks_once() {
     let args = [Arg::Scalar(&a, "f32"), Arg::Buffer(&x), Arg::Buffer(&y), Arg::Scalar(&n, "i32")];
     let e = BareLaunch::new(&k, &args, &[0]).unwrap_err();
     assert!(e.to_string().contains("non-zero global sizes"), "{e}");
-    ctx.queue().write_buffer(&x, 0, &[1.0f32; 16], &[]).unwrap();
-    ctx.queue().write_buffer(&y, 0, &[0.0f32; 16], &[]).unwrap();
+    ctx.queue().write_buffer(&x, 0, &[1.0f32; 16]).unwrap();
+    ctx.queue().write_buffer(&y, 0, &[0.0f32; 16]).unwrap();
     let bare = BareLaunch::new(&k, &args, &[16]).unwrap();
     bare.enqueue(ctx.queue()).unwrap();
     bare.enqueue(ctx.queue()).unwrap();
@@ -307,16 +322,16 @@ fn zero_sized_launch_is_a_no_op() {
 /// changing it back, and a BareLaunch setting other values in between must all be seen.
 #[test]
 fn repeated_scalars_are_set_again_when_they_change() {
-    use clarray::runtime::{Arg, BareLaunch, LaunchDims};
+    use clarray::runtime::{Arg, BareLaunch, Dims};
     let ctx = Context::new().unwrap();
     let k = axpy(&ctx);
     let q = ctx.queue();
     let x = Buffer::uninit(&ctx, 64).unwrap();
     let y = Buffer::uninit(&ctx, 64).unwrap();
-    q.write_buffer(&x, 0, &[1.0f32; 16], &[]).unwrap();
-    q.write_buffer(&y, 0, &[0.0f32; 16], &[]).unwrap();
+    q.write_buffer(&x, 0, &[1.0f32; 16]).unwrap();
+    q.write_buffer(&y, 0, &[0.0f32; 16]).unwrap();
     let n = 16i32.to_ne_bytes();
-    let dims = LaunchDims { global: &[16], local: None, offset: None };
+    let dims = Dims::new([16]).driver_local();
     let mut want = 0.0f32;
     let mut rng = StdRng::seed_from_u64(7);
     for step in 0..40 {
@@ -326,7 +341,7 @@ fn repeated_scalars_are_set_again_when_they_change() {
         if step % 7 == 3 {
             BareLaunch::new(&k, &args, &[16]).unwrap().enqueue(q).unwrap();
         } else {
-            q.launch(&k, &args, &dims, &[]).unwrap();
+            k.launch(q, dims, args).unwrap();
         }
         want += a;
         let v: Vec<f32> = read(&ctx, &y, 16);
@@ -339,15 +354,15 @@ fn repeated_scalars_are_set_again_when_they_change() {
 /// memory every time.
 #[test]
 fn repeated_buffers_are_set_again_when_they_change() {
-    use clarray::runtime::{Arg, LaunchDims, Program};
+    use clarray::runtime::{Arg, Dims, Program};
     let ctx = Context::new().unwrap();
     let p = Program::build(&ctx, "kernel void put(global int* o, int v) { o[get_global_id(0)] = v; }", "")
         .unwrap();
     let k = p.kernel("put").unwrap();
-    let dims = LaunchDims { global: &[4], local: None, offset: None };
+    let dims = Dims::new([4]).driver_local();
     let q = ctx.queue();
     let put = |b: &clarray::Buffer, v: i32| {
-        q.launch(&k, &[Arg::Buffer(b), Arg::Scalar(bytemuck::bytes_of(&v), "i32")], &dims, &[]).unwrap();
+        k.launch(q, dims, [Arg::Buffer(b), Arg::Scalar(bytemuck::bytes_of(&v), "i32")]).unwrap();
     };
     let a = clarray::memory::alloc(&ctx, 16).unwrap();
     let b = clarray::memory::alloc(&ctx, 16).unwrap();
@@ -365,4 +380,107 @@ fn repeated_buffers_are_set_again_when_they_change() {
     put(&c, 7);
     assert_eq!(c.to_vec::<i32>().unwrap(), vec![7; 4]);
     assert_eq!(b.to_vec::<i32>().unwrap(), vec![6; 4]);
+}
+
+const WAITS: &str = "
+// Slow on purpose (a dependent loop per item), so that a command that did not wait for it
+// would finish long before it.
+kernel void produce(global float* buf, float v, int spin) {
+    size_t i = get_global_id(0);
+    float f = (float)i;
+    for (int k = 0; k < spin; ++k) f = f * 0.999f + 1.0f;
+    buf[i] = v + (float)i + (f < -1.0f ? 1.0f : 0.0f);
+}
+__constant sampler_t nearest = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_NONE | CLK_FILTER_NEAREST;
+kernel void from_image(__read_only image2d_t im, global float* out) {
+    int i = get_global_id(0);
+    out[i] = read_imagef(im, nearest, (int2)(i, 0)).x;
+}
+kernel void set(global float* out, float v) { out[get_global_id(0)] = v; }";
+
+const SPIN: i32 = 200_000;
+
+/// Every kind of command enqueued through `queue.after(&[e])` starts only after `e`: here `e`
+/// is a slow kernel on another queue over a buffer the command does not touch, so nothing but
+/// the wait list orders them, and the command (on an idle queue) would otherwise be done first.
+#[test]
+fn commands_through_after_wait_for_the_events() {
+    use clarray::runtime::Event;
+    let ctx = Context::new().unwrap();
+    let (qa, qb) = (ctx.queue(), ctx.create_queue(false).unwrap());
+    let ks = Source::new(WAITS).build(&ctx).unwrap();
+    let (produce, set) = (ks.kernel("produce").unwrap(), ks.kernel("set").unwrap());
+    let slow_buf = Buffer::uninit(&ctx, 256 * 4).unwrap();
+    let (a, b) = (Buffer::uninit(&ctx, 64).unwrap(), Buffer::uninit(&ctx, 64).unwrap());
+    let slow = || produce.launch(&qb, 256, (&slow_buf, 1.0f32, SPIN)).unwrap();
+    type Command<'a> = Box<dyn Fn(&Event) -> Event + 'a>;
+    let commands: Vec<(&str, Command<'_>)> = vec![
+        ("launch", Box::new(|e| set.launch(qa.after(std::slice::from_ref(e)), 16, (&a, 2.0f32)).unwrap())),
+        ("marker", Box::new(|e| qa.after(std::slice::from_ref(e)).marker().unwrap())),
+        (
+            "write_buffer",
+            Box::new(|e| qa.after(std::slice::from_ref(e)).write_buffer(&a, 0, &[3.0f32; 16]).unwrap()),
+        ),
+        (
+            "fill_buffer",
+            Box::new(|e| qa.after(std::slice::from_ref(e)).fill_buffer(&a, &[4.0f32], 0, 64).unwrap()),
+        ),
+        (
+            "copy_buffer",
+            Box::new(|e| qa.after(std::slice::from_ref(e)).copy_buffer(&a, 0, &b, 0, 64).unwrap()),
+        ),
+        (
+            "read_buffer",
+            Box::new(|e| qa.after(std::slice::from_ref(e)).read_buffer(&b, 0, &mut [0f32; 16]).unwrap()),
+        ),
+        (
+            "write_buffer_async",
+            Box::new(|e| {
+                let p =
+                    qa.after(std::slice::from_ref(e)).write_buffer_async(&a, 0, vec![5.0f32; 16]).unwrap();
+                let ev = p.event().clone();
+                p.wait().unwrap();
+                ev
+            }),
+        ),
+    ];
+    for (name, command) in &commands {
+        let before = slow();
+        let ev = command(&before);
+        ev.wait().unwrap();
+        assert!(before.is_complete(), "{name} through after(&[e]) completed before e did");
+    }
+    // What the commands wrote, in order: the last write of `a` is the async one.
+    let v: Vec<f32> = read(&ctx, &a, 16);
+    assert_eq!(v, vec![5.0f32; 16]);
+    let v: Vec<f32> = read(&ctx, &b, 16);
+    assert_eq!(v, vec![4.0f32; 16]);
+}
+
+/// A kernel launched after an image copy on another queue reads the copied pixels. Images are
+/// not hazard-tracked, so only the launch's wait list orders the two: without it the kernel
+/// would read the image before the slow kernel and the copy behind it had filled it.
+#[test]
+fn a_launch_after_a_copy_event_reads_the_copied_data() {
+    use clarray::runtime::{ChannelOrder, ChannelType, ImageFormat};
+    use clarray::Image;
+    let ctx = Context::new().unwrap();
+    let (qa, qb) = (ctx.queue(), ctx.create_queue(false).unwrap());
+    let ks = Source::new(WAITS).build(&ctx).unwrap();
+    let (produce, from_image) = (ks.kernel("produce").unwrap(), ks.kernel("from_image").unwrap());
+    let n = 64;
+    let format = ImageFormat { order: ChannelOrder::R, channel: ChannelType::F32 };
+    let mut rng = StdRng::seed_from_u64(15);
+    for round in 0..3 {
+        let v: f32 = rng.random_range(-1000..1000) as f32;
+        let src = Buffer::uninit(&ctx, n * 4).unwrap();
+        let im = Image::new_2d(&ctx, format, n, 1).unwrap();
+        let out = poisoned(&ctx, n * 4);
+        produce.launch(&qb, n, (&src, v, SPIN)).unwrap();
+        let copied = qb.copy_buffer_to_image(&src, 0, &im, [0, 0, 0], [n, 1, 1]).unwrap();
+        from_image.launch(qa.after(&[copied]), n, (&im, &out)).unwrap();
+        let got: Vec<f32> = read(&ctx, &out, n);
+        let want: Vec<f32> = (0..n).map(|i| v + i as f32).collect();
+        assert_eq!(got, want, "round {round}");
+    }
 }

@@ -33,7 +33,7 @@ fn max_len(c: &Context) -> usize {
 
 fn read_at(c: &Context, b: &Buffer, offset: usize, n: usize) -> Vec<u8> {
     let mut out = vec![0u8; n];
-    c.queue().read_buffer(b, offset, &mut out, &[]).unwrap();
+    c.queue().read_buffer(b, offset, &mut out).unwrap();
     out
 }
 
@@ -49,9 +49,9 @@ fn fills_past_2_and_4_gib_with_every_pattern_size() {
         for base in [2 * GIB, 4 * GIB].into_iter().filter(|&b| b + 4 * 128 < len) {
             for start in [base - 2 * 128, base - p, base, base + 128] {
                 let n = 3 * 128;
-                q.fill_buffer(&b, &[0xA5u8], start - 64, n + 128, &[]).unwrap();
+                q.fill_buffer(&b, &[0xA5u8], start - 64, n + 128).unwrap();
                 let pattern: Vec<u8> = (0..p).map(|k| (k as u8).wrapping_mul(37).wrapping_add(1)).collect();
-                q.fill_buffer(&b, &pattern, start, n, &[]).unwrap().wait().unwrap();
+                q.fill_buffer(&b, &pattern, start, n).unwrap().wait().unwrap();
                 let got = read_at(&c, &b, start - 64, n + 128);
                 let want: Vec<u8> = (0..n + 128)
                     .map(|k| if (64..64 + n).contains(&k) { pattern[(k - 64) % p] } else { 0xA5 })
@@ -61,7 +61,7 @@ fn fills_past_2_and_4_gib_with_every_pattern_size() {
         }
     }
     // A whole-buffer fill with a one-byte pattern crosses both limits.
-    q.fill_buffer(&b, &[0x3Cu8], 0, len, &[]).unwrap().wait().unwrap();
+    q.fill_buffer(&b, &[0x3Cu8], 0, len).unwrap().wait().unwrap();
     for at in [0, 2 * GIB - 1, 2 * GIB, 4 * GIB + 7, len - 1].into_iter().filter(|&a| a < len) {
         assert_eq!(read_at(&c, &b, at, 1), [0x3C], "whole fill at {at}");
     }
@@ -73,7 +73,7 @@ fn allocations_past_2_gib_are_touched_and_usable() {
     let Some(c) = large("allocations_past_2_gib_are_touched_and_usable") else { return };
     for len in [2 * GIB + 1, 3 * GIB, 4 * GIB + 4096].into_iter().filter(|&l| l <= max_len(&c)) {
         let b = clarray::memory::alloc(&c, len).unwrap();
-        c.queue().write_buffer(&b, len - 3, &[1u8, 2, 3], &[]).unwrap();
+        c.queue().write_buffer(&b, len - 3, &[1u8, 2, 3]).unwrap();
         assert_eq!(read_at(&c, &b, len - 3, 3), [1, 2, 3], "allocation of {len} bytes");
     }
 }
@@ -94,8 +94,8 @@ fn copies_at_unaligned_offsets_past_2_and_4_gib() {
         (2 * GIB + 9, 3 * GIB + 1),
     ];
     for (src, dst) in pairs.into_iter().filter(|&(s, d)| s.max(d) + 1000 <= len) {
-        q.write_buffer(&a, src, &data, &[]).unwrap();
-        q.copy_buffer(&a, src, &d, dst, data.len(), &[]).unwrap().wait().unwrap();
+        q.write_buffer(&a, src, &data).unwrap();
+        q.copy_buffer(&a, src, &d, dst, data.len()).unwrap().wait().unwrap();
         assert_eq!(read_at(&c, &d, dst, data.len()), data, "copy {src} → {dst}");
     }
 }

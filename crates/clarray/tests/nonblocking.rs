@@ -27,7 +27,7 @@ fn scoped_read_hands_the_borrow_back() {
         let got = q
             .scope(|s| {
                 assert_eq!(s.queue().id(), q.id());
-                let p = s.read_buffer(&buf, off, &mut host[4..4 + n], &[])?;
+                let p = s.read_buffer(&buf, off, &mut host[4..4 + n])?;
                 let back: &mut [u8] = p.wait()?;
                 assert_eq!(back, &data[off..off + n]);
                 if let Some(b) = back.first_mut() {
@@ -57,11 +57,11 @@ fn scoped_writes_from_slices_and_vectors() {
     let mut nines = [9u8; 16];
     let back = q
         .scope(|s| {
-            let pa = s.write_buffer(&buf, 0, &a[..], &[])?;
+            let pa = s.write_buffer(&buf, 0, &a[..])?;
             // The shared borrow of `a` may be read while the write is in flight.
             assert_eq!(a.len(), 1000);
-            let pb = s.write_buffer(&buf, 4000, b.clone(), &[])?;
-            let pz = s.write_buffer(&buf, 6000, &mut nines[..], &[])?;
+            let pb = s.write_buffer(&buf, 4000, b.clone())?;
+            let pz = s.write_buffer(&buf, 6000, &mut nines[..])?;
             drop(pz);
             let owned: Vec<u32> = pb.wait()?;
             assert_eq!(owned, b);
@@ -87,7 +87,7 @@ fn many_reads_in_flight_at_once() {
         let kev = launch_lcg(q, &k, &buf, N, SLOW, &[]);
         let mut pending = Vec::new();
         for (i, chunk) in host.chunks_mut(N / 8).enumerate() {
-            pending.push(s.read_buffer(&buf, i * 4 * (N / 8), chunk, std::slice::from_ref(&kev))?);
+            pending.push(s.after(std::slice::from_ref(&kev)).read_buffer(&buf, i * 4 * (N / 8), chunk)?);
         }
         // Dropping the handles waits for each copy.
         drop(pending);
@@ -106,7 +106,7 @@ fn dropping_a_pending_waits_for_its_copy() {
     let mut host = vec![0u32; N];
     q.scope(|s| {
         let kev = launch_lcg(q, &k, &buf, N, SLOW, &[]);
-        let p = s.read_buffer(&buf, 0, &mut host[..], &[kev])?;
+        let p = s.after(&[kev]).read_buffer(&buf, 0, &mut host[..])?;
         let ev = p.event().clone();
         assert!(format!("{p:?}").starts_with("Pending(Event("));
         drop(p);
@@ -127,7 +127,7 @@ fn a_leaked_pending_is_still_complete_when_the_scope_ends() {
     let mut ev = None;
     q.scope(|s| {
         let kev = launch_lcg(q, &k, &buf, N, SLOW, &[]);
-        let p = s.read_buffer(&buf, 0, &mut host[..], &[kev])?;
+        let p = s.after(&[kev]).read_buffer(&buf, 0, &mut host[..])?;
         ev = Some(p.event().clone());
         std::mem::forget(p);
         Ok(())
@@ -148,10 +148,10 @@ fn an_error_inside_the_scope_still_waits_for_earlier_copies() {
     let mut ev = None;
     let r: clarray::Result<()> = q.scope(|s| {
         let kev = launch_lcg(q, &k, &buf, N, SLOW, &[]);
-        let p = s.read_buffer(&buf, 0, &mut host[..], &[kev])?;
+        let p = s.after(&[kev]).read_buffer(&buf, 0, &mut host[..])?;
         ev = Some(p.event().clone());
         std::mem::forget(p);
-        let _never = s.read_buffer(&buf, 0, &mut extra[..], &[])?;
+        let _never = s.read_buffer(&buf, 0, &mut extra[..])?;
         unreachable!("the second read is out of bounds");
     });
     assert!(ev.unwrap().is_complete(), "the scope waited for the leaked copy");
@@ -172,14 +172,13 @@ fn scoped_rect_copies() {
     let buf = poisoned_buffer(&ctx, 48);
     let mut back = [POISON; 150];
     q.scope(|s| {
-        let w = s.write_buffer_rect(&buf, RectSide::packed(), &src[..], hs, [6, 4, 2], &[])?;
-        let r = s.read_buffer_rect(
+        let w = s.write_buffer_rect(&buf, RectSide::packed(), &src[..], hs, [6, 4, 2])?;
+        let r = s.after(std::slice::from_ref(w.event())).read_buffer_rect(
             &buf,
             RectSide::packed(),
             &mut back[..],
             hs,
             [6, 4, 2],
-            std::slice::from_ref(w.event()),
         )?;
         r.wait()?;
         Ok(())
@@ -202,17 +201,22 @@ fn scoped_image_copies() {
     let mut back = vec![f32::NAN; 16 * 8];
     let mut corner = vec![f32::NAN; 6];
     q.scope(|s| {
-        let w = s.write_image(&img, [0, 0, 0], [16, 8, 1], &src[..], 0, 0, &[])?;
-        let r =
-            s.read_image(&img, [0, 0, 0], [16, 8, 1], &mut back[..], 0, 0, std::slice::from_ref(w.event()))?;
-        let c = s.read_image(
+        let w = s.write_image(&img, [0, 0, 0], [16, 8, 1], &src[..], 0, 0)?;
+        let r = s.after(std::slice::from_ref(w.event())).read_image(
+            &img,
+            [0, 0, 0],
+            [16, 8, 1],
+            &mut back[..],
+            0,
+            0,
+        )?;
+        let c = s.after(std::slice::from_ref(w.event())).read_image(
             &img,
             [13, 6, 0],
             [3, 2, 1],
             &mut corner[..],
             12,
             0,
-            std::slice::from_ref(w.event()),
         )?;
         drop((r, c));
         Ok(())
@@ -242,29 +246,29 @@ fn owned_copies_need_no_scope() {
     // The read waits for the kernel; the handle can be stored and waited on later.
     let kev = launch_lcg(q, &k, &buf, N, SLOW, &[]);
     let pending = vec![
-        q.read_buffer_async(&buf, 0, vec![0u32; N / 2], std::slice::from_ref(&kev)).unwrap(),
-        q.read_buffer_async(&buf, 2 * N, vec![0u32; N / 2], &[kev]).unwrap(),
+        q.after(std::slice::from_ref(&kev)).read_buffer_async(&buf, 0, vec![0u32; N / 2]).unwrap(),
+        q.after(&[kev]).read_buffer_async(&buf, 2 * N, vec![0u32; N / 2]).unwrap(),
     ];
     let halves: Vec<Vec<u32>> = pending.into_iter().map(|p| p.wait().unwrap()).collect();
     assert_eq!(halves.concat(), lcg_reference(N, SLOW));
 
     let data: Vec<u32> = random_vec(&mut rng, N);
-    let p = q.write_buffer_async(&buf, 0, data.clone(), &[]).unwrap();
-    let r = q.read_buffer_async(&buf, 0, vec![0u32; N], std::slice::from_ref(p.event())).unwrap();
+    let p = q.write_buffer_async(&buf, 0, data.clone()).unwrap();
+    let r = q.after(std::slice::from_ref(p.event())).read_buffer_async(&buf, 0, vec![0u32; N]).unwrap();
     assert_eq!(p.wait().unwrap(), data, "the vector comes back unchanged");
     assert_eq!(r.wait().unwrap(), data);
 
     // A leaked owned handle leaks its vector, so the copy can still land safely.
     let kev = launch_lcg(q, &k, &buf, N, SLOW, &[]);
-    let leaked = q.read_buffer_async(&buf, 0, vec![0u32; N], &[kev]).unwrap();
+    let leaked = q.after(&[kev]).read_buffer_async(&buf, 0, vec![0u32; N]).unwrap();
     let ev = leaked.event().clone();
     std::mem::forget(leaked);
     ev.wait().unwrap();
     q.finish().unwrap();
 
-    let e = expect_err(q.read_buffer_async(&buf, 4, vec![0u32; N], &[]));
+    let e = expect_err(q.read_buffer_async(&buf, 4, vec![0u32; N]));
     assert!(matches!(e, Error::OutOfBounds(_)), "{e:?}");
-    let e = expect_err(q.write_buffer_async(&buf, 4 * N + 1, Vec::<u8>::new(), &[]));
+    let e = expect_err(q.write_buffer_async(&buf, 4 * N + 1, Vec::<u8>::new()));
     assert!(matches!(e, Error::OutOfBounds(_)), "{e:?}");
 }
 
@@ -282,9 +286,7 @@ fn a_scope_is_shared_by_threads() {
             let handles: Vec<_> = host
                 .chunks_mut(1000)
                 .enumerate()
-                .map(|(i, chunk)| {
-                    t.spawn(move || s.read_buffer(buf, 8 * 1000 * i, chunk, &[])?.wait().map(drop))
-                })
+                .map(|(i, chunk)| t.spawn(move || s.read_buffer(buf, 8 * 1000 * i, chunk)?.wait().map(drop)))
                 .collect();
             handles.into_iter().try_for_each(|h| h.join().unwrap())
         })

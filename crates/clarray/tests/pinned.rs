@@ -48,9 +48,9 @@ fn linear_copies_from_and_into_pinned_memory() {
         let src = Pinned::from_slice(&ctx, &random_f32(&mut rng, n)).unwrap();
         let off = 4 * rng.random_range(0..16);
         let buf = poisoned_buffer(&ctx, off + 4 * n);
-        q.write_buffer(&buf, off, &src, &[]).unwrap();
+        q.write_buffer(&buf, off, &src).unwrap();
         let mut dst = Pinned::<f32>::new(&ctx, n).unwrap();
-        q.read_buffer(&buf, off, &mut dst, &[]).unwrap();
+        q.read_buffer(&buf, off, &mut dst).unwrap();
         assert_eq!(&dst[..], &src[..]);
         assert!(read_all(q, &buf)[..off].iter().all(|&b| b == POISON));
     }
@@ -65,7 +65,7 @@ fn rect_copies_from_and_into_pinned_memory() {
     let host = Pinned::from_slice(&ctx, &random_vec::<u8>(&mut rng, 48 * 3)).unwrap();
     let hs = RectSide::new([2, 1, 1], 12, 48);
     let buf = poisoned_buffer(&ctx, 5 * 3 * 2);
-    q.write_buffer_rect(&buf, RectSide::packed(), &host, hs, [5, 3, 2], &[]).unwrap();
+    q.write_buffer_rect(&buf, RectSide::packed(), &host, hs, [5, 3, 2]).unwrap();
     let mut want = Vec::new();
     for z in 1..3 {
         for y in 1..4 {
@@ -74,7 +74,7 @@ fn rect_copies_from_and_into_pinned_memory() {
     }
     assert_eq!(read_all(q, &buf), want);
     let mut back = Pinned::<u8>::new(&ctx, 48 * 3).unwrap();
-    q.read_buffer_rect(&buf, RectSide::packed(), &mut back, hs, [5, 3, 2], &[]).unwrap();
+    q.read_buffer_rect(&buf, RectSide::packed(), &mut back, hs, [5, 3, 2]).unwrap();
     for (i, (&b, &h)) in back.iter().zip(host.iter()).enumerate() {
         let (z, y, x) = (i / 48, i % 48 / 12, i % 12);
         let inside = (1..3).contains(&z) && (1..4).contains(&y) && (2..7).contains(&x);
@@ -90,13 +90,13 @@ fn image_copies_from_and_into_pinned_memory() {
     let format = ImageFormat::new(ChannelOrder::Rgba, ChannelType::F32);
     let img = Image::new_3d(&ctx, format, 6, 5, 3).unwrap();
     let src = Pinned::from_slice(&ctx, &random_f32(&mut rng, 6 * 5 * 3 * 4)).unwrap();
-    q.write_image(&img, [0, 0, 0], [6, 5, 3], &src, 0, 0, &[]).unwrap();
+    q.write_image(&img, [0, 0, 0], [6, 5, 3], &src, 0, 0).unwrap();
     let mut dst = Pinned::<f32>::new(&ctx, src.len()).unwrap();
-    q.read_image(&img, [0, 0, 0], [6, 5, 3], &mut dst, 0, 0, &[]).unwrap();
+    q.read_image(&img, [0, 0, 0], [6, 5, 3], &mut dst, 0, 0).unwrap();
     assert_eq!(&dst[..], &src[..]);
     // A sub-region with a padded row pitch (2 pixels of 16 bytes + 8 bytes of padding).
     let mut part = Pinned::<f32>::new(&ctx, 10 * 2).unwrap();
-    q.read_image(&img, [3, 1, 2], [2, 2, 1], &mut part, 40, 0, &[]).unwrap();
+    q.read_image(&img, [3, 1, 2], [2, 2, 1], &mut part, 40, 0).unwrap();
     for y in 0..2 {
         for x in 0..2 {
             let at = ((2 * 5 + 1 + y) * 6 + 3 + x) * 4;
@@ -116,8 +116,8 @@ fn non_blocking_copies_with_pinned_memory() {
     let buf = poisoned_buffer(&ctx, 8 * n);
     let mut dst = Pinned::<u64>::new(&ctx, n).unwrap();
     q.scope(|s| {
-        let w = s.write_buffer(&buf, 0, &src[..], &[])?;
-        let r = s.read_buffer(&buf, 0, &mut dst[..], &[w.event().clone()])?;
+        let w = s.write_buffer(&buf, 0, &src[..])?;
+        let r = s.after(&[w.event().clone()]).read_buffer(&buf, 0, &mut dst[..])?;
         w.wait()?;
         r.wait()?;
         Ok(())
@@ -135,7 +135,7 @@ fn dropping_pinned_memory_unmaps_cleanly() {
     for _ in 0..64 {
         let mut p = Pinned::<u8>::new(&ctx, rng.random_range(0..100_000)).unwrap();
         let n = p.len().min(4096);
-        q.read_buffer(&buf, 0, &mut p[..n], &[]).unwrap();
+        q.read_buffer(&buf, 0, &mut p[..n]).unwrap();
         drop(p);
     }
     // Pinned memory may also be dropped on another thread.

@@ -2,7 +2,7 @@
 //! running out under it with every buffer intact, and ordering between two queues.
 
 use clarray::memory::{self, Limit};
-use clarray::program::{Launch, Source};
+use clarray::program::Source;
 use clarray::runtime::{Block, Recycle};
 use clarray::{Buffer, Context, Error};
 use rand::{rngs::StdRng, Rng, SeedableRng};
@@ -60,9 +60,9 @@ fn reused_blocks_keep_no_stale_ordering_bugs_on_one_queue() {
     for round in 0..50u32 {
         let b = memory::alloc(&ctx, 4096).unwrap();
         let data = vec![round; 1024];
-        ctx.queue().write_buffer(&b, 0, &data, &[]).unwrap();
+        ctx.queue().write_buffer(&b, 0, &data).unwrap();
         let mut out = vec![0u32; 1024];
-        ctx.queue().read_buffer(&b, 0, &mut out, &[]).unwrap();
+        ctx.queue().read_buffer(&b, 0, &mut out).unwrap();
         assert_eq!(out, data);
     }
     assert!(memory::stats(&ctx).allocations <= 1);
@@ -81,7 +81,7 @@ fn running_out_under_a_small_limit_leaves_every_buffer_intact() {
             Ok(b) => {
                 let k = bufs.len() as u8;
                 let data: Vec<u8> = (0..n).map(|i| (i as u8).wrapping_mul(31).wrapping_add(k)).collect();
-                ctx.queue().write_buffer(&b, 0, &data, &[]).unwrap();
+                ctx.queue().write_buffer(&b, 0, &data).unwrap();
                 bufs.push((b, data));
             }
             Err(e) => break e,
@@ -103,7 +103,7 @@ fn running_out_under_a_small_limit_leaves_every_buffer_intact() {
     );
     for (b, data) in &bufs {
         let mut out = vec![0u8; n];
-        ctx.queue().read_buffer(b, 0, &mut out, &[]).unwrap();
+        ctx.queue().read_buffer(b, 0, &mut out).unwrap();
         assert_eq!(&out, data);
     }
     // Held blocks are released to make room for an allocation of another size.
@@ -116,7 +116,7 @@ fn running_out_under_a_small_limit_leaves_every_buffer_intact() {
     drop(big);
     for (b, data) in &bufs {
         let mut out = vec![0u8; n];
-        ctx.queue().read_buffer(b, 0, &mut out, &[]).unwrap();
+        ctx.queue().read_buffer(b, 0, &mut out).unwrap();
         assert_eq!(&out, data);
     }
     // A single allocation above the limit.
@@ -144,7 +144,7 @@ fn blocks_go_back_to_their_recycler_and_only_to_their_context() {
     assert!(e.to_string().contains("2048 bytes on a block of 1024"), "{e}");
     let b = Buffer::from_block(&ctx, Block::new(&ctx, 1024).unwrap(), 1000, keep.clone()).unwrap();
     assert_eq!(b.len(), 1000);
-    ctx.queue().write_buffer(&b, 0, &[7u8; 1000], &[]).unwrap();
+    ctx.queue().write_buffer(&b, 0, &[7u8; 1000]).unwrap();
     let copy = b.clone();
     drop(b);
     assert!(keep.0.lock().unwrap().is_empty(), "a clone still holds it");
@@ -155,7 +155,7 @@ fn blocks_go_back_to_their_recycler_and_only_to_their_context() {
     // The block's data survives the round trip (nothing released it).
     let again = Buffer::from_block(&ctx, blocks.into_iter().next().unwrap(), 1000, keep.clone()).unwrap();
     let mut out = vec![0u8; 1000];
-    ctx.queue().read_buffer(&again, 0, &mut out, &[]).unwrap();
+    ctx.queue().read_buffer(&again, 0, &mut out).unwrap();
     assert_eq!(out, vec![7u8; 1000]);
 }
 
@@ -196,7 +196,7 @@ fn two_queues_on_shared_buffers_wait_for_exactly_what_they_must() {
         // Host copies on B read A's latest write.
         if r % 7 == 0 {
             let mut host = vec![0i32; n];
-            qb.read_buffer(buf, 0, &mut host, &[]).unwrap();
+            qb.read_buffer(buf, 0, &mut host).unwrap();
             assert!(host.iter().enumerate().all(|(i, &v)| v == -1 + i as i32), "round {r}");
         }
     }
@@ -209,16 +209,16 @@ fn two_queues_on_shared_buffers_wait_for_exactly_what_they_must() {
         drop(tmp);
         let ctx_b = ctx.with_queue(&qb).unwrap();
         let again = memory::alloc(&ctx_b, n * 4).unwrap();
-        qb.fill_buffer(&again, &[-5i32], 0, n * 4, &[]).unwrap();
+        qb.fill_buffer(&again, &[-5i32], 0, n * 4).unwrap();
         let mut host = vec![0i32; n];
-        qa.read_buffer(&out, 0, &mut host, &[]).unwrap();
+        qa.read_buffer(&out, 0, &mut host).unwrap();
         assert!(host.iter().enumerate().all(|(i, &v)| v == 7 + i as i32), "pool round {r}");
     }
     qa.finish().unwrap();
     qb.finish().unwrap();
     for (r, out) in outs.iter().enumerate() {
         let mut host = vec![0i32; n];
-        qa.read_buffer(out, 0, &mut host, &[]).unwrap();
+        qa.read_buffer(out, 0, &mut host).unwrap();
         let base = (r * 10_000) as i32;
         for (i, &v) in host.iter().enumerate() {
             assert_eq!(v, base + i as i32, "round {r} item {i}");

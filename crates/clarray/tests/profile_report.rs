@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use clarray::profile::{self, Profiler};
-use clarray::program::{Launch, Source};
+use clarray::program::Source;
 use clarray::{Buffer, Context, Error};
 
 const SRC: &str = "
@@ -26,18 +26,18 @@ fn totals_are_consistent_with_wall_time() {
     let host = vec![1.0f32; n];
     let q = ctx.queue();
     // Commands before start are not counted.
-    q.write_buffer(&x, 0, &host, &[]).unwrap();
+    q.write_buffer(&x, 0, &host).unwrap();
     let t0 = Instant::now();
     let p = Profiler::start(q).unwrap();
-    q.write_buffer(&x, 0, &host, &[]).unwrap();
+    q.write_buffer(&x, 0, &host).unwrap();
     for _ in 0..10 {
         scale.launch(q, n, (&x, 1.5f32)).unwrap();
         shift.launch(q, n, (&x, 0.25f32)).unwrap();
     }
     shift.launch(q, n, (&x, 0.25f32)).unwrap();
-    q.copy_buffer(&x, 0, &y, 0, n * 4, &[]).unwrap();
+    q.copy_buffer(&x, 0, &y, 0, n * 4).unwrap();
     let mut out = vec![0f32; n];
-    q.read_buffer(&y, 0, &mut out, &[]).unwrap();
+    q.read_buffer(&y, 0, &mut out).unwrap();
     let r = p.report().unwrap();
     let wall = t0.elapsed().as_secs_f64();
 

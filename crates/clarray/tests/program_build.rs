@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clarray::program::{Defines, Launch, Source};
+use clarray::program::{Defines, Source};
 use clarray::{Buffer, Context, Error};
 
 fn scratch(name: &str) -> PathBuf {
@@ -14,7 +14,7 @@ fn scratch(name: &str) -> PathBuf {
 
 fn read_f64(ctx: &Context, b: &Buffer, n: usize) -> Vec<f64> {
     let mut out = vec![0f64; n];
-    ctx.queue().read_buffer(b, 0, &mut out, &[]).unwrap();
+    ctx.queue().read_buffer(b, 0, &mut out).unwrap();
     out
 }
 
@@ -38,10 +38,10 @@ fn includes_are_inlined_from_file_dir_then_include_dirs() {
     assert_eq!(expanded.files.len(), 3);
     let k = src.build(&ctx).unwrap().kernel("k").unwrap();
     let out = Buffer::uninit(&ctx, 64 * 4).unwrap();
-    ctx.queue().fill_buffer(&out, &[-1i32], 0, 256, &[]).unwrap();
+    ctx.queue().fill_buffer(&out, &[-1i32], 0, 256).unwrap();
     k.launch(ctx.queue(), 64, (&out,)).unwrap();
     let mut host = vec![0i32; 64];
-    ctx.queue().read_buffer(&out, 0, &mut host, &[]).unwrap();
+    ctx.queue().read_buffer(&out, 0, &mut host).unwrap();
     let want: Vec<i32> = (0..64).map(|i| i * 3 + 3).collect();
     assert_eq!(host, want);
 }
@@ -122,7 +122,7 @@ fn defines_reach_the_kernel_with_full_precision() {
     );
     let k = src.build(&ctx).unwrap().kernel("k").unwrap();
     let out = Buffer::uninit(&ctx, 8 * 8).unwrap();
-    ctx.queue().fill_buffer(&out, &[0u8], 0, 64, &[]).unwrap();
+    ctx.queue().fill_buffer(&out, &[0u8], 0, 64).unwrap();
     k.launch(ctx.queue(), 1, (&out,)).unwrap();
     let v = read_f64(&ctx, &out, 8);
     assert_eq!(v[0], dt);
@@ -160,21 +160,18 @@ fn kernels_are_created_once() {
 /// argument-less kernel when `-cl-kernel-arg-info` is given; clarray then builds it without.
 #[test]
 fn programs_with_argument_less_kernels_build_and_launch() {
-    use clarray::runtime::{Arg, LaunchDims};
+    use clarray::runtime::{Arg, Dims};
     let ctx = Context::new().unwrap();
     let src = "kernel void nothing() {}\nkernel void seven(global int* o) { o[get_global_id(0)] = 7; }\n";
     let p = clarray::runtime::Program::build(&ctx, src, "").unwrap();
     let nothing = p.kernel("nothing").unwrap();
     let seven = p.kernel("seven").unwrap();
     let out = clarray::Buffer::from_slice(&ctx, &[0i32; 5]).unwrap();
-    let dims = LaunchDims { global: &[1], local: None, offset: None };
-    ctx.queue().launch(&nothing, &[], &dims, &[]).unwrap();
-    ctx.queue().launch(&seven, &[Arg::Buffer(&out)], &LaunchDims { global: &[5], ..dims }, &[]).unwrap();
+    let dims = Dims::new([1]).driver_local();
+    nothing.launch(ctx.queue(), dims, ()).unwrap();
+    seven.launch(ctx.queue(), Dims::new([5]).driver_local(), [Arg::Buffer(&out)]).unwrap();
     assert_eq!(out.to_vec::<i32>().unwrap(), vec![7; 5]);
-    let e = ctx
-        .queue()
-        .launch(&seven, &[], &LaunchDims { global: &[5], local: None, offset: None }, &[])
-        .unwrap_err();
+    let e = seven.launch(ctx.queue(), Dims::new([5]).driver_local(), ()).unwrap_err();
     assert!(e.to_string().contains("0 arguments were given, but it takes 1"), "{e}");
 }
 

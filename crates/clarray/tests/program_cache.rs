@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clarray::program::{DiskCache, Launch, Outcome, Source};
+use clarray::program::{DiskCache, Outcome, Source};
 use clarray::{Buffer, Context};
 
 const SRC: &str =
@@ -23,10 +23,10 @@ fn files() -> Vec<(String, String)> {
 fn check_works(ctx: &Context, p: &clarray::runtime::Program) {
     let k = p.kernel("fill").unwrap();
     let out = Buffer::uninit(ctx, 16 * 4).unwrap();
-    ctx.queue().fill_buffer(&out, &[-1i32], 0, 64, &[]).unwrap();
+    ctx.queue().fill_buffer(&out, &[-1i32], 0, 64).unwrap();
     k.launch(ctx.queue(), 16, (&out, 100i32)).unwrap();
     let mut host = vec![0i32; 16];
-    ctx.queue().read_buffer(&out, 0, &mut host, &[]).unwrap();
+    ctx.queue().read_buffer(&out, 0, &mut host).unwrap();
     assert_eq!(host, (100..116).collect::<Vec<i32>>());
     // Argument information survives the binary: launches are still checked.
     let e = k.launch(ctx.queue(), 16, (&out, 1.5f64)).unwrap_err();
@@ -123,7 +123,7 @@ fn key_follows_included_files() {
     let out = Buffer::uninit(&ctx, 4).unwrap();
     src.build(&ctx).unwrap().kernel("k").unwrap().launch(ctx.queue(), 1, (&out,)).unwrap();
     let mut v = [0i32];
-    ctx.queue().read_buffer(&out, 0, &mut v, &[]).unwrap();
+    ctx.queue().read_buffer(&out, 0, &mut v).unwrap();
     assert_eq!(v[0], 2);
     assert_ne!(DiskCache::key(&ctx, SRC, OPTS), DiskCache::key(&ctx, SRC, "-cl-kernel-arg-info -DX=1"));
 }

@@ -38,7 +38,7 @@ fn copies_in_once_and_out_once() {
     let mut probe = vec![f32::NAN; n];
     let dev = Buffer::uninit(&ctx, n * 4).unwrap();
     let dev_init: Vec<f32> = (0..n).map(|i| i as f32).collect();
-    ctx.queue().write_buffer(&dev, 0, &dev_init, &[]).unwrap();
+    ctx.queue().write_buffer(&dev, 0, &dev_init).unwrap();
     let input_before = input.clone();
     let io_before = io.clone();
     let s = 0.5f32;
@@ -62,7 +62,7 @@ fn copies_in_once_and_out_once() {
         assert_ne!(probe[i], sentinel, "out-only data was uploaded (at {i})");
     }
     let mut d = vec![0f32; n];
-    ctx.queue().read_buffer(&dev, 0, &mut d, &[]).unwrap();
+    ctx.queue().read_buffer(&dev, 0, &mut d).unwrap();
     assert_eq!(d, dev_init.iter().map(|v| v + 1.0).collect::<Vec<_>>(), "device argument updated in place");
     assert_eq!(report.bytes_in, 2 * n as u64 * 4, "in and inout uploaded, out and device not");
     assert_eq!(report.bytes_out, 3 * n as u64 * 4, "inout, out and probe copied back");
@@ -80,7 +80,7 @@ fn copies_in_once_and_out_once() {
         .unwrap();
     assert_eq!((r2.bytes_in, r2.bytes_out), (0, 0));
     assert_eq!(r2.copy_seconds, 0.0);
-    ctx.queue().read_buffer(&dev, 0, &mut d, &[]).unwrap();
+    ctx.queue().read_buffer(&dev, 0, &mut d).unwrap();
     assert_eq!(d, dev_init.iter().map(|v| (v + 1.0) * 3.0).collect::<Vec<_>>());
 }
 

@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use clarray::array::Array;
 use clarray::program::{cached_kernel, KernelArg};
-use clarray::runtime::{Arg, BareLaunch, LaunchDims};
+use clarray::runtime::{Arg, BareLaunch, Dims};
 use clarray::Context;
 
 mod common;
@@ -61,14 +61,13 @@ fn small_op_overhead() {
     let (out_buf, a_buf) = (out.buffer().clone(), a.buffer().clone());
     let args = [Arg::Buffer(&out_buf), Arg::Buffer(&a_buf), s.to_arg().unwrap(), n.to_arg().unwrap()];
     let bare = BareLaunch::new(&kernel, &args, &[16]).unwrap();
-    let dims = LaunchDims { global: &[16], local: None, offset: None };
+    let dims = Dims::new([16]).driver_local();
     let mut variants: Vec<(&str, Op<'_>)> = Vec::new();
     if want("bare") {
         variants.push(("bare launch (BareLaunch)", Box::new(|| bare.enqueue(ctx.queue()))));
     }
     if want("launch") {
-        variants
-            .push(("Queue::launch", Box::new(|| ctx.queue().launch(&kernel, &args, &dims, &[]).map(drop))));
+        variants.push(("Queue::launch", Box::new(|| kernel.launch(ctx.queue(), dims, args).map(drop))));
     }
     if want("assign") {
         variants.push(("out.assign(&a + 2.0)", Box::new(|| out.assign(&a + 2.0))));

@@ -2,7 +2,7 @@
 
 use std::sync::Barrier;
 
-use clarray::program::{Kernels, Launch, Source};
+use clarray::program::{Kernels, Source};
 use clarray::runner::Runner;
 use clarray::runtime::{Kernel, Program};
 use clarray::{Buffer, Context, Event, Queue};
@@ -34,7 +34,7 @@ fn one_kernel_from_four_threads() {
     let n = 4096;
     let x: Vec<i32> = (0..n as i32).collect();
     let xb = Buffer::uninit(&ctx, n * 4).unwrap();
-    ctx.queue().write_buffer(&xb, 0, &x, &[]).unwrap();
+    ctx.queue().write_buffer(&xb, 0, &x).unwrap();
     let threads = 4;
     let barrier = Barrier::new(threads);
     std::thread::scope(|s| {
@@ -56,7 +56,7 @@ fn one_kernel_from_four_threads() {
                     for (j, y) in ys.iter().enumerate() {
                         let a = (t * 1000 + round * 10 + j) as i32;
                         let mut out = vec![0i32; n];
-                        q.read_buffer(y, 0, &mut out, &[]).unwrap();
+                        q.read_buffer(y, 0, &mut out).unwrap();
                         for i in (0..n).step_by(97) {
                             assert_eq!(out[i], a * x[i] - j as i32, "thread {t} round {round} buffer {j}");
                         }

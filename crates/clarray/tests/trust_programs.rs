@@ -80,13 +80,13 @@ fn reduction_and_scan_kernels_refuse_arrays_that_do_not_broadcast() {
     assert!((f64::from(got) - want).abs() <= 1e-3 * want.abs().max(1.0), "{got} vs {want}");
 }
 
-use clarray::program::{Bytes, Launch, Source};
+use clarray::program::{Bytes, Source};
 use clarray::Buffer;
 
 /// Reads `n` values of `T` from `b`.
 fn read<T: bytemuck::Pod>(ctx: &clarray::Context, b: &Buffer, n: usize) -> Vec<T> {
     let mut v = vec![T::zeroed(); n];
-    ctx.queue().read_buffer(b, 0, &mut v, &[]).unwrap();
+    ctx.queue().read_buffer(b, 0, &mut v).unwrap();
     v
 }
 

@@ -362,7 +362,7 @@ fn copy_buffer_rect_with_sub_buffers_copies_the_region() {
             1 => (&src, &dst_plain),
             _ => (&src_plain, &dst),
         };
-        q.copy_buffer_rect(s, ss, d, ds, region, &[]).unwrap().wait().unwrap();
+        q.copy_buffer_rect(s, ss, d, ds, region).unwrap().wait().unwrap();
         let mut model = vec![POISON; need];
         rect_ref(&src_parent_bytes[al..al + need], &ss, &mut model, &ds, region);
         assert_same(&read_all(q, d), &model, &format!("round {round}: region {region:?}, {ss:?} → {ds:?}"));
@@ -388,13 +388,13 @@ fn read_and_write_buffer_rect_with_a_sub_buffer_side_copy_the_region() {
     let sub = parent.sub_buffer(al, need).unwrap();
     // Buffer → host.
     let mut host = vec![POISON; need];
-    q.read_buffer_rect(&sub, side, &mut host, side, region, &[]).unwrap();
+    q.read_buffer_rect(&sub, side, &mut host, side, region).unwrap();
     let mut model = vec![POISON; need];
     rect_ref(&parent_bytes[al..], &side, &mut model, &side, region);
     assert_same(&host, &model, "sub-buffer → host");
     // Host → buffer.
     let src: Vec<u8> = random_vec(&mut rng, need);
-    q.write_buffer_rect(&sub, side, &src, side, region, &[]).unwrap();
+    q.write_buffer_rect(&sub, side, &src, side, region).unwrap();
     let mut model = parent_bytes.clone();
     rect_ref(&src, &side, &mut model[al..], &side, region);
     assert_same(&read_all(q, &parent), &model, "host → sub-buffer");
@@ -411,10 +411,10 @@ fn image_copies_with_a_sub_buffer_side_copy_the_region() {
     let format = ImageFormat::new(ChannelOrder::R, ChannelType::U8);
     let img = Image::new_2d(&ctx, format, 8, 4).unwrap();
     let pixels: Vec<u8> = random_vec(&mut rng, 32);
-    q.write_buffer(&sub, 5, &pixels, &[]).unwrap();
-    q.copy_buffer_to_image(&sub, 5, &img, [0, 0, 0], [8, 4, 1], &[]).unwrap().wait().unwrap();
-    q.fill_buffer(&parent, &[POISON], 0, al + 256, &[]).unwrap().wait().unwrap();
-    q.copy_image_to_buffer(&img, [2, 1, 0], [4, 2, 1], &sub, 100, &[]).unwrap().wait().unwrap();
+    q.write_buffer(&sub, 5, &pixels).unwrap();
+    q.copy_buffer_to_image(&sub, 5, &img, [0, 0, 0], [8, 4, 1]).unwrap().wait().unwrap();
+    q.fill_buffer(&parent, &[POISON], 0, al + 256).unwrap().wait().unwrap();
+    q.copy_image_to_buffer(&img, [2, 1, 0], [4, 2, 1], &sub, 100).unwrap().wait().unwrap();
     let got = read_all(q, &parent);
     let mut model = vec![POISON; al + 256];
     for y in 0..2 {
@@ -443,7 +443,6 @@ fn copy_buffer_rect_sees_overlap_through_sub_buffers() {
         &sub,
         RectSide::new([0, 0, 0], row, 0),
         region,
-        &[],
     ));
     assert!(matches!(e, Error::Overlap { what: "rectangular copy", .. }), "{e:?}");
     assert_msg(&e, &["overlap", "temporary"]);
@@ -455,7 +454,6 @@ fn copy_buffer_rect_sees_overlap_through_sub_buffers() {
         &sub,
         RectSide::new([0, 1, 0], row, 0),
         region,
-        &[],
     ));
     assert_msg(&e, &["overlap"]);
     // Disjoint bytes of one allocation copy correctly.
@@ -465,7 +463,6 @@ fn copy_buffer_rect_sees_overlap_through_sub_buffers() {
         &sub,
         RectSide::new([0, 4, 0], row, 0),
         region,
-        &[],
     )
     .unwrap()
     .wait()

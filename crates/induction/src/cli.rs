@@ -1193,11 +1193,11 @@ fn demo_picture_config() -> Config {
 pub fn copy_ceiling(ctx: &clarray::Context, bytes: usize) -> Result<f64> {
     let a = clarray::memory::alloc(ctx, bytes)?;
     let b = clarray::memory::alloc(ctx, bytes)?;
-    ctx.queue().fill_buffer(&a, &[0u8], 0, bytes, &[])?.wait()?;
-    ctx.queue().copy_buffer(&a, 0, &b, 0, bytes, &[])?.wait()?;
+    ctx.queue().fill_buffer(&a, &[0u8], 0, bytes)?.wait()?;
+    ctx.queue().copy_buffer(&a, 0, &b, 0, bytes)?.wait()?;
     let mut best = f64::INFINITY;
     for _ in 0..5 {
-        let e = ctx.queue().copy_buffer(&a, 0, &b, 0, bytes, &[])?;
+        let e = ctx.queue().copy_buffer(&a, 0, &b, 0, bytes)?;
         best = best.min(e.seconds()?);
     }
     Ok(2.0 * bytes as f64 / best)

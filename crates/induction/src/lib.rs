@@ -37,7 +37,7 @@
 //! ```
 //!
 //! Built only on clarray's public API: [`clarray::memory::alloc`] for buffers,
-//! [`clarray::program::cached_kernel`] for kernels, `Queue::launch` and the copy calls.
+//! [`clarray::program::cached_kernel`] for kernels, `Kernel::launch` and the copy calls.
 
 #![deny(unsafe_code)]
 

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use clarray::program::cached_kernel;
-use clarray::runtime::{Arg, DeviceInfo, DeviceType, Kernel, LaunchDims, RectSide};
+use clarray::runtime::{Arg, DeviceInfo, DeviceType, Dims, Kernel, RectSide};
 use clarray::{Buffer, Context, Event};
 
 use crate::case::Case;
@@ -408,14 +408,14 @@ impl Solver {
 
     fn upload(&self, f: &Field) -> Result<()> {
         let host = f.host.borrow();
-        let e = self.ctx.queue().write_buffer(&f.buf, 0, &host[..], &[])?;
+        let e = self.ctx.queue().write_buffer(&f.buf, 0, &host[..])?;
         self.timing.borrow_mut().transfer_bytes += host.len();
         self.record(e, false)
     }
 
     fn download(&self, f: &Field) -> Result<()> {
         let mut host = f.host.borrow_mut();
-        let e = self.ctx.queue().read_buffer(&f.buf, 0, &mut host[..], &[])?;
+        let e = self.ctx.queue().read_buffer(&f.buf, 0, &mut host[..])?;
         self.timing.borrow_mut().transfer_bytes += host.len();
         drop(host);
         self.record(e, false)
@@ -431,23 +431,21 @@ impl Solver {
         local: Option<&[usize]>,
     ) -> Result<()> {
         let kernel = self.kernel(name)?;
-        self.launch_dims(kernel, args, &LaunchDims { global, local, offset: None })
+        let dims = match local {
+            Some(l) => Dims::new(global).local(l),
+            None => Dims::new(global).driver_local(),
+        };
+        self.launch_dims(kernel, args, dims)
     }
 
     /// [`Solver::launch`] with its work-items given in full.
-    fn launch_dims(&self, kernel: Kernel, args: &[A<'_>], dims: &LaunchDims<'_>) -> Result<()> {
+    fn launch_dims(&self, kernel: Kernel, args: &[A<'_>], dims: Dims) -> Result<()> {
         self.launch_dims_event(kernel, args, dims, &[]).map(|_| ())
     }
 
     /// [`Solver::launch_dims`] after the commands `wait` (besides what the buffers' hazards
     /// order), returning the kernel's event.
-    fn launch_dims_event(
-        &self,
-        kernel: Kernel,
-        args: &[A<'_>],
-        dims: &LaunchDims<'_>,
-        wait: &[Event],
-    ) -> Result<Event> {
+    fn launch_dims_event(&self, kernel: Kernel, args: &[A<'_>], dims: Dims, wait: &[Event]) -> Result<Event> {
         let f64s = self.cfg.precision == Precision::F64;
         let scalars: Vec<Vec<u8>> = args
             .iter()
@@ -489,7 +487,7 @@ impl Solver {
                 self.upload(f)?;
             }
         }
-        let e = self.ctx.queue().launch(&kernel, &cl_args, dims, wait)?;
+        let e = kernel.launch(self.ctx.queue().after(wait), dims, &cl_args)?;
         self.timing.borrow_mut().launches += 1;
         self.record(e.clone(), true)?;
         if copy {
@@ -533,8 +531,7 @@ impl Solver {
         len: [usize; 3],
     ) -> Result<()> {
         let kernel = self.kernel(name)?;
-        let dims = LaunchDims { global: &len, local: None, offset: Some(&first) };
-        self.launch_dims(kernel, args, &dims)
+        self.launch_dims(kernel, args, Dims::new(len).offset(first).driver_local())
     }
 
     /// Launches a Runge–Kutta stage kernel: work-items on an (x, y) tile of work-groups, each
@@ -629,8 +626,8 @@ impl Solver {
                 }
             }
             let kernel = self.kernel(rows_name)?;
-            let dims = LaunchDims { global: &[nx.div_ceil(seg), ny, nz], local: Some(&local), offset: None };
-            return self.launch_dims_event(kernel, &all, &dims, wait);
+            let dims = Dims::new([nx.div_ceil(seg), ny, nz]).local(local);
+            return self.launch_dims_event(kernel, &all, dims, wait);
         }
         let [mut lx, mut ly] = self.stage_local;
         if !whole {
@@ -643,12 +640,7 @@ impl Solver {
         let global =
             [nx.div_ceil(self.vx).next_multiple_of(lx), ny.next_multiple_of(ly), nz.div_ceil(self.z_chunk)];
         let kernel = self.kernel(name)?;
-        self.launch_dims_event(
-            kernel,
-            &all,
-            &LaunchDims { global: &global, local: Some(&[lx, ly, 1]), offset: None },
-            wait,
-        )
+        self.launch_dims_event(kernel, &all, Dims::new(global).local([lx, ly, 1]), wait)
     }
 
     /// Before a stage with the Hall term: u at the stage's time and J = curl B/ρ of the field
@@ -721,7 +713,7 @@ impl Solver {
     /// The values of a field, read back.
     fn read(&self, f: &Field) -> Result<Vec<f64>> {
         let mut bytes = vec![0u8; f.buf.len()];
-        let e = self.ctx.queue().read_buffer(&f.buf, 0, &mut bytes[..], &[])?;
+        let e = self.ctx.queue().read_buffer(&f.buf, 0, &mut bytes[..])?;
         self.timing.borrow_mut().transfer_bytes += bytes.len();
         self.record(e, false)?;
         Ok(match self.cfg.precision {
@@ -799,14 +791,7 @@ impl Solver {
                     slice_pitch,
                 );
                 let host = &bytes[c * comp..(c + 1) * comp];
-                let e = self.ctx.queue().write_buffer_rect(
-                    &f.buf,
-                    side,
-                    host,
-                    RectSide::packed(),
-                    region,
-                    &[],
-                )?;
+                let e = self.ctx.queue().write_buffer_rect(&f.buf, side, host, RectSide::packed(), region)?;
                 self.record(e, false)?;
             }
             if self.cfg.mode == Mode::Copy {
@@ -814,7 +799,7 @@ impl Solver {
             }
             return Ok(());
         }
-        let e = self.ctx.queue().write_buffer(&f.buf, 0, &bytes[..], &[])?;
+        let e = self.ctx.queue().write_buffer(&f.buf, 0, &bytes[..])?;
         self.record(e, false)?;
         if self.cfg.mode == Mode::Copy {
             *f.host.borrow_mut() = bytes;

@@ -1,7 +1,7 @@
 //! User kernels and the resident runner: the cost of clarray's launch path against a
 //! bare OpenCL launch of the same kernel in the same run, and `02_resident_vs_copy`.
 
-use clarray::program::{Defines, Launch, Source};
+use clarray::program::{Defines, Source};
 use clarray::runner::{RunArg, RunReport, Runner, Step};
 use clarray::runtime::{Arg, BareLaunch};
 use clarray::{memory, Buffer, Context};
@@ -28,7 +28,7 @@ fn launch_rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     let k = Source::new(TRIVIAL).build(ctx)?.kernel("trivial")?;
     let n = 16usize;
     let x = Buffer::uninit(ctx, n * 4)?;
-    q.fill_buffer(&x, &[0f32], 0, n * 4, &[])?;
+    q.fill_buffer(&x, &[0f32], 0, n * 4)?;
     let launches = opts.pick(500, 10_000);
     let per = launches as f64;
 
@@ -56,7 +56,7 @@ fn launch_rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     // Every launch really ran: each added 1 to every element.
     let runs = (opts.warmup + opts.repeats.max(1)) * launches * 2;
     let mut host = vec![0f32; n];
-    q.read_buffer(&x, 0, &mut host, &[])?;
+    q.read_buffer(&x, 0, &mut host)?;
     if host.iter().any(|&v| v != runs as f32) {
         return Err(clarray::Error::Inconsistent(format!(
             "bench kernels: the trivial kernel ran {} times instead of {runs}",
@@ -122,8 +122,8 @@ fn resident_rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     u[n * n / 2 + n / 2] = 100.0;
     let alloc = |len: usize| memory::alloc(ctx, len * 4);
     let (ud, vd, rd) = (alloc(n * n)?, alloc(n * n)?, alloc(n)?);
-    ctx.queue().write_buffer(&ud, 0, &u, &[])?;
-    ctx.queue().write_buffer(&vd, 0, &u, &[])?;
+    ctx.queue().write_buffer(&ud, 0, &u)?;
+    ctx.queue().write_buffer(&vd, 0, &u)?;
     let mut resident = RunReport::default();
     let mut resident_res = Vec::new();
     for i in 0..=calls {

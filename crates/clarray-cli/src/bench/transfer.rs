@@ -3,7 +3,7 @@
 
 use clarray::memory::staging::{download, upload};
 use clarray::program::cache::cached_kernel;
-use clarray::runtime::{Arg, LaunchDims};
+use clarray::runtime::{Arg, Dims};
 use clarray::{Buffer, Context, Error, Pinned};
 
 use super::{time, BenchOpts, Row};
@@ -33,19 +33,18 @@ pub fn device_copy(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>>
     let q = ctx.queue();
     let src = Buffer::uninit(ctx, n)?;
     let dst = Buffer::uninit(ctx, n)?;
-    q.fill_buffer(&src, &[1.0f32, 2.0, 3.0, 4.0], 0, n, &[])?;
+    q.fill_buffer(&src, &[1.0f32, 2.0, 3.0, 4.0], 0, n)?;
     let moved = 2.0 * n as f64;
     let size = human(n as u64);
 
-    let t = time(opts, q, || q.copy_buffer(&src, 0, &dst, 0, n, &[]).map(drop))?;
+    let t = time(opts, q, || q.copy_buffer(&src, 0, &dst, 0, n).map(drop))?;
     let mut rows = vec![Row::timed(format!("copy: clEnqueueCopyBuffer {size}"), moved, &t, "read + write")];
 
     let kernel = cached_kernel(ctx, COPY4, "", "copy4")?;
-    q.fill_buffer(&dst, &[0u8], 0, n, &[])?;
-    let global = [n / 16];
-    let dims = LaunchDims { global: &global, local: None, offset: None };
+    q.fill_buffer(&dst, &[0u8], 0, n)?;
+    let dims = Dims::new([n / 16]).driver_local();
     let args = [Arg::Buffer(&src), Arg::Buffer(&dst)];
-    let t = time(opts, q, || q.launch(&kernel, &args, &dims, &[]).map(drop))?;
+    let t = time(opts, q, || kernel.launch(q, dims, args).map(drop))?;
     check_copied(ctx, &dst, n)?;
     rows.push(Row::timed(format!("copy: float4 kernel {size}"), moved, &t, "read + write"));
     Ok(rows)
@@ -59,8 +58,8 @@ fn check_copied(ctx: &Context, dst: &Buffer, n: usize) -> clarray::Result<()> {
     }
     let mut head = [0f32; 4];
     let mut tail = [0f32; 4];
-    ctx.queue().read_buffer(dst, 0, &mut head[..], &[])?;
-    ctx.queue().read_buffer(dst, n - 16, &mut tail[..], &[])?;
+    ctx.queue().read_buffer(dst, 0, &mut head[..])?;
+    ctx.queue().read_buffer(dst, n - 16, &mut tail[..])?;
     if head != [1.0, 2.0, 3.0, 4.0] || tail != [1.0, 2.0, 3.0, 4.0] {
         return Err(Error::Inconsistent(format!(
             "the copy kernel's output is wrong: first float4 {head:?}, last {tail:?}, expected [1, 2, 3, 4]"
@@ -86,9 +85,9 @@ pub fn host_transfers(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Ro
         let size = human(n as u64);
         let buf = Buffer::uninit(ctx, n)?;
         let mut pageable = vec![1.5f32; n / 4];
-        let t = time(opts, q, || q.write_buffer(&buf, 0, &pageable, &[]).map(drop))?;
+        let t = time(opts, q, || q.write_buffer(&buf, 0, &pageable).map(drop))?;
         rows.push(Row::timed(format!("transfer: host->device pageable {size}"), n as f64, &t, "Vec<f32>"));
-        let t = time(opts, q, || q.read_buffer(&buf, 0, &mut pageable, &[]).map(drop))?;
+        let t = time(opts, q, || q.read_buffer(&buf, 0, &mut pageable).map(drop))?;
         rows.push(Row::timed(format!("transfer: device->host pageable {size}"), n as f64, &t, "Vec<f32>"));
         let t = time(opts, q, || upload(q, &buf, 0, &pageable))?;
         rows.push(Row::timed(format!("transfer: host->device staged {size}"), n as f64, &t, STAGED));
@@ -98,9 +97,9 @@ pub fn host_transfers(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Ro
 
         let mut pinned = Pinned::<f32>::new(ctx, n / 4)?;
         pinned.fill(2.5);
-        let t = time(opts, q, || q.write_buffer(&buf, 0, &pinned[..], &[]).map(drop))?;
+        let t = time(opts, q, || q.write_buffer(&buf, 0, &pinned[..]).map(drop))?;
         rows.push(Row::timed(format!("transfer: host->device pinned {size}"), n as f64, &t, "Pinned<f32>"));
-        let t = time(opts, q, || q.read_buffer(&buf, 0, &mut pinned[..], &[]).map(drop))?;
+        let t = time(opts, q, || q.read_buffer(&buf, 0, &mut pinned[..]).map(drop))?;
         rows.push(Row::timed(format!("transfer: device->host pinned {size}"), n as f64, &t, "Pinned<f32>"));
         if pinned.first() != Some(&2.5) || pinned.last() != Some(&2.5) {
             return Err(Error::Inconsistent("the pinned round trip returned other data".into()));

@@ -51,7 +51,7 @@ use crate::kernel::cache::{self, Key, ELEMENTWISE};
 use crate::kernel::expr::Emitter;
 use crate::kernel::index::{self, fits_int, position, unravel, IndexType};
 pub use crate::kernel::ops::Instr;
-use crate::runtime::{Arg, Buffer, Context, Event, Kernel, LaunchDims};
+use crate::runtime::{Arg, Buffer, Context, Dims, Event, Kernel};
 
 /// A flattened expression. Small expressions (up to 8 instructions, 4 arrays and 4 scalars) are
 /// held inline: flattening one allocates nothing.
@@ -422,7 +422,7 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
     let shape = &out_layout.shape;
     let n = out_layout.size();
     if n == 0 {
-        return ctx.queue().marker(&[]);
+        return ctx.queue().marker();
     }
     for l in &plan.leaves {
         ctx.check_same(l.buffer.context())?;
@@ -561,8 +561,8 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
             if k.max_work_group_size() >= TILE * TILE_ROWS {
                 let global = [cshape[1].div_ceil(TILE) * TILE, cshape[0].div_ceil(TILE) * TILE_ROWS];
                 let args: Vec<Arg<'_>> = args.iter().map(KernelValue::as_arg).collect();
-                let dims = LaunchDims { global: &global, local: Some(&[TILE, TILE_ROWS]), offset: None };
-                return ctx.queue().launch(&k, &args, &dims, &[]);
+                let dims = Dims::new(global).local([TILE, TILE_ROWS]);
+                return k.launch(ctx.queue(), dims, &args);
             }
         }
         key.truncate(1);
@@ -669,7 +669,7 @@ fn launch_args(ctx: &Context, kernel: &Kernel, args: &[Arg<'_>], items: usize) -
     let wg = WG.min(kernel.max_work_group_size()).max(1);
     let cap = (1usize << 30) / wg * wg;
     let global = (items.div_ceil(wg) * wg).min(cap);
-    ctx.queue().launch(kernel, args, &LaunchDims { global: &[global], local: Some(&[wg]), offset: None }, &[])
+    kernel.launch(ctx.queue(), Dims::new([global]).local([wg]), args)
 }
 
 /// How the contiguous class reads an operand, for a C-contiguous `[n0, n1]` output.

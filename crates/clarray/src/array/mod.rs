@@ -578,7 +578,7 @@ impl<T: Element> Array<T> {
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let c = self.contiguous()?;
         let mut r = vec![T::Repr::zeroed(); c.len()];
-        self.ctx.queue().read_buffer(&c.buf, c.start_bytes(), &mut r, &[])?;
+        self.ctx.queue().read_buffer(&c.buf, c.start_bytes(), &mut r)?;
         Ok(r.into_iter().map(T::from_repr).collect())
     }
 
@@ -649,7 +649,7 @@ impl<T: Element> Array<T> {
             });
         }
         let mut r = [T::Repr::zeroed()];
-        self.ctx.queue().read_buffer(&self.buf, self.offset_bytes(), &mut r, &[])?;
+        self.ctx.queue().read_buffer(&self.buf, self.offset_bytes(), &mut r)?;
         Ok(T::from_repr(r[0]))
     }
 
@@ -657,7 +657,7 @@ impl<T: Element> Array<T> {
     pub fn get_async(&self) -> Result<PendingArray<T>> {
         let c = self.contiguous()?;
         let host = vec![T::Repr::zeroed(); c.len()];
-        let pending = self.ctx.queue().read_buffer_async(&c.buf, c.start_bytes(), host, &[])?;
+        let pending = self.ctx.queue().read_buffer_async(&c.buf, c.start_bytes(), host)?;
         Ok(PendingArray { pending, shape: self.shape().to_vec() })
     }
 
@@ -676,10 +676,10 @@ impl<T: Element> Array<T> {
         }
         let repr: Vec<T::Repr> = data.iter().map(|&x| x.to_repr()).collect();
         if self.is_contiguous() {
-            self.ctx.queue().write_buffer(&self.buf, self.start_bytes(), &repr, &[])?;
+            self.ctx.queue().write_buffer(&self.buf, self.start_bytes(), &repr)?;
         } else {
             let mut tmp = Array::<T>::empty(&self.ctx, self.shape())?;
-            tmp.ctx.queue().write_buffer(&tmp.buf, 0, &repr, &[])?;
+            tmp.ctx.queue().write_buffer(&tmp.buf, 0, &repr)?;
             tmp.layout = Layout::contiguous(self.shape());
             self.assign(&tmp)?;
         }
@@ -816,7 +816,7 @@ impl<T: Element> Array<T> {
         let out = Array::<T>::empty(&self.ctx, self.shape())?;
         if self.is_contiguous() {
             let bytes = self.len() * T::DTYPE.size();
-            self.ctx.queue().copy_buffer(&self.buf, self.start_bytes(), &out.buf, 0, bytes, &[])?;
+            self.ctx.queue().copy_buffer(&self.buf, self.start_bytes(), &out.buf, 0, bytes)?;
         } else if T::DTYPE == DType::F16 {
             // A move of 16-bit patterns: through `float` (vload_half/vstore_half) a NaN's
             // payload would not survive on every device, and a copy must keep every bit.
@@ -841,7 +841,7 @@ impl<T: Element> Array<T> {
         if self.is_contiguous() {
             let bytes = self.len() * T::DTYPE.size();
             let pattern = [value.to_repr()];
-            self.ctx.queue().fill_buffer(&self.buf, &pattern, self.start_bytes(), bytes, &[])?;
+            self.ctx.queue().fill_buffer(&self.buf, &pattern, self.start_bytes(), bytes)?;
             Ok(())
         } else {
             self.assign(Expr::typed_scalar(value))
@@ -927,7 +927,7 @@ impl<T: Element + Pod> Array<T> {
     pub fn read_into(&self, out: &mut [T]) -> Result<()> {
         self.check_host_len(out.len())?;
         let c = self.contiguous()?;
-        self.ctx.queue().read_buffer(&c.buf, c.start_bytes(), out, &[])?;
+        self.ctx.queue().read_buffer(&c.buf, c.start_bytes(), out)?;
         Ok(())
     }
 
@@ -940,7 +940,7 @@ impl<T: Element + Pod> Array<T> {
     ) -> Result<Pending<'s, &'s mut [T]>> {
         self.check_host_len(out.len())?;
         let c = self.contiguous()?;
-        scope.read_buffer(&c.buf, c.start_bytes(), out, &[])
+        scope.read_buffer(&c.buf, c.start_bytes(), out)
     }
 
     /// Starts writing `data` (C order, `len()` elements) into the array; the [`Pending`] owns
@@ -948,10 +948,10 @@ impl<T: Element + Pod> Array<T> {
     pub fn set_async(&mut self, data: Vec<T>) -> Result<Pending<'static, Vec<T>>> {
         self.check_host_len(data.len())?;
         if self.is_contiguous() {
-            return self.ctx.queue().write_buffer_async(&self.buf, self.start_bytes(), data, &[]);
+            return self.ctx.queue().write_buffer_async(&self.buf, self.start_bytes(), data);
         }
         let tmp = Array::<T>::empty(&self.ctx, self.shape())?;
-        let p = self.ctx.queue().write_buffer_async(&tmp.buf, 0, data, &[])?;
+        let p = self.ctx.queue().write_buffer_async(&tmp.buf, 0, data)?;
         self.assign(&tmp)?;
         Ok(p)
     }

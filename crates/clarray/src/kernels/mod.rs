@@ -35,7 +35,7 @@ use crate::program::cache::generated_kernel;
 use crate::reduce::engine::{Args, MapExpr, Op, Param, Spec};
 use crate::reduce::scan::ScanSpec;
 use crate::reduce::{Axes, ReductionTypes, Strided};
-use crate::runtime::{Context, Kernel, LaunchDims};
+use crate::runtime::{Context, Dims, Kernel};
 
 /// One declared argument.
 #[derive(Debug, Clone, PartialEq)]
@@ -352,12 +352,7 @@ impl ElementwiseKernel {
         let wg = crate::reduce::engine::wg_size(&self.ctx);
         let cap = crate::reduce::engine::target_threads(&self.ctx, wg) * 4;
         let global = [n.min(cap).div_ceil(wg) * wg];
-        self.ctx.queue().launch(
-            &self.kernel,
-            &a.as_args(),
-            &LaunchDims { global: &global, local: Some(&[wg]), offset: None },
-            &[],
-        )?;
+        self.kernel.launch(self.ctx.queue(), Dims::new(global).local([wg]), a.as_args())?;
         Ok(())
     }
 }

@@ -128,14 +128,14 @@ impl Buffer {
     /// A buffer of `bytes` zero bytes.
     pub fn zeroed(ctx: &Context, bytes: usize) -> Result<Buffer> {
         let b = Buffer::uninit(ctx, bytes)?;
-        ctx.queue().fill_buffer(&b, &[0u8], 0, bytes, &[])?.wait()?;
+        ctx.queue().fill_buffer(&b, &[0u8], 0, bytes)?.wait()?;
         Ok(b)
     }
 
     /// A buffer holding a copy of `data` (any `Pod` element type; the buffer keeps only bytes).
     pub fn from_slice<T: bytemuck::Pod>(ctx: &Context, data: &[T]) -> Result<Buffer> {
         let b = Buffer::uninit(ctx, std::mem::size_of_val(data))?;
-        ctx.queue().write_buffer(&b, 0, data, &[])?;
+        ctx.queue().write_buffer(&b, 0, data)?;
         Ok(b)
     }
 }

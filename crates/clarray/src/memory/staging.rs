@@ -73,7 +73,7 @@ fn with_ring<R>(queue: &Queue, chunk: usize, f: impl FnOnce(&mut [Pinned<u8>]) -
 pub fn upload<T: Pod>(queue: &Queue, buffer: &Buffer, offset: usize, data: &[T]) -> Result<()> {
     let src: &[u8] = bytemuck::cast_slice(data);
     if !staged(queue, src.len()) {
-        queue.write_buffer(buffer, offset, src, &[])?;
+        queue.write_buffer(buffer, offset, src)?;
         return Ok(());
     }
     upload_staged(queue, buffer, offset, data, CHUNK)
@@ -102,7 +102,7 @@ pub fn upload_staged<T: Pod>(
                 };
                 let (head, _) = stage.split_at_mut(piece.len());
                 par_copy(head, piece, nthreads);
-                inflight.push_back(s.write_buffer(buffer, offset + k * chunk, head, &[])?);
+                inflight.push_back(s.write_buffer(buffer, offset + k * chunk, head)?);
             }
             for p in inflight {
                 p.wait()?;
@@ -117,7 +117,7 @@ pub fn upload_staged<T: Pod>(
 pub fn download<T: Pod>(queue: &Queue, buffer: &Buffer, offset: usize, out: &mut [T]) -> Result<()> {
     let dst: &mut [u8] = bytemuck::cast_slice_mut(out);
     if !staged(queue, dst.len()) {
-        queue.read_buffer(buffer, offset, dst, &[])?;
+        queue.read_buffer(buffer, offset, dst)?;
         return Ok(());
     }
     download_staged(queue, buffer, offset, out, CHUNK)
@@ -149,7 +149,7 @@ pub fn download_staged<T: Pod>(
                         break;
                     };
                     let (head, _) = stage.split_at_mut(piece.len());
-                    let p = s.read_buffer(buffer, offset + k * chunk, head, &[])?;
+                    let p = s.read_buffer(buffer, offset + k * chunk, head)?;
                     inflight.push_back((piece, p));
                 }
                 let Some((piece, pending)) = inflight.pop_front() else { break };
@@ -189,8 +189,8 @@ pub fn copy_across(
     if src_queue.context_of().same_context(&dst_queue.context_of()) {
         // One context: a device copy on the destination queue, after the source queue's
         // earlier work (its marker).
-        let ready = src_queue.marker(&[])?;
-        dst_queue.copy_buffer(src, src_offset, dst, dst_offset, bytes, &[ready])?.wait()?;
+        let ready = src_queue.marker()?;
+        dst_queue.after(&[ready]).copy_buffer(src, src_offset, dst, dst_offset, bytes)?.wait()?;
         return Ok(());
     }
     let chunk = chunk.clamp(1, bytes);
@@ -209,12 +209,12 @@ pub fn copy_across(
                         let Some(stage) = free.pop_front() else { break };
                         let n = chunk.min(bytes - next);
                         let (head, _) = stage.split_at_mut(n);
-                        reads.push_back((next, rs.read_buffer(src, src_offset + next, head, &[])?));
+                        reads.push_back((next, rs.read_buffer(src, src_offset + next, head)?));
                         next += n;
                     }
                     let Some((at, pending)) = reads.pop_front() else { break };
                     let stage = pending.wait()?;
-                    writes.push_back(ws.write_buffer(dst, dst_offset + at, stage, &[])?);
+                    writes.push_back(ws.write_buffer(dst, dst_offset + at, stage)?);
                     if free.is_empty() && next < bytes {
                         if let Some(w) = writes.pop_front() {
                             free.push_back(w.wait()?);

@@ -1,6 +1,6 @@
 //! Programs and kernels above the runtime: sources with includes and typed defines, the
 //! program cache (in memory per context, and on disk), kernels created once and reused, and
-//! launches with positional arguments.
+//! the launch types re-exported from the runtime (`kernel.launch(queue, dims, args)`).
 //!
 //! Safe Rust only: everything here goes through [`crate::runtime`].
 //!
@@ -8,16 +8,13 @@
 //! |---|---|
 //! | [`Source`], [`Defines`] | a program's text or file, `#include`s (inlined by clarray), `-D` defines, options |
 //! | [`Kernels`] | a built program whose kernels are created once and kept |
-//! | [`Launch`], [`Dims`], [`KernelArg`], [`Local`], [`Bytes`] | `kernel.launch(queue, dims, (a, b, 2.0f32))` |
+//! | [`Dims`], [`KernelArg`], [`KernelArgs`], [`Local`], [`Bytes`] | `kernel.launch(queue, dims, (a, b, 2.0f32))` ([`Kernel::launch`](crate::runtime::Kernel::launch)); `kernel.launch(queue.after(&events), …)` to wait first |
 //! | [`cached_program`], [`cached_kernel`], [`DiskCache`] | the program cache the other layers use |
 //! | [`CORRECTLY_ROUNDED_DIVIDE_SQRT`] | the option clarray's own programs get for correctly rounded float `/` and `sqrt`; add it to yours to match |
 
-pub mod args;
 pub mod cache;
-pub mod launch;
 pub mod source;
 
-pub use args::{Bytes, KernelArg, Local};
+pub use crate::runtime::{auto_local, Bytes, Dims, KernelArg, KernelArgs, Local, Sizes};
 pub use cache::{cached_kernel, cached_program, DiskCache, Kernels, Outcome, CORRECTLY_ROUNDED_DIVIDE_SQRT};
-pub use launch::{auto_local, Dims, KernelArgs, Launch, Sizes};
 pub use source::{DefineValue, Defines, Expanded, Source};

@@ -47,7 +47,7 @@ use crate::kernel::access::{lane, load, store, vector_type, vload};
 use crate::kernel::cache::kernel_by_text;
 use crate::kernel::expr::{csfx, header};
 use crate::kernel::index::add_offsets;
-use crate::runtime::{Arg, Block, Buffer, Context, DeviceType, Event, LaunchDims, Recycle};
+use crate::runtime::{Arg, Block, Buffer, Context, DeviceType, Dims, Event, Recycle};
 
 use super::strided::Strided;
 use crate::array::DType;
@@ -666,21 +666,11 @@ pub(crate) fn reduce(
     }
     let ev = if column {
         let global = [(nout / cw).div_ceil(wgc) * wgc, g];
-        ctx.queue().launch(
-            &kernel,
-            &args.as_args(),
-            &LaunchDims { global: &global, local: Some(&[wgc, 1]), offset: None },
-            &[],
-        )?
+        kernel.launch(ctx.queue(), Dims::new(global).local([wgc, 1]), args.as_args())?
     } else {
         let per_group = wg / s_lanes;
         let global = [(nout * g).div_ceil(per_group) * wg];
-        ctx.queue().launch(
-            &kernel,
-            &args.as_args(),
-            &LaunchDims { global: &global, local: Some(&[wg]), offset: None },
-            &[],
-        )?
+        kernel.launch(ctx.queue(), Dims::new(global).local([wg]), args.as_args())?
     };
     if g > 1 && !fused {
         // Partial states are laid out [o][g] by the row kernel, [g][o] by the column kernel
@@ -738,7 +728,7 @@ fn counter(ctx: &Context) -> Result<Buffer> {
     let b = Buffer::from_block(ctx, block, 4, home)?;
     if fresh {
         // Ordered before every launch that uses it: the queue is in order.
-        q.fill_buffer(&b, &[0u32], 0, 4, &[])?;
+        q.fill_buffer(&b, &[0u32], 0, 4)?;
     }
     Ok(b)
 }
@@ -768,12 +758,7 @@ fn states_pass(
     args.long(g as i64).long(nout as i64).long(n as i64).int(s_lanes as i32).long(so as i64).long(sg as i64);
     args.buf(out.buffer());
     let global = [nout.div_ceil(wg / s_lanes) * wg];
-    ctx.queue().launch(
-        &kernel,
-        &args.as_args(),
-        &LaunchDims { global: &global, local: Some(&[wg]), offset: None },
-        &[after],
-    )
+    kernel.launch(ctx.queue().after(&[after]), Dims::new(global).local([wg]), args.as_args())
 }
 
 fn prelude(spec: &Spec, types: &[DType], preamble: &str, fp64: bool) -> String {

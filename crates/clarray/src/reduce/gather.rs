@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::kernel::access::bits_type;
 use crate::kernel::cache::kernel_by_text;
 use crate::kernel::index::add_offsets;
-use crate::runtime::{Buffer, Context, LaunchDims};
+use crate::runtime::{Buffer, Context, Dims};
 
 use super::engine::{wg_size, Args};
 use super::strided::Strided;
@@ -51,13 +51,13 @@ pub(crate) fn unravel_code(lin: &str, var: &str, dims: usize, ext: &str, st: &st
 
 fn flag_buffer(ctx: &Context) -> Result<Buffer> {
     let b = crate::memory::alloc(ctx, 4)?;
-    ctx.queue().write_buffer(&b, 0, &[i32::MAX], &[])?;
+    ctx.queue().write_buffer(&b, 0, &[i32::MAX])?;
     Ok(b)
 }
 
 fn read_flag(ctx: &Context, flag: &Buffer) -> Result<Option<usize>> {
     let mut f = [0i32];
-    ctx.queue().read_buffer(flag, 0, &mut f, &[])?;
+    ctx.queue().read_buffer(flag, 0, &mut f)?;
     Ok(if f[0] == i32::MAX { None } else { usize::try_from(f[0]).ok() })
 }
 
@@ -68,22 +68,22 @@ fn read_index(idx: &Strided, pos: usize) -> Result<i128> {
     Ok(match idx.dtype() {
         DType::I32 => {
             let mut v = [0i32];
-            q.read_buffer(idx.buffer(), off, &mut v, &[])?;
+            q.read_buffer(idx.buffer(), off, &mut v)?;
             v[0] as i128
         }
         DType::U32 => {
             let mut v = [0u32];
-            q.read_buffer(idx.buffer(), off, &mut v, &[])?;
+            q.read_buffer(idx.buffer(), off, &mut v)?;
             v[0] as i128
         }
         DType::U64 => {
             let mut v = [0u64];
-            q.read_buffer(idx.buffer(), off, &mut v, &[])?;
+            q.read_buffer(idx.buffer(), off, &mut v)?;
             v[0] as i128
         }
         _ => {
             let mut v = [0i64];
-            q.read_buffer(idx.buffer(), off, &mut v, &[])?;
+            q.read_buffer(idx.buffer(), off, &mut v)?;
             v[0] as i128
         }
     })
@@ -129,12 +129,7 @@ fn norm_index(it: DType) -> &'static str {
 pub(crate) fn launch_1d(ctx: &Context, k: &crate::runtime::Kernel, args: &Args, items: usize) -> Result<()> {
     let wg = wg_size(ctx);
     let global = [items.div_ceil(wg) * wg];
-    ctx.queue().launch(
-        k,
-        &args.as_args(),
-        &LaunchDims { global: &global, local: Some(&[wg]), offset: None },
-        &[],
-    )?;
+    k.launch(ctx.queue(), Dims::new(global).local([wg]), args.as_args())?;
     Ok(())
 }
 

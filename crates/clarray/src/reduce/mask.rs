@@ -48,11 +48,11 @@ fn running_counts<T: Element>(x: &Array<T>) -> Result<Option<(Buffer, DType, usi
     let last = (n - 1) * pt.size();
     let total = if pt == DType::I32 {
         let mut v = [0i32];
-        ctx.queue().read_buffer(&counts, last, &mut v, &[])?;
+        ctx.queue().read_buffer(&counts, last, &mut v)?;
         i64::from(v[0])
     } else {
         let mut v = [0i64];
-        ctx.queue().read_buffer(&counts, last, &mut v, &[])?;
+        ctx.queue().read_buffer(&counts, last, &mut v)?;
         v[0]
     };
     let total = usize::try_from(total).ok().filter(|&t| t <= n).ok_or_else(|| {

@@ -27,7 +27,7 @@ use crate::array::DType;
 use crate::error::Result;
 use crate::kernel::access::bits_type;
 use crate::kernel::cache::kernel_by_text;
-use crate::runtime::{Buffer, Context, LaunchDims};
+use crate::runtime::{Buffer, Context, Dims};
 
 use super::engine::Args;
 use super::gather::launch_1d;
@@ -314,11 +314,6 @@ fn radix_kernel(ctx: &Context, t: DType, entry: &str) -> Result<crate::runtime::
 /// A launch with the work-group size its kernel requires (`reqd_work_group_size`).
 fn launch(ctx: &Context, k: &crate::runtime::Kernel, args: &Args, items: usize, wg: usize) -> Result<()> {
     let global = [items.div_ceil(wg) * wg];
-    ctx.queue().launch(
-        k,
-        &args.as_args(),
-        &LaunchDims { global: &global, local: Some(&[wg]), offset: None },
-        &[],
-    )?;
+    k.launch(ctx.queue(), Dims::new(global).local([wg]), args.as_args())?;
     Ok(())
 }

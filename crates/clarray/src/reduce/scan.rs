@@ -27,7 +27,7 @@ use std::fmt::Write as _;
 
 use crate::array::DType;
 use crate::error::{Error, Result};
-use crate::runtime::{Buffer, Context, LaunchDims};
+use crate::runtime::{Buffer, Context, Dims};
 
 use super::engine::{map_fn_params, Args, MapExpr};
 use super::strided::{c_strides, Strided};
@@ -156,24 +156,19 @@ pub(crate) fn scan(
     if line_len <= SHORT {
         let k = kernel_by_text(ctx, format!("{key}|short"), "scan_short", src)?;
         let global = [nlines.div_ceil(WG) * WG];
-        ctx.queue().launch(
-            &k,
-            &args_base.as_args(),
-            &LaunchDims { global: &global, local: Some(&[WG]), offset: None },
-            &[],
-        )?;
+        k.launch(ctx.queue(), Dims::new(global).local([WG]), args_base.as_args())?;
         return Ok(out);
     }
     // Block totals, then their inclusive scan per line (recursively), then the blocks.
     let tot_v = crate::memory::alloc(ctx, nlines * nblocks * spec.acc.size())?;
     let tot_f = crate::memory::alloc(ctx, nlines * nblocks)?;
     let global = [nlines * nblocks * WG];
-    let dims = LaunchDims { global: &global, local: Some(&[WG]), offset: None };
+    let dims = Dims::new(global).local([WG]);
     let (totals, apply) = if vec4 { ("scan_totals4", "scan_apply4") } else { ("scan_totals", "scan_apply") };
     let k = kernel_by_text(ctx, format!("{key}|totals"), totals, src)?;
     let mut args = args_base.clone();
     args.buf(&tot_v).buf(&tot_f).long(nblocks as i64);
-    ctx.queue().launch(&k, &args.as_args(), &dims, &[])?;
+    k.launch(ctx.queue(), dims, args.as_args())?;
     let carries = if nblocks > 1 {
         let tv = Strided::new(tot_v.clone(), spec.acc, &[nlines, nblocks], &[nblocks as isize, 1], 0)?;
         let tf = Strided::new(tot_f.clone(), DType::U8, &[nlines, nblocks], &[nblocks as isize, 1], 0)?;
@@ -194,7 +189,7 @@ pub(crate) fn scan(
     let k = kernel_by_text(ctx, format!("{key}|apply"), apply, src)?;
     let mut args = args_base.clone();
     args.buf(&carries).buf(&tot_f).long(nblocks as i64);
-    ctx.queue().launch(&k, &args.as_args(), &dims, &[])?;
+    k.launch(ctx.queue(), dims, args.as_args())?;
     Ok(out)
 }
 

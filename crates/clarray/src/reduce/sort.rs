@@ -12,7 +12,7 @@ use crate::array::{Array, DType, Element};
 use crate::error::{Error, Result};
 use crate::kernel::access::{bits_type, load, store};
 use crate::kernel::cache::kernel_by_text;
-use crate::runtime::LaunchDims;
+use crate::runtime::Dims;
 
 use super::engine::Args;
 use super::strided::Strided;
@@ -141,7 +141,7 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: isize, want_keys: bool) -> Result<
     let kernel = |entry: &str| kernel_by_text(&ctx, format!("sort|{t:?}|{entry}"), entry, || source(t));
     let dims = |n: usize| [n.div_ceil(WG) * WG];
     let g = dims(total);
-    let ld = LaunchDims { global: &g, local: Some(&[WG]), offset: None };
+    let ld = Dims::new(g).local([WG]);
     let k = kernel("sort_init")?;
     let mut a = Args::default();
     a.buf(s.buffer())
@@ -153,7 +153,7 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: isize, want_keys: bool) -> Result<
         .long(total as i64)
         .buf(&keys)
         .buf(&idx);
-    ctx.queue().launch(&k, &a.as_args(), &ld, &[])?;
+    k.launch(ctx.queue(), ld, a.as_args())?;
     let step = kernel("sort_step")?;
     let mut kk = 2;
     while kk <= p {
@@ -167,7 +167,7 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: isize, want_keys: bool) -> Result<
                 .long(total as i64)
                 .long(kk as i64)
                 .long(j as i64);
-            ctx.queue().launch(&step, &a.as_args(), &ld, &[])?;
+            step.launch(ctx.queue(), ld, a.as_args())?;
             j /= 2;
         }
         kk *= 2;
@@ -183,12 +183,7 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: isize, want_keys: bool) -> Result<
     } else {
         a.buf(&keys).buf(out.buffer()).int(0);
     }
-    ctx.queue().launch(
-        &fin,
-        &a.as_args(),
-        &LaunchDims { global: &g2, local: Some(&[WG]), offset: None },
-        &[],
-    )?;
+    fin.launch(ctx.queue(), Dims::new(g2).local([WG]), a.as_args())?;
     if nd == 0 {
         return Ok(out);
     }

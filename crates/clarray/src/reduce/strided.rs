@@ -86,7 +86,7 @@ impl Strided {
         let s = Strided::empty(ctx, T::DTYPE, shape)?;
         if n > 0 {
             let repr: Vec<T::Repr> = data.iter().map(|&v| v.to_repr()).collect();
-            ctx.queue().write_buffer(&s.buffer, 0, &repr, &[])?;
+            ctx.queue().write_buffer(&s.buffer, 0, &repr)?;
         }
         Ok(s)
     }
@@ -285,7 +285,7 @@ impl Strided {
         let q = self.context().queue();
         if self.is_c_contiguous() {
             let mut out = vec![<T::Repr as bytemuck::Zeroable>::zeroed(); n];
-            q.read_buffer(&self.buffer, self.offset * self.dtype.size(), &mut out, &[])?;
+            q.read_buffer(&self.buffer, self.offset * self.dtype.size(), &mut out)?;
             return Ok(out);
         }
         let mut lo = self.offset as isize;
@@ -299,7 +299,7 @@ impl Strided {
             }
         }
         let mut all = vec![<T::Repr as bytemuck::Zeroable>::zeroed(); (hi - lo + 1) as usize];
-        q.read_buffer(&self.buffer, lo as usize * self.dtype.size(), &mut all, &[])?;
+        q.read_buffer(&self.buffer, lo as usize * self.dtype.size(), &mut all)?;
         let mut out = Vec::with_capacity(n);
         let mut idx = vec![0usize; self.ndim()];
         for _ in 0..n {

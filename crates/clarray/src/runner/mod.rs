@@ -32,7 +32,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::memory;
-use crate::program::{Dims, KernelArg, Kernels, Launch};
+use crate::program::{Dims, KernelArg, Kernels};
 use crate::runtime::{Arg, Buffer, Event, Queue};
 
 /// One argument of a run.
@@ -222,7 +222,7 @@ impl Runner {
                 Some((h, upload)) => {
                     let b = memory::alloc(&ctx, h.len())?;
                     if upload {
-                        copies_in.push(q.write_buffer(&b, 0, h, &[])?);
+                        copies_in.push(q.write_buffer(&b, 0, h)?);
                         report.bytes_in += h.len() as u64;
                     }
                     Some(b)
@@ -261,7 +261,7 @@ impl Runner {
         let mut copies_out: Vec<Event> = Vec::new();
         for (a, b) in args.iter_mut().zip(&buffers) {
             if let (RunArg::InOut(h) | RunArg::Out(h), Some(b)) = (a, b) {
-                copies_out.push(q.read_buffer(b, 0, h, &[])?);
+                copies_out.push(q.read_buffer(b, 0, h)?);
                 report.bytes_out += h.len() as u64;
             }
         }

@@ -13,7 +13,7 @@ use opencl3::memory::{CL_MEM_ALLOC_HOST_PTR, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE
 use opencl3::types::{cl_buffer_region, cl_mem, CL_BLOCKING};
 
 use super::context::{Context, ContextCore, Queue};
-use super::event::{list_ptr, Event, EventStatus};
+use super::event::{list_ptr, After, Event, EventStatus};
 use super::status::ClResultExt;
 use super::track::{CommandKind, Hazards, Tracked, Use};
 use crate::error::{Error, Result};
@@ -344,7 +344,7 @@ impl Buffer {
             });
         }
         let mut out = vec![T::zeroed(); self.len() / size];
-        self.context().queue().read_buffer(self, 0, &mut out, &[])?;
+        self.context().queue().read_buffer(self, 0, &mut out)?;
         Ok(out)
     }
 
@@ -511,9 +511,81 @@ pub(crate) fn check_queue(queue: &Queue, buf: &Buffer) -> Result<()> {
 }
 
 impl Queue {
-    /// Copies `data` into `buffer` at byte `offset` and waits for it (blocking). `wait`: events
-    /// that must complete first.
-    pub fn write_buffer<T: Pod>(
+    /// Copies `data` into `buffer` at byte `offset` and waits for it (blocking).
+    pub fn write_buffer<T: Pod>(&self, buffer: &Buffer, offset: usize, data: &[T]) -> Result<Event> {
+        self.write_buffer_after(buffer, offset, data, &[])
+    }
+
+    /// Copies bytes from `buffer` at byte `offset` into `out` and waits for it (blocking).
+    pub fn read_buffer<T: Pod>(&self, buffer: &Buffer, offset: usize, out: &mut [T]) -> Result<Event> {
+        self.read_buffer_after(buffer, offset, out, &[])
+    }
+
+    /// Copies `bytes` bytes from `src` at `src_offset` to `dst` at `dst_offset` on the device.
+    /// Non-blocking: returns the copy's event. Overlapping ranges of one buffer are refused
+    /// (OpenCL leaves them undefined).
+    pub fn copy_buffer(
+        &self,
+        src: &Buffer,
+        src_offset: usize,
+        dst: &Buffer,
+        dst_offset: usize,
+        bytes: usize,
+    ) -> Result<Event> {
+        self.copy_buffer_after(src, src_offset, dst, dst_offset, bytes, &[])
+    }
+
+    /// Fills `bytes` bytes of `buffer` from `offset` with copies of `pattern` (non-blocking).
+    /// The pattern's size must be 1, 2, 4, …, 128 bytes, and offset and size multiples of it.
+    pub fn fill_buffer<T: Pod>(
+        &self,
+        buffer: &Buffer,
+        pattern: &[T],
+        offset: usize,
+        bytes: usize,
+    ) -> Result<Event> {
+        self.fill_buffer_after(buffer, pattern, offset, bytes, &[])
+    }
+}
+
+impl After<'_, &Queue> {
+    /// [`Queue::write_buffer`], after the events.
+    pub fn write_buffer<T: Pod>(&self, buffer: &Buffer, offset: usize, data: &[T]) -> Result<Event> {
+        self.on.write_buffer_after(buffer, offset, data, self.wait)
+    }
+
+    /// [`Queue::read_buffer`], after the events.
+    pub fn read_buffer<T: Pod>(&self, buffer: &Buffer, offset: usize, out: &mut [T]) -> Result<Event> {
+        self.on.read_buffer_after(buffer, offset, out, self.wait)
+    }
+
+    /// [`Queue::copy_buffer`], after the events.
+    pub fn copy_buffer(
+        &self,
+        src: &Buffer,
+        src_offset: usize,
+        dst: &Buffer,
+        dst_offset: usize,
+        bytes: usize,
+    ) -> Result<Event> {
+        self.on.copy_buffer_after(src, src_offset, dst, dst_offset, bytes, self.wait)
+    }
+
+    /// [`Queue::fill_buffer`], after the events.
+    pub fn fill_buffer<T: Pod>(
+        &self,
+        buffer: &Buffer,
+        pattern: &[T],
+        offset: usize,
+        bytes: usize,
+    ) -> Result<Event> {
+        self.on.fill_buffer_after(buffer, pattern, offset, bytes, self.wait)
+    }
+}
+
+impl Queue {
+    /// [`Queue::write_buffer`] after the events in `wait`.
+    pub(crate) fn write_buffer_after<T: Pod>(
         &self,
         buffer: &Buffer,
         offset: usize,
@@ -525,8 +597,8 @@ impl Queue {
         unsafe { self.write_raw(buffer, offset, bytes, true, wait) }
     }
 
-    /// Copies bytes from `buffer` at byte `offset` into `out` and waits for it (blocking).
-    pub fn read_buffer<T: Pod>(
+    /// [`Queue::read_buffer`] after the events in `wait`.
+    pub(crate) fn read_buffer_after<T: Pod>(
         &self,
         buffer: &Buffer,
         offset: usize,
@@ -541,7 +613,7 @@ impl Queue {
     /// The event of a copy of no bytes: a marker after `wait`, complete on return when the copy
     /// was asked to block (as every blocking copy's event is).
     fn empty_copy(&self, blocking: bool, wait: &[Event]) -> Result<Event> {
-        let ev = self.marker(wait)?;
+        let ev = self.marker_after(wait)?;
         if blocking {
             ev.wait()?;
         }
@@ -618,10 +690,8 @@ impl Queue {
         Ok(track.finish(ev, || CommandKind::Read, out.len()))
     }
 
-    /// Copies `bytes` bytes from `src` at `src_offset` to `dst` at `dst_offset` on the device.
-    /// Non-blocking: returns the copy's event. Overlapping ranges of one buffer are refused
-    /// (OpenCL leaves them undefined).
-    pub fn copy_buffer(
+    /// [`Queue::copy_buffer`] after the events in `wait`.
+    pub(crate) fn copy_buffer_after(
         &self,
         src: &Buffer,
         src_offset: usize,
@@ -635,7 +705,7 @@ impl Queue {
         check_range("buffer → buffer copy (source)", src_offset, bytes, src.len())?;
         check_range("buffer → buffer copy (destination)", dst_offset, bytes, dst.len())?;
         if bytes == 0 {
-            return self.marker(wait);
+            return self.marker_after(wait);
         }
         // Sub-buffers of one parent (or a parent and its sub-buffer) share memory too: compare
         // ranges in the parent.
@@ -673,9 +743,8 @@ impl Queue {
         Ok(track.finish(ev, || CommandKind::Copy, bytes))
     }
 
-    /// Fills `bytes` bytes of `buffer` from `offset` with copies of `pattern` (non-blocking).
-    /// The pattern's size must be 1, 2, 4, …, 128 bytes, and offset and size multiples of it.
-    pub fn fill_buffer<T: Pod>(
+    /// [`Queue::fill_buffer`] after the events in `wait`.
+    pub(crate) fn fill_buffer_after<T: Pod>(
         &self,
         buffer: &Buffer,
         pattern: &[T],
@@ -708,7 +777,7 @@ impl Queue {
         }
         check_range("fill", offset, bytes, buffer.len())?;
         if bytes == 0 {
-            return self.marker(wait);
+            return self.marker_after(wait);
         }
         let (root, at) = buffer.root_offset(offset);
         let mut wide = [0u8; FILL_WIDE];
@@ -731,7 +800,7 @@ impl Queue {
                 }
             });
         }
-        last.map_or_else(|| self.marker(wait), Ok)
+        last.map_or_else(|| self.marker_after(wait), Ok)
     }
 
     /// One `clEnqueueFillBuffer` of `root` (not a sub-buffer), already checked.

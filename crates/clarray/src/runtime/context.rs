@@ -125,6 +125,11 @@ fn finish_live_queues() {
 }
 
 /// An in-order command queue on a context's device. Cheap to clone; all clones are one queue.
+///
+/// Its commands (copies, fills, markers, and kernels through
+/// [`Kernel::launch`](super::Kernel::launch)) run in order with each other. A command that must
+/// also wait for events (of another queue, say) is enqueued through [`Queue::after`]:
+/// `queue.after(&[event]).read_buffer(…)`, `kernel.launch(queue.after(&[event]), …)`.
 #[derive(Clone)]
 pub struct Queue {
     pub(crate) inner: Arc<QueueCore>,

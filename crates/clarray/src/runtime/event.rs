@@ -1,4 +1,5 @@
-//! Events: completion, status and device times of enqueued commands.
+//! Events: completion, status and device times of enqueued commands, and the wait list of a
+//! command ([`After`], made by [`Queue::after`]).
 
 use std::fmt;
 use std::sync::Arc;
@@ -113,9 +114,48 @@ pub fn wait_all(events: &[Event]) -> Result<()> {
     opencl3::event::wait_for_events(&ids).cl("clWaitForEvents")
 }
 
+/// A queue (or a [`Scope`](super::Scope)) and the events the next command enqueued through it
+/// waits for: the one way to give any command a wait list. Made by [`Queue::after`] and
+/// [`Scope::after`](super::Scope::after); it has the queue's (or the scope's) enqueueing
+/// methods, and [`Kernel::launch`](super::Kernel::launch) takes it in place of a queue.
+///
+/// ```no_run
+/// # fn demo(ctx: &clarray::Context, b: &clarray::Buffer, k: &clarray::runtime::Kernel) -> clarray::Result<()> {
+/// let (q, other) = (ctx.queue(), ctx.create_queue(false)?);
+/// let written = other.write_buffer_async(b, 0, vec![1.0f32; 256])?;
+/// let ran = k.launch(q.after(&[written.event().clone()]), 256, (b,))?;
+/// let mut out = vec![0f32; 256];
+/// q.after(&[ran]).read_buffer(b, 0, &mut out)?;
+/// # Ok(()) }
+/// ```
+#[must_use = "an `After` enqueues nothing by itself: call one of its methods"]
+#[derive(Debug, Clone, Copy)]
+pub struct After<'w, On> {
+    pub(crate) on: On,
+    pub(crate) wait: &'w [Event],
+}
+
+impl<'q> From<&'q Queue> for After<'q, &'q Queue> {
+    fn from(queue: &'q Queue) -> Self {
+        After { on: queue, wait: &[] }
+    }
+}
+
 impl Queue {
-    /// An event that completes when every command enqueued so far (and `wait` events) has.
-    pub fn marker(&self, wait: &[Event]) -> Result<Event> {
+    /// This queue with a wait list: the command enqueued through the result starts only after
+    /// every event in `wait` has completed (events of other queues included; their queues are
+    /// flushed first). `queue.after(&[])` is the queue itself.
+    pub fn after<'w>(&self, wait: &'w [Event]) -> After<'w, &Queue> {
+        After { on: self, wait }
+    }
+
+    /// An event that completes when every command enqueued so far has.
+    pub fn marker(&self) -> Result<Event> {
+        self.marker_after(&[])
+    }
+
+    /// [`Queue::marker`], also after the events in `wait`.
+    pub(crate) fn marker_after(&self, wait: &[Event]) -> Result<Event> {
         let ids = self.wait_list(wait)?;
         // SAFETY: the queue is valid and the wait list holds `ids.len()` valid events, kept
         // alive by `wait` for the duration of the call.
@@ -143,6 +183,13 @@ impl Queue {
             }
         }
         Ok(raw_list(events))
+    }
+}
+
+impl After<'_, &Queue> {
+    /// [`Queue::marker`] that also completes only after the events.
+    pub fn marker(&self) -> Result<Event> {
+        self.on.marker_after(self.wait)
     }
 }
 

@@ -16,7 +16,7 @@ use opencl3::types::{cl_image_desc, cl_image_format, CL_BLOCKING};
 
 use super::buffer::{check_range, Buffer, MemObject};
 use super::context::{Context, Queue};
-use super::event::{list_ptr, Event};
+use super::event::{list_ptr, After, Event};
 use super::rect::{resolve_host, RectSide};
 use super::status::ClResultExt;
 use super::track::{CommandKind, Use};
@@ -252,6 +252,139 @@ impl Queue {
         host: &[T],
         row_pitch: usize,
         slice_pitch: usize,
+    ) -> Result<Event> {
+        self.write_image_after(image, origin, region, host, row_pitch, slice_pitch, &[])
+    }
+
+    /// Reads a region of `image` into host memory and waits.
+    #[allow(clippy::too_many_arguments)]
+    pub fn read_image<T: Pod>(
+        &self,
+        image: &Image,
+        origin: [usize; 3],
+        region: [usize; 3],
+        host: &mut [T],
+        row_pitch: usize,
+        slice_pitch: usize,
+    ) -> Result<Event> {
+        self.read_image_after(image, origin, region, host, row_pitch, slice_pitch, &[])
+    }
+
+    /// Copies a region between two images of the same format (non-blocking).
+    pub fn copy_image(
+        &self,
+        src: &Image,
+        src_origin: [usize; 3],
+        dst: &Image,
+        dst_origin: [usize; 3],
+        region: [usize; 3],
+    ) -> Result<Event> {
+        self.copy_image_after(src, src_origin, dst, dst_origin, region, &[])
+    }
+
+    /// Copies a region of an image into a buffer at `dst_offset`, tightly packed (non-blocking).
+    pub fn copy_image_to_buffer(
+        &self,
+        src: &Image,
+        origin: [usize; 3],
+        region: [usize; 3],
+        dst: &Buffer,
+        dst_offset: usize,
+    ) -> Result<Event> {
+        self.copy_image_to_buffer_after(src, origin, region, dst, dst_offset, &[])
+    }
+
+    /// Copies tightly packed pixels from a buffer at `src_offset` into a region of an image
+    /// (non-blocking).
+    pub fn copy_buffer_to_image(
+        &self,
+        src: &Buffer,
+        src_offset: usize,
+        dst: &Image,
+        origin: [usize; 3],
+        region: [usize; 3],
+    ) -> Result<Event> {
+        self.copy_buffer_to_image_after(src, src_offset, dst, origin, region, &[])
+    }
+}
+
+impl After<'_, &Queue> {
+    #[allow(clippy::too_many_arguments)]
+    /// [`Queue::write_image`], after the events.
+    pub fn write_image<T: Pod>(
+        &self,
+        image: &Image,
+        origin: [usize; 3],
+        region: [usize; 3],
+        host: &[T],
+        row_pitch: usize,
+        slice_pitch: usize,
+    ) -> Result<Event> {
+        self.on.write_image_after(image, origin, region, host, row_pitch, slice_pitch, self.wait)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    /// [`Queue::read_image`], after the events.
+    pub fn read_image<T: Pod>(
+        &self,
+        image: &Image,
+        origin: [usize; 3],
+        region: [usize; 3],
+        host: &mut [T],
+        row_pitch: usize,
+        slice_pitch: usize,
+    ) -> Result<Event> {
+        self.on.read_image_after(image, origin, region, host, row_pitch, slice_pitch, self.wait)
+    }
+
+    /// [`Queue::copy_image`], after the events.
+    pub fn copy_image(
+        &self,
+        src: &Image,
+        src_origin: [usize; 3],
+        dst: &Image,
+        dst_origin: [usize; 3],
+        region: [usize; 3],
+    ) -> Result<Event> {
+        self.on.copy_image_after(src, src_origin, dst, dst_origin, region, self.wait)
+    }
+
+    /// [`Queue::copy_image_to_buffer`], after the events.
+    pub fn copy_image_to_buffer(
+        &self,
+        src: &Image,
+        origin: [usize; 3],
+        region: [usize; 3],
+        dst: &Buffer,
+        dst_offset: usize,
+    ) -> Result<Event> {
+        self.on.copy_image_to_buffer_after(src, origin, region, dst, dst_offset, self.wait)
+    }
+
+    /// [`Queue::copy_buffer_to_image`], after the events.
+    pub fn copy_buffer_to_image(
+        &self,
+        src: &Buffer,
+        src_offset: usize,
+        dst: &Image,
+        origin: [usize; 3],
+        region: [usize; 3],
+    ) -> Result<Event> {
+        self.on.copy_buffer_to_image_after(src, src_offset, dst, origin, region, self.wait)
+    }
+}
+
+impl Queue {
+    #[allow(clippy::too_many_arguments)]
+    /// [`Queue::write_image`] after the events in `wait`.
+    pub(crate) fn write_image_after<T: Pod>(
+        &self,
+        image: &Image,
+        origin: [usize; 3],
+        region: [usize; 3],
+        host: &[T],
+        row_pitch: usize,
+        slice_pitch: usize,
         wait: &[Event],
     ) -> Result<Event> {
         // SAFETY: blocking, so `host` is only read during the call.
@@ -269,9 +402,9 @@ impl Queue {
         }
     }
 
-    /// Reads a region of `image` into host memory and waits.
     #[allow(clippy::too_many_arguments)]
-    pub fn read_image<T: Pod>(
+    /// [`Queue::read_image`] after the events in `wait`.
+    pub(crate) fn read_image_after<T: Pod>(
         &self,
         image: &Image,
         origin: [usize; 3],
@@ -410,8 +543,8 @@ impl Queue {
         ))
     }
 
-    /// Copies a region between two images of the same format (non-blocking).
-    pub fn copy_image(
+    /// [`Queue::copy_image`] after the events in `wait`.
+    pub(crate) fn copy_image_after(
         &self,
         src: &Image,
         src_origin: [usize; 3],
@@ -467,8 +600,8 @@ impl Queue {
         ))
     }
 
-    /// Copies a region of an image into a buffer at `dst_offset`, tightly packed (non-blocking).
-    pub fn copy_image_to_buffer(
+    /// [`Queue::copy_image_to_buffer`] after the events in `wait`.
+    pub(crate) fn copy_image_to_buffer_after(
         &self,
         src: &Image,
         origin: [usize; 3],
@@ -504,9 +637,8 @@ impl Queue {
         Ok(track.finish(ev, || CommandKind::Copy, bytes))
     }
 
-    /// Copies tightly packed pixels from a buffer at `src_offset` into a region of an image
-    /// (non-blocking).
-    pub fn copy_buffer_to_image(
+    /// [`Queue::copy_buffer_to_image`] after the events in `wait`.
+    pub(crate) fn copy_buffer_to_image_after(
         &self,
         src: &Buffer,
         src_offset: usize,

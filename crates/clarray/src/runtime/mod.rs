@@ -6,12 +6,15 @@
 
 #![allow(unsafe_code)]
 
+pub mod args;
 pub(crate) mod argtype;
 pub mod buffer;
 pub mod context;
 pub mod device;
 pub mod event;
 pub mod image;
+pub mod kernel;
+pub mod launch;
 pub mod pinned;
 pub mod probe;
 pub mod program;
@@ -21,6 +24,7 @@ mod status;
 pub mod track;
 pub mod transfer;
 
+pub use args::{Bytes, KernelArg, KernelArgs, Local};
 pub(crate) use argtype::code_only;
 pub use argtype::RAW_BYTES;
 pub(crate) use buffer::check_alloc_size;
@@ -31,10 +35,12 @@ pub use device::{
     choose, choose_for_rank, default_device, device_for_rank, devices, local_rank_from_env, platforms,
     Device, DeviceInfo, DeviceType, PlatformInfo, DEVICE_ENV,
 };
-pub use event::{wait_all, Event, EventStatus, ProfileTimes};
+pub use event::{wait_all, After, Event, EventStatus, ProfileTimes};
 pub use image::{ChannelOrder, ChannelType, Image, ImageFormat};
+pub use kernel::{opencl_type_size, AddressSpace, Arg, ArgInfo, Kernel};
+pub use launch::{auto_local, BareLaunch, Dims, Sizes};
 pub use pinned::Pinned;
-pub use program::{opencl_type_size, AddressSpace, Arg, ArgInfo, BareLaunch, Kernel, LaunchDims, Program};
+pub use program::Program;
 pub use rect::RectSide;
 pub use track::{CommandKind, CommandRecord};
 pub use transfer::{HostSink, HostSource, Pending, Scope};

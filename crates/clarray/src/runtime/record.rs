@@ -123,7 +123,7 @@ mod tests {
         q.set_recording(true).unwrap();
         let on_q = ctx.with_queue(&q).unwrap();
         let buf = Buffer::create(&on_q, 64, opencl3::memory::CL_MEM_READ_WRITE, Access::ReadWrite).unwrap();
-        q.write_buffer(&buf, 0, &[1u32; 16], &[]).unwrap();
+        q.write_buffer(&buf, 0, &[1u32; 16]).unwrap();
         q.finish().unwrap();
         let weak = Arc::downgrade(&q.inner);
         drop((buf, on_q, q));

@@ -11,7 +11,7 @@ use opencl3::types::CL_BLOCKING;
 
 use super::buffer::{check_queue, Buffer};
 use super::context::Queue;
-use super::event::{list_ptr, Event};
+use super::event::{list_ptr, After, Event};
 use super::status::ClResultExt;
 use super::track::{CommandKind, Use};
 use crate::error::{Error, Result};
@@ -177,6 +177,84 @@ impl Queue {
         host: &[T],
         host_side: RectSide,
         region: [usize; 3],
+    ) -> Result<Event> {
+        self.write_buffer_rect_after(buffer, buffer_side, host, host_side, region, &[])
+    }
+
+    /// Copies a rectangular region of `buffer` into host memory and waits for it.
+    pub fn read_buffer_rect<T: Pod>(
+        &self,
+        buffer: &Buffer,
+        buffer_side: RectSide,
+        host: &mut [T],
+        host_side: RectSide,
+        region: [usize; 3],
+    ) -> Result<Event> {
+        self.read_buffer_rect_after(buffer, buffer_side, host, host_side, region, &[])
+    }
+
+    /// Copies a rectangular region from one buffer to another on the device (non-blocking).
+    /// Within one allocation (one buffer, or a parent and its sub-buffers) the two byte ranges
+    /// must not overlap and the pitches must be equal.
+    pub fn copy_buffer_rect(
+        &self,
+        src: &Buffer,
+        src_side: RectSide,
+        dst: &Buffer,
+        dst_side: RectSide,
+        region: [usize; 3],
+    ) -> Result<Event> {
+        self.copy_buffer_rect_after(src, src_side, dst, dst_side, region, &[])
+    }
+}
+
+impl After<'_, &Queue> {
+    /// [`Queue::write_buffer_rect`], after the events.
+    pub fn write_buffer_rect<T: Pod>(
+        &self,
+        buffer: &Buffer,
+        buffer_side: RectSide,
+        host: &[T],
+        host_side: RectSide,
+        region: [usize; 3],
+    ) -> Result<Event> {
+        self.on.write_buffer_rect_after(buffer, buffer_side, host, host_side, region, self.wait)
+    }
+
+    /// [`Queue::read_buffer_rect`], after the events.
+    pub fn read_buffer_rect<T: Pod>(
+        &self,
+        buffer: &Buffer,
+        buffer_side: RectSide,
+        host: &mut [T],
+        host_side: RectSide,
+        region: [usize; 3],
+    ) -> Result<Event> {
+        self.on.read_buffer_rect_after(buffer, buffer_side, host, host_side, region, self.wait)
+    }
+
+    /// [`Queue::copy_buffer_rect`], after the events.
+    pub fn copy_buffer_rect(
+        &self,
+        src: &Buffer,
+        src_side: RectSide,
+        dst: &Buffer,
+        dst_side: RectSide,
+        region: [usize; 3],
+    ) -> Result<Event> {
+        self.on.copy_buffer_rect_after(src, src_side, dst, dst_side, region, self.wait)
+    }
+}
+
+impl Queue {
+    /// [`Queue::write_buffer_rect`] after the events in `wait`.
+    pub(crate) fn write_buffer_rect_after<T: Pod>(
+        &self,
+        buffer: &Buffer,
+        buffer_side: RectSide,
+        host: &[T],
+        host_side: RectSide,
+        region: [usize; 3],
         wait: &[Event],
     ) -> Result<Event> {
         // SAFETY: blocking, so `host` is only read during the call.
@@ -193,8 +271,8 @@ impl Queue {
         }
     }
 
-    /// Copies a rectangular region of `buffer` into host memory and waits for it.
-    pub fn read_buffer_rect<T: Pod>(
+    /// [`Queue::read_buffer_rect`] after the events in `wait`.
+    pub(crate) fn read_buffer_rect_after<T: Pod>(
         &self,
         buffer: &Buffer,
         buffer_side: RectSide,
@@ -302,10 +380,8 @@ impl Queue {
         Ok(track.finish(ev, || CommandKind::Read, region.iter().product()))
     }
 
-    /// Copies a rectangular region from one buffer to another on the device (non-blocking).
-    /// Within one allocation (one buffer, or a parent and its sub-buffers) the two byte ranges
-    /// must not overlap and the pitches must be equal.
-    pub fn copy_buffer_rect(
+    /// [`Queue::copy_buffer_rect`] after the events in `wait`.
+    pub(crate) fn copy_buffer_rect_after(
         &self,
         src: &Buffer,
         src_side: RectSide,

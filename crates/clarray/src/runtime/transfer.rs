@@ -21,7 +21,7 @@ use bytemuck::Pod;
 use super::buffer::Buffer;
 use super::context::Queue;
 use super::device::lock;
-use super::event::Event;
+use super::event::{After, Event};
 use super::image::Image;
 use super::rect::RectSide;
 use crate::error::Result;
@@ -166,6 +166,50 @@ impl Drop for WaitAll<'_> {
 }
 
 impl Queue {
+    /// Non-blocking read of `buffer` from byte `offset` into an owned vector (its whole length).
+    pub fn read_buffer_async<T: Pod>(
+        &self,
+        buffer: &Buffer,
+        offset: usize,
+        out: Vec<T>,
+    ) -> Result<Pending<'static, Vec<T>>> {
+        self.read_buffer_async_after(buffer, offset, out, &[])
+    }
+
+    /// Non-blocking write of an owned vector into `buffer` at byte `offset`.
+    pub fn write_buffer_async<T: Pod>(
+        &self,
+        buffer: &Buffer,
+        offset: usize,
+        data: Vec<T>,
+    ) -> Result<Pending<'static, Vec<T>>> {
+        self.write_buffer_async_after(buffer, offset, data, &[])
+    }
+}
+
+impl After<'_, &Queue> {
+    /// [`Queue::read_buffer_async`], after the events.
+    pub fn read_buffer_async<T: Pod>(
+        &self,
+        buffer: &Buffer,
+        offset: usize,
+        out: Vec<T>,
+    ) -> Result<Pending<'static, Vec<T>>> {
+        self.on.read_buffer_async_after(buffer, offset, out, self.wait)
+    }
+
+    /// [`Queue::write_buffer_async`], after the events.
+    pub fn write_buffer_async<T: Pod>(
+        &self,
+        buffer: &Buffer,
+        offset: usize,
+        data: Vec<T>,
+    ) -> Result<Pending<'static, Vec<T>>> {
+        self.on.write_buffer_async_after(buffer, offset, data, self.wait)
+    }
+}
+
+impl Queue {
     /// Runs `f` with a [`Scope`] in which non-blocking copies may borrow host memory from
     /// outside the scope. Every copy started in the scope has completed when `scope` returns,
     /// even if `f` panics or leaks a [`Pending`].
@@ -174,7 +218,7 @@ impl Queue {
     /// # fn demo(q: &clarray::runtime::Queue, buf: &clarray::runtime::Buffer) -> clarray::Result<()> {
     /// let mut host = vec![0f32; 1024];
     /// q.scope(|s| {
-    ///     let pending = s.read_buffer(buf, 0, &mut host[..], &[])?;
+    ///     let pending = s.read_buffer(buf, 0, &mut host[..])?;
     ///     // … other work overlaps the copy here …
     ///     let host = pending.wait()?; // the borrow comes back
     ///     host[0] = 1.0;
@@ -200,8 +244,8 @@ impl Queue {
         result
     }
 
-    /// Non-blocking read of `buffer` from byte `offset` into an owned vector (its whole length).
-    pub fn read_buffer_async<T: Pod>(
+    /// [`Queue::read_buffer_async`] after the events in `wait`.
+    pub(crate) fn read_buffer_async_after<T: Pod>(
         &self,
         buffer: &Buffer,
         offset: usize,
@@ -214,8 +258,8 @@ impl Queue {
         Ok(Pending::new(ev, out, self))
     }
 
-    /// Non-blocking write of an owned vector into `buffer` at byte `offset`.
-    pub fn write_buffer_async<T: Pod>(
+    /// [`Queue::write_buffer_async`] after the events in `wait`.
+    pub(crate) fn write_buffer_async_after<T: Pod>(
         &self,
         buffer: &Buffer,
         offset: usize,
@@ -229,6 +273,162 @@ impl Queue {
 }
 
 impl<'scope> Scope<'scope, '_> {
+    /// Non-blocking host → buffer copy of `data` to byte `offset`.
+    pub fn write_buffer<H: HostSource + 'scope>(
+        &'scope self,
+        buffer: &Buffer,
+        offset: usize,
+        data: H,
+    ) -> Result<Pending<'scope, H>> {
+        self.write_buffer_after(buffer, offset, data, &[])
+    }
+
+    /// Non-blocking buffer → host copy from byte `offset` into `out` (its whole length).
+    pub fn read_buffer<H: HostSink + 'scope>(
+        &'scope self,
+        buffer: &Buffer,
+        offset: usize,
+        out: H,
+    ) -> Result<Pending<'scope, H>> {
+        self.read_buffer_after(buffer, offset, out, &[])
+    }
+
+    /// Non-blocking rectangular host → buffer copy (see [`Queue::write_buffer_rect`]).
+    pub fn write_buffer_rect<H: HostSource + 'scope>(
+        &'scope self,
+        buffer: &Buffer,
+        buffer_side: RectSide,
+        data: H,
+        host_side: RectSide,
+        region: [usize; 3],
+    ) -> Result<Pending<'scope, H>> {
+        self.write_buffer_rect_after(buffer, buffer_side, data, host_side, region, &[])
+    }
+
+    /// Non-blocking rectangular buffer → host copy (see [`Queue::read_buffer_rect`]).
+    pub fn read_buffer_rect<H: HostSink + 'scope>(
+        &'scope self,
+        buffer: &Buffer,
+        buffer_side: RectSide,
+        out: H,
+        host_side: RectSide,
+        region: [usize; 3],
+    ) -> Result<Pending<'scope, H>> {
+        self.read_buffer_rect_after(buffer, buffer_side, out, host_side, region, &[])
+    }
+
+    /// Non-blocking host → image copy (see [`Queue::write_image`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn write_image<H: HostSource + 'scope>(
+        &'scope self,
+        image: &Image,
+        origin: [usize; 3],
+        region: [usize; 3],
+        data: H,
+        row_pitch: usize,
+        slice_pitch: usize,
+    ) -> Result<Pending<'scope, H>> {
+        self.write_image_after(image, origin, region, data, row_pitch, slice_pitch, &[])
+    }
+
+    /// Non-blocking image → host copy (see [`Queue::read_image`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn read_image<H: HostSink + 'scope>(
+        &'scope self,
+        image: &Image,
+        origin: [usize; 3],
+        region: [usize; 3],
+        out: H,
+        row_pitch: usize,
+        slice_pitch: usize,
+    ) -> Result<Pending<'scope, H>> {
+        self.read_image_after(image, origin, region, out, row_pitch, slice_pitch, &[])
+    }
+}
+
+impl<'scope, 'env> Scope<'scope, 'env> {
+    /// This scope with a wait list (as [`Queue::after`]): the copy started through the result
+    /// begins only after every event in `wait` has completed.
+    pub fn after<'w>(&'scope self, wait: &'w [Event]) -> After<'w, &'scope Scope<'scope, 'env>> {
+        After { on: self, wait }
+    }
+}
+
+impl<'scope> After<'_, &'scope Scope<'scope, '_>> {
+    /// [`Scope::write_buffer`], after the events.
+    pub fn write_buffer<H: HostSource + 'scope>(
+        &self,
+        buffer: &Buffer,
+        offset: usize,
+        data: H,
+    ) -> Result<Pending<'scope, H>> {
+        self.on.write_buffer_after(buffer, offset, data, self.wait)
+    }
+
+    /// [`Scope::read_buffer`], after the events.
+    pub fn read_buffer<H: HostSink + 'scope>(
+        &self,
+        buffer: &Buffer,
+        offset: usize,
+        out: H,
+    ) -> Result<Pending<'scope, H>> {
+        self.on.read_buffer_after(buffer, offset, out, self.wait)
+    }
+
+    /// [`Scope::write_buffer_rect`], after the events.
+    pub fn write_buffer_rect<H: HostSource + 'scope>(
+        &self,
+        buffer: &Buffer,
+        buffer_side: RectSide,
+        data: H,
+        host_side: RectSide,
+        region: [usize; 3],
+    ) -> Result<Pending<'scope, H>> {
+        self.on.write_buffer_rect_after(buffer, buffer_side, data, host_side, region, self.wait)
+    }
+
+    /// [`Scope::read_buffer_rect`], after the events.
+    pub fn read_buffer_rect<H: HostSink + 'scope>(
+        &self,
+        buffer: &Buffer,
+        buffer_side: RectSide,
+        out: H,
+        host_side: RectSide,
+        region: [usize; 3],
+    ) -> Result<Pending<'scope, H>> {
+        self.on.read_buffer_rect_after(buffer, buffer_side, out, host_side, region, self.wait)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    /// [`Scope::write_image`], after the events.
+    pub fn write_image<H: HostSource + 'scope>(
+        &self,
+        image: &Image,
+        origin: [usize; 3],
+        region: [usize; 3],
+        data: H,
+        row_pitch: usize,
+        slice_pitch: usize,
+    ) -> Result<Pending<'scope, H>> {
+        self.on.write_image_after(image, origin, region, data, row_pitch, slice_pitch, self.wait)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    /// [`Scope::read_image`], after the events.
+    pub fn read_image<H: HostSink + 'scope>(
+        &self,
+        image: &Image,
+        origin: [usize; 3],
+        region: [usize; 3],
+        out: H,
+        row_pitch: usize,
+        slice_pitch: usize,
+    ) -> Result<Pending<'scope, H>> {
+        self.on.read_image_after(image, origin, region, out, row_pitch, slice_pitch, self.wait)
+    }
+}
+
+impl<'scope> Scope<'scope, '_> {
     fn track(&self, ev: &Event) {
         lock(&self.events).push(ev.clone());
     }
@@ -238,8 +438,8 @@ impl<'scope> Scope<'scope, '_> {
         &self.queue
     }
 
-    /// Non-blocking host → buffer copy of `data` to byte `offset`.
-    pub fn write_buffer<H: HostSource + 'scope>(
+    /// [`Scope::write_buffer`] after the events in `wait`.
+    pub(crate) fn write_buffer_after<H: HostSource + 'scope>(
         &'scope self,
         buffer: &Buffer,
         offset: usize,
@@ -254,8 +454,8 @@ impl<'scope> Scope<'scope, '_> {
         Ok(Pending::new(ev, data, &self.queue))
     }
 
-    /// Non-blocking buffer → host copy from byte `offset` into `out` (its whole length).
-    pub fn read_buffer<H: HostSink + 'scope>(
+    /// [`Scope::read_buffer`] after the events in `wait`.
+    pub(crate) fn read_buffer_after<H: HostSink + 'scope>(
         &'scope self,
         buffer: &Buffer,
         offset: usize,
@@ -268,8 +468,8 @@ impl<'scope> Scope<'scope, '_> {
         Ok(Pending::new(ev, out, &self.queue))
     }
 
-    /// Non-blocking rectangular host → buffer copy (see [`Queue::write_buffer_rect`]).
-    pub fn write_buffer_rect<H: HostSource + 'scope>(
+    /// [`Scope::write_buffer_rect`] after the events in `wait`.
+    pub(crate) fn write_buffer_rect_after<H: HostSource + 'scope>(
         &'scope self,
         buffer: &Buffer,
         buffer_side: RectSide,
@@ -294,8 +494,8 @@ impl<'scope> Scope<'scope, '_> {
         Ok(Pending::new(ev, data, &self.queue))
     }
 
-    /// Non-blocking rectangular buffer → host copy (see [`Queue::read_buffer_rect`]).
-    pub fn read_buffer_rect<H: HostSink + 'scope>(
+    /// [`Scope::read_buffer_rect`] after the events in `wait`.
+    pub(crate) fn read_buffer_rect_after<H: HostSink + 'scope>(
         &'scope self,
         buffer: &Buffer,
         buffer_side: RectSide,
@@ -320,9 +520,9 @@ impl<'scope> Scope<'scope, '_> {
         Ok(Pending::new(ev, out, &self.queue))
     }
 
-    /// Non-blocking host → image copy (see [`Queue::write_image`]).
     #[allow(clippy::too_many_arguments)]
-    pub fn write_image<H: HostSource + 'scope>(
+    /// [`Scope::write_image`] after the events in `wait`.
+    pub(crate) fn write_image_after<H: HostSource + 'scope>(
         &'scope self,
         image: &Image,
         origin: [usize; 3],
@@ -349,9 +549,9 @@ impl<'scope> Scope<'scope, '_> {
         Ok(Pending::new(ev, data, &self.queue))
     }
 
-    /// Non-blocking image → host copy (see [`Queue::read_image`]).
     #[allow(clippy::too_many_arguments)]
-    pub fn read_image<H: HostSink + 'scope>(
+    /// [`Scope::read_image`] after the events in `wait`.
+    pub(crate) fn read_image_after<H: HostSink + 'scope>(
         &'scope self,
         image: &Image,
         origin: [usize; 3],

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use bytemuck::Pod;
-use clarray::runtime::{Arg, Kernel, LaunchDims, Program};
+use clarray::runtime::{Arg, Dims, Kernel, Program};
 use clarray::{Buffer, Context, Error, Event, Queue};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -67,21 +67,21 @@ pub fn random_f32(rng: &mut impl Rng, n: usize) -> Vec<f32> {
 /// A buffer of `len` bytes, every byte `POISON`.
 pub fn poisoned_buffer(ctx: &Context, len: usize) -> Buffer {
     let b = Buffer::uninit(ctx, len).expect("buffer");
-    ctx.queue().write_buffer(&b, 0, &vec![POISON; len], &[]).expect("poison the buffer");
+    ctx.queue().write_buffer(&b, 0, &vec![POISON; len]).expect("poison the buffer");
     b
 }
 
 /// A buffer holding `data`.
 pub fn buffer_from<T: Pod>(ctx: &Context, data: &[T]) -> Buffer {
     let b = Buffer::uninit(ctx, std::mem::size_of_val(data)).expect("buffer");
-    ctx.queue().write_buffer(&b, 0, data, &[]).expect("write the buffer");
+    ctx.queue().write_buffer(&b, 0, data).expect("write the buffer");
     b
 }
 
 /// Every byte of `buf`, read with a blocking copy on `queue`.
 pub fn read_all(queue: &Queue, buf: &Buffer) -> Vec<u8> {
     let mut out = vec![0u8; buf.len()];
-    queue.read_buffer(buf, 0, &mut out, &[]).expect("read the buffer back");
+    queue.read_buffer(buf, 0, &mut out).expect("read the buffer back");
     out
 }
 
@@ -132,14 +132,12 @@ pub fn lcg_reference(n: usize, iters: u32) -> Vec<u32> {
 
 /// Launches `lcg` over the first `n` u32 of `buf` on `queue` after `wait`.
 pub fn launch_lcg(queue: &Queue, k: &Kernel, buf: &Buffer, n: usize, iters: u32, wait: &[Event]) -> Event {
-    queue
-        .launch(
-            k,
-            &[Arg::Buffer(buf), Arg::Scalar(bytemuck::bytes_of(&iters), "u32")],
-            &LaunchDims { global: &[n], local: None, offset: None },
-            wait,
-        )
-        .expect("launch lcg")
+    k.launch(
+        queue.after(wait),
+        Dims::new([n]).driver_local(),
+        [Arg::Buffer(buf), Arg::Scalar(bytemuck::bytes_of(&iters), "u32")],
+    )
+    .expect("launch lcg")
 }
 
 macro_rules! npy_divmod {

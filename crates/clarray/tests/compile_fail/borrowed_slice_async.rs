@@ -6,7 +6,7 @@ fn main() -> clarray::Result<()> {
     let ctx = Context::new()?;
     let buf = Buffer::uninit(&ctx, 64)?;
     let mut host = vec![0u8; 64];
-    let pending = ctx.queue().read_buffer_async(&buf, 0, &mut host[..], &[])?;
+    let pending = ctx.queue().read_buffer_async(&buf, 0, &mut host[..])?;
     std::mem::forget(pending);
     Ok(())
 }

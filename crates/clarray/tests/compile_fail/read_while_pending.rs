@@ -7,7 +7,7 @@ fn main() -> clarray::Result<()> {
     let buf = Buffer::uninit(&ctx, 64)?;
     let mut host = vec![0u8; 64];
     ctx.queue().scope(|s| {
-        let pending = s.read_buffer(&buf, 0, &mut host[..], &[])?;
+        let pending = s.read_buffer(&buf, 0, &mut host[..])?;
         println!("{}", host[0]);
         pending.wait()?;
         Ok(())

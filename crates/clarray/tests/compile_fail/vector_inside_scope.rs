@@ -7,7 +7,7 @@ fn main() -> clarray::Result<()> {
     let buf = Buffer::uninit(&ctx, 64)?;
     ctx.queue().scope(|s| {
         let mut local = vec![0u8; 64];
-        let pending = s.read_buffer(&buf, 0, &mut local[..], &[])?;
+        let pending = s.read_buffer(&buf, 0, &mut local[..])?;
         std::mem::forget(pending);
         Ok(())
     })

@@ -272,7 +272,6 @@ impl Solver {
                     &face.send,
                     packed_side(extent, c, size),
                     region,
-                    &[],
                 )?);
             }
         }
@@ -298,7 +297,7 @@ impl Solver {
                     continue;
                 };
                 let len = face.send.len();
-                reads.push((i, s.read_buffer(&face.send, 0, &mut send[..len], &[])?));
+                reads.push((i, s.read_buffer(&face.send, 0, &mut send[..len])?));
                 recvs[i] = Some(&mut recv[..len]);
             }
             q2.flush()?;
@@ -349,7 +348,7 @@ impl Solver {
             let mut writes = Vec::new();
             for (i, recv) in recvs.into_iter().enumerate() {
                 if let (Some(face), Some(recv)) = (&ov.faces[i], recv) {
-                    writes.push(s.write_buffer(&face.recv, 0, recv, &[])?);
+                    writes.push(s.write_buffer(&face.recv, 0, recv)?);
                 }
             }
             for pending in writes {
@@ -373,7 +372,6 @@ impl Solver {
                     &f.buf,
                     field_side(origin, c, held, size),
                     region,
-                    &[],
                 )?);
             }
         }

@@ -431,7 +431,6 @@ impl Solver {
                             host,
                             RectSide::packed(),
                             region,
-                            &[],
                         )?;
                         self.record(e, false)?;
                     }
@@ -459,7 +458,6 @@ impl Solver {
                             host,
                             RectSide::packed(),
                             region,
-                            &[],
                         )?;
                         self.record(e, false)?;
                     }
@@ -518,7 +516,7 @@ impl Solver {
             Precision::F32 => (v[0] as f32).to_ne_bytes().to_vec(),
         };
         let off = at * bytes.len();
-        let e = self.ctx.queue().write_buffer(&self.scal.buf, off, &bytes[..], &[])?;
+        let e = self.ctx.queue().write_buffer(&self.scal.buf, off, &bytes[..])?;
         self.record(e, false)?;
         if self.cfg.mode == Mode::Copy {
             self.scal.host.borrow_mut()[off..off + bytes.len()].copy_from_slice(&bytes);

@@ -1,7 +1,13 @@
-//! What can be passed to a kernel: buffers, images, scalars and local memory, through one trait.
+//! What can be passed to a kernel: buffers, images, scalars and local memory through one trait
+//! ([`KernelArg`]), and a launch's positional arguments as a tuple of them ([`KernelArgs`]).
 
+use std::borrow::Cow;
+
+use super::argtype::RAW_BYTES;
+use super::buffer::Buffer;
+use super::image::Image;
+use super::kernel::Arg;
 use crate::error::Result;
-use crate::runtime::{Arg, Buffer, Image, RAW_BYTES};
 
 /// A value that can be a kernel argument. Implemented for buffers, images, every numeric scalar
 /// type and [`Local`]; the array layer implements it for arrays.
@@ -19,7 +25,7 @@ pub trait KernelArg {
 ///
 /// ```no_run
 /// # fn demo(ctx: &clarray::Context, out: &clarray::Buffer) -> clarray::Result<()> {
-/// use clarray::program::{Bytes, Launch, Source};
+/// use clarray::program::{Bytes, Source};
 /// #[repr(C)]
 /// #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 /// struct Pair { x: f32, n: i32 }
@@ -106,3 +112,87 @@ impl<T: KernelArg + ?Sized> KernelArg for &T {
         (**self).to_arg()
     }
 }
+
+/// The positional arguments of a launch: a tuple of [`KernelArg`]s (up to 16), an array, slice
+/// or `Vec` of `&dyn KernelArg` or of [`Arg`], or `()`.
+pub trait KernelArgs {
+    /// The arguments as the runtime passes them, in order (borrowed where they are already
+    /// [`Arg`]s, so a launch copies nothing).
+    fn args(&self) -> Result<Cow<'_, [Arg<'_>]>>;
+}
+
+impl KernelArgs for () {
+    fn args(&self) -> Result<Cow<'_, [Arg<'_>]>> {
+        Ok(Cow::Borrowed(&[]))
+    }
+}
+
+impl KernelArgs for [&dyn KernelArg] {
+    fn args(&self) -> Result<Cow<'_, [Arg<'_>]>> {
+        self.iter().map(|a| a.to_arg()).collect::<Result<Vec<_>>>().map(Cow::Owned)
+    }
+}
+
+impl<const N: usize> KernelArgs for [&dyn KernelArg; N] {
+    fn args(&self) -> Result<Cow<'_, [Arg<'_>]>> {
+        self.as_slice().args()
+    }
+}
+
+impl KernelArgs for Vec<&dyn KernelArg> {
+    fn args(&self) -> Result<Cow<'_, [Arg<'_>]>> {
+        self.as_slice().args()
+    }
+}
+
+impl KernelArgs for [Arg<'_>] {
+    fn args(&self) -> Result<Cow<'_, [Arg<'_>]>> {
+        Ok(Cow::Borrowed(self))
+    }
+}
+
+impl<const N: usize> KernelArgs for [Arg<'_>; N] {
+    fn args(&self) -> Result<Cow<'_, [Arg<'_>]>> {
+        Ok(Cow::Borrowed(self.as_slice()))
+    }
+}
+
+impl KernelArgs for Vec<Arg<'_>> {
+    fn args(&self) -> Result<Cow<'_, [Arg<'_>]>> {
+        Ok(Cow::Borrowed(self.as_slice()))
+    }
+}
+
+impl<T: KernelArgs + ?Sized> KernelArgs for &T {
+    fn args(&self) -> Result<Cow<'_, [Arg<'_>]>> {
+        (**self).args()
+    }
+}
+
+macro_rules! tuple_args {
+    ($($name:ident)+) => {
+        impl<$($name: KernelArg),+> KernelArgs for ($($name,)+) {
+            #[allow(non_snake_case)]
+            fn args(&self) -> Result<Cow<'_, [Arg<'_>]>> {
+                let ($($name,)+) = self;
+                Ok(Cow::Owned(vec![$($name.to_arg()?),+]))
+            }
+        }
+    };
+}
+tuple_args!(A);
+tuple_args!(A B);
+tuple_args!(A B C);
+tuple_args!(A B C D);
+tuple_args!(A B C D E);
+tuple_args!(A B C D E F);
+tuple_args!(A B C D E F G);
+tuple_args!(A B C D E F G H);
+tuple_args!(A B C D E F G H I);
+tuple_args!(A B C D E F G H I J);
+tuple_args!(A B C D E F G H I J K);
+tuple_args!(A B C D E F G H I J K L);
+tuple_args!(A B C D E F G H I J K L M);
+tuple_args!(A B C D E F G H I J K L M N);
+tuple_args!(A B C D E F G H I J K L M N O);
+tuple_args!(A B C D E F G H I J K L M N O P);

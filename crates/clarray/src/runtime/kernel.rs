@@ -1,0 +1,747 @@
+//! Kernels of a built program: what each parameter takes, read once from the driver's argument
+//! information (else the program's source), and the checks every launch's arguments pass.
+//!
+//! A [`Kernel`] is created once and reused. Setting arguments and enqueueing happen under the
+//! kernel's own lock (see `launch.rs`), so one kernel can be launched from several threads at
+//! once (OpenCL makes `clSetKernelArg` on a shared kernel the one call that is not thread-safe).
+
+use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use opencl3::device::Device as ClDevice;
+use opencl3::kernel::{
+    Kernel as ClKernel, CL_KERNEL_ARG_ADDRESS_CONSTANT, CL_KERNEL_ARG_ADDRESS_GLOBAL,
+    CL_KERNEL_ARG_ADDRESS_LOCAL, CL_KERNEL_ARG_TYPE_CONST,
+};
+
+use super::argtype::{self, Declared, Scalar, Typedefs, Written, OBJECT_TYPES, RAW_BYTES};
+use super::buffer::Buffer;
+use super::image::Image;
+use super::program::Program;
+use super::status::ClResultExt;
+use crate::error::{Error, Result};
+
+impl Program {
+    /// Creates the kernel `name`. Create it once and reuse it: kernels are meant to be kept.
+    pub fn kernel(&self, name: &str) -> Result<Kernel> {
+        self.make_kernel(name, true)
+    }
+
+    /// [`Program::kernel`]; without `arg_info`, as if the driver kept no argument information
+    /// (what some drivers do for some programs; PoCL always keeps it, so tests need this).
+    pub(super) fn make_kernel(&self, name: &str, arg_info: bool) -> Result<Kernel> {
+        let raw = ClKernel::create(&self.inner.raw, name).map_err(|e| {
+            if e.0 == opencl3::error_codes::CL_INVALID_KERNEL_NAME {
+                Error::NoKernel { name: name.to_string(), available: self.kernel_names().unwrap_or_default() }
+            } else {
+                Error::opencl("clCreateKernel", e.0)
+            }
+        })?;
+        let n = raw.num_args().cl("clGetKernelInfo(CL_KERNEL_NUM_ARGS)")? as usize;
+        let mut args = Vec::with_capacity(n);
+        for i in 0..n as u32 {
+            if !arg_info {
+                args.push(ArgInfo { name: None, type_name: None, space: None, is_const: false });
+                continue;
+            }
+            // Argument information is only there for programs built with -cl-kernel-arg-info.
+            let space = match raw.get_arg_address_qualifier(i) {
+                Ok(q) if q == CL_KERNEL_ARG_ADDRESS_GLOBAL => Some(AddressSpace::Global),
+                Ok(q) if q == CL_KERNEL_ARG_ADDRESS_CONSTANT => Some(AddressSpace::Constant),
+                Ok(q) if q == CL_KERNEL_ARG_ADDRESS_LOCAL => Some(AddressSpace::Local),
+                Ok(_) => Some(AddressSpace::Private),
+                Err(_) => None,
+            };
+            args.push(ArgInfo {
+                name: raw.get_arg_name(i).ok().map(|s| s.trim_end_matches('\0').to_string()),
+                type_name: raw.get_arg_type_name(i).ok().map(|s| s.trim_end_matches('\0').to_string()),
+                space,
+                is_const: raw
+                    .get_arg_type_qualifier(i)
+                    .is_ok_and(|q| q & u64::from(CL_KERNEL_ARG_TYPE_CONST) != 0),
+            });
+        }
+        let wg = raw.get_work_group_size(self.inner.ctx.device().id).unwrap_or(0);
+        let multiple = raw.get_work_group_size_multiple(self.inner.ctx.device().id).unwrap_or(1).max(1);
+        let (types, operands, type_names) = self.arg_types(name, &args);
+        let accepts = args.iter().zip(&types).map(|(a, t)| Accepts::of(a, t)).collect();
+        Ok(Kernel {
+            inner: Arc::new(KernelInner {
+                raw: Mutex::new(RawKernel { scalars: vec![None; n], buffers: vec![None; n], kernel: raw }),
+                name: name.to_string(),
+                args,
+                accepts,
+                max_work_group: wg,
+                preferred_multiple: multiple,
+                program: self.clone(),
+                types,
+                operands,
+                type_names,
+                sizes: OnceLock::new(),
+            }),
+        })
+    }
+
+    /// What each value parameter of kernel `name` is: the driver's type names (else the
+    /// kernel's signature read from the source), typedefs resolved from the source and the
+    /// options' `-D` defines. With it, per parameter of a type clarray cannot size, the type's
+    /// name as a `sizeof` operand for [`Kernel::probed_sizes`], where it has one.
+    ///
+    /// Also each parameter's type name for messages: the driver's, else the source's, else
+    /// empty. A driver's empty name counts as none (NVIDIA returns "" for programs built
+    /// without argument information).
+    fn arg_types(&self, name: &str, args: &[ArgInfo]) -> (Vec<Declared>, Vec<Option<String>>, Vec<String>) {
+        let source = self.inner.source.as_deref().unwrap_or("");
+        let mut typedefs = Typedefs::parse(source);
+        typedefs.add_defines(&self.inner.options);
+        let driver = |a: &ArgInfo| a.type_name.clone().filter(|t| !t.trim().is_empty());
+        let written = if args.iter().any(|a| driver(a).is_none()) && !source.is_empty() {
+            argtype::signature(source, name).filter(|s| s.len() == args.len())
+        } else {
+            None
+        };
+        let pointer = ClDevice::new(self.inner.ctx.device().id).address_bits().map_or(0, |b| b as usize / 8);
+        let mut names = Vec::with_capacity(args.len());
+        let (types, operands) = args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let ty = match (driver(a), written.as_ref().map(|w| &w[i])) {
+                    (Some(t), _) => Some(t),
+                    (None, Some(Written::Handle(p))) => {
+                        names.push(p.clone());
+                        return (Declared::Handle(p.clone()), None);
+                    }
+                    (None, Some(Written::Value(t))) => Some(t.clone()),
+                    (None, None) => None,
+                };
+                names.push(ty.clone().unwrap_or_default());
+                match ty {
+                    Some(t) => match typedefs.resolve(&t, pointer) {
+                        d @ Declared::Unknown(_) => (d, argtype::sizeof_operand(&t)),
+                        d => (d, None),
+                    },
+                    None => (
+                        Declared::Unknown(
+                            "the driver keeps no argument information for this program and its \
+                             signature could not be read from the source"
+                                .into(),
+                        ),
+                        None,
+                    ),
+                }
+            })
+            .unzip();
+        (types, operands, names)
+    }
+}
+
+/// A parameter's type for messages: its name in backquotes; where neither the driver nor the
+/// source names it (NVIDIA's driver answers "" for programs built without argument
+/// information), what to do instead of an empty name.
+pub(crate) fn type_shown(name: &str) -> String {
+    if name.trim().is_empty() {
+        "a parameter of unknown type (the driver reports no type name: build the program with \
+         `-cl-kernel-arg-info`, or pass the value's exact bytes with clarray::program::Bytes)"
+            .into()
+    } else {
+        format!("`{name}`")
+    }
+}
+
+/// The address space of a kernel argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddressSpace {
+    /// `__global` pointer (or image).
+    Global,
+    /// `__constant` pointer.
+    Constant,
+    /// `__local` pointer.
+    Local,
+    /// A value passed by copy (scalar, vector, struct, sampler).
+    Private,
+}
+
+/// What the kernel's argument information says of one argument (empty where the program was
+/// built without `-cl-kernel-arg-info`).
+#[derive(Debug, Clone)]
+pub struct ArgInfo {
+    /// The parameter's name.
+    pub name: Option<String>,
+    /// The type as written, e.g. `float*`, `uint`, `image2d_t`.
+    pub type_name: Option<String>,
+    /// The address space.
+    pub space: Option<AddressSpace>,
+    /// Whether the pointed-to type is `const` (the kernel only reads that buffer; a launch on
+    /// another queue then need not wait for other readers).
+    pub is_const: bool,
+}
+
+/// What a launch may pass for one argument, decided once per kernel from its [`ArgInfo`] with
+/// the same rules as the checks of [`Kernel::check_args`], so that checking a launch is a few
+/// comparisons; the messages are made only when a check fails.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Accepts {
+    buffer: bool,
+    image: bool,
+    local: bool,
+    scalar: bool,
+    /// The value parameter's type, when clarray can size it; else only raw bytes are taken.
+    scalar_type: Option<Scalar>,
+    /// A buffer passed here is only read (a `const` or `__constant` pointer).
+    pub(super) read_only: bool,
+}
+
+impl Accepts {
+    fn of(info: &ArgInfo, declared: &Declared) -> Accepts {
+        let ty = info.type_name.as_deref().unwrap_or("");
+        let is_image = ty.starts_with("image");
+        let base = ty.trim().trim_start_matches("const ").trim();
+        let handle = OBJECT_TYPES.contains(&base) || base.starts_with("pipe");
+        Accepts {
+            buffer: !(is_image || matches!(info.space, Some(AddressSpace::Local | AddressSpace::Private))),
+            image: info.type_name.is_none() || is_image,
+            local: info.space.is_none() || info.space == Some(AddressSpace::Local),
+            scalar: !(matches!(
+                info.space,
+                Some(AddressSpace::Global | AddressSpace::Constant | AddressSpace::Local)
+            ) || is_image
+                || handle
+                || matches!(declared, Declared::Handle(_))),
+            scalar_type: match declared {
+                Declared::Known(s) => Some(*s),
+                Declared::Unknown(_) | Declared::Handle(_) => None,
+            },
+            read_only: info.is_const || info.space == Some(AddressSpace::Constant),
+        }
+    }
+}
+
+/// The kernel object with, per argument, what was last set on it: OpenCL keeps an argument
+/// until it is set again, so a launch skips `clSetKernelArg` for a scalar that has not changed
+/// (the offsets, sizes and constants of repeated array operations) and for the same buffer (the
+/// operands of repeated operations). Buffers are remembered by a `Weak`, which keeps no device
+/// memory alive.
+pub(super) struct RawKernel {
+    kernel: ClKernel,
+    /// `Some((bytes, len))`: argument i holds these bytes; `None`: unknown or not a scalar.
+    scalars: Vec<Option<([u8; 16], usize)>>,
+    /// `Some(b)`: argument i holds buffer `b`; `None`: unknown or not a buffer.
+    pub(super) buffers: Vec<Option<std::sync::Weak<super::buffer::BufferInner>>>,
+}
+
+impl std::ops::Deref for RawKernel {
+    type Target = ClKernel;
+    fn deref(&self) -> &ClKernel {
+        &self.kernel
+    }
+}
+
+impl RawKernel {
+    /// Whether argument `i` already holds `bytes`.
+    pub(super) fn holds(&self, i: usize, bytes: &[u8]) -> bool {
+        // (Byte by byte: for a few bytes, cheaper than the call to memcmp a slice compare makes.)
+        matches!(self.scalars.get(i), Some(Some((b, n))) if *n == bytes.len() && b.iter().zip(bytes).all(|(x, y)| x == y))
+    }
+
+    /// Whether argument `i` already holds buffer `b`.
+    pub(super) fn holds_buffer(&self, i: usize, b: &Buffer) -> bool {
+        matches!(self.buffers.get(i), Some(Some(w)) if b.is(w))
+    }
+
+    /// Forgets what every argument holds (after arguments were set behind its back).
+    pub(super) fn forget(&mut self) {
+        self.scalars.iter_mut().for_each(|s| *s = None);
+        self.buffers.iter_mut().for_each(|s| *s = None);
+    }
+
+    /// Notes what argument `i` holds after a successful `clSetKernelArg` (`None`: not a
+    /// remembered scalar).
+    pub(super) fn note(&mut self, i: usize, bytes: Option<&[u8]>) {
+        if let Some(slot) = self.buffers.get_mut(i) {
+            *slot = None;
+        }
+        if let Some(slot) = self.scalars.get_mut(i) {
+            *slot = bytes.filter(|b| b.len() <= 16).map(|b| {
+                let mut v = [0u8; 16];
+                v[..b.len()].copy_from_slice(b);
+                (v, b.len())
+            });
+        }
+    }
+}
+
+pub(super) struct KernelInner {
+    pub(super) raw: Mutex<RawKernel>,
+    name: String,
+    args: Vec<ArgInfo>,
+    /// What each argument accepts, worked out once from `args` (see [`Accepts`]).
+    pub(super) accepts: Vec<Accepts>,
+    max_work_group: usize,
+    preferred_multiple: usize,
+    program: Program,
+    /// What each argument's type is, for value parameters (see [`Program::arg_types`]).
+    types: Vec<Declared>,
+    /// Per [`Declared::Unknown`] parameter, its type as a `sizeof` operand, where it has one.
+    operands: Vec<Option<String>>,
+    /// Each parameter's type as written (the driver's, else the source's; empty if neither).
+    type_names: Vec<String>,
+    /// The device's sizes of the [`Declared::Unknown`] parameters, asked for on the first launch
+    /// that passes raw bytes to one (see [`Kernel::probed_sizes`]).
+    sizes: OnceLock<Vec<Probed>>,
+}
+
+/// What the probe learnt of one parameter: `None` for a parameter of a type clarray sizes
+/// itself (or a handle); else its size on the device, or why it cannot be known.
+type Probed = Option<std::result::Result<usize, String>>;
+
+/// Runs a probe program (built by [`Kernel::probed_sizes`], holding [`PROBE_KERNEL`]) and
+/// returns the sizes it wrote: given by the launch layer, which can enqueue it.
+pub(super) type ProbeRun = fn(&Program, usize) -> Result<Vec<u64>>;
+
+/// The name of the kernel that [`Kernel::probed_sizes`] appends to a program's source.
+pub(super) const PROBE_KERNEL: &str = "clarray_sizeof_probe";
+
+// SAFETY: kernel objects may be used from any thread; clSetKernelArg is serialised by `raw`'s
+// mutex, held from the first argument until the launch is enqueued.
+unsafe impl Send for KernelInner {}
+// SAFETY: as above.
+unsafe impl Sync for KernelInner {}
+
+/// A kernel of a built program. Cheap to clone; safe to launch from several threads.
+#[derive(Clone)]
+pub struct Kernel {
+    pub(super) inner: Arc<KernelInner>,
+}
+
+impl fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Kernel({}, {} args)", self.inner.name, self.inner.args.len())
+    }
+}
+
+/// One argument of a launch.
+#[derive(Debug, Clone, Copy)]
+pub enum Arg<'a> {
+    /// A buffer (`__global` or `__constant` pointer).
+    Buffer(&'a Buffer),
+    /// An image.
+    Image(&'a Image),
+    /// A value passed by copy: its bytes and the name of its Rust type (for messages).
+    Scalar(&'a [u8], &'static str),
+    /// `__local` memory of this many bytes.
+    Local(usize),
+}
+
+/// The size in bytes of an OpenCL C scalar or vector type, if it is one (`size_t` and its kin
+/// depend on the device: `None`).
+pub fn opencl_type_size(name: &str) -> Option<usize> {
+    argtype::builtin(name, 0).map(|s| s.size)
+}
+
+impl Kernel {
+    /// The kernel's name.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The kernel's arguments as the driver reports them.
+    pub fn args(&self) -> &[ArgInfo] {
+        &self.inner.args
+    }
+
+    /// The largest work-group this kernel can be launched with on its device.
+    pub fn max_work_group_size(&self) -> usize {
+        self.inner.max_work_group
+    }
+
+    /// The work-group size multiple the device prefers for this kernel
+    /// (`CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE`: the warp or wavefront width on GPUs).
+    pub fn preferred_multiple(&self) -> usize {
+        self.inner.preferred_multiple
+    }
+
+    /// The program it came from.
+    pub fn program(&self) -> &Program {
+        &self.inner.program
+    }
+
+    pub(super) fn arg_error(&self, i: usize, message: String) -> Error {
+        let who = match self.inner.args.get(i).and_then(|a| a.name.clone()) {
+            Some(n) => format!("argument {i} (`{n}`)"),
+            None => format!("argument {i}"),
+        };
+        Error::KernelArgs { kernel: self.inner.name.clone(), message: format!("{who}: {message}") }
+    }
+
+    /// Whether `args` pass every check of [`Kernel::check_args`] (without making messages).
+    pub(super) fn args_fit(&self, args: &[Arg<'_>]) -> bool {
+        let accepts = &self.inner.accepts;
+        let ctx = self.inner.program.context().id();
+        args.len() == accepts.len()
+            && args.iter().zip(accepts).enumerate().all(|(i, (arg, ok))| match arg {
+                Arg::Buffer(b) => ok.buffer && b.context().id() == ctx,
+                Arg::Image(im) => ok.image && im.context().id() == ctx,
+                Arg::Local(bytes) => ok.local && *bytes != 0,
+                Arg::Scalar(bytes, given) => {
+                    ok.scalar
+                        && match ok.scalar_type {
+                            Some(t) => {
+                                t.size == bytes.len()
+                                    && (*given == RAW_BYTES
+                                        || argtype::given(given).is_none_or(|g| t.accepts(&g)))
+                            }
+                            // Raw bytes for a type clarray cannot size: of the size the device
+                            // gives it, once that was asked (else `explain_args` asks).
+                            None => *given == RAW_BYTES && self.probed_size(i) == Some(bytes.len()),
+                        }
+                }
+            })
+    }
+
+    /// The error for arguments that [`Kernel::args_fit`] refused: the first check that fails.
+    /// `probe` runs the probe program that [`Kernel::probed_sizes`] builds, where one is needed.
+    pub(super) fn explain_args(&self, args: &[Arg<'_>], probe: ProbeRun) -> Result<()> {
+        let want = self.inner.args.len();
+        if args.len() != want {
+            let sig: Vec<String> = self
+                .inner
+                .args
+                .iter()
+                .map(|a| {
+                    format!("{} {}", a.type_name.as_deref().unwrap_or("?"), a.name.as_deref().unwrap_or("?"))
+                })
+                .collect();
+            return Err(Error::KernelArgs {
+                kernel: self.inner.name.clone(),
+                message: format!(
+                    "{} arguments were given, but it takes {want}: ({})",
+                    args.len(),
+                    sig.join(", ")
+                ),
+            });
+        }
+        let ctx = self.inner.program.context();
+        for (i, (arg, info)) in args.iter().zip(&self.inner.args).enumerate() {
+            let ty = self.inner.type_names[i].as_str();
+            let shown = type_shown(ty);
+            let is_image = ty.starts_with("image");
+            match (arg, info.space) {
+                (Arg::Buffer(b), space) => {
+                    ctx.check_same(b.context()).map_err(|e| self.arg_error(i, e.to_string()))?;
+                    if is_image || matches!(space, Some(AddressSpace::Local | AddressSpace::Private)) {
+                        return Err(
+                            self.arg_error(i, format!("a buffer was given where the kernel takes {shown}"))
+                        );
+                    }
+                }
+                (Arg::Image(im), _) => {
+                    ctx.check_same(im.context()).map_err(|e| self.arg_error(i, e.to_string()))?;
+                    if info.type_name.is_some() && !is_image {
+                        return Err(
+                            self.arg_error(i, format!("an image was given where the kernel takes {shown}"))
+                        );
+                    }
+                }
+                (Arg::Local(bytes), space) => {
+                    if space.is_some() && space != Some(AddressSpace::Local) {
+                        return Err(self
+                            .arg_error(i, format!("local memory was given where the kernel takes {shown}")));
+                    }
+                    if *bytes == 0 {
+                        return Err(self.arg_error(i, "local memory of 0 bytes".into()));
+                    }
+                }
+                (Arg::Scalar(bytes, rust), space) => {
+                    if matches!(
+                        space,
+                        Some(AddressSpace::Global | AddressSpace::Constant | AddressSpace::Local)
+                    ) || is_image
+                    {
+                        return Err(self.arg_error(i, format!("a scalar ({rust}) was given where the kernel takes {shown}; pass a buffer or array")));
+                    }
+                    // Handles passed by value: bytes given for them would reach the driver as
+                    // an object handle.
+                    let base = ty.trim().trim_start_matches("const ").trim();
+                    if OBJECT_TYPES.contains(&base) || base.starts_with("pipe") {
+                        return Err(self.arg_error(
+                            i,
+                            format!("a scalar ({rust}) was given where the kernel takes {shown}, an OpenCL object that clarray cannot pass; declare the sampler inside the kernel (`const sampler_t s = CLK_…;`)"),
+                        ));
+                    }
+                    match (&self.inner.types[i], *rust == RAW_BYTES) {
+                        (Declared::Handle(written), _) => {
+                            return Err(self.arg_error(
+                                i,
+                                format!(
+                                    "a scalar ({rust}) was given for `{written}`, a pointer, image or OpenCL \
+                                     object parameter (read from the program's source: the driver keeps no \
+                                     argument information); pass a buffer, array or image"
+                                ),
+                            ));
+                        }
+                        (Declared::Known(t), raw) => {
+                            if t.size != bytes.len() {
+                                return Err(self.arg_error(
+                                    i,
+                                    format!(
+                                        "{} of {} bytes was given where the kernel takes {shown} of {} bytes ({})",
+                                        if raw { "raw bytes".to_string() } else { format!("a {rust}") },
+                                        bytes.len(),
+                                        t.size,
+                                        t.describe()
+                                    ),
+                                ));
+                            }
+                            if let Some(g) = argtype::given(rust).filter(|g| !raw && !t.accepts(g)) {
+                                return Err(self.arg_error(
+                                    i,
+                                    format!(
+                                        "a {rust} ({}) was given where the kernel takes {shown} ({}); pass a \
+                                         value of the declared kind",
+                                        g.describe(),
+                                        t.describe()
+                                    ),
+                                ));
+                            }
+                        }
+                        (Declared::Unknown(why), false) => {
+                            return Err(self.arg_error(
+                                i,
+                                format!(
+                                    "a {rust} of {} bytes was given for {shown}, whose size \
+                                     clarray cannot know ({why}); pass the value's bytes explicitly with \
+                                     clarray::program::Bytes (e.g. Bytes::of(&value) of a #[repr(C)] type laid \
+                                     out as the kernel's)",
+                                    bytes.len(),
+                                ),
+                            ));
+                        }
+                        (Declared::Unknown(_), true) => {
+                            match self.probed_sizes(probe)?.get(i).cloned().flatten() {
+                                Some(Ok(n)) if n == bytes.len() => {}
+                                Some(Ok(n)) => {
+                                    return Err(self.arg_error(
+                                        i,
+                                        format!(
+                                            "raw bytes of {} bytes were given where the kernel takes {shown} \
+                                             of {n} bytes (the size the device gives it); pass exactly {n} \
+                                             bytes, laid out as the kernel's type (a #[repr(C)] type with \
+                                             the same fields and padding)",
+                                            bytes.len()
+                                        ),
+                                    ));
+                                }
+                                Some(Err(why)) => {
+                                    return Err(self.arg_error(
+                                        i,
+                                        format!(
+                                            "raw bytes of {} bytes were given for a parameter of type \
+                                             {shown}, whose size clarray could not learn: {why}",
+                                            bytes.len()
+                                        ),
+                                    ));
+                                }
+                                None => {
+                                    return Err(self.arg_error(
+                                        i,
+                                        format!("raw bytes were given for {shown}, whose size is unknown"),
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The device's size of parameter `i`'s type, where the probe has learnt it already.
+    fn probed_size(&self, i: usize) -> Option<usize> {
+        match self.inner.sizes.get()?.get(i)? {
+            Some(Ok(n)) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// The sizes of the parameters whose type clarray cannot size itself (structs, unions,
+    /// enums, types of macros), as the device gives them: drivers copy as many bytes as
+    /// `clSetKernelArg` is told but the kernel reads its type's size, so raw bytes of any other
+    /// length would make it read past them. Asked once per kernel, on the first launch that
+    /// passes raw bytes to such a parameter, by a kernel appended to the program's source that
+    /// writes `sizeof` of each type; a type the probe cannot name (not declared at file scope, a
+    /// program without its source) is kept with why. An OpenCL failure while running the probe
+    /// is returned and not kept, so a later launch asks again.
+    fn probed_sizes(&self, run: ProbeRun) -> Result<&[Probed]> {
+        if let Some(v) = self.inner.sizes.get() {
+            return Ok(v);
+        }
+        let wanted: Vec<(usize, &str)> = self
+            .inner
+            .types
+            .iter()
+            .zip(&self.inner.operands)
+            .enumerate()
+            .filter_map(|(i, (d, op))| match (d, op) {
+                (Declared::Unknown(_), Some(op)) => Some((i, op.as_str())),
+                _ => None,
+            })
+            .collect();
+        let program = &self.inner.program.inner;
+        let unnamed = "its type could not be read (the driver keeps no argument information and the \
+                       kernel's signature could not be read from the source); declare the parameter \
+                       with an OpenCL C scalar or vector type or a typedef of one";
+        let mut sizes: Vec<Probed> = self
+            .inner
+            .types
+            .iter()
+            .map(|d| matches!(d, Declared::Unknown(_)).then(|| Err(unnamed.to_string())))
+            .collect();
+        match (&program.source, wanted.is_empty()) {
+            (_, true) => {}
+            (None, false) => {
+                for &(i, _) in &wanted {
+                    sizes[i] = Some(Err(
+                        "the program was loaded from a binary without its source, so clarray cannot ask \
+                         the device; build it from source (or load it with \
+                         Program::from_binary_with_source), or declare the parameter with an OpenCL C \
+                         scalar or vector type or a typedef of one"
+                            .into(),
+                    ));
+                }
+            }
+            (Some(source), false) => {
+                let body: Vec<String> = wanted
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (_, op))| format!("    clarray_sizeof_out[{k}] = (ulong)sizeof({op});\n"))
+                    .collect();
+                let text = format!(
+                    "{source}\n__kernel void {PROBE_KERNEL}(__global ulong* clarray_sizeof_out) {{\n{}}}\n",
+                    body.concat()
+                );
+                match Program::build(&program.ctx, &text, &program.options) {
+                    Ok(p) => {
+                        let got = run(&p, wanted.len())?;
+                        for (&(i, op), n) in wanted.iter().zip(got) {
+                            sizes[i] = Some(match usize::try_from(n) {
+                                Ok(n) if n > 0 => Ok(n),
+                                _ => Err(format!("the device reported {n} bytes for `sizeof({op})`")),
+                            });
+                        }
+                    }
+                    Err(Error::Build(f)) => {
+                        let first = f
+                            .log
+                            .lines()
+                            .find(|l| l.contains("error"))
+                            .unwrap_or("")
+                            .trim()
+                            .chars()
+                            .take(300)
+                            .collect::<String>();
+                        for &(i, op) in &wanted {
+                            sizes[i] = Some(Err(format!(
+                                "a probe kernel writing `sizeof({op})`, appended to the program's source, \
+                                 did not build ({first}); declare the type at file scope of the \
+                                 program's source, or declare the parameter with an OpenCL C scalar or \
+                                 vector type or a typedef of one"
+                            )));
+                        }
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        // Two threads may both have probed; the first result is kept (they are the same).
+        Ok(self.inner.sizes.get_or_init(|| sizes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::{Context, Dims};
+
+    /// NVIDIA's driver gives "" as the type name of a program built without argument
+    /// information: the message said "the kernel takes `` (integer, 4 bytes)".
+    #[test]
+    fn an_empty_type_name_is_shown_as_unknown_with_the_fix() {
+        for empty in ["", " "] {
+            let m = type_shown(empty);
+            assert!(m.contains("unknown type") && !m.contains("``"), "{m}");
+            assert!(m.contains("-cl-kernel-arg-info") && m.contains("Bytes"), "{m}");
+        }
+        assert_eq!(type_shown("int"), "`int`");
+    }
+
+    /// Without the driver's argument information the messages printed the driver's (empty)
+    /// type name; the name read from the source is shown instead.
+    #[test]
+    fn messages_without_arg_info_name_the_type_from_the_source() {
+        let ctx = Context::new().unwrap();
+        let src = "kernel void k(int n, global int* o) { o[0] = n; }";
+        let k = Program::build(&ctx, src, "").unwrap().make_kernel("k", false).unwrap();
+        let o = Buffer::uninit(&ctx, 4).unwrap();
+        let e =
+            k.check_args(&[Arg::Scalar(bytemuck::bytes_of(&1.5f32), "f32"), Arg::Buffer(&o)]).unwrap_err();
+        assert!(matches!(e, Error::KernelArgs { .. }), "{e:?}");
+        let m = e.to_string();
+        assert!(m.contains("takes `int`") && !m.contains("``"), "{m}");
+    }
+
+    /// Without the driver's argument information, pointer parameters were `Unknown` types that
+    /// took raw bytes: eight bytes given for a `global float*` reached the driver as a
+    /// memory-object handle.
+    #[test]
+    fn scalars_for_pointer_parameters_are_refused_without_arg_info() {
+        let ctx = Context::new().unwrap();
+        let src = "typedef struct { float x; int n; } pair_t;\n\
+                   kernel void k(global float* restrict o, pair_t p, __constant int *c, uint m) {\n\
+                   o[0] = p.x * (float)(p.n + c[0]) + (float)m; }";
+        let k = Program::build(&ctx, src, "").unwrap().make_kernel("k", false).unwrap();
+        assert!(k.args().iter().all(|a| a.type_name.is_none() && a.space.is_none()), "{:?}", k.args());
+        let q = ctx.queue();
+        let o = Buffer::uninit(&ctx, 4).unwrap();
+        q.write_buffer(&o, 0, &[f32::NAN]).unwrap();
+        let c = Buffer::uninit(&ctx, 4).unwrap();
+        let cv = 5i32;
+        q.write_buffer(&c, 0, &[cv]).unwrap();
+        let pair: [u8; 8] = bytemuck::cast([1.5f32.to_bits(), 3u32]);
+        let m = 2u32;
+        let garbage = 0x1234_5678_9abc_u64;
+        let fake = Arg::Scalar(bytemuck::bytes_of(&garbage), RAW_BYTES);
+        let dims = Dims::new([1]).driver_local();
+        for (i, what) in [(0, "`global float* restrict o`"), (2, "`__constant int *c`")] {
+            let mut args = [
+                Arg::Buffer(&o),
+                Arg::Scalar(&pair, RAW_BYTES),
+                Arg::Buffer(&c),
+                Arg::Scalar(bytemuck::bytes_of(&m), "u32"),
+            ];
+            args[i] = fake;
+            let e = k.launch(q, dims, args).expect_err("a scalar for a pointer was refused");
+            assert!(matches!(e, Error::KernelArgs { .. }), "{e:?}");
+            let msg = e.to_string();
+            for part in ["kernel `k`", &format!("argument {i}"), what, "pointer, image or OpenCL object"] {
+                assert!(msg.contains(part), "`{part}` not in: {msg}");
+            }
+            let typed = Arg::Scalar(bytemuck::bytes_of(&garbage), "u64");
+            args[i] = typed;
+            assert!(matches!(k.launch(q, dims, args), Err(Error::KernelArgs { .. })));
+        }
+        let mut got = [0f32];
+        q.read_buffer(&o, 0, &mut got).unwrap();
+        assert!(got[0].is_nan(), "nothing ran");
+        let args = [
+            Arg::Buffer(&o),
+            Arg::Scalar(&pair, RAW_BYTES),
+            Arg::Buffer(&c),
+            Arg::Scalar(bytemuck::bytes_of(&m), "u32"),
+        ];
+        k.launch(q, dims, args).unwrap();
+        q.read_buffer(&o, 0, &mut got).unwrap();
+        assert_eq!(got[0], 1.5f32 * (3 + cv) as f32 + m as f32);
+    }
+}
