@@ -100,7 +100,7 @@ def main():
     print()
     for label, r in runs:
         print(f"- {label}: {r['device']} ({r['platform']}, driver {r['driver']}), {r['date']}, commit "
-              f"{r['commit'][:7]}, copy ceiling {r['ceiling_bytes_per_second'] / 1e9:.0f} GB/s")
+              f"{r['commit']}, copy ceiling {r['ceiling_bytes_per_second'] / 1e9:.0f} GB/s")
     for lib in libs:
         print(f"- {lib}: {peers[lib]['device']}, its own copy ceiling {peers[lib]['ceiling_gbps']:.0f} GB/s")
 

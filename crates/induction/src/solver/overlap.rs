@@ -17,10 +17,13 @@
 //! 4. first queue: each received face is copied into the input field's halo layers (on the
 //!    device), then the stage kernel runs on the boxes between the interior and the faces.
 //!
-//! Nothing the two queues run at the same time touches the same bytes: the interior kernel reads
-//! the input field's owned nodes and writes the stage's outputs; the second queue reads owned
-//! layers and writes buffers of its own; the halo layers are written on the first queue after the
-//! interior kernel. clarray's per-buffer hazard tracking orders the rest (step 1 waits for the
+//! Nothing the two queues run at the same time touches the same bytes: the interior kernel writes
+//! the stage's outputs and reads the input field, its owned nodes and, in its look-ahead loads
+//! (clamped to the planes held), the halo planes too: its results do not depend on those, but the
+//! loads are made, so the halo must not be written while it runs. That holds only because the
+//! halo layers are written on the first queue after the interior kernel (step 4); moving those
+//! copies to the second queue would be a race. The second queue reads owned layers and writes
+//! buffers of its own. clarray's per-buffer hazard tracking orders the rest (step 1 waits for the
 //! previous stage's kernels, step 4 for the copies of step 3). A node's arithmetic is the same
 //! whichever launch updates it, so the fields are those of one rank bit for bit.
 //!
