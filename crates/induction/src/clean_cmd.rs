@@ -189,12 +189,11 @@ impl CleanCmdArgs {
         let Some(file) = &self.png else {
             return Vec::new();
         };
-        let mut planes: Vec<PlaneAxis> = Vec::new();
-        for &p in if self.png_plane.is_empty() { &[PlaneAxis::Z][..] } else { &self.png_plane } {
-            if !planes.contains(&p) {
-                planes.push(p);
-            }
-        }
+        let planes = crate::png_cmd::distinct(if self.png_plane.is_empty() {
+            &[PlaneAxis::Z][..]
+        } else {
+            &self.png_plane
+        });
         let mut out = Vec::new();
         for axis in planes {
             for what in ["field", "psi", "divergence"] {

@@ -52,7 +52,7 @@ pub fn tagged(file: &Path, tag: &str) -> PathBuf {
 }
 
 /// `items` without repeats, in their first order.
-fn distinct<T: PartialEq + Copy>(items: &[T]) -> Vec<T> {
+pub(crate) fn distinct<T: PartialEq + Copy>(items: &[T]) -> Vec<T> {
     let mut out = Vec::new();
     for &i in items {
         if !out.contains(&i) {
