@@ -31,6 +31,9 @@ if [ ${#args[@]} -eq 0 ]; then
   run_tests "${pkgs[@]}" --lib --bins --test '*'
   cargo test "${pkgs[@]}" --examples
   cargo test "${pkgs[@]}" --doc
+  # The README's main command builds the solver without the mpi feature: it must compile so too
+  # (everything above is built with it).
+  cargo build -p induction --bins
   # The API docs build without a warning (broken or private intra-doc links fail here).
   RUSTDOCFLAGS="-D warnings" cargo doc --no-deps "${pkgs[@]}"
   # The Python package (PyO3 + maturin) against NumPy: pytest + hypothesis in a private venv.
