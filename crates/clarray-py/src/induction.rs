@@ -5,7 +5,7 @@
 //! `[i, j, k]` = node (x_i, y_j, z_k), the history of norms as a dict of arrays.
 
 use clap::ValueEnum;
-use induction::clean_cmd::CleanArgs;
+use induction::cli::clean::CleanArgs;
 use induction::cli::{Common, RunArgs};
 use induction::dissipation::{DissipationForm, DissipationRows};
 use induction::solver::{CleanStats, Norms};

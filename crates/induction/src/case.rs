@@ -17,53 +17,54 @@ pub const ALFVEN_PERIOD_X: f64 = 1.1547005383792517;
 pub const ALFVEN_PERIOD_Y: f64 = 2.0;
 
 /// A test case with an exact solution.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Case {
     /// u = (−y, x, 0) on [−1, 1]³; a Gaussian-localised field, independent of z, rotated with
     /// the flow (InductionEq's `rotation_2D`).
-    #[value(name = "rotation_2d")]
+    #[cfg_attr(feature = "cli", value(name = "rotation_2d"))]
     Rotation2d,
     /// u = k × x, k = (1, 1, 1)/√3, on [−1, 1]³; B₀ = ¼ψ k × (x − c), ψ = exp(−20|x − c|²),
     /// c = ((3 + √3)/12, −(3 − √3)/12, −√3/6), rotated with the flow (InductionEq's
     /// `rotation_3D`).
-    #[value(name = "rotation_3d")]
+    #[cfg_attr(feature = "cli", value(name = "rotation_3d"))]
     Rotation3d,
     /// B = u on [0, 1]³, a steady solution with u·n = 0 on the whole boundary.
-    #[value(name = "confined_domain")]
+    #[cfg_attr(feature = "cli", value(name = "confined_domain"))]
     ConfinedDomain,
     /// Constant u = (1, 1, 1) on the periodic unit cube; B(t, x) = B₀(x − ut).
-    #[value(name = "periodic_advection")]
+    #[cfg_attr(feature = "cli", value(name = "periodic_advection"))]
     PeriodicAdvection,
     /// The same rotation as [`Case::Rotation3d`] with another field: B₀ = 4ψ e_z × (x − c),
     /// ψ = exp(−20|x − c|²), c = (½, −½, 0)/√2 (this crate's first `rotation_3d`, kept for its
     /// measured figures).
-    #[value(name = "rotation_3d_ez")]
+    #[cfg_attr(feature = "cli", value(name = "rotation_3d_ez"))]
     Rotation3dEz,
     /// InductionEq's `hall_periodic`: an exact solution of the induction equation with the Hall
     /// term on the periodic cube [0, 4π/3)³, density 1. With α = ½, k = (1 − α²)/α = 3/2 and
     /// n = (1, 1, 1)/√3, the velocity is the Beltrami field u(t, x) = v(x + αtn),
     /// v = (cos ky + sin kz, cos kz + sin kx, cos kx + sin ky) (curl v = k v), and B = αu + n.
     /// Needs [`crate::Config::hall`].
-    #[value(name = "hall_periodic")]
+    #[cfg_attr(feature = "cli", value(name = "hall_periodic"))]
     HallPeriodic,
     /// InductionEq's `hall_travelling_wave`: a circularly polarised wave along z with the Hall
     /// term, periodic, on [0, 150)² × [0, 5·2π/Ω) (Ω = 19/90: five wavelengths), density 1:
     /// ξ = kz − ωt, B = (cos Ωξ, sin Ωξ, 1), u = (f cos Ωξ + 1, f sin Ωξ + 1, 0.1),
     /// f = k/(0.1k − ω), k = ω = 1. Needs [`crate::Config::hall`].
-    #[value(name = "hall_travelling_wave")]
+    #[cfg_attr(feature = "cli", value(name = "hall_travelling_wave"))]
     HallTravellingWave,
     /// The initial data of [`Case::HallPeriodic`] on the bounded cube [0, 4π/3]³ with the Hall
     /// term's outflow penalties on every face (InductionEq's `hall_periodic` run with
     /// `periodic = 'NONE'`, as in its paper's divergence-cleaning study): the boundaries impose
     /// no data, so the error is measured against `hall_periodic`'s solution, which the run
     /// leaves. Needs [`crate::Config::hall`].
-    #[value(name = "hall_outflow")]
+    #[cfg_attr(feature = "cli", value(name = "hall_outflow"))]
     HallOutflow,
     /// A travelling Alfvén-type wave at α = 30° to the x axis on the periodic box
     /// [0, 2/√3) × [0, 2) × [0, 1) (InductionEq's `alfven_periodic_2D`): with e∥ = (cos α, sin α, 0),
     /// e⊥ = (−sin α, cos α, 0) and φ = 2π(x·e∥ + t), the velocity u = A(sin φ e⊥ + cos φ e_z),
     /// A = 1/10, depends on time, and B = e∥ + u.
-    #[value(name = "alfven_periodic_2d")]
+    #[cfg_attr(feature = "cli", value(name = "alfven_periodic_2d"))]
     AlfvenPeriodic2d,
 }
 

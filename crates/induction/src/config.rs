@@ -4,15 +4,14 @@
 use std::fmt;
 use std::str::FromStr;
 
-use clap::ValueEnum;
-
 use crate::case::Case;
 use crate::dissipation::{DissipationOptions, DissipationRows};
 use crate::error::{Error, Result};
 use crate::sbp::{OperatorForm, Sbp};
 
 /// How a derivative of a product `∂(ab)` is discretised.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Form {
     /// `D(ab)`.
     Central,
@@ -51,7 +50,8 @@ impl fmt::Display for Form {
 }
 
 /// How the middle term `uᵢ∂ⱼBⱼ` is discretised (InductionEq's `USE_SOURCE_*`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum SourceForm {
     /// `uᵢ·DⱼBⱼ`.
     Central,
@@ -132,12 +132,12 @@ impl FromStr for Forms {
     /// `A,B` (the source term central) or one form for both product terms.
     fn from_str(s: &str) -> Result<Forms> {
         let form = |f: &str| {
-            Form::from_str(f, false).map_err(|_| {
+            Form::ALL.into_iter().find(|x| x.name() == f).ok_or_else(|| {
                 Error::Config(format!("unknown form `{f}`; the forms are central, split and product"))
             })
         };
         let source = |f: &str| {
-            SourceForm::from_str(f, false).map_err(|_| {
+            SourceForm::ALL.into_iter().find(|x| x.name() == f).ok_or_else(|| {
                 Error::Config(format!(
                     "unknown source form `{f}`; the forms of ui dj Bj are central, split and zero"
                 ))
@@ -158,27 +158,28 @@ impl FromStr for Forms {
 
 /// The time integrator: every scheme InductionEq offers. On the command line by its name or
 /// InductionEq's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Integrator {
     /// Three-stage third-order strong-stability-preserving Runge–Kutta.
-    #[value(name = "ssprk33", alias = "SSPRK33")]
+    #[cfg_attr(feature = "cli", value(name = "ssprk33", alias = "SSPRK33"))]
     Ssprk33,
     /// Five-stage fourth-order low-storage (2N) Runge–Kutta of Carpenter and Kennedy
     /// (InductionEq's `CarpenterKennedy2N54`).
-    #[value(name = "lsrk4", alias = "lsrk54", alias = "CarpenterKennedy2N54")]
+    #[cfg_attr(feature = "cli", value(name = "lsrk4", alias = "lsrk54", alias = "CarpenterKennedy2N54"))]
     Lsrk4,
     /// Ketcheson's ten-stage fourth-order SSP scheme (`SSPRK104`).
-    #[value(name = "ssprk104", alias = "SSPRK104")]
+    #[cfg_attr(feature = "cli", value(name = "ssprk104", alias = "SSPRK104"))]
     Ssprk104,
     /// Five-stage fourth-order 2R scheme of Kennedy, Carpenter and Lewis
     /// (`KennedyCarpenterLewis2R54C`).
-    #[value(name = "kcl2r54c", alias = "KennedyCarpenterLewis2R54C")]
+    #[cfg_attr(feature = "cli", value(name = "kcl2r54c", alias = "KennedyCarpenterLewis2R54C"))]
     Kcl2r54c,
     /// Six-stage fourth-order 2R scheme of Calvo, Franco and Rández (`CalvoFrancoRandez2R64`).
-    #[value(name = "cfr2r64", alias = "CalvoFrancoRandez2R64")]
+    #[cfg_attr(feature = "cli", value(name = "cfr2r64", alias = "CalvoFrancoRandez2R64"))]
     Cfr2r64,
     /// Eight-stage fourth-order 2N scheme of Toulorge and Desmet (`ToulorgeDesmet2N84F`).
-    #[value(name = "td2n84f", alias = "ToulorgeDesmet2N84F")]
+    #[cfg_attr(feature = "cli", value(name = "td2n84f", alias = "ToulorgeDesmet2N84F"))]
     Td2n84f,
 }
 
@@ -251,13 +252,14 @@ impl fmt::Display for Integrator {
 }
 
 /// Floating-point precision of the fields and kernels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Precision {
     /// `float`.
-    #[value(name = "f32", alias = "float", alias = "single")]
+    #[cfg_attr(feature = "cli", value(name = "f32", alias = "float", alias = "single"))]
     F32,
     /// `double` (needs a device with fp64).
-    #[value(name = "f64", alias = "double")]
+    #[cfg_attr(feature = "cli", value(name = "f64", alias = "double"))]
     F64,
 }
 
@@ -281,7 +283,8 @@ impl fmt::Display for Precision {
 }
 
 /// Where the fields live between kernel calls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Mode {
     /// On the device from initialisation to the end.
     Resident,
@@ -299,17 +302,18 @@ impl fmt::Display for Mode {
 }
 
 /// The inner product and stopping rule of the cleaning's conjugate gradients.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum CgNorm {
     /// The SBP inner product H (in which the operator is symmetric, so CG converges), stopping
     /// when ‖r‖_H ≤ tol·‖r₀‖_H.
     #[default]
-    #[value(name = "h", alias = "H", alias = "sbp")]
+    #[cfg_attr(feature = "cli", value(name = "h", alias = "H", alias = "sbp"))]
     H,
     /// InductionEq's: Euclidean inner products of the nodal values, stopping when the Euclidean
     /// norm of the nodal residual is at most tol (an absolute tolerance: 1e-3, at most 50
     /// iterations in the paper's runs).
-    #[value(name = "euclidean", alias = "l2")]
+    #[cfg_attr(feature = "cli", value(name = "euclidean", alias = "l2"))]
     Euclidean,
 }
 
@@ -323,7 +327,8 @@ impl fmt::Display for CgNorm {
 }
 
 /// The discrete Laplacian of the cleaning's potential ψ (`--laplacian`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Laplacian {
     /// The divergence of a gradient (D·D, stencils twice as wide as D's).
     #[default]
@@ -343,12 +348,13 @@ impl fmt::Display for Laplacian {
 }
 
 /// The boundary condition of the cleaning's potential ψ (`--potential-bc`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum PotentialBc {
     /// None imposed: ψ is the least-norm solution and the correction the H-orthogonal
     /// projection (InductionEq's `USE_LAPLACE_WIDE_STENCIL_LNS`).
     #[default]
-    #[value(name = "free", alias = "least-norm")]
+    #[cfg_attr(feature = "cli", value(name = "free", alias = "least-norm"))]
     Free,
     /// ψ = 0 on the boundary nodes; the Laplacian and the divergence it removes are taken at the
     /// interior nodes only.

@@ -17,17 +17,19 @@
 //! | [`dissipation`] | the artificial dissipation's forms, InductionEq's rows and tables |
 //! | [`solver`] | device buffers, generated kernels, time stepping, norms, divergence cleaning |
 //! | [`rk`] | the Runge–Kutta schemes' coefficients |
-//! | [`output`] | VTK image data and PNG slices |
+//! | [`output`] | VTK image data, a run's history as CSV or JSON |
 //! | [`scaling`] | the times of a step on several ranks against one (`induction bench --scaling`) |
 //! | `ranks` | (feature `mpi`) MPI start-up: ranks, node-local rank, the rank's device |
-//! | [`cli`] | the `induction` command line |
-//! | [`png_cmd`] | `run --png`'s planes and quantities (`--png-plane`, `--png-field`) |
-//! | [`clean_cmd`] | `induction clean` and the cleaning options `run` shares |
+//! | `cli` | (feature `cli`, on by default) the `induction` command line, its progress bars and PNG pictures |
+//!
+//! The library needs neither clap nor a PNG encoder: a program that embeds the solver depends on
+//! `induction = { version = "0.1", default-features = false }` (examples/embed.rs steps a solver
+//! and reads its norms so).
 //!
 //! ```no_run
 //! use induction::{Case, Config, Solver};
 //!
-//! let ctx = induction::cli::context(None)?; // a profiling context on the default device
+//! let ctx = induction::context(None)?; // a profiling context on the default device
 //! let mut cfg = Config::new(Case::Rotation2d, 4, 40); // order 4, 40 × 40 (× 8) points
 //! cfg.final_time = Some(1.0);
 //! let mut solver = Solver::new(&ctx, &cfg)?; // fields allocated and initialised on the device
@@ -42,14 +44,14 @@
 #![deny(unsafe_code)]
 
 pub mod case;
-pub mod clean_cmd;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod config;
 pub mod decomp;
+mod device;
 pub mod dissipation;
 pub mod error;
 pub mod output;
-pub mod png_cmd;
 #[cfg(feature = "mpi")]
 pub mod ranks;
 pub mod rk;
@@ -59,5 +61,6 @@ pub mod solver;
 
 pub use case::Case;
 pub use config::{CgNorm, Config, Form, Forms, Integrator, Mode, Precision, SourceForm};
+pub use device::context;
 pub use error::{Error, Result};
 pub use solver::{Report, Solver};

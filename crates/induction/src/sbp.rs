@@ -14,12 +14,11 @@
 use std::fmt;
 use std::str::FromStr;
 
-use clap::ValueEnum;
-
 use crate::error::{Error, Result};
 
 /// Which family of SBP operators (InductionEq's `operator_form`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum OperatorForm {
     /// The classical operators (InductionEq's `include/2ndOrder.h`, `4thOrder.h`, `6thOrder.h`).
     #[default]

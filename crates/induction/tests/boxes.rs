@@ -12,7 +12,7 @@ use induction::{Case, Config, Error, Integrator, Mode, Solver};
 
 fn ctx() -> clarray::Context {
     static CTX: std::sync::OnceLock<clarray::Context> = std::sync::OnceLock::new();
-    CTX.get_or_init(|| cli::context(None).unwrap()).clone()
+    CTX.get_or_init(|| induction::context(None).unwrap()).clone()
 }
 
 fn run(cfg: &Config) -> (induction::Report, Vec<f64>) {

@@ -6,7 +6,7 @@ use rand::{Rng, SeedableRng};
 
 #[test]
 fn cleaning_lowers_the_divergence_of_a_noisy_field() {
-    let ctx = induction::cli::context(None).unwrap();
+    let ctx = induction::context(None).unwrap();
     let mut cfg = Config::new(Case::Rotation2d, 4, 40);
     cfg.n = [40, 40, 12];
     cfg.clean = Some(CleanOptions { tol: 1e-10, max_iter: 2000, check_every: 10, ..Default::default() });
@@ -61,7 +61,7 @@ fn cleaning_lowers_the_divergence_of_a_noisy_field() {
 /// SBP property): a wrong boundary row shows here. Random fields, odd sizes, orders 2 and 6.
 #[test]
 fn cleaning_is_an_orthogonal_projection() {
-    let ctx = induction::cli::context(None).unwrap();
+    let ctx = induction::context(None).unwrap();
     for (order, n) in [(2, [10, 11, 12]), (6, [13, 12, 14])] {
         let mut cfg = Config::new(Case::Rotation3d, order, n[0]);
         cfg.n = n;
@@ -91,7 +91,7 @@ fn cleaning_is_an_orthogonal_projection() {
 /// order 4, to t = 0.25 (the case of the solver test), with and without cleaning.
 #[test]
 fn cleaning_keeps_the_accuracy_of_a_divergence_free_solution() {
-    let ctx = induction::cli::context(None).unwrap();
+    let ctx = induction::context(None).unwrap();
     let mut errors = Vec::new();
     for clean in
         [None, Some(CleanOptions { tol: 1e-8, max_iter: 500, check_every: 10, ..Default::default() })]
@@ -198,7 +198,7 @@ fn grid(order: usize) -> [usize; 3] {
 /// cleaning of a smooth divergent field leaves ψ = 0 on every boundary node, changes B by exactly Dψ (host
 /// D), and lowers the divergence at the interior nodes.
 fn check_dirichlet_form(order: usize, form: CleanForm) {
-    let ctx = induction::cli::context(None).unwrap();
+    let ctx = induction::context(None).unwrap();
     let n = grid(order);
     let mut cfg = Config::new(Case::Rotation3d, order, n[0]);
     cfg.n = n;
@@ -341,7 +341,7 @@ fn narrow_dirichlet_cleaning_order_6() {
 /// iteration on this grid), and ψ = 0 on the boundary nodes after the last cleaning.
 #[test]
 fn dirichlet_cleaning_lowers_the_divergence_on_confined_domain() {
-    let ctx = induction::cli::context(None).unwrap();
+    let ctx = induction::context(None).unwrap();
     let n = [8, 8, 8];
     let run = |clean: Option<CleanOptions>| {
         let mut cfg = Config::new(Case::ConfinedDomain, 4, 8);
@@ -409,7 +409,7 @@ fn command_line_chooses_the_cleaning_form() {
 /// field was cleaned another way), one with the same form restores it.
 #[test]
 fn checkpoints_of_one_cleaning_form_do_not_restart_another() {
-    let ctx = induction::cli::context(None).unwrap();
+    let ctx = induction::context(None).unwrap();
     let dir = std::env::temp_dir().join(format!("induction-clean-ckpt-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let solver_of = |form| {
@@ -428,7 +428,7 @@ fn checkpoints_of_one_cleaning_form_do_not_restart_another() {
 }
 
 /// `induction clean`'s options, parsed as the command line parses them.
-fn clean_args(args: &[&str]) -> induction::clean_cmd::CleanCmdArgs {
+fn clean_args(args: &[&str]) -> induction::cli::clean::CleanCmdArgs {
     use clap::Parser;
     let all = ["induction", "clean"].into_iter().chain(args.iter().copied());
     match induction::cli::Cli::try_parse_from(all).unwrap().command {
@@ -458,8 +458,8 @@ fn clean_command_removes_the_divergence_of_a_perturbed_field() {
         "1e-6",
     ]);
     let cfg = a.config().unwrap();
-    let ctx = induction::cli::context(None).unwrap();
-    let o = induction::clean_cmd::clean_on(&ctx, &a, &cfg).unwrap();
+    let ctx = induction::context(None).unwrap();
+    let o = induction::cli::clean::clean_on(&ctx, &a, &cfg).unwrap();
     // The reference field: the initial one plus the seeded noise, drawn here.
     let mut solver = Solver::new(&ctx, &cfg).unwrap();
     let mut b = solver.field().unwrap();
@@ -487,7 +487,7 @@ fn clean_command_removes_the_divergence_of_a_perturbed_field() {
 /// size.
 #[test]
 fn clean_command_prints_the_norms_and_draws_the_planes() {
-    use induction::output::panels_png_size;
+    use induction::cli::picture::panels_png_size;
     let dir = std::env::temp_dir().join(format!("induction-clean-cmd-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let png = dir.join("c.png");

@@ -44,8 +44,7 @@ fn grid_whose_node_count_overflows_is_refused() {
     let mut huge = Config::new(Case::Rotation3d, 4, 8);
     huge.n = [8, 8, MAX_NODES / 64];
     assert!(huge.nodes().is_ok());
-    let plan =
-        induction::solver::MemoryPlan::new(&huge, induction::cli::context(None).unwrap().device().info());
+    let plan = induction::solver::MemoryPlan::new(&huge, induction::context(None).unwrap().device().info());
     assert_eq!(plan.total, u64::MAX, "{plan:?}");
     let cfg = Config::new(Case::ConfinedDomain, 4, usize::MAX / 2);
     assert!(matches!(cfg.validate(), Err(Error::Config(_))));
@@ -165,7 +164,7 @@ fn history_is_written_per_step() {
     assert_eq!(rows.len(), steps + 1);
     let num = |s: &str| s.parse::<f64>().unwrap();
     // By hand: the same run, the norms after every step.
-    let ctx = cli::context(None).unwrap();
+    let ctx = induction::context(None).unwrap();
     let mut by_hand = Vec::new();
     let mut solver = induction::Solver::new(&ctx, &cfg).unwrap();
     let report = solver.run(|_, _, s| {
@@ -364,7 +363,7 @@ fn png_size(path: &std::path::Path) -> (usize, usize) {
 /// nodes; `--png FILE` alone still writes FILE, the z plane's |B| and div B.
 #[test]
 fn png_planes_and_quantities_write_one_file_each() {
-    use induction::output::panels_png_size;
+    use induction::cli::picture::panels_png_size;
     let dir = temp_dir("planes");
     let out = dir.join("slice.png");
     let base =

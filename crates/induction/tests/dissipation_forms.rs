@@ -17,7 +17,7 @@ use rand::{Rng, SeedableRng};
 
 fn ctx() -> clarray::Context {
     static CTX: std::sync::OnceLock<clarray::Context> = std::sync::OnceLock::new();
-    CTX.get_or_init(|| induction::cli::context(None).unwrap()).clone()
+    CTX.get_or_init(|| induction::context(None).unwrap()).clone()
 }
 
 // ---------------------------------------------------------------------------------------------

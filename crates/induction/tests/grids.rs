@@ -9,7 +9,7 @@ use induction::{Case, Config, Error, Integrator, Solver};
 
 fn ctx() -> clarray::Context {
     static CTX: std::sync::OnceLock<clarray::Context> = std::sync::OnceLock::new();
-    CTX.get_or_init(|| induction::cli::context(None).unwrap()).clone()
+    CTX.get_or_init(|| induction::context(None).unwrap()).clone()
 }
 
 /// The field after a few steps with 32-bit and with 64-bit indices, on both stage layouts, with

@@ -48,7 +48,7 @@ fn vector_width_with_the_cpu_layout_is_refused() {
 /// (PoCL's device is a CPU), and so does `induction bench` before timing anything.
 #[test]
 fn z_chunk_and_vector_width_on_a_cpu_device_are_refused() {
-    let ctx = cli::context(None).unwrap();
+    let ctx = induction::context(None).unwrap();
     if ctx.device().info().device_type != clarray::runtime::DeviceType::Cpu {
         return;
     }

@@ -10,7 +10,7 @@ use induction::{Case, Config, Integrator, Solver};
 
 fn ctx() -> clarray::Context {
     static CTX: std::sync::OnceLock<clarray::Context> = std::sync::OnceLock::new();
-    CTX.get_or_init(|| induction::cli::context(None).unwrap()).clone()
+    CTX.get_or_init(|| induction::context(None).unwrap()).clone()
 }
 
 fn matvec(t: &Tableau, v: &[f64]) -> Vec<f64> {

@@ -12,7 +12,7 @@ use induction::{Case, Config, Forms, Solver};
 
 fn ctx() -> clarray::Context {
     static CTX: std::sync::OnceLock<clarray::Context> = std::sync::OnceLock::new();
-    CTX.get_or_init(|| induction::cli::context(None).unwrap()).clone()
+    CTX.get_or_init(|| induction::context(None).unwrap()).clone()
 }
 
 /// InductionEq's setting of the reference runs: rotation_2D, N = 40, cfl 0.95, T = 2π.

@@ -10,7 +10,7 @@ use induction::{Case, Config, Form, Integrator, Mode, Precision, Solver};
 /// makes PoCL's ICD set-up fail (`NoDevice`) or crash, so the tests share one.
 fn ctx() -> clarray::Context {
     static CTX: std::sync::OnceLock<clarray::Context> = std::sync::OnceLock::new();
-    CTX.get_or_init(|| induction::cli::context(None).unwrap()).clone()
+    CTX.get_or_init(|| induction::context(None).unwrap()).clone()
 }
 
 fn config(case: Case, order: usize, n: usize, t: f64) -> Config {

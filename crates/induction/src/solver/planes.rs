@@ -9,7 +9,8 @@ use crate::config::Mode;
 use crate::error::{Error, Result};
 
 /// The axis a mid-plane is normal to: the plane x = const, y = const or z = const.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum PlaneAxis {
     /// The plane x = const (its nodes y fastest, then z).
     X,
@@ -55,7 +56,8 @@ impl fmt::Display for PlaneAxis {
 
 /// A quantity drawn on a plane (InductionEq's plot_numerical_solution, plot_analytical_solution,
 /// plot_difference and plot_divergence).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum PlaneField {
     /// |B| of the numerical solution.
     Numerical,

@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use rand::{Rng, SeedableRng};
 
+use super::png::tagged;
 use crate::case::Case;
 use crate::config::{CgNorm, CleanForm, CleanOptions, Config, Laplacian, PotentialBc, Precision};
 use crate::error::{Error, Result};
 use crate::output::check_output_file;
-use crate::png_cmd::tagged;
 use crate::sbp::OperatorForm;
 use crate::solver::{magnitude, plane_values, CleanStats, Norms, Panel, PlaneAxis, Solver};
 
@@ -170,7 +170,7 @@ impl CleanCmdArgs {
                 cfg.n[a] = v;
             }
         }
-        cfg.bounds = self.domain_box.as_deref().map(crate::cli::parse_box).transpose()?;
+        cfg.bounds = self.domain_box.as_deref().map(super::parse_box).transpose()?;
         cfg.precision = self.precision;
         cfg.clean = Some(self.clean.options(self.precision)?);
         if let Some(a) = self.perturb {
@@ -189,7 +189,7 @@ impl CleanCmdArgs {
         let Some(file) = &self.png else {
             return Vec::new();
         };
-        let planes = crate::png_cmd::distinct(if self.png_plane.is_empty() {
+        let planes = super::png::distinct(if self.png_plane.is_empty() {
             &[PlaneAxis::Z][..]
         } else {
             &self.png_plane
@@ -255,7 +255,7 @@ pub fn clean_on(ctx: &clarray::Context, a: &CleanCmdArgs, cfg: &Config) -> Resul
                 std::fs::create_dir_all(dir)
                     .map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
             }
-            crate::output::write_panels_png(&path, dims, &panels)?;
+            super::picture::write_panels_png(&path, dims, &panels)?;
             written.push(path);
         }
     }
@@ -316,7 +316,7 @@ pub fn main(a: &CleanCmdArgs) -> Result<()> {
             )));
         }
     }
-    let ctx = crate::cli::context(a.device.as_deref())?;
+    let ctx = crate::context(a.device.as_deref())?;
     let o = clean_on(&ctx, a, &cfg)?;
     let mut out = std::io::stdout().lock();
     // A reader that went away (`| head`) ends the output quietly, as `run`'s does.

@@ -132,7 +132,7 @@ pub fn write(solver: &Solver, file: &Path, args: &PngArgs) -> Result<Vec<PathBuf
                 std::fs::create_dir_all(dir)
                     .map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
             }
-            crate::output::write_panels_png(&f.path, slice.dims, &panels)?;
+            super::picture::write_panels_png(&f.path, slice.dims, &panels)?;
             written.push(f.path.clone());
         }
     }

@@ -1,0 +1,212 @@
+//! The `induction` command line (feature `cli`): `run`, `convergence`, `energy`, `demo`, `bench`
+//! and `clean`. The solver itself needs none of it: a program that embeds it builds this crate
+//! with `default-features = false` (examples/embed.rs).
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | this one | the parser ([`Cli`], [`Command`]) and [`main_with`], which runs a command line |
+//! | `args` | each subcommand's options and the [`Config`] they describe |
+//! | `run` | one run: progress bar, checkpoints, summary, output files, MPI ranks |
+//! | `studies` | `convergence`, `energy` and `demo` |
+//! | `bench` | `bench` and `bench --scaling` |
+//! | [`png`] | `run --png`'s planes and quantities (`--png-plane`, `--png-field`) |
+//! | [`clean`] | `induction clean` and the cleaning options `run` shares |
+//! | [`picture`] | the PNG pictures: slices with colour bars, a run's history |
+
+use clap::{Parser, Subcommand};
+
+use crate::config::{Config, Inflow};
+use crate::error::{Error, Result};
+use crate::output::{check_output_file, HistoryFormat};
+
+/// `println!` that survives a reader that went away (`induction run --help | head`): a write
+/// to a closed pipe is not worth a panic, so a failed write ends that line of output quietly,
+/// as `clarray`'s commands do.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+/// `print!` as [`outln!`] writes.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+mod args;
+mod bench;
+pub mod clean;
+pub mod picture;
+pub mod png;
+mod run;
+mod studies;
+
+pub use args::{
+    parse_box, parse_list, parse_local, parse_on_off, BenchArgs, Common, ConvergenceArgs, DemoArgs,
+    EnergyArgs, RunArgs,
+};
+pub use bench::{bench, bench_scaling, check_bench_args, copy_ceiling, time_steps};
+// Where it was before the solver became a library of its own.
+pub use crate::context;
+pub use run::{
+    describe, describe_halo, pvti_name, run_config, run_config_checkpointed, run_config_with, vti_name,
+    vti_piece_name, Checkpoints,
+};
+pub use studies::{
+    convergence, convergence_configs, convergence_table, demo, energy_inflow, energy_study, energy_table,
+    ConvergenceRow, EnergyRow,
+};
+
+#[cfg(feature = "mpi")]
+use run::run_ranks;
+use run::write_outputs;
+
+/// Solve the linear magnetic induction equation on an OpenCL device, with every field resident
+/// on the device from initialisation to the end.
+#[derive(Debug, Parser)]
+#[command(name = "induction", version)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+// Parsed once per process: the size of the largest variant (`run`'s options) costs nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// One run of a case: progress, then error norms, divergence, energy and where the time went.
+    Run(RunArgs),
+    /// Errors and experimental orders of convergence over grids and orders.
+    Convergence(ConvergenceArgs),
+    /// The discrete energy over time for each combination of forms (no cleaning).
+    Energy(EnergyArgs),
+    /// The README's first command: a short convergence study, one run that writes a PNG, and
+    /// resident versus copy mode.
+    Demo(DemoArgs),
+    /// Time per step, nodes per second and the ratio to the device's copy-bandwidth roofline;
+    /// resident versus copy mode.
+    Bench(BenchArgs),
+    /// One divergence cleaning of a case's initial field (optionally perturbed): the divergence
+    /// before and after, the CG's iterations and residual, and PNGs of the field, ψ and div B.
+    Clean(clean::CleanCmdArgs),
+}
+
+/// Runs the command line `args` (the first item is the program name).
+pub fn main_with<I, T>(args: I) -> Result<()>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            eprint!("{e}");
+            return Err(Error::Usage(
+                "a subcommand is needed: run, convergence, energy, demo, bench or clean (see above)".into(),
+            ));
+        }
+        Err(e) if e.use_stderr() => {
+            let msg = e.to_string();
+            return Err(Error::Usage(msg.trim_start_matches("error: ").trim_end().to_string()));
+        }
+        Err(e) => {
+            // --help and --version (clap's text ends with a newline).
+            outln!("{}", e.to_string().trim_end());
+            return Ok(());
+        }
+    };
+    match cli.command {
+        Command::Run(a) => {
+            let cfg = a.config()?;
+            // Every output path before any computing: a bad one costs nothing.
+            if let Some(dir) = &a.vtk {
+                check_output_file("--vtk", &dir.join(vti_name(&cfg)))?;
+            }
+            if let Some(png) = &a.png {
+                a.planes.check(cfg.case, png)?;
+            }
+            if let Some(h) = &a.history {
+                HistoryFormat::of(h)?;
+                check_output_file("--history", h)?;
+            }
+            if let Some(p) = &a.plot {
+                check_output_file("--plot", p)?;
+            }
+            // Started by mpiexec on several ranks (feature `mpi`): the grid split in blocks.
+            #[cfg(feature = "mpi")]
+            if crate::ranks::launched() {
+                let ranks = std::rc::Rc::new(crate::ranks::Ranks::init()?);
+                if ranks.size() > 1 {
+                    return run_ranks(&a, &cfg, ranks);
+                }
+            }
+            let ctx = context(a.common.device.as_deref())?;
+            let history = a.history.is_some() || a.plot.is_some();
+            let ckpt = Checkpoints::of(&a)?;
+            let (solver, r, rows) = run_config_checkpointed(&ctx, &cfg, a.quiet, history, &ckpt)?;
+            outln!("{}", describe(&cfg, ctx.device().name(), &r));
+            for p in write_outputs(&solver, a.vtk.as_deref(), a.png.as_deref(), &a.planes)? {
+                outln!("wrote {}", p.display());
+            }
+            if let Some(h) = &a.history {
+                crate::output::write_history(h, &rows)?;
+                outln!("wrote {}", h.display());
+            }
+            if let Some(p) = &a.plot {
+                picture::write_history_png(p, &rows)?;
+                outln!("wrote {}", p.display());
+            }
+        }
+        Command::Convergence(a) => {
+            let orders = parse_list("orders", &a.orders)?;
+            let ns = parse_list("n", &a.n)?;
+            let mut base = Config::new_with(a.common.case, orders[0], a.common.operator, ns[0]);
+            a.common.apply(&mut base)?;
+            let ctx = context(a.common.device.as_deref())?;
+            outln!(
+                "{} on {}: {}, cfl {}, {}, final time {:.4}",
+                base.case,
+                ctx.device().name(),
+                base.integrator,
+                base.cfl,
+                base.precision,
+                base.final_time()
+            );
+            let rows = convergence(&ctx, &base, &orders, &ns, false)?;
+            out!("{}", convergence_table(&rows));
+        }
+        Command::Energy(a) => {
+            let mut base = Config::new_with(a.common.case, a.order, a.common.operator, a.n);
+            a.common.apply(&mut base)?;
+            base.inflow = energy_inflow(&a, &base)?;
+            base.validate()?;
+            let ctx = context(a.common.device.as_deref())?;
+            outln!(
+                "energy of {} on {}, order {}, n {}, to t = {:.4}, {}:",
+                base.case,
+                ctx.device().name(),
+                base.order,
+                a.n,
+                base.final_time(),
+                if base.hall || base.case.periodic() {
+                    "no inflow data"
+                } else if base.inflow == Inflow::Zero {
+                    "inflow data zero"
+                } else {
+                    "inflow data exact"
+                }
+            );
+            out!("{}", energy_table(&energy_study(&ctx, &base)?));
+        }
+        Command::Demo(a) => demo(&a)?,
+        Command::Bench(a) => bench(&a)?,
+        Command::Clean(a) => clean::main(&a)?,
+    }
+    Ok(())
+}
