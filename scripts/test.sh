@@ -34,6 +34,14 @@ if [ ${#args[@]} -eq 0 ]; then
   # The README's main command builds the solver without the mpi feature: it must compile so too
   # (everything above is built with it).
   cargo build -p induction --bins
+  # The solver as a library that another program embeds: without the default feature `cli` it
+  # builds (with examples/embed.rs) and pulls in none of the command line's crates.
+  cargo build -p induction --no-default-features --lib --example embed
+  if cargo tree -p induction --no-default-features -e normal --prefix none \
+    | grep -E '^(clap|indicatif|png|colorous|rand) '; then
+    echo "induction without its feature cli depends on the crates above" >&2
+    exit 1
+  fi
   # The API docs build without a warning (broken or private intra-doc links fail here).
   RUSTDOCFLAGS="-D warnings" cargo doc --no-deps "${pkgs[@]}"
   # The Python package (PyO3 + maturin) against NumPy: pytest + hypothesis in a private venv.
