@@ -250,6 +250,21 @@ fn usage_errors_exit_with_code_2() {
     assert_eq!(out.status.code(), Some(2), "stderr: {}", String::from_utf8_lossy(&out.stderr));
 }
 
+/// `--help` and `--version` exit 0 with the text on stdout; no device is needed.
+#[test]
+fn help_and_version_exit_with_code_0() {
+    for (args, want) in [
+        (&["--help"][..], "Usage: clarray <COMMAND>"),
+        (&["bench", "--help"][..], "--sweep"),
+        (&["--version"][..], concat!("clarray ", env!("CARGO_PKG_VERSION"))),
+    ] {
+        let out = clarray(args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(text.contains(want), "{args:?}: {text}");
+    }
+}
+
 /// `--sweep`'s options are checked before anything is measured (exit 2, the fix named).
 #[test]
 fn bench_sweep_options_are_checked_first() {

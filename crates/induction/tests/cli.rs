@@ -234,6 +234,23 @@ fn usage_errors_exit_with_code_2() {
     assert!(err.contains("order 5"), "{err}");
 }
 
+/// `--help` and `--version` are no errors: exit 0, the text on stdout and nothing on stderr
+/// (clap's parse hands them back as errors, which `main_with` must not pass on).
+#[test]
+fn help_and_version_exit_with_code_0() {
+    for (args, want) in [
+        (&["--help"][..], "Usage: induction <COMMAND>"),
+        (&["run", "--help"][..], "--final-time"),
+        (&["--version"][..], concat!("induction ", env!("CARGO_PKG_VERSION"))),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_induction")).args(args).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(text.contains(want), "{args:?}: {text}");
+        assert!(out.stderr.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
 /// Every value the command line takes is spelt as the program prints it (`Display`), so a
 /// printed configuration can be given back; the aliases (InductionEq's names) parse too.
 #[test]
