@@ -42,6 +42,14 @@ if [ ${#args[@]} -eq 0 ]; then
     echo "induction without its feature cli depends on the crates above" >&2
     exit 1
   fi
+  # Every crate packages as crates.io takes it (a version on each path dependency, licence,
+  # description, readme): offline, in a second, without the verifying build of each package.
+  # Before a release, `cargo publish --workspace --dry-run` also builds each packaged crate against
+  # the others as crates.io would serve them (it needs crates.io's index, and minutes).
+  if ! out=$(cargo package --workspace --no-verify --offline --allow-dirty 2>&1) || grep -q '^warning' <<<"$out"; then
+    echo "$out" >&2
+    exit 1
+  fi
   # The API docs build without a warning (broken or private intra-doc links fail here).
   RUSTDOCFLAGS="-D warnings" cargo doc --no-deps "${pkgs[@]}"
   # The Python package (PyO3 + maturin) against NumPy: pytest + hypothesis in a private venv.
