@@ -50,7 +50,7 @@ pub use args::{
     EnergyArgs, RunArgs,
 };
 pub use bench::{bench, bench_scaling, check_bench_args, copy_ceiling, time_steps};
-// Where it was before the solver became a library of its own.
+// Also here, where callers of the command line's functions (and older code) look for it.
 pub use crate::context;
 pub use run::{
     describe, describe_halo, pvti_name, run_config, run_config_checkpointed, run_config_with, vti_name,
