@@ -6,9 +6,11 @@
 
 #![allow(unsafe_code)]
 
+mod argcheck;
 pub mod args;
 pub(crate) mod argtype;
 pub mod buffer;
+mod buffer_io;
 pub mod context;
 pub mod device;
 pub mod event;
