@@ -1,14 +1,16 @@
 //! The per-element code of an expression over strided operands: what the strided elementwise
 //! kernels use, and what kernels of other layers embed ([`element_code`]).
 
-use super::{strided_args, Args, KernelValue, Plan};
+use super::{strided_args, Args, Plan};
 use crate::array::dtype::DType;
 use crate::array::expr::Expr;
 use crate::array::layout::Strides;
 use crate::error::{Error, Result};
 use crate::kernel::access::load;
+use crate::kernel::args::KernelValue;
 use crate::kernel::expr::Emitter;
 use crate::kernel::index::{position, IndexType};
+use crate::runtime::Arg;
 
 /// The per-element code of an expression, for kernels written by other layers (reductions).
 #[derive(Debug, Clone)]
@@ -24,11 +26,39 @@ pub struct ElementCode {
     pub value: String,
     /// The value's dtype (its OpenCL type is `dtype.cl_compute()`).
     pub dtype: DType,
-    /// The arguments for `params`, in order.
-    pub args: Vec<KernelValue>,
+    /// The arguments for `params`, in order ([`ElementCode::args`]).
+    pub(crate) values: Vec<KernelValue>,
     /// The structure of the code (for the caller's kernel cache key): equal signatures give
     /// equal `prelude`, `params` and `body`.
     pub signature: String,
+}
+
+impl ElementCode {
+    /// The arguments for [`params`](ElementCode::params), in order, as the runtime's launch
+    /// takes them: append them to the kernel's own arguments.
+    ///
+    /// ```
+    /// use clarray::array::{element_code, Array};
+    /// use clarray::runtime::{Arg, Dims};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = clarray::Context::new()?;
+    /// let a = Array::from_slice(&ctx, &[1.0f32, -2.0, 3.0], &[3])?;
+    /// let code = element_code(&a.abs(), &[3], &["i"], "i", "long", "e_")?;
+    /// let src = format!(
+    ///     "{}\n__kernel void k(__global float* out, {}) {{\n long i = get_global_id(0);\n{}\n out[i] = {};\n}}",
+    ///     code.prelude, code.params, code.body, code.value
+    /// );
+    /// let out = Array::<f32>::zeros(&ctx, &[3])?;
+    /// let mut args = vec![Arg::Buffer(out.buffer())];
+    /// args.extend(code.args());
+    /// let k = clarray::program::cached_kernel(&ctx, &src, "", "k")?;
+    /// k.launch(ctx.queue(), Dims::new([3]).driver_local(), &args)?;
+    /// assert_eq!(out.to_vec()?, [1.0, 2.0, 3.0]);
+    /// # Ok(()) }
+    /// ```
+    pub fn args(&self) -> impl Iterator<Item = Arg<'_>> + '_ {
+        self.values.iter().map(KernelValue::as_arg)
+    }
 }
 
 /// The code computing `expr` at the coordinates named `coords` (one variable of type `index`
@@ -102,7 +132,7 @@ pub(super) fn strided_code(
         body,
         value,
         dtype,
-        args: args.into_vec(),
+        values: args.into_vec(),
         signature: format!("strided{}|{it}|{prefix}|{}", coords.len(), plan.signature()),
     }
 }

@@ -53,6 +53,7 @@ use super::dtype::{check_device_supports, DType, Scalar};
 use super::expr::{Expr, ExprInner, Leaf, Node};
 use super::layout::{collapse, Layout, Shape, Strides};
 use crate::error::Result;
+use crate::kernel::args::{with_args, KernelValue};
 use crate::kernel::cache::{self, Key, ELEMENTWISE};
 use crate::kernel::index::{self, fits_int, IndexType};
 pub use crate::kernel::ops::Instr;
@@ -193,57 +194,6 @@ impl Plan {
             check_device_supports(ctx.device().info(), d)?;
         }
         Ok(())
-    }
-}
-
-// ---- code emission ----
-
-// ---- kernel arguments ----
-
-/// An owned kernel argument: a buffer, or a value passed by copy (at most 16 bytes, kept
-/// inline: building arguments allocates nothing) with its OpenCL type name.
-#[derive(Debug, Clone)]
-pub enum KernelValue {
-    /// A buffer.
-    Buffer(Buffer),
-    /// A value passed by copy: `len` bytes of `bytes`, of OpenCL type `ty`.
-    Value {
-        /// The bytes (the first `len` are used).
-        bytes: [u8; 16],
-        /// How many bytes.
-        len: u8,
-        /// The OpenCL type, e.g. `float`, `long`.
-        ty: &'static str,
-    },
-}
-
-impl KernelValue {
-    /// As the runtime's [`Arg`].
-    pub fn as_arg(&self) -> Arg<'_> {
-        match self {
-            KernelValue::Buffer(b) => Arg::Buffer(b),
-            KernelValue::Value { bytes, len, ty } => Arg::Scalar(&bytes[..*len as usize], ty),
-        }
-    }
-
-    /// A value from its bytes (at most 16).
-    pub fn value(b: &[u8], ty: &'static str) -> KernelValue {
-        let mut bytes = [0u8; 16];
-        let len = b.len().min(16);
-        bytes[..len].copy_from_slice(&b[..len]);
-        KernelValue::Value { bytes, len: len as u8, ty }
-    }
-
-    fn index(v: isize, wide: bool) -> KernelValue {
-        if wide {
-            KernelValue::value(&(v as i64).to_ne_bytes(), "long")
-        } else {
-            KernelValue::value(&(v as i32).to_ne_bytes(), "int")
-        }
-    }
-
-    fn scalar(s: &Scalar, d: DType) -> KernelValue {
-        KernelValue::value(&s.encode(d), d.cl_compute())
     }
 }
 
@@ -486,21 +436,6 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
         (k, n)
     };
     launch(ctx, &kernel, &args, items)
-}
-
-/// `f` of `values` as the runtime's arguments, on the stack when they are few (no allocation
-/// per launch).
-fn with_args<R>(values: &[KernelValue], f: impl FnOnce(&[Arg<'_>]) -> R) -> R {
-    const INLINE: usize = 24;
-    if values.len() <= INLINE {
-        let mut a = [Arg::Local(0); INLINE];
-        for (slot, v) in a.iter_mut().zip(values) {
-            *slot = v.as_arg();
-        }
-        f(&a[..values.len()])
-    } else {
-        f(&values.iter().map(KernelValue::as_arg).collect::<Vec<_>>())
-    }
 }
 
 fn launch(ctx: &Context, kernel: &Kernel, args: &[KernelValue], items: usize) -> Result<Event> {
