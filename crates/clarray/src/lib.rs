@@ -36,6 +36,10 @@
 // The layering rule, enforced: `unsafe` is allowed in `runtime` alone (see runtime/mod.rs).
 #![deny(unsafe_code)]
 
+// The diagnostics macros (`tracing` spans and events, or nothing), first so every module sees them.
+#[macro_use]
+mod trace;
+
 pub mod array;
 pub mod error;
 pub mod guide;

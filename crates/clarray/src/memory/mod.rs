@@ -26,8 +26,6 @@ pub mod staging;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use serde::Serialize;
-
 use crate::error::{Error, Result};
 use crate::runtime::{check_alloc_size, Access, Block, Buffer, Context, Recycle};
 
@@ -62,15 +60,18 @@ pub fn alloc_with(ctx: &Context, bytes: usize, access: Access) -> Result<Buffer>
             st.in_use += bin64;
             st.reuses += 1;
             drop(st);
+            trace_event!(debug, bytes, bin, "clarray.pool.reuse");
             return Buffer::from_block(ctx, block, bytes, mgr.clone());
         }
     }
     let limit = st.limit;
     // Saturating: a sum that does not fit u64 is above every limit.
     if st.in_use.saturating_add(st.held).saturating_add(bin64) > limit {
-        st.release_held();
+        let _released = st.release_held();
+        trace_event!(debug, released = _released, limit, "clarray.pool.release");
     }
     if st.in_use.saturating_add(bin64) > limit {
+        trace_event!(debug, bytes, in_use = st.in_use, limit, "clarray.pool.out_of_memory");
         return Err(st.out_of_memory(bytes));
     }
     // Reserve the bytes before the (slow) driver call, so concurrent allocations see them.
@@ -96,6 +97,7 @@ pub fn alloc_with(ctx: &Context, bytes: usize, access: Access) -> Result<Buffer>
             st.allocations += 1;
             st.peak = st.peak.max(st.in_use.saturating_add(st.held));
             drop(st);
+            trace_event!(debug, bytes, bin, "clarray.pool.alloc");
             Buffer::from_block(ctx, block, bytes, mgr.clone())
         }
         Err(e) => {
@@ -141,7 +143,8 @@ impl Buffer {
 }
 
 /// What the memory manager of a context holds and has done.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct MemoryStats {
     /// Bytes in blocks handed out and not yet returned (bin sizes, not requested sizes).
     pub in_use: u64,

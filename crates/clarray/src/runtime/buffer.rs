@@ -134,7 +134,7 @@ impl Drop for Block {
         if let Err(code) = unsafe { opencl3::memory::release_mem_object(self.mem) } {
             match self.core.upgrade() {
                 Some(core) => core.defer(Error::opencl("clReleaseMemObject", code)),
-                None => log::error!("clarray: clReleaseMemObject failed: {code}"),
+                None => diag!(error, "clarray: clReleaseMemObject failed: {code}"),
             }
         }
     }

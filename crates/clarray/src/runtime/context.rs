@@ -41,7 +41,7 @@ pub(crate) struct ContextCore {
 
 impl ContextCore {
     pub(crate) fn defer(&self, e: Error) {
-        log::error!("clarray: error in a destructor, reported at the next call: {e}");
+        diag!(error, "clarray: error in a destructor, reported at the next call: {e}");
         lock(&self.deferred).push(e);
     }
 
@@ -361,6 +361,7 @@ impl Queue {
 
 /// A device memory limit for the allocations of a context (applied by [`crate::memory`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Limit {
     /// This many bytes.
     Bytes(u64),

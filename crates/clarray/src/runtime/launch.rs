@@ -467,6 +467,7 @@ impl Queue {
         .map_err(|code| Error::opencl("clEnqueueNDRangeKernel", code))?;
         drop(raw);
         let ev = track.finish(ev, || CommandKind::Kernel(kernel.name().to_string()), 0);
+        trace_event!(trace, kernel = kernel.name(), ?global, ?local, "clarray.launch");
         if checked_launches() {
             let failed = match ev.wait() {
                 Err(e) => Some(e),

@@ -46,6 +46,7 @@ pub enum DType {
 
 /// The kind of a [`DType`], as NumPy groups them for promotion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Kind {
     /// `bool`
     Bool,
@@ -316,6 +317,26 @@ impl DType {
     }
 }
 
+/// A dtype serialises as NumPy's name for it ([`DType::name`]: `"float32"`), and only those
+/// names deserialise.
+#[cfg(feature = "serde")]
+impl serde::Serialize for DType {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for DType {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<DType, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        DType::ALL.into_iter().find(|t| t.name() == name).ok_or_else(|| {
+            let names: Vec<&str> = DType::ALL.iter().map(|t| t.name()).collect();
+            serde::de::Error::custom(format!("unknown dtype `{name}`; expected one of {}", names.join(", ")))
+        })
+    }
+}
+
 impl fmt::Display for DType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -403,5 +424,25 @@ mod tests {
         assert!(Scalar::Int(256).check_fits(DType::U8).is_err());
         assert!(Scalar::Int(-129).check_fits(DType::I8).is_err());
         assert!(Scalar::Int(-128).check_fits(DType::I8).is_ok());
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn dtypes_round_trip_through_json_by_their_numpy_names() {
+        for dt in DType::ALL {
+            let json = serde_json::to_string(&dt).unwrap();
+            assert_eq!(json, format!("\"{}\"", dt.name()));
+            assert_eq!(serde_json::from_str::<DType>(&json).unwrap(), dt);
+        }
+        let e = serde_json::from_str::<DType>("\"float128\"").unwrap_err().to_string();
+        assert!(e.contains("float128") && e.contains("float32"), "{e}");
+        let limit = crate::memory::Limit::Fraction(0.5);
+        let back: crate::memory::Limit =
+            serde_json::from_str(&serde_json::to_string(&limit).unwrap()).unwrap();
+        assert_eq!(back, limit);
+        let layout = crate::array::Layout::contiguous(&[2, 3]);
+        let json = serde_json::to_string(&layout).unwrap();
+        assert_eq!(json, r#"{"shape":[2,3],"strides":[3,1],"offset":0}"#);
+        assert_eq!(serde_json::from_str::<crate::array::Layout>(&json).unwrap(), layout);
     }
 }
