@@ -118,6 +118,15 @@ impl<T: Element> Array<T> {
     }
 
     /// An array of `shape` filled with `value`.
+    ///
+    /// ```
+    /// use clarray::{array::Array, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let a = Array::full(&ctx, &[3], 7u8)?;
+    /// assert_eq!(a.to_vec()?, [7, 7, 7]);
+    /// # Ok(()) }
+    /// ```
     pub fn full(ctx: &Context, shape: &[usize], value: T) -> Result<Array<T>> {
         let mut a = Array::empty(ctx, shape)?;
         a.fill(value)?;
@@ -125,6 +134,16 @@ impl<T: Element> Array<T> {
     }
 
     /// An array of zeros.
+    ///
+    /// ```
+    /// use clarray::{array::Array, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let z = Array::<f32>::zeros(&ctx, &[2, 3])?;
+    /// assert_eq!(z.shape(), &[2, 3]);
+    /// assert_eq!(z.to_vec()?, [0.0; 6]);
+    /// # Ok(()) }
+    /// ```
     pub fn zeros(ctx: &Context, shape: &[usize]) -> Result<Array<T>> {
         Array::full(ctx, shape, T::from_scalar(Scalar::Int(0)))
     }
@@ -155,6 +174,16 @@ impl<T: Element> Array<T> {
     }
 
     /// The elements of `data` (C order) as an array of `shape`.
+    ///
+    /// ```
+    /// use clarray::{array::Array, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let a = Array::from_slice(&ctx, &[1, 2, 3, 4, 5, 6], &[2, 3])?; // C order
+    /// assert_eq!(a.get()?, ndarray::array![[1, 2, 3], [4, 5, 6]].into_dyn());
+    /// assert!(Array::from_slice(&ctx, &[1, 2, 3], &[2, 2]).is_err()); // 3 elements for 4 places
+    /// # Ok(()) }
+    /// ```
     pub fn from_slice(ctx: &Context, data: &[T], shape: &[usize]) -> Result<Array<T>> {
         let n = layout::checked_size(shape)?;
         if n != data.len() {
@@ -206,6 +235,15 @@ impl<T: Element> Array<T> {
     /// device (NumPy's `arange`). Integer and float types. Floats follow NumPy exactly: the count
     /// is `ceil((stop - start) / step)` in f64, and value `i ≥ 2` is `first + i·(second - first)`
     /// in the type, where `first` and `second` are `start` and `start + step` rounded to it.
+    ///
+    /// ```
+    /// use clarray::{array::Array, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// assert_eq!(Array::arange(&ctx, 0i32, 10, 3)?.to_vec()?, [0, 3, 6, 9]);
+    /// assert_eq!(Array::arange(&ctx, 1.0f32, 0.0, -0.25)?.to_vec()?, [1.0, 0.75, 0.5, 0.25]);
+    /// # Ok(()) }
+    /// ```
     pub fn arange(ctx: &Context, start: T, stop: T, step: T) -> Result<Array<T>> {
         let (s0, s1, st) = (start.to_scalar(), stop.to_scalar(), step.to_scalar());
         let n = arange_len(s0, s1, st, T::DTYPE)?;
@@ -236,6 +274,15 @@ impl<T: Element> Array<T> {
     /// `num` evenly spaced values from `start` to `stop` inclusive (float types), NumPy's
     /// `linspace` with its endpoint: step `(stop - start) / (num - 1)`, values `start + i ×
     /// step`, the last exactly `stop`; one value is `start`, none is an empty array.
+    ///
+    /// ```
+    /// use clarray::{array::Array, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let a = Array::linspace(&ctx, 0.0f32, 1.0, 5)?;
+    /// assert_eq!(a.to_vec()?, [0.0, 0.25, 0.5, 0.75, 1.0]);
+    /// # Ok(()) }
+    /// ```
     pub fn linspace(ctx: &Context, start: T, stop: T, num: usize) -> Result<Array<T>> {
         if T::DTYPE.kind() != Kind::Float {
             return Err(Error::Type {
@@ -261,6 +308,15 @@ impl<T: Element> Array<T> {
     }
 
     /// The `n × m` matrix with ones on diagonal `k` (0: main, > 0: above) and zeros elsewhere.
+    ///
+    /// ```
+    /// use clarray::{array::Array, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let e = Array::<i32>::eye(&ctx, 2, 3, 1)?; // the diagonal above the main one
+    /// assert_eq!(e.to_vec()?, [0, 1, 0, 0, 0, 1]);
+    /// # Ok(()) }
+    /// ```
     pub fn eye(ctx: &Context, n: usize, m: usize, k: isize) -> Result<Array<T>> {
         bytes_for::<T>(&[n, m])?;
         let i = Expr::index(ctx, &[n, m]);

@@ -75,6 +75,16 @@ impl<T: Element> Array<T> {
     }
 
     /// The single element of a one-element array (any number of axes).
+    ///
+    /// ```
+    /// use clarray::{array::Array, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let a = Array::from_slice(&ctx, &[1.5f32, 2.5], &[2])?;
+    /// assert_eq!(a.sum()?.item()?, 4.0); // a 0-d result
+    /// assert!(a.item().is_err()); // two elements
+    /// # Ok(()) }
+    /// ```
     pub fn item(&self) -> Result<T> {
         if self.len() != 1 {
             return Err(Error::Shape {
@@ -92,6 +102,17 @@ impl<T: Element> Array<T> {
     }
 
     /// Starts reading the array to the host; [`PendingArray::wait`] returns it as an ndarray.
+    ///
+    /// ```
+    /// use clarray::{array::Array, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let a = Array::from_slice(&ctx, &[1, 2, 3, 4], &[2, 2])?;
+    /// let pending = a.get_async()?; // the read is enqueued; other work can go on
+    /// let host = pending.wait()?;
+    /// assert_eq!(host[[1, 0]], 3);
+    /// # Ok(()) }
+    /// ```
     pub fn get_async(&self) -> Result<PendingArray<T>> {
         let c = self.contiguous()?;
         let host = vec![T::Repr::zeroed(); c.len()];
@@ -100,6 +121,18 @@ impl<T: Element> Array<T> {
     }
 
     /// Replaces the elements with `data` (C order, same number of elements; blocking).
+    ///
+    /// ```
+    /// use clarray::{array::Array, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let mut a = Array::<i32>::zeros(&ctx, &[2, 2])?;
+    /// a.set_slice(&[1, 2, 3, 4])?;
+    /// let mut t = a.t(); // a view: written through a temporary
+    /// t.set_slice(&[10, 20, 30, 40])?;
+    /// assert_eq!(a.to_vec()?, [10, 30, 20, 40]);
+    /// # Ok(()) }
+    /// ```
     pub fn set_slice(&mut self, data: &[T]) -> Result<()> {
         if data.len() != self.len() {
             return Err(Error::Shape {
@@ -144,6 +177,17 @@ impl<T: Element> Array<T> {
 impl<T: Element + Pod> Array<T> {
     /// Reads the elements (C order) into `out`, which must hold exactly `len()` elements; any
     /// slice will do, including a [`Pinned`](crate::Pinned) buffer (blocking).
+    ///
+    /// ```
+    /// use clarray::{array::Array, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let a = Array::from_slice(&ctx, &[1u16, 2, 3], &[3])?;
+    /// let mut out = [0u16; 3];
+    /// a.read_into(&mut out)?;
+    /// assert_eq!(out, [1, 2, 3]);
+    /// # Ok(()) }
+    /// ```
     pub fn read_into(&self, out: &mut [T]) -> Result<()> {
         self.check_host_len(out.len())?;
         let c = self.contiguous()?;

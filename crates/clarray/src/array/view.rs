@@ -17,6 +17,15 @@ impl<T: Element> Array<T> {
     }
 
     /// The view at index `i` of `axis` (both negative count from the end), without that axis.
+    ///
+    /// ```
+    /// use clarray::{array::Array, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let a = Array::arange(&ctx, 0i32, 6, 1)?.reshape(&[2, 3])?;
+    /// assert_eq!(a.index_axis(1, -1)?.to_vec()?, [2, 5]); // the last column
+    /// # Ok(()) }
+    /// ```
     pub fn index_axis(&self, axis: isize, i: isize) -> Result<Array<T>> {
         let axis = normalize_axis(axis, self.ndim(), "index_axis")?;
         let mut info = vec![SliceInfoElem::Slice { start: 0, end: None, step: 1 }; axis];
@@ -26,6 +35,17 @@ impl<T: Element> Array<T> {
 
     /// The same elements with a new shape, as a view. An error (that says so) when the
     /// layout makes a view impossible; [`Array::reshape_copy`] copies instead.
+    ///
+    /// ```
+    /// use clarray::{array::Array, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let a = Array::arange(&ctx, 0i32, 6, 1)?.reshape(&[2, 3])?; // a view
+    /// assert_eq!(a.to_vec()?, [0, 1, 2, 3, 4, 5]);
+    /// assert!(a.t().reshape(&[6]).is_err()); // a transpose is not one run of elements
+    /// assert_eq!(a.t().reshape_copy(&[6])?.to_vec()?, [0, 3, 1, 4, 2, 5]);
+    /// # Ok(()) }
+    /// ```
     pub fn reshape(&self, shape: &[usize]) -> Result<Array<T>> {
         match self.layout.reshape(shape)? {
             Some(l) => Ok(self.view(l)),
@@ -65,6 +85,17 @@ impl<T: Element> Array<T> {
     }
 
     /// The array broadcast to `shape` (a read-only-in-spirit view with zero strides).
+    ///
+    /// ```
+    /// use clarray::{array::Array, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let row = Array::from_slice(&ctx, &[1, 2, 3], &[3])?;
+    /// let b = row.broadcast_to(&[2, 3])?; // no copy: stride 0 along the new axis
+    /// assert_eq!(b.strides(), &[0, 1]);
+    /// assert_eq!(b.to_vec()?, [1, 2, 3, 1, 2, 3]);
+    /// # Ok(()) }
+    /// ```
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Array<T>> {
         Ok(self.view(self.layout.broadcast_to(shape)?))
     }
@@ -104,6 +135,17 @@ impl<T: Element> Array<T> {
 
     /// With a new axis of extent 1 at position `axis` of the result (`-(ndim + 1)..=ndim`;
     /// negative counts from the end of the result, as NumPy's `expand_dims`).
+    ///
+    /// ```
+    /// use clarray::{array::Array, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let a = Array::from_slice(&ctx, &[1, 2, 3], &[3])?;
+    /// assert_eq!(a.expand_dims(0)?.shape(), &[1, 3]);
+    /// assert_eq!(a.expand_dims(-1)?.shape(), &[3, 1]);
+    /// assert_eq!(a.expand_dims(0)?.squeeze().shape(), &[3]);
+    /// # Ok(()) }
+    /// ```
     pub fn expand_dims(&self, axis: isize) -> Result<Array<T>> {
         let axis = normalize_axis(axis, self.ndim() + 1, "expand_dims")?;
         let mut l = self.layout.clone();
@@ -113,6 +155,15 @@ impl<T: Element> Array<T> {
     }
 
     /// The elements along `axis` (negative counts from the end) in reverse order, as a view.
+    ///
+    /// ```
+    /// use clarray::{array::Array, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let a = Array::from_slice(&ctx, &[1, 2, 3], &[3])?;
+    /// assert_eq!(a.flip(0)?.to_vec()?, [3, 2, 1]);
+    /// # Ok(()) }
+    /// ```
     pub fn flip(&self, axis: isize) -> Result<Array<T>> {
         Ok(self.view(self.layout.flip(axis)?))
     }

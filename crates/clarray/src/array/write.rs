@@ -28,6 +28,16 @@ impl<T: Element> Array<T> {
     }
 
     /// The elements converted to `U` (a new array; see [`Expr::cast`] for the conversions).
+    ///
+    /// ```
+    /// use clarray::{array::Array, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let a = Array::from_slice(&ctx, &[1.7f32, -1.7, 300.0], &[3])?;
+    /// assert_eq!(a.astype::<i32>()?.to_vec()?, [1, -1, 300]); // truncates toward zero
+    /// assert_eq!(a.astype::<u8>()?.to_vec()?, [1, 0, 255]); // and saturates
+    /// # Ok(()) }
+    /// ```
     pub fn astype<U: Element>(&self) -> Result<Array<U>> {
         self.expr().cast(U::DTYPE).eval()
     }
@@ -50,6 +60,19 @@ impl<T: Element> Array<T> {
     /// into this array or view, converting to `T` as [`Expr::cast`] does. One kernel; when
     /// `src` reads this array's buffer through a different layout (e.g. `a.assign(a.t())`),
     /// the result goes through a temporary so that no element is read after it was written.
+    ///
+    /// ```
+    /// use clarray::{array::Array, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let mut a = Array::<f32>::zeros(&ctx, &[2, 3])?;
+    /// let b = Array::from_slice(&ctx, &[1.0f32, 2.0, 3.0], &[3])?;
+    /// a.assign(&b * 2.0)?; // broadcast over the rows; one kernel
+    /// let mut col = a.slice(clarray::array::s![.., 0])?;
+    /// col.assign(-1.0)?; // writes through the view into `a`
+    /// assert_eq!(a.to_vec()?, [-1.0, 4.0, 6.0, -1.0, 4.0, 6.0]);
+    /// # Ok(()) }
+    /// ```
     pub fn assign(&mut self, src: impl IntoExpr) -> Result<()> {
         self.check_writable()?;
         let e = src.into_expr();

@@ -135,6 +135,16 @@ impl Buffer {
     }
 
     /// A buffer holding a copy of `data` (any `Pod` element type; the buffer keeps only bytes).
+    ///
+    /// ```
+    /// use clarray::{Buffer, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let b = Buffer::from_slice(&ctx, &[1.0f32, 2.0, 3.0])?;
+    /// assert_eq!(b.len(), 12); // bytes
+    /// assert_eq!(b.to_vec::<f32>()?, [1.0, 2.0, 3.0]);
+    /// # Ok(()) }
+    /// ```
     pub fn from_slice<T: bytemuck::Pod>(ctx: &Context, data: &[T]) -> Result<Buffer> {
         let b = Buffer::uninit(ctx, std::mem::size_of_val(data))?;
         ctx.queue().write_buffer(&b, 0, data)?;

@@ -438,6 +438,18 @@ impl Buffer {
 
     /// A buffer that aliases `len` bytes of this one from `origin`. The origin must be a
     /// multiple of the device's base address alignment (`CL_DEVICE_MEM_BASE_ADDR_ALIGN`).
+    ///
+    /// ```
+    /// use clarray::{Buffer, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let b = Buffer::from_slice(&ctx, &[0u32; 64])?;
+    /// let part = b.sub_buffer(128, 64)?; // bytes 128..192: elements 32..48, no copy
+    /// ctx.queue().fill_buffer(&part, &[7u32], 0, 64)?;
+    /// let all = b.to_vec::<u32>()?;
+    /// assert!(all[32..48].iter().all(|&x| x == 7) && all[..32].iter().all(|&x| x == 0));
+    /// # Ok(()) }
+    /// ```
     pub fn sub_buffer(&self, origin: usize, len: usize) -> Result<Buffer> {
         check_range("sub-buffer", origin, len, self.len())?;
         if len == 0 {

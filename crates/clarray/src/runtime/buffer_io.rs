@@ -19,6 +19,20 @@ use crate::error::{Error, Result};
 
 impl Queue {
     /// Copies `data` into `buffer` at byte `offset` and waits for it (blocking).
+    ///
+    /// ```
+    /// use clarray::{Buffer, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let q = ctx.queue();
+    /// let b = Buffer::uninit(&ctx, 16)?;
+    /// q.write_buffer(&b, 0, &[1i32, 2, 3, 4])?; // blocking: `data` may be reused at once
+    /// let mut out = [0i32; 2];
+    /// q.read_buffer(&b, 8, &mut out)?; // from byte 8
+    /// assert_eq!(out, [3, 4]);
+    /// assert!(q.write_buffer(&b, 8, &[0i32; 4]).is_err()); // past the end: refused, nothing written
+    /// # Ok(()) }
+    /// ```
     pub fn write_buffer<T: Pod>(&self, buffer: &Buffer, offset: usize, data: &[T]) -> Result<Event> {
         self.write_buffer_after(buffer, offset, data, &[])
     }
@@ -31,6 +45,18 @@ impl Queue {
     /// Copies `bytes` bytes from `src` at `src_offset` to `dst` at `dst_offset` on the device.
     /// Non-blocking: returns the copy's event. Overlapping ranges of one buffer are refused
     /// (OpenCL leaves them undefined).
+    ///
+    /// ```
+    /// use clarray::{Buffer, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let q = ctx.queue();
+    /// let src = Buffer::from_slice(&ctx, &[1u8, 2, 3, 4])?;
+    /// let dst = Buffer::zeroed(&ctx, 8)?;
+    /// q.copy_buffer(&src, 1, &dst, 4, 3)?; // 3 bytes from byte 1 to byte 4
+    /// assert_eq!(dst.to_vec::<u8>()?, [0, 0, 0, 0, 2, 3, 4, 0]);
+    /// # Ok(()) }
+    /// ```
     pub fn copy_buffer(
         &self,
         src: &Buffer,
@@ -44,6 +70,16 @@ impl Queue {
 
     /// Fills `bytes` bytes of `buffer` from `offset` with copies of `pattern` (non-blocking).
     /// The pattern's size must be 1, 2, 4, …, 128 bytes, and offset and size multiples of it.
+    ///
+    /// ```
+    /// use clarray::{Buffer, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let b = Buffer::zeroed(&ctx, 16)?;
+    /// ctx.queue().fill_buffer(&b, &[0xABu8, 0xCD], 4, 8)?; // the pattern repeated over bytes 4..12
+    /// assert_eq!(b.to_vec::<u8>()?[3..13], [0, 0xAB, 0xCD, 0xAB, 0xCD, 0xAB, 0xCD, 0xAB, 0xCD, 0]);
+    /// # Ok(()) }
+    /// ```
     pub fn fill_buffer<T: Pod>(
         &self,
         buffer: &Buffer,

@@ -209,6 +209,16 @@ impl Context {
     /// with a queue without profiling — unless `CLARRAY_PROFILE=1`, which gives a profiling
     /// queue that records every command for `clarray::profile`. [`Context::builder`] sets
     /// each of these in code.
+    ///
+    /// ```
+    /// use clarray::Context;
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// println!("{} ({})", ctx.device().name(), ctx.device().info().device_type);
+    /// let b = clarray::Buffer::from_slice(&ctx, &[1u8, 2, 3])?; // memory of this context's device
+    /// assert_eq!(b.context().id(), ctx.id());
+    /// # Ok(()) }
+    /// ```
     pub fn new() -> Result<Context> {
         Context::builder().build()
     }
