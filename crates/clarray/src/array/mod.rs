@@ -160,7 +160,7 @@ use std::sync::OnceLock;
 pub use ndarray::{s, NewAxis, SliceInfoElem};
 
 pub(crate) use axis::{normalize_axes, normalize_axes_in_order, normalize_axis};
-pub use codegen::{element_code, generated_kernel_count, generated_sources, ElementCode, Plan};
+pub use codegen::{element_code, generated_kernel_count, generated_sources, ElementCode};
 pub use dtype::{promote, DType, Element, Kind, Scalar};
 pub use dynarray::DynArray;
 pub use expr::{

@@ -3,7 +3,7 @@
 //! arithmetic, expression code, the cache of generated kernels — is the crate's internal
 //! `kernel` layer; this file is the elementwise skeleton over it.
 //!
-//! An [`Expr`] is flattened into a [`Plan`]: a list of instructions in evaluation order
+//! An [`Expr`] is flattened into a plan (`Plan`): a list of instructions in evaluation order
 //! (shared subexpressions once), the distinct array operands and the scalars. The plan's
 //! *structure* (instructions and dtypes) plus the layout class decides the kernel; sizes,
 //! strides, offsets and scalar values are kernel arguments, so `2*a + b` and `3*a + b` share a
@@ -56,13 +56,13 @@ use crate::error::Result;
 use crate::kernel::args::{with_args, KernelValue};
 use crate::kernel::cache::{self, Key, ELEMENTWISE};
 use crate::kernel::index::{self, fits_int, IndexType};
-pub use crate::kernel::ops::Instr;
+pub(crate) use crate::kernel::ops::Instr;
 use crate::runtime::{Arg, Buffer, Context, Dims, Event, Kernel};
 
 /// A flattened expression. Small expressions (up to 8 instructions, 4 arrays and 4 scalars) are
 /// held inline: flattening one allocates nothing.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// Instructions with their result dtypes, in evaluation order; the last is the value.
     pub instrs: SmallVec<[(Instr, DType); 8]>,
     /// Distinct array operands.

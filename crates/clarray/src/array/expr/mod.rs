@@ -25,7 +25,7 @@ use rules::{build_binary, build_unary, build_where};
 
 /// An array operand of an expression: a buffer with a layout and a dtype.
 #[derive(Debug, Clone)]
-pub struct Leaf {
+pub(crate) struct Leaf {
     /// The buffer the elements live in.
     pub buffer: Buffer,
     /// Where the elements lie in it.
@@ -42,7 +42,7 @@ impl Leaf {
 
 /// A node of the expression tree.
 #[derive(Debug, Clone)]
-pub enum Node {
+pub(crate) enum Node {
     /// An array.
     Array(Leaf),
     /// A scalar, with the dtype it was given.
