@@ -31,6 +31,9 @@ if [ ${#args[@]} -eq 0 ]; then
   run_tests "${pkgs[@]}" --lib --bins --test '*'
   cargo test "${pkgs[@]}" --examples
   cargo test "${pkgs[@]}" --doc
+  # clarray's optional features (serde, tracing) compile, and its unit tests pass with them on
+  # (a round trip through serde_json), and a subscriber sees builds, commands and the pool.
+  cargo test -p clarray --features serde,tracing --lib --test tracing_events
   # The README's main command builds the solver without the mpi feature: it must compile so too
   # (everything above is built with it).
   cargo build -p induction --bins

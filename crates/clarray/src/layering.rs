@@ -12,8 +12,25 @@ use std::path::{Path, PathBuf};
 
 /// The files of `runtime/`, lowest first.
 const RUNTIME: &[&str] = &[
-    "status", "argtype", "probe", "device", "record", "context", "event", "track", "buffer", "rect", "image",
-    "transfer", "pinned", "program", "kernel", "args", "launch",
+    "status",
+    "argtype",
+    "probe",
+    "device",
+    "record",
+    "context",
+    "event",
+    "track",
+    "buffer",
+    "buffer_io",
+    "rect",
+    "image",
+    "transfer",
+    "pinned",
+    "program",
+    "kernel",
+    "argcheck",
+    "args",
+    "launch",
 ];
 
 /// The files of `program/`, lowest first.

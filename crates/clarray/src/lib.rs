@@ -35,6 +35,12 @@
 
 // The layering rule, enforced: `unsafe` is allowed in `runtime` alone (see runtime/mod.rs).
 #![deny(unsafe_code)]
+// Every public item has a doc comment.
+#![warn(missing_docs)]
+
+// The diagnostics macros (`tracing` spans and events, or nothing), first so every module sees them.
+#[macro_use]
+mod trace;
 
 pub mod array;
 pub mod error;

@@ -256,7 +256,7 @@ fn element_code_embeds_an_expression_in_another_kernel() {
     let out = Array::<f32>::empty(ctx, &[m]).unwrap();
     let nn = n as i64;
     let mut args = vec![Arg::Buffer(out.buffer()), nn.to_arg().unwrap()];
-    args.extend(code.args.iter().map(|v| v.as_arg()));
+    args.extend(code.args());
     k.launch(ctx.queue(), Dims::new([m]).driver_local(), &args).unwrap();
     let got = out.to_vec().unwrap();
     for (r, g) in got.iter().enumerate() {

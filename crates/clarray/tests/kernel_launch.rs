@@ -1,7 +1,7 @@
 //! The launch API: positional arguments of every kind, 1–3-D sizes and offsets, the chosen
 //! work-group size, exact global sizes, and the errors of bad launches.
 
-use clarray::program::{auto_local, Dims, KernelArg, Local, Source};
+use clarray::program::{Dims, KernelArg, Local, Source};
 use clarray::runtime::Kernel;
 use clarray::{Buffer, Context, Error};
 use rand::{rngs::StdRng, Rng, SeedableRng};
@@ -189,7 +189,6 @@ fn global_size_is_exact_and_chosen_local_size_divides_it() {
         .unwrap()
         .kernel("inc")
         .unwrap();
-    let info = ctx.device().info().clone();
     for n in [1usize, 7, 64, 97, 1000, 1024, 4099, 65536 + 3, 1 << 18] {
         let pad = 64;
         let b = Buffer::uninit(&ctx, (n + pad) * 4).unwrap();
@@ -198,19 +197,8 @@ fn global_size_is_exact_and_chosen_local_size_divides_it() {
         let v: Vec<i32> = read(&ctx, &b, n + pad);
         assert!(v[..n].iter().all(|&x| x == 1), "n={n}");
         assert!(v[n..].iter().all(|&x| x == 0), "n={n}: written past the global size");
-        if let Some(l) = auto_local(&k, &info, &[n]) {
-            let l = l.as_slice()[0];
-            assert_eq!(n % l, 0, "n={n} local={l}");
-            assert_eq!(l % k.preferred_multiple(), 0);
-            assert!(l <= k.max_work_group_size());
-        }
     }
-    for g in [[64usize, 64], [30, 7], [1, 1], [128, 3]] {
-        if let Some(l) = auto_local(&k, &info, &g) {
-            let l = l.as_slice();
-            assert!(g[0] % l[0] == 0 && g[1] % l[1] == 0, "{g:?} {l:?}");
-        }
-    }
+    // (That the size clarray picks divides the global size is a unit test of runtime/launch.rs.)
 }
 
 fn axpy(ctx: &Context) -> Kernel {

@@ -19,6 +19,7 @@ pub type Strides = SmallVec<[isize; INLINE_AXES]>;
 /// Where the elements of an n-dimensional array lie in its buffer: element `(i0, i1, …)` is
 /// at `offset + Σ ik * strides[k]` (in elements).
 #[derive(Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Layout {
     /// Extent of each axis.
     pub shape: Shape,

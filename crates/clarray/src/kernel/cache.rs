@@ -75,7 +75,7 @@ pub(crate) fn kernel(
     }
     let name = name();
     let src = source();
-    log::debug!("generated kernel {entry} for {name}:\n{src}");
+    diag!(debug, "generated kernel {entry} for {name}:\n{src}");
     if key.first() != Some(&ELEMENTWISE) && std::env::var_os("CLARRAY_DUMP_REDUCE").is_some() {
         eprintln!("{src}");
     }

@@ -9,6 +9,7 @@
 //! | [`access`] | element loads and stores: bool as 0/1, f16 through `float` (or moved as bits), complex, vector loads and stores |
 //! | [`index`] | index arithmetic for strided views, 32- and 64-bit: flat index to coordinates, coordinates to positions |
 //! | [`ops`], [`expr`] | the expression IR's operations and their code, with the helper functions it needs |
+//! | [`args`] | owned arguments of generated kernels, passed to the runtime's launch without an allocation |
 //! | [`cache`] | the per-context cache of generated kernels, keyed by structure |
 //!
 //! The skeletons of each kind (how work-items split the work, vector paths, local memory) stay
@@ -16,6 +17,7 @@
 //! `reduce::gather`, `reduce::mask`, `reduce::sort`, `reduce::radix`.
 
 pub(crate) mod access;
+pub(crate) mod args;
 pub(crate) mod cache;
 pub mod dtype;
 pub(crate) mod expr;

@@ -251,6 +251,19 @@ impl ElementwiseKernel {
     /// Compiles `body` (statements using `i` and the arguments) over `arguments`, named
     /// `name`. `preamble` code (helper functions, `#define`s) may be given with
     /// [`ElementwiseKernel::with_preamble`].
+    ///
+    /// ```
+    /// use clarray::prelude::*;
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let axpy = ElementwiseKernel::new(&ctx, "float a, float *x, float *y", "y[i] += a * x[i]", "axpy")?;
+    /// let x = Array::from_slice(&ctx, &[1.0f32, 2.0, 3.0], &[3])?;
+    /// let y = Array::<f32>::ones(&ctx, &[3])?;
+    /// axpy.run(&[&2.0f32, &x, &y])?;
+    /// assert_eq!(y.to_vec()?, [3.0, 5.0, 7.0]);
+    /// assert!(axpy.run(&[&2.0f64, &x, &y]).is_err()); // `float a` takes an f32
+    /// # Ok(()) }
+    /// ```
     pub fn new(ctx: &Context, arguments: &str, body: &str, name: &str) -> Result<ElementwiseKernel> {
         Self::with_preamble(ctx, arguments, body, name, "")
     }
@@ -471,6 +484,18 @@ impl ReductionKernel {
     /// A reduction to `out` values: `map` (e.g. `x[i]*y[i]`) is reduced with `reduce` (e.g.
     /// `a+b`) from `neutral` (e.g. `0`). Checked for syntax when it is first run (its kernel is
     /// compiled once per layout class and cached).
+    ///
+    /// ```
+    /// use clarray::prelude::*;
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// // The dot product of two f32 arrays, summed in f32.
+    /// let dot = ReductionKernel::new(&ctx, DType::F32, "0", "a+b", "x[i]*y[i]", "float *x, float *y", "dot")?;
+    /// let x = Array::from_slice(&ctx, &[1.0f32, 2.0, 3.0], &[3])?;
+    /// let y = Array::from_slice(&ctx, &[4.0f32, 5.0, 6.0], &[3])?;
+    /// assert_eq!(dot.run::<f32>(&[&x, &y])?.item()?, 32.0);
+    /// # Ok(()) }
+    /// ```
     pub fn new(
         ctx: &Context,
         out: DType,
@@ -562,6 +587,17 @@ pub struct ScanKernel {
 
 impl ScanKernel {
     /// An inclusive scan in type `dtype` writing `out` values.
+    ///
+    /// ```
+    /// use clarray::prelude::*;
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// // A running maximum.
+    /// let runmax = ScanKernel::new(&ctx, DType::I32, "int *x", "x[i]", "max(a, b)", "INT_MIN", "item", DType::I32, "runmax")?;
+    /// let x = Array::from_slice(&ctx, &[3, 1, 4, 1, 5, 9, 2, 6], &[8])?;
+    /// assert_eq!(runmax.run::<i32>(&[&x], 0)?.to_vec()?, [3, 3, 4, 4, 5, 9, 9, 9]);
+    /// # Ok(()) }
+    /// ```
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         ctx: &Context,

@@ -26,8 +26,6 @@ pub mod staging;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use serde::Serialize;
-
 use crate::error::{Error, Result};
 use crate::runtime::{check_alloc_size, Access, Block, Buffer, Context, Recycle};
 
@@ -62,15 +60,18 @@ pub fn alloc_with(ctx: &Context, bytes: usize, access: Access) -> Result<Buffer>
             st.in_use += bin64;
             st.reuses += 1;
             drop(st);
+            trace_event!(debug, bytes, bin, "clarray.pool.reuse");
             return Buffer::from_block(ctx, block, bytes, mgr.clone());
         }
     }
     let limit = st.limit;
     // Saturating: a sum that does not fit u64 is above every limit.
     if st.in_use.saturating_add(st.held).saturating_add(bin64) > limit {
-        st.release_held();
+        let _released = st.release_held();
+        trace_event!(debug, released = _released, limit, "clarray.pool.release");
     }
     if st.in_use.saturating_add(bin64) > limit {
+        trace_event!(debug, bytes, in_use = st.in_use, limit, "clarray.pool.out_of_memory");
         return Err(st.out_of_memory(bytes));
     }
     // Reserve the bytes before the (slow) driver call, so concurrent allocations see them.
@@ -96,6 +97,7 @@ pub fn alloc_with(ctx: &Context, bytes: usize, access: Access) -> Result<Buffer>
             st.allocations += 1;
             st.peak = st.peak.max(st.in_use.saturating_add(st.held));
             drop(st);
+            trace_event!(debug, bytes, bin, "clarray.pool.alloc");
             Buffer::from_block(ctx, block, bytes, mgr.clone())
         }
         Err(e) => {
@@ -133,6 +135,16 @@ impl Buffer {
     }
 
     /// A buffer holding a copy of `data` (any `Pod` element type; the buffer keeps only bytes).
+    ///
+    /// ```
+    /// use clarray::{Buffer, Context};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let b = Buffer::from_slice(&ctx, &[1.0f32, 2.0, 3.0])?;
+    /// assert_eq!(b.len(), 12); // bytes
+    /// assert_eq!(b.to_vec::<f32>()?, [1.0, 2.0, 3.0]);
+    /// # Ok(()) }
+    /// ```
     pub fn from_slice<T: bytemuck::Pod>(ctx: &Context, data: &[T]) -> Result<Buffer> {
         let b = Buffer::uninit(ctx, std::mem::size_of_val(data))?;
         ctx.queue().write_buffer(&b, 0, data)?;
@@ -141,7 +153,8 @@ impl Buffer {
 }
 
 /// What the memory manager of a context holds and has done.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct MemoryStats {
     /// Bytes in blocks handed out and not yet returned (bin sizes, not requested sizes).
     pub in_use: u64,

@@ -4,8 +4,9 @@
 //! Opt in per queue with [`Profiler::start`] (the queue must profile: [`Context::profiled`] or
 //! [`Context::create_queue`]`(true)`), or for a whole program with `CLARRAY_PROFILE=1`, which
 //! makes [`Context::new`] give a profiling queue that records from the start; then
-//! [`report`]`(ctx.queue())` at the end. The [`Report`] prints as a table and serialises to
-//! JSON; [`Report::kernel_seconds`] is the one number solver authors benchmark their method by.
+//! [`report`]`(ctx.queue())` at the end. The [`Report`] prints as a table and, with the `serde`
+//! feature, serialises to JSON; [`Report::kernel_seconds`] is the one number solver authors
+//! benchmark their method by.
 //!
 //! ```no_run
 //! # fn demo() -> clarray::Result<()> {
@@ -27,8 +28,6 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Mutex;
-
-use serde::Serialize;
 
 use crate::error::Result;
 use crate::runtime::{CommandKind, CommandRecord, Queue};
@@ -78,7 +77,8 @@ pub fn report(queue: &Queue) -> Result<Report> {
 }
 
 /// Times of one kernel.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct KernelStats {
     /// The kernel's name.
     pub name: String,
@@ -95,7 +95,8 @@ pub struct KernelStats {
 }
 
 /// Times of one kind of transfer.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TransferStats {
     /// `write` (host → device), `read` (device → host), `copy` (device → device) or `fill`.
     pub kind: String,
@@ -110,7 +111,8 @@ pub struct TransferStats {
 }
 
 /// What a profiled queue did: per kernel, per kind of transfer, and the idle time between.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Report {
     /// Per kernel, the largest total first.
     pub kernels: Vec<KernelStats>,
@@ -208,7 +210,8 @@ impl Report {
         r
     }
 
-    /// The report as JSON.
+    /// The report as JSON (feature `serde`).
+    #[cfg(feature = "serde")]
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a report always serialises")
     }

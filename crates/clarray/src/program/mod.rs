@@ -15,6 +15,6 @@
 pub mod cache;
 pub mod source;
 
-pub use crate::runtime::{auto_local, Bytes, Dims, KernelArg, KernelArgs, Local, Sizes};
+pub use crate::runtime::{Bytes, Dims, KernelArg, KernelArgs, Local, Sizes};
 pub use cache::{cached_kernel, cached_program, DiskCache, Kernels, Outcome, CORRECTLY_ROUNDED_DIVIDE_SQRT};
 pub use source::{DefineValue, Defines, Expanded, Source};

@@ -506,7 +506,7 @@ fn line_map(expanded: &str) -> Vec<(String, usize)> {
 /// ignore `#line`, such as NVIDIA's, write `<kernel>:LINE:` with LINE counted in the expanded
 /// text) into the file and line they come from. Logs of drivers that honour `#line` are
 /// returned unchanged.
-pub fn translate_log(expanded: &str, files: &[(String, String)], log: &str) -> String {
+pub(crate) fn translate_log(expanded: &str, files: &[(String, String)], log: &str) -> String {
     if files.len() < 2 {
         return log.to_string();
     }
@@ -544,7 +544,7 @@ fn translate_line(l: &str, files: &[(String, String)], map: &[(String, usize)]) 
 
 /// The source lines a build log points at (`FILE:LINE:COL:`), each shown from its own file
 /// with a line of context; the first lines of the main source when the log names none.
-pub fn excerpt(files: &[(String, String)], log: &str) -> String {
+pub(crate) fn excerpt(files: &[(String, String)], log: &str) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut shown = 0;
     for l in log.lines() {

@@ -28,7 +28,6 @@ use std::fmt;
 use std::time::Instant;
 
 use bytemuck::Pod;
-use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::memory;
@@ -120,7 +119,8 @@ impl Step {
 }
 
 /// Times of one run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RunReport {
     /// Sum of the kernels' execution times, in seconds.
     pub kernel_seconds: f64,

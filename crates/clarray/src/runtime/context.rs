@@ -41,7 +41,7 @@ pub(crate) struct ContextCore {
 
 impl ContextCore {
     pub(crate) fn defer(&self, e: Error) {
-        log::error!("clarray: error in a destructor, reported at the next call: {e}");
+        diag!(error, "clarray: error in a destructor, reported at the next call: {e}");
         lock(&self.deferred).push(e);
     }
 
@@ -209,6 +209,16 @@ impl Context {
     /// with a queue without profiling — unless `CLARRAY_PROFILE=1`, which gives a profiling
     /// queue that records every command for `clarray::profile`. [`Context::builder`] sets
     /// each of these in code.
+    ///
+    /// ```
+    /// use clarray::Context;
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// println!("{} ({})", ctx.device().name(), ctx.device().info().device_type);
+    /// let b = clarray::Buffer::from_slice(&ctx, &[1u8, 2, 3])?; // memory of this context's device
+    /// assert_eq!(b.context().id(), ctx.id());
+    /// # Ok(()) }
+    /// ```
     pub fn new() -> Result<Context> {
         Context::builder().build()
     }
@@ -361,6 +371,7 @@ impl Queue {
 
 /// A device memory limit for the allocations of a context (applied by [`crate::memory`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Limit {
     /// This many bytes.
     Bytes(u64),

@@ -8,7 +8,6 @@ use opencl3::device::{
     CL_DEVICE_TYPE_GPU, CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT,
 };
 use opencl3::types::cl_device_id;
-use serde::Serialize;
 
 use super::status::ClResultExt;
 use crate::error::{Error, Result};
@@ -17,8 +16,9 @@ use crate::error::{Error, Result};
 pub const DEVICE_ENV: &str = "CLARRAY_DEVICE";
 
 /// The kind of an OpenCL device.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum DeviceType {
     /// A graphics processor.
     Gpu,
@@ -42,7 +42,8 @@ impl fmt::Display for DeviceType {
 }
 
 /// An OpenCL platform (one installed driver) and what it reports.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct PlatformInfo {
     /// Index among the platforms, as in `CLARRAY_DEVICE=P:D`.
     pub index: usize,
@@ -55,7 +56,8 @@ pub struct PlatformInfo {
 }
 
 /// Everything about a device that users of clarray ask for.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct DeviceInfo {
     /// Platform index (the `P` of `P:D`).
     pub platform_index: usize,
@@ -269,14 +271,14 @@ fn discover() -> Result<Vec<Device>> {
         let ids = match p.get_devices(CL_DEVICE_TYPE_ALL) {
             Ok(ids) => ids,
             Err(e) => {
-                log::warn!("platform {} `{}`: clGetDeviceIDs failed: {}", info.index, info.name, e);
+                diag!(warn, "platform {} `{}`: clGetDeviceIDs failed: {}", info.index, info.name, e);
                 continue;
             }
         };
         for (d, id) in ids.into_iter().enumerate() {
             match query(info, d, id) {
                 Ok(i) => out.push(Device { id, info: Arc::new(i) }),
-                Err(e) => log::warn!("device {}:{}: {}", info.index, d, e),
+                Err(e) => diag!(warn, "device {}:{}: {}", info.index, d, e),
             }
         }
     }

@@ -1,5 +1,5 @@
 //! Launching kernels: the shape of a launch ([`Dims`]), the work-group size clarray picks when
-//! none is given ([`auto_local`]), and [`Kernel::launch`], the one way to enqueue a kernel.
+//! none is given (`auto_local`), and [`Kernel::launch`], the one way to enqueue a kernel.
 //!
 //! ```no_run
 //! # fn demo(ctx: &clarray::Context, x: &clarray::Buffer, y: &clarray::Buffer) -> clarray::Result<()> {
@@ -57,7 +57,7 @@ impl Sizes {
 /// Who picks a launch's work-group size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum LocalSize {
-    /// clarray, with [`auto_local`].
+    /// clarray, with `auto_local`.
     Auto,
     /// The driver (a null local size).
     Driver,
@@ -69,7 +69,9 @@ enum LocalSize {
 /// size and global offset, each of 1 to 3 dimensions (checked at launch:
 /// [`Error::LaunchDims`] otherwise).
 ///
-/// Without [`Dims::local`] clarray picks the work-group size ([`auto_local`]);
+/// Without [`Dims::local`] clarray picks the work-group size: a multiple of the kernel's
+/// preferred multiple (warp width), within the kernel's and the device's limits, that divides
+/// the global size exactly (the driver's choice where none does);
 /// [`Dims::driver_local`] leaves it to the driver instead. A size, an array, `(x, y)` and
 /// `(x, y, z)` convert into a `Dims` with clarray's choice.
 ///
@@ -220,7 +222,7 @@ fn run_probe(program: &Program, n: usize) -> Result<Vec<u64>> {
 /// preferred multiple (warp width), at most the kernel's and the device's limits, and dividing
 /// the global size exactly — the global size is never rounded up, so a kernel without bounds
 /// checks stays correct. `None` (the driver chooses) when no such size exists.
-pub fn auto_local(kernel: &Kernel, device: &DeviceInfo, global: &[usize]) -> Option<Sizes> {
+pub(crate) fn auto_local(kernel: &Kernel, device: &DeviceInfo, global: &[usize]) -> Option<Sizes> {
     let max = kernel.max_work_group_size().min(device.max_work_group_size).clamp(1, 256);
     let p = kernel.preferred_multiple().max(1);
     let item_max = |d: usize| device.max_work_item_sizes.get(d).copied().unwrap_or(usize::MAX);
@@ -467,6 +469,7 @@ impl Queue {
         .map_err(|code| Error::opencl("clEnqueueNDRangeKernel", code))?;
         drop(raw);
         let ev = track.finish(ev, || CommandKind::Kernel(kernel.name().to_string()), 0);
+        trace_event!(trace, kernel = kernel.name(), ?global, ?local, "clarray.launch");
         if checked_launches() {
             let failed = match ev.wait() {
                 Err(e) => Some(e),
@@ -588,5 +591,37 @@ impl BareLaunch {
         .map_err(|code| Error::opencl("clEnqueueNDRangeKernel", code))?;
         drop(Event::from_raw(ev, queue));
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::auto_local;
+    use crate::runtime::{Context, Program};
+
+    /// The size clarray picks divides the global size (which is never rounded up), is a
+    /// multiple of the preferred multiple and within the kernel's limit.
+    #[test]
+    fn the_chosen_local_size_divides_the_global_size() {
+        let ctx = Context::new().unwrap();
+        let k = Program::build(&ctx, "kernel void inc(global int* o) { o[get_global_id(0)] += 1; }", "")
+            .unwrap()
+            .kernel("inc")
+            .unwrap();
+        let info = ctx.device().info().clone();
+        for n in [1usize, 7, 64, 97, 1000, 1024, 4099, 65536 + 3, 1 << 18] {
+            if let Some(l) = auto_local(&k, &info, &[n]) {
+                let l = l.as_slice()[0];
+                assert_eq!(n % l, 0, "n={n} local={l}");
+                assert_eq!(l % k.preferred_multiple(), 0);
+                assert!(l <= k.max_work_group_size());
+            }
+        }
+        for g in [[64usize, 64], [30, 7], [1, 1], [128, 3]] {
+            if let Some(l) = auto_local(&k, &info, &g) {
+                let l = l.as_slice();
+                assert!(g[0] % l[0] == 0 && g[1] % l[1] == 0, "{g:?} {l:?}");
+            }
+        }
     }
 }

@@ -6,9 +6,11 @@
 
 #![allow(unsafe_code)]
 
+mod argcheck;
 pub mod args;
 pub(crate) mod argtype;
 pub mod buffer;
+mod buffer_io;
 pub mod context;
 pub mod device;
 pub mod event;
@@ -26,7 +28,6 @@ pub mod transfer;
 
 pub use args::{Bytes, KernelArg, KernelArgs, Local};
 pub(crate) use argtype::code_only;
-pub use argtype::RAW_BYTES;
 pub(crate) use buffer::check_alloc_size;
 pub use buffer::{Access, Buffer};
 pub use buffer::{Block, Recycle};
@@ -38,7 +39,7 @@ pub use device::{
 pub use event::{wait_all, After, Event, EventStatus, ProfileTimes};
 pub use image::{ChannelOrder, ChannelType, Image, ImageFormat};
 pub use kernel::{opencl_type_size, AddressSpace, Arg, ArgInfo, Kernel};
-pub use launch::{auto_local, BareLaunch, Dims, Sizes};
+pub use launch::{BareLaunch, Dims, Sizes};
 pub use pinned::Pinned;
 pub use program::Program;
 pub use rect::RectSide;

@@ -148,6 +148,7 @@ impl Program {
     /// device's log, the options and the source lines it points at. `-cl-kernel-arg-info` is
     /// always added, so that launches can check their arguments.
     pub fn build(ctx: &Context, source: &str, options: &str) -> Result<Program> {
+        trace_span!(DEBUG, "clarray.build", device = ctx.device().name(), bytes = source.len(), options);
         ctx.check_deferred()?;
         let core = &ctx.queue.inner.core;
         let mut raw = ClProgram::create_from_source(&core.ctx, source).cl("clCreateProgramWithSource")?;
@@ -162,7 +163,8 @@ impl Program {
                 let mut plain =
                     ClProgram::create_from_source(&core.ctx, source).cl("clCreateProgramWithSource")?;
                 if plain.build(&[ctx.device().id], options).is_ok() {
-                    log::warn!(
+                    diag!(
+                        warn,
                         "clarray: {} could not build this program with -cl-kernel-arg-info (a driver \
                          bug with argument-less kernels); built without it, so its launches check \
                          argument counts only",

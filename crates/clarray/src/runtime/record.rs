@@ -5,13 +5,13 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use opencl3::event::{Event as ClEvent, CL_COMPLETE};
-use serde::Serialize;
 
 use super::status::ClResultExt;
 use crate::error::Result;
 
 /// Device timestamps of a command, in nanoseconds of the device's clock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ProfileTimes {
     /// When the host enqueued it.
     pub queued: u64,
@@ -31,8 +31,9 @@ impl ProfileTimes {
 }
 
 /// What a command is, for the profiler.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum CommandKind {
     /// A kernel launch, with the kernel's name.
     Kernel(String),
@@ -47,7 +48,8 @@ pub enum CommandKind {
 }
 
 /// One completed command of a recording queue.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CommandRecord {
     /// What it was.
     pub kind: CommandKind,

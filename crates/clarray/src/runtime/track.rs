@@ -178,7 +178,19 @@ impl Tracked<'_> {
             }
         }
         drop(self.guards);
-        if q.is_recording() {
+        let recording = q.is_recording();
+        // Every enqueued command (kernels, copies, fills, reads, writes) as one event; its kind
+        // is made only when a subscriber wants it (a kernel's kind holds its name).
+        #[cfg(feature = "tracing")]
+        if tracing::enabled!(tracing::Level::TRACE) {
+            let kind = kind();
+            tracing::trace!(?kind, bytes, queue = me, "clarray.command");
+            if recording {
+                lock(&q.inner.log).push(kind, bytes as u64, ev.shared());
+            }
+            return ev;
+        }
+        if recording {
             lock(&q.inner.log).push(kind(), bytes as u64, ev.shared());
         }
         ev

@@ -3,7 +3,7 @@
 //! arithmetic, expression code, the cache of generated kernels — is the crate's internal
 //! `kernel` layer; this file is the elementwise skeleton over it.
 //!
-//! An [`Expr`] is flattened into a [`Plan`]: a list of instructions in evaluation order
+//! An [`Expr`] is flattened into a plan (`Plan`): a list of instructions in evaluation order
 //! (shared subexpressions once), the distinct array operands and the scalars. The plan's
 //! *structure* (instructions and dtypes) plus the layout class decides the kernel; sizes,
 //! strides, offsets and scalar values are kernel arguments, so `2*a + b` and `3*a + b` share a
@@ -37,6 +37,13 @@
 //! [`element_code`] exposes the per-element code to kernels of other layers (reductions): the
 //! value of an expression at given coordinates, with the parameters and arguments it needs.
 
+mod element;
+mod source;
+
+use element::strided_code;
+pub use element::{element_code, ElementCode};
+use source::{contiguous_source, strided_source, tiled_source, Mode, TILE, TILE_ROWS};
+
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -45,18 +52,17 @@ use smallvec::SmallVec;
 use super::dtype::{check_device_supports, DType, Scalar};
 use super::expr::{Expr, ExprInner, Leaf, Node};
 use super::layout::{collapse, Layout, Shape, Strides};
-use crate::error::{Error, Result};
-use crate::kernel::access::{lane, load, store, vector_type, vload, vstore};
+use crate::error::Result;
+use crate::kernel::args::{with_args, KernelValue};
 use crate::kernel::cache::{self, Key, ELEMENTWISE};
-use crate::kernel::expr::Emitter;
-use crate::kernel::index::{self, fits_int, position, unravel, IndexType};
-pub use crate::kernel::ops::Instr;
+use crate::kernel::index::{self, fits_int, IndexType};
+pub(crate) use crate::kernel::ops::Instr;
 use crate::runtime::{Arg, Buffer, Context, Dims, Event, Kernel};
 
 /// A flattened expression. Small expressions (up to 8 instructions, 4 arrays and 4 scalars) are
 /// held inline: flattening one allocates nothing.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// Instructions with their result dtypes, in evaluation order; the last is the value.
     pub instrs: SmallVec<[(Instr, DType); 8]>,
     /// Distinct array operands.
@@ -191,106 +197,6 @@ impl Plan {
     }
 }
 
-// ---- code emission ----
-
-// ---- kernel arguments ----
-
-/// An owned kernel argument: a buffer, or a value passed by copy (at most 16 bytes, kept
-/// inline: building arguments allocates nothing) with its OpenCL type name.
-#[derive(Debug, Clone)]
-pub enum KernelValue {
-    /// A buffer.
-    Buffer(Buffer),
-    /// A value passed by copy: `len` bytes of `bytes`, of OpenCL type `ty`.
-    Value {
-        /// The bytes (the first `len` are used).
-        bytes: [u8; 16],
-        /// How many bytes.
-        len: u8,
-        /// The OpenCL type, e.g. `float`, `long`.
-        ty: &'static str,
-    },
-}
-
-impl KernelValue {
-    /// As the runtime's [`Arg`].
-    pub fn as_arg(&self) -> Arg<'_> {
-        match self {
-            KernelValue::Buffer(b) => Arg::Buffer(b),
-            KernelValue::Value { bytes, len, ty } => Arg::Scalar(&bytes[..*len as usize], ty),
-        }
-    }
-
-    /// A value from its bytes (at most 16).
-    pub fn value(b: &[u8], ty: &'static str) -> KernelValue {
-        let mut bytes = [0u8; 16];
-        let len = b.len().min(16);
-        bytes[..len].copy_from_slice(&b[..len]);
-        KernelValue::Value { bytes, len: len as u8, ty }
-    }
-
-    fn index(v: isize, wide: bool) -> KernelValue {
-        if wide {
-            KernelValue::value(&(v as i64).to_ne_bytes(), "long")
-        } else {
-            KernelValue::value(&(v as i32).to_ne_bytes(), "int")
-        }
-    }
-
-    fn scalar(s: &Scalar, d: DType) -> KernelValue {
-        KernelValue::value(&s.encode(d), d.cl_compute())
-    }
-}
-
-/// The per-element code of an expression, for kernels written by other layers (reductions).
-#[derive(Debug, Clone)]
-pub struct ElementCode {
-    /// Pragmas and helper functions, to put before the kernel.
-    pub prelude: String,
-    /// Kernel parameter declarations, comma-separated (no leading or trailing comma); empty
-    /// when there are none.
-    pub params: String,
-    /// Statements computing the value (inside the kernel, where the coordinates are defined).
-    pub body: String,
-    /// The variable holding the value after `body`.
-    pub value: String,
-    /// The value's dtype (its OpenCL type is `dtype.cl_compute()`).
-    pub dtype: DType,
-    /// The arguments for `params`, in order.
-    pub args: Vec<KernelValue>,
-    /// The structure of the code (for the caller's kernel cache key): equal signatures give
-    /// equal `prelude`, `params` and `body`.
-    pub signature: String,
-}
-
-/// The code computing `expr` at the coordinates named `coords` (one variable of type `index`
-/// per axis of `shape`, which `expr`'s shape must broadcast to) and flat C-order index `flat`.
-/// Every name it declares starts with `prefix`. `index` is `"int"` or `"long"`: the type of the
-/// coordinates, strides and offsets (use `"long"` unless every element position fits `int`).
-///
-/// A reduction kernel embeds it as: `{prelude}` before the kernel, `{params}` among the
-/// kernel's parameters, `{body}` where the coordinates are known, then uses `{value}`.
-pub fn element_code(
-    expr: &Expr,
-    shape: &[usize],
-    coords: &[&str],
-    flat: &str,
-    index: &str,
-    prefix: &str,
-) -> Result<ElementCode> {
-    if coords.len() != shape.len() {
-        return Err(Error::Shape {
-            shapes: vec![shape.to_vec()],
-            message: format!("{} coordinate names for a shape of {} axes", coords.len(), shape.len()),
-        });
-    }
-    let plan = Plan::new(expr)?;
-    let strides =
-        plan.leaves.iter().map(|l| Ok(l.layout.broadcast_to(shape)?.strides)).collect::<Result<Vec<_>>>()?;
-    let offsets: Vec<usize> = plan.leaves.iter().map(|l| l.layout.offset).collect();
-    Ok(strided_code(&plan, &strides, &offsets, coords, flat, index == "long", prefix))
-}
-
 /// The arguments of [`strided_code`]'s parameters, in order.
 fn strided_args(plan: &Plan, strides: &[Strides], offsets: &[usize], wide: bool, args: &mut Args) {
     for (j, l) in plan.leaves.iter().enumerate() {
@@ -302,54 +208,6 @@ fn strided_args(plan: &Plan, strides: &[Strides], offsets: &[usize], wide: bool,
     }
     for (s, d) in &plan.scalars {
         args.push(KernelValue::scalar(s, *d));
-    }
-}
-
-fn strided_code(
-    plan: &Plan,
-    strides: &[Strides],
-    offsets: &[usize],
-    coords: &[&str],
-    flat: &str,
-    wide: bool,
-    prefix: &str,
-) -> ElementCode {
-    let it = IndexType::wide(wide).cl();
-    let mut params = Vec::new();
-    for (j, l) in plan.leaves.iter().enumerate() {
-        params.push(format!("__global const {}* {prefix}p{j}", l.dtype.cl_storage()));
-        params.push(format!("{it} {prefix}o{j}"));
-        for d in 0..strides[j].len() {
-            params.push(format!("{it} {prefix}s{j}_{d}"));
-        }
-    }
-    for (j, (_, d)) in plan.scalars.iter().enumerate() {
-        params.push(format!("{} {prefix}k{j}", d.cl_compute()));
-    }
-    let mut args = Args::new();
-    strided_args(plan, strides, offsets, wide, &mut args);
-    let mut em = Emitter::default();
-    let mut body = String::new();
-    let operand = |j: usize| {
-        let idx = position(
-            &format!("{prefix}o{j}"),
-            coords.len(),
-            |d| coords[d].to_string(),
-            |d| format!("{prefix}s{j}_{d}"),
-        );
-        load(plan.leaves[j].dtype, &format!("{prefix}p{j}"), &idx)
-    };
-    let scalar = |j: usize| format!("{prefix}k{j}");
-    let value = em.body(&plan.instrs, &mut body, &format!("{prefix}v"), &operand, &scalar, flat);
-    let dtype = plan.instrs.last().map(|i| i.1).unwrap_or(DType::Bool);
-    ElementCode {
-        prelude: em.prelude(),
-        params: params.join(", "),
-        body,
-        value,
-        dtype,
-        args: args.into_vec(),
-        signature: format!("strided{}|{it}|{prefix}|{}", coords.len(), plan.signature()),
     }
 }
 
@@ -387,11 +245,11 @@ type Modes = SmallVec<[Mode; 4]>;
 
 /// Elements per work-item in the contiguous class: 16 bytes of the widest element type (a
 /// 16-byte load is what GPUs move best), at least 4 and at most 16.
-fn vector_width(plan: &Plan, od: DType) -> usize {
+pub(super) fn vector_width(plan: &Plan, od: DType) -> usize {
     let widest = plan.leaves.iter().map(|l| l.dtype.size()).chain([od.size()]).max().unwrap_or(4);
     (16 / widest).clamp(4, 16)
 }
-const WG: usize = 256;
+pub(super) const WG: usize = 256;
 
 /// Makes every generated kernel use 64-bit indices, as arrays of 2^30 elements or more do
 /// (for tests on small arrays; process-wide).
@@ -580,84 +438,6 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
     launch(ctx, &kernel, &args, items)
 }
 
-const TILE: usize = 32;
-const TILE_ROWS: usize = 8;
-
-/// The 2-D kernel for transposed operands: a work-group of 32×8 computes a 32×32 tile of the
-/// output. Each transposed operand's tile is first read along its contiguous axis into local
-/// memory (padded against bank conflicts), then every output row is computed and written
-/// along the output's contiguous axis. Same parameters as the strided kernel with 2 axes.
-fn tiled_source(
-    plan: &Plan,
-    strides: &[Strides],
-    offsets: &[usize],
-    tiled: &[bool],
-    od: DType,
-    wide: bool,
-) -> String {
-    let it = IndexType::wide(wide).cl();
-    let code = strided_code(plan, strides, offsets, &["c0", "c1"], "i", wide, "");
-    let mut em = Emitter::default();
-    let mut load_tiles = String::new();
-    let mut decl = String::new();
-    for (j, l) in plan.leaves.iter().enumerate().filter(|(j, _)| tiled[*j]) {
-        let ct = l.dtype.cl_compute();
-        let _ = writeln!(decl, "    __local {ct} tile{j}[{TILE}][{}];", TILE + 1);
-        let _ = writeln!(
-            load_tiles,
-            "        if (r < n0 && c < n1) tile{j}[ty + kk][tx] = {};",
-            load(l.dtype, &format!("p{j}"), &format!("o{j} + r * s{j}_0 + c * s{j}_1"))
-        );
-    }
-    let operand = |j: usize| {
-        if tiled[j] {
-            format!("tile{j}[tx][ty + kk]")
-        } else {
-            load(plan.leaves[j].dtype, &format!("p{j}"), &format!("o{j} + c0 * s{j}_0 + c1 * s{j}_1"))
-        }
-    };
-    let scalar = |j: usize| format!("k{j}");
-    let mut body = String::new();
-    let v = em.body(&plan.instrs, &mut body, "v", &operand, &scalar, "i");
-    let store = store(od, "out", "out_off + c0 * os0 + c1 * os1", &v);
-    let mut params = vec![
-        format!("__global {}* out", od.cl_storage()),
-        format!("{it} out_off"),
-        format!("{it} os0"),
-        format!("{it} os1"),
-    ];
-    if !code.params.is_empty() {
-        params.push(code.params.clone());
-    }
-    params.extend([format!("{it} n"), format!("{it} n0"), format!("{it} n1")]);
-    format!(
-        "{prelude}\n__kernel __attribute__((reqd_work_group_size({TILE}, {TILE_ROWS}, 1)))\nvoid clarray_ew({params})\n{{\n\
-         {decl}    const {it} tx = ({it})get_local_id(0), ty = ({it})get_local_id(1);\n\
-         const {it} b0 = ({it})get_group_id(1) * {TILE}, b1 = ({it})get_group_id(0) * {TILE};\n\
-         for ({it} kk = 0; kk < {TILE}; kk += {TILE_ROWS}) {{\n        const {it} r = b0 + tx, c = b1 + ty + kk;\n{load_tiles}    }}\n\
-         barrier(CLK_LOCAL_MEM_FENCE);\n\
-         for ({it} kk = 0; kk < {TILE}; kk += {TILE_ROWS}) {{\n        const {it} c0 = b0 + ty + kk, c1 = b1 + tx;\n\
-         if (c0 < n0 && c1 < n1) {{\n        const {it} i = c0 * n1 + c1;\n{body}        {store}\n        }}\n    }}\n}}\n",
-        prelude = em.prelude(),
-        params = params.join(",\n    "),
-    )
-}
-
-/// `f` of `values` as the runtime's arguments, on the stack when they are few (no allocation
-/// per launch).
-fn with_args<R>(values: &[KernelValue], f: impl FnOnce(&[Arg<'_>]) -> R) -> R {
-    const INLINE: usize = 24;
-    if values.len() <= INLINE {
-        let mut a = [Arg::Local(0); INLINE];
-        for (slot, v) in a.iter_mut().zip(values) {
-            *slot = v.as_arg();
-        }
-        f(&a[..values.len()])
-    } else {
-        f(&values.iter().map(KernelValue::as_arg).collect::<Vec<_>>())
-    }
-}
-
 fn launch(ctx: &Context, kernel: &Kernel, args: &[KernelValue], items: usize) -> Result<Event> {
     with_args(args, |args| launch_args(ctx, kernel, args, items))
 }
@@ -670,155 +450,4 @@ fn launch_args(ctx: &Context, kernel: &Kernel, args: &[Arg<'_>], items: usize) -
     let cap = (1usize << 30) / wg * wg;
     let global = (items.div_ceil(wg) * wg).min(cap);
     kernel.launch(ctx.queue(), Dims::new([global]).local([wg]), args)
-}
-
-/// How the contiguous class reads an operand, for a C-contiguous `[n0, n1]` output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    /// Element `i` at `i`: the same layout as the output.
-    Contig,
-    /// Element `(r, c)` at `c`: a row broadcast over the rows (`b[None, :]`).
-    Row,
-    /// Element `(r, c)` at `r * s`: one value per row (`b[:, None]`, or a scalar with s = 0).
-    Col,
-}
-
-impl Mode {
-    fn code(self) -> char {
-        match self {
-            Mode::Contig => 'C',
-            Mode::Row => 'R',
-            Mode::Col => 'c',
-        }
-    }
-}
-
-/// The contiguous class: each work-item handles `vw` consecutive output elements. Operands are
-/// read in their [`Mode`]; with any `Row`/`Col` operand the kernel takes the row length `n1`,
-/// and `vw` divides it, so that a vector never straddles two rows.
-fn contiguous_source(
-    plan: &Plan,
-    od: DType,
-    it: &str,
-    aligned: bool,
-    offsets: bool,
-    modes: &[Mode],
-) -> String {
-    let vw = vector_width(plan, od);
-    let rows = modes.iter().any(|&m| m != Mode::Contig);
-    let mut em = Emitter::default();
-    let mut params = vec![format!("__global {}* out", od.cl_storage())];
-    if offsets {
-        params.push(format!("{it} out_off"));
-    }
-    for (j, l) in plan.leaves.iter().enumerate() {
-        params.push(format!("__global const {}* p{j}", l.dtype.cl_storage()));
-        if offsets {
-            params.push(format!("{it} o{j}"));
-        }
-        if modes[j] == Mode::Col {
-            params.push(format!("{it} s{j}"));
-        }
-    }
-    for (j, (_, d)) in plan.scalars.iter().enumerate() {
-        params.push(format!("{} c{j}", d.cl_compute()));
-    }
-    params.push(format!("{it} n"));
-    if rows {
-        params.push(format!("{it} n1"));
-    }
-    let scalar = |j: usize| format!("c{j}");
-
-    // Vector part: wide loads of every operand, the expression once per lane, one wide store.
-    let mut vec_part = String::new();
-    if rows {
-        let _ = writeln!(vec_part, "    const {it} q0 = i0 / n1, r0 = i0 - q0 * n1;");
-    }
-    // (Complex operands are read element by element: no vector type holds them.)
-    for (j, l) in plan.leaves.iter().enumerate() {
-        let at = if modes[j] == Mode::Row { "r0" } else { "i0" };
-        let (ty, v) = match (modes[j], l.dtype) {
-            (Mode::Col, d) => (d.cl_compute().to_string(), load(d, &format!("p{j}"), &format!("q0 * s{j}"))),
-            (_, d) if d.is_complex() => continue,
-            (_, d) => (vector_type(d, vw), vload(d, vw, &format!("p{j}"), at, aligned)),
-        };
-        let _ = writeln!(vec_part, "    {ty} w{j} = {v};");
-    }
-    let mut lanes = Vec::new();
-    for k in 0..vw {
-        let lane_of = |j: usize| match (modes[j], plan.leaves[j].dtype) {
-            (Mode::Col, _) => format!("w{j}"),
-            (m, d) if d.is_complex() => {
-                load(d, &format!("p{j}"), &format!("{} + {k}", if m == Mode::Row { "r0" } else { "i0" }))
-            }
-            (_, d) => lane(d, &format!("w{j}"), k),
-        };
-        lanes.push(em.body(
-            &plan.instrs,
-            &mut vec_part,
-            &format!("v{k}_"),
-            &lane_of,
-            &scalar,
-            &format!("i0 + {k}"),
-        ));
-    }
-    if od.is_complex() {
-        for (k, v) in lanes.iter().enumerate() {
-            let _ = writeln!(vec_part, "    {}", store(od, "out", &format!("i0 + {k}"), v));
-        }
-    } else {
-        let _ = writeln!(vec_part, "    {}", vstore(od, "out", "i0", &lanes, aligned));
-    }
-
-    // Scalar tail.
-    let mut tail = String::new();
-    let tail_load = |j: usize| {
-        let idx = match modes[j] {
-            Mode::Contig => "i".to_string(),
-            Mode::Row => "i % n1".to_string(),
-            Mode::Col => format!("(i / n1) * s{j}"),
-        };
-        load(plan.leaves[j].dtype, &format!("p{j}"), &idx)
-    };
-    let v = em.body(&plan.instrs, &mut tail, "t", &tail_load, &scalar, "i");
-    let _ = writeln!(tail, "    {}", store(od, "out", "i", &v));
-
-    let mut ptrs = String::new();
-    if offsets {
-        ptrs.push_str("    out += out_off;\n");
-        for j in 0..plan.leaves.len() {
-            let _ = writeln!(ptrs, "    p{j} += o{j};");
-        }
-    }
-    format!(
-        "{prelude}\n__kernel void clarray_ew({params})\n{{\n{ptrs}    const {it} step = ({it})get_global_size(0) * {vw};\n    for ({it} i0 = ({it})get_global_id(0) * {vw}; i0 < n; i0 += step) {{\n    if (i0 + {vw} <= n) {{\n{vec_part}    }} else {{\n    for ({it} i = i0; i < n; ++i) {{\n{tail}    }}\n    }}\n    }}\n}}\n",
-        prelude = em.prelude(),
-        params = params.join(",\n    "),
-    )
-}
-
-fn strided_source(code: &ElementCode, od: DType, index: IndexType, k_axes: usize) -> String {
-    let it = index.cl();
-    let mut params = vec![format!("__global {}* out", od.cl_storage()), format!("{it} out_off")];
-    for d in 0..k_axes {
-        params.push(format!("{it} os{d}"));
-    }
-    if !code.params.is_empty() {
-        params.push(code.params.clone());
-    }
-    params.push(format!("{it} n"));
-    for d in 0..k_axes {
-        params.push(format!("{it} n{d}"));
-    }
-    let coords =
-        unravel(index, "i", k_axes, "r", |d| format!("n{d}"), |d| format!("c{d}"), |_| String::new());
-    let decompose = format!("        {coords}\n");
-    let oidx = position("out_off", k_axes, |d| format!("c{d}"), |d| format!("os{d}"));
-    format!(
-        "{prelude}\n__kernel void clarray_ew({params})\n{{\n    const {it} step = ({it})get_global_size(0);\n    for ({it} i = ({it})get_global_id(0); i < n; i += step) {{\n{decompose}{body}        {store}\n    }}\n}}\n",
-        prelude = code.prelude,
-        params = params.join(",\n    "),
-        body = code.body,
-        store = store(od, "out", &oidx, &code.value),
-    )
 }

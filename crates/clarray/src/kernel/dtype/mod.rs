@@ -1,11 +1,13 @@
 //! Element types: the compile-time [`Element`] trait, the run-time [`DType`], scalar values,
 //! and NumPy's type promotion.
 
+mod element;
+mod scalar;
+
 use std::fmt;
 
-use bytemuck::Pod;
-use half::f16;
-use num_complex::Complex;
+pub use element::Element;
+pub use scalar::Scalar;
 
 use crate::error::{Error, Result};
 
@@ -44,6 +46,7 @@ pub enum DType {
 
 /// The kind of a [`DType`], as NumPy groups them for promotion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Kind {
     /// `bool`
     Bool,
@@ -314,6 +317,26 @@ impl DType {
     }
 }
 
+/// A dtype serialises as NumPy's name for it ([`DType::name`]: `"float32"`), and only those
+/// names deserialise.
+#[cfg(feature = "serde")]
+impl serde::Serialize for DType {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for DType {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<DType, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        DType::ALL.into_iter().find(|t| t.name() == name).ok_or_else(|| {
+            let names: Vec<&str> = DType::ALL.iter().map(|t| t.name()).collect();
+            serde::de::Error::custom(format!("unknown dtype `{name}`; expected one of {}", names.join(", ")))
+        })
+    }
+}
+
 impl fmt::Display for DType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -359,295 +382,6 @@ pub fn promote(a: DType, b: DType) -> DType {
         }
     }
 }
-
-/// A scalar value as given by the user, before it has a dtype.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Scalar {
-    /// `true` / `false`.
-    Bool(bool),
-    /// Any integer.
-    Int(i128),
-    /// A real float.
-    Float(f64),
-    /// A complex number (re, im).
-    Complex(f64, f64),
-}
-
-impl Scalar {
-    /// The kind of the value.
-    pub fn kind(&self) -> Kind {
-        match self {
-            Scalar::Bool(_) => Kind::Bool,
-            Scalar::Int(_) => Kind::Int,
-            Scalar::Float(_) => Kind::Float,
-            Scalar::Complex(..) => Kind::Complex,
-        }
-    }
-
-    /// The dtype NumPy 2 gives this (weak) scalar next to an operand of type `other`: the
-    /// operand's type when the kinds allow it, else the default of the scalar's kind.
-    pub fn weak_dtype(&self, other: DType) -> DType {
-        use DType::*;
-        match (self.kind(), other.kind()) {
-            (Kind::Bool, _) => other,
-            (Kind::Int, Kind::Bool) => I64,
-            (Kind::Int, _) => other,
-            (Kind::Float, Kind::Bool | Kind::Int) => F64,
-            (Kind::Float, _) => other,
-            (Kind::Complex, Kind::Complex) => other,
-            (Kind::Complex, Kind::Float) => other.complex(),
-            (Kind::Complex, _) => C128,
-        }
-    }
-
-    /// The dtype of the scalar on its own: bool, int64, float64, complex128.
-    pub fn default_dtype(&self) -> DType {
-        match self.kind() {
-            Kind::Bool => DType::Bool,
-            Kind::Int => DType::I64,
-            Kind::Float => DType::F64,
-            Kind::Complex => DType::C128,
-        }
-    }
-
-    /// Checks that the value fits `dt`: an integer scalar outside an integer type's range is
-    /// an [`Error::ScalarOverflow`], as NumPy 2 raises `OverflowError` for a Python int out of bounds (in
-    /// `uint8_array + 300` and in `a[...] = 300` alike) instead of wrapping it.
-    pub fn check_fits(&self, dt: DType) -> Result<()> {
-        if let (Scalar::Int(v), Some((lo, hi))) = (self, dt.int_range()) {
-            if *v < lo || *v > hi {
-                return Err(Error::ScalarOverflow {
-                    value: v.to_string(),
-                    dtype: dt.name().into(),
-                    message: format!(
-                        "the integer scalar {v} is out of bounds for {dt} (range {lo}..={hi}); NumPy 2 \
-                     refuses it too (OverflowError) rather than wrapping it. Use a value in range, \
-                     convert the array to a wider type with `astype` first, or wrap the value \
-                     yourself"
-                    ),
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// The bytes of the value as a kernel argument of `dt`'s compute type (f16 values are
-    /// `float` in kernels, bool `uchar`).
-    pub(crate) fn encode(&self, dt: DType) -> EncodedScalar {
-        // Each form is worked out only for the dtypes that use it (float → i128 is a library
-        // call, and this runs on every evaluation).
-        let (re, im) = match *self {
-            Scalar::Bool(b) => (b as u8 as f64, 0.0),
-            Scalar::Int(v) => (v as f64, 0.0),
-            Scalar::Float(f) => (f, 0.0),
-            Scalar::Complex(r, i) => (r, i),
-        };
-        // A float becomes an integer as the kernels convert it: toward zero, saturating at the
-        // type's bounds, NaN to 0 (Rust's `as`, straight to the target type).
-        macro_rules! int {
-            ($t:ty) => {
-                match *self {
-                    Scalar::Bool(b) => b as $t,
-                    Scalar::Int(v) => v as $t,
-                    Scalar::Float(f) | Scalar::Complex(f, _) => f as $t,
-                }
-            };
-        }
-        let b = match *self {
-            Scalar::Bool(b) => b,
-            Scalar::Int(v) => v != 0,
-            Scalar::Float(f) => f != 0.0,
-            Scalar::Complex(r, i) => r != 0.0 || i != 0.0,
-        };
-        let mut out = EncodedScalar { bytes: [0; 16], len: 0 };
-        let mut put = |b: &[u8]| {
-            out.bytes[..b.len()].copy_from_slice(b);
-            out.len = b.len();
-        };
-        use DType::*;
-        match dt {
-            Bool => put(&[b as u8]),
-            I8 => put(&int!(i8).to_ne_bytes()),
-            I16 => put(&int!(i16).to_ne_bytes()),
-            I32 => put(&int!(i32).to_ne_bytes()),
-            I64 => put(&int!(i64).to_ne_bytes()),
-            U8 => put(&int!(u8).to_ne_bytes()),
-            U16 => put(&int!(u16).to_ne_bytes()),
-            U32 => put(&int!(u32).to_ne_bytes()),
-            U64 => put(&int!(u64).to_ne_bytes()),
-            // Rounded to f16 first, so that the value is the one an f16 array would hold.
-            F16 => put(&f16_from_f64(re).to_f32().to_ne_bytes()),
-            F32 => put(&(re as f32).to_ne_bytes()),
-            F64 => put(&re.to_ne_bytes()),
-            C64 => put(bytemuck::bytes_of(&[re as f32, im as f32])),
-            C128 => put(bytemuck::bytes_of(&[re, im])),
-        }
-        out
-    }
-}
-
-/// The f16 nearest `x` (ties to even), rounded once. `half`'s `f16::from_f64` goes through
-/// f32 where the CPU converts f32 → f16 in hardware (x86 F16C), which rounds twice; here the
-/// step between f16 values at `x`'s exponent (at least 2^-24, the subnormal step) divides `x`
-/// exactly, so one round-to-even of the quotient is the whole rounding, and the result then
-/// converts to f16 exactly. The kernels' double → half conversion does the same.
-pub(crate) fn f16_from_f64(x: f64) -> f16 {
-    let a = x.abs();
-    if x.is_nan() || a >= 65520.0 {
-        // NaN stays NaN (through f32, exactly); 65520 and above round to infinity.
-        return if x.is_nan() {
-            f16::from_f32(x as f32)
-        } else if x < 0.0 {
-            f16::NEG_INFINITY
-        } else {
-            f16::INFINITY
-        };
-    }
-    let e = ((((a.to_bits() >> 52) & 0x7ff) as i32) - 1023).max(-14);
-    let step = f64::from_bits(((e - 10 + 1023) as u64) << 52);
-    f16::from_f64((x / step).round_ties_even() * step)
-}
-
-/// A scalar's bytes as a kernel argument.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct EncodedScalar {
-    bytes: [u8; 16],
-    len: usize,
-}
-
-impl std::ops::Deref for EncodedScalar {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        &self.bytes[..self.len]
-    }
-}
-
-mod sealed {
-    pub trait Sealed {}
-}
-
-/// A Rust type that can be an array element. Implemented for `bool`, `i8`–`i64`, `u8`–`u64`,
-/// `half::f16`, `f32`, `f64`, `Complex<f32>` and `Complex<f64>`.
-pub trait Element: Copy + Send + Sync + fmt::Debug + PartialEq + 'static + sealed::Sealed {
-    /// The run-time type.
-    const DTYPE: DType;
-    /// How the element is laid out in memory (`u8` for `bool`, itself otherwise).
-    type Repr: Pod + Send + Sync;
-    /// To the memory representation.
-    fn to_repr(self) -> Self::Repr;
-    /// From the memory representation (any nonzero byte is `true` for bool).
-    fn from_repr(r: Self::Repr) -> Self;
-    /// The value as a [`Scalar`].
-    fn to_scalar(self) -> Scalar;
-    /// The value of a [`Scalar`] converted to this type (as `astype` converts).
-    fn from_scalar(s: Scalar) -> Self;
-}
-
-macro_rules! element_int {
-    ($($t:ty => $d:ident),*) => {$(
-        impl sealed::Sealed for $t {}
-        impl Element for $t {
-            const DTYPE: DType = DType::$d;
-            type Repr = $t;
-            fn to_repr(self) -> $t { self }
-            fn from_repr(r: $t) -> $t { r }
-            fn to_scalar(self) -> Scalar { Scalar::Int(self as i128) }
-            fn from_scalar(s: Scalar) -> $t {
-                match s {
-                    Scalar::Bool(b) => b as $t,
-                    Scalar::Int(v) => v as $t,
-                    Scalar::Float(f) => f as $t,
-                    Scalar::Complex(r, _) => r as $t,
-                }
-            }
-        }
-    )*};
-}
-element_int!(i8 => I8, i16 => I16, i32 => I32, i64 => I64, u8 => U8, u16 => U16, u32 => U32, u64 => U64);
-
-macro_rules! element_float {
-    ($($t:ty => $d:ident),*) => {$(
-        impl sealed::Sealed for $t {}
-        impl Element for $t {
-            const DTYPE: DType = DType::$d;
-            type Repr = $t;
-            fn to_repr(self) -> $t { self }
-            fn from_repr(r: $t) -> $t { r }
-            fn to_scalar(self) -> Scalar { Scalar::Float(self as f64) }
-            fn from_scalar(s: Scalar) -> $t {
-                match s {
-                    Scalar::Bool(b) => b as u8 as $t,
-                    Scalar::Int(v) => v as $t,
-                    Scalar::Float(f) => f as $t,
-                    Scalar::Complex(r, _) => r as $t,
-                }
-            }
-        }
-    )*};
-}
-element_float!(f32 => F32, f64 => F64);
-
-impl sealed::Sealed for bool {}
-impl Element for bool {
-    const DTYPE: DType = DType::Bool;
-    type Repr = u8;
-    fn to_repr(self) -> u8 {
-        self as u8
-    }
-    fn from_repr(r: u8) -> bool {
-        r != 0
-    }
-    fn to_scalar(self) -> Scalar {
-        Scalar::Bool(self)
-    }
-    fn from_scalar(s: Scalar) -> bool {
-        match s {
-            Scalar::Bool(b) => b,
-            Scalar::Int(v) => v != 0,
-            Scalar::Float(f) => f != 0.0,
-            Scalar::Complex(r, i) => r != 0.0 || i != 0.0,
-        }
-    }
-}
-
-impl sealed::Sealed for f16 {}
-impl Element for f16 {
-    const DTYPE: DType = DType::F16;
-    type Repr = f16;
-    fn to_repr(self) -> f16 {
-        self
-    }
-    fn from_repr(r: f16) -> f16 {
-        r
-    }
-    fn to_scalar(self) -> Scalar {
-        Scalar::Float(self.to_f64())
-    }
-    fn from_scalar(s: Scalar) -> f16 {
-        f16_from_f64(f64::from_scalar(s))
-    }
-}
-
-macro_rules! element_complex {
-    ($($t:ty => $d:ident),*) => {$(
-        impl sealed::Sealed for Complex<$t> {}
-        impl Element for Complex<$t> {
-            const DTYPE: DType = DType::$d;
-            type Repr = Complex<$t>;
-            fn to_repr(self) -> Self { self }
-            fn from_repr(r: Self) -> Self { r }
-            fn to_scalar(self) -> Scalar { Scalar::Complex(self.re as f64, self.im as f64) }
-            fn from_scalar(s: Scalar) -> Self {
-                match s {
-                    Scalar::Complex(r, i) => Complex::new(r as $t, i as $t),
-                    s => Complex::new(<$t>::from_scalar(s), 0.0),
-                }
-            }
-        }
-    )*};
-}
-element_complex!(f32 => C64, f64 => C128);
-
 /// Checks that the device can run kernels on `dt`.
 pub(crate) fn check_device_supports(info: &crate::runtime::DeviceInfo, dt: DType) -> Result<()> {
     if dt.needs_fp64() && !info.fp64 {
@@ -690,5 +424,25 @@ mod tests {
         assert!(Scalar::Int(256).check_fits(DType::U8).is_err());
         assert!(Scalar::Int(-129).check_fits(DType::I8).is_err());
         assert!(Scalar::Int(-128).check_fits(DType::I8).is_ok());
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn dtypes_round_trip_through_json_by_their_numpy_names() {
+        for dt in DType::ALL {
+            let json = serde_json::to_string(&dt).unwrap();
+            assert_eq!(json, format!("\"{}\"", dt.name()));
+            assert_eq!(serde_json::from_str::<DType>(&json).unwrap(), dt);
+        }
+        let e = serde_json::from_str::<DType>("\"float128\"").unwrap_err().to_string();
+        assert!(e.contains("float128") && e.contains("float32"), "{e}");
+        let limit = crate::memory::Limit::Fraction(0.5);
+        let back: crate::memory::Limit =
+            serde_json::from_str(&serde_json::to_string(&limit).unwrap()).unwrap();
+        assert_eq!(back, limit);
+        let layout = crate::array::Layout::contiguous(&[2, 3]);
+        let json = serde_json::to_string(&layout).unwrap();
+        assert_eq!(json, r#"{"shape":[2,3],"strides":[3,1],"offset":0}"#);
+        assert_eq!(serde_json::from_str::<crate::array::Layout>(&json).unwrap(), layout);
     }
 }

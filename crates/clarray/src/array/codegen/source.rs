@@ -1,0 +1,226 @@
+//! The OpenCL C source of each layout class's elementwise kernel: contiguous (vectors, rows),
+//! tiled (2-D transposes through local memory) and strided.
+
+use std::fmt::Write as _;
+
+use super::element::{strided_code, ElementCode};
+use super::{vector_width, Plan};
+use crate::array::dtype::DType;
+use crate::array::layout::Strides;
+use crate::kernel::access::{lane, load, store, vector_type, vload, vstore};
+use crate::kernel::expr::Emitter;
+use crate::kernel::index::{position, unravel, IndexType};
+
+pub(super) const TILE: usize = 32;
+pub(super) const TILE_ROWS: usize = 8;
+
+/// The 2-D kernel for transposed operands: a work-group of 32×8 computes a 32×32 tile of the
+/// output. Each transposed operand's tile is first read along its contiguous axis into local
+/// memory (padded against bank conflicts), then every output row is computed and written
+/// along the output's contiguous axis. Same parameters as the strided kernel with 2 axes.
+pub(super) fn tiled_source(
+    plan: &Plan,
+    strides: &[Strides],
+    offsets: &[usize],
+    tiled: &[bool],
+    od: DType,
+    wide: bool,
+) -> String {
+    let it = IndexType::wide(wide).cl();
+    let code = strided_code(plan, strides, offsets, &["c0", "c1"], "i", wide, "");
+    let mut em = Emitter::default();
+    let mut load_tiles = String::new();
+    let mut decl = String::new();
+    for (j, l) in plan.leaves.iter().enumerate().filter(|(j, _)| tiled[*j]) {
+        let ct = l.dtype.cl_compute();
+        let _ = writeln!(decl, "    __local {ct} tile{j}[{TILE}][{}];", TILE + 1);
+        let _ = writeln!(
+            load_tiles,
+            "        if (r < n0 && c < n1) tile{j}[ty + kk][tx] = {};",
+            load(l.dtype, &format!("p{j}"), &format!("o{j} + r * s{j}_0 + c * s{j}_1"))
+        );
+    }
+    let operand = |j: usize| {
+        if tiled[j] {
+            format!("tile{j}[tx][ty + kk]")
+        } else {
+            load(plan.leaves[j].dtype, &format!("p{j}"), &format!("o{j} + c0 * s{j}_0 + c1 * s{j}_1"))
+        }
+    };
+    let scalar = |j: usize| format!("k{j}");
+    let mut body = String::new();
+    let v = em.body(&plan.instrs, &mut body, "v", &operand, &scalar, "i");
+    let store = store(od, "out", "out_off + c0 * os0 + c1 * os1", &v);
+    let mut params = vec![
+        format!("__global {}* out", od.cl_storage()),
+        format!("{it} out_off"),
+        format!("{it} os0"),
+        format!("{it} os1"),
+    ];
+    if !code.params.is_empty() {
+        params.push(code.params.clone());
+    }
+    params.extend([format!("{it} n"), format!("{it} n0"), format!("{it} n1")]);
+    format!(
+        "{prelude}\n__kernel __attribute__((reqd_work_group_size({TILE}, {TILE_ROWS}, 1)))\nvoid clarray_ew({params})\n{{\n\
+         {decl}    const {it} tx = ({it})get_local_id(0), ty = ({it})get_local_id(1);\n\
+         const {it} b0 = ({it})get_group_id(1) * {TILE}, b1 = ({it})get_group_id(0) * {TILE};\n\
+         for ({it} kk = 0; kk < {TILE}; kk += {TILE_ROWS}) {{\n        const {it} r = b0 + tx, c = b1 + ty + kk;\n{load_tiles}    }}\n\
+         barrier(CLK_LOCAL_MEM_FENCE);\n\
+         for ({it} kk = 0; kk < {TILE}; kk += {TILE_ROWS}) {{\n        const {it} c0 = b0 + ty + kk, c1 = b1 + tx;\n\
+         if (c0 < n0 && c1 < n1) {{\n        const {it} i = c0 * n1 + c1;\n{body}        {store}\n        }}\n    }}\n}}\n",
+        prelude = em.prelude(),
+        params = params.join(",\n    "),
+    )
+}
+
+/// How the contiguous class reads an operand, for a C-contiguous `[n0, n1]` output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mode {
+    /// Element `i` at `i`: the same layout as the output.
+    Contig,
+    /// Element `(r, c)` at `c`: a row broadcast over the rows (`b[None, :]`).
+    Row,
+    /// Element `(r, c)` at `r * s`: one value per row (`b[:, None]`, or a scalar with s = 0).
+    Col,
+}
+
+impl Mode {
+    pub(super) fn code(self) -> char {
+        match self {
+            Mode::Contig => 'C',
+            Mode::Row => 'R',
+            Mode::Col => 'c',
+        }
+    }
+}
+
+/// The contiguous class: each work-item handles `vw` consecutive output elements. Operands are
+/// read in their [`Mode`]; with any `Row`/`Col` operand the kernel takes the row length `n1`,
+/// and `vw` divides it, so that a vector never straddles two rows.
+pub(super) fn contiguous_source(
+    plan: &Plan,
+    od: DType,
+    it: &str,
+    aligned: bool,
+    offsets: bool,
+    modes: &[Mode],
+) -> String {
+    let vw = vector_width(plan, od);
+    let rows = modes.iter().any(|&m| m != Mode::Contig);
+    let mut em = Emitter::default();
+    let mut params = vec![format!("__global {}* out", od.cl_storage())];
+    if offsets {
+        params.push(format!("{it} out_off"));
+    }
+    for (j, l) in plan.leaves.iter().enumerate() {
+        params.push(format!("__global const {}* p{j}", l.dtype.cl_storage()));
+        if offsets {
+            params.push(format!("{it} o{j}"));
+        }
+        if modes[j] == Mode::Col {
+            params.push(format!("{it} s{j}"));
+        }
+    }
+    for (j, (_, d)) in plan.scalars.iter().enumerate() {
+        params.push(format!("{} c{j}", d.cl_compute()));
+    }
+    params.push(format!("{it} n"));
+    if rows {
+        params.push(format!("{it} n1"));
+    }
+    let scalar = |j: usize| format!("c{j}");
+
+    // Vector part: wide loads of every operand, the expression once per lane, one wide store.
+    let mut vec_part = String::new();
+    if rows {
+        let _ = writeln!(vec_part, "    const {it} q0 = i0 / n1, r0 = i0 - q0 * n1;");
+    }
+    // (Complex operands are read element by element: no vector type holds them.)
+    for (j, l) in plan.leaves.iter().enumerate() {
+        let at = if modes[j] == Mode::Row { "r0" } else { "i0" };
+        let (ty, v) = match (modes[j], l.dtype) {
+            (Mode::Col, d) => (d.cl_compute().to_string(), load(d, &format!("p{j}"), &format!("q0 * s{j}"))),
+            (_, d) if d.is_complex() => continue,
+            (_, d) => (vector_type(d, vw), vload(d, vw, &format!("p{j}"), at, aligned)),
+        };
+        let _ = writeln!(vec_part, "    {ty} w{j} = {v};");
+    }
+    let mut lanes = Vec::new();
+    for k in 0..vw {
+        let lane_of = |j: usize| match (modes[j], plan.leaves[j].dtype) {
+            (Mode::Col, _) => format!("w{j}"),
+            (m, d) if d.is_complex() => {
+                load(d, &format!("p{j}"), &format!("{} + {k}", if m == Mode::Row { "r0" } else { "i0" }))
+            }
+            (_, d) => lane(d, &format!("w{j}"), k),
+        };
+        lanes.push(em.body(
+            &plan.instrs,
+            &mut vec_part,
+            &format!("v{k}_"),
+            &lane_of,
+            &scalar,
+            &format!("i0 + {k}"),
+        ));
+    }
+    if od.is_complex() {
+        for (k, v) in lanes.iter().enumerate() {
+            let _ = writeln!(vec_part, "    {}", store(od, "out", &format!("i0 + {k}"), v));
+        }
+    } else {
+        let _ = writeln!(vec_part, "    {}", vstore(od, "out", "i0", &lanes, aligned));
+    }
+
+    // Scalar tail.
+    let mut tail = String::new();
+    let tail_load = |j: usize| {
+        let idx = match modes[j] {
+            Mode::Contig => "i".to_string(),
+            Mode::Row => "i % n1".to_string(),
+            Mode::Col => format!("(i / n1) * s{j}"),
+        };
+        load(plan.leaves[j].dtype, &format!("p{j}"), &idx)
+    };
+    let v = em.body(&plan.instrs, &mut tail, "t", &tail_load, &scalar, "i");
+    let _ = writeln!(tail, "    {}", store(od, "out", "i", &v));
+
+    let mut ptrs = String::new();
+    if offsets {
+        ptrs.push_str("    out += out_off;\n");
+        for j in 0..plan.leaves.len() {
+            let _ = writeln!(ptrs, "    p{j} += o{j};");
+        }
+    }
+    format!(
+        "{prelude}\n__kernel void clarray_ew({params})\n{{\n{ptrs}    const {it} step = ({it})get_global_size(0) * {vw};\n    for ({it} i0 = ({it})get_global_id(0) * {vw}; i0 < n; i0 += step) {{\n    if (i0 + {vw} <= n) {{\n{vec_part}    }} else {{\n    for ({it} i = i0; i < n; ++i) {{\n{tail}    }}\n    }}\n    }}\n}}\n",
+        prelude = em.prelude(),
+        params = params.join(",\n    "),
+    )
+}
+
+pub(super) fn strided_source(code: &ElementCode, od: DType, index: IndexType, k_axes: usize) -> String {
+    let it = index.cl();
+    let mut params = vec![format!("__global {}* out", od.cl_storage()), format!("{it} out_off")];
+    for d in 0..k_axes {
+        params.push(format!("{it} os{d}"));
+    }
+    if !code.params.is_empty() {
+        params.push(code.params.clone());
+    }
+    params.push(format!("{it} n"));
+    for d in 0..k_axes {
+        params.push(format!("{it} n{d}"));
+    }
+    let coords =
+        unravel(index, "i", k_axes, "r", |d| format!("n{d}"), |d| format!("c{d}"), |_| String::new());
+    let decompose = format!("        {coords}\n");
+    let oidx = position("out_off", k_axes, |d| format!("c{d}"), |d| format!("os{d}"));
+    format!(
+        "{prelude}\n__kernel void clarray_ew({params})\n{{\n    const {it} step = ({it})get_global_size(0);\n    for ({it} i = ({it})get_global_id(0); i < n; i += step) {{\n{decompose}{body}        {store}\n    }}\n}}\n",
+        prelude = code.prelude,
+        params = params.join(",\n    "),
+        body = code.body,
+        store = store(od, "out", &oidx, &code.value),
+    )
+}

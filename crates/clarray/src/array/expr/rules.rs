@@ -1,0 +1,212 @@
+//! NumPy's typing of each operation (which input and output dtypes it has) and the checked
+//! construction of unary, binary and `where` nodes.
+
+use super::{join_ctx, pair, type_err, Expr, Name, Node};
+use crate::array::dtype::{DType, Kind, Scalar};
+use crate::array::layout::{broadcast, Shape};
+use crate::error::Result;
+use crate::kernel::ops::is_mixed_sign_64;
+use crate::kernel::ops::{BinOp, UnOp};
+
+/// Input and output dtypes of a binary operation whose operands promote to `t`.
+pub fn binary_types(op: BinOp, t: DType) -> Result<(DType, DType)> {
+    use BinOp::*;
+    let k = t.kind();
+    let name = Name(&op);
+    Ok(match op {
+        Add | Sub | Mul => {
+            if k == Kind::Bool {
+                return Err(type_err(name, t, "; cast with astype to an integer type first"));
+            }
+            (t, t)
+        }
+        Div => {
+            // Integer and bool operands divide in f64, whatever their width (NumPy's rule
+            // for true division), unlike the other float-only operations.
+            let f = if matches!(k, Kind::Int | Kind::Bool) { DType::F64 } else { t };
+            (f, f)
+        }
+        // Complex `**` is NumPy's (codegen's complex power); complex `//` and `%` NumPy refuses.
+        Pow if k == Kind::Complex => (t, t),
+        FloorDiv | Rem | Pow => match k {
+            Kind::Complex => return Err(type_err(name, t, "")),
+            // NumPy has no bool loop: bool operands take the first loop they cast to, int8.
+            Kind::Bool => (DType::I8, DType::I8),
+            _ => (t, t),
+        },
+        Minimum | Maximum => {
+            if k == Kind::Complex {
+                return Err(type_err(name, t, " (complex numbers are not ordered)"));
+            }
+            (t, t)
+        }
+        Atan2 | Hypot => {
+            if k == Kind::Complex {
+                return Err(type_err(name, t, ""));
+            }
+            let f = t.to_inexact();
+            (f, f)
+        }
+        Eq | Ne => (t, DType::Bool),
+        Lt | Le | Gt | Ge => {
+            if k == Kind::Complex {
+                return Err(type_err(name, t, " (complex numbers are not ordered)"));
+            }
+            (t, DType::Bool)
+        }
+        LogicalAnd | LogicalOr | LogicalXor => (DType::Bool, DType::Bool),
+        BitAnd | BitOr | BitXor => {
+            if !matches!(k, Kind::Bool | Kind::Int) {
+                return Err(type_err(name, t, "; bitwise operations take integers and bool"));
+            }
+            (t, t)
+        }
+        Shl | Shr => match k {
+            Kind::Int => (t, t),
+            Kind::Bool => (DType::I8, DType::I8),
+            _ => return Err(type_err(name, t, "; shifts take integers")),
+        },
+    })
+}
+
+/// Input and output dtypes of a unary operation on `t`.
+pub fn unary_types(op: UnOp, t: DType) -> Result<(DType, DType)> {
+    use UnOp::*;
+    let k = t.kind();
+    let name = Name(&op);
+    Ok(match op {
+        Neg => {
+            if k == Kind::Bool {
+                return Err(type_err("negation", t, "; use logical_not or `!`"));
+            }
+            (t, t)
+        }
+        Not => {
+            if !matches!(k, Kind::Bool | Kind::Int) {
+                return Err(type_err("`!` (bitwise not)", t, "; it takes integers and bool"));
+            }
+            (t, t)
+        }
+        LogicalNot => (DType::Bool, DType::Bool),
+        Abs => match k {
+            Kind::Complex => (t, t.real()),
+            _ => (t, t),
+        },
+        Sqrt | Exp => {
+            let f = t.to_inexact();
+            (f, f)
+        }
+        Cbrt | Exp2 | Log | Log2 | Log10 | Log1p | Expm1 | Sin | Cos | Tan | Asin | Acos | Atan | Sinh
+        | Cosh | Tanh | Asinh | Acosh | Atanh => {
+            if k == Kind::Complex {
+                return Err(type_err(name, t, "; complex arrays support exp and sqrt"));
+            }
+            let f = t.to_inexact();
+            (f, f)
+        }
+        Floor | Ceil | Round | Trunc | Sign => match (op, k) {
+            (_, Kind::Complex) => return Err(type_err(name, t, "")),
+            // NumPy's `round` of bool goes through its float loops (f16); floor, ceil and trunc
+            // keep bool. NumPy 2 refuses `sign` of bool (its ufunc has no loop for it).
+            (Round, Kind::Bool) => (DType::F16, DType::F16),
+            (Sign, Kind::Bool) => {
+                return Err(type_err(
+                    "sign",
+                    t,
+                    " (as in NumPy 2); cast to an integer type first, e.g. `astype::<i8>()`",
+                ))
+            }
+            _ => (t, t),
+        },
+        IsNan | IsInf | IsFinite => (t, DType::Bool),
+        // NumPy's `conjugate` has no bool loop: bool takes the first loop it casts to, int8's.
+        Conj if k == Kind::Bool => (DType::I8, DType::I8),
+        Conj => (t, t),
+        Real | Imag => (t, t.real()),
+    })
+}
+
+pub(super) fn build_unary(op: UnOp, a: Expr) -> Result<Expr> {
+    let ia = a.inner()?.clone();
+    let a = if ia.weak { a.settled(ia.dtype) } else { a };
+    let (tin, tout) = unary_types(op, a.dtype()?)?;
+    // Identities, so that e.g. `floor` of an integer or `real` of a float costs nothing.
+    let a = a.cast_into(tin);
+    let identity = match op {
+        UnOp::Floor | UnOp::Ceil | UnOp::Round | UnOp::Trunc => matches!(tin.kind(), Kind::Int | Kind::Bool),
+        UnOp::Abs => tin.kind() == Kind::Bool,
+        UnOp::Conj | UnOp::Real => tin.kind() != Kind::Complex,
+        _ => false,
+    };
+    if identity {
+        return Ok(a);
+    }
+    Ok(Expr::new(Node::Unary(op, a), tout, Shape::from_slice(&ia.shape), ia.ctx.clone()))
+}
+
+pub(super) fn build_binary(op: BinOp, a: Expr, b: Expr) -> Result<Expr> {
+    if let Some(e) = out_of_range_comparison(op, &a, &b)? {
+        return Ok(e);
+    }
+    let (a, b, t) = pair(a, b)?;
+    let (ia, ib) = (a.inner()?, b.inner()?);
+    let shape = broadcast(&ia.shape, &ib.shape)?;
+    let ctx = join_ctx(&ia.ctx, &ib.ctx)?;
+    // Float-only operations take the smallest float loop every operand casts to safely,
+    // not the float of the operands' promoted type (`atan2(i8, u8)` is f16, not f32).
+    let t = match op {
+        BinOp::Atan2 | BinOp::Hypot => DType::float_loop(ia.dtype, ib.dtype),
+        _ => t,
+    };
+    let (tin, tout) = binary_types(op, t)?;
+    // int64 against uint64 promotes to float64, which cannot hold every value of either:
+    // comparisons keep both operands' own types, and the kernel compares them exactly, as
+    // NumPy 2 does.
+    if matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+        && is_mixed_sign_64(ia.dtype, ib.dtype)
+    {
+        return Ok(Expr::new(Node::Binary(op, a, b), tout, shape, ctx));
+    }
+    // Shifts by a count of another type: the count is cast to the promoted type too.
+    let (a, b) = (a.cast_into(tin), b.cast_into(tin));
+    Ok(Expr::new(Node::Binary(op, a, b), tout, shape, ctx))
+}
+
+/// A comparison of an integer operand with a bare integer scalar out of its type's bounds
+/// (`u8_array < 300`, `i8_array == -200`): NumPy 2 answers these from the value (every
+/// element compares the same way) instead of refusing the scalar as arithmetic does. The
+/// constant result is written as a comparison with the type's maximum that is always true
+/// (`x <= max`) or always false (`x > max`), so it keeps the operand's shape and device.
+fn out_of_range_comparison(op: BinOp, a: &Expr, b: &Expr) -> Result<Option<Expr>> {
+    use BinOp::*;
+    if !matches!(op, Eq | Ne | Lt | Le | Gt | Ge) {
+        return Ok(None);
+    }
+    let (ia, ib) = (a.inner()?, b.inner()?);
+    // `x op v`, with the scalar moved to the right (the operation mirrored when it was left).
+    let (x, v, op) = match (&ia.node, &ib.node) {
+        (_, Node::Scalar(Scalar::Int(v))) if ib.weak && !ia.weak => (a, *v, op),
+        (Node::Scalar(Scalar::Int(v)), _) if ia.weak && !ib.weak => (b, *v, op.mirrored()),
+        _ => return Ok(None),
+    };
+    let dt = x.dtype()?;
+    let Some((lo, hi)) = dt.int_range() else { return Ok(None) };
+    let truth = if v > hi {
+        matches!(op, Lt | Le | Ne)
+    } else if v < lo {
+        matches!(op, Gt | Ge | Ne)
+    } else {
+        return Ok(None);
+    };
+    let max = Expr::scalar(Scalar::Int(hi));
+    Ok(Some(Expr::binary(if truth { Le } else { Gt }, x.clone(), max)))
+}
+
+pub(super) fn build_where(c: Expr, a: Expr, b: Expr) -> Result<Expr> {
+    let (a, b, t) = pair(a, b)?;
+    let c = c.cast_into(DType::Bool);
+    let (ic, ia, ib) = (c.inner()?, a.inner()?, b.inner()?);
+    let shape = broadcast(&broadcast(&ic.shape, &ia.shape)?, &ib.shape)?;
+    let ctx = join_ctx(&join_ctx(&ic.ctx, &ia.ctx)?, &ib.ctx)?;
+    Ok(Expr::new(Node::Where(c, a.cast_into(t), b.cast_into(t)), t, shape, ctx))
+}
