@@ -53,5 +53,18 @@ fn cache_dir_and_no_cache_env() {
     if let Some(h) = home {
         std::env::set_var("HOME", h);
     }
+
+    // Build flags PoCL adds from its environment change the binary, so they change the key.
+    let flags = std::env::var_os("POCL_EXTRA_BUILD_FLAGS");
+    let src = "kernel void c(global int* x) { x[0] = 3; }";
+    std::env::remove_var("POCL_EXTRA_BUILD_FLAGS");
+    let plain = DiskCache::key(&ctx, src, "");
+    std::env::set_var("POCL_EXTRA_BUILD_FLAGS", "-cl-opt-disable");
+    let unoptimised = DiskCache::key(&ctx, src, "");
+    assert_ne!(plain, unoptimised, "POCL_EXTRA_BUILD_FLAGS is part of the cache key");
+    match flags {
+        Some(f) => std::env::set_var("POCL_EXTRA_BUILD_FLAGS", f),
+        None => std::env::remove_var("POCL_EXTRA_BUILD_FLAGS"),
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

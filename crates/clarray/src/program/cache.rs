@@ -57,6 +57,9 @@ use super::source::{excerpt, translate_log, with_arg_info, Source, MAIN_LABEL};
 
 /// Environment variable: the cache directory.
 pub const CACHE_DIR_ENV: &str = "CLARRAY_CACHE_DIR";
+
+/// PoCL's environment variable of build flags added to every program it compiles.
+const DRIVER_BUILD_FLAGS_ENV: &str = "POCL_EXTRA_BUILD_FLAGS";
 /// Environment variable: `1` turns the disk cache off.
 pub const NO_CACHE_ENV: &str = "CLARRAY_NO_CACHE";
 
@@ -296,8 +299,12 @@ impl DiskCache {
     /// The key of a program: SHA-256 over everything its binary depends on.
     pub fn key(ctx: &Context, source: &str, options: &str) -> [u8; 32] {
         let info = ctx.device().info();
+        // Flags a driver adds to every build from its environment compile the same source into
+        // another binary (PoCL's POCL_EXTRA_BUILD_FLAGS: scripts/test.sh builds without
+        // optimisation through it), so they are part of the key.
+        let extra = std::env::var(DRIVER_BUILD_FLAGS_ENV).unwrap_or_default();
         let mut h = Sha256::new();
-        let fields: [&str; 11] = [
+        let fields: [&str; 12] = [
             "clarray program cache",
             env!("CARGO_PKG_VERSION"),
             &info.platform_name,
@@ -307,6 +314,7 @@ impl DiskCache {
             &info.driver_version,
             &info.opencl_version,
             &info.opencl_c_version,
+            &extra,
             options,
             source,
         ];
