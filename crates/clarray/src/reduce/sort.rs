@@ -131,6 +131,12 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: isize, want_keys: bool) -> Result<
     }
     let s = Strided::of_array(&lines_view);
     let (so, sl) = line_strides(&lines_view).unwrap_or((l as i64, 1));
+    // The one place that picks a sort: one long line by the one-sweep radix sort, many long
+    // lines by the radix sort with line passes, short lines by the bitonic network.
+    if super::onesweep::applies(&ctx, t, l, nlines) {
+        super::onesweep::sort_into(&ctx, t, &s, sl, l, &out, want_keys)?;
+        return if nd == 0 { Ok(out) } else { out.permuted(&inv) };
+    }
     if super::radix::applies(&ctx, t, l, nlines * l) {
         super::radix::sort_into(&ctx, t, &s, so, sl, l, nlines, &out, want_keys)?;
         return if nd == 0 { Ok(out) } else { out.permuted(&inv) };
