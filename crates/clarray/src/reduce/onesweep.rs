@@ -189,7 +189,7 @@ void os_pass(__global const U* a, long off, long sl, __global const K* kin,
              __global U* out, long ooff, __global long* opos, uint n, uint pass, uint tiles,
              __global uint* scratch) {{
   __local uint s_tile;
-  __local ushort dig[WG];
+  __local uint digw[WG / 4];
   __local uint wcnt[NRUN * 256];
   __local uint tex[256];
   __local uint dbase[256];
@@ -222,22 +222,36 @@ void os_pass(__global const U* a, long off, long sl, __global const K* kin,
     }}
   }}
   // Stable ranks within each run: a key's rank is the count of earlier keys of its digit.
+  // Each round, the run's 32 digits (bytes) are compared four at a time with this key's
+  // into a 32-bit mask of the lanes holding the same digit.
+  const uint run_first = tile * TILE + run * 32 * KPT;
   #pragma unroll
   for (uint r = 0; r < KPT; r++) {{
-    const uint d = seg + r * 32 < n ? (uint)((key[r] >> shift) & 255) : 256u;
-    dig[lid] = (ushort)d;
+    const uint valid = n > run_first + r * 32 ? min(32u, n - (run_first + r * 32)) : 0u;
+    const uint d = lane < valid ? (uint)((key[r] >> shift) & 255) : 0u;
+    ((__local uchar*)digw)[lid] = (uchar)d;
     barrier(CLK_LOCAL_MEM_FENCE);
-    uint lower = 0, cnt = 0;
-    int is_last = 1;
-    for (uint j = 0; j < 32; j++) {{
-      const int eq = dig[run * 32 + j] == d;
-      cnt += eq;
-      lower += eq && j < lane;
-      if (eq && j > lane) is_last = 0;
+    uint same = 0;
+#ifdef __ENDIAN_LITTLE__
+    const uint rep = d * 0x01010101u;
+    #pragma unroll
+    for (uint q = 0; q < 8; q++) {{
+      const uint y = digw[run * 8 + q] ^ rep;
+      // Bit 7 of each byte: whether the byte is not zero (no carries between bytes).
+      const uint nz = (((y & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) | y) & 0x80808080u;
+      const uint eq = (~nz & 0x80808080u) >> 7;
+      // Bits 0, 8, 16, 24 gathered into bits 24..27 (no two products share a bit).
+      same |= ((eq * 0x01020408u) >> 24) << (4 * q);
     }}
-    rank[r] = d < 256 ? wcnt[run * 256 + d] + lower : 0;
+#else
+    for (uint j = 0; j < 32; j++) same |= (uint)(((__local uchar*)digw)[run * 32 + j] == d) << j;
+#endif
+    if (valid < 32) same &= (1u << valid) - 1u;
+    const uint lower = popcount(same & ((1u << lane) - 1u));
+    rank[r] = lane < valid ? wcnt[run * 256 + d] + lower : 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (d < 256 && is_last) wcnt[run * 256 + d] += cnt;
+    // The run's last key of each digit adds the round's count.
+    if (lane < valid && (same >> lane) == 1u) wcnt[run * 256 + d] += popcount(same);
   }}
   barrier(CLK_LOCAL_MEM_FENCE);
   // Work-item `lid` owns digit `lid`: the runs' counts become their offsets in the digit.
