@@ -183,6 +183,39 @@ void os_scan(__global uint* scratch) {{
   }}
 }}
 
+// The stable rank of key `k` (round `r` of run `run`) among the run's keys of its digit so
+// far: the run's 32 digits (bytes) of the round are compared four at a time with its own
+// into a 32-bit mask of the lanes holding the same digit. Every work-item calls it.
+inline uint rank_round(K k, uint r, uint run_first, uint n, uint lane, uint lid, uint run,
+                       uint shift, __local uint* digw, __local uint* wcnt) {{
+  const uint valid = n > run_first + r * 32 ? min(32u, n - (run_first + r * 32)) : 0u;
+  const uint d = lane < valid ? (uint)((k >> shift) & 255) : 0u;
+  ((__local uchar*)digw)[lid] = (uchar)d;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint same = 0;
+#ifdef __ENDIAN_LITTLE__
+  const uint rep = d * 0x01010101u;
+  #pragma unroll
+  for (uint q = 0; q < 8; q++) {{
+    const uint y = digw[run * 8 + q] ^ rep;
+    // Bit 7 of each byte: whether the byte is not zero (no carries between bytes).
+    const uint nz = (((y & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) | y) & 0x80808080u;
+    const uint eq = (~nz & 0x80808080u) >> 7;
+    // Bits 0, 8, 16, 24 gathered into bits 24..27 (no two products share a bit).
+    same |= ((eq * 0x01020408u) >> 24) << (4 * q);
+  }}
+#else
+  for (uint j = 0; j < 32; j++) same |= (uint)(((__local uchar*)digw)[run * 32 + j] == d) << j;
+#endif
+  if (valid < 32) same &= (1u << valid) - 1u;
+  const uint lower = popcount(same & ((1u << lane) - 1u));
+  const uint rank = lane < valid ? wcnt[run * 256 + d] + lower : 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // The run's last key of each digit adds the round's count.
+  if (lane < valid && (same >> lane) == 1u) wcnt[run * 256 + d] += popcount(same);
+  return rank;
+}}
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void os_pass(__global const U* a, long off, long sl, __global const K* kin,
              __global const uint* vin, __global K* kout, __global uint* vout,
@@ -222,38 +255,8 @@ void os_pass(__global const U* a, long off, long sl, __global const K* kin,
     }}
   }}
   // Stable ranks within each run: a key's rank is the count of earlier keys of its digit.
-  // Each round, the run's 32 digits (bytes) are compared four at a time with this key's
-  // into a 32-bit mask of the lanes holding the same digit.
   const uint run_first = tile * TILE + run * 32 * KPT;
-  #pragma unroll
-  for (uint r = 0; r < KPT; r++) {{
-    const uint valid = n > run_first + r * 32 ? min(32u, n - (run_first + r * 32)) : 0u;
-    const uint d = lane < valid ? (uint)((key[r] >> shift) & 255) : 0u;
-    ((__local uchar*)digw)[lid] = (uchar)d;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    uint same = 0;
-#ifdef __ENDIAN_LITTLE__
-    const uint rep = d * 0x01010101u;
-    #pragma unroll
-    for (uint q = 0; q < 8; q++) {{
-      const uint y = digw[run * 8 + q] ^ rep;
-      // Bit 7 of each byte: whether the byte is not zero (no carries between bytes).
-      const uint nz = (((y & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) | y) & 0x80808080u;
-      const uint eq = (~nz & 0x80808080u) >> 7;
-      // Bits 0, 8, 16, 24 gathered into bits 24..27 (no two products share a bit).
-      same |= ((eq * 0x01020408u) >> 24) << (4 * q);
-    }}
-#else
-    for (uint j = 0; j < 32; j++) same |= (uint)(((__local uchar*)digw)[run * 32 + j] == d) << j;
-#endif
-    if (valid < 32) same &= (1u << valid) - 1u;
-    const uint lower = popcount(same & ((1u << lane) - 1u));
-    rank[r] = lane < valid ? wcnt[run * 256 + d] + lower : 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    // The run's last key of each digit adds the round's count.
-    if (lane < valid && (same >> lane) == 1u) wcnt[run * 256 + d] += popcount(same);
-  }}
-  barrier(CLK_LOCAL_MEM_FENCE);
+{rounds}  barrier(CLK_LOCAL_MEM_FENCE);
   // Work-item `lid` owns digit `lid`: the runs' counts become their offsets in the digit.
   const uint d = lid;
   uint s = 0;
@@ -319,6 +322,10 @@ void os_pass(__global const U* a, long off, long sl, __global const K* kin,
 }}
 ",
         vals = vals_mode(t, want_keys),
+        // Written out, so that the keys and ranks stay in registers on every compiler.
+        rounds = (0..KPT)
+            .map(|r| format!("  rank[{r}] = rank_round(key[{r}], {r}u, run_first, n, lane, lid, run, shift, digw, wcnt);\n"))
+            .collect::<String>(),
         want = i32::from(want_keys),
     );
     src
