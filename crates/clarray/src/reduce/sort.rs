@@ -1,7 +1,9 @@
 //! Sorting along an axis: [`Array::sort`] and [`Array::argsort`].
 //!
-//! Lines of 256 elements or more of every real dtype take the radix sort (`reduce/radix.rs`:
-//! 4-bit digits, O(n) work per pass). Shorter lines take a bitonic sorting network over each line, padded to a power of two: `O(n log² n)` work in `log² n / 2`
+//! One line of 256 elements or more (below 2³⁰) of every real dtype takes the one-sweep radix
+//! sort (`reduce/onesweep.rs`: 8-bit digits, one kernel per pass); several such lines take the
+//! radix sort with line passes (`reduce/radix.rs`: 4-bit digits, three kernels per pass).
+//! Shorter lines take a bitonic sorting network over each line, padded to a power of two: `O(n log² n)` work in `log² n / 2`
 //! launches of one kernel. Both sort keys together with their original positions and are
 //! stable (argsort gives NumPy's `kind="stable"` order); NaN sorts after every number, as in
 //! NumPy, and −0.0 ties with +0.0. Complex values are refused (they are not ordered).
