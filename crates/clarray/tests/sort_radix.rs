@@ -96,7 +96,13 @@ fn check<T: Gen>(seed: u64, rows: usize, len: usize, axis: usize, view: u8) -> R
 
 /// Sorts and argsorts `data` (`rows` × `len`) along `axis`, whole or as the view numbered
 /// `view`, against the host's stable sort.
-fn check_data<T: Gen>(data: Vec<T>, rows: usize, len: usize, axis: usize, view: u8) -> Result<(), TestCaseError> {
+fn check_data<T: Gen>(
+    data: Vec<T>,
+    rows: usize,
+    len: usize,
+    axis: usize,
+    view: u8,
+) -> Result<(), TestCaseError> {
     let full = Array::from_slice(&shared_ctx(), &data, &[rows, len]).unwrap();
     let host = ndarray::Array2::from_shape_vec((rows, len), data).unwrap();
     // A view: the whole array, columns reversed, or every other row.

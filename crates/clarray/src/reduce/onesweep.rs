@@ -58,8 +58,7 @@ pub(crate) fn applies(ctx: &Context, t: DType, line_len: usize, nlines: usize) -
     let local = TILE * (key + 4) + (WG / 32) * 256 * 4 + WG * 2 + 2 * 256 * 4 + 64;
     !t.is_complex()
         && nlines == 1
-        && line_len >= 256
-        && line_len <= MAX_N
+        && (256..=MAX_N).contains(&line_len)
         && info.max_work_group_size >= WG
         && info.local_mem_bytes as usize >= local
 }
