@@ -171,8 +171,8 @@ proptest! {
     }
 }
 
-/// Many lines (line passes over several digits) and one long line spanning many tiles (its
-/// count scan takes two levels: blocks, then their totals).
+/// Many lines (the radix path, its line passes over several digits) and one long line
+/// spanning many tiles (the one-sweep path).
 #[test]
 fn many_lines_and_one_long_line() {
     check::<f32>(1, 300, 257, 1, 0).unwrap();
@@ -249,14 +249,14 @@ proptest! {
     }
 }
 
-/// Exact tile multiples and one past, and lines of many more tiles than run at once, so
-/// that tiles wait in the look-back for tiles still running.
+/// Exact tile multiples and one past, and lines of many more tiles than run at once (up to
+/// 2048 tiles of 2048), so that tiles wait in the look-back for tiles still running.
 #[test]
 fn one_line_of_many_tiles() {
     for n in [2048, 2049, 4096, 4095] {
         check_line(10, n as u64, n, 0, 0).unwrap();
     }
-    check_line(10, 11, 1 << 21, 0, 0).unwrap();
+    check_line(10, 11, 1 << 22, 0, 0).unwrap();
     check_line(10, 12, 1 << 21, 3, 1).unwrap();
     check_line(3, 13, 1 << 20, 1, 0).unwrap();
     check_line(4, 14, (1 << 20) + 77, 0, 1).unwrap();
