@@ -91,6 +91,18 @@ fn check<T: Gen>(seed: u64, rows: usize, len: usize, axis: usize, view: u8) -> R
             T::gen(&mut r, sp)
         })
         .collect();
+    check_data(data, rows, len, axis, view)
+}
+
+/// Sorts and argsorts `data` (`rows` × `len`) along `axis`, whole or as the view numbered
+/// `view`, against the host's stable sort.
+fn check_data<T: Gen>(
+    data: Vec<T>,
+    rows: usize,
+    len: usize,
+    axis: usize,
+    view: u8,
+) -> Result<(), TestCaseError> {
     let full = Array::from_slice(&shared_ctx(), &data, &[rows, len]).unwrap();
     let host = ndarray::Array2::from_shape_vec((rows, len), data).unwrap();
     // A view: the whole array, columns reversed, or every other row.
@@ -159,8 +171,8 @@ proptest! {
     }
 }
 
-/// Many lines (line passes over several digits) and one long line spanning many tiles (its
-/// count scan takes two levels: blocks, then their totals).
+/// Many lines (the radix path, its line passes over several digits) and one long line
+/// spanning many tiles (the one-sweep path).
 #[test]
 fn many_lines_and_one_long_line() {
     check::<f32>(1, 300, 257, 1, 0).unwrap();
@@ -180,4 +192,90 @@ fn copies_of_f16_views_keep_nan_payloads() {
     assert_eq!(t.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), want);
     check::<f16>(7, 40, 20, 1, 0).unwrap();
     check::<f16>(8, 20, 40, 0, 1).unwrap();
+}
+
+/// Data of one kind: 0 random (specials in half the cases), 1 few distinct values, 2 all
+/// equal, 3 zeros of both signs (and, for floats, NaNs of several payloads).
+fn gen_kind<T: Gen>(seed: u64, n: usize, kind: u8) -> Vec<T> {
+    let mut r = StdRng::seed_from_u64(seed);
+    let special = r.random_bool(0.5);
+    let pool: Vec<T> = (0..3).map(|_| T::gen(&mut r, false)).collect();
+    (0..n)
+        .map(|_| match kind % 4 {
+            0 => {
+                let sp = special && r.random_bool(0.2);
+                T::gen(&mut r, sp)
+            }
+            1 => pool[r.random_range(0..pool.len())],
+            2 => pool[0],
+            _ => T::gen(&mut r, true),
+        })
+        .collect()
+}
+
+fn check_line(dtype: usize, seed: u64, n: usize, kind: u8, view: u8) -> Result<(), TestCaseError> {
+    fn go<T: Gen>(seed: u64, n: usize, kind: u8, view: u8) -> Result<(), TestCaseError> {
+        // One line: the whole array or its reverse (a negative stride).
+        check_data(gen_kind::<T>(seed, n, kind), 1, n, 1, view % 2)
+    }
+    match dtype {
+        0 => go::<bool>(seed, n, kind, view),
+        1 => go::<i8>(seed, n, kind, view),
+        2 => go::<i16>(seed, n, kind, view),
+        3 => go::<i32>(seed, n, kind, view),
+        4 => go::<i64>(seed, n, kind, view),
+        5 => go::<u8>(seed, n, kind, view),
+        6 => go::<u16>(seed, n, kind, view),
+        7 => go::<u32>(seed, n, kind, view),
+        8 => go::<u64>(seed, n, kind, view),
+        9 => go::<f16>(seed, n, kind, view),
+        10 => go::<f32>(seed, n, kind, view),
+        _ => go::<f64>(seed, n, kind, view),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// One line (the one-sweep path from 256 elements on): sizes from 0 to several tiles of
+    /// 2048, not multiples of a tile, every real dtype, random, few-valued, all-equal and
+    /// special-valued data.
+    #[test]
+    fn one_line_sorts_stably_like_numpy(
+        dtype in 0usize..12, seed in any::<u64>(), n in prop_oneof![0usize..300, 300usize..9000],
+        kind in 0u8..4, view in any::<u8>(),
+    ) {
+        check_line(dtype, seed, n, kind, view)?;
+    }
+}
+
+/// Exact tile multiples and one past, and lines of many more tiles than run at once (up to
+/// 2048 tiles of 2048), so that tiles wait in the look-back for tiles still running.
+#[test]
+fn one_line_of_many_tiles() {
+    for n in [2048, 2049, 4096, 4095] {
+        check_line(10, n as u64, n, 0, 0).unwrap();
+    }
+    check_line(10, 11, 1 << 22, 0, 0).unwrap();
+    check_line(10, 12, 1 << 21, 3, 1).unwrap();
+    check_line(3, 13, 1 << 20, 1, 0).unwrap();
+    check_line(4, 14, (1 << 20) + 77, 0, 1).unwrap();
+    check_line(11, 15, (1 << 20) + 3, 0, 0).unwrap();
+    check_line(10, 16, 1 << 20, 2, 0).unwrap();
+}
+
+/// A single −0.0 or NaN among ordinary floats (seen by one work-group of the histogram)
+/// still makes the sort carry positions, so that its bits come back.
+#[test]
+fn one_special_float_among_many_keeps_its_bits() {
+    for (at, bits) in [(4999usize, 0x8000_0000u32), (2500, 0x7FC0_1234), (0, 0xFF80_0001)] {
+        let mut data = gen_kind::<f32>(21, 5000, 1);
+        for x in data.iter_mut() {
+            if x.is_nan() || x.to_bits() == 0x8000_0000 {
+                *x = 1.0;
+            }
+        }
+        data[at] = f32::from_bits(bits);
+        check_data(data, 1, 5000, 1, 0).unwrap();
+    }
 }

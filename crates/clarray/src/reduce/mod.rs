@@ -85,6 +85,7 @@ pub mod engine;
 pub mod gather;
 pub mod join;
 pub mod mask;
+mod onesweep;
 mod radix;
 pub mod scan;
 pub mod sort;

@@ -1,5 +1,6 @@
 //! Radix sort of the lines of an array: the path of [`Array::sort`](crate::array::Array::sort)
-//! and `argsort` for long lines of every real dtype.
+//! and `argsort` for several long lines of every real dtype (one line takes the one-sweep
+//! sort of `reduce/onesweep.rs`, which shares its keys with this file).
 //!
 //! Least-significant-digit first, 4 bits per pass, each pass stable, so the order is the
 //! stable order the bitonic path gives (and NumPy's `kind="stable"`):
@@ -25,7 +26,6 @@ use std::fmt::Write as _;
 
 use crate::array::DType;
 use crate::error::Result;
-use crate::kernel::access::bits_type;
 use crate::kernel::cache::kernel_by_text;
 use crate::runtime::{Buffer, Context, Dims};
 
@@ -56,29 +56,6 @@ pub(crate) fn applies(ctx: &Context, t: DType, line_len: usize, n: usize) -> boo
 }
 
 fn source(t: DType) -> String {
-    let w = t.size() * 8;
-    let u = bits_type(t);
-    let k = if w == 64 { "ulong" } else { "uint" };
-    let sign = format!("(({k})1 << {})", w - 1);
-    // All ones of the key's width (a shift by the type's full width would be undefined).
-    let mask = if w >= 32 { format!("(~({k})0)") } else { format!("((({k})1 << {w}) - 1)") };
-    let key = if t.is_float() {
-        let inf = match t {
-            DType::F16 => "0x7C00",
-            DType::F32 => "0x7F800000",
-            _ => "0x7FF0000000000000UL",
-        };
-        format!(
-            "const {k} x = ({k})bits, mag = x & ~{sign};
-  if (mag > ({k}){inf}) return {mask};
-  if (mag == 0) return {sign};
-  return (x & {sign}) ? (~x & {mask}) : (x | {sign});"
-        )
-    } else if t.is_signed_int() {
-        format!("return (({k})bits) ^ {sign};")
-    } else {
-        format!("return ({k})bits;")
-    };
     let mut src = String::new();
     let _ = write!(
         src,
@@ -87,14 +64,7 @@ fn source(t: DType) -> String {
 #define TILE {TILE}
 #define SCAN_WG {SCAN_WG}
 #define SCAN_ITEMS {SCAN_ITEMS}
-typedef {k} K;
-typedef {u} U;
-
-// The sortable key of an element's bits.
-inline K key_of(U bits) {{
-  {key}
-}}
-
+{keys}
 inline uint digit_of(K key, uint pos, uint shift, int by_line, uint L) {{
   return by_line ? ((pos / L) >> shift) & 15u : (uint)((key >> shift) & (K)15);
 }}
@@ -205,7 +175,8 @@ __kernel void radix_out(__global const U* a, long off, long so, long sl, uint L,
   if (want_keys) out[g] = a[off + (long)line * so + (long)j * sl];
   else out_pos[g] = j;
 }}
-"
+",
+        keys = super::onesweep::key_functions(t),
     );
     src
 }

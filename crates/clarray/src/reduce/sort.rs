@@ -1,7 +1,9 @@
 //! Sorting along an axis: [`Array::sort`] and [`Array::argsort`].
 //!
-//! Lines of 256 elements or more of every real dtype take the radix sort (`reduce/radix.rs`:
-//! 4-bit digits, O(n) work per pass). Shorter lines take a bitonic sorting network over each line, padded to a power of two: `O(n log² n)` work in `log² n / 2`
+//! One line of 256 elements or more (below 2³⁰) of every real dtype takes the one-sweep radix
+//! sort (`reduce/onesweep.rs`: 8-bit digits, one kernel per pass); several such lines take the
+//! radix sort with line passes (`reduce/radix.rs`: 4-bit digits, three kernels per pass).
+//! Shorter lines take a bitonic sorting network over each line, padded to a power of two: `O(n log² n)` work in `log² n / 2`
 //! launches of one kernel. Both sort keys together with their original positions and are
 //! stable (argsort gives NumPy's `kind="stable"` order); NaN sorts after every number, as in
 //! NumPy, and −0.0 ties with +0.0. Complex values are refused (they are not ordered).
@@ -131,6 +133,12 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: isize, want_keys: bool) -> Result<
     }
     let s = Strided::of_array(&lines_view);
     let (so, sl) = line_strides(&lines_view).unwrap_or((l as i64, 1));
+    // The one place that picks a sort: one long line by the one-sweep radix sort, many long
+    // lines by the radix sort with line passes, short lines by the bitonic network.
+    if super::onesweep::applies(&ctx, t, l, nlines) {
+        super::onesweep::sort_into(&ctx, t, &s, sl, l, &out, want_keys)?;
+        return if nd == 0 { Ok(out) } else { out.permuted(&inv) };
+    }
     if super::radix::applies(&ctx, t, l, nlines * l) {
         super::radix::sort_into(&ctx, t, &s, so, sl, l, nlines, &out, want_keys)?;
         return if nd == 0 { Ok(out) } else { out.permuted(&inv) };
