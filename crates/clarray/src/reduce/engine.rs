@@ -685,7 +685,7 @@ pub(crate) fn reduce(
 /// OpenCL (recognised by its `cl_nv_pragma_unroll` extension, whose macro selects the
 /// `membar.gl` fence in the kernel) and on CPU devices, whose memory is coherent. Elsewhere a
 /// second small launch combines the partial states.
-fn single_pass(ctx: &Context) -> bool {
+pub(super) fn single_pass(ctx: &Context) -> bool {
     let info = ctx.device().info();
     (info.has_extension("cl_nv_pragma_unroll") || info.device_type == DeviceType::Cpu)
         && !ctx.slot::<Counters>().broken.load(std::sync::atomic::Ordering::Relaxed)
@@ -1091,7 +1091,7 @@ fn last_group(s: &mut String, spec: &Spec, st: &State<'_>, wg: usize) {
 
 /// OpenCL C of `device_fence()`: a fence that makes this work-item's global stores visible to
 /// every work-group before its later ones.
-const DEVICE_FENCE: &str = "#ifdef cl_nv_pragma_unroll
+pub(super) const DEVICE_FENCE: &str = "#ifdef cl_nv_pragma_unroll
 void device_fence(void) { mem_fence(CLK_GLOBAL_MEM_FENCE); asm(\"membar.gl;\"); }
 #else
 void device_fence(void) { mem_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); }
