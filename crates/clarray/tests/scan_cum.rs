@@ -161,7 +161,16 @@ where
         prop_assert!(
             (g - w).abs() <= tol * m + 1e-30,
             "element {} (row {}, index {}): {} vs {} (scale {}), {} × {} from {}, exclusive {}",
-            k, k / len.max(1), k % len.max(1), g, w, m, rows, len, start, exclusive
+            k,
+            k / len.max(1),
+            k % len.max(1),
+            g,
+            w,
+            m,
+            rows,
+            len,
+            start,
+            exclusive
         );
     }
     Ok(())

@@ -377,7 +377,8 @@ fn source(
     let bp = blk + blk / 32;
     s.push_str("#define PD(e) ((e) + ((e) >> 5))\n");
     if let Path::LookBack { vin, vout } = path {
-        let lb = LookBack { params: &params, base: &base, pnames: &pnames, neutral: &neutral, k_per, vin, vout };
+        let lb =
+            LookBack { params: &params, base: &base, pnames: &pnames, neutral: &neutral, k_per, vin, vout };
         return s + &lb.source(spec, &types, outk);
     }
     // One work-item per line.
@@ -544,7 +545,13 @@ impl LookBack<'_> {
             format!("map_fn({})", xs.join(", "))
         };
         let scalar_at = |j: &str| {
-            call(types.iter().enumerate().map(|(k, t)| load(*t, &format!("p{k}"), &format!("b{k} + {j}"))).collect())
+            call(
+                types
+                    .iter()
+                    .enumerate()
+                    .map(|(k, t)| load(*t, &format!("p{k}"), &format!("b{k} + {j}")))
+                    .collect(),
+            )
         };
         let load_one = if vin > 1 {
             let vloads: String = types
