@@ -243,6 +243,36 @@ impl<'a> State<'a> {
         }
     }
 
+    /// Adds the values `ys` (expressions of the accumulator type) to a [`Op::Moments`] state
+    /// `p` at once: their mean (a sum of values scaled by `1/len`, a power of two, so no
+    /// overflow where the values are in range) and squared deviations, merged as a state. The
+    /// merge's `d²·n_p·g/n` is multiplied as `(d·g/n)·(n_p·d)`, so a first group (`n_p = 0`)
+    /// adds 0 even where `d²` alone would overflow (which would give `inf · 0`, NaN).
+    fn add_group(&self, p: &str, ys: &[String]) -> String {
+        debug_assert!(*self.op == Op::Moments && ys.len().is_power_of_two());
+        let a = &self.a;
+        let g = ys.len();
+        let mut s = String::from("{ ");
+        for (j, y) in ys.iter().enumerate() {
+            let _ = write!(s, "{a} y{j}_ = {y}; ");
+        }
+        let _ = write!(s, "{p}k = {p}i == 0 ? y0_ : {p}k; ");
+        let ys: Vec<String> = (0..g).map(|j| format!("y{j}_")).collect();
+        for y in &ys {
+            let _ = write!(s, "{y} -= {p}k; ");
+        }
+        let mean: Vec<String> = ys.iter().map(|y| format!("{y} * (({a})1 / ({a}){g})")).collect();
+        let dev: Vec<String> = ys.iter().map(|y| format!("({y} - m_) * ({y} - m_)")).collect();
+        let _ = write!(
+            s,
+            "const {a} m_ = {}; const {a} c_ = {}; const long n_ = {p}i + {g}; const {a} d_ = m_ - {p}v; \
+             const {a} f_ = ({a}){g} / ({a})n_; {p}c += c_ + (d_ * f_) * (({a}){p}i * d_); {p}v += d_ * f_; {p}i = n_; }}",
+            mean.join(" + "),
+            dev.join(" + ")
+        );
+        s
+    }
+
     /// Merges state `q` into state `p`.
     fn merge(&self, p: &str, q: &str) -> String {
         let a = &self.a;
@@ -1033,7 +1063,24 @@ fn main_source(
         };
         let adds = |u: usize| {
             let mut body = String::new();
-            if *st.op == Op::Sum {
+            if *st.op == Op::Moments {
+                // Moments take each group of lanes as one state (its mean and squared
+                // deviations computed directly) and merge it: one division per group.
+                for group in lanes.chunks(4) {
+                    let terms: Vec<String> = group
+                        .iter()
+                        .map(|&j| {
+                            let xs: Vec<String> = types
+                                .iter()
+                                .enumerate()
+                                .map(|(k, t)| lane(*t, &format!("v{k}_{u}"), j))
+                                .collect();
+                            format!("({})({})", st.a, call(&xs))
+                        })
+                        .collect();
+                    let _ = write!(body, " {}", st.add_group("p", &terms));
+                }
+            } else if *st.op == Op::Sum {
                 // Sums add each group of four lanes plainly, then the group into the compensated
                 // accumulator: a quarter of the compensation work, and the plain part's error is
                 // at most 3 ulp of a four-element sum.
