@@ -26,6 +26,7 @@ PEER_ROW = {
     "reduce: max f32 2^28": "max",
     "reduce: dot f32 2^28": "dot",
     "reduce: (a - b).abs().max() f32 2^28": "abs(a - b).max()",
+    "reduce: var f32 2^28": "var",
     "reduce: cumsum f32 2^28": "cumsum",
     "reduce: sort f32 2^24": "sort f32 2^24",
     "reduce: argsort f32 2^24": "argsort f32 2^24",

@@ -93,6 +93,7 @@ def rows_cupy(quick):
     row("sum axis 0 (1024x1024x256)", tb, lambda: t.sum(axis=0))
     row("sum axis 2 (1024x1024x256)", tb, lambda: t.sum(axis=2))
     row("abs(a - b).max()", 2 * nb, lambda: cp.abs(a - b).max())
+    row("var", nb, lambda: cp.var(a))
     row("cumsum", 2 * nb, lambda: cp.cumsum(a))
     # Sorts: bytes of reading the keys and writing the result once (as clarray bench counts).
     ns = 1 << (18 if quick else 24)
@@ -187,6 +188,7 @@ def rows_clarray_py(quick):
     row("sum", nb, lambda: a.sum())
     row("max", nb, lambda: a.max())
     row("abs(a - b).max()", 2 * nb, lambda: ca.abs(a - b).max())
+    row("var", nb, lambda: a.var())
     row("cumsum", 2 * nb, lambda: ca.cumsum(a))
     s = rng.uniform(16, dtype=np.float32)
     row("16 elements: a + 2 (per op)", 128, lambda: s + 2, reps=2000)

@@ -328,3 +328,86 @@ fn column_sums_with_vector_loads() {
         assert!((got[k] - s).abs() < 1e-12, "{k}: {} vs {s}", got[k]);
     }
 }
+
+/// Host variance in f64 (two passes) of `x` over `n - ddof`.
+fn host_var(x: &[f64], ddof: usize) -> f64 {
+    let n = x.len() as f64;
+    let m = x.iter().sum::<f64>() / n;
+    x.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (n - ddof as f64)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 16, ..Default::default() })]
+
+    /// var and std in one pass over the whole array and along each axis, of f32, f64, i32 and
+    /// f16 data whose mean is far from zero relative to its spread (where `Σx² - n·mean²` loses
+    /// every digit), on sizes from one element to many work-groups, against f64 host values.
+    #[test]
+    fn one_pass_var_and_std_match_the_f64_host(
+        rows in 1usize..4,
+        len in proptest::prop_oneof![1usize..5, 200usize..300, 60_000usize..140_000],
+        ddof in 0usize..2, dtype in 0usize..4, seed in proptest::prelude::any::<u64>(),
+    ) {
+        let mut r = rng(seed);
+        let n = rows * len;
+        // (values, relative tolerance)
+        let (x, tol): (Vec<f64>, f64) = match dtype {
+            0 => ((0..n).map(|_| (1000.0 + r.random_range(-0.05f64..0.05)) as f32 as f64).collect(), 1e-3),
+            1 => ((0..n).map(|_| 1e6 + r.random_range(-1.0..1.0)).collect(), 1e-9),
+            2 => ((0..n).map(|_| r.random_range(100_000i32..100_010) as f64).collect(), 1e-9),
+            _ => ((0..n).map(|_| f16::from_f64(50.0 + r.random_range(-4.0..4.0)).to_f64()).collect(), 1e-2),
+        };
+        let (var_all, std_ax0, var_ax1): (f64, Vec<f64>, Vec<f64>) = match dtype {
+            0 => {
+                let a = Array::from_slice(&ctx(), &x.iter().map(|&v| v as f32).collect::<Vec<_>>(), &[rows, len]).unwrap();
+                let f = |a: Array<f32>| a.to_vec().unwrap().into_iter().map(f64::from).collect::<Vec<_>>();
+                (a.var(ddof).unwrap().item().unwrap() as f64, f(a.std_axes(0, ddof, false).unwrap()), f(a.var_axes(1, ddof, false).unwrap()))
+            }
+            1 => {
+                let a = Array::from_slice(&ctx(), &x, &[rows, len]).unwrap();
+                (a.var(ddof).unwrap().item().unwrap(), a.std_axes(0, ddof, false).unwrap().to_vec().unwrap(), a.var_axes(1, ddof, false).unwrap().to_vec().unwrap())
+            }
+            2 => {
+                let a = Array::from_slice(&ctx(), &x.iter().map(|&v| v as i32).collect::<Vec<_>>(), &[rows, len]).unwrap();
+                (a.var(ddof).unwrap().item().unwrap(), a.std_axes(0, ddof, false).unwrap().to_vec().unwrap(), a.var_axes(1, ddof, false).unwrap().to_vec().unwrap())
+            }
+            _ => {
+                let a = Array::from_slice(&ctx(), &x.iter().map(|&v| f16::from_f64(v)).collect::<Vec<_>>(), &[rows, len]).unwrap();
+                let f = |a: Array<f16>| a.to_vec().unwrap().into_iter().map(f16::to_f64).collect::<Vec<_>>();
+                (a.var(ddof).unwrap().item().unwrap().to_f64(), f(a.std_axes(0, ddof, false).unwrap()), f(a.var_axes(1, ddof, false).unwrap()))
+            }
+        };
+        let close = |got: f64, want: f64| {
+            if want.is_nan() || want.is_infinite() { got.is_nan() || got.is_infinite() } else { (got - want).abs() <= tol * want.abs() + 1e-12 }
+        };
+        let want = host_var(&x, ddof);
+        proptest::prop_assert!(close(var_all, want), "var of all {} × {}: {} vs {}", rows, len, var_all, want);
+        for (j, &g) in std_ax0.iter().enumerate() {
+            let col: Vec<f64> = (0..rows).map(|i| x[i * len + j]).collect();
+            let want = host_var(&col, ddof).sqrt();
+            proptest::prop_assert!(close(g, want), "std of column {}: {} vs {}", j, g, want);
+        }
+        for (i, &g) in var_ax1.iter().enumerate() {
+            let want = host_var(&x[i * len..(i + 1) * len], ddof);
+            proptest::prop_assert!(close(g, want), "var of row {}: {} vs {}", i, g, want);
+        }
+    }
+}
+
+/// The one-pass variance keeps its precision where the mean dwarfs the spread: f32 values
+/// 1000 ± 0.05 over 2^22 elements (many work-groups), within 1e-4 of the f64 variance.
+#[test]
+fn f32_var_far_from_zero_is_accurate() {
+    let n = (1 << 22) + 3;
+    let mut r = rng(17);
+    let x: Vec<f32> = (0..n).map(|_| 1000.0 + r.random_range(-0.05f32..0.05)).collect();
+    let a = Array::from_slice(&ctx(), &x, &[n]).unwrap();
+    let xf: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+    let want = host_var(&xf, 0);
+    let got = a.var(0).unwrap().item().unwrap() as f64;
+    let rel = ((got - want) / want).abs();
+    assert!(rel < 1e-4, "relative error {rel:e}: got {got}, f64 host variance {want}");
+    let std = a.std(1).unwrap().item().unwrap() as f64;
+    let want = host_var(&xf, 1).sqrt();
+    assert!(((std - want) / want).abs() < 1e-4, "std {std} vs {want}");
+}

@@ -1,9 +1,12 @@
 //! cumsum / cumprod, inclusive and exclusive, along every axis of random views, against host
-//! running sums; long lines that take the three-step path with recursive carries.
+//! running sums; long lines that take the three-step path with recursive carries; contiguous
+//! lines of many tiles, of every kind of dtype, that take the single pass with look-back.
 
-use clarray::array::Array;
+use clarray::array::{Array, Element};
+use clarray::reduce::Reducible;
 use clarray::Context;
-use ndarray::{ArrayD, Axis, IxDyn};
+use half::f16;
+use ndarray::{s, ArrayD, Axis, IxDyn};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 
@@ -100,4 +103,153 @@ fn f32_cumsum_is_accurate_and_fuses_an_expression() {
     assert_eq!(u.cumsum(0).unwrap().to_vec().unwrap(), vec![200u64, 300, 350]);
     let b = Array::<bool>::from_slice(&ctx(), &[true, false, true, true], &[4]).unwrap();
     assert_eq!(b.cumsum(0).unwrap().to_vec().unwrap(), vec![1i64, 1, 2, 3]);
+}
+
+/// Host running sums (inclusive or exclusive) of each row of `x` (`rows` × `len`), in f64, with
+/// the running sums of magnitudes (each element's rounding error scales with it).
+fn host_rows_f64(x: &[f64], len: usize, exclusive: bool) -> (Vec<f64>, Vec<f64>) {
+    let (mut sums, mut mags) = (Vec::with_capacity(x.len()), Vec::with_capacity(x.len()));
+    for row in x.chunks(len.max(1)) {
+        let (mut acc, mut mag) = (0f64, 0f64);
+        for &v in row {
+            if exclusive {
+                sums.push(acc);
+                mags.push(mag);
+            }
+            acc += v;
+            mag += v.abs();
+            if !exclusive {
+                sums.push(acc);
+                mags.push(mag);
+            }
+        }
+    }
+    (sums, mags)
+}
+
+/// cumsum along the last axis of the `rows` × `len` view that starts `start` elements into each
+/// row of a `rows` × `(start + len)` array of `T` (lines contiguous, unaligned where `start`
+/// is not a multiple of the vector width), against the f64 host sums, within `tol` of each
+/// element's running sum of magnitudes.
+#[allow(clippy::too_many_arguments)]
+fn check_cumsum<T, S>(
+    x: &[f64],
+    rows: usize,
+    len: usize,
+    start: usize,
+    exclusive: bool,
+    tol: f64,
+    to: impl Fn(f64) -> T,
+    back: impl Fn(S) -> f64,
+) -> Result<(), TestCaseError>
+where
+    T: Reducible<Sum = S> + Element + Copy,
+    S: Element + Copy,
+{
+    let width = start + len;
+    let full: Vec<T> = (0..rows * width)
+        .map(|k| if k % width < start { to(1.0) } else { to(x[(k / width) * len + k % width - start]) })
+        .collect();
+    let a = Array::from_slice(&ctx(), &full, &[rows, width]).unwrap();
+    let v = a.slice(s![.., start as isize..]).unwrap();
+    let got = if exclusive { v.cumsum_exclusive(1) } else { v.cumsum(1) }.unwrap();
+    prop_assert_eq!(got.shape(), &[rows, len][..]);
+    let got = got.to_vec().unwrap();
+    let (want, mags) = host_rows_f64(x, len, exclusive);
+    for (k, (&g, (&w, &m))) in got.iter().zip(want.iter().zip(&mags)).enumerate() {
+        let g = back(g);
+        prop_assert!(
+            (g - w).abs() <= tol * m + 1e-30,
+            "element {} (row {}, index {}): {} vs {} (scale {}), {} × {} from {}, exclusive {}",
+            k,
+            k / len.max(1),
+            k % len.max(1),
+            g,
+            w,
+            m,
+            rows,
+            len,
+            start,
+            exclusive
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Contiguous lines of 0, 1, a few, about a tile and several tiles (tiles are 4096 elements
+    /// for 4-byte accumulators, 2048 for 8-byte ones), aligned or not, of random dtypes.
+    #[test]
+    fn cumsum_of_contiguous_lines_of_many_tiles(
+        len in prop_oneof![0usize..3, 60usize..70, 2040usize..2060, 4090usize..4100, 1usize..30000],
+        rows in 1usize..4, start in 0usize..6, exclusive in any::<bool>(), dtype in 0usize..6, seed in any::<u64>(),
+    ) {
+        let mut r = rand::rngs::StdRng::seed_from_u64(seed);
+        let n = rows * len;
+        match dtype {
+            0 => {
+                let x: Vec<f64> = (0..n).map(|_| r.random_range(-1.0f32..1.0) as f64).collect();
+                check_cumsum(&x, rows, len, start, exclusive, 1e-5, |v| v as f32, f64::from)?;
+            }
+            1 => {
+                let x: Vec<f64> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
+                check_cumsum(&x, rows, len, start, exclusive, 1e-12, |v| v, |v| v)?;
+            }
+            2 => {
+                let x: Vec<f64> = (0..n).map(|_| r.random_range(-1000i32..1000) as f64).collect();
+                check_cumsum(&x, rows, len, start, exclusive, 0.0, |v| v as i32, |v: i64| v as f64)?;
+            }
+            3 => {
+                let x: Vec<f64> = (0..n).map(|_| r.random_range(0u8..=255) as f64).collect();
+                check_cumsum(&x, rows, len, start, exclusive, 0.0, |v| v as u8, |v: u64| v as f64)?;
+            }
+            4 => {
+                let x: Vec<f64> = (0..n).map(|_| r.random_range(0..2) as f64).collect();
+                check_cumsum(&x, rows, len, start, exclusive, 0.0, |v| v != 0.0, |v: i64| v as f64)?;
+            }
+            _ => {
+                // Eighths in [-1, 1): exact in f16; the sums are rounded to f16 once each.
+                let x: Vec<f64> = (0..n).map(|_| r.random_range(-8i32..8) as f64 / 8.0).collect();
+                check_cumsum(&x, rows, len, start, exclusive, 1e-3, f16::from_f64, |v: f16| v.to_f64())?;
+            }
+        }
+    }
+}
+
+/// Lines of about a thousand tiles: far more than the device runs at once, so tiles wait on
+/// the states of tiles before them (the look-back) on every device. Products too, whose
+/// operation is not a sum.
+#[test]
+fn lines_of_a_thousand_tiles() {
+    let mut r = rand::rngs::StdRng::seed_from_u64(16);
+    let n = (1 << 22) + 5;
+    let x: Vec<f32> = (0..n).map(|_| r.random_range(-1.0f32..1.0)).collect();
+    let a = Array::from_slice(&ctx(), &x, &[n]).unwrap();
+    let got = a.cumsum(0).unwrap().to_vec().unwrap();
+    let (mut acc, mut mag) = (0f64, 0f64);
+    for (i, &v) in x.iter().enumerate() {
+        acc += v as f64;
+        mag += (v as f64).abs();
+        assert!((got[i] as f64 - acc).abs() <= 1e-5 * mag, "element {i}: {} vs {acc}", got[i]);
+    }
+    // i32 → i64: tiles of 2048.
+    let n = (1 << 21) + 3;
+    let x: Vec<i32> = (0..n).map(|_| [1, -1, 1, -1, 2, 3][r.random_range(0..6)]).collect();
+    let a = Array::from_slice(&ctx(), &x, &[n]).unwrap();
+    let h = ArrayD::from_shape_vec(IxDyn(&[n]), x.iter().map(|&v| v as i64).collect()).unwrap();
+    for (prod, exclusive) in [(false, false), (false, true), (true, false), (true, true)] {
+        let got = match (prod, exclusive) {
+            (false, false) => a.cumsum(0),
+            (false, true) => a.cumsum_exclusive(0),
+            (true, false) => a.cumprod(0),
+            (true, true) => a.cumprod_exclusive(0),
+        }
+        .unwrap()
+        .to_vec()
+        .unwrap();
+        let want: Vec<i64> = host_scan(&h, 0, prod, exclusive).iter().copied().collect();
+        assert!(got == want, "prod {prod} exclusive {exclusive}");
+    }
 }

@@ -8,7 +8,7 @@ use clarray::Context;
 use super::{time, BenchOpts, Row};
 
 /// The rows: sum, max, dot at 2^28 f32 (2^20 with `--quick`); sum along axis 0 and axis 2 of
-/// 1024×1024×256 f32 (64×64×32); `(&a - &b).abs().max()`; cumsum; sort and argsort of 2^24
+/// 1024×1024×256 f32 (64×64×32); `(&a - &b).abs().max()`; var; cumsum; sort and argsort of 2^24
 /// f32 (2^18).
 pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     let n: usize = opts.pick(1 << 20, 1 << 28);
@@ -33,8 +33,10 @@ pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
         &t,
         "one fused pass",
     ));
+    let t = time(opts, q, || a.var(0).map(drop))?;
+    rows.push(Row::timed(format!("reduce: var f32 {size}"), bytes, &t, "one pass (Welford); one launch"));
     let t = time(opts, q, || a.cumsum(0).map(drop))?;
-    rows.push(Row::timed(format!("reduce: cumsum f32 {size}"), 2.0 * bytes, &t, "reads 2n, writes n"));
+    rows.push(Row::timed(format!("reduce: cumsum f32 {size}"), 2.0 * bytes, &t, "one pass (look-back)"));
     drop((a, b));
 
     // Sorts count the bytes of reading the keys and writing the result once; the note gives

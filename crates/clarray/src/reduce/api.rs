@@ -129,7 +129,8 @@ array_reductions! {
 }
 
 impl<T: Reducible> Array<T> {
-    /// The variance `Σ|x - mean|² / (n - ddof)` over all elements (two passes, stable).
+    /// The variance `Σ|x - mean|² / (n - ddof)` over all elements (one pass for real types,
+    /// two for complex ones; stable either way: see [`crate::reduce`]).
     pub fn var(&self, ddof: usize) -> Result<Array<T::Real>> {
         self.var_axes(Axes::All, ddof, false)
     }
@@ -198,8 +199,8 @@ impl Expr {
         self.norm_axes(ord, Axes::All, false)
     }
 
-    /// The variance of the expression's values over `axes`, fused (the expression is computed
-    /// twice: once for the mean, once for the deviations).
+    /// The variance of the expression's values over `axes`, fused (a complex expression is
+    /// computed twice: once for the mean, once for the deviations).
     pub fn var_axes<U: Element>(
         &self,
         axes: impl Into<Axes>,

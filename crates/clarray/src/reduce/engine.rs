@@ -116,6 +116,12 @@ pub(crate) enum Op {
     ArgMax,
     Any,
     All,
+    /// The count, mean and sum of squared deviations from the mean, for `var` and `std`:
+    /// Welford's update per element, Chan's formula to merge two states. The state's `v` is the
+    /// mean (less the shift `k`, the first value a work-item added, until its first merge), `c`
+    /// the sum of squared deviations, `i` the count; the finishing expression sees the sum of
+    /// squared deviations as `v`.
+    Moments,
     /// A user's reduction: `combine` is an expression of `a` and `b`.
     Custom {
         neutral: String,
@@ -156,15 +162,15 @@ impl<'a> State<'a> {
             acc,
             a: acc.cl_compute().to_string(),
             vector: false,
-            comp: spec.op == Op::Sum && (acc.is_float() || acc.is_complex()),
-            arg: matches!(spec.op, Op::ArgMin | Op::ArgMax),
+            comp: (spec.op == Op::Sum && (acc.is_float() || acc.is_complex())) || spec.op == Op::Moments,
+            arg: matches!(spec.op, Op::ArgMin | Op::ArgMax | Op::Moments),
             nan: acc.is_float(),
         }
     }
 
     fn neutral(&self) -> String {
         match self.op {
-            Op::Sum | Op::Any => self.acc.zero(),
+            Op::Sum | Op::Any | Op::Moments => self.acc.zero(),
             Op::Prod => self.acc.one(),
             Op::All => "((uchar)1)".into(),
             Op::Min | Op::ArgMin => self.acc.max_value().into(),
@@ -179,9 +185,23 @@ impl<'a> State<'a> {
             let _ = write!(s, " {} {p}c = {};", self.a, self.acc.zero());
         }
         if self.arg {
-            let _ = write!(s, " long {p}i = -1;");
+            let first = if *self.op == Op::Moments { 0 } else { -1 };
+            let _ = write!(s, " long {p}i = {first};");
+        }
+        if *self.op == Op::Moments {
+            let _ = write!(s, " {} {p}k = {};", self.a, self.acc.zero());
         }
         s
+    }
+
+    /// The state's value as stored: a mean is kept as a shift plus the mean of the shifted
+    /// values (see [`Op::Moments`]), and stored as their sum.
+    fn stored_v(&self, p: &str) -> String {
+        if *self.op == Op::Moments {
+            format!("({p}v + {p}k)")
+        } else {
+            format!("{p}v")
+        }
     }
 
     /// Adds the value `x` (an expression) found at index `idx` to state `p`.
@@ -190,6 +210,12 @@ impl<'a> State<'a> {
         let cast =
             if self.acc.is_complex() || self.vector { format!("({x})") } else { format!("({a})({x})") };
         match self.op {
+            // Welford's update of the values shifted by the state's first value (`k`): close
+            // values subtract exactly, so a mean far from zero costs no precision.
+            Op::Moments => format!(
+                "{{ {a} y_ = {cast}; {p}k = {p}i == 0 ? y_ : {p}k; y_ -= {p}k; {p}i++; \
+                 {a} d_ = y_ - {p}v; {p}v += d_ / ({a}){p}i; {p}c += d_ * (y_ - {p}v); }}"
+            ),
             Op::Sum if self.comp => format!(
                 "{{ {a} y_ = {cast}; {a} t_ = {p}v + y_; {a} b_ = t_ - {p}v; \
                  {p}c += ({p}v - (t_ - b_)) + (y_ - b_); {p}v = t_; }}"
@@ -217,10 +243,47 @@ impl<'a> State<'a> {
         }
     }
 
+    /// Adds the values `ys` (expressions of the accumulator type) to a [`Op::Moments`] state
+    /// `p` at once: their mean (a sum of values scaled by `1/len`, a power of two, so no
+    /// overflow where the values are in range) and squared deviations, merged as a state. The
+    /// merge's `d²·n_p·g/n` is multiplied as `(d·g/n)·(n_p·d)`, so a first group (`n_p = 0`)
+    /// adds 0 even where `d²` alone would overflow (which would give `inf · 0`, NaN).
+    fn add_group(&self, p: &str, ys: &[String]) -> String {
+        debug_assert!(*self.op == Op::Moments && ys.len().is_power_of_two());
+        let a = &self.a;
+        let g = ys.len();
+        let mut s = String::from("{ ");
+        for (j, y) in ys.iter().enumerate() {
+            let _ = write!(s, "{a} y{j}_ = {y}; ");
+        }
+        let _ = write!(s, "{p}k = {p}i == 0 ? y0_ : {p}k; ");
+        let ys: Vec<String> = (0..g).map(|j| format!("y{j}_")).collect();
+        for y in &ys {
+            let _ = write!(s, "{y} -= {p}k; ");
+        }
+        let mean: Vec<String> = ys.iter().map(|y| format!("{y} * (({a})1 / ({a}){g})")).collect();
+        let dev: Vec<String> = ys.iter().map(|y| format!("({y} - m_) * ({y} - m_)")).collect();
+        let _ = write!(
+            s,
+            "const {a} m_ = {}; const {a} c_ = {}; const long n_ = {p}i + {g}; const {a} d_ = m_ - {p}v; \
+             const {a} f_ = ({a}){g} / ({a})n_; {p}c += c_ + (d_ * f_) * (({a}){p}i * d_); {p}v += d_ * f_; {p}i = n_; }}",
+            mean.join(" + "),
+            dev.join(" + ")
+        );
+        s
+    }
+
     /// Merges state `q` into state `p`.
     fn merge(&self, p: &str, q: &str) -> String {
         let a = &self.a;
         match self.op {
+            // Chan et al.: the mean moves by d·n_q/n, the squared deviations gain d²·n_p·n_q/n.
+            // (A merged state keeps its mean unshifted: `k` becomes 0.)
+            Op::Moments => format!(
+                "{p}v += {p}k; {p}k = 0; if ({q}i > 0) {{ if ({p}i == 0) {{ {p}v = {q}v; {p}c = {q}c; {p}i = {q}i; }} else {{ \
+                 const long n_ = {p}i + {q}i; const {a} d_ = {q}v - {p}v; const {a} f_ = ({a}){q}i / ({a})n_; \
+                 {p}v += d_ * f_; {p}c += {q}c + d_ * d_ * ({a}){p}i * f_; {p}i = n_; }} }}"
+            ),
             Op::Sum if self.comp => format!(
                 "{{ {a} t_ = {p}v + {q}v; {a} b_ = t_ - {p}v; \
                  {p}c += {q}c + (({p}v - (t_ - b_)) + ({q}v - b_)); {p}v = t_; }}"
@@ -256,7 +319,7 @@ impl<'a> State<'a> {
     }
 
     fn store_local(&self, p: &str, i: &str) -> String {
-        let mut s = format!("lv[{i}] = {p}v;");
+        let mut s = format!("lv[{i}] = {};", self.stored_v(p));
         if self.comp {
             let _ = write!(s, " lc[{i}] = {p}c;");
         }
@@ -291,7 +354,7 @@ impl<'a> State<'a> {
     }
 
     fn store_bufs(&self, p: &str, prefix: &str, i: &str) -> String {
-        let mut s = format!("{prefix}v[{i}] = {p}v;");
+        let mut s = format!("{prefix}v[{i}] = {};", self.stored_v(p));
         if self.comp {
             let _ = write!(s, " {prefix}c[{i}] = {p}c;");
         }
@@ -319,7 +382,9 @@ impl<'a> State<'a> {
         // inf + -inf or a NaN, as NumPy's plain sums give. A sum that is still finite never met
         // a non-finite value, so its compensation is finite too.
         let fin = |v: &str, c: &str| format!("(isfinite({v}) ? {v} + {c} : {v})");
-        let v = if !self.comp {
+        let v = if *self.op == Op::Moments {
+            format!("{p}c")
+        } else if !self.comp {
             format!("{p}v")
         } else if self.acc.is_complex() {
             format!(
@@ -685,7 +750,7 @@ pub(crate) fn reduce(
 /// OpenCL (recognised by its `cl_nv_pragma_unroll` extension, whose macro selects the
 /// `membar.gl` fence in the kernel) and on CPU devices, whose memory is coherent. Elsewhere a
 /// second small launch combines the partial states.
-fn single_pass(ctx: &Context) -> bool {
+pub(super) fn single_pass(ctx: &Context) -> bool {
     let info = ctx.device().info();
     (info.has_extension("cl_nv_pragma_unroll") || info.device_type == DeviceType::Cpu)
         && !ctx.slot::<Counters>().broken.load(std::sync::atomic::Ordering::Relaxed)
@@ -998,7 +1063,24 @@ fn main_source(
         };
         let adds = |u: usize| {
             let mut body = String::new();
-            if *st.op == Op::Sum {
+            if *st.op == Op::Moments {
+                // Moments take each group of lanes as one state (its mean and squared
+                // deviations computed directly) and merge it: one division per group.
+                for group in lanes.chunks(4) {
+                    let terms: Vec<String> = group
+                        .iter()
+                        .map(|&j| {
+                            let xs: Vec<String> = types
+                                .iter()
+                                .enumerate()
+                                .map(|(k, t)| lane(*t, &format!("v{k}_{u}"), j))
+                                .collect();
+                            format!("({})({})", st.a, call(&xs))
+                        })
+                        .collect();
+                    let _ = write!(body, " {}", st.add_group("p", &terms));
+                }
+            } else if *st.op == Op::Sum {
                 // Sums add each group of four lanes plainly, then the group into the compensated
                 // accumulator: a quarter of the compensation work, and the plain part's error is
                 // at most 3 ulp of a four-element sum.
@@ -1091,7 +1173,7 @@ fn last_group(s: &mut String, spec: &Spec, st: &State<'_>, wg: usize) {
 
 /// OpenCL C of `device_fence()`: a fence that makes this work-item's global stores visible to
 /// every work-group before its later ones.
-const DEVICE_FENCE: &str = "#ifdef cl_nv_pragma_unroll
+pub(super) const DEVICE_FENCE: &str = "#ifdef cl_nv_pragma_unroll
 void device_fence(void) { mem_fence(CLK_GLOBAL_MEM_FENCE); asm(\"membar.gl;\"); }
 #else
 void device_fence(void) { mem_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); }

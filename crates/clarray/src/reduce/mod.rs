@@ -74,8 +74,11 @@
 //! Float sums (and `mean`, `var`, `dot`, `norm`) keep a compensation term per work-item and
 //! combine partial sums with an error-free addition, so a float32 sum of 2^28 values is within
 //! a few ulp of the float64 sum rounded to float32 — far inside 1e-6 relative.
-//! `var` and `std` take two passes (the mean, then the sum of squared deviations), which is
-//! stable where the one-pass formula is not.
+//! `var` and `std` of real values take one pass that keeps, per work-item, the count, the mean
+//! and the sum of squared deviations from it (Welford's update), and merges those states
+//! across work-items and work-groups with Chan et al.'s formula: stable where the one-pass
+//! `Σx² − n·mean²` is not. Complex `var` and `std` take two passes (the mean, then the sum of
+//! squared deviations).
 
 mod api;
 mod compare;
@@ -237,8 +240,17 @@ pub(crate) fn reduce_map(mut map: MapExpr, kind: Kind, axes: &Axes, keepdims: bo
             let acc = t.mean_type().acc_type();
             spec(Op::Sum, acc, t.mean_type(), &format!("v / ({})n", acc.real().cl_compute()))
         }
+        Kind::Var(ddof) | Kind::Std(ddof) if !t.is_complex() => {
+            // One pass: the count, mean and squared deviations of each work-item's elements
+            // (Welford), merged across work-items and work-groups (Chan et al.).
+            let rt = t.real_float_type();
+            let a = rt.acc_type().cl_compute();
+            let var = format!("v / ({a})max((long)n - {ddof}L, 0L)");
+            let finish = if matches!(kind, Kind::Std(_)) { format!("sqrt({var})") } else { var };
+            spec(Op::Moments, rt, rt, &finish)
+        }
         Kind::Var(ddof) | Kind::Std(ddof) => {
-            // Pass 1: the mean, in the accumulator type, kept as a broadcastable array.
+            // Complex values: pass 1: the mean, in the accumulator type, kept as a broadcastable array.
             let acc = t.mean_type().acc_type();
             let mean_spec =
                 Spec { op: Op::Sum, acc, out: acc, finish: format!("v / ({})n", acc.real().cl_compute()) };
