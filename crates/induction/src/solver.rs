@@ -7,6 +7,18 @@
 //! scalars never leave the device, and its residual is read back every few iterations only.
 //! In [`Mode::Copy`] every kernel call instead uploads each array it takes and downloads it
 //! again afterwards (the same kernels, so the same numbers), as a host-driven code does.
+//!
+//! | file | what it holds |
+//! |---|---|
+//! | `program.rs` | the OpenCL program (clarray's `Source`: kernel files, defines, coefficient tables) and the launch layout |
+//! | `launch.rs` | kernel arguments and launches, copy mode's transfers, device times |
+//! | `schemes.rs` | the Runge–Kutta schemes' stages |
+//! | `norms.rs` | the norms: SBP-weighted device reductions |
+//! | `clean.rs` | divergence cleaning by conjugate gradients |
+//! | `fields.rs` | fields read back and written |
+//! | `memory.rs` | the device memory a run needs, and the least bytes a step moves |
+//! | `part.rs`, `overlap.rs` | a rank's block of a split grid, halo exchange, overlap with the stage |
+//! | `planes.rs`, `checkpoint.rs` | planes for output, checkpoints |
 
 use std::cell::RefCell;
 use std::time::Instant;
