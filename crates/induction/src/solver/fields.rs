@@ -36,7 +36,7 @@ impl Solver {
     }
 
     /// The field B, read back: 3 components of nx·ny·nz values each, x fastest (on a block, of
-    /// its own nodes only: the product of [`Part::len`] values each, x fastest).
+    /// its own nodes only: the product of [`Part::len`](super::Part::len) values each, x fastest).
     pub fn field(&self) -> Result<Vec<f64>> {
         Ok(self.owned(self.read(&self.b)?, 3))
     }

@@ -49,7 +49,7 @@ impl MemoryPlan {
 
 /// The least bytes a time step must move between the device memory and the chip: per stage and
 /// node, B and K in and K and B out (12 values), and u (3 values) where it is read rather than
-/// evaluated in registers ([`velocity_in_registers`]); LSRK4 has 5 stages, SSPRK33 3 (each
+/// evaluated in registers ([`velocity_in_registers`](super::velocity_in_registers)); LSRK4 has 5 stages, SSPRK33 3 (each
 /// reading B⁰ and Bˢ and writing the result: 9 values, or 12 with u); the other schemes as
 /// their stage kernels move (`solver/schemes.rs`).
 pub fn least_bytes_per_step(cfg: &Config, u_in_registers: bool) -> f64 {
