@@ -34,7 +34,7 @@ const RUNTIME: &[&str] = &[
 ];
 
 /// The files of `program/`, lowest first.
-const PROGRAM: &[&str] = &["source", "cache"];
+const PROGRAM: &[&str] = &["source", "constants", "cache"];
 
 /// The layers, lowest first, as `lib.rs`'s table must list them.
 const LAYERS: &[&str] =

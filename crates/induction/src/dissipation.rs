@@ -26,8 +26,11 @@
 use std::fmt;
 use std::str::FromStr;
 
+use clarray::program::{Constants, Defines};
+
 use crate::error::{Error, Result};
 use crate::sbp::{Dissipation, Sbp};
+use crate::solver::Reals;
 
 /// The boundary rows of the high-order dissipation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -434,53 +437,41 @@ pub fn describe(eps: Option<f64>, opts: &DissipationOptions) -> String {
     }
 }
 
-/// The defines and tables of `kernels/dissipation.cl` for a run with strength `eps`; `lit`
-/// writes a REAL literal.
-pub(crate) fn header(
+/// The defines and tables of `kernels/dissipation.cl` for a run with strength `eps`, added to
+/// `d` and `tables` (reals in the run's precision, by `reals`).
+pub(crate) fn program_parts(
     opts: &DissipationOptions,
     eps: f64,
     sbp: &Sbp,
-    lit: &dyn Fn(f64) -> String,
-) -> Result<String> {
-    use std::fmt::Write;
-    let list = |v: &[f64]| v.iter().map(|&x| lit(x)).collect::<Vec<_>>().join(", ");
-    let mut s = String::new();
-    let _ = writeln!(s, "#define DISSIPATION 1\n#define DISS_EPS {}", lit(eps));
+    reals: Reals,
+    d: Defines,
+    tables: Constants,
+) -> Result<(Defines, Constants)> {
+    let mut d = reals.define(d.set("DISSIPATION", 1), "DISS_EPS", eps);
+    let mut tables = tables;
     if opts.form != DissipationForm::HighOrder {
-        // Only where it is not the default, so that the default program's text is unchanged.
-        let _ = writeln!(s, "#define DISS_FORM {}", opts.form.id());
+        // Only where it is not the default, so that the default program stays as it was.
+        d = d.set("DISS_FORM", opts.form.id());
     }
     match opts.form {
         DissipationForm::HighOrder => {
-            let d = high_order(sbp, opts.rows)?;
-            let block: Vec<f64> = d.block.iter().flatten().copied().collect();
-            let _ = writeln!(
-                s,
-                "#define DQ {}\n#define DROWS {}\n#define DCOLS {}",
-                d.q,
-                d.block.len(),
-                d.block[0].len()
-            );
-            let _ = writeln!(s, "__constant REAL DSB[{}] = {{{}}};", block.len(), list(&block));
-            let _ = writeln!(s, "__constant REAL DSI[{}] = {{{}}};", d.interior.len(), list(&d.interior));
+            let h = high_order(sbp, opts.rows)?;
+            let block: Vec<f64> = h.block.iter().flatten().copied().collect();
+            d = d.set("DQ", h.q).set("DROWS", h.block.len()).set("DCOLS", h.block[0].len());
+            tables = reals.table(tables, "DSB", &block);
+            tables = reals.table(tables, "DSI", &h.interior);
         }
         DissipationForm::FirstOrder => {}
         DissipationForm::Adaptive => {
-            let d = DifferenceForm::new(sbp, opts.rows)?;
-            let rows: Vec<f64> = d.rows.iter().flatten().copied().collect();
-            let _ = writeln!(
-                s,
-                "#define DQ {}\n#define DWROWS {}\n#define DWSIGN {}\n#define DISS_LO {}\n#define DISS_HI {}",
-                d.q,
-                d.rows.len(),
-                if d.q % 2 == 0 { 1 } else { -1 },
-                lit(opts.adaptive.lower()),
-                lit(opts.adaptive.upper())
-            );
-            let _ = writeln!(s, "__constant REAL DWR[{}] = {{{}}};", rows.len(), list(&rows));
-            let _ = writeln!(s, "__constant REAL DWI[{}] = {{{}}};", d.interior.len(), list(&d.interior));
-            let _ = writeln!(s, "__constant REAL DWC[{}] = {{{}}};", d.stencil.len(), list(&d.stencil));
+            let w = DifferenceForm::new(sbp, opts.rows)?;
+            let rows: Vec<f64> = w.rows.iter().flatten().copied().collect();
+            d = d.set("DQ", w.q).set("DWROWS", w.rows.len()).set("DWSIGN", if w.q % 2 == 0 { 1 } else { -1 });
+            d = reals.define(d, "DISS_LO", opts.adaptive.lower());
+            d = reals.define(d, "DISS_HI", opts.adaptive.upper());
+            tables = reals.table(tables, "DWR", &rows);
+            tables = reals.table(tables, "DWI", &w.interior);
+            tables = reals.table(tables, "DWC", &w.stencil);
         }
     }
-    Ok(s)
+    Ok((d, tables))
 }

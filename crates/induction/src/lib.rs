@@ -39,7 +39,8 @@
 //! ```
 //!
 //! Built only on clarray's public API: [`clarray::memory::alloc`] for buffers,
-//! [`clarray::program::cached_kernel`] for kernels, `Kernel::launch` and the copy calls.
+//! [`clarray::program::Source`] for its program (built once into clarray's `Kernels`),
+//! `Kernel::launch` and the copy calls.
 
 #![deny(unsafe_code)]
 

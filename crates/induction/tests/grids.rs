@@ -34,7 +34,11 @@ fn wide_indices_compute_the_same_field() {
                 let mut c = cfg.clone();
                 c.wide_indices = wide;
                 let mut s = Solver::new(&ctx, &c).unwrap();
-                assert_eq!(s.source().contains("typedef long idx_t;"), wide, "{case}: index type");
+                assert_eq!(
+                    s.program().build_options().unwrap().contains("-DIDX_T=long"),
+                    wide,
+                    "{case}: index type"
+                );
                 s.run(|_, _, _| Ok(())).unwrap();
                 s.field().unwrap()
             })

@@ -262,6 +262,11 @@ fn hall_outflow_with_cleaning_lowers_the_divergence() {
     assert!(cleaned.last.divergence < 1e-3 * plain.last.divergence, "{cleaned:?} against {plain:?}");
 }
 
+/// A program's build options (its defines) and its text with the includes inlined.
+fn program_text(src: &clarray::program::Source) -> String {
+    format!("{}\n{}", src.build_options().unwrap(), src.expand().unwrap().text)
+}
+
 /// Without the Hall term the solver's program holds no Hall code, so every case without it
 /// compiles the program it compiled before the term existed.
 #[test]
@@ -270,15 +275,15 @@ fn hall_off_program_has_no_hall_code() {
         let cfg = Config::new(case, 4, 10);
         assert!(!cfg.hall);
         let sbp = Sbp::new(4).unwrap();
-        let src = induction::solver::source(&cfg, &sbp, 1, 1, false).unwrap();
-        for part in ["#define HALL", "hall_prepare", "case_velocity_t"] {
+        let src = program_text(&induction::solver::source(&cfg, &sbp, 1, 1, false).unwrap());
+        for part in ["-DHALL", "hall_prepare", "case_velocity_t"] {
             assert!(!src.contains(part), "{case}: `{part}` in the program without the Hall term");
         }
         let mut on = cfg.clone();
         on.hall = true;
         if on.validate().is_ok() {
-            let src = induction::solver::source(&on, &sbp, 1, 1, false).unwrap();
-            assert!(src.contains("#define HALL 1") && src.contains("hall_prepare"), "{case}");
+            let src = program_text(&induction::solver::source(&on, &sbp, 1, 1, false).unwrap());
+            assert!(src.contains("-DHALL=1") && src.contains("hall_prepare"), "{case}");
         }
     }
 }
@@ -366,7 +371,8 @@ fn hall_term_keeps_a_time_dependent_velocity_moving() {
     let mut cfg = Config::new(Case::AlfvenPeriodic2d, 2, 12);
     cfg.hall = true;
     cfg.validate().unwrap();
-    let src = induction::solver::source(&cfg, &Sbp::new(2).unwrap(), 1, 1, false).unwrap();
+    let src =
+        induction::solver::source(&cfg, &Sbp::new(2).unwrap(), 1, 1, false).unwrap().expand().unwrap().text;
     let fallback = src.find("#ifndef CASE_VELOCITY_T").expect("hall.cl's fallback");
     let variable = src.find("#define VARIABLE_U 1").expect("the Alfvén case's time-dependent velocity");
     assert!(variable < fallback, "the case's VARIABLE_U must be seen by hall.cl");

@@ -6,15 +6,18 @@
 //!
 //! | item | what it is |
 //! |---|---|
-//! | [`Source`], [`Defines`] | a program's text or file, `#include`s (inlined by clarray), `-D` defines, options |
+//! | [`Source`], [`Defines`] | a program's text or file, `#include`s (inlined by clarray, from files or in-memory texts), `-D` defines, options |
+//! | [`Constants`] | `__constant` tables with exact literals, for coefficients too many for defines |
 //! | [`Kernels`] | a built program whose kernels are created once and kept |
 //! | [`Dims`], [`KernelArg`], [`KernelArgs`], [`Local`], [`Bytes`] | `kernel.launch(queue, dims, (a, b, 2.0f32))` ([`Kernel::launch`](crate::runtime::Kernel::launch)); `kernel.launch(queue.after(&events), …)` to wait first |
 //! | [`cached_program`], [`cached_kernel`], [`DiskCache`] | the program cache the other layers use |
 //! | [`CORRECTLY_ROUNDED_DIVIDE_SQRT`] | the option clarray's own programs get for correctly rounded float `/` and `sqrt`; add it to yours to match |
 
 pub mod cache;
+pub mod constants;
 pub mod source;
 
 pub use crate::runtime::{Bytes, Dims, KernelArg, KernelArgs, Local, Sizes};
 pub use cache::{cached_kernel, cached_program, DiskCache, Kernels, Outcome, CORRECTLY_ROUNDED_DIVIDE_SQRT};
+pub use constants::Constants;
 pub use source::{DefineValue, Defines, Expanded, Source};

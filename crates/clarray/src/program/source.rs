@@ -1,6 +1,9 @@
 //! Program sources: text or files, `#include "…"` resolved by clarray through include paths,
 //! typed `-D` defines, and build options.
 //!
+//! An include is found among the source's in-memory files ([`Source::include_text`]) first,
+//! then in the including file's directory and the include directories.
+//!
 //! Includes are inlined here rather than left to the driver, with `#line` directives so the
 //! compiler's messages still name the right file and line. The text that reaches the compiler
 //! is therefore the whole program, and the program cache's key covers every included file: a
@@ -101,7 +104,7 @@ pub struct Defines {
     error: Option<Error>,
 }
 
-fn is_identifier(s: &str) -> bool {
+pub(crate) fn is_identifier(s: &str) -> bool {
     let mut c = s.chars();
     matches!(c.next(), Some(ch) if ch.is_ascii_alphabetic() || ch == '_')
         && c.all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
@@ -248,6 +251,8 @@ enum Main {
 pub struct Source {
     main: Main,
     include_dirs: Vec<PathBuf>,
+    /// In-memory files: `(name, text)`.
+    texts: Vec<(String, String)>,
     defines: Defines,
     options: Vec<String>,
 }
@@ -274,6 +279,7 @@ impl Source {
         Source {
             main: Main::Text(text.into()),
             include_dirs: Vec::new(),
+            texts: Vec::new(),
             defines: Defines::new(),
             options: Vec::new(),
         }
@@ -289,6 +295,28 @@ impl Source {
     /// and earlier include directories.
     pub fn include_dir(mut self, dir: impl AsRef<Path>) -> Source {
         self.include_dirs.push(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Makes `text` the file that `#include "name"` (or `<name>`) reads, before any directory is
+    /// searched: headers compiled into a binary with `include_str!`, or generated when the
+    /// program is made (such as a [`Constants`](super::Constants) table). The text is inlined as
+    /// a file's would be, named `name` in `#line` directives and build errors; its own quoted
+    /// includes are found among the in-memory files and in the include directories. A later
+    /// text for the same name replaces the earlier one.
+    ///
+    /// ```
+    /// use clarray::program::Source;
+    /// const COMMON: &str = "#define TWICE(x) (2 * (x))\n"; // include_str!("kernels/common.cl")
+    /// let src = Source::new("#include \"common.cl\"\nkernel void k(global int* a) { a[0] = TWICE(a[0]); }")
+    ///     .include_text("common.cl", COMMON);
+    /// let text = src.expand().unwrap().text;
+    /// assert!(text.contains("#define TWICE(x)") && text.contains("#line 1 \"common.cl\""));
+    /// ```
+    pub fn include_text(mut self, name: impl Into<String>, text: impl Into<String>) -> Source {
+        let name = name.into();
+        self.texts.retain(|(n, _)| *n != name);
+        self.texts.push((name, text.into()));
         self
     }
 
@@ -333,17 +361,8 @@ impl Source {
         };
         let mut out = String::with_capacity(text.len());
         let mut any = false;
-        expand_into(
-            &text,
-            &label,
-            dir.as_deref(),
-            &self.include_dirs,
-            0,
-            &mut once,
-            &mut out,
-            &mut files,
-            &mut any,
-        )?;
+        let search = Search { dirs: &self.include_dirs, texts: &self.texts };
+        expand_into(&text, &label, dir.as_deref(), &search, 0, &mut once, &mut out, &mut files, &mut any)?;
         if !any {
             // Nothing was included: the compiler gets the text unchanged.
             out = text.clone();
@@ -394,14 +413,26 @@ fn has_pragma_once(text: &str) -> bool {
     })
 }
 
+/// Where includes are looked for: the in-memory files, then the include directories.
+struct Search<'a> {
+    dirs: &'a [PathBuf],
+    texts: &'a [(String, String)],
+}
+
+/// An included file, found on disk or among the in-memory files.
+enum Found<'a> {
+    File(PathBuf),
+    Text(&'a str),
+}
+
 #[allow(clippy::too_many_arguments)]
 fn expand_into(
     text: &str,
     label: &str,
     dir: Option<&Path>,
-    include_dirs: &[PathBuf],
+    search: &Search<'_>,
     depth: usize,
-    once: &mut HashSet<PathBuf>,
+    once: &mut HashSet<String>,
     out: &mut String,
     files: &mut Vec<(String, String)>,
     any: &mut bool,
@@ -421,9 +452,12 @@ fn expand_into(
             out.push('\n');
             continue;
         };
+        let include_dirs = search.dirs;
+        let in_memory = search.texts.iter().find(|(n, _)| n == name).map(|(_, t)| Found::Text(t));
         let candidates = dir.filter(|_| quoted).into_iter().chain(include_dirs.iter().map(PathBuf::as_path));
-        let found = candidates.map(|d| d.join(name)).find(|p| p.is_file());
-        let Some(path) = found else {
+        let found =
+            in_memory.or_else(|| candidates.map(|d| d.join(name)).find(|p| p.is_file()).map(Found::File));
+        let Some(found) = found else {
             if quoted {
                 let searched: Vec<String> = dir
                     .into_iter()
@@ -431,7 +465,8 @@ fn expand_into(
                     .map(|d| format!("`{}`", d.display()))
                     .collect();
                 let message = format!(
-                    "not found in {}; add its directory with Source::include_dir",
+                    "not found in {}; add its directory with Source::include_dir, or its text with \
+                     Source::include_text",
                     if searched.is_empty() {
                         "any directory (none given)".to_string()
                     } else {
@@ -458,22 +493,32 @@ fn expand_into(
                 ),
             });
         }
-        let canonical = path.canonicalize().unwrap_or_else(|_| path.clone());
-        if once.contains(&canonical) {
+        // What `#pragma once` knows a file by: its canonical path, or its in-memory name.
+        let (key, inc, inc_label, inc_dir) = match found {
+            Found::File(path) => {
+                let canonical = path.canonicalize().unwrap_or_else(|_| path.clone());
+                (
+                    format!("file:{}", canonical.display()),
+                    read(&path)?,
+                    path.display().to_string(),
+                    path.parent().map(Path::to_path_buf),
+                )
+            }
+            Found::Text(t) => (format!("text:{name}"), t.to_string(), name.to_string(), None),
+        };
+        if once.contains(&key) {
             out.push('\n');
             continue;
         }
-        let inc = read(&path)?;
         if has_pragma_once(&inc) {
-            once.insert(canonical);
+            once.insert(key);
         }
         *any = true;
-        let inc_label = path.display().to_string();
         if !files.iter().any(|(l, _)| *l == inc_label) {
             files.push((inc_label.clone(), inc.clone()));
         }
         writeln!(out, "#line 1 \"{}\"", escape(&inc_label)).expect("writing to a String cannot fail");
-        expand_into(&inc, &inc_label, path.parent(), include_dirs, depth + 1, once, out, files, any)?;
+        expand_into(&inc, &inc_label, inc_dir.as_deref(), search, depth + 1, once, out, files, any)?;
         writeln!(out, "#line {} \"{}\"", i + 2, escape(label)).expect("writing to a String cannot fail");
     }
     Ok(())
@@ -649,6 +694,40 @@ mod tests {
         assert!(e.to_string().contains("not one identifier"), "{e}");
         assert_eq!(Defines::new().set("A", 1).set("A", 2).options().unwrap(), "-DA=2");
         assert_eq!(Defines::new().set("M", u64::MAX).options().unwrap(), format!("-DM={}UL", u64::MAX));
+    }
+
+    #[test]
+    fn in_memory_includes_are_inlined_before_directories() {
+        let dir = std::env::temp_dir().join(format!("clarray-include-text-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.h"), "#define FROM_DISK 1\n").unwrap();
+        std::fs::write(dir.join("b.h"), "#define FROM_DISK_B 1\n").unwrap();
+        let src =
+            Source::new("#include \"a.h\"\n#include \"gen.h\"\n#include \"gen.h\"\nkernel void k() {}\n")
+                .include_dir(&dir)
+                // Found before the directory's a.h; its own include of b.h comes from the directory.
+                .include_text("a.h", "#pragma once\n#include \"b.h\"\n#define FROM_MEMORY 1\n")
+                .include_text("gen.h", "#define OLD 1\n")
+                .include_text("gen.h", "#define GEN 2\n");
+        let e = src.expand().unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(e.text.contains("#define FROM_MEMORY 1"));
+        assert!(!e.text.contains("#define FROM_DISK 1"), "{}", e.text);
+        assert!(e.text.contains("#define FROM_DISK_B 1"), "{}", e.text);
+        // No #pragma once in gen.h: inlined each time; the later text replaced the earlier.
+        assert_eq!(e.text.matches("#define GEN 2").count(), 2, "{}", e.text);
+        assert!(!e.text.contains("OLD"));
+        assert!(
+            e.text.contains("#line 1 \"gen.h\"") && e.text.contains("#line 3 \"<source>\""),
+            "{}",
+            e.text
+        );
+        let labels: Vec<&str> = e.files.iter().map(|(l, _)| l.as_str()).collect();
+        assert_eq!(labels[..2], ["<source>", "a.h"]);
+        assert!(labels.contains(&"gen.h"));
+        // A name neither in memory nor on disk: the error says both ways to give it.
+        let err = Source::new("#include \"none.h\"\n").include_text("gen.h", "").expand().unwrap_err();
+        assert!(err.to_string().contains("Source::include_text"), "{err}");
     }
 
     #[test]

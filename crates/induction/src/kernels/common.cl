@@ -1,8 +1,9 @@
 // Grid indexing, SBP derivatives and norm weights.
 //
-// Defined by the host before this file (solver.rs, `source`): REAL, idx_t (the type of linear
-// indices: int where 3·NP fits in one, long otherwise), NX, NY, NZ, NP (= NX*NY*NZ, an idx_t),
-// DX, DY, DZ, XMIN, YMIN, ZMIN, PERIODIC (0 or 1), ROWS, COLS, HALF, and the constant arrays
+// Defined by the host (solver/program.rs, as build options): REAL, IDX_T (the type of linear
+// indices: int where 3·NP fits in one, long otherwise), NX, NY, NZ, HELD_NODES (the nodes the
+// buffers hold: NX*NY*NZ, or a block's with its halo), DX, DY, DZ, XMIN, YMIN, ZMIN, PERIODIC
+// (0 or 1), ROWS, COLS, HALF; and in the generated header before this file the constant arrays
 // DB[ROWS*COLS] (boundary block), DI[HALF] (central stencil a_1..a_r), HW[ROWS] (norm weights),
 // all from the one host-side table in sbp.rs.
 //
@@ -30,6 +31,12 @@
 #define KS 0
 #define KE NZ
 #endif
+
+typedef IDX_T idx_t;
+// Values of one component of a field (an idx_t), and the offset of plane k of them.
+#define NP ((idx_t)HELD_NODES)
+#define PLANE(k) ((idx_t)(k) * NXL * NYL)
+
 // Axes split among ranks (periodic cases: there the neighbours' halo layers hold the wrapped
 // nodes, so offsets along the axis do not wrap inside the block).
 #ifndef SPLIT_X

@@ -36,6 +36,7 @@
 
 use std::cell::RefCell;
 
+use clarray::program::Defines;
 use clarray::runtime::RectSide;
 use clarray::Pinned;
 
@@ -183,27 +184,20 @@ impl Part {
     }
 
     /// The program's defines of the block (`kernels/common.cl`).
-    pub(super) fn defines(&self) -> String {
-        let mut s = String::new();
+    pub(super) fn defines(&self) -> Defines {
+        let mut d = Defines::new();
         for (a, (o, n, lo, hi)) in
             [("I0", "NXL", "IS", "IE"), ("J0", "NYL", "JS", "JE"), ("K0", "NZL", "KS", "KE")]
                 .into_iter()
                 .enumerate()
         {
-            s += &format!(
-                "#define {o} {}\n#define {n} {}\n#define {lo} {}\n#define {hi} {}\n",
-                self.first_held(a),
-                self.held(a),
-                self.start[a],
-                self.end(a)
-            );
+            d = d.set(o, self.first_held(a)).set(n, self.held(a)).set(lo, self.start[a]).set(hi, self.end(a));
         }
         for (a, name) in ["SPLIT_X", "SPLIT_Y", "SPLIT_Z"].into_iter().enumerate() {
-            s += &format!("#define {name} {}\n", i32::from(self.parts[a] > 1));
+            d = d.set(name, self.parts[a] > 1);
         }
         // The stage kernels take the box of nodes they update (solver/overlap.rs).
-        s += "#define STAGE_BOX 1\n";
-        s
+        d.set("STAGE_BOX", 1)
     }
 
     /// The owned nodes of `ncomp` components of held values (each `held_nodes()` long), x

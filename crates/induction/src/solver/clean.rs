@@ -1,0 +1,171 @@
+//! Divergence cleaning: conjugate gradients on the device for the potential whose gradient
+//! removes the divergence, in the forms of [`CleanForm`].
+
+use super::norms::root;
+use super::{Field, Solver, A, PQ, RR};
+use crate::config::{CgNorm, CleanForm};
+use crate::error::{Error, Result};
+
+/// The outcome of one divergence cleaning.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CleanStats {
+    /// Conjugate-gradient iterations.
+    pub iterations: usize,
+    /// The residual norm last read back (in the norm of [`CgNorm`]: ‖r‖_H for `H`, the
+    /// Euclidean norm of the nodal values for `Euclidean`); read at the checks only, so it is
+    /// that of the last check, which is the last iteration where the cleaning stopped early.
+    pub residual: f64,
+    /// The residual norm before the first iteration, in the same norm.
+    pub initial_residual: f64,
+}
+
+impl Solver {
+    /// Divergence cleaning, in the form of [`CleanOptions::form`](crate::config::CleanOptions).
+    /// By default ([`CleanForm::LeastNorm`]) the H-orthogonal projection of B onto the fields whose
+    /// discrete divergence vanishes at every node: with `G = −Div*` (the SBP gradient with its
+    /// boundary term, the negative H-adjoint of the divergence) it solves `−Div·G ψ = Div·B` by
+    /// conjugate gradients, then sets B ← B + Gψ, the smallest change in ‖·‖_H that removes the
+    /// divergence. The CG residual is the divergence of the corrected field, at all nodes.
+    ///
+    /// With a Dirichlet potential ([`CleanForm::WideDirichlet`], [`CleanForm::NarrowDirichlet`])
+    /// ψ = 0 on the boundary nodes, the CG's vectors live on the interior nodes (zero on the
+    /// boundary ones), the right-hand side is `Div·B` there, and B ← B + Dψ at every node. With the
+    /// wide Laplacian `−Div·D` the residual is the divergence of the corrected field at the
+    /// interior nodes; with the narrow one it is not (`Div·D ≠ Σ D₂`). Both operators are
+    /// symmetric positive definite in the H inner product on fields that vanish on the boundary.
+    ///
+    /// With [`CgNorm::H`] the CG runs in the H inner product (the operator is `Div·Div*`:
+    /// symmetric positive semi-definite there, and the right-hand side lies in its range) and
+    /// `tol` is the factor by which the divergence norm falls. With [`CgNorm::Euclidean`] it runs
+    /// as InductionEq's does: Euclidean inner products of the nodal values (in which the operator
+    /// is symmetric only up to the boundary weights, so CG is not guaranteed to converge), and
+    /// `tol` bounds the Euclidean norm of the residual, checked before the first iteration too.
+    /// Returns the iterations taken.
+    pub fn clean(&mut self) -> Result<usize> {
+        let opts = self.cfg.clean.unwrap_or_default();
+        let fields = match &self.clean {
+            Some(f) => f,
+            None => {
+                return Err(Error::Config(
+                    "divergence cleaning was asked of a solver made without it; set Config::clean".into(),
+                ))
+            }
+        };
+        let [phi, p, q] = fields;
+        let (r, g) = (&self.d, &self.w1);
+        let np = self.np;
+        let euclidean = opts.norm == CgNorm::Euclidean;
+        let dirichlet = opts.form.dirichlet();
+        // On a split grid each inner product is this rank's part, then summed over the ranks
+        // (one allreduce per product: the second needs the first's α).
+        let dot = |a: &Field, b: &Field, slot: i32| {
+            if euclidean {
+                self.dot(a, b, slot)?;
+            } else {
+                self.wdot(a, b, 1, slot)?;
+            }
+            self.sum_slot_over_ranks(slot)
+        };
+        // r = D·B at every node (at the interior ones with a Dirichlet potential, 0 on the
+        // boundary), ψ = 0, p = r, rr = (r, r).
+        self.exchange(&self.b)?;
+        self.launch_nodes("divergence", &[A::F(&self.b), A::F(r), A::R(1.0), A::I(dirichlet as i32)])?;
+        self.fill(phi, 0.0, np)?;
+        self.launch_flat("axpby", &[A::F(p), A::F(r), A::R(1.0), A::R(0.0), A::N(np)], np)?;
+        dot(r, r, RR[0])?;
+        let rr0 = self.read_scalars()?[RR[0] as usize];
+        // Converged: by the relative rule or the absolute one.
+        let target = if euclidean { opts.tol * opts.tol } else { opts.tol * opts.tol * rr0 };
+        let mut stats = CleanStats { iterations: 0, residual: root(rr0), initial_residual: root(rr0) };
+        if rr0 <= 0.0 || !rr0.is_finite() || (euclidean && rr0 <= target) {
+            self.last_clean = Some(stats);
+            return Ok(0);
+        }
+        let mut old = 0;
+        let mut it = 0;
+        while it < opts.max_iter {
+            // q = A p.
+            self.clean_operator(opts.form, p, q)?;
+            dot(p, q, PQ)?;
+            let args = [A::F(phi), A::F(r), A::F(p), A::F(q), A::F(&self.scal), A::I(RR[old]), A::I(PQ)];
+            self.launch_flat("cg_xr", &args, np)?;
+            dot(r, r, RR[1 - old])?;
+            let args = [A::F(p), A::F(r), A::F(&self.scal), A::I(RR[1 - old]), A::I(RR[old])];
+            self.launch_flat("cg_p", &args, np)?;
+            old = 1 - old;
+            it += 1;
+            if it % opts.check_every == 0 || it == opts.max_iter {
+                let rr = self.read_scalars()?[RR[old] as usize];
+                stats.residual = root(rr);
+                // Converged, or no longer a number (then stop too, rather than iterate on NaN).
+                if rr <= target || rr.is_nan() {
+                    break;
+                }
+            }
+        }
+        // B ← B + Gψ (B ← B + Dψ with a Dirichlet potential).
+        self.exchange_n(phi, 1)?;
+        self.launch_nodes(if dirichlet { "gradient_plain" } else { "gradient" }, &[A::F(phi), A::F(g)])?;
+        self.launch_flat("axpby", &[A::F(&self.b), A::F(g), A::R(1.0), A::R(1.0), A::N(3 * np)], 3 * np)?;
+        self.cg_iterations += it;
+        stats.iterations = it;
+        self.last_clean = Some(stats);
+        Ok(it)
+    }
+
+    /// `q = A p`, the operator of the cleaning's CG in the form `form` (p's halo exchanged
+    /// first; the work register `w1` holds the gradient in between). With a Dirichlet potential
+    /// q is set at the interior nodes and 0 on the boundary ones, and p is read on the boundary
+    /// as it is there (zero in the CG).
+    pub(super) fn clean_operator(&self, form: CleanForm, p: &Field, q: &Field) -> Result<()> {
+        let g = &self.w1;
+        self.exchange_n(p, 1)?;
+        match form {
+            CleanForm::LeastNorm | CleanForm::WideDirichlet => {
+                let (grad, interior) =
+                    if form == CleanForm::LeastNorm { ("gradient", 0) } else { ("gradient_plain", 1) };
+                self.launch_nodes(grad, &[A::F(p), A::F(g)])?;
+                self.exchange(g)?;
+                self.launch_nodes("divergence", &[A::F(g), A::F(q), A::R(-1.0), A::I(interior)])
+            }
+            CleanForm::NarrowDirichlet => {
+                self.launch_nodes("laplace_narrow", &[A::F(p), A::F(q), A::R(-1.0)])
+            }
+        }
+    }
+
+    /// The operator A of the cleaning's conjugate gradients applied to the scalar field `f` (nx·ny·nz
+    /// values, x fastest; a block's own nodes on a block), read back in the same layout: `−Div·G f`
+    /// at every node ([`CleanForm::LeastNorm`]), `−Div·D f` or `−Σ_a D₂,a f` at the interior nodes
+    /// and 0 on the boundary ones (the Dirichlet forms, which the CG applies only to fields that
+    /// vanish on the boundary; `f` is read there as given). For tests of the operators. Uses the
+    /// cleaning's work fields: a solver made without cleaning refuses.
+    pub fn apply_clean_operator(&self, f: &[f64]) -> Result<Vec<f64>> {
+        let (Some([_, p, q]), Some(opts)) = (&self.clean, self.cfg.clean) else {
+            return Err(Error::Config(
+                "the cleaning's operator was asked of a solver made without cleaning; set Config::clean"
+                    .into(),
+            ));
+        };
+        self.write_owned(p, f, 1)?;
+        self.clean_operator(opts.form, p, q)?;
+        Ok(self.owned(self.read(q)?, 1))
+    }
+
+    /// The potential ψ of the last cleaning (nx·ny·nz values, x fastest; a block's own nodes on a
+    /// block): zero before the first, and zero on the boundary nodes with a Dirichlet potential.
+    pub fn potential(&self) -> Result<Vec<f64>> {
+        match &self.clean {
+            Some([phi, _, _]) => Ok(self.owned(self.read(phi)?, 1)),
+            None => Err(Error::Config(
+                "the cleaning's potential was asked of a solver made without cleaning; set Config::clean"
+                    .into(),
+            )),
+        }
+    }
+
+    /// The outcome of the last divergence cleaning (None before the first).
+    pub fn last_clean(&self) -> Option<CleanStats> {
+        self.last_clean
+    }
+}

@@ -1,0 +1,68 @@
+//! What a run needs of the device: its buffers' bytes before any is allocated, and the least
+//! bytes a time step moves.
+
+use clarray::runtime::DeviceInfo;
+
+use super::SLOTS;
+use crate::config::{Config, Integrator};
+
+/// The device memory a run allocates, as clarray's pool rounds each buffer (known before any
+/// allocation, so a run that cannot fit is refused with the numbers instead of failing midway).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryPlan {
+    /// Bytes of every buffer together.
+    pub total: u64,
+    /// The largest buffer's bytes.
+    pub largest: u64,
+    /// The number of buffers.
+    pub buffers: usize,
+}
+
+impl MemoryPlan {
+    /// The plan of a run of `cfg` on the device described by `info`: four fields of three
+    /// components (B, two Runge-Kutta registers, u; u has three more with the Hall term, for
+    /// J = curl B/ρ), one value per node for the divergence, three more with cleaning, and the
+    /// small reduction buffers.
+    pub fn new(cfg: &Config, info: &DeviceInfo) -> MemoryPlan {
+        let np = cfg.n.iter().fold(1usize, |a, &n| a.saturating_mul(n));
+        let size = cfg.precision.size();
+        let mut values = vec![3usize.saturating_mul(np); 4];
+        if cfg.hall {
+            values[3] = 6usize.saturating_mul(np);
+        }
+        values.push(np);
+        if cfg.clean.is_some() {
+            values.extend([np; 3]);
+        }
+        values.extend([1024, SLOTS]);
+        let bytes = |v: usize| {
+            let b = v.saturating_mul(size);
+            clarray::memory::bin_size(b, info.max_alloc_bytes) as u64
+        };
+        MemoryPlan {
+            total: values.iter().map(|&v| bytes(v)).fold(0, u64::saturating_add),
+            largest: values.iter().map(|&v| v.saturating_mul(size) as u64).max().unwrap_or(0),
+            buffers: values.len(),
+        }
+    }
+}
+
+/// The least bytes a time step must move between the device memory and the chip: per stage and
+/// node, B and K in and K and B out (12 values), and u (3 values) where it is read rather than
+/// evaluated in registers ([`velocity_in_registers`](super::velocity_in_registers)); LSRK4 has 5 stages, SSPRK33 3 (each
+/// reading B⁰ and Bˢ and writing the result: 9 values, or 12 with u); the other schemes as
+/// their stage kernels move (`solver/schemes.rs`).
+pub fn least_bytes_per_step(cfg: &Config, u_in_registers: bool) -> f64 {
+    let np: usize = cfg.n.iter().product();
+    let u = if u_in_registers { 0 } else { 3 };
+    let stages = cfg.integrator.stages();
+    let values = match cfg.integrator {
+        // 2N: B and K in, K and B out. 2R: X and S in, X' and S' out (no X' in the last stage).
+        Integrator::Lsrk4 | Integrator::Td2n84f => stages * (12 + u),
+        Integrator::Kcl2r54c | Integrator::Cfr2r64 => stages * (12 + u) - 3,
+        // B⁰ and Bˢ in, the result out; SSPRK(10,4) adds one pass of `axpby` (two in, one out).
+        Integrator::Ssprk33 => stages * (9 + u),
+        Integrator::Ssprk104 => stages * (9 + u) + 9,
+    };
+    (values * np * cfg.precision.size()) as f64
+}
