@@ -186,6 +186,8 @@ proptest! {
         len in prop_oneof![0usize..3, 60usize..70, 2040usize..2060, 4090usize..4100, 1usize..30000],
         rows in 1usize..4, start in 0usize..6, exclusive in any::<bool>(), dtype in 0usize..6, seed in any::<u64>(),
     ) {
+        // The single pass with look-back is off by default (slower than three passes so far).
+        clarray::reduce::scan::use_look_back(true);
         let mut r = rand::rngs::StdRng::seed_from_u64(seed);
         let n = rows * len;
         match dtype {
@@ -223,6 +225,7 @@ proptest! {
 /// operation is not a sum.
 #[test]
 fn lines_of_a_thousand_tiles() {
+    clarray::reduce::scan::use_look_back(true);
     let mut r = rand::rngs::StdRng::seed_from_u64(16);
     let n = (1 << 22) + 5;
     let x: Vec<f32> = (0..n).map(|_| r.random_range(-1.0f32..1.0)).collect();
