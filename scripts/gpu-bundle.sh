@@ -43,6 +43,9 @@ if [ "${1:-}" = "--mpi" ]; then
 fi
 # xz: the gzip of every test executable passed the 64 MiB the device tool carries.
 XZ_OPT="-T0 -6" tar -C .gpu -cJf .gpu/bundle.tar.xz bin && rm -rf .gpu/bin
+# The checkout the bundle was built in: test executables find their files (CARGO_MANIFEST_DIR)
+# and the binaries (CARGO_BIN_EXE_*) under it, so gpu-run.sh links it to the GPU machine's copy.
+pwd > .gpu/root
 # The commit the bundle was built from (with a mark if crates/ had uncommitted changes).
 echo "$(git rev-parse --short=7 HEAD)$(git diff --quiet HEAD -- crates Cargo.lock || echo '+local')" > .gpu/commit
 ls -la .gpu

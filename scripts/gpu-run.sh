@@ -22,7 +22,8 @@ for step in "$@"; do
   case "$step" in
     tests)
       # Tests baked with this checkout's path (CARGO_MANIFEST_DIR) find their files through it.
-      [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
+      root=$(cat .gpu/root 2>/dev/null || echo /work/main)
+      [ -e "$root" ] || { mkdir -p "$(dirname "$root")" && ln -s "$PWD" "$root"; }
       # Tests that run the binaries find them where cargo built them (CARGO_BIN_EXE_*).
       mkdir -p target/release && cp "$B"/clarray "$B"/induction target/release/ 2>/dev/null
       : > "$OUT/tests-full.log"
