@@ -53,7 +53,8 @@ use crate::error::{Error, Result};
 use crate::runtime::device::lock;
 use crate::runtime::{Context, Kernel, Program};
 
-use super::source::{excerpt, translate_log, with_arg_info, Source, MAIN_LABEL};
+use super::build::{excerpt, translate_log};
+use super::source::{with_arg_info, Source, MAIN_LABEL};
 
 /// Environment variable: the cache directory.
 pub const CACHE_DIR_ENV: &str = "CLARRAY_CACHE_DIR";

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::source::{is_identifier, DefineValue};
+use super::defines::{is_identifier, DefineValue};
 use crate::error::{Error, Result};
 
 /// `__constant` arrays written as OpenCL C, each value a literal that reads back exactly (as

@@ -13,11 +13,14 @@
 //! | [`cached_program`], [`cached_kernel`], [`DiskCache`] | the program cache the other layers use |
 //! | [`CORRECTLY_ROUNDED_DIVIDE_SQRT`] | the option clarray's own programs get for correctly rounded float `/` and `sqrt`; add it to yours to match |
 
+mod build;
 pub mod cache;
 pub mod constants;
+mod defines;
 pub mod source;
 
 pub use crate::runtime::{Bytes, Dims, KernelArg, KernelArgs, Local, Sizes};
 pub use cache::{cached_kernel, cached_program, DiskCache, Kernels, Outcome, CORRECTLY_ROUNDED_DIVIDE_SQRT};
 pub use constants::Constants;
-pub use source::{DefineValue, Defines, Expanded, Source};
+pub use defines::{DefineValue, Defines};
+pub use source::{Expanded, Source};
