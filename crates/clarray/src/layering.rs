@@ -34,7 +34,7 @@ const RUNTIME: &[&str] = &[
 ];
 
 /// The files of `program/`, lowest first.
-const PROGRAM: &[&str] = &["defines", "constants", "source", "build", "cache"];
+const PROGRAM: &[&str] = &["defines", "constants", "source", "build", "disk", "cache"];
 
 /// The layers, lowest first, as `lib.rs`'s table must list them.
 const LAYERS: &[&str] =

@@ -1,7 +1,52 @@
-//! A failed build's log and excerpt mapped back to the files and lines the errors are in (the
-//! expanded text's `#line` directives say where each line came from).
+//! Building a program from its expanded source: build options whose files the cache key cannot
+//! cover are refused, and a failed build's log and excerpt are mapped back to the files and
+//! lines the errors are in (the expanded text's `#line` directives say where each line came from).
+
+use crate::error::{Error, Result};
+use crate::runtime::{Context, Program};
 
 use super::source::MAIN_LABEL;
+
+/// Build options that make the driver read files clarray does not see (and so cannot put in the
+/// cache key): include directories, forced includes and macro files.
+const FILE_OPTIONS: [&str; 7] =
+    ["-I", "-include", "-imacros", "-isystem", "-iquote", "-idirafter", "-iprefix"];
+
+/// Refuses options whose files the cache key cannot cover.
+pub(crate) fn check_options(options: &str) -> Result<()> {
+    for o in options.split_whitespace() {
+        if let Some(f) = FILE_OPTIONS.iter().find(|f| o.starts_with(*f)) {
+            return Err(Error::Value {
+                name: "options",
+                value: o.to_string(),
+                message: format!(
+                    "the build option `{o}` makes the OpenCL driver read headers that clarray's program \
+                 cache cannot see, so a changed header would not rebuild the program; instead of `{f}` \
+                 add the directory with Source::include_dir(…) and #include the header: clarray inlines \
+                 it, and its text is part of the cache key"
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Builds from source; a build error's excerpt shows the lines in the files they are in.
+pub(crate) fn build(
+    ctx: &Context,
+    source: &str,
+    options: &str,
+    files: &[(String, String)],
+) -> Result<Program> {
+    Program::build(ctx, source, options).map_err(|e| match e {
+        Error::Build(mut failure) => {
+            failure.log = translate_log(source, files, &failure.log);
+            failure.excerpt = excerpt(files, &failure.log);
+            Error::Build(failure)
+        }
+        other => other,
+    })
+}
 
 /// Where each line of an expanded source comes from, read off the `#line` directives that
 /// [`Source::expand`](super::Source::expand) wrote: entry `k` is the `(label, line)` of expanded

@@ -17,6 +17,7 @@ mod build;
 pub mod cache;
 pub mod constants;
 mod defines;
+mod disk;
 pub mod source;
 
 pub use crate::runtime::{Bytes, Dims, KernelArg, KernelArgs, Local, Sizes};
