@@ -30,6 +30,7 @@ const RUNTIME: &[&str] = &[
     "kernel",
     "argcheck",
     "args",
+    "dims",
     "launch",
 ];
 

@@ -13,6 +13,7 @@ pub mod buffer;
 mod buffer_io;
 pub mod context;
 pub mod device;
+mod dims;
 pub mod event;
 pub mod image;
 pub mod kernel;
