@@ -24,6 +24,7 @@ const RUNTIME: &[&str] = &[
     "buffer_io",
     "rect",
     "image",
+    "image_copy",
     "transfer",
     "pinned",
     "program",

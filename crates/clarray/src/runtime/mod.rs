@@ -16,6 +16,7 @@ pub mod device;
 mod dims;
 pub mod event;
 pub mod image;
+mod image_copy;
 pub mod kernel;
 pub mod launch;
 pub mod pinned;
