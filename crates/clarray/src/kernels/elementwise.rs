@@ -1,0 +1,143 @@
+//! [`ElementwiseKernel`]: a user's statement run for every index `i` of its arrays, in a
+//! grid-stride loop over contiguous arrays of one length.
+
+use std::fmt::Write as _;
+
+use super::args::{check, parse_args, ArgDecl, ArgValue, UserArg};
+use crate::array::DType;
+use crate::error::{Error, Result};
+use crate::program::cache::generated_kernel;
+use crate::reduce::engine::Args;
+use crate::runtime::{Context, Dims, Kernel};
+
+/// A kernel running a user's statement for every index `i` of its arrays.
+#[derive(Debug, Clone)]
+pub struct ElementwiseKernel {
+    ctx: Context,
+    decls: Vec<ArgDecl>,
+    kernel: Kernel,
+    name: String,
+}
+
+impl ElementwiseKernel {
+    /// Compiles `body` (statements using `i` and the arguments) over `arguments`, named
+    /// `name`. `preamble` code (helper functions, `#define`s) may be given with
+    /// [`ElementwiseKernel::with_preamble`].
+    ///
+    /// ```
+    /// use clarray::prelude::*;
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let axpy = ElementwiseKernel::new(&ctx, "float a, float *x, float *y", "y[i] += a * x[i]", "axpy")?;
+    /// let x = Array::from_slice(&ctx, &[1.0f32, 2.0, 3.0], &[3])?;
+    /// let y = Array::<f32>::ones(&ctx, &[3])?;
+    /// axpy.run(&[&2.0f32, &x, &y])?;
+    /// assert_eq!(y.to_vec()?, [3.0, 5.0, 7.0]);
+    /// assert!(axpy.run(&[&2.0f64, &x, &y]).is_err()); // `float a` takes an f32
+    /// # Ok(()) }
+    /// ```
+    pub fn new(ctx: &Context, arguments: &str, body: &str, name: &str) -> Result<ElementwiseKernel> {
+        Self::with_preamble(ctx, arguments, body, name, "")
+    }
+
+    /// As [`ElementwiseKernel::new`], with `preamble` placed before the kernel.
+    pub fn with_preamble(
+        ctx: &Context,
+        arguments: &str,
+        body: &str,
+        name: &str,
+        preamble: &str,
+    ) -> Result<ElementwiseKernel> {
+        let decls = parse_args(arguments)?;
+        if !decls.iter().any(|d| d.array) {
+            return Err(Error::NoArray {
+                op: name.to_string(),
+                message: format!(
+                    "the elementwise kernel `{name}` has no array argument, so it has no length to run over"
+                ),
+            });
+        }
+        let mut params = Vec::new();
+        let mut setup = String::new();
+        for d in &decls {
+            if d.array {
+                let t = d.dtype.cl_storage();
+                params.push(format!("__global {t}* {}__base", d.name));
+                params.push(format!("long {}__off", d.name));
+                let _ = writeln!(setup, "  __global {t}* {n} = {n}__base + {n}__off;", n = d.name);
+            } else {
+                params.push(format!("{} {}", d.dtype.cl_compute(), d.name));
+            }
+        }
+        params.push("long n".into());
+        let types: Vec<DType> = decls.iter().map(|d| d.dtype).collect();
+        let src = format!(
+            "{}{preamble}\n__kernel void {name}({}) {{\n{setup}  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {{\n    {body};\n  }}\n}}\n",
+            DType::pragmas(&types),
+            params.join(", ")
+        );
+        let kernel = generated_kernel(ctx, &src, name)?;
+        Ok(ElementwiseKernel { ctx: ctx.clone(), decls, kernel, name: name.to_string() })
+    }
+
+    /// The declared arguments.
+    pub fn arguments(&self) -> &[ArgDecl] {
+        &self.decls
+    }
+
+    /// Runs the kernel over `0..n`, `n` the length of the first array argument (non-blocking).
+    /// Every array argument must have `n` elements and belong to the kernel's context.
+    pub fn run(&self, args: &[&dyn UserArg]) -> Result<()> {
+        let vals = check(&self.name, &self.decls, args, &self.ctx)?;
+        let mut n = None;
+        let mut a = Args::default();
+        for (d, v) in self.decls.iter().zip(&vals) {
+            match v {
+                ArgValue::Array(s) => {
+                    if !s.is_c_contiguous() {
+                        return Err(Error::KernelArgs {
+                            kernel: self.name.clone(),
+                            message: format!(
+                                "argument `{}` is a strided view (shape {:?}, strides {:?}); elementwise kernels \
+                                 index arrays as x[i], so pass a contiguous array (copy() the view)",
+                                d.name,
+                                s.shape(),
+                                s.strides()
+                            ),
+                        });
+                    }
+                    // Every array is indexed over the same `0..n`: one of another length
+                    // would be read or written past its end (the device overruns the buffer).
+                    let want = *n.get_or_insert((s.len(), d));
+                    if s.len() != want.0 {
+                        return Err(Error::KernelArgs {
+                            kernel: self.name.clone(),
+                            message: format!(
+                                "argument `{}` has {} elements, but the kernel runs over {} (the length of \
+                                 the first array argument, `{}`); pass arrays of equal length",
+                                d.name,
+                                s.len(),
+                                want.0,
+                                want.1.name
+                            ),
+                        });
+                    }
+                    a.buf(s.buffer()).long(s.offset() as i64);
+                }
+                ArgValue::Scalar(_, b) => {
+                    a.bytes(b.clone(), "scalar");
+                }
+            }
+        }
+        let n = n.map_or(0, |(n, _)| n);
+        a.long(n as i64);
+        if n == 0 {
+            return Ok(());
+        }
+        let wg = crate::reduce::engine::wg_size(&self.ctx);
+        let cap = crate::reduce::engine::target_threads(&self.ctx, wg) * 4;
+        let global = [n.min(cap).div_ceil(wg) * wg];
+        self.kernel.launch(self.ctx.queue(), Dims::new(global).local([wg]), a.as_args())?;
+        Ok(())
+    }
+}
