@@ -6,7 +6,7 @@
 
 use clap::ValueEnum;
 use induction::cli::clean::CleanArgs;
-use induction::cli::{Common, RunArgs};
+use induction::cli::{Common, GridArgs, RunArgs};
 use induction::dissipation::{DissipationForm, DissipationRows};
 use induction::solver::{CleanStats, Norms};
 use induction::{Config, Error, Precision, Report, Solver};
@@ -378,11 +378,7 @@ pub fn run(
     };
     let args = RunArgs {
         common,
-        order,
-        n,
-        nx,
-        ny,
-        nz,
+        grid: GridArgs { order, n, nx, ny, nz },
         div_clean,
         clean: CleanArgs {
             cg_norm: cg_norm.map(|s| choice("cg_norm", s)).transpose()?,

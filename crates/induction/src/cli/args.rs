@@ -173,11 +173,9 @@ pub struct Common {
     pub force: bool,
 }
 
-/// `induction run`.
+/// The grid options of `run` and `clean`: the operators' interior order and the points per axis.
 #[derive(Debug, Clone, Args)]
-pub struct RunArgs {
-    #[command(flatten)]
-    pub common: Common,
+pub struct GridArgs {
     /// Interior order of the SBP operators: 2, 4 or 6.
     #[arg(long, default_value_t = 4)]
     pub order: usize,
@@ -194,6 +192,29 @@ pub struct RunArgs {
     /// Points along z (overrides --n).
     #[arg(long)]
     pub nz: Option<usize>,
+}
+
+impl GridArgs {
+    /// The configuration of `case` on this grid with `operator`'s SBP operators: `--n` points
+    /// per axis as [`Config::new_with`] lays them out, then `--nx`, `--ny`, `--nz` where given.
+    pub fn config(&self, case: Case, operator: OperatorForm) -> Config {
+        let mut cfg = Config::new_with(case, self.order, operator, self.n);
+        for (a, v) in [self.nx, self.ny, self.nz].into_iter().enumerate() {
+            if let Some(v) = v {
+                cfg.n[a] = v;
+            }
+        }
+        cfg
+    }
+}
+
+/// `induction run`.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub common: Common,
+    #[command(flatten)]
+    pub grid: GridArgs,
     /// Clean the divergence after every step: by default the H-orthogonal projection onto fields
     /// with zero discrete divergence at every node (CG for −Div·G ψ = div B, G the negative SBP
     /// adjoint of the divergence, then B ← B + Gψ); --laplacian and --potential-bc choose
@@ -388,14 +409,9 @@ impl RunArgs {
     /// The configuration these options describe (validated).
     pub fn config(&self) -> Result<Config> {
         let c = &self.common;
-        let mut cfg = Config::new_with(c.case, self.order, c.operator, self.n);
+        let mut cfg = self.grid.config(c.case, c.operator);
         c.apply(&mut cfg)?;
         cfg.overlap = self.overlap;
-        for (a, v) in [self.nx, self.ny, self.nz].into_iter().enumerate() {
-            if let Some(v) = v {
-                cfg.n[a] = v;
-            }
-        }
         if c.cfl.is_none() {
             cfg.cfl = cfg.case.default_cfl(cfg.n);
         }

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use rand::{Rng, SeedableRng};
 
+use super::args::GridArgs;
 use super::png::tagged;
 use crate::case::Case;
 use crate::config::{CgNorm, CleanForm, CleanOptions, Config, Laplacian, PotentialBc, Precision};
@@ -92,26 +93,16 @@ impl CleanArgs {
 
 /// `induction clean`.
 #[derive(Debug, Clone, Args)]
+// `--n` says what it does by pointing to `run`'s, as it did before the grid options were shared.
+#[command(mut_arg("n", |a| a.help(
+    "Grid points per axis (as for `run`: the planar cases get the fewest z points unless --nz is given)"
+)))]
 pub struct CleanCmdArgs {
     /// The case whose initial field (at t = 0) is cleaned (as for `run`).
     #[arg(long, default_value = "rotation_2d")]
     pub case: Case,
-    /// Interior order of the SBP operators: 2, 4 or 6.
-    #[arg(long, default_value_t = 4)]
-    pub order: usize,
-    /// Grid points per axis (as for `run`: the planar cases get the fewest z points unless --nz
-    /// is given).
-    #[arg(long, default_value_t = 40)]
-    pub n: usize,
-    /// Points along x (overrides --n).
-    #[arg(long)]
-    pub nx: Option<usize>,
-    /// Points along y (overrides --n).
-    #[arg(long)]
-    pub ny: Option<usize>,
-    /// Points along z (overrides --n).
-    #[arg(long)]
-    pub nz: Option<usize>,
+    #[command(flatten)]
+    pub grid: GridArgs,
     /// SBP operators: classical or extended.
     #[arg(long, value_name = "FORM", default_value = "classical")]
     pub operator: OperatorForm,
@@ -164,12 +155,7 @@ pub struct CleanOutcome {
 impl CleanCmdArgs {
     /// The configuration (validated): the case's grid and the cleaning.
     pub fn config(&self) -> Result<Config> {
-        let mut cfg = Config::new_with(self.case, self.order, self.operator, self.n);
-        for (a, v) in [self.nx, self.ny, self.nz].into_iter().enumerate() {
-            if let Some(v) = v {
-                cfg.n[a] = v;
-            }
-        }
+        let mut cfg = self.grid.config(self.case, self.operator);
         cfg.bounds = self.domain_box.as_deref().map(super::parse_box).transpose()?;
         cfg.precision = self.precision;
         cfg.clean = Some(self.clean.options(self.precision)?);

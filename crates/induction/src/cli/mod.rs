@@ -47,7 +47,7 @@ mod studies;
 
 pub use args::{
     parse_box, parse_list, parse_local, parse_on_off, BenchArgs, Common, ConvergenceArgs, DemoArgs,
-    EnergyArgs, RunArgs,
+    EnergyArgs, GridArgs, RunArgs,
 };
 pub use bench::{bench, bench_scaling, check_bench_args, copy_ceiling, time_steps};
 // Also here, where callers of the command line's functions (and older code) look for it.

@@ -111,7 +111,20 @@ pub fn run_config_checkpointed(
     let mut solver = Solver::new(ctx, cfg)?;
     ckpt.restore(&mut solver)?;
     let (steps, _) = cfg.steps()?;
-    let pb = progress(steps, quiet);
+    let (report, rows) = run_steps(&mut solver, ckpt, steps, &progress(steps, quiet), history)?;
+    Ok((solver, report, rows))
+}
+
+/// Runs `solver` to the final time (or to `ckpt`'s stop), writing the checkpoints that fall due
+/// and moving `pb` along; with `history`, also the norms after every step (on several ranks
+/// every rank computes them, as they are sums over the ranks, and rank 0 writes them).
+fn run_steps(
+    solver: &mut Solver,
+    ckpt: &Checkpoints,
+    steps: usize,
+    pb: &ProgressBar,
+    history: bool,
+) -> Result<(Report, Vec<HistoryRow>)> {
     let mut rows = Vec::new();
     let report = solver.run_to(ckpt.stop_after, |s, _, solver| {
         ckpt.after_step(s, steps, solver)?;
@@ -131,7 +144,7 @@ pub fn run_config_checkpointed(
             last.norms = report.last;
         }
     }
-    Ok((solver, report, rows))
+    Ok((report, rows))
 }
 
 /// `induction run` on several MPI ranks: each rank solves its block of the grid on the device of
@@ -152,27 +165,8 @@ pub(super) fn run_ranks(a: &RunArgs, cfg: &Config, ranks: std::rc::Rc<crate::ran
     let ckpt = Checkpoints::of(a)?;
     ckpt.restore(&mut solver)?;
     let (steps, _) = cfg.steps()?;
-    let pb = progress(steps, a.quiet || !root);
     let history = a.history.is_some() || a.plot.is_some();
-    let mut rows = Vec::new();
-    let report = solver.run_to(ckpt.stop_after, |s, _, solver| {
-        ckpt.after_step(s, steps, solver)?;
-        if history {
-            // Norms are sums over the ranks: every rank computes them, rank 0 writes them.
-            rows.push(HistoryRow { step: s, norms: solver.norms()?, clean: solver.last_clean() });
-        }
-        if s % 4 == 0 || s == steps {
-            pb.set_position(s as u64);
-        }
-        Ok(())
-    })?;
-    pb.finish_and_clear();
-    if history {
-        rows.insert(0, HistoryRow { step: 0, norms: report.initial, clean: None });
-        if let Some(last) = rows.last_mut() {
-            last.norms = report.last;
-        }
-    }
+    let (report, rows) = run_steps(&mut solver, &ckpt, steps, &progress(steps, a.quiet || !root), history)?;
     let mut written = Vec::new();
     if let Some(dir) = &a.vtk {
         written = write_pieces(&solver, dir, ranks.rank(), size)?;
