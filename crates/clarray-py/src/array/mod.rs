@@ -1,0 +1,106 @@
+//! `clarray.Array`: a device array of a run-time dtype ([`DynArray`]), with NumPy's
+//! indexing, operators, broadcasting, promotion and reductions.
+//!
+//! Operators are eager: each one builds the library's fused expression for that operation and
+//! evaluates it at once (one kernel per operator), so a result never depends on later writes
+//! to its operands. Fusing a chain into one kernel is opt-in: an operand that is a lazy
+//! `clarray.Expr` (crate::expr; `clarray.lazy`, `clarray.fuse`) makes the result lazy too.
+//!
+//! | file | what it owns |
+//! |---|---|
+//! | `mod.rs` | [`PyArr`] and how an operator becomes a result (eager, in place, or a lazy `Expr`) |
+//! | `methods.rs` | the class's Python methods, operators and properties (PyO3 takes them in one block) |
+//! | `index.rs` | indexing: basic indices as views, integer and boolean arrays to read and write |
+//! | `args.rs` | the axis and shape arguments of Python calls |
+
+mod args;
+mod index;
+mod methods;
+
+use clarray::array::{binary, unary, BinOp, DynArray, Expr, UnOp};
+use clarray::Context;
+use pyo3::prelude::*;
+
+use crate::convert::{can_cast_same_kind, operand};
+use crate::errors::IntoPy;
+use crate::expr::PyExpr;
+
+pub use args::{axes_arg, shape_arg};
+
+/// A device array (the data stays on the OpenCL device) with NumPy's semantics: views,
+/// broadcasting, NumPy 2 type promotion, reductions over axes. Make one with
+/// ``clarray.asarray``, ``zeros``, ``arange``, ...; bring it back with ``get()``.
+#[derive(Debug)]
+#[pyclass(name = "Array", module = "clarray", frozen)]
+pub struct PyArr {
+    pub inner: DynArray,
+}
+
+impl PyArr {
+    pub fn new(inner: DynArray) -> PyArr {
+        PyArr { inner }
+    }
+
+    fn ctx(&self) -> &Context {
+        self.inner.context()
+    }
+
+    fn eval(py: Python<'_>, e: Expr) -> PyResult<PyArr> {
+        py.detach(|| DynArray::eval(&e)).py().map(PyArr::new)
+    }
+
+    /// `self op other`: evaluated at once (one kernel), or a lazy `Expr` when `other` is one
+    /// (so that an array captured inside a fused expression does not split it).
+    fn bin(
+        &self,
+        py: Python<'_>,
+        op: BinOp,
+        other: &Bound<'_, PyAny>,
+        reflected: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let o = operand(self.ctx(), other)?;
+        let e = if reflected { binary(op, o, &self.inner) } else { binary(op, &self.inner, o) };
+        if other.cast::<PyExpr>().is_ok() {
+            e.check().py()?;
+            return Ok(Py::new(py, PyExpr::new(e, self.ctx().clone()))?.into_any());
+        }
+        Ok(Py::new(py, PyArr::eval(py, e)?)?.into_any())
+    }
+
+    /// `self op= other`: one kernel writing into this array (or view), refused as NumPy
+    /// refuses it when the result's dtype cannot be cast to this array's under 'same_kind'.
+    fn inplace(&self, py: Python<'_>, op: BinOp, other: &Bound<'_, PyAny>, name: &str) -> PyResult<()> {
+        let e = binary(op, &self.inner, operand(self.ctx(), other)?);
+        let (from, to) = (e.dtype().py()?, self.inner.dtype());
+        if !can_cast_same_kind(from, to) {
+            return Err(crate::errors::to_py(clarray::Error::Type {
+                dtypes: vec![from.to_string(), to.to_string()],
+                message: format!(
+                    "`{name}` gives {from}, which cannot be cast to the array's {to} with NumPy's \
+                     casting rule 'same_kind'; write `a = a {} b` for a new array of the wider type, \
+                     or convert b first",
+                    name.trim_end_matches('=')
+                ),
+            }));
+        }
+        let mut t = self.inner.clone();
+        py.detach(|| t.assign(e)).py()
+    }
+
+    fn un(&self, py: Python<'_>, op: UnOp) -> PyResult<PyArr> {
+        PyArr::eval(py, unary(op, &self.inner))
+    }
+
+    /// The array and axis an `axis=None` operation works on: the flattened array and 0.
+    fn flat_or(&self, axis: Option<isize>) -> PyResult<(DynArray, isize)> {
+        match axis {
+            Some(a) => Ok((self.inner.clone(), a)),
+            None => Ok((self.inner.reshape_copy(&[self.inner.len()]).py()?, 0)),
+        }
+    }
+}
+
+/// The class's Python object for a new array.
+pub fn wrap(py: Python<'_>, a: DynArray) -> PyResult<Py<PyArr>> {
+    Py::new(py, PyArr::new(a))
+}
