@@ -5,7 +5,8 @@ Usage: scripts/doc_examples.py [--check] [--crate NAME ...] [--features LIST] [-
 
 It reads rustdoc's JSON output, which the stable toolchain writes with RUSTC_BOOTSTRAP=1:
 `cargo rustdoc -p <crate> --lib -- -Z unstable-options --output-format json` (this script runs
-that for each crate, clarray and induction by default, unless --json names the files).
+that for each crate, clarray and induction by default, in the target folder's `doc-json`, unless
+--json names the files).
 
 The items that count are those reachable from the crate's root through public paths, as rustdoc
 documents them (`#[doc(hidden)]` items and private ones are not in its output):
@@ -125,6 +126,7 @@ class Entry:
     kind: str
     module: str
     parent: int | None = None  # the item it inherits coverage from (INHERITS, trait impls)
+    owner: int | None = None  # the type or trait whose impl or declaration holds a method
     covered: bool = False
     why: str = ""
     location: str = ""
@@ -187,11 +189,11 @@ def walk(krate: dict) -> dict[int, Entry]:
         span = it.get("span")
         return f"{span['filename']}:{span['begin'][0]}" if span else "?"
 
-    def add(i: int, path: list[str], module: str, parent: int | None) -> Entry | None:
+    def add(i: int, path: list[str], module: str, parent: int | None, owner=None) -> Entry | None:
         it = get(i)
         if it is None or i in entries or is_hidden(it):
             return None
-        e = Entry(i, path, kind_of(it), module, parent, location=location(it))
+        e = Entry(i, path, kind_of(it), module, parent, owner, location=location(it))
         entries[i] = e
         if parent is not None and parent in entries:
             entries[parent].children.append(i)
@@ -229,9 +231,9 @@ def walk(krate: dict) -> dict[int, Entry]:
                 if trait is None:
                     if mi.get("visibility") != "public":
                         continue
-                    add(m, path + [mi["name"]], module, owner if k in INHERITS else None)
+                    add(m, path + [mi["name"]], module, owner if k in INHERITS else None, owner)
                 else:
-                    add(m, path + [f"{mi['name']} (impl {trait['path']})"], module, owner)
+                    add(m, path + [f"{mi['name']} (impl {trait['path']})"], module, owner, owner)
 
     # 2. The items and their children, each under its best path.
     for i, (_, _, path) in sorted(best.items(), key=lambda kv: (kv[1][1], kv[1][2])):
@@ -256,7 +258,7 @@ def walk(krate: dict) -> dict[int, Entry]:
             for m in inner["items"]:
                 mi = get(m)
                 if mi is not None and not is_hidden(mi):
-                    add(m, path + [mi["name"]], module, i if kind_of(mi) in INHERITS else None)
+                    add(m, path + [mi["name"]], module, i if kind_of(mi) in INHERITS else None, i)
     return entries
 
 
@@ -305,10 +307,14 @@ def rustdoc_json(crate: str, features: list[str]) -> dict:
     if own:
         cmd += ["--features", ",".join(own)]
     cmd += ["--", "-Z", "unstable-options", "--output-format", "json"]
-    env = dict(os.environ, RUSTC_BOOTSTRAP="1")
+    # A target folder of its own: build scripts that probe the compiler (proc-macro2, serde, …)
+    # rerun when RUSTC_BOOTSTRAP changes, and everything above them would be rebuilt by the
+    # next ordinary cargo command in a shared one.
+    target = os.path.join(meta["target_directory"], "doc-json")
+    env = dict(os.environ, RUSTC_BOOTSTRAP="1", CARGO_TARGET_DIR=target)
     env.pop("RUSTDOCFLAGS", None)  # `-D warnings` belongs to the HTML build (same docs)
     subprocess.run(cmd, check=True, env=env)
-    path = os.path.join(meta["target_directory"], "doc", crate.replace("-", "_") + ".json")
+    path = os.path.join(target, "doc", crate.replace("-", "_") + ".json")
     with open(path) as f:
         return json.load(f)
 

@@ -71,7 +71,8 @@ macro_rules! array_reductions {
         impl<T: Reducible> Array<T> {$(
             $(#[$m])*
             ///
-            /// Over the whole array; the result is a 0-d array (read it with `item()`).
+            /// Over the whole array; the result is a 0-d array (read it with `item()`). See
+            /// [the example on `Array`](crate::array::Array).
             pub fn $name(&self) -> Result<Array<$out>> {
                 self.$axes_name(Axes::All, false)
             }
@@ -80,7 +81,8 @@ macro_rules! array_reductions {
             ///
             /// Over `axes` (an `isize`, an array or slice of them, or [`Axes::All`]; negative axes
             /// count from the end); with
-            /// `keepdims` the reduced axes stay as axes of length 1.
+            /// `keepdims` the reduced axes stay as axes of length 1. See
+            /// [the example on `Array`](crate::array::Array).
             pub fn $axes_name(&self, axes: impl Into<Axes>, keepdims: bool) -> Result<Array<$out>> {
                 reduce_map(MapExpr::identity(&Strided::of_array(self)), $kind, &axes.into(), keepdims)?.into_array()
             }
@@ -90,14 +92,16 @@ macro_rules! array_reductions {
             $(#[$m])*
             ///
             /// Computed in the same pass as the expression (its operands are read once), over all
-            /// elements; `U` must be the result type (see the table in [`crate::reduce`]).
+            /// elements; `U` must be the result type (see the table in [`crate::reduce`]). See
+            /// [the example on `Expr`](crate::array::Expr).
             pub fn $name<U: Element>(&self) -> Result<Array<U>> {
                 self.$axes_name(Axes::All, false)
             }
 
             $(#[$m])*
             ///
-            /// Computed in the same pass as the expression, over `axes`.
+            /// Computed in the same pass as the expression, over `axes`. See
+            /// [the example on `Expr`](crate::array::Expr).
             pub fn $axes_name<U: Element>(&self, axes: impl Into<Axes>, keepdims: bool) -> Result<Array<U>> {
                 reduce_map(map_of_expr(self)?, $kind, &axes.into(), keepdims)?.into_array()
             }

@@ -13,6 +13,8 @@ use num_complex::Complex;
 macro_rules! reductions {
     ($($(#[$m:meta])* $name:ident;)*) => {$(
         $(#[$m])*
+        ///
+        /// See [the example on `DynArray`](crate::DynArray).
         pub fn $name(&self, axes: impl Into<Axes>, keepdims: bool) -> Result<DynArray> {
             let axes = axes.into();
             each!(self, a => a.$name(axes, keepdims).map(DynArray::from))

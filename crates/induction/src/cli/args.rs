@@ -11,6 +11,8 @@ use crate::error::{Error, Result};
 use crate::sbp::OperatorForm;
 
 /// `induction bench`.
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
     /// Small sizes that run in seconds on a CPU (n 32, copy comparison at 24).
@@ -71,6 +73,8 @@ pub struct BenchArgs {
 }
 
 /// `on` or `off` (for `--overlap`).
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn parse_on_off(s: &str) -> std::result::Result<bool, String> {
     match s {
         "on" => Ok(true),
@@ -80,6 +84,8 @@ pub fn parse_on_off(s: &str) -> std::result::Result<bool, String> {
 }
 
 /// Options every run takes.
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Clone, Args)]
 pub struct Common {
     /// Test case: rotation_2d, rotation_3d, confined_domain, periodic_advection, rotation_3d_ez,
@@ -174,6 +180,8 @@ pub struct Common {
 }
 
 /// `induction run`.
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     #[command(flatten)]
@@ -246,6 +254,8 @@ pub struct RunArgs {
 }
 
 /// `induction convergence`.
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Clone, Args)]
 pub struct ConvergenceArgs {
     #[command(flatten)]
@@ -259,6 +269,8 @@ pub struct ConvergenceArgs {
 }
 
 /// `induction energy`.
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Clone, Args)]
 pub struct EnergyArgs {
     #[command(flatten)]
@@ -277,6 +289,8 @@ pub struct EnergyArgs {
 }
 
 /// `induction demo`.
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Clone, Args)]
 pub struct DemoArgs {
     /// Folder for the PNG and VTK files.
@@ -288,6 +302,8 @@ pub struct DemoArgs {
 }
 
 /// Parses a comma-separated list of numbers.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn parse_list(what: &str, s: &str) -> Result<Vec<usize>> {
     let v: Result<Vec<usize>> = s
         .split(',')
@@ -308,6 +324,8 @@ pub fn parse_list(what: &str, s: &str) -> Result<Vec<usize>> {
 
 /// Parses `--box XMIN,XMAX,YMIN,YMAX,ZMIN,ZMAX` into `[[xmin, xmax], [ymin, ymax], [zmin, zmax]]`
 /// (checked by [`Config::validate`]).
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn parse_box(s: &str) -> Result<[[f64; 2]; 3]> {
     let names = ["xmin", "xmax", "ymin", "ymax", "zmin", "zmax"];
     let parts: Vec<&str> = s.split(',').map(str::trim).collect();
@@ -328,6 +346,8 @@ pub fn parse_box(s: &str) -> Result<[[f64; 2]; 3]> {
 }
 
 /// Parses `X,Y,Z`.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn parse_local(s: &str) -> Result<[usize; 3]> {
     let v = parse_list("local", s)?;
     <[usize; 3]>::try_from(v.as_slice())
@@ -386,6 +406,8 @@ impl Common {
 
 impl RunArgs {
     /// The configuration these options describe (validated).
+    ///
+    /// See [the example in `cli`](mod@crate::cli).
     pub fn config(&self) -> Result<Config> {
         let c = &self.common;
         let mut cfg = Config::new_with(c.case, self.order, c.operator, self.n);
