@@ -118,6 +118,8 @@ pub enum Command {
 }
 
 /// Runs the command line `args` (the first item is the program name).
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn main_with<I, T>(args: I) -> Result<()>
 where
     I: IntoIterator<Item = T>,

@@ -254,6 +254,8 @@ impl<T: Element> Array<T> {
     elementwise_methods!();
 
     /// `minimum(maximum(self, lo), hi)`, lazily.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn clip(&self, lo: impl IntoExpr, hi: impl IntoExpr) -> Expr {
         self.expr().clip(lo, hi)
     }
