@@ -5,8 +5,7 @@ Usage: scripts/doc_examples.py [--check] [--crate NAME ...] [--features LIST] [-
 
 It reads rustdoc's JSON output, which the stable toolchain writes with RUSTC_BOOTSTRAP=1:
 `cargo rustdoc -p <crate> --lib -- -Z unstable-options --output-format json` (this script runs
-that for each crate, clarray and induction by default, in the target folder's `doc-json`, unless
---json names the files).
+that for each crate, clarray and induction by default, unless --json names the files).
 
 The items that count are those reachable from the crate's root through public paths, as rustdoc
 documents them (`#[doc(hidden)]` items and private ones are not in its output):
@@ -293,7 +292,11 @@ def cover(krate: dict, entries: dict[int, Entry]) -> None:
 
 
 def rustdoc_json(crate: str, features: list[str]) -> dict:
-    """Runs rustdoc's JSON output for `crate` and returns it parsed."""
+    """Runs rustdoc's JSON output for `crate` and returns it parsed.
+
+    `features` (`package/feature`) go to the crate and to the workspace crates it depends on;
+    given as `cargo doc` was, the JSON build reuses that build's checked dependencies.
+    """
     meta = json.loads(
         subprocess.run(
             ["cargo", "metadata", "--format-version", "1", "--no-deps"],
@@ -302,19 +305,25 @@ def rustdoc_json(crate: str, features: list[str]) -> dict:
             text=True,
         ).stdout
     )
+    pkg = next(p for p in meta["packages"] if p["name"] == crate)
+    known = {crate} | {d["name"] for d in pkg["dependencies"]}
+    own = [f for f in features if f.split("/", 1)[0] in known]
     cmd = ["cargo", "rustdoc", "-q", "-p", crate, "--lib"]
-    own = [f.split("/", 1)[1] for f in features if f.startswith(crate + "/")]
     if own:
         cmd += ["--features", ",".join(own)]
     cmd += ["--", "-Z", "unstable-options", "--output-format", "json"]
-    # A target folder of its own: build scripts that probe the compiler (proc-macro2, serde, …)
-    # rerun when RUSTC_BOOTSTRAP changes, and everything above them would be rebuilt by the
-    # next ordinary cargo command in a shared one.
-    target = os.path.join(meta["target_directory"], "doc-json")
-    env = dict(os.environ, RUSTC_BOOTSTRAP="1", CARGO_TARGET_DIR=target)
+    # RUSTC_BOOTSTRAP reaches rustdoc alone, through a wrapper: set for cargo, it would also
+    # reach the build scripts that probe the compiler (proc-macro2, serde, …), which rerun when
+    # it changes, and the next ordinary cargo command would rebuild everything above them.
+    wrapper = os.path.join(meta["target_directory"], "rustdoc-unstable.sh")
+    os.makedirs(meta["target_directory"], exist_ok=True)
+    with open(wrapper, "w") as f:
+        f.write('#!/bin/sh\nRUSTC_BOOTSTRAP=1 exec "$CLARRAY_RUSTDOC" "$@"\n')
+    os.chmod(wrapper, 0o755)
+    env = dict(os.environ, RUSTDOC=wrapper, CLARRAY_RUSTDOC=os.environ.get("RUSTDOC", "rustdoc"))
     env.pop("RUSTDOCFLAGS", None)  # `-D warnings` belongs to the HTML build (same docs)
     subprocess.run(cmd, check=True, env=env)
-    path = os.path.join(target, "doc", crate.replace("-", "_") + ".json")
+    path = os.path.join(meta["target_directory"], "doc", crate.replace("-", "_") + ".json")
     with open(path) as f:
         return json.load(f)
 
@@ -347,7 +356,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument(
         "--features",
         default="clarray/serde,clarray/tracing",
-        help="features as crate/feature, comma-separated; each crate gets its own",
+        help="features as package/feature, comma-separated, as `cargo doc` was given them",
     )
     ap.add_argument("--json", action="append", help="read this rustdoc JSON file instead of building")
     args = ap.parse_args(argv)
