@@ -10,6 +10,27 @@
 //! ([`OperatorForm::Extended`], InductionEq's `operator_form = 'extended'`) have the same interior
 //! stencils and boundary orders with wider boundary blocks (3 × 4, 6 × 8, 8 × 11) and their own
 //! norms.
+//!
+//! ```
+//! use induction::sbp::{OperatorForm, Sbp, SecondDerivative};
+//! # fn main() -> induction::Result<()> {
+//! let d = Sbp::new(4)?; // interior order 4, boundary order 2
+//! assert_eq!((d.order, d.boundary_order), (4, 2));
+//! let n = 21;
+//! let h = 1.0 / (n - 1) as f64;
+//! let x: Vec<f64> = (0..n).map(|i| i as f64 * h).collect();
+//! let df = d.apply(&x.iter().map(|x| x * x).collect::<Vec<_>>(), h); // exact for x²
+//! assert!(df.iter().zip(&x).all(|(d, x)| (d - 2.0 * x).abs() < 1e-10));
+//! let w = d.weights(n); // the diagonal of H, without h: it integrates 1 exactly
+//! assert!((w.iter().sum::<f64>() * h - 1.0).abs() < 1e-12);
+//! assert_eq!(d.matrix(n).len(), n * n); // h·D, dense
+//! let ext = Sbp::with_form(4, OperatorForm::Extended)?; // wider boundary blocks
+//! assert_eq!((ext.rows(), ext.cols()), (6, 8));
+//! assert!(Sbp::new(5).is_err()); // orders 2, 4 and 6
+//! let d2 = SecondDerivative::new(2)?;
+//! assert_eq!(d2.matrix(n).len(), n * n);
+//! # Ok(()) }
+//! ```
 
 use std::fmt;
 use std::str::FromStr;
@@ -17,6 +38,8 @@ use std::str::FromStr;
 use crate::error::{Error, Result};
 
 /// Which family of SBP operators (InductionEq's `operator_form`).
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum OperatorForm {
@@ -32,6 +55,8 @@ impl OperatorForm {
     pub const ALL: [OperatorForm; 2] = [OperatorForm::Classical, OperatorForm::Extended];
 
     /// The name on the command line (InductionEq's value of `operator_form`).
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn name(self) -> &'static str {
         match self {
             OperatorForm::Classical => "classical",
@@ -57,6 +82,8 @@ impl FromStr for OperatorForm {
 
 /// One diagonal-norm SBP first-derivative operator (or the periodic central stencil of the
 /// same interior order).
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sbp {
     /// Interior order of accuracy: 2, 4 or 6.
@@ -73,16 +100,22 @@ pub struct Sbp {
 
 impl Sbp {
     /// The classical operator of interior order `order` (2, 4 or 6).
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn new(order: usize) -> Result<Sbp> {
         Sbp::with_form(order, OperatorForm::Classical)
     }
 
     /// The extended operator of interior order `order` (2, 4 or 6).
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn extended(order: usize) -> Result<Sbp> {
         Sbp::with_form(order, OperatorForm::Extended)
     }
 
     /// The operator of interior order `order` (2, 4 or 6) of the family `form`.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn with_form(order: usize, form: OperatorForm) -> Result<Sbp> {
         if form == OperatorForm::Extended {
             return extended(order);
@@ -121,32 +154,44 @@ impl Sbp {
     }
 
     /// Rows of the boundary block.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn rows(&self) -> usize {
         self.block.len()
     }
 
     /// Columns of the boundary block.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn cols(&self) -> usize {
         self.block[0].len()
     }
 
     /// Half-width of the interior stencil.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn half(&self) -> usize {
         self.interior.len()
     }
 
     /// The fewest grid points the bounded operator is defined on: both boundary blocks must fit
     /// without sharing a row.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn min_points(&self) -> usize {
         (2 * self.rows()).max(self.cols()).max(2 * self.half() + 1)
     }
 
     /// The fewest points of the periodic operator (its stencil must not wrap onto itself).
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn min_points_periodic(&self) -> usize {
         2 * self.half() + 1
     }
 
     /// The diagonal of `H` on `n` points, without the factor `h`.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn weights(&self, n: usize) -> Vec<f64> {
         let mut w = vec![1.0; n];
         for (i, &v) in self.norm.iter().enumerate() {
@@ -157,6 +202,8 @@ impl Sbp {
     }
 
     /// The dense matrix `h·D` on `n ≥ min_points()` points, row-major.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn matrix(&self, n: usize) -> Vec<f64> {
         let mut d = vec![0.0; n * n];
         let (r, c) = (self.rows(), self.cols());
@@ -181,6 +228,8 @@ impl Sbp {
     }
 
     /// The dense matrix `h·D` of the periodic central stencil on `n` points, row-major.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn periodic_matrix(&self, n: usize) -> Vec<f64> {
         let mut d = vec![0.0; n * n];
         for i in 0..n {
@@ -193,6 +242,8 @@ impl Sbp {
     }
 
     /// `D f` for samples `f` of spacing `h` (bounded operator).
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn apply(&self, f: &[f64], h: f64) -> Vec<f64> {
         let n = f.len();
         let d = self.matrix(n);
@@ -236,15 +287,21 @@ fn extended(order: usize) -> Result<Sbp> {
 
 /// The boundary block of the extended operator of interior order 2, left end (InductionEq's
 /// `SBP_diff` in `include/2ndOrderExtended.h`).
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub const EXTENDED2_BLOCK: [[f64; 4]; 3] = [
     [-6.0 / 5.0, 7.0 / 5.0, -1.0 / 5.0, 0.0],
     [-1.0 / 2.0, 0.0, 1.0 / 2.0, 0.0],
     [1.0 / 11.0, -7.0 / 11.0, 0.0, 6.0 / 11.0],
 ];
 /// The inverse norm weights of the same operator (InductionEq's `M_INV` there).
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub const EXTENDED2_NORM_INV: [f64; 3] = [12.0 / 5.0, 6.0 / 7.0, 12.0 / 11.0];
 /// The boundary block of the extended operator of interior order 4, left end (InductionEq's
 /// `SBP_diff` in `include/4thOrderExtended.h`, its decimals as printed there).
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub const EXTENDED4_BLOCK: [[f64; 8]; 6] = [
     [
         -1.5655577299412915,
@@ -308,6 +365,8 @@ pub const EXTENDED4_BLOCK: [[f64; 8]; 6] = [
     ],
 ];
 /// The inverse norm weights of the same operator (InductionEq's `M_INV` there).
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub const EXTENDED4_NORM_INV: [f64; 6] = [
     3.131115459882583,
     0.725258121380005,
@@ -318,6 +377,8 @@ pub const EXTENDED4_NORM_INV: [f64; 6] = [
 ];
 /// The boundary block of the extended operator of interior order 6, left end (InductionEq's
 /// `SBP_diff` in `include/6thOrderExtended.h`, its decimals as printed there).
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub const EXTENDED6_BLOCK: [[f64; 11]; 8] = [
     [
         -1.694029296324548,
@@ -425,6 +486,8 @@ pub const EXTENDED6_BLOCK: [[f64; 11]; 8] = [
     ],
 ];
 /// The inverse norm weights of the same operator (InductionEq's `M_INV` there).
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub const EXTENDED6_NORM_INV: [f64; 8] = [
     3.388058592649096,
     0.656067877569432,
@@ -439,6 +502,8 @@ pub const EXTENDED6_NORM_INV: [f64; 8] = [
 /// The 6 × 9 boundary block of the sixth-order operator as a function of the free parameter x₁:
 /// entry `(p, q, r, s)` is `(p/q)·x₁ + r/s` (every entry is affine in x₁, so the SBP property
 /// holds for any value). Exact rationals, so that tests can check the operator exactly.
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub const SIXTH_ORDER_BLOCK: [[(i64, i64, i64, i64); 9]; 6] = [
     [
         (0, 1, -21600, 13649),
@@ -509,11 +574,15 @@ pub const SIXTH_ORDER_BLOCK: [[(i64, i64, i64, i64); 9]; 6] = [
 ];
 
 /// The norm weights of the sixth-order operator, `(p, q)` for `p/q`.
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub const SIXTH_ORDER_NORM: [(i64, i64); 6] =
     [(13649, 43200), (12013, 8640), (2711, 4320), (5359, 4320), (7877, 8640), (43801, 43200)];
 
 /// The free parameter x₁ of the sixth-order operator, `(p, q)` for `p/q`: 342523/518400, the
 /// value of Mattsson & Nordström (2004), also used by InductionEq and SummationByPartsOperators.jl.
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub const SIXTH_ORDER_X1: (i64, i64) = (342523, 518400);
 
 /// The sixth-order boundary block in f64: each entry `(p/q)·x₁ + r/s` summed exactly as one
@@ -544,6 +613,8 @@ fn sixth_order_block() -> Vec<Vec<f64>> {
 /// SBP norm without the spacing. It is symmetric and negative semi-definite in the H̃ inner
 /// product (`⟨u, H̃ Diss u⟩ = −|D̃u|²`), vanishes on polynomials of degree < q and is of size
 /// O(1) (not O(1/h)): the solver multiplies it by the strength ε, as InductionEq does.
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dissipation {
     /// q: half the interior order.
@@ -557,6 +628,8 @@ pub struct Dissipation {
 
 impl Sbp {
     /// The undivided q-th difference `D̃` on `n` points, `(n − q) × n`, row-major (q = order/2).
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn undivided_difference(&self, n: usize) -> Vec<f64> {
         let q = self.order / 2;
         let rows = n.saturating_sub(q);
@@ -573,6 +646,8 @@ impl Sbp {
     }
 
     /// The dense matrix `−H̃⁻¹ D̃ᵀ D̃` on `n` points, row-major: the definition of the dissipation.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn dissipation_matrix(&self, n: usize) -> Vec<f64> {
         let q = self.order / 2;
         let d = self.undivided_difference(n);
@@ -590,6 +665,8 @@ impl Sbp {
 
     /// The dissipation's stencil and boundary block, read off the dense matrix: rows where the
     /// norm is not 1 or the difference stencil is cut are the block (max(q, rows) of them).
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn dissipation(&self) -> Dissipation {
         let q = self.order / 2;
         let rows = q.max(self.rows());
@@ -628,6 +705,8 @@ fn boundary_block_matrix(n: usize, block: &[Vec<f64>], interior: impl Fn(&mut [f
 impl Dissipation {
     /// The operator on `n` points (at least the SBP operator's `min_points`) built from the
     /// stencil and blocks, as the kernels apply it, row-major.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn matrix(&self, n: usize) -> Vec<f64> {
         let q = self.q;
         boundary_block_matrix(n, &self.block, |row, i| {
@@ -638,6 +717,8 @@ impl Dissipation {
     }
 
     /// The periodic operator on `n` points (the central stencil everywhere), row-major.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn periodic_matrix(&self, n: usize) -> Vec<f64> {
         let q = self.q;
         let mut a = vec![0.0; n * n];
@@ -657,6 +738,8 @@ impl Dissipation {
 /// functions that vanish at both ends `H D₂` is symmetric and negative definite. The divergence
 /// cleaning with `--laplacian narrow` uses it (InductionEq's
 /// `USE_LAPLACE_NARROW_STENCIL_DIRICHLET`); InductionEq has it for the classical operators only.
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SecondDerivative {
     /// Interior order of accuracy: 2, 4 or 6.
@@ -669,6 +752,8 @@ pub struct SecondDerivative {
 }
 
 /// A boundary block (rows of `(p, q)` for `p/q`) and a central stencil, as exact rationals.
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub type RationalOperator = (Vec<Vec<(i64, i64)>>, Vec<(i64, i64)>);
 
 /// The second-derivative operator of interior order `order` as exact rationals `(p, q)` for
@@ -676,6 +761,8 @@ pub type RationalOperator = (Vec<Vec<(i64, i64)>>, Vec<(i64, i64)>);
 /// `c_0 … c_r`. The coefficients of Mattsson & Nordström (2004), as also tabulated by
 /// SummationByPartsOperators.jl; InductionEq's narrow-stencil tables are their negatives with
 /// the column of the boundary node dropped (it multiplies ψ = 0 there).
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub fn second_derivative_table(order: usize) -> Option<RationalOperator> {
     let rows = |b: &[&[(i64, i64)]]| {
         let cols = b.iter().map(|r| r.len()).max().unwrap_or(0);
@@ -757,6 +844,8 @@ pub fn second_derivative_table(order: usize) -> Option<RationalOperator> {
 impl SecondDerivative {
     /// The operator of interior order `order` (2, 4 or 6), in f64 (each coefficient one
     /// correctly rounded quotient of its integers).
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn new(order: usize) -> Result<SecondDerivative> {
         let (block, interior) = second_derivative_table(order).ok_or_else(|| {
             Error::Config(format!(
@@ -773,17 +862,23 @@ impl SecondDerivative {
     }
 
     /// Rows of the boundary block.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn rows(&self) -> usize {
         self.block.len()
     }
 
     /// Columns of the boundary block.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn cols(&self) -> usize {
         self.block[0].len()
     }
 
     /// The dense matrix `h²·D₂` on `n` points (at least the first-derivative operator's
     /// `min_points`), row-major.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn matrix(&self, n: usize) -> Vec<f64> {
         let r = self.interior.len() - 1;
         boundary_block_matrix(n, &self.block, |row, i| {
