@@ -38,6 +38,8 @@ use crate::reduce::{Axes, ReductionTypes, Strided};
 use crate::runtime::{Context, Dims, Kernel};
 
 /// One declared argument.
+///
+/// See [the example in `kernels`](mod@crate::kernels).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArgDecl {
     /// Its name.
@@ -70,6 +72,8 @@ fn dtype_of(t: &str) -> Option<DType> {
 }
 
 /// Parses `"float a, float *x, __global const double* y"`.
+///
+/// See [the example in `kernels`](mod@crate::kernels).
 pub fn parse_args(decls: &str) -> Result<Vec<ArgDecl>> {
     let mut out: Vec<ArgDecl> = Vec::new();
     for raw in decls.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -105,6 +109,8 @@ pub fn parse_args(decls: &str) -> Result<Vec<ArgDecl>> {
 }
 
 /// A value passed to a user kernel: an array or a scalar.
+///
+/// See [the example in `kernels`](mod@crate::kernels).
 #[derive(Debug, Clone)]
 pub enum ArgValue {
     /// An array (any view).
@@ -114,8 +120,12 @@ pub enum ArgValue {
 }
 
 /// What can be passed to a user kernel: `Array<T>` and the numeric scalar types.
+///
+/// See [the example in `kernels`](mod@crate::kernels).
 pub trait UserArg {
     /// The value.
+    ///
+    /// See [the example in `kernels`](mod@crate::kernels).
     fn value(&self) -> ArgValue;
 }
 
@@ -239,6 +249,8 @@ fn check(kernel: &str, decls: &[ArgDecl], given: &[&dyn UserArg], ctx: &Context)
 }
 
 /// A kernel running a user's statement for every index `i` of its arrays.
+///
+/// See [the example on `ElementwiseKernel::new`](crate::kernels::ElementwiseKernel::new).
 #[derive(Debug, Clone)]
 pub struct ElementwiseKernel {
     ctx: Context,
@@ -309,12 +321,16 @@ impl ElementwiseKernel {
     }
 
     /// The declared arguments.
+    ///
+    /// See [the example on `ElementwiseKernel::new`](crate::kernels::ElementwiseKernel::new).
     pub fn arguments(&self) -> &[ArgDecl] {
         &self.decls
     }
 
     /// Runs the kernel over `0..n`, `n` the length of the first array argument (non-blocking).
     /// Every array argument must have `n` elements and belong to the kernel's context.
+    ///
+    /// See [the example on `ElementwiseKernel::new`](crate::kernels::ElementwiseKernel::new).
     pub fn run(&self, args: &[&dyn UserArg]) -> Result<()> {
         let vals = check(&self.name, &self.decls, args, &self.ctx)?;
         let mut n = None;
@@ -468,6 +484,8 @@ fn user_map(
 /// A reduction written by the user: a map expression of the arguments at `i`, a reduce
 /// expression of `a` and `b`, and its neutral element (PyOpenCL's `ReductionKernel`), run over
 /// all elements or along axes, on any views.
+///
+/// See [the example on `ReductionKernel::new`](crate::kernels::ReductionKernel::new).
 #[derive(Debug, Clone)]
 pub struct ReductionKernel {
     ctx: Context,
@@ -527,17 +545,23 @@ impl ReductionKernel {
     }
 
     /// Adds helper code placed before the kernel.
+    ///
+    /// See [the example on `ReductionKernel::new`](crate::kernels::ReductionKernel::new).
     pub fn with_preamble(mut self, preamble: &str) -> ReductionKernel {
         self.preamble = preamble.into();
         self
     }
 
     /// Reduces over all elements: a 0-d array of `U` (which must be the declared output type).
+    ///
+    /// See [the example on `ReductionKernel::new`](crate::kernels::ReductionKernel::new).
     pub fn run<U: Element>(&self, args: &[&dyn UserArg]) -> Result<Array<U>> {
         self.run_axes(args, Axes::All, false)
     }
 
     /// Reduces along `axes` of the (broadcast) arrays.
+    ///
+    /// See [the example on `ReductionKernel::new`](crate::kernels::ReductionKernel::new).
     pub fn run_axes<U: Element>(
         &self,
         args: &[&dyn UserArg],
@@ -570,6 +594,8 @@ impl ReductionKernel {
 /// arguments at `i`, a scan expression of `a` and `b` with its neutral element, an output
 /// expression of `item` (the scanned value) and `i`, and optionally a segment-start expression
 /// (nonzero where a new segment begins; the scan restarts there).
+///
+/// See [the example on `ScanKernel::new`](crate::kernels::ScanKernel::new).
 #[derive(Debug, Clone)]
 pub struct ScanKernel {
     ctx: Context,
@@ -636,6 +662,8 @@ impl ScanKernel {
     }
 
     /// Makes the scan segmented: it restarts where `expr` (of the arguments at `i`) is nonzero.
+    ///
+    /// See [the example on `ScanKernel::new`](crate::kernels::ScanKernel::new).
     pub fn segmented(mut self, expr: &str) -> Result<ScanKernel> {
         rewrite(&self.name, expr, &self.decls, "segment-start expression")?;
         self.segment = Some(expr.into());
@@ -643,12 +671,16 @@ impl ScanKernel {
     }
 
     /// Makes the scan exclusive: `item` at `i` combines the elements before `i`.
+    ///
+    /// See [the example on `ScanKernel::new`](crate::kernels::ScanKernel::new).
     pub fn exclusive(mut self) -> ScanKernel {
         self.exclusive = true;
         self
     }
 
     /// Scans along `axis` (negative counts from the end) of the (broadcast) arrays; returns the `out` values as `Array<U>`.
+    ///
+    /// See [the example on `ScanKernel::new`](crate::kernels::ScanKernel::new).
     pub fn run<U: Element>(&self, args: &[&dyn UserArg], axis: isize) -> Result<Array<U>> {
         let vals = check(&self.name, &self.decls, args, &self.ctx)?;
         let code = rewrite(&self.name, &self.input, &self.decls, "input expression")?;
