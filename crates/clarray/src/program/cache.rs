@@ -56,11 +56,15 @@ use crate::runtime::{Context, Kernel, Program};
 use super::source::{excerpt, translate_log, with_arg_info, Source, MAIN_LABEL};
 
 /// Environment variable: the cache directory.
+///
+/// See [the example on `Source`](crate::program::Source).
 pub const CACHE_DIR_ENV: &str = "CLARRAY_CACHE_DIR";
 
 /// PoCL's environment variable of build flags added to every program it compiles.
 const DRIVER_BUILD_FLAGS_ENV: &str = "POCL_EXTRA_BUILD_FLAGS";
 /// Environment variable: `1` turns the disk cache off.
+///
+/// See [the example on `Source`](crate::program::Source).
 pub const NO_CACHE_ENV: &str = "CLARRAY_NO_CACHE";
 
 const MAGIC: &[u8; 8] = b"CLARRAYP";
@@ -69,6 +73,8 @@ const HEADER: usize = 8 + 4 + 32 + 8 + 32;
 
 /// A built program with its kernels, each created once (on first use) and kept: creating a
 /// kernel object per call is what made PyOpenCL's launches 20x slower. Cheap to clone.
+///
+/// See [the example on `Source`](crate::program::Source).
 #[derive(Clone)]
 pub struct Kernels {
     program: Program,
@@ -84,6 +90,8 @@ impl fmt::Debug for Kernels {
 
 impl Kernels {
     /// The kernel `name`, created on first use and reused after.
+    ///
+    /// See [the example on `Source`](crate::program::Source).
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
         if let Some(k) = lock(&self.kernels).get(name) {
             return Ok(k.clone());
@@ -93,11 +101,15 @@ impl Kernels {
     }
 
     /// The program.
+    ///
+    /// See [the example on `Source`](crate::program::Source).
     pub fn program(&self) -> &Program {
         &self.program
     }
 
     /// The context it was built in.
+    ///
+    /// See [the example on `Source`](crate::program::Source).
     pub fn context(&self) -> &Context {
         self.program.context()
     }
@@ -112,6 +124,8 @@ struct Memory {
 
 /// The program built from `source` with `options` (plus `-cl-kernel-arg-info`) in `ctx`,
 /// built at most once per context and loaded from the disk cache when it is there.
+///
+/// See [the example on `Source`](crate::program::Source).
 pub fn cached_program(ctx: &Context, source: &str, options: &str) -> Result<Program> {
     let files = [(MAIN_LABEL.to_string(), source.to_string())];
     Ok(cached_program_named(ctx, source, &with_arg_info(options), &files)?.program)
@@ -122,6 +136,8 @@ pub fn cached_program(ctx: &Context, source: &str, options: &str) -> Result<Prog
 /// rounded as clarray's own kernels, add [`CORRECTLY_ROUNDED_DIVIDE_SQRT`] where
 /// [`DeviceInfo::fp32_correctly_rounded_divide_sqrt`](crate::runtime::DeviceInfo) says the
 /// device has it.
+///
+/// See [the example on `Source`](crate::program::Source).
 pub fn cached_kernel(ctx: &Context, source: &str, options: &str, name: &str) -> Result<Kernel> {
     let files = [(MAIN_LABEL.to_string(), source.to_string())];
     cached_program_named(ctx, source, &with_arg_info(options), &files)?.kernel(name)
@@ -206,6 +222,8 @@ impl Source {
     /// Builds the program (through the program cache: in memory per context, and on disk)
     /// and returns it with its kernels, each created once and kept. A build error shows the
     /// compiler's log and the lines it points at, in the file they are in.
+    ///
+    /// See [the example on `Source`](crate::program::source::Source).
     pub fn build(&self, ctx: &Context) -> Result<Kernels> {
         let options = self.build_options()?;
         // Before expanding: a header meant for `-I` would otherwise be reported as not found.
@@ -228,6 +246,8 @@ fn build(ctx: &Context, source: &str, options: &str, files: &[(String, String)])
 }
 
 /// What the disk cache did for one program.
+///
+/// See [the example on `Source`](crate::program::Source).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
     /// Loaded from the cache.
@@ -253,6 +273,8 @@ fn has_own_cache(platform: &str) -> bool {
 }
 
 /// A program cache directory.
+///
+/// See [the example on `Source`](crate::program::Source).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiskCache {
     dir: PathBuf,
@@ -262,12 +284,16 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl DiskCache {
     /// A cache in `dir` (created when the first program is stored).
+    ///
+    /// See [the example on `Source`](crate::program::Source).
     pub fn new(dir: impl AsRef<Path>) -> DiskCache {
         DiskCache { dir: dir.as_ref().to_path_buf() }
     }
 
     /// The cache the environment asks for: `None` when `CLARRAY_NO_CACHE` is set (to anything
     /// but `0` or empty) or no directory can be found.
+    ///
+    /// See [the example on `Source`](crate::program::Source).
     pub fn from_env() -> Option<DiskCache> {
         if std::env::var(NO_CACHE_ENV).is_ok_and(|v| !v.is_empty() && v != "0") {
             return None;
@@ -283,6 +309,8 @@ impl DiskCache {
     /// kernels itself; see the module's documentation).
     ///
     /// [`from_env`]: DiskCache::from_env
+    ///
+    /// See [the example on `Source`](crate::program::Source).
     pub fn for_context(ctx: &Context) -> Option<DiskCache> {
         let forced = std::env::var(NO_CACHE_ENV).is_ok_and(|v| v == "0");
         if !forced && has_own_cache(&ctx.device().info().platform_name) {
@@ -292,11 +320,15 @@ impl DiskCache {
     }
 
     /// The directory.
+    ///
+    /// See [the example on `Source`](crate::program::Source).
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
     /// The key of a program: SHA-256 over everything its binary depends on.
+    ///
+    /// See [the example on `Source`](crate::program::Source).
     pub fn key(ctx: &Context, source: &str, options: &str) -> [u8; 32] {
         let info = ctx.device().info();
         // Flags a driver adds to every build from its environment compile the same source into
@@ -327,6 +359,8 @@ impl DiskCache {
     }
 
     /// The file a program is stored in.
+    ///
+    /// See [the example on `Source`](crate::program::Source).
     pub fn path(&self, ctx: &Context, source: &str, options: &str) -> PathBuf {
         self.path_of(&DiskCache::key(ctx, source, options))
     }
@@ -339,6 +373,8 @@ impl DiskCache {
     /// Loads the program from the cache, or builds it from source and stores it. A cache entry
     /// that cannot be used is rebuilt and overwritten; a failure to store is logged, not
     /// returned (the program was built).
+    ///
+    /// See [the example on `Source`](crate::program::Source).
     pub fn load_or_build(
         &self,
         ctx: &Context,

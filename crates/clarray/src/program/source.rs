@@ -18,11 +18,17 @@ use crate::runtime::code_only;
 
 /// The option that makes the driver keep kernel argument information, which launches are
 /// checked against. Every program clarray builds gets it.
+///
+/// See [the example on `Source`](crate::program::Source).
 pub const ARG_INFO_OPTION: &str = "-cl-kernel-arg-info";
 
 /// A value that can be written into a `-DNAME=value` define.
+///
+/// See [the example on `Defines`](crate::program::Defines).
 pub trait DefineValue {
     /// The value as OpenCL C source text.
+    ///
+    /// See [the example on `Defines`](crate::program::Defines).
     fn literal(&self) -> Result<String>;
 }
 
@@ -112,6 +118,8 @@ pub(crate) fn is_identifier(s: &str) -> bool {
 
 impl Defines {
     /// No defines.
+    ///
+    /// See [the example on `Defines`](crate::program::source::Defines).
     pub fn new() -> Defines {
         Defines::default()
     }
@@ -144,18 +152,24 @@ impl Defines {
 
     /// `-DNAME=value`: integers as they are, floats with full precision (`f32` with an `f`
     /// suffix), booleans as `1`/`0`. Negative numbers are parenthesised.
+    ///
+    /// See [the example on `Defines`](crate::program::source::Defines).
     pub fn set(self, name: &str, value: impl DefineValue) -> Defines {
         let v = value.literal().map(Some);
         self.push(name, v)
     }
 
     /// `-DNAME` (defined, no value), for `#ifdef NAME`.
+    ///
+    /// See [the example on `Defines`](crate::program::source::Defines).
     pub fn flag(self, name: &str) -> Defines {
         self.push(name, Ok(None))
     }
 
     /// `-DNAME=type`, e.g. `type_name("REAL", "double")`. The type is one or more identifiers
     /// joined by `_` (`float`, `uint`, `float4`, `my_struct`); no spaces.
+    ///
+    /// See [the example on `Defines`](crate::program::source::Defines).
     pub fn type_name(self, name: &str, ty: &str) -> Defines {
         let v = if is_identifier(ty) {
             Ok(Some(ty.to_string()))
@@ -174,6 +188,8 @@ impl Defines {
 
     /// `-DNAME=text` with `text` verbatim: an expression or token sequence without whitespace
     /// (the driver splits options at spaces).
+    ///
+    /// See [the example on `Defines`](crate::program::source::Defines).
     pub fn text(self, name: &str, text: &str) -> Defines {
         let v = if text.is_empty() || text.chars().any(char::is_whitespace) {
             Err(Error::Value {
@@ -191,6 +207,8 @@ impl Defines {
     }
 
     /// Every define in `other` (later values win).
+    ///
+    /// See [the example on `Defines`](crate::program::source::Defines).
     pub fn merge(mut self, other: &Defines) -> Defines {
         if let Some(e) = &other.error {
             self.error.get_or_insert(e.clone());
@@ -202,12 +220,16 @@ impl Defines {
     }
 
     /// Whether no define was given.
+    ///
+    /// See [the example on `Defines`](crate::program::source::Defines).
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
 
     /// The build options, `-DNAME=value` separated by spaces; the first invalid entry's error
     /// if there was one.
+    ///
+    /// See [the example on `Defines`](crate::program::source::Defines).
     pub fn options(&self) -> Result<String> {
         if let Some(e) = &self.error {
             return Err(e.clone());
@@ -259,6 +281,8 @@ pub struct Source {
 
 /// A source with its includes inlined: the text the compiler gets, and each file's own text
 /// (for showing the lines a build log points at).
+///
+/// See [the example on `Source`](crate::program::Source).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Expanded {
     /// The whole program, includes inlined.
@@ -268,6 +292,8 @@ pub struct Expanded {
 }
 
 /// How the main source is named in `#line` directives when it is a string.
+///
+/// See [the example on `Source`](crate::program::Source).
 pub const MAIN_LABEL: &str = "<source>";
 
 /// Include nesting deeper than this is taken for a cycle.
@@ -275,6 +301,8 @@ const MAX_DEPTH: usize = 64;
 
 impl Source {
     /// A program from OpenCL C text.
+    ///
+    /// See [the example on `Source`](crate::program::source::Source).
     pub fn new(text: impl Into<String>) -> Source {
         Source {
             main: Main::Text(text.into()),
@@ -287,12 +315,16 @@ impl Source {
 
     /// A program from a file (read when it is built; its directory is searched first for its
     /// `#include "…"`s).
+    ///
+    /// See [the example on `Source`](crate::program::source::Source).
     pub fn file(path: impl AsRef<Path>) -> Source {
         Source { main: Main::File(path.as_ref().to_path_buf()), ..Source::new("") }
     }
 
     /// Adds a directory to search for `#include`s, after the including file's own directory
     /// and earlier include directories.
+    ///
+    /// See [the example on `Source`](crate::program::source::Source).
     pub fn include_dir(mut self, dir: impl AsRef<Path>) -> Source {
         self.include_dirs.push(dir.as_ref().to_path_buf());
         self
@@ -321,12 +353,16 @@ impl Source {
     }
 
     /// Adds defines (later values for a name win).
+    ///
+    /// See [the example on `Source`](crate::program::source::Source).
     pub fn defines(mut self, defines: Defines) -> Source {
         self.defines = self.defines.merge(&defines);
         self
     }
 
     /// Adds one define, as [`Defines::set`].
+    ///
+    /// See [the example on `Source`](crate::program::source::Source).
     pub fn define(mut self, name: &str, value: impl DefineValue) -> Source {
         self.defines = self.defines.set(name, value);
         self
@@ -334,12 +370,16 @@ impl Source {
 
     /// Adds a build option, e.g. `-cl-fast-relaxed-math` or `-cl-std=CL2.0`. (Include paths
     /// go through [`Source::include_dir`], which clarray resolves itself.)
+    ///
+    /// See [the example on `Source`](crate::program::source::Source).
     pub fn option(mut self, option: impl Into<String>) -> Source {
         self.options.push(option.into());
         self
     }
 
     /// The build options: the given options, the defines, and `-cl-kernel-arg-info`.
+    ///
+    /// See [the example on `Source`](crate::program::source::Source).
     pub fn build_options(&self) -> Result<String> {
         let mut parts: Vec<String> = self.options.clone();
         let d = self.defines.options()?;
@@ -352,6 +392,8 @@ impl Source {
     /// The source with every `#include "…"` inlined (`#include <…>` too, where found in the
     /// include directories; left to the compiler otherwise). A file whose text contains
     /// `#pragma once` is inlined once.
+    ///
+    /// See [the example on `Source`](crate::program::source::Source).
     pub fn expand(&self) -> Result<Expanded> {
         let mut files = Vec::new();
         let mut once = HashSet::new();
@@ -375,6 +417,8 @@ impl Source {
 }
 
 /// `options` with `-cl-kernel-arg-info` added when missing.
+///
+/// See [the example on `Source`](crate::program::Source).
 pub fn with_arg_info(options: &str) -> String {
     if options.split_whitespace().any(|o| o == ARG_INFO_OPTION) {
         options.trim().to_string()
