@@ -33,6 +33,8 @@ use super::track::{CommandKind, Use};
 use crate::error::{Error, Result};
 
 /// Up to three sizes (global, local or offset).
+///
+/// See [the example in `launch`](mod@crate::runtime::launch).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sizes {
     v: [usize; 3],
@@ -49,6 +51,8 @@ impl Sizes {
     }
 
     /// The sizes as a slice (its length is the number of dimensions).
+    ///
+    /// See [the example in `launch`](mod@crate::runtime::launch).
     pub fn as_slice(&self) -> &[usize] {
         &self.v[..self.n.min(3)]
     }
@@ -93,11 +97,15 @@ pub struct Dims {
 impl Dims {
     /// A launch over `global` work-items (1 to 3 dimensions), with the work-group size chosen
     /// by clarray.
+    ///
+    /// See [the example on `Dims`](crate::runtime::launch::Dims).
     pub fn new(global: impl AsRef<[usize]>) -> Dims {
         Dims { global: Sizes::of(global.as_ref()), local: LocalSize::Auto, offset: None }
     }
 
     /// Sets the work-group size (same number of dimensions as the global size).
+    ///
+    /// See [the example on `Dims`](crate::runtime::launch::Dims).
     pub fn local(mut self, local: impl AsRef<[usize]>) -> Dims {
         self.local = LocalSize::Given(Sizes::of(local.as_ref()));
         self
@@ -105,23 +113,31 @@ impl Dims {
 
     /// Leaves the work-group size to the driver (OpenCL's null local size) instead of
     /// clarray's choice.
+    ///
+    /// See [the example on `Dims`](crate::runtime::launch::Dims).
     pub fn driver_local(mut self) -> Dims {
         self.local = LocalSize::Driver;
         self
     }
 
     /// Sets the global offset (the first work-item's global id).
+    ///
+    /// See [the example on `Dims`](crate::runtime::launch::Dims).
     pub fn offset(mut self, offset: impl AsRef<[usize]>) -> Dims {
         self.offset = Some(Sizes::of(offset.as_ref()));
         self
     }
 
     /// The global size.
+    ///
+    /// See [the example on `Dims`](crate::runtime::launch::Dims).
     pub fn global_size(&self) -> &[usize] {
         self.global.as_slice()
     }
 
     /// The work-group size, where one was given with [`Dims::local`].
+    ///
+    /// See [the example on `Dims`](crate::runtime::launch::Dims).
     pub fn local_size(&self) -> Option<&[usize]> {
         match &self.local {
             LocalSize::Given(l) => Some(l.as_slice()),
@@ -130,6 +146,8 @@ impl Dims {
     }
 
     /// The global offset, where one was given.
+    ///
+    /// See [the example on `Dims`](crate::runtime::launch::Dims).
     pub fn global_offset(&self) -> Option<&[usize]> {
         self.offset.as_ref().map(Sizes::as_slice)
     }
@@ -193,6 +211,8 @@ impl Kernel {
 
 impl Kernel {
     /// Checks launch arguments against the kernel's signature (as every launch does).
+    ///
+    /// See [the example in `kernel`](mod@crate::runtime::kernel).
     pub fn check_args(&self, args: &[Arg<'_>]) -> Result<()> {
         if self.args_fit(args) {
             Ok(())
@@ -504,6 +524,8 @@ fn checked_launches() -> bool {
 /// It exists for measurement: benchmarks compare clarray's launch path ([`Kernel::launch`]) with
 /// it to show what the library itself costs. It does no hazard tracking and records nothing
 /// for the profiler; use [`Kernel::launch`] for real work.
+///
+/// See [the example in `launch`](mod@crate::runtime::launch).
 pub struct BareLaunch {
     kernel: Kernel,
     /// Per argument: its bytes (a `cl_mem` handle for buffers and images) or a local size.
@@ -527,6 +549,8 @@ impl fmt::Debug for BareLaunch {
 impl BareLaunch {
     /// Checks `args` against `kernel` once (as [`Kernel::launch`] does) for a launch over
     /// `global` work-items with the driver's choice of work-group size.
+    ///
+    /// See [the example in `launch`](mod@crate::runtime::launch).
     pub fn new(kernel: &Kernel, args: &[Arg<'_>], global: &[usize]) -> Result<BareLaunch> {
         kernel.check_args(args)?;
         if !(1..=3).contains(&global.len()) || global.contains(&0) {
@@ -557,6 +581,8 @@ impl BareLaunch {
     }
 
     /// Sets every argument and enqueues the kernel on `queue`; the event is released at once.
+    ///
+    /// See [the example in `launch`](mod@crate::runtime::launch).
     pub fn enqueue(&self, queue: &Queue) -> Result<()> {
         queue.context_of().check_same(self.kernel.program().context())?;
         let mut raw = lock(&self.kernel.inner.raw);
