@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Lists the public items of the library crates whose docs show no example and link to none.
 
-Usage: scripts/doc_examples.py [--check] [--crate NAME ...] [--features LIST] [--json FILE ...]
+Usage: scripts/doc_examples.py [--check] [--quiet] [--crate NAME ...] [--features LIST] [--json FILE ...]
 
 It reads rustdoc's JSON output, which the stable toolchain writes with RUSTC_BOOTSTRAP=1:
 `cargo rustdoc -p <crate> --lib -- -Z unstable-options --output-format json` (this script runs
@@ -29,7 +29,8 @@ An item is covered when:
 Trait methods (declared in the trait) and inherent methods need 1 or 2 themselves.
 
 It prints, per crate, the number of items and of covered items per module, then the uncovered
-items with the file and line of their declaration. --check exits 1 if any item is uncovered.
+items with the file and line of their declaration (--quiet: the totals and those items only).
+--check exits 1 if any item is uncovered.
 """
 
 from __future__ import annotations
@@ -328,16 +329,18 @@ def rustdoc_json(crate: str, features: list[str]) -> dict:
         return json.load(f)
 
 
-def report(name: str, entries: dict[int, Entry], out=sys.stdout) -> int:
-    """Prints the per-module table and the uncovered items; returns how many are uncovered."""
+def report(name: str, entries: dict[int, Entry], quiet=False, out=sys.stdout) -> int:
+    """Prints the per-module table (not when `quiet`) and the uncovered items; returns how many
+    are uncovered."""
     modules: dict[str, list[Entry]] = {}
     for e in entries.values():
         modules.setdefault(e.module, []).append(e)
     total = len(entries)
     covered = sum(e.covered for e in entries.values())
     print(f"{name}: {covered} of {total} public items covered, {total - covered} not", file=out)
-    print(f"  {'module':<40} {'items':>6} {'covered':>8} {'not':>5}", file=out)
-    for m in sorted(modules):
+    if not quiet:
+        print(f"  {'module':<40} {'items':>6} {'covered':>8} {'not':>5}", file=out)
+    for m in sorted(modules) if not quiet else []:
         es = modules[m]
         c = sum(e.covered for e in es)
         print(f"  {m:<40} {len(es):>6} {c:>8} {len(es) - c:>5}", file=out)
@@ -352,6 +355,7 @@ def report(name: str, entries: dict[int, Entry], out=sys.stdout) -> int:
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if any item is not covered")
+    ap.add_argument("--quiet", action="store_true", help="no table per module")
     ap.add_argument("--crate", action="append", help="crate to check (default: clarray, induction)")
     ap.add_argument(
         "--features",
@@ -374,7 +378,7 @@ def main(argv: list[str]) -> int:
     for krate in krates:
         entries = walk(krate)
         cover(krate, entries)
-        missing += report(krate["index"][str(krate["root"])]["name"], entries)
+        missing += report(krate["index"][str(krate["root"])]["name"], entries, args.quiet)
     return 1 if args.check and missing else 0
 
 
