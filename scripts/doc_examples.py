@@ -5,7 +5,8 @@ Usage: scripts/doc_examples.py [--check] [--quiet] [--crate NAME ...] [--feature
 
 It reads rustdoc's JSON output, which the stable toolchain writes with RUSTC_BOOTSTRAP=1:
 `cargo rustdoc -p <crate> --lib -- -Z unstable-options --output-format json` (this script runs
-that for each crate, clarray and induction by default, unless --json names the files).
+that for each crate, clarray and induction by default, unless --json names the files; with
+--features, default `clarray/serde,clarray/tracing`, so that feature-gated items count too).
 
 The items that count are those reachable from the crate's root through public paths, as rustdoc
 documents them (`#[doc(hidden)]` items and private ones are not in its output):
