@@ -63,6 +63,10 @@ if [ ${#args[@]} -eq 0 ]; then
   fi
   # The API docs build without a warning (broken or private intra-doc links fail here).
   RUSTDOCFLAGS="-D warnings" cargo doc --no-deps "${pkgs[@]}"
+  # Every public item of clarray and induction shows an example or links to one (rustdoc's JSON
+  # output, with the features above, so that it reuses that build: about 25 s of CPU).
+  python3 scripts/test_doc_examples.py
+  python3 scripts/doc_examples.py --check --quiet --features induction/mpi,clarray/serde,clarray/tracing
   # The Python package (PyO3 + maturin) against NumPy: pytest + hypothesis in a private venv.
   scripts/test-python.sh
 else

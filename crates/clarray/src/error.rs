@@ -8,14 +8,29 @@
 //! requested and available bytes, the status code, the build log, the parameter and its value)
 //! next to the message. [`Error::kind`] sorts every variant into a coarse, stable
 //! [`ErrorKind`], which a binding maps to its own error classes without matching variants.
+//!
+//! ```
+//! use clarray::{array::Array, Context, Error, ErrorKind};
+//! # fn main() -> clarray::Result<()> {
+//! let ctx = Context::new()?;
+//! let e = Array::from_slice(&ctx, &[1.0f32, 2.0, 3.0], &[2, 2]).unwrap_err();
+//! assert!(matches!(&e, Error::Shape { shapes, .. } if shapes == &[vec![2, 2]]));
+//! assert_eq!(e.kind(), ErrorKind::InvalidValue);
+//! assert!(e.to_string().contains("3 elements")); // says what was asked
+//! # Ok(()) }
+//! ```
 
 use std::fmt;
 use std::sync::Arc;
 
 /// `Result` with [`Error`] as its error type.
+///
+/// See [the example in `error`](mod@crate::error).
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// Everything that can go wrong in clarray.
+///
+/// See [the example in `error`](mod@crate::error).
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -274,6 +289,8 @@ fn join(errors: &[Error]) -> String {
 }
 
 /// A failed program build: the device's log, the options and the lines it points at.
+///
+/// See [the example in `error`](mod@crate::error).
 #[derive(Debug, Clone, PartialEq)]
 pub struct BuildFailure {
     /// The device the build was for.
@@ -305,6 +322,8 @@ impl fmt::Display for BuildFailure {
 /// This mapping is stable: a variant's kind does not change, and a new variant of [`Error`]
 /// gets one of these kinds. New kinds may be added (the enum is `#[non_exhaustive]`); treat an
 /// unknown kind like [`ErrorKind::Device`].
+///
+/// See [the example in `error`](mod@crate::error).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -339,6 +358,8 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// The kind's name, as written here (`"InvalidValue"`, …).
+    ///
+    /// See [the example in `error`](mod@crate::error).
     pub fn name(self) -> &'static str {
         match self {
             ErrorKind::InvalidValue => "InvalidValue",
@@ -372,6 +393,8 @@ const BUILD_FAILURE_STATUS: i32 = -11;
 impl Error {
     /// The error's coarse kind; see [`ErrorKind`] for what each kind covers and the promise
     /// that this mapping stays as it is.
+    ///
+    /// See [the example in `error`](mod@crate::error).
     pub fn kind(&self) -> ErrorKind {
         match self {
             Error::OpenCl { code, .. } if OUT_OF_MEMORY_STATUSES.contains(code) => ErrorKind::OutOfMemory,
@@ -402,6 +425,8 @@ impl Error {
     }
 
     /// The OpenCL status code, if this error came from the driver.
+    ///
+    /// See [the example in `error`](mod@crate::error).
     pub fn cl_status(&self) -> Option<i32> {
         match self {
             Error::OpenCl { code, .. } => Some(*code),
@@ -410,6 +435,8 @@ impl Error {
     }
 
     /// An [`Error::Io`] for `source`, met while doing `context` (which names the path).
+    ///
+    /// See [the example in `error`](mod@crate::error).
     pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
         Error::Io { context: context.into(), source: Arc::new(source) }
     }

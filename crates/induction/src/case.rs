@@ -2,21 +2,42 @@
 //! OpenCL C (`kernels/cases.cl`, selected by a define), evaluated on the device for the initial
 //! field, the boundary data at every stage and the error; the host knows the domain and the
 //! velocity (for the time step: the largest |u| over the grid nodes).
+//!
+//! ```
+//! use induction::Case;
+//! let c = Case::Rotation2d;
+//! assert_eq!((c.name(), c.domain()), ("rotation_2d", ([-1.0; 3], [1.0; 3])));
+//! assert!(!c.periodic() && c.is_planar() && c.has_exact_solution());
+//! assert_eq!(c.velocity([0.5, 0.0, 0.0]), [0.0, 0.5, 0.0]); // u = (−y, x, 0)
+//! let periodic: Vec<&str> = Case::ALL.iter().filter(|c| c.periodic()).map(|c| c.name()).collect();
+//! assert!(periodic.contains(&"periodic_advection"));
+//! assert!(Case::HallPeriodic.is_hall() && Case::HallPeriodic.density().is_some());
+//! ```
 
 use std::fmt;
 
 use crate::error::Error;
 
 /// The Alfvén wave's angle α to the x axis (30°).
+///
+/// See [the example in `case`](mod@crate::case).
 pub const ALFVEN_ANGLE: f64 = std::f64::consts::FRAC_PI_6;
 /// The Alfvén wave's amplitude A = |u|.
+///
+/// See [the example in `case`](mod@crate::case).
 pub const ALFVEN_AMPLITUDE: f64 = 0.1;
 /// The Alfvén wave's period along x, 1/cos α = 2/√3.
+///
+/// See [the example in `case`](mod@crate::case).
 pub const ALFVEN_PERIOD_X: f64 = 1.1547005383792517;
 /// The Alfvén wave's period along y, 1/sin α = 2.
+///
+/// See [the example in `case`](mod@crate::case).
 pub const ALFVEN_PERIOD_Y: f64 = 2.0;
 
 /// A test case with an exact solution.
+///
+/// See [the example in `case`](mod@crate::case).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Case {
@@ -83,6 +104,8 @@ impl Case {
     ];
 
     /// The name on the command line.
+    ///
+    /// See [the example in `case`](mod@crate::case).
     pub fn name(self) -> &'static str {
         match self {
             Case::Rotation2d => "rotation_2d",
@@ -98,6 +121,8 @@ impl Case {
     }
 
     /// The number the kernels select the case by (`-D CASE=…`).
+    ///
+    /// See [the example in `case`](mod@crate::case).
     pub fn id(self) -> u32 {
         match self {
             Case::Rotation2d => 1,
@@ -115,6 +140,8 @@ impl Case {
     }
 
     /// Lower and upper corner of the case's own domain (`Config::bounds` may give another).
+    ///
+    /// See [the example in `case`](mod@crate::case).
     pub fn domain(self) -> ([f64; 3], [f64; 3]) {
         match self {
             Case::Rotation2d | Case::Rotation3d | Case::Rotation3dEz => ([-1.0; 3], [1.0; 3]),
@@ -126,6 +153,8 @@ impl Case {
     }
 
     /// Whether the domain is periodic (central stencils everywhere, no boundaries).
+    ///
+    /// See [the example in `case`](mod@crate::case).
     pub fn periodic(self) -> bool {
         matches!(
             self,
@@ -135,6 +164,8 @@ impl Case {
 
     /// Whether the case's exact solution is one of the induction equation with the Hall term
     /// (then [`crate::Config::hall`] must be on).
+    ///
+    /// See [the example in `case`](mod@crate::case).
     pub fn is_hall(self) -> bool {
         matches!(self, Case::HallPeriodic | Case::HallTravellingWave | Case::HallOutflow)
     }
@@ -143,6 +174,8 @@ impl Case {
     /// InductionEq (each of its case files sets ρ = 1, the Hall cases included); none for this
     /// crate's own cases (`periodic_advection`, `rotation_3d_ez`), which InductionEq does not
     /// have.
+    ///
+    /// See [the example in `case`](mod@crate::case).
     pub fn density(self) -> Option<f64> {
         match self {
             Case::PeriodicAdvection | Case::Rotation3dEz => None,
@@ -153,6 +186,8 @@ impl Case {
     /// Whether the case's formula is its solution at every time, so that the exact solution can
     /// be drawn and compared with: every case but `hall_outflow`, whose boundaries impose no data
     /// and whose run leaves `hall_periodic`'s solution (its error is measured against that).
+    ///
+    /// See [the example in `case`](mod@crate::case).
     pub fn has_exact_solution(self) -> bool {
         !matches!(self, Case::HallOutflow)
     }
@@ -162,6 +197,8 @@ impl Case {
     /// goes as h² (the Hall term's fastest waves move at a speed ∝ 1/h): 0.95/nx for
     /// `hall_periodic` and `hall_outflow` (its paper's convergence and cleaning studies), 100/nz
     /// for `hall_travelling_wave` (its example).
+    ///
+    /// See [the example in `case`](mod@crate::case).
     pub fn default_cfl(self, n: [usize; 3]) -> f64 {
         match self {
             Case::HallPeriodic | Case::HallOutflow => 0.95 / n[0].max(1) as f64,
@@ -176,6 +213,8 @@ impl Case {
     /// `confined_domain` is the steady B = u with u·n = 0 on the boundary, which holds on faces
     /// at whole numbers only (elsewhere the flow would enter and the domain not be confined).
     /// The Alfvén wave repeats itself only over whole periods: 2/√3 along x, 2 along y.
+    ///
+    /// See [the example in `case`](mod@crate::case).
     pub fn check_domain(self, lo: [f64; 3], hi: [f64; 3]) -> Result<(), Error> {
         let axes = ["x", "y", "z"];
         match self {
@@ -215,17 +254,23 @@ impl Case {
     }
 
     /// The velocity at `x` at t = 0 (the formulas of `kernels/cases.cl`, in f64).
+    ///
+    /// See [the example in `case`](mod@crate::case).
     pub fn velocity(self, x: [f64; 3]) -> [f64; 3] {
         self.velocity_at(x, 0.0)
     }
 
     /// Whether u depends on time (then the solver recomputes it on the device at every stage
     /// time, as InductionEq does with `variable_u`).
+    ///
+    /// See [the example in `case`](mod@crate::case).
     pub fn velocity_depends_on_time(self) -> bool {
         self == Case::AlfvenPeriodic2d
     }
 
     /// The velocity at `x` and time `t`.
+    ///
+    /// See [the example in `case`](mod@crate::case).
     pub fn velocity_at(self, x: [f64; 3], t: f64) -> [f64; 3] {
         match self {
             Case::AlfvenPeriodic2d => {
@@ -261,6 +306,8 @@ impl Case {
     /// (1 − w)·g(x, y) plus 4·cos²(πx)cos²(πy)·w with w = sin²(πz), affine in w, so for each
     /// (x, y) only the nodes with the smallest and the largest sin²(πz) can hold the largest
     /// value: O(nx·ny + nz).
+    ///
+    /// See [the example in `case`](mod@crate::case).
     pub fn max_speed_on_nodes(self, n: [usize; 3], lo: [f64; 3], h: [f64; 3]) -> f64 {
         let node = |a: usize, p: usize| lo[a] + p as f64 * h[a];
         let speed = |x: [f64; 3]| {
@@ -331,6 +378,8 @@ impl Case {
     /// wave; for the Hall cases InductionEq's scripts' (1 for
     /// `hall_periodic`, 200 for `hall_travelling_wave`, 5 for `hall_outflow`, its paper's
     /// cleaning study).
+    ///
+    /// See [the example in `case`](mod@crate::case).
     pub fn default_final_time(self) -> f64 {
         match self {
             Case::Rotation2d | Case::Rotation3d | Case::Rotation3dEz => 2.0 * std::f64::consts::PI,
@@ -344,11 +393,15 @@ impl Case {
     /// Whether u is linear or constant, so cheap enough that the stage kernels may evaluate it at
     /// each stencil point in registers rather than read the stored field (on a GPU: see
     /// `solver::velocity_in_registers`).
+    ///
+    /// See [the example in `case`](mod@crate::case).
     pub fn velocity_is_linear(self) -> bool {
         !matches!(self, Case::ConfinedDomain | Case::AlfvenPeriodic2d) && !self.is_hall()
     }
 
     /// Whether the solution is independent of z (then a thin grid in z loses nothing).
+    ///
+    /// See [the example in `case`](mod@crate::case).
     pub fn is_planar(self) -> bool {
         matches!(self, Case::Rotation2d | Case::AlfvenPeriodic2d)
     }

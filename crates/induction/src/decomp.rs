@@ -12,10 +12,26 @@
 //! - **Ranks** are numbered x fastest: `rank = (cz·py + cy)·px + cx`.
 //!
 //! Pure host logic, shared by every rank (each computes the same answer).
+//!
+//! ```
+//! use induction::decomp::{split, Decomposition};
+//! # fn main() -> induction::Result<()> {
+//! let d = Decomposition::new([20, 20, 20], 4, 3, [false; 3])?; // 4 blocks of at least 3 nodes
+//! assert_eq!((d.len(), d.parts.iter().product::<usize>()), (4, 4));
+//! assert!(d.halo_surface() < Decomposition::slabs([20, 20, 20], 4, 3, [false; 3])?.halo_surface());
+//! let b = d.block(0)?;
+//! assert_eq!((b.rank, b.start, b.neighbours[0][0]), (0, [0; 3], None)); // None: the boundary
+//! assert!(d.block(4).is_err());
+//! assert_eq!(split(10, 3, 0), (0, 4)); // 10 nodes in 3 parts: 4, 3, 3
+//! assert_eq!(split(10, 3, 2), (7, 3));
+//! # Ok(()) }
+//! ```
 
 use crate::error::{Error, Result};
 
 /// One block of the decomposition: where it lies in the grid and who its neighbours are.
+///
+/// See [the example in `decomp`](mod@crate::decomp).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Block {
     /// The block's rank.
@@ -33,6 +49,8 @@ pub struct Block {
 }
 
 /// A grid split into `px × py × pz` blocks.
+///
+/// See [the example in `decomp`](mod@crate::decomp).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decomposition {
     /// Nodes of the whole grid per axis.
@@ -47,6 +65,8 @@ impl Decomposition {
     /// The process grid for `processes` blocks of a grid of `nodes` nodes per axis, each block
     /// keeping at least `min_nodes` nodes per axis (the stencil's width, so that a halo comes
     /// from the neighbour alone). Errors when no factorisation allows that.
+    ///
+    /// See [the example in `decomp`](mod@crate::decomp).
     pub fn new(
         nodes: [usize; 3],
         processes: usize,
@@ -85,6 +105,8 @@ impl Decomposition {
     /// Slabs: the grid split along z only (`[1, 1, processes]`), the first `nodes[2] mod
     /// processes` slabs one plane thicker. Errors when a slab would keep fewer than
     /// `min_nodes` planes.
+    ///
+    /// See [the example in `decomp`](mod@crate::decomp).
     pub fn slabs(
         nodes: [usize; 3],
         processes: usize,
@@ -106,21 +128,29 @@ impl Decomposition {
     }
 
     /// Number of blocks.
+    ///
+    /// See [the example in `decomp`](mod@crate::decomp).
     pub fn len(&self) -> usize {
         self.parts.iter().product()
     }
 
     /// Whether there are no blocks (never: a decomposition has at least one).
+    ///
+    /// See [the example in `decomp`](mod@crate::decomp).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Nodes exchanged across block faces per field and per layer of halo.
+    ///
+    /// See [the example in `decomp`](mod@crate::decomp).
     pub fn halo_surface(&self) -> u128 {
         surface(self.nodes, self.parts, self.periodic)
     }
 
     /// The block of `rank` (< [`len`](Self::len)).
+    ///
+    /// See [the example in `decomp`](mod@crate::decomp).
     pub fn block(&self, rank: usize) -> Result<Block> {
         if rank >= self.len() {
             return Err(Error::Config(format!("rank {rank} of a decomposition into {} blocks", self.len())));
@@ -162,6 +192,8 @@ impl Decomposition {
 
 /// Part `i` of `n` nodes split into `p` parts: (first node, nodes); the first `n mod p` parts
 /// have one node more.
+///
+/// See [the example in `decomp`](mod@crate::decomp).
 pub fn split(n: usize, p: usize, i: usize) -> (usize, usize) {
     let (q, r) = (n / p, n % p);
     (i * q + i.min(r), q + usize::from(i < r))

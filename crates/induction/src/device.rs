@@ -8,6 +8,8 @@ use crate::error::Result;
 ///
 /// Device discovery is serialised: PoCL's platform set-up fails (`NoDevice`) or crashes when
 /// several threads enumerate the platforms at once (the tests run in parallel threads).
+///
+/// See the example in the [crate docs](crate).
 pub fn context(sel: Option<&str>) -> Result<clarray::Context> {
     static DISCOVERY: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _guard = DISCOVERY.lock().unwrap_or_else(|p| p.into_inner());

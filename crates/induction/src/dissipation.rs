@@ -22,6 +22,23 @@
 //!
 //! The strength ε (`Config::dissipation`, InductionEq's HO_DISSIPATION_FACTOR) multiplies the
 //! high-order terms only; the first-order ones have no factor there, nor here.
+//!
+//! ```
+//! use induction::dissipation::{describe, DifferenceForm, DissipationOptions, DissipationRows};
+//! use induction::{Case, Config};
+//! # fn main() -> induction::Result<()> {
+//! let sbp = Config::new(Case::Rotation3d, 4, 20).sbp()?; // order 4
+//! let d = DifferenceForm::new(&sbp, DissipationRows::Symmetric)?;
+//! let n = 12;
+//! let m = d.matrix(n); // the dense operator, n × n, row-major
+//! for row in m.chunks(n) {
+//!     assert!(row.iter().sum::<f64>().abs() < 1e-12); // a constant field is not damped
+//! }
+//! let opts = DissipationOptions::default();
+//! opts.validate(Some(0.1))?; // ε = 0.1
+//! println!("{}", describe(Some(0.1), &opts));
+//! # Ok(()) }
+//! ```
 
 use std::fmt;
 use std::str::FromStr;
@@ -33,6 +50,8 @@ use crate::sbp::{Dissipation, Sbp};
 use crate::solver::Reals;
 
 /// The boundary rows of the high-order dissipation.
+///
+/// See [the example in `dissipation`](mod@crate::dissipation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DissipationRows {
     /// `−H̃⁻¹D̃ᵀD̃` with D̃ taken only where its stencil fits on the grid (Mattsson, Svärd and
@@ -50,6 +69,8 @@ impl DissipationRows {
     pub const ALL: [DissipationRows; 2] = [DissipationRows::Symmetric, DissipationRows::InductionEq];
 
     /// The name on the command line.
+    ///
+    /// See [the example in `dissipation`](mod@crate::dissipation).
     pub fn name(self) -> &'static str {
         match self {
             DissipationRows::Symmetric => "symmetric",
@@ -77,6 +98,8 @@ impl FromStr for DissipationRows {
 }
 
 /// Which dissipation (InductionEq's `dissipation_form`).
+///
+/// See [the example in `dissipation`](mod@crate::dissipation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DissipationForm {
     /// `USE_HIGH_ORDER_DISSIPATION`: ε times the high-order operator.
@@ -94,6 +117,8 @@ impl DissipationForm {
         [DissipationForm::HighOrder, DissipationForm::FirstOrder, DissipationForm::Adaptive];
 
     /// The name on the command line.
+    ///
+    /// See [the example in `dissipation`](mod@crate::dissipation).
     pub fn name(self) -> &'static str {
         match self {
             DissipationForm::HighOrder => "high-order",
@@ -103,6 +128,8 @@ impl DissipationForm {
     }
 
     /// InductionEq's define (also accepted on the command line, in any letter case).
+    ///
+    /// See [the example in `dissipation`](mod@crate::dissipation).
     pub fn inductioneq_name(self) -> &'static str {
         match self {
             DissipationForm::HighOrder => "USE_HIGH_ORDER_DISSIPATION",
@@ -144,6 +171,8 @@ impl FromStr for DissipationForm {
 
 /// The thresholds of the adaptive switch: κ_k is 0 below `k²·mp2min·cmin·h` and 1 above
 /// `k²·mp2max·cmax·h`.
+///
+/// See [the example in `dissipation`](mod@crate::dissipation).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AdaptiveParams {
     /// InductionEq's MP2MIN.
@@ -158,11 +187,15 @@ pub struct AdaptiveParams {
 
 impl AdaptiveParams {
     /// The lower threshold per k²·h: mp2min·cmin.
+    ///
+    /// See [the example in `dissipation`](mod@crate::dissipation).
     pub fn lower(&self) -> f64 {
         self.mp2min * self.cmin
     }
 
     /// The upper threshold per k²·h: mp2max·cmax.
+    ///
+    /// See [the example in `dissipation`](mod@crate::dissipation).
     pub fn upper(&self) -> f64 {
         self.mp2max * self.cmax
     }
@@ -176,6 +209,8 @@ impl Default for AdaptiveParams {
 }
 
 /// The kind of artificial dissipation; `Config::dissipation` switches it on and sets ε.
+///
+/// See [the example in `dissipation`](mod@crate::dissipation).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct DissipationOptions {
     /// Boundary rows of the high-order part (high-order and adaptive forms).
@@ -188,6 +223,8 @@ pub struct DissipationOptions {
 
 impl DissipationOptions {
     /// Checks the options against the strength `eps` (`Config::dissipation`).
+    ///
+    /// See [the example in `dissipation`](mod@crate::dissipation).
     pub fn validate(&self, eps: Option<f64>) -> Result<()> {
         let form = self.form;
         if eps.is_none() && self.rows != DissipationRows::default() {
@@ -267,6 +304,8 @@ impl DissipationOptions {
 /// the central row. Entry j of the row of node p weighs the difference that starts at node
 /// p − q + j, and the central row is that difference's stencil as InductionEq writes it. Its
 /// right-end rows are these mirrored (entry j ↔ q − j, sign (−1)^q).
+///
+/// See [the example in `dissipation`](mod@crate::dissipation).
 pub fn inductioneq_table(order: usize) -> Result<(Vec<Vec<i64>>, Vec<i64>)> {
     let (left, central): (&[&[i64]], &[i64]) = match order {
         2 => (&[&[0, 1]], &[-1, 1]),
@@ -293,6 +332,8 @@ pub fn inductioneq_table(order: usize) -> Result<(Vec<Vec<i64>>, Vec<i64>)> {
 
 /// The high-order dissipation along one axis as weights of undivided differences: at node p,
 /// `Σⱼ W[p][j] Δ_{p−q+j}f`, `Δ_m f = Σᵢ stencil[i] f_{m+i}`, a node off the grid read as node p.
+///
+/// See [the example in `dissipation`](mod@crate::dissipation).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DifferenceForm {
     /// q: half the interior order.
@@ -308,6 +349,8 @@ pub struct DifferenceForm {
 
 impl DifferenceForm {
     /// The operator of `sbp`'s order with the given boundary rows.
+    ///
+    /// See [the example in `dissipation`](mod@crate::dissipation).
     pub fn new(sbp: &Sbp, rows: DissipationRows) -> Result<DifferenceForm> {
         let q = sbp.order / 2;
         let stencil = binomial_difference(q);
@@ -349,6 +392,8 @@ impl DifferenceForm {
     }
 
     /// The weight of the difference starting at p − q + j at node p of an axis of n points.
+    ///
+    /// See [the example in `dissipation`](mod@crate::dissipation).
     pub fn weight(&self, p: usize, n: usize, j: usize) -> f64 {
         let r = self.rows.len();
         if p < r {
@@ -362,6 +407,8 @@ impl DifferenceForm {
     }
 
     /// The dense operator on n points (n at least twice the boundary rows), row-major.
+    ///
+    /// See [the example in `dissipation`](mod@crate::dissipation).
     pub fn matrix(&self, n: usize) -> Vec<f64> {
         let q = self.q as isize;
         let mut a = vec![0.0; n * n];
@@ -384,6 +431,8 @@ impl DifferenceForm {
 
     /// The same operator as a boundary block and central stencil (the form the high-order
     /// kernel applies); exact where, as for both choices of rows, the operator is persymmetric.
+    ///
+    /// See [the example in `dissipation`](mod@crate::dissipation).
     pub fn block_form(&self) -> Dissipation {
         let q = self.q;
         let rows = self.rows.len().max(q);
@@ -412,6 +461,8 @@ fn binomial_difference(q: usize) -> Vec<f64> {
 
 /// The high-order operator with the given rows in the block form the kernel applies. The
 /// symmetric rows come from [`Sbp::dissipation`] (the same numbers as the difference form).
+///
+/// See [the example in `dissipation`](mod@crate::dissipation).
 pub fn high_order(sbp: &Sbp, rows: DissipationRows) -> Result<Dissipation> {
     match rows {
         DissipationRows::Symmetric => Ok(sbp.dissipation()),
@@ -420,6 +471,8 @@ pub fn high_order(sbp: &Sbp, rows: DissipationRows) -> Result<Dissipation> {
 }
 
 /// The dissipation in a run's one-line summary: empty where it is off.
+///
+/// See [the example in `dissipation`](mod@crate::dissipation).
 pub fn describe(eps: Option<f64>, opts: &DissipationOptions) -> String {
     let Some(eps) = eps else { return String::new() };
     let rows =

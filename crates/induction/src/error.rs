@@ -1,6 +1,10 @@
 //! The solver's error type: bad options, and errors from clarray or the file system.
+//!
+//! See [the example in `config`](mod@crate::config).
 
 /// Everything the solver can fail with.
+///
+/// See [the example in `config`](mod@crate::config).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -64,4 +68,6 @@ pub enum Error {
 const GIB: f64 = (1u64 << 30) as f64;
 
 /// The solver's result type.
+///
+/// See [the example in `config`](mod@crate::config).
 pub type Result<T, E = Error> = std::result::Result<T, E>;

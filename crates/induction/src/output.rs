@@ -2,6 +2,25 @@
 //! a run's history (the norms after every step) as CSV or JSON. Every output path is checked
 //! before a run ([`check_output_file`]), so a bad one costs no computing. The PNG pictures are
 //! the command line's (`induction::cli::picture`, feature `cli`).
+//!
+//! ```
+//! use induction::output::{check_output_file, write_vti, HistoryFormat};
+//! use induction::{Case, Config};
+//! use std::path::Path;
+//! # fn main() -> induction::Result<()> {
+//! assert_eq!(HistoryFormat::of(Path::new("run/history.json"))?, HistoryFormat::Json);
+//! assert!(HistoryFormat::of(Path::new("history.txt")).is_err()); // .csv or .json
+//! let dir = std::env::temp_dir().join(format!("induction-doc-{}", std::process::id()));
+//! let file = dir.join("b.vti");
+//! check_output_file("--vtk", &file)?; // makes the folder, leaves no file behind
+//! let cfg = Config::new(Case::PeriodicAdvection, 2, 4); // 4³ nodes
+//! let (b, div) = (vec![1.0; 3 * 64], vec![0.0; 64]); // B (x fastest) and div B
+//! write_vti(&file, &cfg, &b, &div)?;
+//! let bytes = std::fs::read(&file).map_err(|source| induction::Error::Io { path: "b.vti".into(), source })?;
+//! assert!(bytes.starts_with(b"<?xml")); // an XML header, the values appended raw
+//! std::fs::remove_dir_all(&dir).ok();
+//! # Ok(()) }
+//! ```
 
 use std::io::Write;
 use std::path::Path;
@@ -17,6 +36,8 @@ fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
 /// Writes `b` (3 components, x fastest) and `div` as a `.vti` file of VTK XML image data: the
 /// point arrays B, |B| and div B as Float64, appended raw after the XML header (each block a UInt64
 /// byte count and the little-endian values), which ParaView and VTK read directly.
+///
+/// See [the example in `output`](mod@crate::output).
 pub fn write_vti(path: &Path, cfg: &Config, b: &[f64], div: &[f64]) -> Result<()> {
     let [nx, ny, nz] = cfg.n;
     write_vti_piece(path, cfg, [[0, nx - 1], [0, ny - 1], [0, nz - 1]], b, div)
@@ -30,6 +51,8 @@ fn extent_text(e: [[usize; 2]; 3]) -> String {
 /// [`write_vti`] of one piece of the grid: the nodes `extent[a][0] ..= extent[a][1]` per axis,
 /// whose values `b` (3 components) and `div` hold, x fastest. The file says the whole grid's
 /// extent and the piece's, as the pieces of a `.pvti` ([`write_pvti`]) do.
+///
+/// See [the example in `output`](mod@crate::output).
 pub fn write_vti_piece(
     path: &Path,
     cfg: &Config,
@@ -95,6 +118,8 @@ pub fn write_vti_piece(
 /// each piece's extent and file (`pieces`: extent, file name relative to the `.pvti`). Pieces
 /// share their high faces with the next piece's low ones, so that no cell is missing between
 /// them.
+///
+/// See [the example in `output`](mod@crate::output).
 pub fn write_pvti(path: &Path, cfg: &Config, pieces: &[([[usize; 2]; 3], String)]) -> Result<()> {
     let [nx, ny, nz] = cfg.n;
     let (lo, _) = cfg.domain();
@@ -128,6 +153,8 @@ pub fn write_pvti(path: &Path, cfg: &Config, pieces: &[([[usize; 2]; 3], String)
 /// Checks before a run that the file `path`, given by the option `option`, can be written: it is
 /// no folder, its folder exists or can be made, and the file can be opened for writing (a file
 /// that was not there is removed again). The error names the file.
+///
+/// See [the example in `output`](mod@crate::output).
 pub fn check_output_file(option: &str, path: &Path) -> Result<()> {
     let fail = |kind: std::io::ErrorKind, what: String| Error::Io {
         path: path.display().to_string(),
@@ -162,6 +189,8 @@ pub fn check_output_file(option: &str, path: &Path) -> Result<()> {
 
 /// The norms after one step of a run (step 0: the initial field), and the cleaning's outcome
 /// where the run cleans.
+///
+/// See [the example in `output`](mod@crate::output).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HistoryRow {
     /// Steps taken.
@@ -173,6 +202,8 @@ pub struct HistoryRow {
 }
 
 /// The format of a history file, by its extension.
+///
+/// See [the example in `output`](mod@crate::output).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HistoryFormat {
     /// Comma-separated values with a header line.
@@ -183,6 +214,8 @@ pub enum HistoryFormat {
 
 impl HistoryFormat {
     /// The format that `path`'s extension names (`.csv` or `.json`).
+    ///
+    /// See [the example in `output`](mod@crate::output).
     pub fn of(path: &Path) -> Result<HistoryFormat> {
         match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
             Some("csv") => Ok(HistoryFormat::Csv),
@@ -224,6 +257,8 @@ fn history_values(r: &HistoryRow) -> [Option<f64>; 9] {
 }
 
 /// Writes a history as CSV or JSON (by the extension of `path`).
+///
+/// See [the example in `output`](mod@crate::output).
 pub fn write_history(path: &Path, rows: &[HistoryRow]) -> Result<()> {
     let format = HistoryFormat::of(path)?;
     // Full precision (shortest round-trip form); integers as integers.

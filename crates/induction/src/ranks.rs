@@ -2,6 +2,18 @@
 //! and its rank among the processes of its node, from which the device is chosen — one rank
 //! per GPU when a node runs as many ranks as it has GPUs ([`clarray::Context::for_local_rank`],
 //! narrowed by `CLARRAY_DEVICE`).
+//!
+//! ```no_run
+//! use induction::ranks::{launched, Ranks};
+//! # fn main() -> induction::Result<()> {
+//! if launched() {
+//!     // started by `mpiexec -n 4 …`: one device per rank of a node
+//!     let ranks = Ranks::init()?;
+//!     let ctx = ranks.context()?; // the device of this node-local rank
+//!     println!("rank {} of {} (local {}) on {}", ranks.rank(), ranks.size(), ranks.local_rank(), ctx.device().name());
+//! }
+//! # Ok(()) }
+//! ```
 
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::datatype::Equivalence;
@@ -14,6 +26,8 @@ use crate::error::{Error, Result};
 use crate::solver::Peers;
 
 /// The processes of the run, as this one sees them.
+///
+/// See [the example in `ranks`](mod@crate::ranks).
 pub struct Ranks {
     /// Every process of the run.
     pub world: SimpleCommunicator,
@@ -39,6 +53,8 @@ const LAUNCHER_ENV: [&str; 4] = ["PMI_RANK", "PMI_SIZE", "PMIX_RANK", "OMPI_COMM
 /// a sandbox whose host name does not resolve can make that wait for ever.
 /// `INDUCTION_MPI=1` starts MPI for a launcher that sets none of `PMI_RANK`, `PMI_SIZE`, `PMIX_RANK`, `OMPI_COMM_WORLD_SIZE` (without
 /// it, each of its processes would run the whole grid alone), `INDUCTION_MPI=0` never does.
+///
+/// See [the example in `ranks`](mod@crate::ranks).
 pub fn launched() -> bool {
     match std::env::var("INDUCTION_MPI").as_deref().map(str::trim) {
         Ok("1") => true,
@@ -49,6 +65,8 @@ pub fn launched() -> bool {
 
 impl Ranks {
     /// Initialises MPI (once per process) and splits the world by node.
+    ///
+    /// See [the example in `ranks`](mod@crate::ranks).
     pub fn init() -> Result<Ranks> {
         let universe = mpi::initialize()
             .ok_or_else(|| Error::Config("MPI was already initialised in this process".into()))?;
@@ -58,21 +76,29 @@ impl Ranks {
     }
 
     /// This process's rank in the run.
+    ///
+    /// See [the example in `ranks`](mod@crate::ranks).
     pub fn rank(&self) -> usize {
         self.world.rank() as usize
     }
 
     /// Number of processes in the run.
+    ///
+    /// See [the example in `ranks`](mod@crate::ranks).
     pub fn size(&self) -> usize {
         self.world.size() as usize
     }
 
     /// This process's rank among the processes of its node.
+    ///
+    /// See [the example in `ranks`](mod@crate::ranks).
     pub fn local_rank(&self) -> usize {
         self.node.rank() as usize
     }
 
     /// A context on this process's device.
+    ///
+    /// See [the example in `ranks`](mod@crate::ranks).
     pub fn context(&self) -> Result<clarray::Context> {
         Ok(clarray::Context::for_local_rank(self.local_rank())?)
     }

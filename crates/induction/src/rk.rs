@@ -1,11 +1,25 @@
 //! Coefficients of the explicit Runge–Kutta schemes.
+//!
+//! ```
+//! use induction::rk::{tableau, SSPRK33};
+//! use induction::Integrator;
+//! let t = tableau(Integrator::Ssprk33); // the Butcher tableau of the solver's updates
+//! assert_eq!((t.s, SSPRK33.len(), Integrator::Ssprk33.stages()), (3, 3, 3));
+//! assert!((t.b.iter().sum::<f64>() - 1.0).abs() < 1e-14); // first-order condition
+//! let lsrk = tableau(Integrator::Lsrk4);
+//! assert_eq!((lsrk.s, Integrator::Lsrk4.order()), (5, 4));
+//! ```
 
 /// SSPRK(3,3) of Shu and Osher in convex-combination form: stage `s` computes
 /// `out = a·B⁰ + b·(Bˢ + dt·L(Bˢ, t + c·dt))`, as `(a, b, c)`.
+///
+/// See [the example in `rk`](mod@crate::rk).
 pub const SSPRK33: [(f64, f64, f64); 3] = [(0.0, 1.0, 0.0), (0.75, 0.25, 1.0), (1.0 / 3.0, 2.0 / 3.0, 0.5)];
 
 /// The five-stage fourth-order low-storage 2N scheme of Carpenter and Kennedy (1994, solution 3):
 /// `K ← A·K + dt·L(B, t + c·dt)`, then `B ← B + Bc·K`, as `(A, Bc, c)`.
+///
+/// See [the example in `rk`](mod@crate::rk).
 pub const LSRK54: [(f64, f64, f64); 5] = [
     (0.0, 1432997174477.0 / 9575080441755.0, 0.0),
     (
@@ -33,6 +47,8 @@ pub const LSRK54: [(f64, f64, f64); 5] = [
 /// The eight-stage fourth-order 2N scheme of Toulorge and Desmet (2012, "RKF84", optimised for
 /// wave propagation), in the form of [`LSRK54`]: `(A, Bc, c)`. Published to 16 digits, so its
 /// order conditions hold to about 1e-15.
+///
+/// See [the example in `rk`](mod@crate::rk).
 pub const TD2N84F: [(f64, f64, f64); 8] = [
     (0.0, 0.080_379_368_827_369_5, 0.0),
     (-0.553_443_129_450_157, 0.538_849_745_856_984_3, 0.080_379_368_827_369_5),
@@ -49,6 +65,8 @@ pub const TD2N84F: [(f64, f64, f64); 8] = [
 /// stage), b = b_i, c = c_i. In van der Houwen's two-register form every entry below the
 /// subdiagonal equals the weight b_j of its column, so these three columns are the whole tableau:
 /// stage i computes `K = dt·L(X, t + c·dt)`, then `X ← S + a·K` and `S ← S + b·K`.
+///
+/// See [the example in `rk`](mod@crate::rk).
 pub const KCL2R54C: [(f64, f64, f64); 5] = [
     (970286171893.0 / 4311952581923.0, 1153189308089.0 / 22510343858157.0, 0.0),
     (6584761158862.0 / 12103376702013.0, 1772645290293.0 / 4653164025191.0, 970286171893.0 / 4311952581923.0),
@@ -59,6 +77,8 @@ pub const KCL2R54C: [(f64, f64, f64); 5] = [
 
 /// Six-stage fourth-order 2R scheme of Calvo, Franco and Rández (2004, optimised for
 /// computational acoustics), in the form of [`KCL2R54C`]. Published to 14 digits.
+///
+/// See [the example in `rk`](mod@crate::rk).
 pub const CFR2R64: [(f64, f64, f64); 6] = [
     (0.288_785_266_996_79, 0.108_931_257_225_41, 0.0),
     (0.272_835_946_442_63, 0.132_017_014_921_52, 0.288_785_266_996_79),
@@ -74,10 +94,14 @@ pub const CFR2R64: [(f64, f64, f64); 6] = [
 /// that one register holds it) and then `u₂ = 0.9·v − 0.5·y₀` (= y₀/25 + 9/25·E u₄) replaces
 /// y₀; stages 6–9 give w = E⁴v; stage 10 ends the step with `u₂ + 0.6·E w`
 /// (= u₂ + 3/5·w + dt/10·L(w)). Stage times.
+///
+/// See [the example in `rk`](mod@crate::rk).
 pub const SSPRK104_C: [f64; 10] =
     [0.0, 1.0 / 6.0, 2.0 / 6.0, 3.0 / 6.0, 4.0 / 6.0, 2.0 / 6.0, 3.0 / 6.0, 4.0 / 6.0, 5.0 / 6.0, 1.0];
 
 /// A Runge–Kutta scheme as a Butcher tableau: `a` (s × s, row-major, strictly lower), `b`, `c`.
+///
+/// See [the example in `rk`](mod@crate::rk).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tableau {
     /// Stages.
@@ -119,6 +143,8 @@ impl Trace {
 /// The Butcher tableau of `integrator`, found by running its register updates (the ones the
 /// solver runs) on symbolic registers: stage i's input gives row i of `a`, the final register
 /// gives `b`. Tests check the order conditions and the stage times on it.
+///
+/// See [the example in `rk`](mod@crate::rk).
 pub fn tableau(integrator: crate::config::Integrator) -> Tableau {
     use crate::config::Integrator as I;
     let mut rows: Vec<Trace> = Vec::new();
@@ -185,8 +211,14 @@ pub fn tableau(integrator: crate::config::Integrator) -> Tableau {
 }
 
 /// SSPRK(10,4), stage 5: `(a, b)` of `a·y₀ + b·E u₄`.
+///
+/// See [the example in `rk`](mod@crate::rk).
 pub const SSPRK104_MIX: (f64, f64) = (0.6, 0.4);
 /// SSPRK(10,4), after stage 5: `u₂ = a·v + b·y₀`.
+///
+/// See [the example in `rk`](mod@crate::rk).
 pub const SSPRK104_U2: (f64, f64) = (0.9, -0.5);
 /// SSPRK(10,4), stage 10: `a·u₂ + b·E w`.
+///
+/// See [the example in `rk`](mod@crate::rk).
 pub const SSPRK104_LAST: (f64, f64) = (1.0, 0.6);

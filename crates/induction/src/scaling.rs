@@ -12,12 +12,16 @@
 //! A step's time is the wall-clock time of `steps` steps (after one untimed step), the largest
 //! over the ranks (the ranks wait for each other at every exchange). The halo exchange's time
 //! and its hidden part ([`HaloTiming`]) are per step, averaged over the ranks.
+//!
+//! See the example in the [crate docs](crate).
 
 use crate::config::Config;
 use crate::error::Result;
 use crate::solver::{HaloTiming, Peers, Solver};
 
 /// One row of the scaling table.
+///
+/// See the example in the [crate docs](crate).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScalingRow {
     /// Weak scaling (the grid grows with the ranks), else strong.
@@ -38,11 +42,15 @@ pub struct ScalingRow {
 
 impl ScalingRow {
     /// Nodes updated per second, in millions.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn mnodes_per_s(&self) -> f64 {
         self.grid.iter().product::<usize>() as f64 / self.step_s * 1e-6
     }
 
     /// The share of a step in halo exchange: (all of it, the exposed part, the hidden part).
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn halo_shares(&self) -> [f64; 3] {
         let h = &self.halo;
         [h.total_s, h.exposed_s(), h.hidden_s].map(|t| t / self.step_s)
@@ -50,6 +58,8 @@ impl ScalingRow {
 }
 
 /// The weak-scaling grid on `ranks` ranks: `n` with z times `ranks`.
+///
+/// See the example in the [crate docs](crate).
 pub fn weak_grid(n: [usize; 3], ranks: usize) -> [usize; 3] {
     [n[0], n[1], n[2] * ranks]
 }
@@ -95,6 +105,8 @@ fn timed(solver: &mut Solver, steps: usize, peers: Option<&dyn Peers>) -> Result
 /// The scaling rows of `cfg` (its grid the strong-scaling grid and the weak one's per rank):
 /// strong and weak, on one rank and (with `peers` of more than one rank) on all of them. Every
 /// rank must call it with the same arguments; the rows are the same on every rank.
+///
+/// See the example in the [crate docs](crate).
 pub fn scaling(
     ctx: &clarray::Context,
     cfg: &Config,
@@ -151,6 +163,8 @@ pub fn scaling(
 
 /// What MPI costs between the ranks, measured on the host (no device involved): the inputs of
 /// `scripts/scaling_model.py` besides the device's own figures.
+///
+/// See the example in the [crate docs](crate).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Links {
     /// Seconds of one exchange of 8 bytes each way between ranks 0 and 1 (the latency).
@@ -170,6 +184,8 @@ impl Links {
 
 /// Measures [`Links`] over `peers` (at least 2 ranks; every rank calls it): the mean of 200
 /// small exchanges, 20 large ones and 200 allreduces, after one of each untimed.
+///
+/// See the example in the [crate docs](crate).
 pub fn links(peers: &dyn Peers) -> Result<Links> {
     let rank = peers.rank();
     let pair = |bytes: usize, rounds: usize| -> Result<f64> {

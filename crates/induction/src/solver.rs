@@ -19,6 +19,8 @@
 //! | `memory.rs` | the device memory a run needs, and the least bytes a step moves |
 //! | `part.rs`, `overlap.rs` | a rank's block of a split grid, halo exchange, overlap with the stage |
 //! | `planes.rs`, `checkpoint.rs` | planes for output, checkpoints |
+//!
+//! See the example in the [crate docs](crate).
 
 use std::cell::RefCell;
 use std::time::Instant;
@@ -73,6 +75,8 @@ struct Field {
 }
 
 /// Where the time went.
+///
+/// See the example in the [crate docs](crate).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Timing {
     /// Device time of the kernels (profiling events).
@@ -91,6 +95,8 @@ pub struct Timing {
 }
 
 /// The outcome of a run.
+///
+/// See the example in the [crate docs](crate).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
     /// Steps taken.
@@ -108,6 +114,8 @@ pub struct Report {
 }
 
 /// The induction solver: its configuration, device and fields.
+///
+/// See the example in the [crate docs](crate).
 #[derive(Debug)]
 pub struct Solver {
     cfg: Config,
@@ -154,6 +162,8 @@ impl Solver {
     /// Checks `cfg`, allocates the fields on `ctx`'s device and sets the initial field (the exact
     /// solution at t = 0). `ctx` should have a profiling queue ([`Context::profiled`]) for the
     /// kernel and transfer times; without one those times are reported as zero.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn new(ctx: &Context, cfg: &Config) -> Result<Solver> {
         Solver::build(ctx, cfg, None)
     }
@@ -314,11 +324,15 @@ impl Solver {
     }
 
     /// The configuration.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn config(&self) -> &Config {
         &self.cfg
     }
 
     /// The time of the current field.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn time(&self) -> f64 {
         self.t
     }
@@ -326,29 +340,39 @@ impl Solver {
     /// The OpenCL text of the solver's program as the compiler reads it: the kernel files and the
     /// generated header of coefficient tables inlined. Its defines are build options
     /// ([`Solver::program`]).
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn source(&self) -> &str {
         &self.source
     }
 
     /// The solver's program: its text, includes, defines (the configuration's precision, grid,
     /// case, forms and launch layout) and build options.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn program(&self) -> &Source {
         &self.program
     }
 
     /// The device compiler's log of the solver's program: with `-cl-nv-verbose` among the build
     /// options, NVIDIA's registers and spills per kernel.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn build_log(&self) -> Result<String> {
         Ok(self.kernels.program().build_log()?)
     }
 
     /// Kernel and transfer times so far (waits for the work queued).
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn timing(&self) -> Result<Timing> {
         self.settle()?;
         Ok(*self.timing.borrow())
     }
 
     /// One time step of size `dt` (and a cleaning after it, if configured).
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn step(&mut self, dt: f64) -> Result<()> {
         self.step_scheme(dt)?;
         self.t += dt;
@@ -362,12 +386,16 @@ impl Solver {
     /// `on_step(step, steps, solver)` is called after every step (for a progress bar, an energy
     /// history or a checkpoint). A solver runs once; [`Solver::step`] advances by hand. After a
     /// restart the report's initial norms are those at the step restored.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn run(&mut self, on_step: impl FnMut(usize, usize, &Solver) -> Result<()>) -> Result<Report> {
         self.run_to(None, on_step)
     }
 
     /// [`Solver::run`], stopping after step `stop` where given (before the final time: the
     /// report's last norms are then those at that step, and a checkpoint lets a later run go on).
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn run_to(
         &mut self,
         stop: Option<usize>,

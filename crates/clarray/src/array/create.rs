@@ -105,6 +105,8 @@ fn bytes_for<T: Element>(shape: &[usize]) -> Result<usize> {
 
 impl<T: Element> Array<T> {
     /// An array of `shape` whose elements are **uninitialised** (whatever the memory held).
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn empty(ctx: &Context, shape: &[usize]) -> Result<Array<T>> {
         let bytes = bytes_for::<T>(shape)?;
         let buf = memory::alloc(ctx, bytes)?;
@@ -149,26 +151,36 @@ impl<T: Element> Array<T> {
     }
 
     /// An array of ones.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn ones(ctx: &Context, shape: &[usize]) -> Result<Array<T>> {
         Array::full(ctx, shape, T::from_scalar(Scalar::Int(1)))
     }
 
     /// An uninitialised array with `other`'s shape.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn empty_like<U: Element>(other: &Array<U>) -> Result<Array<T>> {
         Array::empty(&other.ctx, other.shape())
     }
 
     /// Zeros with `other`'s shape.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn zeros_like<U: Element>(other: &Array<U>) -> Result<Array<T>> {
         Array::zeros(&other.ctx, other.shape())
     }
 
     /// Ones with `other`'s shape.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn ones_like<U: Element>(other: &Array<U>) -> Result<Array<T>> {
         Array::ones(&other.ctx, other.shape())
     }
 
     /// `value` everywhere, with `other`'s shape.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn full_like<U: Element>(other: &Array<U>, value: T) -> Result<Array<T>> {
         Array::full(&other.ctx, other.shape(), value)
     }
@@ -198,6 +210,8 @@ impl<T: Element> Array<T> {
     }
 
     /// A device copy of any ndarray array or view (any layout), of the same shape.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn from_ndarray<S: Data<Elem = T>, D: Dimension>(
         ctx: &Context,
         a: &ArrayBase<S, D>,
@@ -208,6 +222,8 @@ impl<T: Element> Array<T> {
 
     /// An array over existing device memory: element `(i0, i1, …)` at element
     /// `offset + Σ ik * strides[k]` of `buffer`. The whole layout must lie inside the buffer.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn from_buffer(
         buffer: &Buffer,
         shape: &[usize],

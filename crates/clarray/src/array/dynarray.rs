@@ -29,6 +29,25 @@ use crate::program::KernelArg;
 use crate::runtime::{Arg, Buffer, Context};
 
 /// An [`Array<T>`] whose `T` is chosen at run time (Python's arrays, data of a type known only when read).
+///
+/// ```
+/// use clarray::array::{Array, DType, DynArray, Scalar};
+/// # fn main() -> clarray::Result<()> {
+/// let ctx = clarray::Context::new()?;
+/// let a = DynArray::from_slice(&ctx, &[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
+/// assert_eq!((a.dtype(), a.shape(), a.len()), (DType::F32, &[2, 2][..], 4));
+/// let b = a.astype(DType::I64)?; // a converted copy
+/// let s = DynArray::eval(&(a.expr() * 2.0 + b.expr()))?; // f32 and i64 promote to f64
+/// assert_eq!(s.dtype(), DType::F64);
+/// assert_eq!(s.sum_axes([0, 1], false)?.item()?, Scalar::Float(30.0));
+/// let typed: Array<f64> = s.typed()?; // the typed array inside
+/// assert_eq!(typed.to_vec()?, [3.0, 6.0, 9.0, 12.0]);
+/// assert!(s.typed::<f32>().is_err()); // the wrong element type: a typed error
+/// if let DynArray::F32(x) = &a {
+///     assert_eq!(x.t().copy()?.to_vec()?, [1.0, 3.0, 2.0, 4.0]);
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone)]
 #[allow(missing_docs)]
 pub enum DynArray {
@@ -196,28 +215,38 @@ impl DynArray {
     // ---- construction ----
 
     /// An uninitialised array of `dtype` and `shape`.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn empty(ctx: &Context, dtype: DType, shape: &[usize]) -> Result<DynArray> {
         with_dtype!(dtype, T => Array::<T>::empty(ctx, shape).map(DynArray::from))
     }
 
     /// `value` converted to `dtype` everywhere. An integer `value` outside an integer dtype's
     /// range is an [`Error::ScalarOverflow`], as NumPy 2's `full` raises `OverflowError`.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn full(ctx: &Context, dtype: DType, shape: &[usize], value: Scalar) -> Result<DynArray> {
         value.check_fits(dtype)?;
         with_dtype!(dtype, T => Array::<T>::full(ctx, shape, T::from_scalar(value)).map(DynArray::from))
     }
 
     /// Zeros of `dtype`.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn zeros(ctx: &Context, dtype: DType, shape: &[usize]) -> Result<DynArray> {
         DynArray::full(ctx, dtype, shape, Scalar::Int(0))
     }
 
     /// Ones of `dtype`.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn ones(ctx: &Context, dtype: DType, shape: &[usize]) -> Result<DynArray> {
         DynArray::full(ctx, dtype, shape, Scalar::Int(1))
     }
 
     /// A device copy of `data` (C order) with `shape`.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn from_slice<T: Element>(ctx: &Context, data: &[T], shape: &[usize]) -> Result<DynArray>
     where
         DynArray: From<Array<T>>,
@@ -227,6 +256,8 @@ impl DynArray {
 
     /// An array of `dtype` over existing device memory (see [`Array::from_buffer`]; strides
     /// and offset in elements).
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn from_buffer(
         buffer: &Buffer,
         dtype: DType,
@@ -239,6 +270,8 @@ impl DynArray {
 
     /// NumPy's `arange(start, stop, step, dtype)` (integer and float dtypes), the bounds
     /// converted to `dtype` first as NumPy does.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn arange(
         ctx: &Context,
         start: Scalar,
@@ -256,6 +289,8 @@ impl DynArray {
     }
 
     /// NumPy's `linspace(start, stop, num, dtype)` with its endpoint (float dtypes).
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn linspace(ctx: &Context, start: f64, stop: f64, num: usize, dtype: DType) -> Result<DynArray> {
         with_dtype!(dtype, T => Array::<T>::linspace(
             ctx,
@@ -267,6 +302,8 @@ impl DynArray {
     }
 
     /// Evaluates `e` into a new array of the expression's own dtype: one kernel.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn eval(e: &Expr) -> Result<DynArray> {
         with_dtype!(e.dtype()?, T => e.eval::<T>().map(DynArray::from))
     }
@@ -274,66 +311,92 @@ impl DynArray {
     // ---- properties ----
 
     /// The element type.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn dtype(&self) -> DType {
         each!(self, a => a.dtype())
     }
 
     /// The extent of each axis.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn shape(&self) -> &[usize] {
         each!(self, a => a.shape())
     }
 
     /// The strides, in elements.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn strides(&self) -> &[isize] {
         each!(self, a => a.strides())
     }
 
     /// The position of the first element in the buffer, in elements.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn offset(&self) -> usize {
         each!(self, a => a.offset())
     }
 
     /// The position of the first element in the buffer, in bytes.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn offset_bytes(&self) -> usize {
         each!(self, a => a.offset_bytes())
     }
 
     /// The layout (shape, strides, offset).
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn layout(&self) -> &Layout {
         each!(self, a => a.layout())
     }
 
     /// Number of axes.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn ndim(&self) -> usize {
         self.shape().len()
     }
 
     /// Number of elements.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn len(&self) -> usize {
         each!(self, a => a.len())
     }
 
     /// Whether the array has no elements.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Whether the elements are C-contiguous (at any offset).
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn is_contiguous(&self) -> bool {
         each!(self, a => a.is_contiguous())
     }
 
     /// The buffer holding the elements.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn buffer(&self) -> &Buffer {
         each!(self, a => a.buffer())
     }
 
     /// The context the array's work goes to.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn context(&self) -> &Context {
         each!(self, a => a.context())
     }
 
     /// The array as an expression operand.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn expr(&self) -> Expr {
         each!(self, a => a.expr())
     }
@@ -342,11 +405,15 @@ impl DynArray {
 
     /// The elements in C order as [`Scalar`]s (blocking): bool, integers, floats (f16 and f32
     /// widened exactly to f64) and complex numbers.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn to_scalars(&self) -> Result<Vec<Scalar>> {
         each!(self, a => Ok(a.to_vec()?.into_iter().map(Element::to_scalar).collect()))
     }
 
     /// The single element of a one-element array as a [`Scalar`].
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn item(&self) -> Result<Scalar> {
         each!(self, a => a.item().map(Element::to_scalar))
     }
@@ -354,6 +421,8 @@ impl DynArray {
     // ---- views and copies ----
 
     /// A view selected as [`Array::slice`] selects (ndarray's slicing semantics).
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn slice(&self, info: &[SliceInfoElem]) -> Result<DynArray> {
         each!(self, a => a.slice(info).map(DynArray::from))
     }
@@ -364,48 +433,66 @@ impl DynArray {
     }
 
     /// A view when possible, else a contiguous copy ([`Array::reshape_copy`]).
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn reshape_copy(&self, shape: &[usize]) -> Result<DynArray> {
         each!(self, a => a.reshape_copy(shape).map(DynArray::from))
     }
 
     /// The transpose, as a view.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     #[must_use = "`t` returns a transposed view and leaves the array as it is"]
     pub fn t(&self) -> DynArray {
         each!(self, a => DynArray::from(a.t()))
     }
 
     /// The axes in the order `axes`, as a view.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn permute(&self, axes: &[isize]) -> Result<DynArray> {
         each!(self, a => a.permute(axes).map(DynArray::from))
     }
 
     /// The array broadcast to `shape`, as a view.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<DynArray> {
         each!(self, a => a.broadcast_to(shape).map(DynArray::from))
     }
 
     /// Without its axes of extent 1.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     #[must_use = "`squeeze` returns a view and leaves the array as it is"]
     pub fn squeeze(&self) -> DynArray {
         each!(self, a => DynArray::from(a.squeeze()))
     }
 
     /// With a new axis of extent 1 at `axis`.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn expand_dims(&self, axis: isize) -> Result<DynArray> {
         each!(self, a => a.expand_dims(axis).map(DynArray::from))
     }
 
     /// Reversed along `axis`, as a view.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn flip(&self, axis: isize) -> Result<DynArray> {
         each!(self, a => a.flip(axis).map(DynArray::from))
     }
 
     /// A contiguous copy.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn copy(&self) -> Result<DynArray> {
         each!(self, a => a.copy().map(DynArray::from))
     }
 
     /// The elements converted to `dtype` (a new array, as NumPy's `astype`).
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn astype(&self, dtype: DType) -> Result<DynArray> {
         if dtype == self.dtype() {
             return self.copy();
@@ -421,6 +508,8 @@ impl DynArray {
     }
 
     /// The typed array inside, when `T` is its element type.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn typed<T: Element>(&self) -> Result<Array<T>> {
         if T::DTYPE != self.dtype() {
             return Err(Error::Type {

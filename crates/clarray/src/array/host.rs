@@ -13,6 +13,8 @@ use crate::runtime::{Context, Event, Pending, Scope};
 
 impl<T: Element> Array<T> {
     /// The elements in C order (blocking).
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let c = self.contiguous()?;
         let mut r = vec![T::Repr::zeroed(); c.len()];
@@ -21,6 +23,8 @@ impl<T: Element> Array<T> {
     }
 
     /// The array on the host: an ndarray of the same shape and type (blocking).
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn get(&self) -> Result<ArrayD<T>> {
         let v = self.to_vec()?;
         ArrayD::from_shape_vec(IxDyn(self.shape()), v)
@@ -158,6 +162,8 @@ impl<T: Element> Array<T> {
     }
 
     /// Replaces the elements with those of a host array of the same shape (blocking).
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn set<S: Data<Elem = T>, D: Dimension>(&mut self, data: &ArrayBase<S, D>) -> Result<()> {
         if data.shape() != self.shape() {
             return Err(Error::Shape {
@@ -209,6 +215,8 @@ impl<T: Element + Pod> Array<T> {
 
     /// Starts writing `data` (C order, `len()` elements) into the array; the [`Pending`] owns
     /// `data` until the copy completes. A non-contiguous view is written through a temporary.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn set_async(&mut self, data: Vec<T>) -> Result<Pending<'static, Vec<T>>> {
         self.check_host_len(data.len())?;
         if self.is_contiguous() {
@@ -236,6 +244,8 @@ impl<T: Element + Pod> Array<T> {
 }
 
 /// A read of an array in flight; [`PendingArray::wait`] returns the host array.
+///
+/// See [the example in `array`](mod@crate::array).
 #[derive(Debug)]
 #[must_use = "dropping it waits for the read at once"]
 pub struct PendingArray<T: Element> {
@@ -245,11 +255,15 @@ pub struct PendingArray<T: Element> {
 
 impl<T: Element> PendingArray<T> {
     /// The read's event.
+    ///
+    /// See [the example in `array`](mod@crate::array).
     pub fn event(&self) -> &Event {
         self.pending.event()
     }
 
     /// Waits for the read and returns the array.
+    ///
+    /// See [the example in `array`](mod@crate::array).
     pub fn wait(self) -> Result<ArrayD<T>> {
         let v: Vec<T> = self.pending.wait()?.into_iter().map(T::from_repr).collect();
         ArrayD::from_shape_vec(IxDyn(&self.shape), v)
@@ -260,6 +274,8 @@ impl<T: Element> PendingArray<T> {
 /// A copy of an array into another context in progress on a host thread
 /// ([`Array::to_context_async`]). Dropping it without waiting detaches the thread, which
 /// finishes the copy and drops the result.
+///
+/// See [the example in `array`](mod@crate::array).
 #[must_use = "a copy to another context is only useful once waited for"]
 #[derive(Debug)]
 pub struct ContextCopy<T: Element> {
@@ -268,11 +284,15 @@ pub struct ContextCopy<T: Element> {
 
 impl<T: Element> ContextCopy<T> {
     /// Whether the copy has finished (successfully or not).
+    ///
+    /// See [the example in `array`](mod@crate::array).
     pub fn is_finished(&self) -> bool {
         self.handle.is_finished()
     }
 
     /// Waits for the copy and returns the array in the target context.
+    ///
+    /// See [the example in `array`](mod@crate::array).
     pub fn wait(self) -> Result<Array<T>> {
         self.handle.join().unwrap_or_else(|_| {
             Err(Error::Unsupported("the host thread of a copy to another context panicked".into()))

@@ -1,5 +1,25 @@
 //! Shapes, strides and offsets: every view operation as arithmetic on a [`Layout`], with no
 //! device work. Strides and offsets count elements, not bytes; strides may be negative or zero.
+//!
+//! ```
+//! use clarray::array::layout::{broadcast_shapes, c_strides, checked_size, Layout};
+//! use clarray::array::s;
+//! # fn main() -> clarray::Result<()> {
+//! let l = Layout::contiguous(&[2, 3]);
+//! assert_eq!((l.ndim(), l.size(), l.is_c_contiguous()), (2, 6, true));
+//! assert_eq!(&l.strides[..], &c_strides(&[2, 3])[..]); // [3, 1]
+//! let v = l.slice(s![.., ..;-2].as_ref())?; // columns 2 and 0
+//! assert_eq!((&v.shape[..], &v.strides[..], v.offset), (&[2, 2][..], &[3, -2][..], 2));
+//! assert_eq!(v.extent(), (0, 6)); // elements 0..6 of the buffer
+//! assert_eq!(v.byte_span(4), 0..24);
+//! let t = l.permute(&[1, 0])?;
+//! assert_eq!(&t.strides[..], &[1, 3][..]);
+//! assert!(t.reshape(&[6])?.is_none()); // a transpose needs a copy to be flat
+//! assert_eq!(l.broadcast_to(&[4, 2, 3])?.strides[0], 0);
+//! assert_eq!(broadcast_shapes(&[2, 1], &[3])?, [2, 3]);
+//! assert!(checked_size(&[usize::MAX, 2]).is_err());
+//! # Ok(()) }
+//! ```
 
 use ndarray::SliceInfoElem;
 use smallvec::{smallvec, SmallVec};
@@ -8,16 +28,24 @@ use crate::error::{Error, Result};
 
 /// Axes kept inline in a [`Shape`] or [`Strides`]: layouts of up to this many axes are copied
 /// (into expressions, into kernel plans) without a heap allocation.
+///
+/// See [the example in `layout`](mod@crate::array::layout).
 pub const INLINE_AXES: usize = 4;
 
 /// The extent of each axis.
+///
+/// See [the example in `layout`](mod@crate::array::layout).
 pub type Shape = SmallVec<[usize; INLINE_AXES]>;
 
 /// The distance between neighbours along each axis, in elements.
+///
+/// See [the example in `layout`](mod@crate::array::layout).
 pub type Strides = SmallVec<[isize; INLINE_AXES]>;
 
 /// Where the elements of an n-dimensional array lie in its buffer: element `(i0, i1, …)` is
 /// at `offset + Σ ik * strides[k]` (in elements).
+///
+/// See [the example in `layout`](mod@crate::array::layout).
 #[derive(Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Layout {
@@ -49,6 +77,8 @@ pub(crate) fn copy_of<T: Copy + Default>(v: &[T]) -> SmallVec<[T; INLINE_AXES]> 
 
 /// The number of elements of `shape`, or an error if it is above `isize::MAX` (NumPy's limit
 /// too): element positions and strides are `isize`, so every count they can reach must fit.
+///
+/// See [the example in `layout`](mod@crate::array::layout).
 pub fn checked_size(shape: &[usize]) -> Result<usize> {
     shape
         .iter()
@@ -65,6 +95,8 @@ pub fn checked_size(shape: &[usize]) -> Result<usize> {
 
 /// C-order (row-major) strides of `shape`. Strides that would not fit in `isize` (only for
 /// shapes with a zero extent, whose strides are never followed) saturate.
+///
+/// See [the example in `layout`](mod@crate::array::layout).
 pub fn c_strides(shape: &[usize]) -> Strides {
     let mut strides: Strides = smallvec![0isize; shape.len()];
     let mut s = 1isize;
@@ -78,6 +110,8 @@ pub fn c_strides(shape: &[usize]) -> Strides {
 /// The lowest and one past the highest element position that `shape` with `strides` at
 /// `offset` touches (the offset twice for an empty shape), with every product and sum
 /// checked: [`Error::TooLarge`] names the layout when a position does not fit in `isize`.
+///
+/// See [the example in `layout`](mod@crate::array::layout).
 pub fn checked_extent(shape: &[usize], strides: &[isize], offset: usize) -> Result<(isize, isize)> {
     let too_large = || {
         Error::TooLarge(format!(
@@ -113,6 +147,8 @@ pub fn checked_extent(shape: &[usize], strides: &[isize], offset: usize) -> Resu
 /// Checks that `shape` with `strides` at `offset` (in elements of `elem_size` bytes) lies
 /// inside `buffer_bytes` bytes: [`Error::TooLarge`] when a position or byte count overflows,
 /// [`Error::OutOfBounds`] when an element lies outside. Both name the layout and the buffer.
+///
+/// See [the example in `layout`](mod@crate::array::layout).
 pub fn check_in_buffer(
     shape: &[usize],
     strides: &[isize],
@@ -140,6 +176,8 @@ pub fn check_in_buffer(
 }
 
 /// The shape that `a` and `b` broadcast to under NumPy's rules.
+///
+/// See [the example in `layout`](mod@crate::array::layout).
 pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
     broadcast(a, b).map(Shape::into_vec)
 }
@@ -178,21 +216,29 @@ pub(crate) fn broadcast(a: &[usize], b: &[usize]) -> Result<Shape> {
 
 impl Layout {
     /// A C-contiguous layout of `shape` at offset 0 (the shape's size must have been checked).
+    ///
+    /// See [the example in `layout`](mod@crate::array::layout).
     pub fn contiguous(shape: &[usize]) -> Layout {
         Layout { shape: shape.into(), strides: c_strides(shape), offset: 0 }
     }
 
     /// Number of axes.
+    ///
+    /// See [the example in `layout`](mod@crate::array::layout).
     pub fn ndim(&self) -> usize {
         self.shape.len()
     }
 
     /// Number of elements.
+    ///
+    /// See [the example in `layout`](mod@crate::array::layout).
     pub fn size(&self) -> usize {
         self.shape.iter().product()
     }
 
     /// Whether the elements are C-contiguous (row-major, no gaps), at any offset.
+    ///
+    /// See [the example in `layout`](mod@crate::array::layout).
     pub fn is_c_contiguous(&self) -> bool {
         if self.size() <= 1 {
             return true;
@@ -212,6 +258,8 @@ impl Layout {
 
     /// The lowest and one past the highest element position the layout touches (empty: the
     /// offset twice), or [`Error::TooLarge`] when a position does not fit in `isize`.
+    ///
+    /// See [the example in `layout`](mod@crate::array::layout).
     pub fn checked_extent(&self) -> Result<(isize, isize)> {
         checked_extent(&self.shape, &self.strides, self.offset)
     }
@@ -219,6 +267,8 @@ impl Layout {
     /// [`Layout::checked_extent`] for a layout known to be valid (every array's is: it was
     /// checked against its buffer when made). A layout whose positions overflow gets the whole
     /// `isize` range, which no bounds test passes.
+    ///
+    /// See [the example in `layout`](mod@crate::array::layout).
     pub fn extent(&self) -> (isize, isize) {
         self.checked_extent().unwrap_or((isize::MIN, isize::MAX))
     }
@@ -226,6 +276,8 @@ impl Layout {
     /// The bytes the layout's elements (of `elem_size` bytes) span in their buffer, from the
     /// lowest element to one past the highest; empty for an empty layout. A layout whose
     /// positions overflow (never an array's) spans everything, so that it aliases anything.
+    ///
+    /// See [the example in `layout`](mod@crate::array::layout).
     pub fn byte_span(&self, elem_size: usize) -> std::ops::Range<usize> {
         if self.shape.contains(&0) {
             return 0..0;
@@ -240,6 +292,8 @@ impl Layout {
     /// Slicing with ndarray's [`s!`](ndarray::s) semantics: ranges with steps (negative steps
     /// walk the range from its end), integer indices (dropping the axis, negative counting from
     /// the end) and new axes.
+    ///
+    /// See [the example in `layout`](mod@crate::array::layout).
     pub fn slice(&self, info: &[SliceInfoElem]) -> Result<Layout> {
         let consumed = info.iter().filter(|e| !matches!(e, SliceInfoElem::NewAxis)).count();
         if consumed > self.ndim() {
@@ -336,6 +390,8 @@ impl Layout {
 
     /// The view of the same elements with a new shape, in C order, if one exists without
     /// copying (NumPy's rule); `None` otherwise.
+    ///
+    /// See [the example in `layout`](mod@crate::array::layout).
     pub fn reshape(&self, shape: &[usize]) -> Result<Option<Layout>> {
         let size = checked_size(shape)?;
         if size != self.size() {
@@ -399,6 +455,8 @@ impl Layout {
     }
 
     /// Axes in the order `axes` (a permutation of `0..ndim`; negative axes count from the end).
+    ///
+    /// See [the example in `layout`](mod@crate::array::layout).
     pub fn permute(&self, axes: &[isize]) -> Result<Layout> {
         let nd = self.ndim();
         let ax = super::normalize_axes_in_order(axes, nd, "permute")?;
@@ -420,6 +478,8 @@ impl Layout {
 
     /// The layout that reads this one broadcast to `shape` (strides 0 on the new and stretched
     /// axes).
+    ///
+    /// See [the example in `layout`](mod@crate::array::layout).
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Layout> {
         checked_size(shape)?;
         let lead = shape.len().checked_sub(self.ndim()).ok_or_else(|| self.bcast_err(shape))?;
@@ -449,6 +509,8 @@ impl Layout {
     }
 
     /// Reverses the order of elements along `axis` (negative counts from the end).
+    ///
+    /// See [the example in `layout`](mod@crate::array::layout).
     pub fn flip(&self, axis: isize) -> Result<Layout> {
         let axis = super::normalize_axis(axis, self.ndim(), "flip")?;
         let mut l = self.clone();
@@ -498,6 +560,8 @@ fn resolve_bound(i: isize, n: usize, axis: usize) -> Result<usize> {
 
 /// Merges axes that every one of several layouts walks contiguously, and drops axes of extent 1,
 /// for the same iteration in C order. Returns the merged shape and each layout's strides.
+///
+/// See [the example in `layout`](mod@crate::array::layout).
 pub fn collapse(shape: &[usize], strides: &[Strides]) -> (Shape, Vec<Strides>) {
     let mut out_shape = Shape::new();
     let mut out_strides: Vec<Strides> = vec![Strides::new(); strides.len()];

@@ -175,6 +175,31 @@ use crate::program::KernelArg;
 use crate::runtime::{Arg, Buffer, Context};
 
 /// A typed n-dimensional array on the device. See the [module docs](self).
+///
+/// ```
+/// use clarray::prelude::*;
+/// # fn main() -> clarray::Result<()> {
+/// let ctx = Context::new()?;
+/// let a = Array::from_slice(&ctx, &[3i32, 1, 2, 6, 5, 4], &[2, 3])?;
+/// assert_eq!((a.shape(), a.ndim(), a.len(), a.dtype()), (&[2, 3][..], 2, 6, DType::I32));
+/// assert_eq!(a.strides(), &[3, 1]); // in elements
+/// let t = a.t(); // a view: no copy, not contiguous
+/// assert!(a.is_contiguous() && !t.is_contiguous());
+/// assert_eq!(t.copy()?.to_vec()?, [3, 6, 1, 5, 2, 4]);
+/// assert_eq!(a.permute(&[1, 0])?.shape(), &[3, 2]);
+/// assert_eq!(a.reshape_copy(&[3, 2])?.get()?, ndarray::array![[3, 1], [2, 6], [5, 4]].into_dyn());
+/// assert_eq!(a.sum()?.item()?, 21i64); // integers sum in 64 bits
+/// assert_eq!(a.sum_axes(1, false)?.to_vec()?, [6, 15]);
+/// assert_eq!((a.max()?.item()?, a.argmax()?.item()?), (6, 3)); // argmax: flat index
+/// assert_eq!(a.mean()?.item()?, 3.5);
+/// assert_eq!(a.cumsum(0)?.to_vec()?, [3, 1, 2, 9, 6, 6]);
+/// assert_eq!(a.sort(-1)?.to_vec()?, [1, 2, 3, 4, 5, 6]);
+/// assert_eq!(a.maximum(4).eval::<i32>()?.to_vec()?, [4, 4, 4, 6, 5, 4]);
+/// let mut col = a.slice(s![.., 1])?; // a view of column 1
+/// col.fill(0)?; // writes through to `a`
+/// assert_eq!(a.to_vec()?, [3, 0, 2, 6, 0, 4]);
+/// # Ok(()) }
+/// ```
 pub struct Array<T: Element> {
     buf: Buffer,
     ctx: Context,
@@ -216,21 +241,29 @@ impl<T: Element> Array<T> {
     // ---- properties ----
 
     /// The extent of each axis.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn shape(&self) -> &[usize] {
         &self.layout.shape
     }
 
     /// The strides, in elements (negative for reversed axes, 0 for broadcast ones).
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn strides(&self) -> &[isize] {
         &self.layout.strides
     }
 
     /// The position of the first element in the buffer, in elements.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn offset(&self) -> usize {
         self.layout.offset
     }
 
     /// The position of the first element in the buffer, in bytes (PyOpenCL's `.offset`).
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn offset_bytes(&self) -> usize {
         self.layout.offset * T::DTYPE.size()
     }
@@ -255,46 +288,64 @@ impl<T: Element> Array<T> {
     }
 
     /// The layout (shape, strides, offset).
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
 
     /// The buffer holding the elements (PyOpenCL's `.data`); see also [`Array::offset_bytes`].
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn buffer(&self) -> &Buffer {
         &self.buf
     }
 
     /// The context (and queue) the array's work goes to.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn context(&self) -> &Context {
         &self.ctx
     }
 
     /// The element type.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn dtype(&self) -> DType {
         T::DTYPE
     }
 
     /// Number of axes.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn ndim(&self) -> usize {
         self.layout.ndim()
     }
 
     /// Number of elements.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn len(&self) -> usize {
         self.layout.size()
     }
 
     /// Whether the array has no elements.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Whether the elements are C-contiguous (at any offset).
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn is_contiguous(&self) -> bool {
         self.layout.is_c_contiguous()
     }
 
     /// The array as an expression operand.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn expr(&self) -> Expr {
         self.leaf
             .get_or_init(|| Expr::leaf(self.buf.clone(), self.layout.clone(), T::DTYPE, self.ctx.clone()))

@@ -12,6 +12,8 @@ use crate::error::{Error, Result};
 impl<T: Element> Array<T> {
     /// A view selected with ndarray's [`s!`](ndarray::s): ranges with steps, indices (which
     /// drop their axis), [`ndarray::NewAxis`].
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn slice<I: AsRef<[SliceInfoElem]>>(&self, info: I) -> Result<Array<T>> {
         Ok(self.view(self.layout.slice(info.as_ref())?))
     }
@@ -62,6 +64,8 @@ impl<T: Element> Array<T> {
     }
 
     /// The same elements with a new shape: a view when possible, else a contiguous copy.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn reshape_copy(&self, shape: &[usize]) -> Result<Array<T>> {
         match self.reshape(shape) {
             Ok(v) => Ok(v),
@@ -70,6 +74,8 @@ impl<T: Element> Array<T> {
     }
 
     /// The transpose (axes reversed), as a view.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     #[must_use = "`t` returns a transposed view and leaves the array as it is"]
     pub fn t(&self) -> Array<T> {
         let mut l = self.layout.clone();
@@ -80,6 +86,8 @@ impl<T: Element> Array<T> {
 
     /// The axes in the order `axes`, as a view (NumPy's `transpose(axes)`; negative axes count
     /// from the end).
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn permute(&self, axes: &[isize]) -> Result<Array<T>> {
         Ok(self.view(self.layout.permute(axes)?))
     }
@@ -101,6 +109,8 @@ impl<T: Element> Array<T> {
     }
 
     /// Without its axes of extent 1.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     #[must_use = "`squeeze` returns a view and leaves the array as it is"]
     pub fn squeeze(&self) -> Array<T> {
         let (shape, strides) = self
@@ -115,6 +125,8 @@ impl<T: Element> Array<T> {
     }
 
     /// Without `axis` (negative counts from the end), which must have extent 1.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn squeeze_axis(&self, axis: isize) -> Result<Array<T>> {
         let axis = normalize_axis(axis, self.ndim(), "squeeze_axis")?;
         if self.shape()[axis] != 1 {

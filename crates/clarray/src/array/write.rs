@@ -11,6 +11,8 @@ use crate::runtime::Buffer;
 
 impl<T: Element> Array<T> {
     /// A contiguous copy (one kernel, or one buffer copy when already contiguous).
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn copy(&self) -> Result<Array<T>> {
         let out = Array::<T>::empty(&self.ctx, self.shape())?;
         if self.is_contiguous() {
@@ -44,6 +46,8 @@ impl<T: Element> Array<T> {
     // ---- writing ----
 
     /// Sets every element (of this view) to `value`.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn fill(&mut self, value: T) -> Result<()> {
         self.check_writable()?;
         if self.is_contiguous() {
@@ -145,12 +149,16 @@ fn same_places(a: &Buffer, al: &Layout, asz: usize, b: &Buffer, bl: &Layout, bsz
 impl Expr {
     /// Evaluates the expression into an existing array or view (the same as
     /// `out.assign(expr)`): one kernel, converting to `T`.
+    ///
+    /// See [the example on `Expr`](crate::array::expr::Expr).
     pub fn eval_into<T: Element>(&self, out: &mut Array<T>) -> Result<()> {
         out.assign(self)
     }
 
     /// Evaluates the expression into a new array of its shape: one kernel. `T` must be the
     /// expression's dtype (see [`Expr::dtype`]; convert with [`Expr::astype`]).
+    ///
+    /// See [the example on `Expr`](crate::array::expr::Expr).
     pub fn eval<T: Element>(&self) -> Result<Array<T>> {
         let inner = self.inner()?;
         if inner.dtype != T::DTYPE {

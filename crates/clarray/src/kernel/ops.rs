@@ -5,6 +5,8 @@
 use super::dtype::DType;
 
 /// Unary operations.
+///
+/// See [the example in `array`](mod@crate::array).
 #[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum UnOp {
@@ -48,6 +50,8 @@ pub enum UnOp {
 }
 
 /// Binary operations.
+///
+/// See [the example in `array`](mod@crate::array).
 #[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BinOp {

@@ -8,6 +8,8 @@ use crate::reduce::Strided;
 use crate::runtime::Context;
 
 /// One declared argument.
+///
+/// See [the example in `kernels`](mod@crate::kernels).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArgDecl {
     /// Its name.
@@ -40,6 +42,8 @@ fn dtype_of(t: &str) -> Option<DType> {
 }
 
 /// Parses `"float a, float *x, __global const double* y"`.
+///
+/// See [the example in `kernels`](mod@crate::kernels).
 pub fn parse_args(decls: &str) -> Result<Vec<ArgDecl>> {
     let mut out: Vec<ArgDecl> = Vec::new();
     for raw in decls.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -75,6 +79,8 @@ pub fn parse_args(decls: &str) -> Result<Vec<ArgDecl>> {
 }
 
 /// A value passed to a user kernel: an array or a scalar.
+///
+/// See [the example in `kernels`](mod@crate::kernels).
 #[derive(Debug, Clone)]
 pub enum ArgValue {
     /// An array (any view).
@@ -84,8 +90,12 @@ pub enum ArgValue {
 }
 
 /// What can be passed to a user kernel: `Array<T>` and the numeric scalar types.
+///
+/// See [the example in `kernels`](mod@crate::kernels).
 pub trait UserArg {
     /// The value.
+    ///
+    /// See [the example in `kernels`](mod@crate::kernels).
     fn value(&self) -> ArgValue;
 }
 

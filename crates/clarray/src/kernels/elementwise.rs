@@ -11,6 +11,8 @@ use crate::reduce::engine::Args;
 use crate::runtime::{Context, Dims, Kernel};
 
 /// A kernel running a user's statement for every index `i` of its arrays.
+///
+/// See [the example on `ElementwiseKernel::new`](crate::kernels::ElementwiseKernel::new).
 #[derive(Debug, Clone)]
 pub struct ElementwiseKernel {
     ctx: Context,
@@ -81,12 +83,16 @@ impl ElementwiseKernel {
     }
 
     /// The declared arguments.
+    ///
+    /// See [the example on `ElementwiseKernel::new`](crate::kernels::ElementwiseKernel::new).
     pub fn arguments(&self) -> &[ArgDecl] {
         &self.decls
     }
 
     /// Runs the kernel over `0..n`, `n` the length of the first array argument (non-blocking).
     /// Every array argument must have `n` elements and belong to the kernel's context.
+    ///
+    /// See [the example on `ElementwiseKernel::new`](crate::kernels::ElementwiseKernel::new).
     pub fn run(&self, args: &[&dyn UserArg]) -> Result<()> {
         let vals = check(&self.name, &self.decls, args, &self.ctx)?;
         let mut n = None;

@@ -11,6 +11,8 @@ use crate::runtime::Context;
 /// A reduction written by the user: a map expression of the arguments at `i`, a reduce
 /// expression of `a` and `b`, and its neutral element (PyOpenCL's `ReductionKernel`), run over
 /// all elements or along axes, on any views.
+///
+/// See [the example on `ReductionKernel::new`](crate::kernels::ReductionKernel::new).
 #[derive(Debug, Clone)]
 pub struct ReductionKernel {
     ctx: Context,
@@ -70,17 +72,23 @@ impl ReductionKernel {
     }
 
     /// Adds helper code placed before the kernel.
+    ///
+    /// See [the example on `ReductionKernel::new`](crate::kernels::ReductionKernel::new).
     pub fn with_preamble(mut self, preamble: &str) -> ReductionKernel {
         self.preamble = preamble.into();
         self
     }
 
     /// Reduces over all elements: a 0-d array of `U` (which must be the declared output type).
+    ///
+    /// See [the example on `ReductionKernel::new`](crate::kernels::ReductionKernel::new).
     pub fn run<U: Element>(&self, args: &[&dyn UserArg]) -> Result<Array<U>> {
         self.run_axes(args, Axes::All, false)
     }
 
     /// Reduces along `axes` of the (broadcast) arrays.
+    ///
+    /// See [the example on `ReductionKernel::new`](crate::kernels::ReductionKernel::new).
     pub fn run_axes<U: Element>(
         &self,
         args: &[&dyn UserArg],

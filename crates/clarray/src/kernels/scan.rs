@@ -13,6 +13,8 @@ use crate::runtime::Context;
 /// arguments at `i`, a scan expression of `a` and `b` with its neutral element, an output
 /// expression of `item` (the scanned value) and `i`, and optionally a segment-start expression
 /// (nonzero where a new segment begins; the scan restarts there).
+///
+/// See [the example on `ScanKernel::new`](crate::kernels::ScanKernel::new).
 #[derive(Debug, Clone)]
 pub struct ScanKernel {
     ctx: Context,
@@ -79,6 +81,8 @@ impl ScanKernel {
     }
 
     /// Makes the scan segmented: it restarts where `expr` (of the arguments at `i`) is nonzero.
+    ///
+    /// See [the example on `ScanKernel::new`](crate::kernels::ScanKernel::new).
     pub fn segmented(mut self, expr: &str) -> Result<ScanKernel> {
         rewrite(&self.name, expr, &self.decls, "segment-start expression")?;
         self.segment = Some(expr.into());
@@ -86,12 +90,16 @@ impl ScanKernel {
     }
 
     /// Makes the scan exclusive: `item` at `i` combines the elements before `i`.
+    ///
+    /// See [the example on `ScanKernel::new`](crate::kernels::ScanKernel::new).
     pub fn exclusive(mut self) -> ScanKernel {
         self.exclusive = true;
         self
     }
 
     /// Scans along `axis` (negative counts from the end) of the (broadcast) arrays; returns the `out` values as `Array<U>`.
+    ///
+    /// See [the example on `ScanKernel::new`](crate::kernels::ScanKernel::new).
     pub fn run<U: Element>(&self, args: &[&dyn UserArg], axis: isize) -> Result<Array<U>> {
         let vals = check(&self.name, &self.decls, args, &self.ctx)?;
         let code = rewrite(&self.name, &self.input, &self.decls, "input expression")?;

@@ -19,6 +19,24 @@
 //!   still does not fit, [`Error::OutOfDeviceMemory`] says how much was asked for, in use, held
 //!   and the limit. Every buffer that existed before is untouched.
 //!
+//! ```
+//! use clarray::{memory, Context};
+//! # fn main() -> clarray::Result<()> {
+//! let ctx = Context::new()?;
+//! let a = memory::alloc(&ctx, 1000)?; // rounded up to a bin of the pool
+//! let before = memory::stats(&ctx);
+//! assert!(before.in_use >= 1000 && before.limit == memory::limit(&ctx)?);
+//! drop(a); // its block goes back to the pool ...
+//! let b = memory::alloc(&ctx, 1000)?; // ... and the next allocation of its bin reuses it
+//! assert_eq!(memory::stats(&ctx).reuses, before.reuses + 1);
+//! drop(b);
+//! assert!(memory::free_held(&ctx) >= 1000); // the pool's free blocks back to the driver
+//! memory::set_limit(&ctx, memory::Limit::Bytes(1 << 20))?; // 1 MiB from now on
+//! let too_big = memory::alloc(&ctx, 2 << 20);
+//! assert!(matches!(too_big, Err(clarray::Error::OutOfDeviceMemory { .. })));
+//! # Ok(()) }
+//! ```
+//!
 //! Safe Rust only.
 
 pub mod staging;
@@ -30,11 +48,15 @@ use crate::error::{Error, Result};
 use crate::runtime::{check_alloc_size, Access, Block, Buffer, Context, Recycle};
 
 /// Environment variable: the device memory limit (bytes, `K`/`M`/`G` suffixes, or `N%`).
+///
+/// See [the example in `memory`](mod@crate::memory).
 pub const MEMORY_LIMIT_ENV: &str = "CLARRAY_MEMORY_LIMIT";
 
 /// Allocates `bytes` bytes of device memory for `ctx`: from the pool when a block of the right
 /// bin is free, else from the driver (made real at once), within the device memory limit.
 /// This is the one entry point for allocations of the upper layers.
+///
+/// See [the example in `memory`](mod@crate::memory).
 pub fn alloc(ctx: &Context, bytes: usize) -> Result<Buffer> {
     alloc_with(ctx, bytes, Access::ReadWrite)
 }
@@ -42,6 +64,8 @@ pub fn alloc(ctx: &Context, bytes: usize) -> Result<Buffer> {
 /// [`alloc`] with the given kernel access. Only read-write blocks are pooled (a block keeps the
 /// access it was created with); the others count against the limit while they live and are
 /// released when dropped.
+///
+/// See [the example in `memory`](mod@crate::memory).
 pub fn alloc_with(ctx: &Context, bytes: usize, access: Access) -> Result<Buffer> {
     // Errors of destructors first, and sizes no device can hold before any accounting, so
     // that an absurd size is TooLarge and never reaches the sums below.
@@ -117,17 +141,23 @@ impl Buffer {
     /// An uninitialised buffer of `bytes` bytes (read-write), from the memory pool and within
     /// the device memory limit ([`alloc`]). A size above the device's maximum allocation is
     /// refused before the driver is asked. Zero bytes is allowed.
+    ///
+    /// See [the example on `Buffer`](crate::runtime::Buffer).
     pub fn uninit(ctx: &Context, bytes: usize) -> Result<Buffer> {
         alloc(ctx, bytes)
     }
 
     /// An uninitialised buffer with the given kernel access, within the device memory limit
     /// ([`alloc_with`]).
+    ///
+    /// See [the example on `Buffer`](crate::runtime::Buffer).
     pub fn with_access(ctx: &Context, bytes: usize, access: Access) -> Result<Buffer> {
         alloc_with(ctx, bytes, access)
     }
 
     /// A buffer of `bytes` zero bytes.
+    ///
+    /// See [the example on `Buffer`](crate::runtime::Buffer).
     pub fn zeroed(ctx: &Context, bytes: usize) -> Result<Buffer> {
         let b = Buffer::uninit(ctx, bytes)?;
         ctx.queue().fill_buffer(&b, &[0u8], 0, bytes)?.wait()?;
@@ -153,6 +183,8 @@ impl Buffer {
 }
 
 /// What the memory manager of a context holds and has done.
+///
+/// See [the example in `memory`](mod@crate::memory).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct MemoryStats {
@@ -175,6 +207,8 @@ pub struct MemoryStats {
 }
 
 /// The memory manager's numbers for `ctx`.
+///
+/// See [the example in `memory`](mod@crate::memory).
 pub fn stats(ctx: &Context) -> MemoryStats {
     let mgr: Arc<Manager> = ctx.slot();
     let st = mgr.state();
@@ -191,6 +225,8 @@ pub fn stats(ctx: &Context) -> MemoryStats {
 }
 
 /// Releases every block the pool holds for `ctx` to the driver; returns the bytes released.
+///
+/// See [the example in `memory`](mod@crate::memory).
 pub fn free_held(ctx: &Context) -> u64 {
     let mgr: Arc<Manager> = ctx.slot();
     let released = mgr.state().release_held();
@@ -202,6 +238,8 @@ pub use crate::runtime::Limit;
 /// Sets the device memory limit for `ctx`'s allocations. Lowering it below what is in use is
 /// allowed: later allocations fail until enough is freed. Held blocks above the new limit are
 /// released.
+///
+/// See [the example in `memory`](mod@crate::memory).
 pub fn set_limit(ctx: &Context, limit: Limit) -> Result<()> {
     let bytes = limit_bytes(ctx, limit)?;
     let mgr: Arc<Manager> = ctx.slot();
@@ -232,6 +270,8 @@ fn limit_bytes(ctx: &Context, limit: Limit) -> Result<u64> {
 }
 
 /// The limit in force for `ctx` (fixing the default now if no allocation has yet).
+///
+/// See [the example in `memory`](mod@crate::memory).
 pub fn limit(ctx: &Context) -> Result<u64> {
     let mgr: Arc<Manager> = ctx.slot();
     let mut st = mgr.state();
@@ -241,6 +281,8 @@ pub fn limit(ctx: &Context) -> Result<u64> {
 
 /// Turns pooling on (the default) or off for `ctx`. Off, a dropped buffer's block is released
 /// at once (and what the pool holds is released now); the limit still applies.
+///
+/// See [the example in `memory`](mod@crate::memory).
 pub fn set_pooling(ctx: &Context, on: bool) {
     let mgr: Arc<Manager> = ctx.slot();
     let mut st = mgr.state();
@@ -252,6 +294,8 @@ pub fn set_pooling(ctx: &Context, on: bool) {
 }
 
 /// The size of the block an allocation of `bytes` gets.
+///
+/// See [the example in `memory`](mod@crate::memory).
 pub fn bin_size(bytes: usize, max_alloc: u64) -> usize {
     const SMALL: usize = 256;
     let n = bytes.max(1);
@@ -278,6 +322,8 @@ fn default_limit(global: u64) -> Result<u64> {
 }
 
 /// Parses a limit: bytes (`1073741824`, `512M`, `4G`, `64K`) or a percentage of `global`.
+///
+/// See [the example in `memory`](mod@crate::memory).
 pub fn parse_limit(text: &str, global: u64) -> Result<u64> {
     let t = text.trim();
     let bad = || Error::Value {

@@ -70,6 +70,8 @@ fn with_ring<R>(queue: &Queue, chunk: usize, f: impl FnOnce(&mut [Pinned<u8>]) -
 
 /// Copies `data` into `buffer` at byte `offset` and waits, staging large pageable copies
 /// through pinned memory with host copies overlapped with the DMA.
+///
+/// See [the example in `memory`](mod@crate::memory).
 pub fn upload<T: Pod>(queue: &Queue, buffer: &Buffer, offset: usize, data: &[T]) -> Result<()> {
     let src: &[u8] = bytemuck::cast_slice(data);
     if !staged(queue, src.len()) {
@@ -80,6 +82,8 @@ pub fn upload<T: Pod>(queue: &Queue, buffer: &Buffer, offset: usize, data: &[T])
 }
 
 /// [`upload`] through the staging ring always, in chunks of `chunk` bytes (for tests and tuning).
+///
+/// See [the example in `memory`](mod@crate::memory).
 pub fn upload_staged<T: Pod>(
     queue: &Queue,
     buffer: &Buffer,
@@ -114,6 +118,8 @@ pub fn upload_staged<T: Pod>(
 
 /// Copies bytes of `buffer` from byte `offset` into `out` and waits, staging large pageable
 /// copies through pinned memory with host copies overlapped with the DMA.
+///
+/// See [the example in `memory`](mod@crate::memory).
 pub fn download<T: Pod>(queue: &Queue, buffer: &Buffer, offset: usize, out: &mut [T]) -> Result<()> {
     let dst: &mut [u8] = bytemuck::cast_slice_mut(out);
     if !staged(queue, dst.len()) {
@@ -124,6 +130,8 @@ pub fn download<T: Pod>(queue: &Queue, buffer: &Buffer, offset: usize, out: &mut
 }
 
 /// [`download`] through the staging ring always, in chunks of `chunk` bytes.
+///
+/// See [the example in `memory`](mod@crate::memory).
 pub fn download_staged<T: Pod>(
     queue: &Queue,
     buffer: &Buffer,
@@ -168,6 +176,8 @@ pub fn download_staged<T: Pod>(
 /// then go device → pinned host → device in chunks of `chunk` bytes through the source
 /// context's staging ring, reads of later chunks running while earlier chunks are written. In
 /// one context it is a device copy.
+///
+/// See [the example in `memory`](mod@crate::memory).
 #[allow(clippy::too_many_arguments)]
 pub fn copy_across(
     src_queue: &Queue,

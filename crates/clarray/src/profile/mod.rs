@@ -33,6 +33,8 @@ use crate::error::Result;
 use crate::runtime::{CommandKind, CommandRecord, Queue};
 
 /// Collects the commands of one queue from [`Profiler::start`] on.
+///
+/// See [the example in `profile`](mod@crate::profile).
 #[derive(Debug)]
 pub struct Profiler {
     queue: Queue,
@@ -42,6 +44,8 @@ pub struct Profiler {
 impl Profiler {
     /// Starts recording every command on `queue` (which must profile), dropping what it had
     /// recorded before.
+    ///
+    /// See [the example in `profile`](mod@crate::profile).
     pub fn start(queue: &Queue) -> Result<Profiler> {
         queue.set_recording(true)?;
         queue.take_records()?;
@@ -49,6 +53,8 @@ impl Profiler {
     }
 
     /// The report over every command since [`Profiler::start`] (waits for them to complete).
+    ///
+    /// See [the example in `profile`](mod@crate::profile).
     pub fn report(&self) -> Result<Report> {
         let mut all = self.records.lock().unwrap_or_else(|p| p.into_inner());
         all.extend(self.queue.take_records()?);
@@ -56,6 +62,8 @@ impl Profiler {
     }
 
     /// Starts over: forgets what was recorded so far.
+    ///
+    /// See [the example in `profile`](mod@crate::profile).
     pub fn reset(&self) -> Result<()> {
         self.queue.take_records()?;
         self.records.lock().unwrap_or_else(|p| p.into_inner()).clear();
@@ -63,6 +71,8 @@ impl Profiler {
     }
 
     /// Stops recording and returns the final report.
+    ///
+    /// See [the example in `profile`](mod@crate::profile).
     pub fn stop(self) -> Result<Report> {
         let r = self.report()?;
         self.queue.set_recording(false)?;
@@ -72,11 +82,15 @@ impl Profiler {
 
 /// The report over the commands recorded on `queue` since the last call (e.g. with
 /// `CLARRAY_PROFILE=1`); empty for a queue that does not record.
+///
+/// See [the example in `profile`](mod@crate::profile).
 pub fn report(queue: &Queue) -> Result<Report> {
     Ok(Report::from_records(&queue.take_records()?))
 }
 
 /// Times of one kernel.
+///
+/// See [the example in `profile`](mod@crate::profile).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct KernelStats {
@@ -95,6 +109,8 @@ pub struct KernelStats {
 }
 
 /// Times of one kind of transfer.
+///
+/// See [the example in `profile`](mod@crate::profile).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TransferStats {
@@ -111,6 +127,8 @@ pub struct TransferStats {
 }
 
 /// What a profiled queue did: per kernel, per kind of transfer, and the idle time between.
+///
+/// See [the example in `profile`](mod@crate::profile).
 #[derive(Debug, Clone, Default, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Report {
@@ -134,6 +152,8 @@ pub struct Report {
 
 impl Report {
     /// Sums up a list of records.
+    ///
+    /// See [the example in `profile`](mod@crate::profile).
     pub fn from_records(records: &[CommandRecord]) -> Report {
         let mut kernels: HashMap<&str, KernelStats> = HashMap::new();
         let mut transfers: HashMap<&'static str, TransferStats> = HashMap::new();
@@ -211,6 +231,8 @@ impl Report {
     }
 
     /// The report as JSON (feature `serde`).
+    ///
+    /// See [the example in `profile`](mod@crate::profile).
     #[cfg(feature = "serde")]
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a report always serialises")

@@ -57,6 +57,8 @@ use super::source::{with_arg_info, Source, MAIN_LABEL};
 
 /// A built program with its kernels, each created once (on first use) and kept: creating a
 /// kernel object per call is what made PyOpenCL's launches 20x slower. Cheap to clone.
+///
+/// See [the example on `Source`](crate::program::Source).
 #[derive(Clone)]
 pub struct Kernels {
     program: Program,
@@ -72,6 +74,8 @@ impl fmt::Debug for Kernels {
 
 impl Kernels {
     /// The kernel `name`, created on first use and reused after.
+    ///
+    /// See [the example on `Source`](crate::program::Source).
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
         if let Some(k) = lock(&self.kernels).get(name) {
             return Ok(k.clone());
@@ -81,11 +85,15 @@ impl Kernels {
     }
 
     /// The program.
+    ///
+    /// See [the example on `Source`](crate::program::Source).
     pub fn program(&self) -> &Program {
         &self.program
     }
 
     /// The context it was built in.
+    ///
+    /// See [the example on `Source`](crate::program::Source).
     pub fn context(&self) -> &Context {
         self.program.context()
     }
@@ -100,6 +108,8 @@ struct Memory {
 
 /// The program built from `source` with `options` (plus `-cl-kernel-arg-info`) in `ctx`,
 /// built at most once per context and loaded from the disk cache when it is there.
+///
+/// See [the example on `Source`](crate::program::Source).
 pub fn cached_program(ctx: &Context, source: &str, options: &str) -> Result<Program> {
     let files = [(MAIN_LABEL.to_string(), source.to_string())];
     Ok(cached_program_named(ctx, source, &with_arg_info(options), &files)?.program)
@@ -110,6 +120,8 @@ pub fn cached_program(ctx: &Context, source: &str, options: &str) -> Result<Prog
 /// rounded as clarray's own kernels, add [`CORRECTLY_ROUNDED_DIVIDE_SQRT`] where
 /// [`DeviceInfo::fp32_correctly_rounded_divide_sqrt`](crate::runtime::DeviceInfo) says the
 /// device has it.
+///
+/// See [the example on `Source`](crate::program::Source).
 pub fn cached_kernel(ctx: &Context, source: &str, options: &str, name: &str) -> Result<Kernel> {
     let files = [(MAIN_LABEL.to_string(), source.to_string())];
     cached_program_named(ctx, source, &with_arg_info(options), &files)?.kernel(name)
@@ -170,6 +182,8 @@ impl Source {
     /// Builds the program (through the program cache: in memory per context, and on disk)
     /// and returns it with its kernels, each created once and kept. A build error shows the
     /// compiler's log and the lines it points at, in the file they are in.
+    ///
+    /// See [the example on `Source`](crate::program::source::Source).
     pub fn build(&self, ctx: &Context) -> Result<Kernels> {
         let options = self.build_options()?;
         // Before expanding: a header meant for `-I` would otherwise be reported as not found.

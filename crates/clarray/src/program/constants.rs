@@ -29,6 +29,8 @@ pub struct Constants {
 
 impl Constants {
     /// No tables.
+    ///
+    /// See [the example on `Constants`](crate::program::constants::Constants).
     pub fn new() -> Constants {
         Constants::default()
     }
@@ -37,6 +39,8 @@ impl Constants {
     /// `double`) or a macro naming one (`REAL`, defined with
     /// [`Defines::type_name`](super::Defines::type_name)). The literals' type follows the
     /// values' (`f32` or `f64`), not `ty`: give values of the type the table holds.
+    ///
+    /// See [the example on `Constants`](crate::program::constants::Constants).
     pub fn array<T: DefineValue>(mut self, name: &str, ty: &str, values: &[T]) -> Constants {
         if self.error.is_some() {
             return self;
@@ -67,12 +71,16 @@ impl Constants {
     }
 
     /// Whether no table was given.
+    ///
+    /// See [the example on `Constants`](crate::program::constants::Constants).
     pub fn is_empty(&self) -> bool {
         self.text.is_empty() && self.error.is_none()
     }
 
     /// The tables' OpenCL C text, one line each in the order given; the first invalid table's
     /// error if there was one.
+    ///
+    /// See [the example on `Constants`](crate::program::constants::Constants).
     pub fn text(&self) -> Result<String> {
         match &self.error {
             Some(e) => Err(e.clone()),

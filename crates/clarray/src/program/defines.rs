@@ -6,8 +6,12 @@ use std::fmt::Write as _;
 use crate::error::{Error, Result};
 
 /// A value that can be written into a `-DNAME=value` define.
+///
+/// See [the example on `Defines`](crate::program::Defines).
 pub trait DefineValue {
     /// The value as OpenCL C source text.
+    ///
+    /// See [the example on `Defines`](crate::program::Defines).
     fn literal(&self) -> Result<String>;
 }
 
@@ -97,6 +101,8 @@ pub(crate) fn is_identifier(s: &str) -> bool {
 
 impl Defines {
     /// No defines.
+    ///
+    /// See [the example on `Defines`](crate::program::source::Defines).
     pub fn new() -> Defines {
         Defines::default()
     }
@@ -129,18 +135,24 @@ impl Defines {
 
     /// `-DNAME=value`: integers as they are, floats with full precision (`f32` with an `f`
     /// suffix), booleans as `1`/`0`. Negative numbers are parenthesised.
+    ///
+    /// See [the example on `Defines`](crate::program::source::Defines).
     pub fn set(self, name: &str, value: impl DefineValue) -> Defines {
         let v = value.literal().map(Some);
         self.push(name, v)
     }
 
     /// `-DNAME` (defined, no value), for `#ifdef NAME`.
+    ///
+    /// See [the example on `Defines`](crate::program::source::Defines).
     pub fn flag(self, name: &str) -> Defines {
         self.push(name, Ok(None))
     }
 
     /// `-DNAME=type`, e.g. `type_name("REAL", "double")`. The type is one or more identifiers
     /// joined by `_` (`float`, `uint`, `float4`, `my_struct`); no spaces.
+    ///
+    /// See [the example on `Defines`](crate::program::source::Defines).
     pub fn type_name(self, name: &str, ty: &str) -> Defines {
         let v = if is_identifier(ty) {
             Ok(Some(ty.to_string()))
@@ -159,6 +171,8 @@ impl Defines {
 
     /// `-DNAME=text` with `text` verbatim: an expression or token sequence without whitespace
     /// (the driver splits options at spaces).
+    ///
+    /// See [the example on `Defines`](crate::program::source::Defines).
     pub fn text(self, name: &str, text: &str) -> Defines {
         let v = if text.is_empty() || text.chars().any(char::is_whitespace) {
             Err(Error::Value {
@@ -176,6 +190,8 @@ impl Defines {
     }
 
     /// Every define in `other` (later values win).
+    ///
+    /// See [the example on `Defines`](crate::program::source::Defines).
     pub fn merge(mut self, other: &Defines) -> Defines {
         if let Some(e) = &other.error {
             self.error.get_or_insert(e.clone());
@@ -187,12 +203,16 @@ impl Defines {
     }
 
     /// Whether no define was given.
+    ///
+    /// See [the example on `Defines`](crate::program::source::Defines).
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
 
     /// The build options, `-DNAME=value` separated by spaces; the first invalid entry's error
     /// if there was one.
+    ///
+    /// See [the example on `Defines`](crate::program::source::Defines).
     pub fn options(&self) -> Result<String> {
         if let Some(e) = &self.error {
             return Err(e.clone());

@@ -15,11 +15,15 @@ use crate::runtime::{Context, Program};
 use super::build::{build, check_options};
 
 /// Environment variable: the cache directory.
+///
+/// See [the example on `Source`](crate::program::Source).
 pub const CACHE_DIR_ENV: &str = "CLARRAY_CACHE_DIR";
 
 /// PoCL's environment variable of build flags added to every program it compiles.
 const DRIVER_BUILD_FLAGS_ENV: &str = "POCL_EXTRA_BUILD_FLAGS";
 /// Environment variable: `1` turns the disk cache off.
+///
+/// See [the example on `Source`](crate::program::Source).
 pub const NO_CACHE_ENV: &str = "CLARRAY_NO_CACHE";
 
 const MAGIC: &[u8; 8] = b"CLARRAYP";
@@ -27,6 +31,8 @@ const FORMAT: u32 = 1;
 const HEADER: usize = 8 + 4 + 32 + 8 + 32;
 
 /// What the disk cache did for one program.
+///
+/// See [the example on `Source`](crate::program::Source).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
     /// Loaded from the cache.
@@ -52,6 +58,8 @@ fn has_own_cache(platform: &str) -> bool {
 }
 
 /// A program cache directory.
+///
+/// See [the example on `Source`](crate::program::Source).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiskCache {
     dir: PathBuf,
@@ -61,12 +69,16 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl DiskCache {
     /// A cache in `dir` (created when the first program is stored).
+    ///
+    /// See [the example on `Source`](crate::program::Source).
     pub fn new(dir: impl AsRef<Path>) -> DiskCache {
         DiskCache { dir: dir.as_ref().to_path_buf() }
     }
 
     /// The cache the environment asks for: `None` when `CLARRAY_NO_CACHE` is set (to anything
     /// but `0` or empty) or no directory can be found.
+    ///
+    /// See [the example on `Source`](crate::program::Source).
     pub fn from_env() -> Option<DiskCache> {
         if std::env::var(NO_CACHE_ENV).is_ok_and(|v| !v.is_empty() && v != "0") {
             return None;
@@ -82,6 +94,8 @@ impl DiskCache {
     /// kernels itself; see the module's documentation).
     ///
     /// [`from_env`]: DiskCache::from_env
+    ///
+    /// See [the example on `Source`](crate::program::Source).
     pub fn for_context(ctx: &Context) -> Option<DiskCache> {
         let forced = std::env::var(NO_CACHE_ENV).is_ok_and(|v| v == "0");
         if !forced && has_own_cache(&ctx.device().info().platform_name) {
@@ -91,11 +105,15 @@ impl DiskCache {
     }
 
     /// The directory.
+    ///
+    /// See [the example on `Source`](crate::program::Source).
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
     /// The key of a program: SHA-256 over everything its binary depends on.
+    ///
+    /// See [the example on `Source`](crate::program::Source).
     pub fn key(ctx: &Context, source: &str, options: &str) -> [u8; 32] {
         let info = ctx.device().info();
         // Flags a driver adds to every build from its environment compile the same source into
@@ -126,6 +144,8 @@ impl DiskCache {
     }
 
     /// The file a program is stored in.
+    ///
+    /// See [the example on `Source`](crate::program::Source).
     pub fn path(&self, ctx: &Context, source: &str, options: &str) -> PathBuf {
         self.path_of(&DiskCache::key(ctx, source, options))
     }
@@ -138,6 +158,8 @@ impl DiskCache {
     /// Loads the program from the cache, or builds it from source and stores it. A cache entry
     /// that cannot be used is rebuilt and overwritten; a failure to store is logged, not
     /// returned (the program was built).
+    ///
+    /// See [the example on `Source`](crate::program::Source).
     pub fn load_or_build(
         &self,
         ctx: &Context,

@@ -23,6 +23,8 @@ pub use super::defines::{DefineValue, Defines};
 
 /// The option that makes the driver keep kernel argument information, which launches are
 /// checked against. Every program clarray builds gets it.
+///
+/// See [the example on `Source`](crate::program::Source).
 pub const ARG_INFO_OPTION: &str = "-cl-kernel-arg-info";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,6 +59,8 @@ pub struct Source {
 
 /// A source with its includes inlined: the text the compiler gets, and each file's own text
 /// (for showing the lines a build log points at).
+///
+/// See [the example on `Source`](crate::program::Source).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Expanded {
     /// The whole program, includes inlined.
@@ -66,6 +70,8 @@ pub struct Expanded {
 }
 
 /// How the main source is named in `#line` directives when it is a string.
+///
+/// See [the example on `Source`](crate::program::Source).
 pub const MAIN_LABEL: &str = "<source>";
 
 /// Include nesting deeper than this is taken for a cycle.
@@ -73,6 +79,8 @@ const MAX_DEPTH: usize = 64;
 
 impl Source {
     /// A program from OpenCL C text.
+    ///
+    /// See [the example on `Source`](crate::program::source::Source).
     pub fn new(text: impl Into<String>) -> Source {
         Source {
             main: Main::Text(text.into()),
@@ -85,12 +93,16 @@ impl Source {
 
     /// A program from a file (read when it is built; its directory is searched first for its
     /// `#include "…"`s).
+    ///
+    /// See [the example on `Source`](crate::program::source::Source).
     pub fn file(path: impl AsRef<Path>) -> Source {
         Source { main: Main::File(path.as_ref().to_path_buf()), ..Source::new("") }
     }
 
     /// Adds a directory to search for `#include`s, after the including file's own directory
     /// and earlier include directories.
+    ///
+    /// See [the example on `Source`](crate::program::source::Source).
     pub fn include_dir(mut self, dir: impl AsRef<Path>) -> Source {
         self.include_dirs.push(dir.as_ref().to_path_buf());
         self
@@ -119,12 +131,16 @@ impl Source {
     }
 
     /// Adds defines (later values for a name win).
+    ///
+    /// See [the example on `Source`](crate::program::source::Source).
     pub fn defines(mut self, defines: Defines) -> Source {
         self.defines = self.defines.merge(&defines);
         self
     }
 
     /// Adds one define, as [`Defines::set`].
+    ///
+    /// See [the example on `Source`](crate::program::source::Source).
     pub fn define(mut self, name: &str, value: impl DefineValue) -> Source {
         self.defines = self.defines.set(name, value);
         self
@@ -132,12 +148,16 @@ impl Source {
 
     /// Adds a build option, e.g. `-cl-fast-relaxed-math` or `-cl-std=CL2.0`. (Include paths
     /// go through [`Source::include_dir`], which clarray resolves itself.)
+    ///
+    /// See [the example on `Source`](crate::program::source::Source).
     pub fn option(mut self, option: impl Into<String>) -> Source {
         self.options.push(option.into());
         self
     }
 
     /// The build options: the given options, the defines, and `-cl-kernel-arg-info`.
+    ///
+    /// See [the example on `Source`](crate::program::source::Source).
     pub fn build_options(&self) -> Result<String> {
         let mut parts: Vec<String> = self.options.clone();
         let d = self.defines.options()?;
@@ -150,6 +170,8 @@ impl Source {
     /// The source with every `#include "…"` inlined (`#include <…>` too, where found in the
     /// include directories; left to the compiler otherwise). A file whose text contains
     /// `#pragma once` is inlined once.
+    ///
+    /// See [the example on `Source`](crate::program::source::Source).
     pub fn expand(&self) -> Result<Expanded> {
         let mut files = Vec::new();
         let mut once = HashSet::new();
@@ -173,6 +195,8 @@ impl Source {
 }
 
 /// `options` with `-cl-kernel-arg-info` added when missing.
+///
+/// See [the example on `Source`](crate::program::Source).
 pub fn with_arg_info(options: &str) -> String {
     if options.split_whitespace().any(|o| o == ARG_INFO_OPTION) {
         options.trim().to_string()

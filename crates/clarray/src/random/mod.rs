@@ -19,6 +19,27 @@
 //! of a call is a function of (seed, stream, counter at the call, `i`) only. Uniforms are
 //! bit-for-bit those of [`philox4x32_10`] on the host; normals are within a few ulp (they use
 //! the device's `log`, `sqrt`, `sincos`).
+//!
+//! ```
+//! use clarray::random::{philox4x32_10, Philox};
+//! # fn main() -> clarray::Result<()> {
+//! let ctx = clarray::Context::new()?;
+//! let mut rng = Philox::new(42);
+//! let u = rng.uniform::<f32>(&ctx, &[8])?.to_vec()?; // 8 values: 2 blocks of 4
+//! assert_eq!(rng.position(), 2);
+//! let w = philox4x32_10([0, 0, 0, 0], [42, 0]); // block 0 of stream 0, on the host
+//! assert_eq!(u[0], (w[0] >> 8) as f32 * 2f32.powi(-24));
+//! rng.set_position(0); // replay
+//! assert_eq!(rng.uniform::<f32>(&ctx, &[8])?.to_vec()?, u);
+//! let n = rng.normal::<f32>(&ctx, &[4], 10.0, 0.5)?; // mean 10, std 0.5
+//! let d = rng.integers::<i32>(&ctx, &[4], -3, 3)?; // in [-3, 3)
+//! assert!(d.to_vec()?.iter().all(|v| (-3..3).contains(v)) && n.len() == 4);
+//! let mut other = rng.stream(1); // same seed, an independent stream
+//! assert_eq!((other.seed(), other.position()), (42, 0));
+//! let r = other.uniform_range::<f32>(&ctx, &[4], -1.0, 1.0)?;
+//! assert!(r.to_vec()?.iter().all(|v| (-1.0..1.0).contains(v)));
+//! # Ok(()) }
+//! ```
 
 use std::fmt::Write as _;
 
@@ -36,6 +57,8 @@ const W1: u32 = 0xBB67_AE85;
 
 /// Philox4x32-10 on the host: the 128 bits for `counter` under `key` (the reference the
 /// device code is tested against).
+///
+/// See [the example in `random`](mod@crate::random).
 pub fn philox4x32_10(counter: [u32; 4], key: [u32; 2]) -> [u32; 4] {
     let (mut c, mut k) = (counter, key);
     for round in 0..10 {
@@ -67,6 +90,8 @@ inline uint4 block_at(uint2 key, ulong stream, ulong blk) {
 
 /// A Philox4x32-10 generator: a seed, a stream and a position. Cheap to copy; every call that
 /// generates numbers advances the position past the blocks it used.
+///
+/// See [the example in `random`](mod@crate::random).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Philox {
     seed: u64,
@@ -75,6 +100,8 @@ pub struct Philox {
 }
 
 /// Float types random numbers can be generated for.
+///
+/// See [the example in `random`](mod@crate::random).
 pub trait RandomFloat: Element {
     #[doc(hidden)]
     const PER_BLOCK: usize;
@@ -87,6 +114,8 @@ impl RandomFloat for f64 {
 }
 
 /// Integer types [`Philox::integers`] generates.
+///
+/// See [the example in `random`](mod@crate::random).
 pub trait RandomInt: Element + Into<i128> {}
 macro_rules! random_int {
     ($($t:ty),*) => {$(impl RandomInt for $t {})*};
@@ -95,27 +124,37 @@ random_int!(i8, i16, i32, i64, u8, u16, u32, u64);
 
 impl Philox {
     /// A generator for `seed`, stream 0, at its start.
+    ///
+    /// See [the example in `random`](mod@crate::random).
     pub fn new(seed: u64) -> Philox {
         Philox { seed, stream: 0, counter: 0 }
     }
 
     /// The generator of stream `id` with the same seed, at its start: streams never overlap,
     /// so parallel users each take one.
+    ///
+    /// See [the example in `random`](mod@crate::random).
     pub fn stream(&self, id: u64) -> Philox {
         Philox { seed: self.seed, stream: id, counter: 0 }
     }
 
     /// The seed.
+    ///
+    /// See [the example in `random`](mod@crate::random).
     pub fn seed(&self) -> u64 {
         self.seed
     }
 
     /// How many 128-bit blocks of its stream the generator has used.
+    ///
+    /// See [the example in `random`](mod@crate::random).
     pub fn position(&self) -> u64 {
         self.counter
     }
 
     /// Moves to block `position` of the stream (to replay or skip ahead).
+    ///
+    /// See [the example in `random`](mod@crate::random).
     pub fn set_position(&mut self, position: u64) {
         self.counter = position;
     }
@@ -125,11 +164,15 @@ impl Philox {
     }
 
     /// Uniform numbers in [0, 1) of `shape`.
+    ///
+    /// See [the example in `random`](mod@crate::random).
     pub fn uniform<T: RandomFloat>(&mut self, ctx: &Context, shape: &[usize]) -> Result<Array<T>> {
         self.generate(ctx, shape, T::DTYPE, Kind::Uniform, 0.0, 1.0)
     }
 
     /// Uniform numbers in [lo, hi) of `shape`.
+    ///
+    /// See [the example in `random`](mod@crate::random).
     pub fn uniform_range<T: RandomFloat>(
         &mut self,
         ctx: &Context,
@@ -148,6 +191,8 @@ impl Philox {
     }
 
     /// Normally distributed numbers with `mean` and standard deviation `std` (Box–Muller).
+    ///
+    /// See [the example in `random`](mod@crate::random).
     pub fn normal<T: RandomFloat>(
         &mut self,
         ctx: &Context,
@@ -168,6 +213,8 @@ impl Philox {
     }
 
     /// Integers uniformly distributed in [lo, hi).
+    ///
+    /// See [the example in `random`](mod@crate::random).
     pub fn integers<T: RandomInt>(
         &mut self,
         ctx: &Context,

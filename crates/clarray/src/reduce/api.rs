@@ -71,7 +71,8 @@ macro_rules! array_reductions {
         impl<T: Reducible> Array<T> {$(
             $(#[$m])*
             ///
-            /// Over the whole array; the result is a 0-d array (read it with `item()`).
+            /// Over the whole array; the result is a 0-d array (read it with `item()`). See
+            /// [the example on `Array`](crate::array::Array).
             pub fn $name(&self) -> Result<Array<$out>> {
                 self.$axes_name(Axes::All, false)
             }
@@ -80,7 +81,8 @@ macro_rules! array_reductions {
             ///
             /// Over `axes` (an `isize`, an array or slice of them, or [`Axes::All`]; negative axes
             /// count from the end); with
-            /// `keepdims` the reduced axes stay as axes of length 1.
+            /// `keepdims` the reduced axes stay as axes of length 1. See
+            /// [the example on `Array`](crate::array::Array).
             pub fn $axes_name(&self, axes: impl Into<Axes>, keepdims: bool) -> Result<Array<$out>> {
                 reduce_map(MapExpr::identity(&Strided::of_array(self)), $kind, &axes.into(), keepdims)?.into_array()
             }
@@ -90,14 +92,16 @@ macro_rules! array_reductions {
             $(#[$m])*
             ///
             /// Computed in the same pass as the expression (its operands are read once), over all
-            /// elements; `U` must be the result type (see the table in [`crate::reduce`]).
+            /// elements; `U` must be the result type (see the table in [`crate::reduce`]). See
+            /// [the example on `Expr`](crate::array::Expr).
             pub fn $name<U: Element>(&self) -> Result<Array<U>> {
                 self.$axes_name(Axes::All, false)
             }
 
             $(#[$m])*
             ///
-            /// Computed in the same pass as the expression, over `axes`.
+            /// Computed in the same pass as the expression, over `axes`. See
+            /// [the example on `Expr`](crate::array::Expr).
             pub fn $axes_name<U: Element>(&self, axes: impl Into<Axes>, keepdims: bool) -> Result<Array<U>> {
                 reduce_map(map_of_expr(self)?, $kind, &axes.into(), keepdims)?.into_array()
             }
@@ -136,28 +140,38 @@ impl<T: Reducible> Array<T> {
     }
 
     /// The variance over `axes`.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn var_axes(&self, axes: impl Into<Axes>, ddof: usize, keepdims: bool) -> Result<Array<T::Real>> {
         reduce_map(MapExpr::identity(&Strided::of_array(self)), Kind::Var(ddof), &axes.into(), keepdims)?
             .into_array()
     }
 
     /// The standard deviation over all elements: the square root of [`Array::var`].
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn std(&self, ddof: usize) -> Result<Array<T::Real>> {
         self.std_axes(Axes::All, ddof, false)
     }
 
     /// The standard deviation over `axes`.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn std_axes(&self, axes: impl Into<Axes>, ddof: usize, keepdims: bool) -> Result<Array<T::Real>> {
         reduce_map(MapExpr::identity(&Strided::of_array(self)), Kind::Std(ddof), &axes.into(), keepdims)?
             .into_array()
     }
 
     /// The L1, L2 or max norm of all elements.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn norm(&self, ord: Norm) -> Result<Array<T::Real>> {
         self.norm_axes(ord, Axes::All, false)
     }
 
     /// The L1, L2 or max norm over `axes`.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn norm_axes(&self, ord: Norm, axes: impl Into<Axes>, keepdims: bool) -> Result<Array<T::Real>> {
         reduce_map(MapExpr::identity(&Strided::of_array(self)), Kind::Norm(ord), &axes.into(), keepdims)?
             .into_array()
@@ -166,6 +180,8 @@ impl<T: Reducible> Array<T> {
     /// The dot product `Σ self[i]·other[i]` of two vectors of one length, as a 0-d array
     /// (integers wrap as in NumPy's `dot`; bool gives "any `self[i] && other[i]`"). Vectors of
     /// two types give NumPy's promoted type ([`Promote`]): both are converted to it first.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn dot<U: Element>(&self, other: &Array<U>) -> Result<Array<<T as Promote<U>>::Output>>
     where
         T: Promote<U>,
@@ -175,6 +191,8 @@ impl<T: Reducible> Array<T> {
 
     /// The conjugating dot product `Σ conj(self[i])·other[i]` (NumPy's `vdot`), promoting as
     /// [`Array::dot`] does.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn vdot<U: Element>(&self, other: &Array<U>) -> Result<Array<<T as Promote<U>>::Output>>
     where
         T: Promote<U>,
@@ -185,22 +203,30 @@ impl<T: Reducible> Array<T> {
 
 impl Expr {
     /// The variance of all the expression's values, fused (see [`Expr::var_axes`]).
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn var<U: Element>(&self, ddof: usize) -> Result<Array<U>> {
         self.var_axes(Axes::All, ddof, false)
     }
 
     /// The standard deviation of all the expression's values, fused.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn std<U: Element>(&self, ddof: usize) -> Result<Array<U>> {
         self.std_axes(Axes::All, ddof, false)
     }
 
     /// The L1, L2 or max norm of all the expression's values, fused.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn norm<U: Element>(&self, ord: Norm) -> Result<Array<U>> {
         self.norm_axes(ord, Axes::All, false)
     }
 
     /// The variance of the expression's values over `axes`, fused (a complex expression is
     /// computed twice: once for the mean, once for the deviations).
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn var_axes<U: Element>(
         &self,
         axes: impl Into<Axes>,
@@ -211,6 +237,8 @@ impl Expr {
     }
 
     /// The standard deviation of the expression's values over `axes`, fused.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn std_axes<U: Element>(
         &self,
         axes: impl Into<Axes>,
@@ -221,6 +249,8 @@ impl Expr {
     }
 
     /// The L1, L2 or max norm of the expression's values over `axes`, fused.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn norm_axes<U: Element>(
         &self,
         ord: Norm,
@@ -252,21 +282,29 @@ fn cum(map: MapExpr, axis: isize, prod: bool, exclusive: bool) -> Result<Strided
 
 impl<T: Reducible> Array<T> {
     /// The running sums along `axis` (negative counts from the end; NumPy's `cumsum`; integers widen as in [`Array::sum`]).
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn cumsum(&self, axis: isize) -> Result<Array<T::Sum>> {
         cum(MapExpr::identity(&Strided::of_array(self)), axis, false, false)?.into_array()
     }
 
     /// The exclusive running sums along `axis`: element `i` sums the elements before `i`.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn cumsum_exclusive(&self, axis: isize) -> Result<Array<T::Sum>> {
         cum(MapExpr::identity(&Strided::of_array(self)), axis, false, true)?.into_array()
     }
 
     /// The running products along `axis` (NumPy's `cumprod`).
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn cumprod(&self, axis: isize) -> Result<Array<T::Sum>> {
         cum(MapExpr::identity(&Strided::of_array(self)), axis, true, false)?.into_array()
     }
 
     /// The exclusive running products along `axis`: element `i` multiplies those before `i`.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn cumprod_exclusive(&self, axis: isize) -> Result<Array<T::Sum>> {
         cum(MapExpr::identity(&Strided::of_array(self)), axis, true, true)?.into_array()
     }
@@ -274,11 +312,15 @@ impl<T: Reducible> Array<T> {
 
 impl Expr {
     /// The running sums of the expression's values along `axis`, computed in the same pass.
+    ///
+    /// See [the example on `Expr`](crate::array::expr::Expr).
     pub fn cumsum<U: Element>(&self, axis: isize) -> Result<Array<U>> {
         cum(map_of_expr(self)?, axis, false, false)?.into_array()
     }
 
     /// The running products of the expression's values along `axis`.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn cumprod<U: Element>(&self, axis: isize) -> Result<Array<U>> {
         cum(map_of_expr(self)?, axis, true, false)?.into_array()
     }

@@ -1,6 +1,8 @@
 //! Reduction result types: the extra facts about [`DType`] that reductions need (the type a
 //! sum widens to, the type it accumulates in; neutral elements are spelled by [`DType`]), and
 //! [`Reducible`], which gives the result element types at compile time for `Array<T>`.
+//!
+//! See [the example in `reduce`](mod@crate::reduce).
 
 use half::f16;
 use num_complex::Complex;
@@ -8,20 +10,30 @@ use num_complex::Complex;
 use crate::array::{DType, Element, Kind};
 
 /// What reductions need to know of an element type, beyond [`DType`]'s own methods.
+///
+/// See [the example in `reduce`](mod@crate::reduce).
 pub trait ReductionTypes: Copy {
     /// The type `sum` and `prod` return (NumPy's rule: integers and bool widen to 64 bits of
     /// the same signedness, floats and complex keep their type).
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     fn sum_type(self) -> DType;
 
     /// The type `mean` returns: `f64` for integers and bool, the type itself otherwise.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     fn mean_type(self) -> DType;
 
     /// The type `var`, `std` and the norms return: a real float (`f64` for integers and
     /// bool, the real part's type for complex).
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     fn real_float_type(self) -> DType;
 
     /// The OpenCL C type sums and products accumulate in: `float` for `f16`, the result
     /// type otherwise.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     fn acc_type(self) -> DType;
 }
 
@@ -99,6 +111,8 @@ reducible! {
 /// The element type NumPy promotes `Self` and `U` to (`np.result_type` of two arrays, the
 /// table in `docs/numpy-semantics.md`): what [`Array::dot`](crate::array::Array::dot) of a
 /// `Self` and a `U` vector gives.
+///
+/// See [the example in `reduce`](mod@crate::reduce).
 pub trait Promote<U: Element>: Element {
     /// The promoted type.
     type Output: Element;

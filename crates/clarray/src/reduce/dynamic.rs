@@ -13,6 +13,8 @@ use num_complex::Complex;
 macro_rules! reductions {
     ($($(#[$m:meta])* $name:ident;)*) => {$(
         $(#[$m])*
+        ///
+        /// See [the example on `DynArray`](crate::DynArray).
         pub fn $name(&self, axes: impl Into<Axes>, keepdims: bool) -> Result<DynArray> {
             let axes = axes.into();
             each!(self, a => a.$name(axes, keepdims).map(DynArray::from))
@@ -49,6 +51,8 @@ impl DynArray {
     /// Reductions of an expression's values over `axes`, fused with the expression (its
     /// operands are read once; no array of the expression's values is made), with the result
     /// types of the same reductions of an array of the expression's dtype.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn reduce_expr(
         e: &Expr,
         kind: ExprReduction,
@@ -68,29 +72,39 @@ impl DynArray {
     }
 
     /// The variance over `axes` with `ddof` delta degrees of freedom.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn var_axes(&self, axes: impl Into<Axes>, ddof: usize, keepdims: bool) -> Result<DynArray> {
         let axes = axes.into();
         each!(self, a => a.var_axes(axes, ddof, keepdims).map(DynArray::from))
     }
 
     /// The standard deviation over `axes`.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn std_axes(&self, axes: impl Into<Axes>, ddof: usize, keepdims: bool) -> Result<DynArray> {
         let axes = axes.into();
         each!(self, a => a.std_axes(axes, ddof, keepdims).map(DynArray::from))
     }
 
     /// The L1, L2 or max norm over `axes`.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn norm_axes(&self, ord: Norm, axes: impl Into<Axes>, keepdims: bool) -> Result<DynArray> {
         let axes = axes.into();
         each!(self, a => a.norm_axes(ord, axes, keepdims).map(DynArray::from))
     }
 
     /// The running sums along `axis`.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn cumsum(&self, axis: isize) -> Result<DynArray> {
         each!(self, a => a.cumsum(axis).map(DynArray::from))
     }
 
     /// The running products along `axis`.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn cumprod(&self, axis: isize) -> Result<DynArray> {
         each!(self, a => a.cumprod(axis).map(DynArray::from))
     }
@@ -98,11 +112,15 @@ impl DynArray {
     // ---- sorting and indexing ----
 
     /// A sorted copy along `axis` (stable, NaN last).
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn sort(&self, axis: isize) -> Result<DynArray> {
         each!(self, a => a.sort(axis).map(DynArray::from))
     }
 
     /// The positions along `axis` that sort the array (int64).
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn argsort(&self, axis: isize) -> Result<DynArray> {
         each!(self, a => a.argsort(axis).map(DynArray::from))
     }
@@ -142,6 +160,8 @@ impl DynArray {
     }
 
     /// The elements where `mask` (a bool array of the same shape) is true, in C order.
+    ///
+    /// See [the example on `DynArray`](crate::DynArray).
     pub fn mask(&self, mask: &DynArray) -> Result<DynArray> {
         let DynArray::Bool(m) = mask else {
             return Err(Error::Type {
@@ -157,6 +177,8 @@ impl DynArray {
 }
 
 /// A reduction [`DynArray::reduce_expr`] fuses with an expression.
+///
+/// See [the example in `reduce`](mod@crate::reduce).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExprReduction {
     /// The sum (integers and bool widen to 64 bits).

@@ -37,6 +37,8 @@
 //! states with the same error-free addition, so a float32 sum of 2^28 values has the accuracy of
 //! a float64 one rounded once. The compensation is dropped where the sum is no longer finite, so
 //! an overflow gives ±inf (and inf + -inf NaN), as a plain sum does.
+//!
+//! See [the example in `reduce`](mod@crate::reduce).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;

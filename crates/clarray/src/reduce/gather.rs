@@ -31,6 +31,8 @@ use super::strided::Strided;
 const CLAMP: usize = 0x7fff_fffe;
 
 /// Index element types: `i32` and `i64` (and the unsigned ones).
+///
+/// See [the example in `reduce`](mod@crate::reduce).
 pub trait Index: Element {}
 impl Index for i32 {}
 impl Index for i64 {}

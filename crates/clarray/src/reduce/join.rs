@@ -1,5 +1,7 @@
 //! Joins: [`concatenate`] and [`stack`] of arrays of any element types, promoted as NumPy's
 //! `result_type` promotes them.
+//!
+//! See [the example in `reduce`](mod@crate::reduce).
 
 use ndarray::SliceInfoElem;
 
@@ -9,14 +11,24 @@ use crate::runtime::Context;
 
 /// An array of any element type, as [`concatenate`] and [`stack`] take it (every `Array<T>`
 /// is one), so that arrays of different types can be joined: `&[&a_f32, &b_i32]`.
+///
+/// See [the example in `reduce`](mod@crate::reduce).
 pub trait Joinable {
     /// The element type.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     fn join_dtype(&self) -> DType;
     /// The shape.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     fn join_shape(&self) -> &[usize];
     /// The context holding the data.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     fn join_context(&self) -> &Context;
     /// The values, as an expression to be converted and copied.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     fn join_expr(&self) -> Expr;
 }
 
@@ -66,6 +78,8 @@ fn joined_type<U: Element>(arrays: &[&dyn Joinable], what: &str) -> Result<DType
 /// `concatenate`): their shapes must match except along `axis`, and their types promote to
 /// `U` as NumPy's `result_type` says (`f32` with `i32` gives `f64`, say) — `U` must be that
 /// type. One copy kernel per input, each writing its slice of the result.
+///
+/// See [the example in `reduce`](mod@crate::reduce).
 pub fn concatenate<U: Element>(arrays: &[&dyn Joinable], axis: isize) -> Result<Array<U>> {
     joined_type::<U>(arrays, "concatenate")?;
     let first = arrays[0];
@@ -120,6 +134,8 @@ pub fn concatenate<U: Element>(arrays: &[&dyn Joinable], axis: isize) -> Result<
 /// The arrays joined along a new `axis` of the result (`-(ndim + 1)..=ndim`; negative counts
 /// from the end of the result, as NumPy's `stack`): they must all have one shape; their types
 /// promote to `U` as in [`concatenate`].
+///
+/// See [the example in `reduce`](mod@crate::reduce).
 pub fn stack<U: Element>(arrays: &[&dyn Joinable], axis: isize) -> Result<Array<U>> {
     joined_type::<U>(arrays, "stack")?;
     let first = arrays[0];

@@ -110,6 +110,8 @@ use engine::{MapExpr, Op, Spec};
 
 /// Which axes a reduction runs over. Axes count from 0; a negative axis counts from the end
 /// (`-1` is the last), as in NumPy.
+///
+/// See [the example in `reduce`](mod@crate::reduce).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Axes {
     /// Every axis: the result has no axes (or all of length 1 with `keepdims`).
@@ -142,6 +144,8 @@ impl From<Vec<isize>> for Axes {
 impl Axes {
     /// The axes of an array of `ndim` axes, normalised to `0..ndim` and sorted; an
     /// [`Error::Axis`] for an axis outside `-ndim..ndim` or one named twice.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn resolve(&self, ndim: usize) -> Result<Vec<usize>> {
         match self {
             Axes::All => Ok((0..ndim).collect()),
@@ -169,6 +173,8 @@ pub(crate) enum Kind {
 }
 
 /// Which vector norm `Array::norm` computes.
+///
+/// See [the example in `reduce`](mod@crate::reduce).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Norm {
     /// Σ|x|

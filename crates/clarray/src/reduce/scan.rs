@@ -37,6 +37,8 @@
 //! A segmented scan takes a flag array: a nonzero flag starts a new segment at that element.
 //! The state is then the pair (flag, value), combined as `(f1, v1) ⊕ (f2, v2) = (f1 | f2,
 //! f2 ? v2 : v1 ⊕ v2)`, which is associative, so blocks and carries work unchanged.
+//!
+//! See [the example in `reduce`](mod@crate::reduce).
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -7,6 +7,8 @@
 //! launches of one kernel. Both sort keys together with their original positions and are
 //! stable (argsort gives NumPy's `kind="stable"` order); NaN sorts after every number, as in
 //! NumPy, and −0.0 ties with +0.0. Complex values are refused (they are not ordered).
+//!
+//! See [the example in `reduce`](mod@crate::reduce).
 
 use std::fmt::Write as _;
 
@@ -200,6 +202,8 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: isize, want_keys: bool) -> Result<
 
 impl<T: Element> Array<T> {
     /// A sorted copy along `axis` (negative counts from the end; ascending; NaN last; stable). Complex values are an error.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn sort(&self, axis: isize) -> Result<Array<T>> {
         let s = sort_lines(self, axis, true)?.into_array::<T>()?;
         if s.is_contiguous() {
@@ -210,6 +214,8 @@ impl<T: Element> Array<T> {
     }
 
     /// The positions along `axis` that sort the array (NumPy's `argsort(kind="stable")`).
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn argsort(&self, axis: isize) -> Result<Array<i64>> {
         let s = sort_lines(self, axis, false)?.into_array::<i64>()?;
         if s.is_contiguous() {

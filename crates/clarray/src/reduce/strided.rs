@@ -10,6 +10,8 @@ use crate::array::{Array, DType, Element, Layout, SliceInfoElem};
 
 /// A strided view of device memory: element `(i0, i1, …)` lives at element
 /// `offset + Σ ik·strides[k]` of `buffer`.
+///
+/// See [the example in `reduce`](mod@crate::reduce).
 #[derive(Debug, Clone)]
 pub struct Strided {
     buffer: Buffer,
@@ -20,6 +22,8 @@ pub struct Strided {
 }
 
 /// C-order (row-major) strides of `shape`, in elements.
+///
+/// See [the example in `reduce`](mod@crate::reduce).
 pub fn c_strides(shape: &[usize]) -> Vec<isize> {
     let mut s = vec![0isize; shape.len()];
     let mut acc = 1isize;
@@ -31,6 +35,8 @@ pub fn c_strides(shape: &[usize]) -> Vec<isize> {
 }
 
 /// The number of elements of `shape`, or [`Error::TooLarge`] when it overflows.
+///
+/// See [the example in `reduce`](mod@crate::reduce).
 pub fn numel(shape: &[usize]) -> Result<usize> {
     shape
         .iter()
@@ -40,6 +46,8 @@ pub fn numel(shape: &[usize]) -> Result<usize> {
 
 impl Strided {
     /// A view of `buffer`, checked: every element it addresses must lie inside the buffer.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn new(
         buffer: Buffer,
         dtype: DType,
@@ -64,6 +72,8 @@ impl Strided {
     }
 
     /// A new contiguous (C-order) array of `shape`, uninitialised.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn empty(ctx: &Context, dtype: DType, shape: &[usize]) -> Result<Strided> {
         dtype.check_device(ctx)?;
         let n = numel(shape)?;
@@ -75,6 +85,8 @@ impl Strided {
     }
 
     /// A new contiguous array holding `data` in C order with `shape`.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn from_slice<T: Element>(ctx: &Context, data: &[T], shape: &[usize]) -> Result<Strided> {
         let n = numel(shape)?;
         if n != data.len() {
@@ -92,6 +104,8 @@ impl Strided {
     }
 
     /// The same memory seen as another element type of the same size (e.g. `u8` as `bool`).
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn with_dtype(mut self, dtype: DType) -> Result<Strided> {
         if dtype.size() != self.dtype.size() {
             return Err(Error::Type {
@@ -110,49 +124,71 @@ impl Strided {
     }
 
     /// The buffer viewed.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn buffer(&self) -> &Buffer {
         &self.buffer
     }
     /// The context of the buffer.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn context(&self) -> &Context {
         self.buffer.context()
     }
     /// The element type.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn dtype(&self) -> DType {
         self.dtype
     }
     /// The shape.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }
     /// Strides in elements.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn strides(&self) -> &[isize] {
         &self.strides
     }
     /// Offset of element `(0, 0, …)` in elements.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn offset(&self) -> usize {
         self.offset
     }
     /// Number of axes.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn ndim(&self) -> usize {
         self.shape.len()
     }
     /// Number of elements.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn len(&self) -> usize {
         self.shape.iter().product()
     }
     /// Whether it has no elements.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Whether the elements are laid out in C order without gaps.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn is_c_contiguous(&self) -> bool {
         let c = c_strides(&self.shape);
         self.shape.iter().zip(self.strides.iter().zip(&c)).all(|(&d, (&s, &cs))| d <= 1 || s == cs)
     }
 
     /// The view with its axes reordered: axis `k` of the result is axis `axes[k]` of `self`.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn permuted(&self, axes: &[usize]) -> Result<Strided> {
         let mut seen = vec![false; self.ndim()];
         if axes.len() != self.ndim()
@@ -177,6 +213,8 @@ impl Strided {
     /// along `axis`. The positions and strides are those of [`Layout::slice`], checked: a
     /// stride times a step that overflows is [`Error::TooLarge`] unless the axis keeps at most
     /// one element (its stride is never followed, and is 0 then).
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn sliced(&self, axis: usize, start: usize, stop: usize, step: isize) -> Result<Strided> {
         if axis >= self.ndim() || start > stop || stop > self.shape[axis] || step == 0 {
             return Err(Error::OutOfBounds(format!(
@@ -216,6 +254,8 @@ impl Strided {
 
     /// The view broadcast to `shape` (NumPy's rules: axes are matched from the right; an axis
     /// of length 1 repeats with stride 0).
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Strided> {
         if shape.len() < self.ndim() {
             return Err(Error::Shape {
@@ -243,6 +283,8 @@ impl Strided {
     }
 
     /// The view with shape `shape` for a C-contiguous view (an error otherwise).
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn reshaped(&self, shape: &[usize]) -> Result<Strided> {
         if numel(shape)? != self.len() {
             return Err(Error::Shape {
@@ -267,6 +309,8 @@ impl Strided {
 
     /// Reads the elements in C order into a host vector (blocking). For a view that is not
     /// contiguous the spanned part of the buffer is read and gathered on the host.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
         Ok(self.to_repr_vec::<T>()?.into_iter().map(T::from_repr).collect())
     }
@@ -320,6 +364,8 @@ impl Strided {
 
 impl Strided {
     /// The view of an array's elements (no copy).
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn of_array<T: Element>(a: &Array<T>) -> Strided {
         Strided {
             buffer: a.buffer().clone(),
@@ -331,6 +377,8 @@ impl Strided {
     }
 
     /// This view as an `Array<T>` (no copy); `T` must be its element type.
+    ///
+    /// See [the example in `reduce`](mod@crate::reduce).
     pub fn into_array<T: Element>(self) -> Result<Array<T>> {
         if T::DTYPE != self.dtype {
             return Err(Error::Type {

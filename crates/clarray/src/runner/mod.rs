@@ -35,6 +35,8 @@ use crate::program::{Dims, KernelArg, Kernels};
 use crate::runtime::{Arg, Buffer, Event, Queue};
 
 /// One argument of a run.
+///
+/// See [the example in `runner`](mod@crate::runner).
 pub enum RunArg<'a> {
     /// A device buffer, array, image or local memory: passed as it is, never copied.
     Device(&'a dyn KernelArg),
@@ -63,26 +65,36 @@ impl fmt::Debug for RunArg<'_> {
 
 impl<'a> RunArg<'a> {
     /// A device-resident argument (buffer, array, image, [`crate::program::Local`]).
+    ///
+    /// See [the example in `runner`](mod@crate::runner).
     pub fn device(arg: &'a dyn KernelArg) -> RunArg<'a> {
         RunArg::Device(arg)
     }
 
     /// Host data copied in and back out.
+    ///
+    /// See [the example in `runner`](mod@crate::runner).
     pub fn inout<T: Pod>(data: &'a mut [T]) -> RunArg<'a> {
         RunArg::InOut(bytemuck::cast_slice_mut(data))
     }
 
     /// Host data copied in only.
+    ///
+    /// See [the example in `runner`](mod@crate::runner).
     pub fn input<T: Pod>(data: &'a [T]) -> RunArg<'a> {
         RunArg::In(bytemuck::cast_slice(data))
     }
 
     /// Host data copied out only.
+    ///
+    /// See [the example in `runner`](mod@crate::runner).
     pub fn output<T: Pod>(data: &'a mut [T]) -> RunArg<'a> {
         RunArg::Out(bytemuck::cast_slice_mut(data))
     }
 
     /// A scalar (any numeric type clarray passes to kernels).
+    ///
+    /// See [the example in `runner`](mod@crate::runner).
     pub fn scalar<T: KernelArg>(value: T) -> Result<RunArg<'static>> {
         match value.to_arg()? {
             Arg::Scalar(bytes, ty) => Ok(RunArg::Scalar(bytes.to_vec(), ty)),
@@ -98,6 +110,8 @@ impl<'a> RunArg<'a> {
 
 /// One kernel of a run: its name, its launch size, and optionally which arguments of the run's
 /// list it takes (by position; all of them, in order, by default).
+///
+/// See [the example in `runner`](mod@crate::runner).
 #[derive(Debug, Clone)]
 pub struct Step {
     name: String,
@@ -107,11 +121,15 @@ pub struct Step {
 
 impl Step {
     /// The kernel `name` over `dims`, taking every argument.
+    ///
+    /// See [the example in `runner`](mod@crate::runner).
     pub fn new(name: &str, dims: impl Into<Dims>) -> Step {
         Step { name: name.to_string(), dims: dims.into(), args: None }
     }
 
     /// Takes only these arguments of the run's list, in this order.
+    ///
+    /// See [the example in `runner`](mod@crate::runner).
     pub fn args(mut self, positions: &[usize]) -> Step {
         self.args = Some(positions.to_vec());
         self
@@ -119,6 +137,8 @@ impl Step {
 }
 
 /// Times of one run.
+///
+/// See [the example in `runner`](mod@crate::runner).
 #[derive(Debug, Clone, Default, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RunReport {
@@ -142,6 +162,8 @@ pub struct RunReport {
 
 impl RunReport {
     /// Adds another run's times to these (for totals over many calls).
+    ///
+    /// See [the example in `runner`](mod@crate::runner).
     pub fn add(&mut self, other: &RunReport) {
         self.kernel_seconds += other.kernel_seconds;
         self.copy_in_seconds += other.copy_in_seconds;
@@ -170,6 +192,8 @@ impl Runner {
     /// A runner for the kernels of `kernels`. It works on the context's queue when that queue
     /// profiles, else on a profiling queue of its own (device arguments written on other
     /// queues are waited for automatically).
+    ///
+    /// See [the example in `runner`](mod@crate::runner).
     pub fn new(kernels: &Kernels) -> Result<Runner> {
         let ctx = kernels.context();
         let queue = if ctx.queue().is_profiling() { ctx.queue().clone() } else { ctx.create_queue(true)? };
@@ -177,12 +201,16 @@ impl Runner {
     }
 
     /// The queue the runner works on.
+    ///
+    /// See [the example in `runner`](mod@crate::runner).
     pub fn queue(&self) -> &Queue {
         &self.queue
     }
 
     /// Runs the kernels `names`, in order, each over `dims` and taking every argument of
     /// `args`.
+    ///
+    /// See [the example in `runner`](mod@crate::runner).
     pub fn run(&self, names: &[&str], dims: impl Into<Dims>, args: &mut [RunArg<'_>]) -> Result<RunReport> {
         let dims = dims.into();
         let steps: Vec<Step> = names.iter().map(|n| Step::new(n, dims)).collect();
@@ -191,6 +219,8 @@ impl Runner {
 
     /// Runs `steps` in order over `args`: host data is copied in once before the first and
     /// back once after the last; device arguments are never copied.
+    ///
+    /// See [the example in `runner`](mod@crate::runner).
     pub fn run_steps(&self, steps: &[Step], args: &mut [RunArg<'_>]) -> Result<RunReport> {
         let start = Instant::now();
         let ctx = self.queue.context_of();

@@ -1,5 +1,7 @@
 //! What can be passed to a kernel: buffers, images, scalars and local memory through one trait
 //! ([`KernelArg`]), and a launch's positional arguments as a tuple of them ([`KernelArgs`]).
+//!
+//! See [the example in `launch`](mod@crate::runtime::launch).
 
 use std::borrow::Cow;
 
@@ -11,8 +13,12 @@ use crate::error::Result;
 
 /// A value that can be a kernel argument. Implemented for buffers, images, every numeric scalar
 /// type and [`Local`]; the array layer implements it for arrays.
+///
+/// See [the example in `launch`](mod@crate::runtime::launch).
 pub trait KernelArg {
     /// The argument as the runtime passes it.
+    ///
+    /// See [the example in `launch`](mod@crate::runtime::launch).
     fn to_arg(&self) -> Result<Arg<'_>>;
 }
 
@@ -41,6 +47,8 @@ pub struct Bytes<'a>(pub &'a [u8]);
 
 impl<'a> Bytes<'a> {
     /// The bytes of a plain-data value (`#[repr(C)]`, laid out as the kernel's type).
+    ///
+    /// See [the example in `launch`](mod@crate::runtime::launch).
     pub fn of<T: bytemuck::Pod>(value: &'a T) -> Bytes<'a> {
         Bytes(bytemuck::bytes_of(value))
     }
@@ -53,6 +61,8 @@ impl KernelArg for Bytes<'_> {
 }
 
 /// `__local` memory of this many bytes.
+///
+/// See [the example in `launch`](mod@crate::runtime::launch).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Local(pub usize);
 
@@ -115,9 +125,13 @@ impl<T: KernelArg + ?Sized> KernelArg for &T {
 
 /// The positional arguments of a launch: a tuple of [`KernelArg`]s (up to 16), an array, slice
 /// or `Vec` of `&dyn KernelArg` or of [`Arg`], or `()`.
+///
+/// See [the example in `launch`](mod@crate::runtime::launch).
 pub trait KernelArgs {
     /// The arguments as the runtime passes them, in order (borrowed where they are already
     /// [`Arg`]s, so a launch copies nothing).
+    ///
+    /// See [the example in `launch`](mod@crate::runtime::launch).
     fn args(&self) -> Result<Cow<'_, [Arg<'_>]>>;
 }
 

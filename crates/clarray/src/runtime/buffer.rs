@@ -1,5 +1,7 @@
 //! `Buffer`: an untyped device allocation (OpenCL's malloc), its sub-buffers, and the blocks a
 //! memory pool recycles. The copies and fills of buffers are in `buffer_io.rs`.
+//!
+//! See [the example on `Buffer`](crate::runtime::Buffer).
 
 use std::ffi::c_void;
 use std::fmt;
@@ -16,6 +18,8 @@ use super::track::{Hazards, Tracked, Use};
 use crate::error::{Error, Result};
 
 /// How kernels may access a buffer.
+///
+/// See [the example on `Buffer`](crate::runtime::Buffer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Access {
     /// Kernels read and write it (the default).
@@ -92,9 +96,13 @@ impl Drop for BufferInner {
 
 /// Receives the allocations of pooled buffers when their last handle is dropped (see
 /// [`Buffer::from_block`]). Implemented by the memory pool.
+///
+/// See [the example in `memory`](mod@crate::memory).
 pub trait Recycle: Send + Sync {
     /// Takes back `block`, which no handle refers to any more. Commands enqueued before may
     /// still use it: its recorded events order later users after them.
+    ///
+    /// See [the example in `memory`](mod@crate::memory).
     fn recycle(&self, block: Block);
 }
 
@@ -145,11 +153,15 @@ impl Block {
     /// byte is written and waited for (drivers commit device memory on first
     /// use), so a device that cannot hold the block reports [`Error::OutOfDeviceMemory`] here
     /// rather than in a later, unrelated command.
+    ///
+    /// See [the example in `memory`](mod@crate::memory).
     pub fn new(ctx: &Context, bytes: usize) -> Result<Block> {
         Block::with_access(ctx, bytes, Access::ReadWrite)
     }
 
     /// [`Block::new`] with the given kernel access.
+    ///
+    /// See [the example in `memory`](mod@crate::memory).
     pub fn with_access(ctx: &Context, bytes: usize, access: Access) -> Result<Block> {
         let mem = create_mem(ctx, bytes, access.flags())?;
         let block = Block {
@@ -194,16 +206,22 @@ impl Block {
     }
 
     /// Size in bytes.
+    ///
+    /// See [the example in `memory`](mod@crate::memory).
     pub fn bytes(&self) -> usize {
         self.bytes
     }
 
     /// The id of the context it belongs to ([`Context::id`]).
+    ///
+    /// See [the example in `memory`](mod@crate::memory).
     pub fn context_id(&self) -> u64 {
         self.ctx_id
     }
 
     /// The kernel access it was created with.
+    ///
+    /// See [the example in `memory`](mod@crate::memory).
     pub fn access(&self) -> Access {
         self.access
     }
@@ -254,6 +272,23 @@ fn create_mem(ctx: &Context, bytes: usize, flags: u64) -> Result<cl_mem> {
 
 /// An untyped device allocation: a bag of bytes that copies understand. Cheap to clone (all
 /// clones are the same allocation).
+///
+/// ```
+/// use clarray::{Buffer, Context};
+/// # fn main() -> clarray::Result<()> {
+/// let ctx = Context::new()?;
+/// let align = ctx.device().info().mem_base_addr_align_bytes as usize; // sub-buffer origins
+/// let b = Buffer::zeroed(&ctx, 2 * align)?;
+/// assert_eq!((b.len(), b.is_empty()), (2 * align, false));
+/// let tail = b.sub_buffer(align, align)?; // the second half, the same memory
+/// assert_eq!(tail.parent().map(|(_, origin)| origin), Some(align));
+/// assert!(tail.same_root(&b) && !tail.same_as(&b));
+/// ctx.queue().write_buffer(&tail, 0, &[7u8, 8])?;
+/// assert_eq!(b.to_vec::<u8>()?[align - 1..align + 3], [0, 7, 8, 0]);
+/// assert!(b.sub_buffer(1, 4).is_err()); // a misaligned origin: refused
+/// assert!(b.clone().same_as(&b)); // a clone is the same allocation
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct Buffer {
     inner: Arc<BufferInner>,
@@ -290,6 +325,8 @@ impl Buffer {
     /// A buffer of `len` bytes on `block`, for a memory pool: when its last handle is dropped,
     /// the block goes to `recycler` instead of being released. Its first command on a queue
     /// other than the block's last users' waits for them.
+    ///
+    /// See [the example on `Buffer`](crate::runtime::Buffer).
     pub fn from_block(ctx: &Context, block: Block, len: usize, recycler: Arc<dyn Recycle>) -> Result<Buffer> {
         if block.ctx_id != ctx.id() {
             return Err(Error::ContextMismatch(format!(
@@ -324,6 +361,8 @@ impl Buffer {
 
     /// The buffer's bytes read back as elements of `T` (its length must be a multiple of
     /// `size_of::<T>()`). Blocking, on the buffer's context queue.
+    ///
+    /// See [the example on `Buffer`](crate::runtime::Buffer).
     pub fn to_vec<T: Pod>(&self) -> Result<Vec<T>> {
         let size = std::mem::size_of::<T>().max(1);
         if self.len() % size != 0 {
@@ -351,31 +390,43 @@ impl Buffer {
     }
 
     /// Size in bytes.
+    ///
+    /// See [the example on `Buffer`](crate::runtime::Buffer).
     pub fn len(&self) -> usize {
         self.inner.len
     }
 
     /// Whether the buffer holds no bytes.
+    ///
+    /// See [the example on `Buffer`](crate::runtime::Buffer).
     pub fn is_empty(&self) -> bool {
         self.inner.len == 0
     }
 
     /// Kernel access given at creation.
+    ///
+    /// See [the example on `Buffer`](crate::runtime::Buffer).
     pub fn access(&self) -> Access {
         self.inner.access
     }
 
     /// The context the buffer was created in (with its work queue).
+    ///
+    /// See [the example on `Buffer`](crate::runtime::Buffer).
     pub fn context(&self) -> &Context {
         &self.inner.obj.ctx
     }
 
     /// For a sub-buffer, its parent and its byte offset in it.
+    ///
+    /// See [the example on `Buffer`](crate::runtime::Buffer).
     pub fn parent(&self) -> Option<(&Buffer, usize)> {
         self.inner.parent.as_ref().map(|(b, o)| (b, *o))
     }
 
     /// Whether two handles are the same allocation.
+    ///
+    /// See [the example on `Buffer`](crate::runtime::Buffer).
     pub fn same_as(&self, other: &Buffer) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
@@ -395,6 +446,8 @@ impl Buffer {
     /// allocation (a parent and its sub-buffers are one) and intersecting byte ranges there.
     /// Empty ranges share nothing. The one test of aliasing for every layer: comparing handles
     /// misses a sub-buffer that views the same bytes.
+    ///
+    /// See [the example on `Buffer`](crate::runtime::Buffer).
     pub fn shares_bytes(&self, a: std::ops::Range<usize>, other: &Buffer, b: std::ops::Range<usize>) -> bool {
         let (ra, sa) = self.root_offset(a.start);
         let (rb, sb) = other.root_offset(b.start);
@@ -404,6 +457,8 @@ impl Buffer {
 
     /// Whether this buffer and `other` view the same root allocation (see
     /// [`Buffer::shares_bytes`]).
+    ///
+    /// See [the example on `Buffer`](crate::runtime::Buffer).
     pub fn same_root(&self, other: &Buffer) -> bool {
         self.root_offset(0).0.same_as(other.root_offset(0).0)
     }
@@ -432,6 +487,8 @@ impl Buffer {
     }
 
     /// Whether the buffer's allocation came from a pool (see [`Buffer::from_block`]).
+    ///
+    /// See [the example on `Buffer`](crate::runtime::Buffer).
     pub fn is_pooled(&self) -> bool {
         self.inner.recycler.is_some()
     }

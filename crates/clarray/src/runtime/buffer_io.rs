@@ -38,6 +38,8 @@ impl Queue {
     }
 
     /// Copies bytes from `buffer` at byte `offset` into `out` and waits for it (blocking).
+    ///
+    /// See [the example on `Queue`](crate::runtime::context::Queue).
     pub fn read_buffer<T: Pod>(&self, buffer: &Buffer, offset: usize, out: &mut [T]) -> Result<Event> {
         self.read_buffer_after(buffer, offset, out, &[])
     }
@@ -98,6 +100,8 @@ impl After<'_, &Queue> {
     }
 
     /// [`Queue::read_buffer`], after the events.
+    ///
+    /// See [the example on `Event`](crate::runtime::Event).
     pub fn read_buffer<T: Pod>(&self, buffer: &Buffer, offset: usize, out: &mut [T]) -> Result<Event> {
         self.on.read_buffer_after(buffer, offset, out, self.wait)
     }

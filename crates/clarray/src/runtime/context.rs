@@ -23,6 +23,8 @@ pub const PROFILE_ENV: &str = "CLARRAY_PROFILE";
 /// The environment variable that makes every kernel launch wait for its kernel and return
 /// [`Error::KernelFailed`] naming it if it failed (`1`; read once per process). Slow: it finds
 /// the kernel behind a fault that drivers otherwise report at some later call.
+///
+/// See [the example on `Context`](crate::runtime::Context).
 pub const CHECK_LAUNCHES_ENV: &str = "CLARRAY_CHECK_LAUNCHES";
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -130,6 +132,22 @@ fn finish_live_queues() {
 /// [`Kernel::launch`](super::Kernel::launch)) run in order with each other. A command that must
 /// also wait for events (of another queue, say) is enqueued through [`Queue::after`]:
 /// `queue.after(&[event]).read_buffer(…)`, `kernel.launch(queue.after(&[event]), …)`.
+///
+/// ```
+/// use clarray::{Buffer, Context};
+/// # fn main() -> clarray::Result<()> {
+/// let ctx = Context::new()?;
+/// let (q1, q2) = (ctx.queue(), ctx.create_queue(false)?); // two queues, one context
+/// assert!(!q2.is_profiling() && q1.id() != q2.id());
+/// let b = Buffer::zeroed(&ctx, 4)?;
+/// let filled = q2.fill_buffer(&b, &[7u8], 0, 4)?; // non-blocking, on q2
+/// q2.flush()?;
+/// let mut out = [0u8; 4];
+/// q1.after(&[filled]).read_buffer(&b, 0, &mut out)?; // q1 waits for q2's fill
+/// assert_eq!(out, [7; 4]);
+/// q1.finish()?;
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct Queue {
     pub(crate) inner: Arc<QueueCore>,
@@ -170,22 +188,30 @@ impl Queue {
     }
 
     /// Whether commands on this queue record device times.
+    ///
+    /// See [the example on `Queue`](crate::runtime::context::Queue).
     pub fn is_profiling(&self) -> bool {
         self.inner.profiling
     }
 
     /// A process-unique number for this queue.
+    ///
+    /// See [the example on `Queue`](crate::runtime::context::Queue).
     pub fn id(&self) -> u64 {
         self.inner.id
     }
 
     /// Sends queued commands to the device without waiting.
+    ///
+    /// See [the example on `Queue`](crate::runtime::context::Queue).
     pub fn flush(&self) -> Result<()> {
         self.inner.queue.flush().cl("clFlush")
     }
 
     /// Waits until every command on the queue has completed; reports errors recorded in
     /// destructors since the last checked call.
+    ///
+    /// See [the example on `Queue`](crate::runtime::context::Queue).
     pub fn finish(&self) -> Result<()> {
         self.inner.queue.finish().cl("clFinish")?;
         self.inner.core.take_deferred()
@@ -193,6 +219,20 @@ impl Queue {
 }
 
 /// An OpenCL context on one device together with the queue that work goes to.
+///
+/// ```
+/// use clarray::Context;
+/// # fn main() -> clarray::Result<()> {
+/// let ctx = Context::new()?;
+/// let timed = ctx.profiled()?; // the same context, a profiling queue
+/// assert!(timed.same_context(&ctx) && timed.queue().is_profiling());
+/// let other = Context::on(ctx.device())?; // a second OpenCL context on the same device
+/// assert!(!other.same_context(&ctx) && other.check_same(&ctx).is_err());
+/// let back = timed.with_queue(ctx.queue())?;
+/// assert_eq!(back.queue().id(), ctx.queue().id());
+/// ctx.check_deferred()?; // no error was recorded in a destructor
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct Context {
     pub(crate) queue: Queue,
@@ -250,12 +290,16 @@ impl Context {
     }
 
     /// A context on `device` with a queue without profiling.
+    ///
+    /// See [the example on `Context`](crate::runtime::context::Context).
     pub fn on(device: &Device) -> Result<Context> {
         Context::on_with(device, false)
     }
 
     /// A context on `device`; its queue profiles when `profiling` is set (costs a few
     /// microseconds per command on some drivers).
+    ///
+    /// See [the example on `Context`](crate::runtime::context::Context).
     pub fn on_with(device: &Device, profiling: bool) -> Result<Context> {
         Context::create(device, profiling, Settings::default())
     }
@@ -275,43 +319,59 @@ impl Context {
     }
 
     /// The device of this context.
+    ///
+    /// See [the example on `Context`](crate::runtime::context::Context).
     pub fn device(&self) -> &Device {
         &self.queue.inner.core.device
     }
 
     /// The queue work goes to.
+    ///
+    /// See [the example on `Context`](crate::runtime::context::Context).
     pub fn queue(&self) -> &Queue {
         &self.queue
     }
 
     /// A new in-order queue on this context's device.
+    ///
+    /// See [the example on `Context`](crate::runtime::context::Context).
     pub fn create_queue(&self, profiling: bool) -> Result<Queue> {
         Queue::new(self.queue.inner.core.clone(), profiling)
     }
 
     /// The same context, with `queue` as the queue work goes to. `queue` must belong to this
     /// context.
+    ///
+    /// See [the example on `Context`](crate::runtime::context::Context).
     pub fn with_queue(&self, queue: &Queue) -> Result<Context> {
         self.check_same(&queue.context_of())?;
         Ok(Context { queue: queue.clone() })
     }
 
     /// The same context with a new profiling queue.
+    ///
+    /// See [the example on `Context`](crate::runtime::context::Context).
     pub fn profiled(&self) -> Result<Context> {
         Ok(Context { queue: self.create_queue(true)? })
     }
 
     /// A process-unique number for the OpenCL context (shared by every queue on it).
+    ///
+    /// See [the example on `Context`](crate::runtime::context::Context).
     pub fn id(&self) -> u64 {
         self.queue.inner.core.id
     }
 
     /// Whether two handles are the same OpenCL context.
+    ///
+    /// See [the example on `Context`](crate::runtime::context::Context).
     pub fn same_context(&self, other: &Context) -> bool {
         self.id() == other.id()
     }
 
     /// An error unless `other` is the same OpenCL context.
+    ///
+    /// See [the example on `Context`](crate::runtime::context::Context).
     pub fn check_same(&self, other: &Context) -> Result<()> {
         if self.same_context(other) {
             Ok(())
@@ -332,12 +392,16 @@ impl Context {
     }
 
     /// Reports errors recorded in destructors since the last checked call.
+    ///
+    /// See [the example on `Context`](crate::runtime::context::Context).
     pub fn check_deferred(&self) -> Result<()> {
         self.queue.inner.core.take_deferred()
     }
 
     /// Records an error that could not be returned (e.g. in `Drop`); it is reported at the
     /// next checked call ([`Queue::finish`], [`Context::check_deferred`]).
+    ///
+    /// See [the example on `Context`](crate::runtime::context::Context).
     pub fn defer_error(&self, e: Error) {
         self.queue.inner.core.defer(e);
     }
@@ -364,6 +428,8 @@ impl Context {
 
 impl Queue {
     /// The context this queue belongs to, with this queue as its work queue.
+    ///
+    /// See [the example on `Queue`](crate::runtime::context::Queue).
     pub fn context_of(&self) -> Context {
         Context { queue: self.clone() }
     }
@@ -404,6 +470,8 @@ pub struct ContextBuilder {
 
 impl ContextBuilder {
     /// This device.
+    ///
+    /// See [the example on `Context::builder`](crate::runtime::Context::builder).
     pub fn device(mut self, device: &Device) -> Self {
         self.device = Some(device.clone());
         self
@@ -411,6 +479,8 @@ impl ContextBuilder {
 
     /// The device a selector names, as `CLARRAY_DEVICE` would (`P:D`, `gpu`, `cpu`, part of a
     /// name; see [`choose`](super::device::choose)), instead of the variable.
+    ///
+    /// See [the example on `Context::builder`](crate::runtime::Context::builder).
     pub fn select(mut self, selector: &str) -> Self {
         self.selector = Some(selector.to_string());
         self
@@ -418,6 +488,8 @@ impl ContextBuilder {
 
     /// The device of node-local rank `rank` ([`choose_for_rank`](super::device::choose_for_rank)),
     /// among the devices [`select`](Self::select) (else `CLARRAY_DEVICE`) allows.
+    ///
+    /// See [the example on `Context::builder`](crate::runtime::Context::builder).
     pub fn local_rank(mut self, rank: usize) -> Self {
         self.local_rank = Some(rank);
         self
@@ -425,6 +497,8 @@ impl ContextBuilder {
 
     /// A profiling queue that records every command for `clarray::profile` (on), or a plain
     /// queue (off), instead of following `CLARRAY_PROFILE`.
+    ///
+    /// See [the example on `Context::builder`](crate::runtime::Context::builder).
     pub fn profiling(mut self, on: bool) -> Self {
         self.profiling = Some(on);
         self
@@ -438,12 +512,16 @@ impl ContextBuilder {
     }
 
     /// Whether freed device memory is pooled for reuse (on by default).
+    ///
+    /// See [the example on `Context::builder`](crate::runtime::Context::builder).
     pub fn pooling(mut self, on: bool) -> Self {
         self.settings.pooling = Some(on);
         self
     }
 
     /// The context.
+    ///
+    /// See [the example on `Context::builder`](crate::runtime::Context::builder).
     pub fn build(self) -> Result<Context> {
         if let Some(Limit::Fraction(f)) = self.settings.memory_limit {
             if !(f > 0.0 && f <= 1.0) {

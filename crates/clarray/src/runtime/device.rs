@@ -1,4 +1,22 @@
 //! Platforms, devices, their facts, and the choice of a device (`CLARRAY_DEVICE`).
+//!
+//! ```
+//! use clarray::runtime::{choose, choose_for_rank, devices, platforms, Context};
+//! # fn main() -> clarray::Result<()> {
+//! for p in platforms()? {
+//!     println!("platform {}: {} ({})", p.index, p.name, p.version);
+//! }
+//! let all = devices()?;
+//! let d = &all[0];
+//! let info = d.info();
+//! println!("{} {}: {} MiB, fp64 {}", info.label(), info.device_type, info.global_mem_bytes >> 20, info.fp64);
+//! let by_index = format!("{}:{}", info.platform_index, info.device_index); // as in CLARRAY_DEVICE
+//! assert_eq!(choose(&all, Some(by_index.as_str()))?.name(), d.name());
+//! let rank0 = choose_for_rank(&all, None, 0)?; // rank 0's device of a node
+//! let ctx = Context::on(&rank0)?;
+//! assert_eq!(ctx.device().name(), rank0.name());
+//! # Ok(()) }
+//! ```
 
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -13,9 +31,13 @@ use super::status::ClResultExt;
 use crate::error::{Error, Result};
 
 /// The environment variable that picks a device: `P:D`, part of a name, `gpu` or `cpu`.
+///
+/// See [the example in `device`](mod@crate::runtime::device).
 pub const DEVICE_ENV: &str = "CLARRAY_DEVICE";
 
 /// The kind of an OpenCL device.
+///
+/// See [the example in `device`](mod@crate::runtime::device).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
@@ -42,6 +64,8 @@ impl fmt::Display for DeviceType {
 }
 
 /// An OpenCL platform (one installed driver) and what it reports.
+///
+/// See [the example in `device`](mod@crate::runtime::device).
 #[derive(Debug, Clone)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct PlatformInfo {
@@ -56,6 +80,8 @@ pub struct PlatformInfo {
 }
 
 /// Everything about a device that users of clarray ask for.
+///
+/// See [the example in `device`](mod@crate::runtime::device).
 #[derive(Debug, Clone)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct DeviceInfo {
@@ -115,17 +141,23 @@ pub struct DeviceInfo {
 
 impl DeviceInfo {
     /// `P:D name (type)`, the way errors and `clarray devices` name a device.
+    ///
+    /// See [the example in `device`](mod@crate::runtime::device).
     pub fn label(&self) -> String {
         format!("{}:{} {} ({})", self.platform_index, self.device_index, self.name, self.device_type)
     }
 
     /// Whether the device lists an extension.
+    ///
+    /// See [the example in `device`](mod@crate::runtime::device).
     pub fn has_extension(&self, ext: &str) -> bool {
         self.extensions.split_whitespace().any(|e| e == ext)
     }
 }
 
 /// An OpenCL device together with its facts. Cheap to clone.
+///
+/// See [the example in `device`](mod@crate::runtime::device).
 #[derive(Clone)]
 pub struct Device {
     pub(crate) id: cl_device_id,
@@ -145,11 +177,15 @@ impl fmt::Debug for Device {
 
 impl Device {
     /// The device's facts.
+    ///
+    /// See [the example in `device`](mod@crate::runtime::device).
     pub fn info(&self) -> &DeviceInfo {
         &self.info
     }
 
     /// The device's name.
+    ///
+    /// See [the example in `device`](mod@crate::runtime::device).
     pub fn name(&self) -> &str {
         &self.info.name
     }
@@ -208,6 +244,8 @@ fn query(platform: &PlatformInfo, device_index: usize, id: cl_device_id) -> Resu
 
 /// Every OpenCL platform. An error of kind [`Error::NoRuntime`] when no loader or no
 /// platform can be found.
+///
+/// See [the example in `device`](mod@crate::runtime::device).
 pub fn platforms() -> Result<Vec<PlatformInfo>> {
     let _serial = lock(&ENUMERATION);
     platforms_unlocked()
@@ -247,6 +285,8 @@ fn platforms_unlocked() -> Result<Vec<PlatformInfo>> {
 /// Discovery runs once per process, under a lock: some drivers (PoCL among them) return no
 /// devices when two threads initialise them at the same moment. A platform whose devices cannot
 /// be listed is skipped with a log message and named in the error if no device is left.
+///
+/// See [the example in `device`](mod@crate::runtime::device).
 pub fn devices() -> Result<Vec<Device>> {
     static FOUND: Mutex<Option<Vec<Device>>> = Mutex::new(None);
     let mut found = lock(&FOUND);
@@ -295,6 +335,8 @@ fn list(devs: &[Device]) -> String {
 /// Picks one device from `devs` by a selector: `P:D`, `gpu`, `cpu`, or a case-insensitive part
 /// of the platform or device name. `None` picks the GPU with the most global memory, else the
 /// first device.
+///
+/// See [the example in `device`](mod@crate::runtime::device).
 pub fn choose(devs: &[Device], selector: Option<&str>) -> Result<Device> {
     let mut found = candidates(devs, selector)?;
     found.sort_by_key(|d| std::cmp::Reverse(d.info().global_mem_bytes));
@@ -306,6 +348,8 @@ pub fn choose(devs: &[Device], selector: Option<&str>) -> Result<Device> {
 /// the devices the selector allows in turn, in `P:D` order — so with as many ranks as GPUs,
 /// one rank per GPU. The selector is as in [`choose`]: `None` allows every GPU (the first device
 /// if there is no GPU); `P:D` allows exactly one, which every rank then shares.
+///
+/// See [the example in `device`](mod@crate::runtime::device).
 pub fn choose_for_rank(devs: &[Device], selector: Option<&str>, local_rank: usize) -> Result<Device> {
     let mut found = candidates(devs, selector)?;
     found.sort_by_key(|d| (d.info().platform_index, d.info().device_index));
@@ -316,6 +360,8 @@ pub fn choose_for_rank(devs: &[Device], selector: Option<&str>, local_rank: usiz
 /// The node-local rank set by the process launcher, if any: MPICH's and Intel MPI's
 /// `MPI_LOCALRANKID`, Open MPI's `OMPI_COMM_WORLD_LOCAL_RANK`, Slurm's `SLURM_LOCALID` (the
 /// first of them that holds a number).
+///
+/// See [the example in `device`](mod@crate::runtime::device).
 pub fn local_rank_from_env() -> Option<usize> {
     ["MPI_LOCALRANKID", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"]
         .iter()
@@ -370,6 +416,8 @@ fn candidates(devs: &[Device], selector: Option<&str>) -> Result<Vec<Device>> {
 
 /// The device clarray uses by default: `CLARRAY_DEVICE` if set, else the GPU with the most
 /// global memory, else any device.
+///
+/// See [the example in `device`](mod@crate::runtime::device).
 pub fn default_device() -> Result<Device> {
     let devs = devices()?;
     choose(&devs, std::env::var(DEVICE_ENV).ok().as_deref())
@@ -377,6 +425,8 @@ pub fn default_device() -> Result<Device> {
 
 /// The device of the process with node-local rank `local_rank` ([`choose_for_rank`] with
 /// `CLARRAY_DEVICE` as the selector).
+///
+/// See [the example in `device`](mod@crate::runtime::device).
 pub fn device_for_rank(local_rank: usize) -> Result<Device> {
     let devs = devices()?;
     choose_for_rank(&devs, std::env::var(DEVICE_ENV).ok().as_deref(), local_rank)

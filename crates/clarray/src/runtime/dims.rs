@@ -5,6 +5,8 @@ use super::device::DeviceInfo;
 use super::kernel::Kernel;
 
 /// Up to three sizes (global, local or offset).
+///
+/// See [the example in `launch`](mod@crate::runtime::launch).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sizes {
     v: [usize; 3],
@@ -21,6 +23,8 @@ impl Sizes {
     }
 
     /// The sizes as a slice (its length is the number of dimensions).
+    ///
+    /// See [the example in `launch`](mod@crate::runtime::launch).
     pub fn as_slice(&self) -> &[usize] {
         &self.v[..self.n.min(3)]
     }
@@ -65,11 +69,15 @@ pub struct Dims {
 impl Dims {
     /// A launch over `global` work-items (1 to 3 dimensions), with the work-group size chosen
     /// by clarray.
+    ///
+    /// See [the example on `Dims`](crate::runtime::launch::Dims).
     pub fn new(global: impl AsRef<[usize]>) -> Dims {
         Dims { global: Sizes::of(global.as_ref()), local: LocalSize::Auto, offset: None }
     }
 
     /// Sets the work-group size (same number of dimensions as the global size).
+    ///
+    /// See [the example on `Dims`](crate::runtime::launch::Dims).
     pub fn local(mut self, local: impl AsRef<[usize]>) -> Dims {
         self.local = LocalSize::Given(Sizes::of(local.as_ref()));
         self
@@ -77,23 +85,31 @@ impl Dims {
 
     /// Leaves the work-group size to the driver (OpenCL's null local size) instead of
     /// clarray's choice.
+    ///
+    /// See [the example on `Dims`](crate::runtime::launch::Dims).
     pub fn driver_local(mut self) -> Dims {
         self.local = LocalSize::Driver;
         self
     }
 
     /// Sets the global offset (the first work-item's global id).
+    ///
+    /// See [the example on `Dims`](crate::runtime::launch::Dims).
     pub fn offset(mut self, offset: impl AsRef<[usize]>) -> Dims {
         self.offset = Some(Sizes::of(offset.as_ref()));
         self
     }
 
     /// The global size.
+    ///
+    /// See [the example on `Dims`](crate::runtime::launch::Dims).
     pub fn global_size(&self) -> &[usize] {
         self.global.as_slice()
     }
 
     /// The work-group size, where one was given with [`Dims::local`].
+    ///
+    /// See [the example on `Dims`](crate::runtime::launch::Dims).
     pub fn local_size(&self) -> Option<&[usize]> {
         match &self.local {
             LocalSize::Given(l) => Some(l.as_slice()),
@@ -102,6 +118,8 @@ impl Dims {
     }
 
     /// The global offset, where one was given.
+    ///
+    /// See [the example on `Dims`](crate::runtime::launch::Dims).
     pub fn global_offset(&self) -> Option<&[usize]> {
         self.offset.as_ref().map(Sizes::as_slice)
     }

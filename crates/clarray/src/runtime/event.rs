@@ -14,6 +14,8 @@ use super::status::ClResultExt;
 use crate::error::{Error, Result};
 
 /// Where a command is in its life.
+///
+/// See [the example on `Event`](crate::runtime::Event).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventStatus {
     /// In the queue, not yet sent to the device.
@@ -29,6 +31,23 @@ pub enum EventStatus {
 }
 
 /// A handle to an enqueued command. Cheap to clone.
+///
+/// ```
+/// use clarray::runtime::{wait_all, Buffer, Context, EventStatus};
+/// # fn main() -> clarray::Result<()> {
+/// let ctx = Context::new()?.profiled()?; // device times need a profiling queue
+/// let q = ctx.queue();
+/// let b = Buffer::zeroed(&ctx, 64)?;
+/// let fill = q.fill_buffer(&b, &[1u8], 0, 64)?; // non-blocking: returns its event
+/// let mark = q.marker()?;
+/// wait_all(&[fill.clone(), mark])?;
+/// assert!(fill.is_complete() && fill.status() == EventStatus::Complete);
+/// assert!(fill.has_profiling() && fill.seconds()? >= 0.0);
+/// let t = fill.profile()?;
+/// assert!(t.end >= t.start && t.duration_ns() == t.end - t.start);
+/// fill.wait()?; // already done: returns at once
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct Event {
     inner: Arc<ClEvent>,
@@ -58,11 +77,15 @@ impl Event {
     }
 
     /// Blocks until the command has completed.
+    ///
+    /// See [the example on `Event`](crate::runtime::Event).
     pub fn wait(&self) -> Result<()> {
         self.inner.wait().cl("clWaitForEvents")
     }
 
     /// The command's current status.
+    ///
+    /// See [the example on `Event`](crate::runtime::Event).
     pub fn status(&self) -> EventStatus {
         match self.inner.command_execution_status() {
             Ok(s) => match s.0 {
@@ -77,17 +100,23 @@ impl Event {
     }
 
     /// Whether the command has completed.
+    ///
+    /// See [the example on `Event`](crate::runtime::Event).
     pub fn is_complete(&self) -> bool {
         self.status() == EventStatus::Complete
     }
 
     /// Whether this event came from a profiling queue.
+    ///
+    /// See [the example on `Event`](crate::runtime::Event).
     pub fn has_profiling(&self) -> bool {
         self.profiling
     }
 
     /// The command's device times; waits for it first. An error on a queue created without
     /// profiling.
+    ///
+    /// See [the example on `Event`](crate::runtime::Event).
     pub fn profile(&self) -> Result<ProfileTimes> {
         if !self.profiling {
             return Err(Error::Unsupported(
@@ -100,12 +129,16 @@ impl Event {
     }
 
     /// Execution time in seconds (end − start); waits first. Needs a profiling queue.
+    ///
+    /// See [the example on `Event`](crate::runtime::Event).
     pub fn seconds(&self) -> Result<f64> {
         Ok(self.profile()?.duration_ns() as f64 * 1e-9)
     }
 }
 
 /// Waits for every event in the list.
+///
+/// See [the example on `Event`](crate::runtime::Event).
 pub fn wait_all(events: &[Event]) -> Result<()> {
     if events.is_empty() {
         return Ok(());
@@ -145,11 +178,15 @@ impl Queue {
     /// This queue with a wait list: the command enqueued through the result starts only after
     /// every event in `wait` has completed (events of other queues included; their queues are
     /// flushed first). `queue.after(&[])` is the queue itself.
+    ///
+    /// See [the example on `Queue`](crate::runtime::context::Queue).
     pub fn after<'w>(&self, wait: &'w [Event]) -> After<'w, &Queue> {
         After { on: self, wait }
     }
 
     /// An event that completes when every command enqueued so far has.
+    ///
+    /// See [the example on `Queue`](crate::runtime::context::Queue).
     pub fn marker(&self) -> Result<Event> {
         self.marker_after(&[])
     }
@@ -188,6 +225,8 @@ impl Queue {
 
 impl After<'_, &Queue> {
     /// [`Queue::marker`] that also completes only after the events.
+    ///
+    /// See [the example on `Event`](crate::runtime::Event).
     pub fn marker(&self) -> Result<Event> {
         self.on.marker_after(self.wait)
     }

@@ -20,6 +20,8 @@ use super::status::ClResultExt;
 use crate::error::{Error, Result};
 
 /// Channels of a pixel.
+///
+/// See [the example on `Image`](crate::runtime::Image).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChannelOrder {
     /// One channel.
@@ -29,6 +31,8 @@ pub enum ChannelOrder {
 }
 
 /// Type of each channel.
+///
+/// See [the example on `Image`](crate::runtime::Image).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChannelType {
     /// 8-bit unsigned integer, read as `uint` in kernels (`read_imageui`).
@@ -40,6 +44,8 @@ pub enum ChannelType {
 }
 
 /// A pixel format.
+///
+/// See [the example on `Image`](crate::runtime::Image).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ImageFormat {
     /// Channels.
@@ -50,11 +56,15 @@ pub struct ImageFormat {
 
 impl ImageFormat {
     /// A format from its parts.
+    ///
+    /// See [the example on `Image`](crate::runtime::Image).
     pub fn new(order: ChannelOrder, channel: ChannelType) -> ImageFormat {
         ImageFormat { order, channel }
     }
 
     /// Bytes per pixel.
+    ///
+    /// See [the example on `Image`](crate::runtime::Image).
     pub fn pixel_bytes(&self) -> usize {
         let c = match self.order {
             ChannelOrder::R => 1,
@@ -90,6 +100,34 @@ struct ImageInner {
 }
 
 /// A 2-D or 3-D image on the device. Cheap to clone.
+///
+/// ```
+/// use clarray::runtime::{Buffer, ChannelOrder, ChannelType, Context, Image, ImageFormat};
+/// # fn main() -> clarray::Result<()> {
+/// let ctx = Context::new()?;
+/// if !ctx.device().info().image_support {
+///     return Ok(()); // a device without images refuses them with Error::Unsupported
+/// }
+/// let q = ctx.queue();
+/// let format = ImageFormat::new(ChannelOrder::R, ChannelType::F32);
+/// let img = Image::new_2d(&ctx, format, 4, 2)?; // 4 × 2 pixels of one f32
+/// assert_eq!((img.dims(), img.is_3d(), img.byte_len()), ([4, 2, 1], false, 32));
+/// let px: Vec<f32> = (0..8).map(|i| i as f32).collect();
+/// q.write_image(&img, [0, 0, 0], [4, 2, 1], &px, 0, 0)?; // the whole image, packed rows
+/// let mut two = [0f32; 2];
+/// q.read_image(&img, [1, 1, 0], [2, 1, 1], &mut two, 0, 0)?; // pixels (1, 1) and (2, 1)
+/// assert_eq!(two, [5.0, 6.0]);
+/// let b = Buffer::zeroed(&ctx, 16)?;
+/// q.copy_image_to_buffer(&img, [0, 1, 0], [4, 1, 1], &b, 0)?; // row 1, packed
+/// assert_eq!(b.to_vec::<f32>()?, [4.0, 5.0, 6.0, 7.0]);
+/// let copy = Image::new_2d(&ctx, format, 4, 2)?;
+/// q.copy_image(&img, [0, 0, 0], &copy, [0, 0, 0], [4, 2, 1])?;
+/// q.copy_buffer_to_image(&b, 0, &copy, [0, 0, 0], [4, 1, 1])?; // row 1 into row 0
+/// let mut all = [0f32; 8];
+/// q.read_image(&copy, [0, 0, 0], [4, 2, 1], &mut all, 0, 0)?;
+/// assert_eq!(all, [4.0, 5.0, 6.0, 7.0, 4.0, 5.0, 6.0, 7.0]);
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct Image {
     inner: Arc<ImageInner>,
@@ -103,11 +141,15 @@ impl fmt::Debug for Image {
 
 impl Image {
     /// A 2-D image of `width × height` pixels (uninitialised).
+    ///
+    /// See [the example on `Image`](crate::runtime::Image).
     pub fn new_2d(ctx: &Context, format: ImageFormat, width: usize, height: usize) -> Result<Image> {
         Image::create(ctx, format, [width, height, 1], false)
     }
 
     /// A 3-D image of `width × height × depth` pixels (uninitialised).
+    ///
+    /// See [the example on `Image`](crate::runtime::Image).
     pub fn new_3d(
         ctx: &Context,
         format: ImageFormat,
@@ -183,26 +225,36 @@ impl Image {
     }
 
     /// `[width, height, depth]` in pixels (depth 1 for 2-D images).
+    ///
+    /// See [the example on `Image`](crate::runtime::Image).
     pub fn dims(&self) -> [usize; 3] {
         self.inner.dims
     }
 
     /// The pixel format.
+    ///
+    /// See [the example on `Image`](crate::runtime::Image).
     pub fn format(&self) -> ImageFormat {
         self.inner.format
     }
 
     /// Whether this is a 3-D image.
+    ///
+    /// See [the example on `Image`](crate::runtime::Image).
     pub fn is_3d(&self) -> bool {
         self.inner.three_d
     }
 
     /// The context the image belongs to.
+    ///
+    /// See [the example on `Image`](crate::runtime::Image).
     pub fn context(&self) -> &Context {
         &self.inner.obj.ctx
     }
 
     /// Bytes the whole image holds when tightly packed.
+    ///
+    /// See [the example on `Image`](crate::runtime::Image).
     pub fn byte_len(&self) -> usize {
         self.inner.dims.iter().product::<usize>() * self.inner.format.pixel_bytes()
     }

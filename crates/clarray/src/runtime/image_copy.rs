@@ -3,6 +3,8 @@
 //!
 //! Origins and regions of images are in pixels, `[x, y, z]`; for 2-D images `z` is 0 and the
 //! region's depth is 1. Host pitches are in bytes (0: tightly packed).
+//!
+//! See [the example on `Image`](crate::runtime::Image).
 
 use std::ffi::c_void;
 
@@ -25,6 +27,8 @@ fn check_image_queue(queue: &Queue, img: &Image) -> Result<()> {
 impl Queue {
     /// Writes host pixels into a region of `image` and waits. `row_pitch`/`slice_pitch` are the
     /// host layout in bytes (0: packed).
+    ///
+    /// See [the example on `Image`](crate::runtime::Image).
     #[allow(clippy::too_many_arguments)]
     pub fn write_image<T: Pod>(
         &self,
@@ -39,6 +43,8 @@ impl Queue {
     }
 
     /// Reads a region of `image` into host memory and waits.
+    ///
+    /// See [the example on `Image`](crate::runtime::Image).
     #[allow(clippy::too_many_arguments)]
     pub fn read_image<T: Pod>(
         &self,
@@ -53,6 +59,8 @@ impl Queue {
     }
 
     /// Copies a region between two images of the same format (non-blocking).
+    ///
+    /// See [the example on `Image`](crate::runtime::Image).
     pub fn copy_image(
         &self,
         src: &Image,
@@ -65,6 +73,8 @@ impl Queue {
     }
 
     /// Copies a region of an image into a buffer at `dst_offset`, tightly packed (non-blocking).
+    ///
+    /// See [the example on `Image`](crate::runtime::Image).
     pub fn copy_image_to_buffer(
         &self,
         src: &Image,
@@ -78,6 +88,8 @@ impl Queue {
 
     /// Copies tightly packed pixels from a buffer at `src_offset` into a region of an image
     /// (non-blocking).
+    ///
+    /// See [the example on `Image`](crate::runtime::Image).
     pub fn copy_buffer_to_image(
         &self,
         src: &Buffer,
@@ -93,6 +105,8 @@ impl Queue {
 impl After<'_, &Queue> {
     #[allow(clippy::too_many_arguments)]
     /// [`Queue::write_image`], after the events.
+    ///
+    /// See [the example on `Image`](crate::runtime::Image).
     pub fn write_image<T: Pod>(
         &self,
         image: &Image,
@@ -107,6 +121,8 @@ impl After<'_, &Queue> {
 
     #[allow(clippy::too_many_arguments)]
     /// [`Queue::read_image`], after the events.
+    ///
+    /// See [the example on `Image`](crate::runtime::Image).
     pub fn read_image<T: Pod>(
         &self,
         image: &Image,
@@ -120,6 +136,8 @@ impl After<'_, &Queue> {
     }
 
     /// [`Queue::copy_image`], after the events.
+    ///
+    /// See [the example on `Image`](crate::runtime::Image).
     pub fn copy_image(
         &self,
         src: &Image,
@@ -132,6 +150,8 @@ impl After<'_, &Queue> {
     }
 
     /// [`Queue::copy_image_to_buffer`], after the events.
+    ///
+    /// See [the example on `Image`](crate::runtime::Image).
     pub fn copy_image_to_buffer(
         &self,
         src: &Image,
@@ -144,6 +164,8 @@ impl After<'_, &Queue> {
     }
 
     /// [`Queue::copy_buffer_to_image`], after the events.
+    ///
+    /// See [the example on `Image`](crate::runtime::Image).
     pub fn copy_buffer_to_image(
         &self,
         src: &Buffer,

@@ -4,6 +4,28 @@
 //! A [`Kernel`] is created once and reused. Setting arguments and enqueueing happen under the
 //! kernel's own lock (see `launch.rs`), so one kernel can be launched from several threads at
 //! once (OpenCL makes `clSetKernelArg` on a shared kernel the one call that is not thread-safe).
+//!
+//! ```
+//! use clarray::runtime::{AddressSpace, Buffer, Context, Program};
+//! # fn main() -> clarray::Result<()> {
+//! let ctx = Context::new()?;
+//! let src = "kernel void twice(global int* x) { x[get_global_id(0)] *= 2; }";
+//! let program = Program::build(&ctx, src, "-cl-kernel-arg-info")?;
+//! assert_eq!(program.kernel_names()?, ["twice"]);
+//! assert_eq!(program.options(), "-cl-kernel-arg-info");
+//! let k = program.kernel("twice")?; // create once, launch many times
+//! assert_eq!((k.name(), k.args().len()), ("twice", 1));
+//! assert_eq!(k.args()[0].space, Some(AddressSpace::Global));
+//! assert!(k.max_work_group_size() >= 1 && k.preferred_multiple() >= 1);
+//! let x = Buffer::from_slice(&ctx, &[1i32, 2, 3])?;
+//! k.launch(ctx.queue(), 3, (&x,))?;
+//! assert_eq!(x.to_vec::<i32>()?, [2, 4, 6]);
+//! assert!(k.launch(ctx.queue(), 3, (1.5f32,)).is_err()); // a float for a pointer: refused
+//! let again = Program::from_binary(&ctx, &program.binary()?, "")?; // the device binary
+//! assert_eq!(again.kernel_names()?, ["twice"]);
+//! assert!(Program::build(&ctx, "kernel void broken(", "").is_err()); // the log is in the error
+//! # Ok(()) }
+//! ```
 
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -23,6 +45,8 @@ use crate::error::{Error, Result};
 
 impl Program {
     /// Creates the kernel `name`. Create it once and reuse it: kernels are meant to be kept.
+    ///
+    /// See [the example in `kernel`](mod@crate::runtime::kernel).
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
         self.make_kernel(name, true)
     }
@@ -150,6 +174,8 @@ pub(crate) fn type_shown(name: &str) -> String {
 }
 
 /// The address space of a kernel argument.
+///
+/// See [the example in `kernel`](mod@crate::runtime::kernel).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AddressSpace {
     /// `__global` pointer (or image).
@@ -164,6 +190,8 @@ pub enum AddressSpace {
 
 /// What the kernel's argument information says of one argument (empty where the program was
 /// built without `-cl-kernel-arg-info`).
+///
+/// See [the example in `kernel`](mod@crate::runtime::kernel).
 #[derive(Debug, Clone)]
 pub struct ArgInfo {
     /// The parameter's name.
@@ -309,6 +337,8 @@ unsafe impl Send for KernelInner {}
 unsafe impl Sync for KernelInner {}
 
 /// A kernel of a built program. Cheap to clone; safe to launch from several threads.
+///
+/// See [the example in `kernel`](mod@crate::runtime::kernel).
 #[derive(Clone)]
 pub struct Kernel {
     pub(super) inner: Arc<KernelInner>,
@@ -321,6 +351,8 @@ impl fmt::Debug for Kernel {
 }
 
 /// One argument of a launch.
+///
+/// See [the example in `kernel`](mod@crate::runtime::kernel).
 #[derive(Debug, Clone, Copy)]
 pub enum Arg<'a> {
     /// A buffer (`__global` or `__constant` pointer).
@@ -335,33 +367,45 @@ pub enum Arg<'a> {
 
 /// The size in bytes of an OpenCL C scalar or vector type, if it is one (`size_t` and its kin
 /// depend on the device: `None`).
+///
+/// See [the example in `kernel`](mod@crate::runtime::kernel).
 pub fn opencl_type_size(name: &str) -> Option<usize> {
     argtype::builtin(name, 0).map(|s| s.size)
 }
 
 impl Kernel {
     /// The kernel's name.
+    ///
+    /// See [the example in `kernel`](mod@crate::runtime::kernel).
     pub fn name(&self) -> &str {
         &self.inner.name
     }
 
     /// The kernel's arguments as the driver reports them.
+    ///
+    /// See [the example in `kernel`](mod@crate::runtime::kernel).
     pub fn args(&self) -> &[ArgInfo] {
         &self.inner.args
     }
 
     /// The largest work-group this kernel can be launched with on its device.
+    ///
+    /// See [the example in `kernel`](mod@crate::runtime::kernel).
     pub fn max_work_group_size(&self) -> usize {
         self.inner.max_work_group
     }
 
     /// The work-group size multiple the device prefers for this kernel
     /// (`CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE`: the warp or wavefront width on GPUs).
+    ///
+    /// See [the example in `kernel`](mod@crate::runtime::kernel).
     pub fn preferred_multiple(&self) -> usize {
         self.inner.preferred_multiple
     }
 
     /// The program it came from.
+    ///
+    /// See [the example in `kernel`](mod@crate::runtime::kernel).
     pub fn program(&self) -> &Program {
         &self.inner.program
     }

@@ -64,6 +64,8 @@ impl Kernel {
 
 impl Kernel {
     /// Checks launch arguments against the kernel's signature (as every launch does).
+    ///
+    /// See [the example in `kernel`](mod@crate::runtime::kernel).
     pub fn check_args(&self, args: &[Arg<'_>]) -> Result<()> {
         if self.args_fit(args) {
             Ok(())
@@ -307,6 +309,8 @@ fn checked_launches() -> bool {
 /// It exists for measurement: benchmarks compare clarray's launch path ([`Kernel::launch`]) with
 /// it to show what the library itself costs. It does no hazard tracking and records nothing
 /// for the profiler; use [`Kernel::launch`] for real work.
+///
+/// See [the example in `launch`](mod@crate::runtime::launch).
 pub struct BareLaunch {
     kernel: Kernel,
     /// Per argument: its bytes (a `cl_mem` handle for buffers and images) or a local size.
@@ -330,6 +334,8 @@ impl fmt::Debug for BareLaunch {
 impl BareLaunch {
     /// Checks `args` against `kernel` once (as [`Kernel::launch`] does) for a launch over
     /// `global` work-items with the driver's choice of work-group size.
+    ///
+    /// See [the example in `launch`](mod@crate::runtime::launch).
     pub fn new(kernel: &Kernel, args: &[Arg<'_>], global: &[usize]) -> Result<BareLaunch> {
         kernel.check_args(args)?;
         if !(1..=3).contains(&global.len()) || global.contains(&0) {
@@ -360,6 +366,8 @@ impl BareLaunch {
     }
 
     /// Sets every argument and enqueues the kernel on `queue`; the event is released at once.
+    ///
+    /// See [the example in `launch`](mod@crate::runtime::launch).
     pub fn enqueue(&self, queue: &Queue) -> Result<()> {
         queue.context_of().check_same(self.kernel.program().context())?;
         let mut raw = lock(&self.kernel.inner.raw);

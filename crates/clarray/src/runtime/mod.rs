@@ -3,6 +3,8 @@
 //! It wraps OpenCL's objects (platforms, devices, contexts, queues, events, buffers, images,
 //! pinned memory, programs and kernels) in safe types, and checks every argument that the
 //! soundness of a call depends on (ranges, pitches, argument kinds) before the call is made.
+//!
+//! See the example in the [crate docs](crate).
 
 #![allow(unsafe_code)]
 

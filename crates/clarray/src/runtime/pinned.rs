@@ -1,6 +1,8 @@
 //! Pinned host memory: allocated by the OpenCL runtime (`CL_MEM_ALLOC_HOST_PTR`) and mapped
 //! once, so the driver can move it by DMA without a staging copy. It derefs to `[T]`, so every
 //! copy that takes a host slice takes pinned memory too.
+//!
+//! See [the example on `Pinned`](crate::runtime::Pinned).
 
 use std::ffi::c_void;
 use std::fmt;
@@ -17,6 +19,21 @@ use super::status::ClResultExt;
 use crate::error::{Error, Result};
 
 /// `len` elements of `T` in pinned (page-locked) host memory, zero-initialised.
+///
+/// ```
+/// use clarray::{Buffer, Context, Pinned};
+/// # fn main() -> clarray::Result<()> {
+/// let ctx = Context::new()?;
+/// let src = Pinned::from_slice(&ctx, &[1.0f32, 2.0, 3.0])?;
+/// let b = Buffer::uninit(&ctx, 12)?;
+/// ctx.queue().write_buffer(&b, 0, &src)?; // a `&[f32]`, by deref
+/// let mut dst = Pinned::<f32>::new(&ctx, 3)?; // zeroed
+/// assert_eq!((dst.len(), dst.is_empty(), &dst[..]), (3, false, &[0.0; 3][..]));
+/// ctx.queue().read_buffer(&b, 0, &mut dst)?;
+/// assert_eq!(&dst[..], &src[..]);
+/// assert_eq!(dst.context().id(), ctx.id());
+/// # Ok(()) }
+/// ```
 pub struct Pinned<T: Pod> {
     buffer: Buffer,
     ptr: *mut T,
@@ -37,6 +54,8 @@ impl<T: Pod> fmt::Debug for Pinned<T> {
 
 impl<T: Pod> Pinned<T> {
     /// Allocates `len` zeroed elements of pinned host memory in `ctx`.
+    ///
+    /// See [the example on `Pinned`](crate::runtime::Pinned).
     pub fn new(ctx: &Context, len: usize) -> Result<Pinned<T>> {
         let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| {
             Error::TooLarge(format!(
@@ -79,6 +98,8 @@ impl<T: Pod> Pinned<T> {
     }
 
     /// Allocates pinned memory holding a copy of `data`.
+    ///
+    /// See [the example on `Pinned`](crate::runtime::Pinned).
     pub fn from_slice(ctx: &Context, data: &[T]) -> Result<Pinned<T>> {
         let mut p = Pinned::new(ctx, data.len())?;
         p.copy_from_slice(data);
@@ -86,16 +107,22 @@ impl<T: Pod> Pinned<T> {
     }
 
     /// Number of elements.
+    ///
+    /// See [the example on `Pinned`](crate::runtime::Pinned).
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// Whether it holds no elements.
+    ///
+    /// See [the example on `Pinned`](crate::runtime::Pinned).
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// The context that allocated it.
+    ///
+    /// See [the example on `Pinned`](crate::runtime::Pinned).
     pub fn context(&self) -> &Context {
         self.buffer.context()
     }

@@ -8,6 +8,8 @@
 //!
 //! Loaded libraries are never unloaded: several OpenCL drivers register exit handlers or
 //! threads that crash when their code is unmapped.
+//!
+//! See [the example in `device`](mod@crate::runtime::device).
 
 use std::ffi::{c_char, c_void, CStr};
 
@@ -37,6 +39,8 @@ fn open(library: &str) -> std::result::Result<Library, String> {
 /// Whether the shared library `library` (a file name searched like `dlopen` does, or a path)
 /// can be loaded; the reason (the dynamic linker's message) when not. The library stays
 /// loaded.
+///
+/// See [the example in `device`](mod@crate::runtime::device).
 pub fn can_load(library: &str) -> std::result::Result<(), String> {
     std::mem::forget(open(library)?);
     Ok(())
@@ -46,6 +50,8 @@ pub fn can_load(library: &str) -> std::result::Result<(), String> {
 /// as the ICD loader would ask it. An error says why it could not be asked (not loadable, not
 /// an ICD driver, or the driver's own status, e.g. `CL_PLATFORM_NOT_FOUND_KHR` when the
 /// driver finds no hardware).
+///
+/// See [the example in `device`](mod@crate::runtime::device).
 pub fn icd_platforms(library: &str) -> std::result::Result<Vec<String>, String> {
     let lib = open(library)?;
     let result = ask(&lib);

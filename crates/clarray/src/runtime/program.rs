@@ -3,6 +3,8 @@
 //!
 //! Creating kernels ([`Program::kernel`]) and their argument checks are in `kernel.rs`;
 //! launches in `launch.rs`.
+//!
+//! See [the example in `kernel`](mod@crate::runtime::kernel).
 
 use std::fmt;
 use std::sync::Arc;
@@ -14,6 +16,8 @@ use super::status::ClResultExt;
 use crate::error::{BuildFailure, Error, Result};
 
 /// A built OpenCL program. Cheap to clone.
+///
+/// See [the example in `kernel`](mod@crate::runtime::kernel).
 #[derive(Clone)]
 pub struct Program {
     pub(super) inner: Arc<ProgramInner>,
@@ -147,6 +151,8 @@ impl Program {
     /// Builds a program from source for the context's device. A build error carries the
     /// device's log, the options and the source lines it points at. `-cl-kernel-arg-info` is
     /// always added, so that launches can check their arguments.
+    ///
+    /// See [the example in `kernel`](mod@crate::runtime::kernel).
     pub fn build(ctx: &Context, source: &str, options: &str) -> Result<Program> {
         trace_span!(DEBUG, "clarray.build", device = ctx.device().name(), bytes = source.len(), options);
         ctx.check_deferred()?;
@@ -212,6 +218,8 @@ impl Program {
 
     /// [`Program::from_binary`] for a binary built from `source`, whose typedefs size the
     /// kernels' value parameters as for a program built from source.
+    ///
+    /// See [the example in `kernel`](mod@crate::runtime::kernel).
     pub fn from_binary_with_source(
         ctx: &Context,
         binary: &[u8],
@@ -241,12 +249,16 @@ impl Program {
     }
 
     /// The device binary, for caching.
+    ///
+    /// See [the example in `kernel`](mod@crate::runtime::kernel).
     pub fn binary(&self) -> Result<Vec<u8>> {
         let mut b = self.inner.raw.get_binaries().cl("clGetProgramInfo(CL_PROGRAM_BINARIES)")?;
         Ok(if b.is_empty() { Vec::new() } else { b.swap_remove(0) })
     }
 
     /// Names of the kernels in the program.
+    ///
+    /// See [the example in `kernel`](mod@crate::runtime::kernel).
     pub fn kernel_names(&self) -> Result<Vec<String>> {
         let names = self.inner.raw.get_kernel_names().cl("clGetProgramInfo(CL_PROGRAM_KERNEL_NAMES)")?;
         Ok(names.split(';').filter(|s| !s.is_empty()).map(str::to_string).collect())
@@ -257,6 +269,8 @@ impl Program {
     /// registers, spills and local memory per kernel. A program loaded from the disk cache
     /// ([`crate::program::cached_program`]) has the log of loading its binary, not of compiling:
     /// set `CLARRAY_NO_CACHE=1` to see the compiler's.
+    ///
+    /// See [the example in `kernel`](mod@crate::runtime::kernel).
     pub fn build_log(&self) -> Result<String> {
         self.inner
             .raw
@@ -265,11 +279,15 @@ impl Program {
     }
 
     /// The options the program was built with.
+    ///
+    /// See [the example in `kernel`](mod@crate::runtime::kernel).
     pub fn options(&self) -> &str {
         &self.inner.options
     }
 
     /// The context the program was built in.
+    ///
+    /// See [the example in `kernel`](mod@crate::runtime::kernel).
     pub fn context(&self) -> &Context {
         &self.inner.ctx
     }

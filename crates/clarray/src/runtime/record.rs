@@ -10,6 +10,8 @@ use super::status::ClResultExt;
 use crate::error::Result;
 
 /// Device timestamps of a command, in nanoseconds of the device's clock.
+///
+/// See [the example on `Event`](crate::runtime::Event).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ProfileTimes {
@@ -25,12 +27,16 @@ pub struct ProfileTimes {
 
 impl ProfileTimes {
     /// Execution time, end − start, in nanoseconds.
+    ///
+    /// See [the example on `Event`](crate::runtime::Event).
     pub fn duration_ns(&self) -> u64 {
         self.end.saturating_sub(self.start)
     }
 }
 
 /// What a command is, for the profiler.
+///
+/// See [the example in `profile`](mod@crate::profile).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
@@ -48,6 +54,8 @@ pub enum CommandKind {
 }
 
 /// One completed command of a recording queue.
+///
+/// See [the example in `profile`](mod@crate::profile).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CommandRecord {

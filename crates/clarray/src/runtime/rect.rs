@@ -3,6 +3,8 @@
 //! A region is `[width in bytes, rows, slices]`. Each side of a copy is a [`RectSide`]: an
 //! origin `[x in bytes, row, slice]` and its row and slice pitches in bytes (0 means tightly
 //! packed: `row_pitch = width`, `slice_pitch = rows × row_pitch`).
+//!
+//! See [the example on `Context`](crate::runtime::Context).
 
 use std::ffi::c_void;
 
@@ -17,6 +19,8 @@ use super::track::{CommandKind, Use};
 use crate::error::{Error, Result};
 
 /// One side of a rectangular copy: origin and pitches, in bytes.
+///
+/// See [the example on `Context`](crate::runtime::Context).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RectSide {
     /// `[x in bytes, row, slice]`.
@@ -29,11 +33,15 @@ pub struct RectSide {
 
 impl RectSide {
     /// A side with the given origin and pitches.
+    ///
+    /// See [the example on `Context`](crate::runtime::Context).
     pub fn new(origin: [usize; 3], row_pitch: usize, slice_pitch: usize) -> RectSide {
         RectSide { origin, row_pitch, slice_pitch }
     }
 
     /// A tightly packed side starting at the origin.
+    ///
+    /// See [the example on `Context`](crate::runtime::Context).
     pub fn packed() -> RectSide {
         RectSide::default()
     }
@@ -170,6 +178,8 @@ pub(crate) fn root_side<'a>(
 
 impl Queue {
     /// Copies a rectangular region of host memory into `buffer` and waits for it.
+    ///
+    /// See [the example on `Queue`](crate::runtime::context::Queue).
     pub fn write_buffer_rect<T: Pod>(
         &self,
         buffer: &Buffer,
@@ -182,6 +192,8 @@ impl Queue {
     }
 
     /// Copies a rectangular region of `buffer` into host memory and waits for it.
+    ///
+    /// See [the example on `Queue`](crate::runtime::context::Queue).
     pub fn read_buffer_rect<T: Pod>(
         &self,
         buffer: &Buffer,
@@ -196,6 +208,8 @@ impl Queue {
     /// Copies a rectangular region from one buffer to another on the device (non-blocking).
     /// Within one allocation (one buffer, or a parent and its sub-buffers) the two byte ranges
     /// must not overlap and the pitches must be equal.
+    ///
+    /// See [the example on `Queue`](crate::runtime::context::Queue).
     pub fn copy_buffer_rect(
         &self,
         src: &Buffer,
@@ -210,6 +224,8 @@ impl Queue {
 
 impl After<'_, &Queue> {
     /// [`Queue::write_buffer_rect`], after the events.
+    ///
+    /// See [the example on `Event`](crate::runtime::Event).
     pub fn write_buffer_rect<T: Pod>(
         &self,
         buffer: &Buffer,
@@ -222,6 +238,8 @@ impl After<'_, &Queue> {
     }
 
     /// [`Queue::read_buffer_rect`], after the events.
+    ///
+    /// See [the example on `Event`](crate::runtime::Event).
     pub fn read_buffer_rect<T: Pod>(
         &self,
         buffer: &Buffer,
@@ -234,6 +252,8 @@ impl After<'_, &Queue> {
     }
 
     /// [`Queue::copy_buffer_rect`], after the events.
+    ///
+    /// See [the example on `Event`](crate::runtime::Event).
     pub fn copy_buffer_rect(
         &self,
         src: &Buffer,

@@ -5,6 +5,8 @@ use crate::error::{Error, Result};
 
 impl Error {
     /// Builds an [`Error::OpenCl`] from a raw status code and the name of the failed operation.
+    ///
+    /// See [the example in `error`](mod@crate::error).
     pub fn opencl(op: &'static str, code: i32) -> Self {
         Error::OpenCl { op, code, name: opencl3::error_codes::error_text(code) }
     }

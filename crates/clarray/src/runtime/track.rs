@@ -12,6 +12,8 @@
 //! A profiling queue with recording switched on ([`Queue::set_recording`]) keeps every command's
 //! kind, byte count and event; completed events are turned into [`CommandRecord`]s as the log
 //! grows, so it holds few driver events. [`Queue::take_records`] hands the records over.
+//!
+//! See [the example in `profile`](mod@crate::profile).
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -52,6 +54,8 @@ pub(crate) enum Use {
 impl Queue {
     /// Switches the command log on or off. Only a profiling queue can record (an
     /// [`Error::Unsupported`] otherwise). Switching it off drops what was not yet taken.
+    ///
+    /// See [the example on `Queue`](crate::runtime::context::Queue).
     pub fn set_recording(&self, on: bool) -> Result<()> {
         if on && !self.is_profiling() {
             return Err(Error::Unsupported(
@@ -68,12 +72,16 @@ impl Queue {
     }
 
     /// Whether the queue records its commands for the profiler.
+    ///
+    /// See [the example on `Queue`](crate::runtime::context::Queue).
     pub fn is_recording(&self) -> bool {
         self.inner.recording.load(Ordering::Acquire)
     }
 
     /// Waits for every recorded command and hands over their records, oldest first, emptying
     /// the log.
+    ///
+    /// See [the example on `Queue`](crate::runtime::context::Queue).
     pub fn take_records(&self) -> Result<Vec<CommandRecord>> {
         std::mem::take(&mut *lock(&self.inner.log)).into_records()
     }

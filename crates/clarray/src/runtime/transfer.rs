@@ -32,14 +32,22 @@ mod sealed {
 
 /// Host memory a non-blocking copy may read from. Implemented for slices (shared or mutable)
 /// and `Vec<T>`, whose data does not move when the value is moved.
+///
+/// See [the example on `Queue::scope`](crate::runtime::Queue::scope).
 pub trait HostSource: sealed::Sealed {
     /// The bytes to copy from.
+    ///
+    /// See [the example on `Queue::scope`](crate::runtime::Queue::scope).
     fn host_bytes(&self) -> &[u8];
 }
 
 /// Host memory a non-blocking copy may write into: mutable slices and `Vec<T>`.
+///
+/// See [the example on `Queue::scope`](crate::runtime::Queue::scope).
 pub trait HostSink: HostSource {
     /// The bytes to copy into.
+    ///
+    /// See [the example on `Queue::scope`](crate::runtime::Queue::scope).
     fn host_bytes_mut(&mut self) -> &mut [u8];
 }
 
@@ -74,6 +82,8 @@ impl<T: Pod> HostSink for Vec<T> {
 }
 
 /// A non-blocking copy in flight, holding the host memory it uses until it completes.
+///
+/// See [the example on `Queue::scope`](crate::runtime::Queue::scope).
 #[must_use = "dropping a Pending waits for the copy at once; keep it to overlap work"]
 pub struct Pending<'scope, H: HostSource> {
     event: Event,
@@ -94,16 +104,22 @@ impl<'scope, H: HostSource> Pending<'scope, H> {
     }
 
     /// The copy's event, e.g. to make other commands wait for it.
+    ///
+    /// See [the example on `Queue::scope`](crate::runtime::Queue::scope).
     pub fn event(&self) -> &Event {
         &self.event
     }
 
     /// Whether the copy has completed (the host memory is still held until `wait`).
+    ///
+    /// See [the example on `Queue::scope`](crate::runtime::Queue::scope).
     pub fn is_complete(&self) -> bool {
         self.event.is_complete()
     }
 
     /// Waits for the copy and hands the host memory back.
+    ///
+    /// See [the example on `Queue::scope`](crate::runtime::Queue::scope).
     pub fn wait(mut self) -> Result<H> {
         // `host` is Some until here; taking it tells Drop that nothing is left to wait for, so
         // a failed wait is reported once, here, and not again from Drop.
@@ -167,6 +183,8 @@ impl Drop for WaitAll<'_> {
 
 impl Queue {
     /// Non-blocking read of `buffer` from byte `offset` into an owned vector (its whole length).
+    ///
+    /// See [the example on `Queue`](crate::runtime::context::Queue).
     pub fn read_buffer_async<T: Pod>(
         &self,
         buffer: &Buffer,
@@ -177,6 +195,8 @@ impl Queue {
     }
 
     /// Non-blocking write of an owned vector into `buffer` at byte `offset`.
+    ///
+    /// See [the example on `Queue`](crate::runtime::context::Queue).
     pub fn write_buffer_async<T: Pod>(
         &self,
         buffer: &Buffer,
@@ -189,6 +209,8 @@ impl Queue {
 
 impl After<'_, &Queue> {
     /// [`Queue::read_buffer_async`], after the events.
+    ///
+    /// See [the example on `Event`](crate::runtime::Event).
     pub fn read_buffer_async<T: Pod>(
         &self,
         buffer: &Buffer,
@@ -199,6 +221,8 @@ impl After<'_, &Queue> {
     }
 
     /// [`Queue::write_buffer_async`], after the events.
+    ///
+    /// See [the example on `Event`](crate::runtime::Event).
     pub fn write_buffer_async<T: Pod>(
         &self,
         buffer: &Buffer,
@@ -274,6 +298,8 @@ impl Queue {
 
 impl<'scope> Scope<'scope, '_> {
     /// Non-blocking host → buffer copy of `data` to byte `offset`.
+    ///
+    /// See [the example on `Queue::scope`](crate::runtime::Queue::scope).
     pub fn write_buffer<H: HostSource + 'scope>(
         &'scope self,
         buffer: &Buffer,
@@ -284,6 +310,8 @@ impl<'scope> Scope<'scope, '_> {
     }
 
     /// Non-blocking buffer → host copy from byte `offset` into `out` (its whole length).
+    ///
+    /// See [the example on `Queue::scope`](crate::runtime::Queue::scope).
     pub fn read_buffer<H: HostSink + 'scope>(
         &'scope self,
         buffer: &Buffer,
@@ -294,6 +322,8 @@ impl<'scope> Scope<'scope, '_> {
     }
 
     /// Non-blocking rectangular host → buffer copy (see [`Queue::write_buffer_rect`]).
+    ///
+    /// See [the example on `Queue::scope`](crate::runtime::Queue::scope).
     pub fn write_buffer_rect<H: HostSource + 'scope>(
         &'scope self,
         buffer: &Buffer,
@@ -306,6 +336,8 @@ impl<'scope> Scope<'scope, '_> {
     }
 
     /// Non-blocking rectangular buffer → host copy (see [`Queue::read_buffer_rect`]).
+    ///
+    /// See [the example on `Queue::scope`](crate::runtime::Queue::scope).
     pub fn read_buffer_rect<H: HostSink + 'scope>(
         &'scope self,
         buffer: &Buffer,
@@ -318,6 +350,8 @@ impl<'scope> Scope<'scope, '_> {
     }
 
     /// Non-blocking host → image copy (see [`Queue::write_image`]).
+    ///
+    /// See [the example on `Queue::scope`](crate::runtime::Queue::scope).
     #[allow(clippy::too_many_arguments)]
     pub fn write_image<H: HostSource + 'scope>(
         &'scope self,
@@ -332,6 +366,8 @@ impl<'scope> Scope<'scope, '_> {
     }
 
     /// Non-blocking image → host copy (see [`Queue::read_image`]).
+    ///
+    /// See [the example on `Queue::scope`](crate::runtime::Queue::scope).
     #[allow(clippy::too_many_arguments)]
     pub fn read_image<H: HostSink + 'scope>(
         &'scope self,
@@ -349,6 +385,8 @@ impl<'scope> Scope<'scope, '_> {
 impl<'scope, 'env> Scope<'scope, 'env> {
     /// This scope with a wait list (as [`Queue::after`]): the copy started through the result
     /// begins only after every event in `wait` has completed.
+    ///
+    /// See [the example on `Queue::scope`](crate::runtime::Queue::scope).
     pub fn after<'w>(&'scope self, wait: &'w [Event]) -> After<'w, &'scope Scope<'scope, 'env>> {
         After { on: self, wait }
     }
@@ -356,6 +394,8 @@ impl<'scope, 'env> Scope<'scope, 'env> {
 
 impl<'scope> After<'_, &'scope Scope<'scope, '_>> {
     /// [`Scope::write_buffer`], after the events.
+    ///
+    /// See [the example on `Event`](crate::runtime::Event).
     pub fn write_buffer<H: HostSource + 'scope>(
         &self,
         buffer: &Buffer,
@@ -366,6 +406,8 @@ impl<'scope> After<'_, &'scope Scope<'scope, '_>> {
     }
 
     /// [`Scope::read_buffer`], after the events.
+    ///
+    /// See [the example on `Event`](crate::runtime::Event).
     pub fn read_buffer<H: HostSink + 'scope>(
         &self,
         buffer: &Buffer,
@@ -376,6 +418,8 @@ impl<'scope> After<'_, &'scope Scope<'scope, '_>> {
     }
 
     /// [`Scope::write_buffer_rect`], after the events.
+    ///
+    /// See [the example on `Event`](crate::runtime::Event).
     pub fn write_buffer_rect<H: HostSource + 'scope>(
         &self,
         buffer: &Buffer,
@@ -388,6 +432,8 @@ impl<'scope> After<'_, &'scope Scope<'scope, '_>> {
     }
 
     /// [`Scope::read_buffer_rect`], after the events.
+    ///
+    /// See [the example on `Event`](crate::runtime::Event).
     pub fn read_buffer_rect<H: HostSink + 'scope>(
         &self,
         buffer: &Buffer,
@@ -401,6 +447,8 @@ impl<'scope> After<'_, &'scope Scope<'scope, '_>> {
 
     #[allow(clippy::too_many_arguments)]
     /// [`Scope::write_image`], after the events.
+    ///
+    /// See [the example on `Event`](crate::runtime::Event).
     pub fn write_image<H: HostSource + 'scope>(
         &self,
         image: &Image,
@@ -415,6 +463,8 @@ impl<'scope> After<'_, &'scope Scope<'scope, '_>> {
 
     #[allow(clippy::too_many_arguments)]
     /// [`Scope::read_image`], after the events.
+    ///
+    /// See [the example on `Event`](crate::runtime::Event).
     pub fn read_image<H: HostSink + 'scope>(
         &self,
         image: &Image,
@@ -434,6 +484,8 @@ impl<'scope> Scope<'scope, '_> {
     }
 
     /// The queue the copies go to.
+    ///
+    /// See [the example on `Queue::scope`](crate::runtime::Queue::scope).
     pub fn queue(&self) -> &Queue {
         &self.queue
     }

@@ -11,6 +11,8 @@ use crate::error::{Error, Result};
 use crate::sbp::OperatorForm;
 
 /// `induction bench`.
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
     /// Small sizes that run in seconds on a CPU (n 32, copy comparison at 24).
@@ -71,6 +73,8 @@ pub struct BenchArgs {
 }
 
 /// `on` or `off` (for `--overlap`).
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn parse_on_off(s: &str) -> std::result::Result<bool, String> {
     match s {
         "on" => Ok(true),
@@ -80,6 +84,8 @@ pub fn parse_on_off(s: &str) -> std::result::Result<bool, String> {
 }
 
 /// Options every run takes.
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Clone, Args)]
 pub struct Common {
     /// Test case: rotation_2d, rotation_3d, confined_domain, periodic_advection, rotation_3d_ez,
@@ -209,6 +215,8 @@ impl GridArgs {
 }
 
 /// `induction run`.
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     #[command(flatten)]
@@ -267,6 +275,8 @@ pub struct RunArgs {
 }
 
 /// `induction convergence`.
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Clone, Args)]
 pub struct ConvergenceArgs {
     #[command(flatten)]
@@ -280,6 +290,8 @@ pub struct ConvergenceArgs {
 }
 
 /// `induction energy`.
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Clone, Args)]
 pub struct EnergyArgs {
     #[command(flatten)]
@@ -298,6 +310,8 @@ pub struct EnergyArgs {
 }
 
 /// `induction demo`.
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Clone, Args)]
 pub struct DemoArgs {
     /// Folder for the PNG and VTK files.
@@ -309,6 +323,8 @@ pub struct DemoArgs {
 }
 
 /// Parses a comma-separated list of numbers.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn parse_list(what: &str, s: &str) -> Result<Vec<usize>> {
     let v: Result<Vec<usize>> = s
         .split(',')
@@ -329,6 +345,8 @@ pub fn parse_list(what: &str, s: &str) -> Result<Vec<usize>> {
 
 /// Parses `--box XMIN,XMAX,YMIN,YMAX,ZMIN,ZMAX` into `[[xmin, xmax], [ymin, ymax], [zmin, zmax]]`
 /// (checked by [`Config::validate`]).
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn parse_box(s: &str) -> Result<[[f64; 2]; 3]> {
     let names = ["xmin", "xmax", "ymin", "ymax", "zmin", "zmax"];
     let parts: Vec<&str> = s.split(',').map(str::trim).collect();
@@ -349,6 +367,8 @@ pub fn parse_box(s: &str) -> Result<[[f64; 2]; 3]> {
 }
 
 /// Parses `X,Y,Z`.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn parse_local(s: &str) -> Result<[usize; 3]> {
     let v = parse_list("local", s)?;
     <[usize; 3]>::try_from(v.as_slice())
@@ -407,6 +427,8 @@ impl Common {
 
 impl RunArgs {
     /// The configuration these options describe (validated).
+    ///
+    /// See [the example in `cli`](mod@crate::cli).
     pub fn config(&self) -> Result<Config> {
         let c = &self.common;
         let mut cfg = self.grid.config(c.case, c.operator);

@@ -11,6 +11,8 @@ use crate::solver::Solver;
 
 /// Device-to-device copy bandwidth (bytes read plus bytes written per second) over buffers of
 /// `bytes`: the ceiling a memory-bound kernel can reach.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn copy_ceiling(ctx: &clarray::Context, bytes: usize) -> Result<f64> {
     let a = clarray::memory::alloc(ctx, bytes)?;
     let b = clarray::memory::alloc(ctx, bytes)?;
@@ -25,6 +27,8 @@ pub fn copy_ceiling(ctx: &clarray::Context, bytes: usize) -> Result<f64> {
 }
 
 /// Times `steps` steps of `cfg` after one untimed step: (wall seconds, kernel seconds).
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn time_steps(ctx: &clarray::Context, cfg: &Config, steps: usize) -> Result<(f64, f64)> {
     let mut s = Solver::new(ctx, cfg)?;
     let (_, dt) = cfg.steps()?;
@@ -40,6 +44,8 @@ pub fn time_steps(ctx: &clarray::Context, cfg: &Config, steps: usize) -> Result<
 
 /// `induction bench`'s options that would be ignored: `--n-copy` with `--no-modes`, and a
 /// `--local` that does not divide the resident-versus-copy grid (which used to drop it there).
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn check_bench_args(a: &BenchArgs, n_copy: usize, local: Option<[usize; 3]>) -> Result<()> {
     if let (Some(n), true) = (a.n_copy, a.no_modes) {
         return Err(Error::Usage(format!(
@@ -74,6 +80,8 @@ fn grid(n: &[usize; 3]) -> String {
 /// ([`crate::solver::least_bytes_per_step`]: per stage and node B and K in, K and B out, 12
 /// values, and u where it is read: on a CPU) over the measured copy ceiling to the measured
 /// kernel time; then resident versus copy mode.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn bench(a: &BenchArgs) -> Result<()> {
     if a.scaling {
         return bench_scaling(a);
@@ -204,6 +212,8 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
 
 /// `induction bench --scaling` ([`crate::scaling`]): under `mpiexec -n P` (feature `mpi`) every
 /// rank takes part and rank 0 prints the table; started alone, the one-rank rows only.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn bench_scaling(a: &BenchArgs) -> Result<()> {
     let n = a.n.unwrap_or(if a.quick { 16 } else { 32 });
     let steps = a.steps.unwrap_or(if a.quick { 3 } else { 10 });

@@ -3,6 +3,8 @@
 //! `clean_divergence_CG` example does with its `divergence_cleaning` package); the divergence
 //! before and after, the CG's iterations and residual, and with `--png` the field, the potential
 //! ψ and the divergence on mid-planes. Also the cleaning options that `run` shares.
+//!
+//! See [the example in `cli`](mod@crate::cli).
 
 use std::path::{Path, PathBuf};
 
@@ -19,6 +21,8 @@ use crate::sbp::OperatorForm;
 use crate::solver::{magnitude, plane_values, CleanStats, Norms, Panel, PlaneAxis, Solver};
 
 /// The options of the divergence cleaning's conjugate gradients (`run --div-clean` and `clean`).
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Clone, Default, PartialEq, Args)]
 pub struct CleanArgs {
     /// Inner product and tolerance of the cleaning's CG: h (the SBP inner product; --cg-tol is
@@ -54,6 +58,8 @@ pub struct CleanArgs {
 
 impl CleanArgs {
     /// The first option given, as its flag and value (for the refusal where the cleaning is off).
+    ///
+    /// See [the example in `cli`](mod@crate::cli).
     pub fn first_given(&self) -> Option<(&'static str, String)> {
         [
             ("--cg-norm", self.cg_norm.map(|n| n.to_string())),
@@ -69,6 +75,8 @@ impl CleanArgs {
 
     /// The cleaning these options describe, with the defaults of `precision` where none is given
     /// (checked with the rest of the configuration by [`Config::validate`]).
+    ///
+    /// See [the example in `cli`](mod@crate::cli).
     pub fn options(&self, precision: Precision) -> Result<CleanOptions> {
         let norm = self.cg_norm.unwrap_or_default();
         let defaults = match norm {
@@ -92,6 +100,8 @@ impl CleanArgs {
 }
 
 /// `induction clean`.
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Clone, Args)]
 // `--n` says what it does by pointing to `run`'s, as it did before the grid options were shared.
 #[command(mut_arg("n", |a| a.help(
@@ -136,6 +146,8 @@ pub struct CleanCmdArgs {
 }
 
 /// What one `induction clean` did.
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CleanOutcome {
     /// The configuration.
@@ -154,6 +166,8 @@ pub struct CleanOutcome {
 
 impl CleanCmdArgs {
     /// The configuration (validated): the case's grid and the cleaning.
+    ///
+    /// See [the example in `cli`](mod@crate::cli).
     pub fn config(&self) -> Result<Config> {
         let mut cfg = self.grid.config(self.case, self.operator);
         cfg.bounds = self.domain_box.as_deref().map(super::parse_box).transpose()?;
@@ -171,6 +185,8 @@ impl CleanCmdArgs {
     }
 
     /// The PNG files `--png` asks for: per plane, the field, ψ and the divergence.
+    ///
+    /// See [the example in `cli`](mod@crate::cli).
     pub fn png_files(&self) -> Vec<(PathBuf, PlaneAxis, &'static str)> {
         let Some(file) = &self.png else {
             return Vec::new();
@@ -191,12 +207,16 @@ impl CleanCmdArgs {
 }
 
 /// `--perturb`'s noise: `amplitude`·U, U uniform in [−1, 1), `len` values from `seed`.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn noise(amplitude: f64, seed: u64, len: usize) -> Vec<f64> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     (0..len).map(|_| amplitude * rng.random_range(-1.0..1.0)).collect()
 }
 
 /// Cleans the case's (perturbed) initial field once on `ctx`'s device and draws the planes.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn clean_on(ctx: &clarray::Context, a: &CleanCmdArgs, cfg: &Config) -> Result<CleanOutcome> {
     let mut solver = Solver::new(ctx, cfg)?;
     if let Some(amp) = a.perturb {
@@ -256,6 +276,8 @@ pub fn clean_on(ctx: &clarray::Context, a: &CleanCmdArgs, cfg: &Config) -> Resul
 }
 
 /// The report of one cleaning, as printed.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn describe(a: &CleanCmdArgs, o: &CleanOutcome) -> String {
     let cfg = &o.cfg;
     let [nx, ny, nz] = cfg.n;
@@ -285,6 +307,8 @@ pub fn describe(a: &CleanCmdArgs, o: &CleanOutcome) -> String {
 }
 
 /// `induction clean`: checks, cleans, prints and draws.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn main(a: &CleanCmdArgs) -> Result<()> {
     use std::io::Write as _;
     let cfg = a.config()?;
@@ -314,6 +338,8 @@ pub fn main(a: &CleanCmdArgs) -> Result<()> {
 }
 
 /// The file `--png` writes for `what` on `axis` (`field`, `psi` or `divergence`).
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn png_file(file: &Path, what: &str, axis: PlaneAxis) -> PathBuf {
     tagged(file, &format!("{what}_{axis}"))
 }

@@ -12,6 +12,22 @@
 //! | [`png`] | `run --png`'s planes and quantities (`--png-plane`, `--png-field`) |
 //! | [`clean`] | `induction clean` and the cleaning options `run` shares |
 //! | [`picture`] | the PNG pictures: slices with colour bars, a run's history |
+//!
+//! ```
+//! use clap::Parser;
+//! use induction::cli::{parse_box, parse_list, Cli, Command};
+//! use induction::{Case, Integrator};
+//! # fn main() -> induction::Result<()> {
+//! let line = ["induction", "run", "--case", "periodic_advection", "--n", "24", "--integrator", "ssprk33"];
+//! let cli = Cli::try_parse_from(line).map_err(|e| induction::Error::Usage(e.to_string()))?;
+//! let Command::Run(args) = cli.command else { unreachable!() };
+//! let cfg = args.config()?; // the run's Config, validated
+//! assert_eq!((cfg.case, cfg.n, cfg.integrator), (Case::PeriodicAdvection, [24; 3], Integrator::Ssprk33));
+//! assert!(Cli::try_parse_from(["induction", "run", "--n", "many"]).is_err());
+//! assert_eq!(parse_list("--n", "20,40")?, [20, 40]);
+//! assert_eq!(parse_box("0,1,0,2,0,3")?[1], [0.0, 2.0]);
+//! # Ok(()) }
+//! ```
 
 use clap::{Parser, Subcommand};
 
@@ -67,6 +83,8 @@ use run::write_outputs;
 
 /// Solve the linear magnetic induction equation on an OpenCL device, with every field resident
 /// on the device from initialisation to the end.
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Parser)]
 #[command(name = "induction", version)]
 pub struct Cli {
@@ -76,6 +94,8 @@ pub struct Cli {
 }
 
 /// The subcommands.
+///
+/// See [the example in `cli`](mod@crate::cli).
 // Parsed once per process: the size of the largest variant (`run`'s options) costs nothing.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
@@ -98,6 +118,8 @@ pub enum Command {
 }
 
 /// Runs the command line `args` (the first item is the program name).
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn main_with<I, T>(args: I) -> Result<()>
 where
     I: IntoIterator<Item = T>,

@@ -1,6 +1,8 @@
 //! PNG pictures: slices of the grid as panels with colour bars labelled with their range, and a
 //! run's history (energy, error and divergence over time). Drawn on a canvas of RGB pixels with a
 //! built-in 3×5 font, so that no font or plotting library is needed.
+//!
+//! See [the example in `cli`](mod@crate::cli).
 
 use std::path::Path;
 
@@ -143,6 +145,8 @@ fn panel(
 /// Writes a PNG of a plane of the grid (the mid-plane z = nz/2, [`crate::Solver::middle_plane`]):
 /// |B| on the left (viridis), div B on the right (a diverging map, symmetric about zero), each
 /// with a colour bar labelled with its range.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn write_png(path: &Path, plane: &crate::solver::Plane) -> Result<()> {
     let panels = [
         Panel { title: "|B|".into(), values: plane.magnitude.clone(), signed: false },
@@ -158,6 +162,8 @@ fn node_scale(dims: [usize; 2]) -> usize {
 
 /// Width and height in pixels of the PNG [`write_panels_png`] draws of `panels` panels of a
 /// plane of `dims` nodes.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn panels_png_size(dims: [usize; 2], panels: usize) -> (usize, usize) {
     let scale = node_scale(dims);
     let panel_w = dims[0] * scale + 8 + 14 + 18 + 9 * 8 + 16;
@@ -167,6 +173,8 @@ pub fn panels_png_size(dims: [usize; 2], panels: usize) -> (usize, usize) {
 /// Writes a PNG of panels side by side, each a plane of `dims` nodes (the faster axis across,
 /// the slower up) with its title and a colour bar labelled with its range: viridis for values
 /// without a sign, a diverging map symmetric about zero for those with one.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn write_panels_png(path: &Path, dims: [usize; 2], panels: &[Panel]) -> Result<()> {
     let [nx, ny] = dims;
     if let Some(p) = panels.iter().find(|p| p.values.len() != nx * ny) {
@@ -212,6 +220,8 @@ fn line(cv: &mut Canvas, (x0, y0): (i64, i64), (x1, y1): (i64, i64), c: [u8; 3])
 /// Writes a PNG of a history: one panel per quantity over time (energy change E/E0 − 1 on a
 /// linear axis; error and divergence on log10 axes), each labelled with its range and the time
 /// range.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn write_history_png(path: &Path, rows: &[HistoryRow]) -> Result<()> {
     let e0 = rows.first().map(|r| r.norms.energy).unwrap_or(1.0);
     let times: Vec<f64> = rows.iter().map(|r| r.norms.time).collect();

@@ -2,6 +2,8 @@
 //! solution, the exact solution, their difference and the divergence on the mid-planes x, y and
 //! z (what InductionEq's plot_numerical_solution, plot_analytical_solution, plot_difference and
 //! plot_divergence show).
+//!
+//! See [the example in `cli`](mod@crate::cli).
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +15,8 @@ use crate::output::check_output_file;
 use crate::solver::{Panel, PlaneAxis, PlaneField, Solver};
 
 /// The planes and quantities `--png` draws.
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
 pub struct PngArgs {
     /// Mid-planes --png draws (x, y, z: the plane through node n/2 normal to that axis),
@@ -30,6 +34,8 @@ pub struct PngArgs {
 }
 
 /// One PNG file `--png` writes.
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PngFile {
     /// Where.
@@ -42,6 +48,8 @@ pub struct PngFile {
 
 /// `FILE`'s name with `_{tag}` before its extension, in FILE's folder (`out.png`, `exact_x` →
 /// `out_exact_x.png`; no extension: `out_exact_x`).
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn tagged(file: &Path, tag: &str) -> PathBuf {
     let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let name = match file.extension() {
@@ -64,11 +72,15 @@ pub(crate) fn distinct<T: PartialEq + Copy>(items: &[T]) -> Vec<T> {
 
 impl PngArgs {
     /// Whether the files are the default one (neither option given).
+    ///
+    /// See [the example in `cli`](mod@crate::cli).
     pub fn is_default(&self) -> bool {
         self.png_plane.is_empty() && self.png_field.is_empty()
     }
 
     /// The files `--png file` writes, planes in the order given, then the quantities.
+    ///
+    /// See [the example in `cli`](mod@crate::cli).
     pub fn files(&self, file: &Path) -> Vec<PngFile> {
         if self.is_default() {
             return vec![PngFile { path: file.to_path_buf(), axis: PlaneAxis::Z, field: None }];
@@ -94,6 +106,8 @@ impl PngArgs {
 
     /// Refuses what cannot be drawn for `case` (the exact solution where the case has none) and
     /// checks that every file can be written, before any computing.
+    ///
+    /// See [the example in `cli`](mod@crate::cli).
     pub fn check(&self, case: Case, file: &Path) -> Result<()> {
         if let Some(f) = self.png_field.iter().find(|f| f.needs_exact()) {
             if !case.has_exact_solution() {
@@ -113,6 +127,8 @@ impl PngArgs {
 
 /// Draws the `--png` files of `solver`'s field: on several ranks every rank calls it, and rank 0
 /// writes the planes the ranks gathered to it; returns the files this rank wrote.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn write(solver: &Solver, file: &Path, args: &PngArgs) -> Result<Vec<PathBuf>> {
     let files = args.files(file);
     let mut written = Vec::new();

@@ -13,6 +13,8 @@ use crate::sbp::OperatorForm;
 use crate::solver::{Report, Solver};
 
 /// Checkpoints of a run (`induction run --checkpoint-every`, `--checkpoint`, `--restart`).
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Checkpoints {
     /// Steps between checkpoints (None: only at the final step).
@@ -27,6 +29,8 @@ pub struct Checkpoints {
 
 impl Checkpoints {
     /// The checkpoint options of `induction run`.
+    ///
+    /// See [the example in `cli`](mod@crate::cli).
     pub fn of(a: &RunArgs) -> Result<Checkpoints> {
         if a.checkpoint_every == Some(0) {
             return Err(Error::Config(
@@ -74,6 +78,8 @@ fn progress(steps: usize, quiet: bool) -> ProgressBar {
 }
 
 /// Runs one configuration with a progress bar; returns the solver (for outputs) and report.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn run_config(ctx: &clarray::Context, cfg: &Config, quiet: bool) -> Result<(Solver, Report)> {
     let (solver, report, _) = run_config_with(ctx, cfg, quiet, false)?;
     Ok((solver, report))
@@ -81,6 +87,8 @@ pub fn run_config(ctx: &clarray::Context, cfg: &Config, quiet: bool) -> Result<(
 
 /// Runs one configuration with a progress bar; with `history`, also the norms after every step
 /// (computed on the device; only their scalars come back, and only when asked for).
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn run_config_with(
     ctx: &clarray::Context,
     cfg: &Config,
@@ -91,6 +99,8 @@ pub fn run_config_with(
 }
 
 /// [`run_config_with`] with checkpoints (and a restart) as `ckpt` asks.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn run_config_checkpointed(
     ctx: &clarray::Context,
     cfg: &Config,
@@ -194,11 +204,15 @@ pub(super) fn run_ranks(a: &RunArgs, cfg: &Config, ranks: std::rc::Rc<crate::ran
 }
 
 /// The name of rank `rank`'s piece of the `.vti` file in the `--vtk` folder.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn vti_piece_name(cfg: &Config, rank: usize) -> String {
     format!("{}_rank{rank:05}.vti", vti_name(cfg).trim_end_matches(".vti"))
 }
 
 /// The name of the `.pvti` file that gathers the pieces.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn pvti_name(cfg: &Config) -> String {
     format!("{}.pvti", vti_name(cfg).trim_end_matches(".vti"))
 }
@@ -227,11 +241,15 @@ fn write_pieces(solver: &Solver, dir: &Path, rank: usize, size: usize) -> Result
 }
 
 /// The name of the `.vti` file a run writes into the `--vtk` folder.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn vti_name(cfg: &Config) -> String {
     format!("{}_order{}_n{}.vti", cfg.case, cfg.order, cfg.n[0])
 }
 
 /// The summary of one run, as printed.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn describe(cfg: &Config, device: &str, r: &Report) -> String {
     let [nx, ny, nz] = cfg.n;
     let t = &r.timing;
@@ -286,6 +304,8 @@ pub fn describe(cfg: &Config, device: &str, r: &Report) -> String {
 }
 
 /// The summary's line on the halo exchanges of a split grid.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn describe_halo(h: &crate::solver::HaloTiming) -> String {
     let hidden = if h.overlapped > 0 {
         format!(

@@ -12,6 +12,8 @@ use crate::output::check_output_file;
 use crate::solver::Solver;
 
 /// One row of a convergence table.
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConvergenceRow {
     /// Interior order.
@@ -36,6 +38,8 @@ pub struct ConvergenceRow {
 /// The runs of a convergence study: `base` with each order and grid size (the grid's z, and for
 /// hall_travelling_wave its x and y, keep the fewest points the operator allows), every other
 /// option kept; with the Hall term the CFL number scaled as the smallest spacing.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn convergence_configs(base: &Config, orders: &[usize], ns: &[usize]) -> Result<Vec<Config>> {
     let mut cfgs = Vec::new();
     for &order in orders {
@@ -59,6 +63,8 @@ pub fn convergence_configs(base: &Config, orders: &[usize], ns: &[usize]) -> Res
 }
 
 /// Runs `base` for every order and grid size; rows in order, coarse to fine.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn convergence(
     ctx: &clarray::Context,
     base: &Config,
@@ -93,6 +99,8 @@ pub fn convergence(
 }
 
 /// A convergence table as Markdown.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn convergence_table(rows: &[ConvergenceRow]) -> String {
     let mut s = String::from("| order | n | h | error | relative error | EOC | steps | wall s |\n");
     s += "|---:|---:|---:|---:|---:|---:|---:|---:|\n";
@@ -113,6 +121,8 @@ pub fn convergence_table(rows: &[ConvergenceRow]) -> String {
 }
 
 /// The energy history of one combination of forms.
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EnergyRow {
     /// The forms.
@@ -128,6 +138,8 @@ pub struct EnergyRow {
 }
 
 /// The discrete energy over time for every combination of forms (no cleaning).
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn energy_study(ctx: &clarray::Context, base: &Config) -> Result<Vec<EnergyRow>> {
     let mut rows = Vec::new();
     for uibj in Form::ALL {
@@ -162,6 +174,8 @@ pub fn energy_study(ctx: &clarray::Context, base: &Config) -> Result<Vec<EnergyR
 /// boundary) the option would be ignored: refused where given, and the default is the exact data
 /// (the library's default, which has no effect there either). `--forms` gives only the source
 /// form: the study runs every form of the other two terms.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn energy_inflow(a: &EnergyArgs, base: &Config) -> Result<Inflow> {
     if let Some(f) = a.common.forms {
         let d = Forms::default();
@@ -194,6 +208,8 @@ pub fn energy_inflow(a: &EnergyArgs, base: &Config) -> Result<Inflow> {
 }
 
 /// An energy study as Markdown.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn energy_table(rows: &[EnergyRow]) -> String {
     let mut s = String::from(
         "| ∂j(ui Bj) | ∂j(uj Bi) | E(0) | E(T) | E(T)/E(0) − 1 | max (E(t) − E(0))/E(0) | max one-step rise / E(0) |\n",
@@ -216,6 +232,8 @@ pub fn energy_table(rows: &[EnergyRow]) -> String {
 
 /// The README's first command: a short convergence study, one run that writes a PNG, and the
 /// resident-versus-copy comparison.
+///
+/// See [the example in `cli`](mod@crate::cli).
 pub fn demo(a: &DemoArgs) -> Result<()> {
     let start = Instant::now();
     let picture = demo_picture_config();

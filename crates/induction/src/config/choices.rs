@@ -7,6 +7,8 @@ use std::str::FromStr;
 use crate::error::{Error, Result};
 
 /// How a derivative of a product `∂(ab)` is discretised.
+///
+/// See [the example in `config`](mod@crate::config).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Form {
@@ -23,6 +25,8 @@ impl Form {
     pub const ALL: [Form; 3] = [Form::Central, Form::Split, Form::Product];
 
     /// The name on the command line.
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn name(self) -> &'static str {
         match self {
             Form::Central => "central",
@@ -47,6 +51,8 @@ impl fmt::Display for Form {
 }
 
 /// How the middle term `uᵢ∂ⱼBⱼ` is discretised (InductionEq's `USE_SOURCE_*`).
+///
+/// See [the example in `config`](mod@crate::config).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum SourceForm {
@@ -65,6 +71,8 @@ impl SourceForm {
     pub const ALL: [SourceForm; 3] = [SourceForm::Central, SourceForm::Split, SourceForm::Zero];
 
     /// The name on the command line.
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn name(self) -> &'static str {
         match self {
             SourceForm::Central => "central",
@@ -89,6 +97,8 @@ impl fmt::Display for SourceForm {
 }
 
 /// The forms of the three terms: `∂ⱼ(uᵢBⱼ)`, the source `uᵢ∂ⱼBⱼ` and `∂ⱼ(uⱼBᵢ)`.
+///
+/// See [the example in `config`](mod@crate::config).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Forms {
     /// Form of `∂ⱼ(uᵢBⱼ)`.
@@ -106,6 +116,8 @@ impl Forms {
     pub const STABLE: Forms = Forms { uibj: Form::Product, source: SourceForm::Central, ujbi: Form::Split };
 
     /// `∂ⱼ(uᵢBⱼ)` and `∂ⱼ(uⱼBᵢ)` in the given forms, the source term central.
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn new(uibj: Form, ujbi: Form) -> Forms {
         Forms { uibj, source: SourceForm::Central, ujbi }
     }
@@ -155,6 +167,8 @@ impl FromStr for Forms {
 
 /// The time integrator: every scheme InductionEq offers. On the command line by its name or
 /// InductionEq's.
+///
+/// See [the example in `config`](mod@crate::config).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Integrator {
@@ -192,6 +206,8 @@ impl Integrator {
     ];
 
     /// The name on the command line.
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn name(self) -> &'static str {
         match self {
             Integrator::Ssprk33 => "ssprk33",
@@ -204,6 +220,8 @@ impl Integrator {
     }
 
     /// InductionEq's name of the scheme (also accepted on the command line).
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn inductioneq_name(self) -> &'static str {
         match self {
             Integrator::Ssprk33 => "SSPRK33",
@@ -216,6 +234,8 @@ impl Integrator {
     }
 
     /// Right-hand-side evaluations (stage kernels) per step.
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn stages(self) -> usize {
         match self {
             Integrator::Ssprk33 => 3,
@@ -227,6 +247,8 @@ impl Integrator {
     }
 
     /// Order of accuracy.
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn order(self) -> usize {
         if self == Integrator::Ssprk33 {
             3
@@ -237,6 +259,8 @@ impl Integrator {
 
     /// Whether the scheme is of van der Houwen's two-register (2R) kind, which the solver runs
     /// with the `stage_2r` kernel.
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn is_2r(self) -> bool {
         matches!(self, Integrator::Kcl2r54c | Integrator::Cfr2r64)
     }
@@ -249,6 +273,8 @@ impl fmt::Display for Integrator {
 }
 
 /// Floating-point precision of the fields and kernels.
+///
+/// See [the example in `config`](mod@crate::config).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Precision {
@@ -262,6 +288,8 @@ pub enum Precision {
 
 impl Precision {
     /// Bytes per value.
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn size(self) -> usize {
         match self {
             Precision::F32 => 4,
@@ -280,6 +308,8 @@ impl fmt::Display for Precision {
 }
 
 /// Where the fields live between kernel calls.
+///
+/// See [the example in `config`](mod@crate::config).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Mode {

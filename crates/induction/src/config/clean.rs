@@ -6,6 +6,8 @@ use std::fmt;
 use crate::error::{Error, Result};
 
 /// The inner product and stopping rule of the cleaning's conjugate gradients.
+///
+/// See [the example in `config`](mod@crate::config).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum CgNorm {
@@ -31,6 +33,8 @@ impl fmt::Display for CgNorm {
 }
 
 /// The discrete Laplacian of the cleaning's potential ψ (`--laplacian`).
+///
+/// See [the example in `config`](mod@crate::config).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Laplacian {
@@ -52,6 +56,8 @@ impl fmt::Display for Laplacian {
 }
 
 /// The boundary condition of the cleaning's potential ψ (`--potential-bc`).
+///
+/// See [the example in `config`](mod@crate::config).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum PotentialBc {
@@ -76,6 +82,8 @@ impl fmt::Display for PotentialBc {
 
 /// The cleaning's discretisation: InductionEq's `divergence_cleaning_form`, one of its three.
 /// Each solves `A ψ = r` by conjugate gradients and corrects B by a gradient of ψ.
+///
+/// See [the example in `config`](mod@crate::config).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CleanForm {
     /// `A = −Div·G` with `G = −Div*` (the negative H-adjoint of the divergence, boundary terms
@@ -99,6 +107,8 @@ pub enum CleanForm {
 impl CleanForm {
     /// The form of `--laplacian` and `--potential-bc`: InductionEq has no narrow Laplacian with
     /// a free potential, so that pair is a usage error.
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn of(laplacian: Laplacian, bc: PotentialBc) -> Result<CleanForm> {
         match (laplacian, bc) {
             (Laplacian::Wide, PotentialBc::Free) => Ok(CleanForm::LeastNorm),
@@ -116,6 +126,8 @@ impl CleanForm {
     }
 
     /// The Laplacian of this form.
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn laplacian(self) -> Laplacian {
         match self {
             CleanForm::NarrowDirichlet => Laplacian::Narrow,
@@ -124,6 +136,8 @@ impl CleanForm {
     }
 
     /// The boundary condition of the potential in this form.
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn potential_bc(self) -> PotentialBc {
         match self {
             CleanForm::LeastNorm => PotentialBc::Free,
@@ -132,6 +146,8 @@ impl CleanForm {
     }
 
     /// Whether ψ = 0 on the boundary nodes.
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn dirichlet(self) -> bool {
         self.potential_bc() == PotentialBc::Dirichlet
     }
@@ -145,6 +161,8 @@ impl fmt::Display for CleanForm {
 
 /// Options of the divergence cleaning (conjugate gradients for `A ψ = r`, then a correction of B
 /// by a gradient of ψ; [`CleanForm`] says which).
+///
+/// See [the example in `config`](mod@crate::config).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CleanOptions {
     /// [`CgNorm::H`]: stop when ‖r‖ ≤ tol·‖r₀‖ (H-weighted norms; r is the divergence of the

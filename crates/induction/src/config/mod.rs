@@ -7,6 +7,23 @@
 //! | `choices` | [`Form`], [`SourceForm`], [`Forms`], [`Integrator`], [`Precision`], [`Mode`] |
 //! | `clean` | the divergence cleaning's [`CleanOptions`], [`CgNorm`], [`Laplacian`], [`PotentialBc`], [`CleanForm`] |
 //! | `validate` | [`Config::validate`] and [`Config::check_layout`] |
+//!
+//! ```
+//! use induction::{Case, Config, Error, Integrator, Precision};
+//! # fn main() -> induction::Result<()> {
+//! let mut cfg = Config::new(Case::PeriodicAdvection, 4, 16); // order 4, 16³ points
+//! assert_eq!((cfg.n, cfg.integrator, cfg.precision), ([16; 3], Integrator::Lsrk4, Precision::F64));
+//! cfg.final_time = Some(0.5);
+//! cfg.integrator = Integrator::Ssprk33;
+//! cfg.validate()?;
+//! assert_eq!(cfg.nodes()?, 16 * 16 * 16);
+//! assert_eq!(cfg.sbp()?.order, 4);
+//! let (steps, dt) = cfg.steps()?; // dt shortened so that the steps end at the final time
+//! assert!((steps as f64 * dt - cfg.final_time()).abs() < 1e-12);
+//! cfg.order = 5;
+//! assert!(matches!(cfg.validate(), Err(Error::Config(_)))); // the message names the fix
+//! # Ok(()) }
+//! ```
 
 mod choices;
 mod clean;
@@ -22,17 +39,25 @@ use crate::sbp::{OperatorForm, Sbp};
 
 /// The most time steps a run takes without [`Config::force`]: a final time that asks for more is
 /// most likely a mistake (`--final-time 1e300`), and would run for days.
+///
+/// See [the example in `config`](mod@crate::config).
 pub const MAX_STEPS: usize = 10_000_000;
 
 /// The most grid nodes the kernels index (64-bit indices over the three components of a field;
 /// 32-bit ones are used where they suffice, see `solver::index64`).
+///
+/// See [the example in `config`](mod@crate::config).
 pub const MAX_NODES: usize = (i64::MAX / 3) as usize;
 
 /// The most nodes an x-y plane may hold: offsets within a plane, times the widest stencil, are
 /// 32-bit integers in the kernels.
+///
+/// See [the example in `config`](mod@crate::config).
 pub const MAX_PLANE: usize = i32::MAX as usize / 16;
 
 /// Boundary data the SAT penalties impose at inflow.
+///
+/// See [the example in `config`](mod@crate::config).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Inflow {
     /// The exact solution of the case, at the stage time.
@@ -43,6 +68,8 @@ pub enum Inflow {
 }
 
 /// The options of one run.
+///
+/// See [the example in `config`](mod@crate::config).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     /// The test case.
@@ -130,12 +157,16 @@ impl Config {
     /// on z only, the fewest x and y points of the periodic operator): order 4, LSRK4, cfl 0.5
     /// (the Hall cases: [`Case::default_cfl`]), f64, resident; the Hall term on for the Hall
     /// cases.
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn new(case: Case, order: usize, n: usize) -> Config {
         Config::new_with(case, order, OperatorForm::Classical, n)
     }
 
     /// As [`Config::new`], with the operators of the family `operator` (the fewest z points of
     /// a planar case are those of that family's operator).
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn new_with(case: Case, order: usize, operator: OperatorForm, n: usize) -> Config {
         let sbp = Sbp::with_form(order, operator);
         // A planar case's field does not depend on z: the fewest z points its stencil takes (the
@@ -178,12 +209,16 @@ impl Config {
     }
 
     /// The final time (the case's default unless given).
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn final_time(&self) -> f64 {
         self.final_time.unwrap_or_else(|| self.case.default_final_time())
     }
 
     /// The domain, lower and upper corner: [`Config::bounds`] where set, else the case's, with a
     /// periodic box of side [`Config::periodic_length`] where that is set.
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn domain(&self) -> ([f64; 3], [f64; 3]) {
         if let Some(b) = self.bounds {
             return (b.map(|r| r[0]), b.map(|r| r[1]));
@@ -195,6 +230,8 @@ impl Config {
     }
 
     /// Grid spacing along each axis.
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn spacing(&self) -> [f64; 3] {
         let (lo, hi) = self.domain();
         let periodic = self.case.periodic();
@@ -208,6 +245,8 @@ impl Config {
 
     /// The number of grid nodes, nx·ny·nz; an error where the product overflows, is more than
     /// the kernels index ([`MAX_NODES`]), or an x-y plane is more than [`MAX_PLANE`] nodes.
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn nodes(&self) -> Result<usize> {
         let [nx, ny, nz] = self.n;
         let exact = (nx as u128)
@@ -231,6 +270,8 @@ impl Config {
     }
 
     /// The largest |u| over the grid nodes (the time step's speed, as InductionEq takes it).
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn max_speed(&self) -> f64 {
         let (lo, _) = self.domain();
         self.case.max_speed_on_nodes(self.n, lo, self.spacing())
@@ -240,6 +281,8 @@ impl Config {
     /// (the largest |u| over the grid nodes), steps = ⌈T/dt⌉, and dt shortened to T/steps so that
     /// the steps end exactly at the final time T. An error where that is more than [`MAX_STEPS`]
     /// steps (unless [`Config::force`]) or more than can be counted.
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn steps(&self) -> Result<(usize, f64)> {
         let h = self.spacing().into_iter().fold(f64::INFINITY, f64::min);
         let dt_max = self.cfl * h / self.max_speed();
@@ -265,6 +308,8 @@ impl Config {
     }
 
     /// The SBP operator of this run: its order and family.
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn sbp(&self) -> Result<Sbp> {
         Sbp::with_form(self.order, self.operator)
     }

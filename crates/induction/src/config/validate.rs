@@ -49,6 +49,8 @@ impl Config {
     }
 
     /// Checks every option and their combination; the error says what to change.
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn validate(&self) -> Result<()> {
         let sbp = self.sbp()?;
         let (min, what) = if self.case.periodic() {
@@ -244,6 +246,8 @@ impl Config {
     /// Refuses [`Config::z_chunk`] and [`Config::vector_width`] where the stage kernels run in
     /// the CPU layout (`gpu` false: one x-row segment or one node per work-item), which takes
     /// neither; [`crate::Solver::new`] calls it with the layout the device chose.
+    ///
+    /// See [the example in `config`](mod@crate::config).
     pub fn check_layout(&self, gpu: bool) -> Result<()> {
         if gpu {
             return Ok(());

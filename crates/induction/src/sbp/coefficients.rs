@@ -4,15 +4,21 @@
 
 /// The boundary block of the extended operator of interior order 2, left end (InductionEq's
 /// `SBP_diff` in `include/2ndOrderExtended.h`).
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub const EXTENDED2_BLOCK: [[f64; 4]; 3] = [
     [-6.0 / 5.0, 7.0 / 5.0, -1.0 / 5.0, 0.0],
     [-1.0 / 2.0, 0.0, 1.0 / 2.0, 0.0],
     [1.0 / 11.0, -7.0 / 11.0, 0.0, 6.0 / 11.0],
 ];
 /// The inverse norm weights of the same operator (InductionEq's `M_INV` there).
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub const EXTENDED2_NORM_INV: [f64; 3] = [12.0 / 5.0, 6.0 / 7.0, 12.0 / 11.0];
 /// The boundary block of the extended operator of interior order 4, left end (InductionEq's
 /// `SBP_diff` in `include/4thOrderExtended.h`, its decimals as printed there).
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub const EXTENDED4_BLOCK: [[f64; 8]; 6] = [
     [
         -1.5655577299412915,
@@ -76,6 +82,8 @@ pub const EXTENDED4_BLOCK: [[f64; 8]; 6] = [
     ],
 ];
 /// The inverse norm weights of the same operator (InductionEq's `M_INV` there).
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub const EXTENDED4_NORM_INV: [f64; 6] = [
     3.131115459882583,
     0.725258121380005,
@@ -86,6 +94,8 @@ pub const EXTENDED4_NORM_INV: [f64; 6] = [
 ];
 /// The boundary block of the extended operator of interior order 6, left end (InductionEq's
 /// `SBP_diff` in `include/6thOrderExtended.h`, its decimals as printed there).
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub const EXTENDED6_BLOCK: [[f64; 11]; 8] = [
     [
         -1.694029296324548,
@@ -193,6 +203,8 @@ pub const EXTENDED6_BLOCK: [[f64; 11]; 8] = [
     ],
 ];
 /// The inverse norm weights of the same operator (InductionEq's `M_INV` there).
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub const EXTENDED6_NORM_INV: [f64; 8] = [
     3.388058592649096,
     0.656067877569432,
@@ -207,6 +219,8 @@ pub const EXTENDED6_NORM_INV: [f64; 8] = [
 /// The 6 × 9 boundary block of the sixth-order operator as a function of the free parameter x₁:
 /// entry `(p, q, r, s)` is `(p/q)·x₁ + r/s` (every entry is affine in x₁, so the SBP property
 /// holds for any value). Exact rationals, so that tests can check the operator exactly.
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub const SIXTH_ORDER_BLOCK: [[(i64, i64, i64, i64); 9]; 6] = [
     [
         (0, 1, -21600, 13649),
@@ -277,11 +291,15 @@ pub const SIXTH_ORDER_BLOCK: [[(i64, i64, i64, i64); 9]; 6] = [
 ];
 
 /// The norm weights of the sixth-order operator, `(p, q)` for `p/q`.
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub const SIXTH_ORDER_NORM: [(i64, i64); 6] =
     [(13649, 43200), (12013, 8640), (2711, 4320), (5359, 4320), (7877, 8640), (43801, 43200)];
 
 /// The free parameter x₁ of the sixth-order operator, `(p, q)` for `p/q`: 342523/518400, the
 /// value of Mattsson & Nordström (2004), also used by InductionEq and SummationByPartsOperators.jl.
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub const SIXTH_ORDER_X1: (i64, i64) = (342523, 518400);
 
 /// The sixth-order boundary block in f64: each entry `(p/q)·x₁ + r/s` summed exactly as one

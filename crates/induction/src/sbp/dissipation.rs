@@ -11,6 +11,8 @@ use super::{boundary_block_matrix, Sbp};
 /// SBP norm without the spacing. It is symmetric and negative semi-definite in the H̃ inner
 /// product (`⟨u, H̃ Diss u⟩ = −|D̃u|²`), vanishes on polynomials of degree < q and is of size
 /// O(1) (not O(1/h)): the solver multiplies it by the strength ε, as InductionEq does.
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dissipation {
     /// q: half the interior order.
@@ -24,6 +26,8 @@ pub struct Dissipation {
 
 impl Sbp {
     /// The undivided q-th difference `D̃` on `n` points, `(n − q) × n`, row-major (q = order/2).
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn undivided_difference(&self, n: usize) -> Vec<f64> {
         let q = self.order / 2;
         let rows = n.saturating_sub(q);
@@ -40,6 +44,8 @@ impl Sbp {
     }
 
     /// The dense matrix `−H̃⁻¹ D̃ᵀ D̃` on `n` points, row-major: the definition of the dissipation.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn dissipation_matrix(&self, n: usize) -> Vec<f64> {
         let q = self.order / 2;
         let d = self.undivided_difference(n);
@@ -57,6 +63,8 @@ impl Sbp {
 
     /// The dissipation's stencil and boundary block, read off the dense matrix: rows where the
     /// norm is not 1 or the difference stencil is cut are the block (max(q, rows) of them).
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn dissipation(&self) -> Dissipation {
         let q = self.order / 2;
         let rows = q.max(self.rows());
@@ -75,6 +83,8 @@ impl Sbp {
 impl Dissipation {
     /// The operator on `n` points (at least the SBP operator's `min_points`) built from the
     /// stencil and blocks, as the kernels apply it, row-major.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn matrix(&self, n: usize) -> Vec<f64> {
         let q = self.q;
         boundary_block_matrix(n, &self.block, |row, i| {
@@ -85,6 +95,8 @@ impl Dissipation {
     }
 
     /// The periodic operator on `n` points (the central stencil everywhere), row-major.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn periodic_matrix(&self, n: usize) -> Vec<f64> {
         let q = self.q;
         let mut a = vec![0.0; n * n];

@@ -10,6 +10,27 @@
 //! ([`OperatorForm::Extended`], InductionEq's `operator_form = 'extended'`) have the same interior
 //! stencils and boundary orders with wider boundary blocks (3 × 4, 6 × 8, 8 × 11) and their own
 //! norms.
+//!
+//! ```
+//! use induction::sbp::{OperatorForm, Sbp, SecondDerivative};
+//! # fn main() -> induction::Result<()> {
+//! let d = Sbp::new(4)?; // interior order 4, boundary order 2
+//! assert_eq!((d.order, d.boundary_order), (4, 2));
+//! let n = 21;
+//! let h = 1.0 / (n - 1) as f64;
+//! let x: Vec<f64> = (0..n).map(|i| i as f64 * h).collect();
+//! let df = d.apply(&x.iter().map(|x| x * x).collect::<Vec<_>>(), h); // exact for x²
+//! assert!(df.iter().zip(&x).all(|(d, x)| (d - 2.0 * x).abs() < 1e-10));
+//! let w = d.weights(n); // the diagonal of H, without h: it integrates 1 exactly
+//! assert!((w.iter().sum::<f64>() * h - 1.0).abs() < 1e-12);
+//! assert_eq!(d.matrix(n).len(), n * n); // h·D, dense
+//! let ext = Sbp::with_form(4, OperatorForm::Extended)?; // wider boundary blocks
+//! assert_eq!((ext.rows(), ext.cols()), (6, 8));
+//! assert!(Sbp::new(5).is_err()); // orders 2, 4 and 6
+//! let d2 = SecondDerivative::new(2)?;
+//! assert_eq!(d2.matrix(n).len(), n * n);
+//! # Ok(()) }
+//! ```
 
 // The files of this module:
 // - mod.rs: `OperatorForm`, the first-derivative operator `Sbp` and its dense matrices;
@@ -36,6 +57,8 @@ pub use dissipation::Dissipation;
 pub use second_derivative::{second_derivative_table, RationalOperator, SecondDerivative};
 
 /// Which family of SBP operators (InductionEq's `operator_form`).
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum OperatorForm {
@@ -51,6 +74,8 @@ impl OperatorForm {
     pub const ALL: [OperatorForm; 2] = [OperatorForm::Classical, OperatorForm::Extended];
 
     /// The name on the command line (InductionEq's value of `operator_form`).
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn name(self) -> &'static str {
         match self {
             OperatorForm::Classical => "classical",
@@ -76,6 +101,8 @@ impl FromStr for OperatorForm {
 
 /// One diagonal-norm SBP first-derivative operator (or the periodic central stencil of the
 /// same interior order).
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sbp {
     /// Interior order of accuracy: 2, 4 or 6.
@@ -92,16 +119,22 @@ pub struct Sbp {
 
 impl Sbp {
     /// The classical operator of interior order `order` (2, 4 or 6).
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn new(order: usize) -> Result<Sbp> {
         Sbp::with_form(order, OperatorForm::Classical)
     }
 
     /// The extended operator of interior order `order` (2, 4 or 6).
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn extended(order: usize) -> Result<Sbp> {
         Sbp::with_form(order, OperatorForm::Extended)
     }
 
     /// The operator of interior order `order` (2, 4 or 6) of the family `form`.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn with_form(order: usize, form: OperatorForm) -> Result<Sbp> {
         if form == OperatorForm::Extended {
             return extended(order);
@@ -140,32 +173,44 @@ impl Sbp {
     }
 
     /// Rows of the boundary block.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn rows(&self) -> usize {
         self.block.len()
     }
 
     /// Columns of the boundary block.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn cols(&self) -> usize {
         self.block[0].len()
     }
 
     /// Half-width of the interior stencil.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn half(&self) -> usize {
         self.interior.len()
     }
 
     /// The fewest grid points the bounded operator is defined on: both boundary blocks must fit
     /// without sharing a row.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn min_points(&self) -> usize {
         (2 * self.rows()).max(self.cols()).max(2 * self.half() + 1)
     }
 
     /// The fewest points of the periodic operator (its stencil must not wrap onto itself).
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn min_points_periodic(&self) -> usize {
         2 * self.half() + 1
     }
 
     /// The diagonal of `H` on `n` points, without the factor `h`.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn weights(&self, n: usize) -> Vec<f64> {
         let mut w = vec![1.0; n];
         for (i, &v) in self.norm.iter().enumerate() {
@@ -176,6 +221,8 @@ impl Sbp {
     }
 
     /// The dense matrix `h·D` on `n ≥ min_points()` points, row-major.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn matrix(&self, n: usize) -> Vec<f64> {
         let mut d = vec![0.0; n * n];
         let (r, c) = (self.rows(), self.cols());
@@ -200,6 +247,8 @@ impl Sbp {
     }
 
     /// The dense matrix `h·D` of the periodic central stencil on `n` points, row-major.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn periodic_matrix(&self, n: usize) -> Vec<f64> {
         let mut d = vec![0.0; n * n];
         for i in 0..n {
@@ -212,6 +261,8 @@ impl Sbp {
     }
 
     /// `D f` for samples `f` of spacing `h` (bounded operator).
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn apply(&self, f: &[f64], h: f64) -> Vec<f64> {
         let n = f.len();
         let d = self.matrix(n);

@@ -11,6 +11,8 @@ use crate::error::{Error, Result};
 /// functions that vanish at both ends `H D₂` is symmetric and negative definite. The divergence
 /// cleaning with `--laplacian narrow` uses it (InductionEq's
 /// `USE_LAPLACE_NARROW_STENCIL_DIRICHLET`); InductionEq has it for the classical operators only.
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SecondDerivative {
     /// Interior order of accuracy: 2, 4 or 6.
@@ -23,6 +25,8 @@ pub struct SecondDerivative {
 }
 
 /// A boundary block (rows of `(p, q)` for `p/q`) and a central stencil, as exact rationals.
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub type RationalOperator = (Vec<Vec<(i64, i64)>>, Vec<(i64, i64)>);
 
 /// The second-derivative operator of interior order `order` as exact rationals `(p, q)` for
@@ -30,6 +34,8 @@ pub type RationalOperator = (Vec<Vec<(i64, i64)>>, Vec<(i64, i64)>);
 /// `c_0 … c_r`. The coefficients of Mattsson & Nordström (2004), as also tabulated by
 /// SummationByPartsOperators.jl; InductionEq's narrow-stencil tables are their negatives with
 /// the column of the boundary node dropped (it multiplies ψ = 0 there).
+///
+/// See [the example in `sbp`](mod@crate::sbp).
 pub fn second_derivative_table(order: usize) -> Option<RationalOperator> {
     let rows = |b: &[&[(i64, i64)]]| {
         let cols = b.iter().map(|r| r.len()).max().unwrap_or(0);
@@ -111,6 +117,8 @@ pub fn second_derivative_table(order: usize) -> Option<RationalOperator> {
 impl SecondDerivative {
     /// The operator of interior order `order` (2, 4 or 6), in f64 (each coefficient one
     /// correctly rounded quotient of its integers).
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn new(order: usize) -> Result<SecondDerivative> {
         let (block, interior) = second_derivative_table(order).ok_or_else(|| {
             Error::Config(format!(
@@ -127,17 +135,23 @@ impl SecondDerivative {
     }
 
     /// Rows of the boundary block.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn rows(&self) -> usize {
         self.block.len()
     }
 
     /// Columns of the boundary block.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn cols(&self) -> usize {
         self.block[0].len()
     }
 
     /// The dense matrix `h²·D₂` on `n` points (at least the first-derivative operator's
     /// `min_points`), row-major.
+    ///
+    /// See [the example in `sbp`](mod@crate::sbp).
     pub fn matrix(&self, n: usize) -> Vec<f64> {
         let r = self.interior.len() - 1;
         boundary_block_matrix(n, &self.block, |row, i| {

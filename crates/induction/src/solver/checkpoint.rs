@@ -88,12 +88,16 @@ impl Solver {
     }
 
     /// The steps taken so far by [`Solver::run`] (or restored by [`Solver::restart`]).
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn steps_done(&self) -> usize {
         self.steps_done
     }
 
     /// Writes this rank's checkpoint of the current state into `dir` (created if missing); every
     /// rank must call it at the same step. Returns the file written.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn checkpoint(&self, dir: &Path) -> Result<PathBuf> {
         std::fs::create_dir_all(dir).map_err(io_err(dir))?;
         let name = format!("{}{:010}.ckpt", self.file_prefix(), self.steps_done);
@@ -137,6 +141,8 @@ impl Solver {
     /// Restores the newest checkpoint in `dir` that every rank has (written by a run of the same
     /// configuration on as many ranks); [`Solver::run`] then continues from its step. Returns
     /// the step restored.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn restart(&mut self, dir: &Path) -> Result<usize> {
         let found = self.checkpoints_in(dir)?;
         // The newest step common to all ranks: the least of the ranks' newest.

@@ -7,6 +7,8 @@ use crate::config::{CgNorm, CleanForm};
 use crate::error::{Error, Result};
 
 /// The outcome of one divergence cleaning.
+///
+/// See the example in the [crate docs](crate).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CleanStats {
     /// Conjugate-gradient iterations.
@@ -41,6 +43,8 @@ impl Solver {
     /// is symmetric only up to the boundary weights, so CG is not guaranteed to converge), and
     /// `tol` bounds the Euclidean norm of the residual, checked before the first iteration too.
     /// Returns the iterations taken.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn clean(&mut self) -> Result<usize> {
         let opts = self.cfg.clean.unwrap_or_default();
         let fields = match &self.clean {
@@ -140,6 +144,8 @@ impl Solver {
     /// and 0 on the boundary ones (the Dirichlet forms, which the CG applies only to fields that
     /// vanish on the boundary; `f` is read there as given). For tests of the operators. Uses the
     /// cleaning's work fields: a solver made without cleaning refuses.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn apply_clean_operator(&self, f: &[f64]) -> Result<Vec<f64>> {
         let (Some([_, p, q]), Some(opts)) = (&self.clean, self.cfg.clean) else {
             return Err(Error::Config(
@@ -154,6 +160,8 @@ impl Solver {
 
     /// The potential ψ of the last cleaning (nx·ny·nz values, x fastest; a block's own nodes on a
     /// block): zero before the first, and zero on the boundary nodes with a Dirichlet potential.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn potential(&self) -> Result<Vec<f64>> {
         match &self.clean {
             Some([phi, _, _]) => Ok(self.owned(self.read(phi)?, 1)),
@@ -165,6 +173,8 @@ impl Solver {
     }
 
     /// The outcome of the last divergence cleaning (None before the first).
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn last_clean(&self) -> Option<CleanStats> {
         self.last_clean
     }

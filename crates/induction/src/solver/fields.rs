@@ -37,11 +37,15 @@ impl Solver {
 
     /// The field B, read back: 3 components of nx·ny·nz values each, x fastest (on a block, of
     /// its own nodes only: the product of [`Part::len`](super::Part::len) values each, x fastest).
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn field(&self) -> Result<Vec<f64>> {
         Ok(self.owned(self.read(&self.b)?, 3))
     }
 
     /// The discrete divergence D·B, read back (nx·ny·nz values; a block's own nodes on a block).
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn divergence_field(&self) -> Result<Vec<f64>> {
         self.exchange(&self.b)?;
         self.launch_nodes("divergence", &[A::F(&self.b), A::F(&self.d), A::R(1.0), A::I(0)])?;
@@ -50,6 +54,8 @@ impl Solver {
 
     /// Replaces B by `values` (3 components of nx·ny·nz values each, x fastest; on a block, of its
     /// own nodes, as [`Solver::field`] returns them).
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn set_field(&mut self, values: &[f64]) -> Result<()> {
         self.write_owned(&self.b, values, 3)
     }

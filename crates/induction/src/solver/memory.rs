@@ -8,6 +8,8 @@ use crate::config::{Config, Integrator};
 
 /// The device memory a run allocates, as clarray's pool rounds each buffer (known before any
 /// allocation, so a run that cannot fit is refused with the numbers instead of failing midway).
+///
+/// See the example in the [crate docs](crate).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MemoryPlan {
     /// Bytes of every buffer together.
@@ -23,6 +25,8 @@ impl MemoryPlan {
     /// components (B, two Runge-Kutta registers, u; u has three more with the Hall term, for
     /// J = curl B/ρ), one value per node for the divergence, three more with cleaning, and the
     /// small reduction buffers.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn new(cfg: &Config, info: &DeviceInfo) -> MemoryPlan {
         let np = cfg.n.iter().fold(1usize, |a, &n| a.saturating_mul(n));
         let size = cfg.precision.size();
@@ -52,6 +56,8 @@ impl MemoryPlan {
 /// evaluated in registers ([`velocity_in_registers`](super::velocity_in_registers)); LSRK4 has 5 stages, SSPRK33 3 (each
 /// reading B⁰ and Bˢ and writing the result: 9 values, or 12 with u); the other schemes as
 /// their stage kernels move (`solver/schemes.rs`).
+///
+/// See the example in the [crate docs](crate).
 pub fn least_bytes_per_step(cfg: &Config, u_in_registers: bool) -> f64 {
     let np: usize = cfg.n.iter().product();
     let u = if u_in_registers { 0 } else { 3 };

@@ -5,6 +5,8 @@ use super::{Field, Solver, A, DIV, DIV_INTERIOR, ENERGY, ERR, EXACT};
 use crate::error::Result;
 
 /// Norms of the current field (all SBP-weighted discrete L2: weights Hx·Hy·Hz·dx·dy·dz).
+///
+/// See the example in the [crate docs](crate).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Norms {
     /// Time of the field.
@@ -57,6 +59,8 @@ impl Solver {
     }
 
     /// The norms of the current field.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn norms(&self) -> Result<Norms> {
         self.werr(true, ERR)?;
         self.werr(false, EXACT)?;
@@ -82,6 +86,8 @@ impl Solver {
     }
 
     /// The discrete energy ‖B‖² alone.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn energy(&self) -> Result<f64> {
         self.wdot(&self.b, &self.b, 3, ENERGY)?;
         let mut s = self.read_scalars()?;
@@ -90,6 +96,8 @@ impl Solver {
     }
 
     /// The discrete divergence norm ‖D·B‖ alone.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn divergence_norm(&self) -> Result<f64> {
         self.exchange(&self.b)?;
         self.launch_nodes("divergence", &[A::F(&self.b), A::F(&self.d), A::R(1.0), A::I(0)])?;

@@ -52,6 +52,8 @@ use crate::error::{Error, Result};
 pub(super) type NodeBox = [[usize; 2]; 3];
 
 /// Time in the halo exchanges of a grid split among ranks ([`super::Timing::halo`]).
+///
+/// See the example in the [crate docs](crate).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct HaloTiming {
     /// Exchanges of a field's halo layers (each stage's, and those before the norms, the
@@ -71,6 +73,8 @@ pub struct HaloTiming {
 
 impl HaloTiming {
     /// The time of the exchanges not hidden behind computation: `total_s − hidden_s`.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn exposed_s(&self) -> f64 {
         (self.total_s - self.hidden_s).max(0.0)
     }

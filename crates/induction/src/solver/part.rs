@@ -50,18 +50,30 @@ use crate::sbp::Sbp;
 
 /// What a solver split among ranks needs of the others; `ranks::Ranks` (feature `mpi`) implements it
 /// over MPI (feature `mpi`).
+///
+/// See the example in the [crate docs](crate).
 pub trait Peers: std::fmt::Debug {
     /// This rank.
+    ///
+    /// See the example in the [crate docs](crate).
     fn rank(&self) -> usize;
     /// Number of ranks.
+    ///
+    /// See the example in the [crate docs](crate).
     fn size(&self) -> usize;
     /// Sends `send.1` to rank `send.0` (where given) while receiving `recv.1` from rank `recv.0`
     /// (where given); every rank calls it at the same point, and a send meets the receive of
     /// its destination's same call.
+    ///
+    /// See the example in the [crate docs](crate).
     fn exchange(&self, send: Option<(usize, &[u8])>, recv: Option<(usize, &mut [u8])>) -> Result<()>;
     /// Replaces each value by its sum over the ranks.
+    ///
+    /// See the example in the [crate docs](crate).
     fn sum(&self, values: &mut [f64]) -> Result<()>;
     /// Replaces each value by its largest over the ranks.
+    ///
+    /// See the example in the [crate docs](crate).
     fn max(&self, values: &mut [f64]) -> Result<()>;
 }
 
@@ -84,6 +96,8 @@ impl<P: Peers + ?Sized> Peers for std::rc::Rc<P> {
 }
 
 /// This rank's block of a grid split among ranks, with its halo layers.
+///
+/// See the example in the [crate docs](crate).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Part {
     /// The process grid: blocks along x, y and z.
@@ -104,6 +118,8 @@ pub struct Part {
 impl Part {
     /// This rank's block of `cfg`'s grid split among `size` ranks, or an error where the
     /// configuration uses what a split grid cannot do yet or the blocks would be too small.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn new(cfg: &Config, rank: usize, size: usize) -> Result<Part> {
         let no = |what: &str| {
             Err(Error::Config(format!(
@@ -159,26 +175,36 @@ impl Part {
 
     /// The first node held along axis `a` (halo included): below 0 on the first block of a
     /// split periodic axis, whose low halo holds the last nodes of the axis.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn first_held(&self, a: usize) -> i64 {
         self.start[a] as i64 - self.halo[a][0] as i64
     }
 
     /// Nodes held along axis `a` (halo included).
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn held(&self, a: usize) -> usize {
         self.halo[a][0] + self.len[a] + self.halo[a][1]
     }
 
     /// Past the last node owned along axis `a`.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn end(&self, a: usize) -> usize {
         self.start[a] + self.len[a]
     }
 
     /// Nodes owned.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn owned_nodes(&self) -> usize {
         self.len.iter().product()
     }
 
     /// Nodes held (halo included).
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn held_nodes(&self) -> usize {
         (0..3).map(|a| self.held(a)).product()
     }
@@ -231,6 +257,8 @@ impl Part {
     /// The nodes of this block's piece of an output file: its own and, on each axis with a
     /// neighbour above, that neighbour's first layer (pieces share their faces, so that no cell
     /// is missing between them), as `[first, last]` per axis.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn piece_extent(&self) -> [[usize; 2]; 3] {
         let mut e = [[0; 2]; 3];
         for (a, ea) in e.iter_mut().enumerate() {
@@ -241,6 +269,8 @@ impl Part {
 }
 
 /// A rank's piece of an output file ([`Solver::output_piece`]).
+///
+/// See the example in the [crate docs](crate).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Piece {
     /// First and last node per axis ([`Part::piece_extent`]).
@@ -252,6 +282,8 @@ pub struct Piece {
 }
 
 /// |B| and div B on one plane z = const of the grid, x fastest ([`Solver::middle_plane`]).
+///
+/// See the example in the [crate docs](crate).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plane {
     /// Nodes along x.
@@ -265,6 +297,8 @@ pub struct Plane {
 }
 
 /// |B| at the nodes `nodes` of a field of `np` nodes whose 3 components follow each other.
+///
+/// See the example in the [crate docs](crate).
 pub fn magnitude(b: &[f64], np: usize, nodes: std::ops::Range<usize>) -> Vec<f64> {
     nodes.map(|m| (b[m] * b[m] + b[np + m] * b[np + m] + b[2 * np + m] * b[2 * np + m]).sqrt()).collect()
 }
@@ -345,6 +379,8 @@ impl Solver {
     /// A solver of this rank's block of `cfg`'s grid split among `peers.size()` ranks (one rank:
     /// the same as [`Solver::new`]). Every rank must make it with the same `cfg`. Its fields
     /// ([`Solver::field`]) are the owned nodes; its norms are those of the whole grid.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn with_peers(ctx: &clarray::Context, cfg: &Config, peers: Box<dyn Peers>) -> Result<Solver> {
         if peers.size() <= 1 {
             return Solver::new(ctx, cfg);
@@ -355,6 +391,8 @@ impl Solver {
     }
 
     /// This rank's block (None where the solver holds the whole grid).
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn part(&self) -> Option<Part> {
         self.split.as_ref().map(|s| s.part)
     }
@@ -474,6 +512,8 @@ impl Solver {
 
     /// This rank's piece of an output file (the whole grid on one rank). Every rank must call
     /// it (it exchanges halo layers).
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn output_piece(&self) -> Result<Piece> {
         let Some(split) = &self.split else {
             let [nx, ny, nz] = self.cfg.n;

@@ -9,6 +9,8 @@ use crate::config::Mode;
 use crate::error::{Error, Result};
 
 /// The axis a mid-plane is normal to: the plane x = const, y = const or z = const.
+///
+/// See the example in the [crate docs](crate).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum PlaneAxis {
@@ -25,6 +27,8 @@ impl PlaneAxis {
     pub const ALL: [PlaneAxis; 3] = [PlaneAxis::X, PlaneAxis::Y, PlaneAxis::Z];
 
     /// 0, 1 or 2.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn index(self) -> usize {
         match self {
             PlaneAxis::X => 0,
@@ -34,6 +38,8 @@ impl PlaneAxis {
     }
 
     /// The two axes along the plane, the faster first.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn in_plane(self) -> [usize; 2] {
         match self {
             PlaneAxis::X => [1, 2],
@@ -43,6 +49,8 @@ impl PlaneAxis {
     }
 
     /// `x`, `y` or `z`.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn name(self) -> &'static str {
         ["x", "y", "z"][self.index()]
     }
@@ -56,6 +64,8 @@ impl fmt::Display for PlaneAxis {
 
 /// A quantity drawn on a plane (InductionEq's plot_numerical_solution, plot_analytical_solution,
 /// plot_difference and plot_divergence).
+///
+/// See the example in the [crate docs](crate).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum PlaneField {
@@ -75,6 +85,8 @@ impl PlaneField {
         [PlaneField::Numerical, PlaneField::Exact, PlaneField::Difference, PlaneField::Divergence];
 
     /// The name on the command line.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn name(self) -> &'static str {
         match self {
             PlaneField::Numerical => "numerical",
@@ -85,6 +97,8 @@ impl PlaneField {
     }
 
     /// Whether drawing it needs the exact solution.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn needs_exact(self) -> bool {
         matches!(self, PlaneField::Exact | PlaneField::Difference)
     }
@@ -99,6 +113,8 @@ impl fmt::Display for PlaneField {
 /// One picture's worth of values on a plane: a title, the values (the plane's nodes, the faster
 /// in-plane axis first) and whether they have a sign (drawn with a diverging map symmetric about
 /// zero) or not.
+///
+/// See the example in the [crate docs](crate).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Panel {
     /// What the panel shows, e.g. `|B|` or `div B`.
@@ -110,6 +126,8 @@ pub struct Panel {
 }
 
 /// B, the exact solution (where asked) and div B on the mid-plane normal to `axis`.
+///
+/// See the example in the [crate docs](crate).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Slice {
     /// The axis the plane is normal to.
@@ -130,12 +148,16 @@ pub struct Slice {
 
 impl Slice {
     /// Nodes of the plane.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn nodes(&self) -> usize {
         self.dims[0] * self.dims[1]
     }
 
     /// The panels of `field`: |B|, |B_exact|, the three components of B − B_exact, or div B.
     /// The exact solution's quantities need a slice made with it.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn panels(&self, field: PlaneField) -> Result<Vec<Panel>> {
         let m = self.nodes();
         let exact = || {
@@ -175,6 +197,8 @@ impl Slice {
 /// The plane `k` along `axis` of `ncomp` components of values on a box of `len` nodes (x
 /// fastest, component after component): `ncomp` components of the plane's nodes each, the
 /// faster in-plane axis first.
+///
+/// See the example in the [crate docs](crate).
 pub fn plane_values(values: &[f64], ncomp: usize, len: [usize; 3], axis: PlaneAxis, k: usize) -> Vec<f64> {
     let np = len[0] * len[1] * len[2];
     let [u, v] = axis.in_plane();
@@ -222,6 +246,8 @@ impl Solver {
     /// rank must call it, the ranks whose pieces hold the plane send their part of it to rank 0,
     /// which gets the slice (`None` on the other ranks; pieces overlap by one node, where both
     /// hold the same value).
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn slice(&self, axis: PlaneAxis, exact: bool) -> Result<Option<Slice>> {
         let n = self.cfg.n;
         let a = axis.index();
@@ -290,6 +316,8 @@ impl Solver {
     /// |B| and div B on the plane z = nz/2 of the whole grid (x fastest), which `--png` draws
     /// by default: [`Solver::slice`] of the z axis (every rank must call it on several; `None`
     /// on the ranks other than 0).
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn middle_plane(&self) -> Result<Option<super::Plane>> {
         Ok(self.slice(PlaneAxis::Z, false)?.map(|s| {
             let m = s.nodes();

@@ -71,6 +71,8 @@ pub(crate) fn f32_of(v: f64) -> f32 {
 /// whether they evaluate u in registers) and the tables of the SBP coefficients from [`Sbp`]
 /// (without the CPU layout's row kernels, which [`Solver`](super::Solver) adds where it uses
 /// them). The build options of the configuration and the register cap are the solver's.
+///
+/// See the example in the [crate docs](crate).
 pub fn source(cfg: &Config, sbp: &Sbp, z_chunk: usize, vx: usize, u_in_registers: bool) -> Result<Source> {
     program(cfg, sbp, Layout { z_chunk, vx, u_in_registers, rows: None }, None)
 }
@@ -209,6 +211,8 @@ pub(super) fn with_options(source: Source, cfg: &Config, info: &DeviceInfo, vx: 
 /// better than 8: BENCHMARKS.md has the figures); 1 on a CPU, whose caches do that and whose
 /// OpenCL compilers (PoCL) vectorise across work-items only when a work-item runs no loop of
 /// unknown length (on PoCL one plane per work-item was the faster).
+///
+/// See the example in the [crate docs](crate).
 pub fn z_chunk(cfg: &Config, gpu: bool) -> usize {
     let chunk = if gpu { cfg.z_chunk.unwrap_or(8) } else { 1 };
     chunk.min(cfg.n[2])
@@ -217,6 +221,8 @@ pub fn z_chunk(cfg: &Config, gpu: bool) -> usize {
 /// Nodes of an x-row that one work-item of the CPU layout's stage kernels takes (`XSEG`): the
 /// row in segments of at most 128 nodes, as equal as they can be (the kernel keeps a segment's
 /// right-hand side in a private array, so its length is bounded).
+///
+/// See the example in the [crate docs](crate).
 pub fn row_segment(nx: usize) -> usize {
     nx.div_ceil(nx.div_ceil(128).max(1)).max(1)
 }
@@ -227,6 +233,8 @@ pub fn row_segment(nx: usize) -> usize {
 /// latency of its loads: what counts is the bytes a multiprocessor has in flight. On an NVIDIA
 /// GPU (registers capped at 128 by [`register_cap`]) f32 is faster with 2 nodes than with 1;
 /// f64 with 2 nodes needs 249 registers and is slower, so f64 keeps 1 (BENCHMARKS.md).
+///
+/// See the example in the [crate docs](crate).
 pub fn vector_width(cfg: &Config, gpu: bool) -> usize {
     if !gpu || !velocity_in_registers(cfg, gpu) || cfg.n[0] % 2 != 0 {
         return 1;
@@ -239,6 +247,8 @@ pub fn vector_width(cfg: &Config, gpu: bool) -> usize {
 /// compiler takes 132 registers and one 256-item work-group fits a multiprocessor; at 128, two
 /// fit without spilling, which is markedly faster (BENCHMARKS.md).
 /// None where the configuration's own build options set a limit.
+///
+/// See the example in the [crate docs](crate).
 pub fn register_cap(cfg: &Config, info: &DeviceInfo, vx: usize) -> Option<u32> {
     let nv = info.extensions.split_whitespace().any(|e| e == "cl_nv_compiler_options");
     (nv && vx == 2 && !cfg.build_options.contains("maxrregcount")).then_some(128)
@@ -252,6 +262,8 @@ pub fn register_cap(cfg: &Config, info: &DeviceInfo, vx: usize) -> Option<u32> {
 /// GPU the two shapes are even where u is in registers, and 32 × 4 is the faster where u is read,
 /// most in f64 (168 registers: one 256-item group per multiprocessor, three of 128);
 /// BENCHMARKS.md has the figures.
+///
+/// See the example in the [crate docs](crate).
 pub fn stage_local(cfg: &Config, max_work_group: usize, gpu: bool) -> [usize; 2] {
     if let Some([lx, ly, _]) = cfg.local {
         return [lx, ly];
@@ -271,12 +283,16 @@ pub fn stage_local(cfg: &Config, max_work_group: usize, gpu: bool) -> [usize; 2]
 /// U: where u is linear or constant, in the GPU layout (`gpu`, by default any device but a CPU).
 /// A GPU has arithmetic to spare and saves 3 of the 15 values a stage would move per node; a CPU
 /// is compute-bound on this kernel (on PoCL, evaluating u made the stage kernel slower).
+///
+/// See the example in the [crate docs](crate).
 pub fn velocity_in_registers(cfg: &Config, gpu: bool) -> bool {
     cfg.case.velocity_is_linear() && gpu && !cfg.hall
 }
 
 /// Whether a grid of `np` nodes needs 64-bit linear indices in the kernels: the largest offset
 /// they form is 3·NP (a field's three components).
+///
+/// See the example in the [crate docs](crate).
 pub fn index64(np: usize) -> bool {
     np.saturating_mul(3) > i32::MAX as usize
 }

@@ -12,6 +12,8 @@ impl Solver {
     /// dissipation included), read back: 3 components of nx·ny·nz values. Runs the 2N stage
     /// kernel with A = 0, so it overwrites the Runge–Kutta registers W1 and W2 (which hold
     /// nothing between steps) and leaves B as it was.
+    ///
+    /// See the example in the [crate docs](crate).
     pub fn rate(&mut self) -> Result<Vec<f64>> {
         let args = [
             A::F(&self.b),

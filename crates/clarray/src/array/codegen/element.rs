@@ -13,6 +13,8 @@ use crate::kernel::index::{position, IndexType};
 use crate::runtime::Arg;
 
 /// The per-element code of an expression, for kernels written by other layers (reductions).
+///
+/// See [the example in `array`](mod@crate::array).
 #[derive(Debug, Clone)]
 pub struct ElementCode {
     /// Pragmas and helper functions, to put before the kernel.
@@ -68,6 +70,8 @@ impl ElementCode {
 ///
 /// A reduction kernel embeds it as: `{prelude}` before the kernel, `{params}` among the
 /// kernel's parameters, `{body}` where the coordinates are known, then uses `{value}`.
+///
+/// See [the example in `array`](mod@crate::array).
 pub fn element_code(
     expr: &Expr,
     shape: &[usize],

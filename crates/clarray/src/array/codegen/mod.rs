@@ -215,12 +215,16 @@ fn strided_args(plan: &Plan, strides: &[Strides], offsets: &[usize], wide: bool,
 
 /// How many distinct elementwise kernels have been generated (and built) in `ctx`: one per
 /// expression structure and layout class, whatever the sizes and scalar values.
+///
+/// See [the example in `array`](mod@crate::array).
 pub fn generated_kernel_count(ctx: &Context) -> usize {
     cache::elementwise_count(ctx)
 }
 
 /// The OpenCL C source of every elementwise kernel generated in `ctx` so far, with its cache
 /// key (to read what clarray generated; `RUST_LOG=debug` also logs each when it is built).
+///
+/// See [the example in `array`](mod@crate::array).
 pub fn generated_sources(ctx: &Context) -> Vec<(String, Arc<str>)> {
     cache::elementwise_sources(ctx)
 }

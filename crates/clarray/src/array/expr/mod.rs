@@ -73,14 +73,36 @@ pub(crate) struct ExprInner {
 /// A lazy elementwise expression: arrays, scalars and operations, evaluated as one kernel.
 /// Cheap to clone. Build it with operators and methods on [`Array`] and `Expr`; see the
 /// [module docs](mod@crate::array#expressions).
+///
+/// ```
+/// use clarray::prelude::*;
+/// use clarray::array::where_;
+/// # fn main() -> clarray::Result<()> {
+/// let ctx = Context::new()?;
+/// let x = Array::from_slice(&ctx, &[-4.0f32, -1.0, 0.0, 9.0], &[4])?;
+/// let e = x.abs().sqrt() * 2.0; // nothing runs yet
+/// assert_eq!((e.dtype()?, e.shape()?), (DType::F32, vec![4]));
+/// assert_eq!(e.eval::<f32>()?.to_vec()?, [4.0, 2.0, 0.0, 6.0]); // one kernel
+/// let pos = x.greater(0.0).logical_or(x.less_equal(-4.0)); // bool
+/// assert_eq!(pos.eval::<bool>()?.to_vec()?, [true, false, false, true]);
+/// let relu = where_(x.greater(0.0), &x, 0.0).minimum(5.0);
+/// assert_eq!(relu.eval::<f32>()?.to_vec()?, [0.0, 0.0, 0.0, 5.0]);
+/// assert_eq!((&x * &x).sum::<f32>()?.item()?, 98.0); // fused with the reduction
+/// assert_eq!(x.expr().astype::<i32>().eval::<i32>()?.to_vec()?, [-4, -1, 0, 9]);
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone)]
 #[must_use = "an expression computes nothing until `eval`, `eval_into` or a reduction runs it"]
 pub struct Expr(pub(crate) std::result::Result<Arc<ExprInner>, Arc<Error>>);
 
 /// Anything that can be an operand of an expression: arrays (by reference or value),
 /// expressions, and Rust scalars (which are weak, as Python scalars are in NumPy 2).
+///
+/// See [the example in `array`](mod@crate::array).
 pub trait IntoExpr {
     /// The operand as an expression.
+    ///
+    /// See [the example in `array`](mod@crate::array).
     fn into_expr(self) -> Expr;
 }
 
@@ -144,6 +166,8 @@ impl Expr {
     }
 
     /// A weak scalar operand (its dtype is settled by the operand it meets).
+    ///
+    /// See [the example on `Expr`](crate::array::expr::Expr).
     pub fn scalar(s: Scalar) -> Expr {
         Expr(Ok(Arc::new(ExprInner {
             node: Node::Scalar(s),
@@ -155,6 +179,8 @@ impl Expr {
     }
 
     /// A scalar with a fixed dtype (a 0-d operand that takes part in promotion like an array).
+    ///
+    /// See [the example on `Expr`](crate::array::expr::Expr).
     pub fn typed_scalar<T: Element>(value: T) -> Expr {
         Expr::new(Node::Scalar(value.to_scalar()), T::DTYPE, Shape::new(), None)
     }
@@ -167,6 +193,8 @@ impl Expr {
     }
 
     /// The flat (C-order) index of each element of an array of `shape`, as int64.
+    ///
+    /// See [the example on `Expr`](crate::array::expr::Expr).
     pub fn index(ctx: &Context, shape: &[usize]) -> Expr {
         Expr::new(Node::Index, DType::I64, shape.into(), Some(ctx.clone()))
     }
@@ -177,21 +205,29 @@ impl Expr {
     }
 
     /// The dtype of the result (an error if the expression is invalid).
+    ///
+    /// See [the example on `Expr`](crate::array::expr::Expr).
     pub fn dtype(&self) -> Result<DType> {
         Ok(self.inner()?.dtype)
     }
 
     /// The shape of the result (an error if the expression is invalid).
+    ///
+    /// See [the example on `Expr`](crate::array::expr::Expr).
     pub fn shape(&self) -> Result<Vec<usize>> {
         Ok(self.inner()?.shape.to_vec())
     }
 
     /// The context of the arrays in the expression (`None` for scalars only).
+    ///
+    /// See [the example on `Expr`](crate::array::expr::Expr).
     pub fn context(&self) -> Option<&Context> {
         self.0.as_ref().ok().and_then(|i| i.ctx.as_ref())
     }
 
     /// The expression's validity: the first error met while building it.
+    ///
+    /// See [the example on `Expr`](crate::array::expr::Expr).
     pub fn check(&self) -> Result<()> {
         self.inner().map(|_| ())
     }
@@ -201,6 +237,8 @@ impl Expr {
     /// and gives 0/1 for bool. A bare (weak) integer scalar that is out of bounds for an
     /// integer `dt` is an [`Error::ScalarOverflow`] instead (NumPy 2's `OverflowError`): that is what
     /// `a.assign(300)` on a u8 array meets.
+    ///
+    /// See [the example on `Expr`](crate::array::expr::Expr).
     pub fn cast(&self, dt: DType) -> Expr {
         let Ok(i) = &self.0 else { return self.clone() };
         if i.dtype == dt && !i.weak {
@@ -229,6 +267,8 @@ impl Expr {
     }
 
     /// This expression converted to `U` (see [`Expr::cast`]).
+    ///
+    /// See [the example on `Expr`](crate::array::expr::Expr).
     pub fn astype<U: Element>(&self) -> Expr {
         self.cast(U::DTYPE)
     }
@@ -278,6 +318,8 @@ impl Expr {
     }
 
     /// `where(cond, a, b)`: `a` where `cond` is true (nonzero), else `b`; all three broadcast.
+    ///
+    /// See [the example on `Expr`](crate::array::expr::Expr).
     pub fn where_(cond: impl IntoExpr, a: impl IntoExpr, b: impl IntoExpr) -> Expr {
         match build_where(cond.into_expr(), a.into_expr(), b.into_expr()) {
             Ok(e) => e,
@@ -286,6 +328,8 @@ impl Expr {
     }
 
     /// `x` limited to `[lo, hi]`: `minimum(maximum(x, lo), hi)` (NaN stays NaN).
+    ///
+    /// See [the example on `Expr`](crate::array::expr::Expr).
     pub fn clip(&self, lo: impl IntoExpr, hi: impl IntoExpr) -> Expr {
         Expr::binary(
             BinOp::Minimum,

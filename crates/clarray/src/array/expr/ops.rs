@@ -12,42 +12,58 @@ use crate::array::Array;
 use crate::kernel::ops::{BinOp, UnOp};
 
 /// `where(cond, a, b)`: elements of `a` where `cond` is true, else of `b` (NumPy's `where`).
+///
+/// See [the example in `array`](mod@crate::array).
 pub fn where_(cond: impl IntoExpr, a: impl IntoExpr, b: impl IntoExpr) -> Expr {
     Expr::where_(cond, a, b)
 }
 
 /// The binary operation `op` of `a` and `b`, as the operators and methods build it: for a
 /// caller that picks the operation at run time (the Python bindings).
+///
+/// See [the example in `array`](mod@crate::array).
 pub fn binary(op: BinOp, a: impl IntoExpr, b: impl IntoExpr) -> Expr {
     Expr::binary(op, a.into_expr(), b.into_expr())
 }
 
 /// The unary operation `op` of `a` (see [`binary`]).
+///
+/// See [the example in `array`](mod@crate::array).
 pub fn unary(op: UnOp, a: impl IntoExpr) -> Expr {
     Expr::unary(op, a.into_expr())
 }
 
 /// Elementwise minimum; NaN propagates.
+///
+/// See [the example in `array`](mod@crate::array).
 pub fn minimum(a: impl IntoExpr, b: impl IntoExpr) -> Expr {
     Expr::binary(BinOp::Minimum, a.into_expr(), b.into_expr())
 }
 
 /// Elementwise maximum; NaN propagates.
+///
+/// See [the example in `array`](mod@crate::array).
 pub fn maximum(a: impl IntoExpr, b: impl IntoExpr) -> Expr {
     Expr::binary(BinOp::Maximum, a.into_expr(), b.into_expr())
 }
 
 /// `a` to the power `b`.
+///
+/// See [the example in `array`](mod@crate::array).
 pub fn pow(a: impl IntoExpr, b: impl IntoExpr) -> Expr {
     Expr::binary(BinOp::Pow, a.into_expr(), b.into_expr())
 }
 
 /// The angle of the point `(x, y)` = `atan2(y, x)`.
+///
+/// See [the example in `array`](mod@crate::array).
 pub fn atan2(y: impl IntoExpr, x: impl IntoExpr) -> Expr {
     Expr::binary(BinOp::Atan2, y.into_expr(), x.into_expr())
 }
 
 /// `sqrt(a² + b²)` without overflow.
+///
+/// See [the example in `array`](mod@crate::array).
 pub fn hypot(a: impl IntoExpr, b: impl IntoExpr) -> Expr {
     Expr::binary(BinOp::Hypot, a.into_expr(), b.into_expr())
 }
@@ -59,6 +75,8 @@ pub fn hypot(a: impl IntoExpr, b: impl IntoExpr) -> Expr {
 /// `|b|` of the most negative integer does not overflow), and `rtol`, `atol` are weak float
 /// scalars (an f32 comparison stays in f32). One fused expression; reduce it with `all()`, or
 /// use [`crate::reduce::allclose`].
+///
+/// See [the example in `array`](mod@crate::array).
 pub fn isclose(a: impl IntoExpr, b: impl IntoExpr, rtol: f64, atol: f64, equal_nan: bool) -> Expr {
     let (x, y) = (a.into_expr(), b.into_expr());
     let Ok(iy) = y.inner() else { return y };
@@ -209,6 +227,8 @@ macro_rules! elementwise_methods {
 macro_rules! unary_methods {
     ($($(#[$m:meta])* $name:ident => $op:ident,)*) => {$(
         $(#[$m])*
+        ///
+        /// See [the example on `Expr`](crate::array::Expr).
         pub fn $name(&self) -> Expr {
             Expr::unary(UnOp::$op, self.into_expr())
         }
@@ -218,6 +238,8 @@ macro_rules! unary_methods {
 macro_rules! binary_methods {
     ($($(#[$m:meta])* $name:ident => $op:ident,)*) => {$(
         $(#[$m])*
+        ///
+        /// See [the example on `Expr`](crate::array::Expr).
         pub fn $name(&self, other: impl IntoExpr) -> Expr {
             Expr::binary(BinOp::$op, self.into_expr(), other.into_expr())
         }
@@ -232,6 +254,8 @@ impl<T: Element> Array<T> {
     elementwise_methods!();
 
     /// `minimum(maximum(self, lo), hi)`, lazily.
+    ///
+    /// See [the example on `Array`](crate::array::Array).
     pub fn clip(&self, lo: impl IntoExpr, hi: impl IntoExpr) -> Expr {
         self.expr().clip(lo, hi)
     }

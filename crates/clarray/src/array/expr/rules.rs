@@ -9,6 +9,8 @@ use crate::kernel::ops::is_mixed_sign_64;
 use crate::kernel::ops::{BinOp, UnOp};
 
 /// Input and output dtypes of a binary operation whose operands promote to `t`.
+///
+/// See [the example in `array`](mod@crate::array).
 pub fn binary_types(op: BinOp, t: DType) -> Result<(DType, DType)> {
     use BinOp::*;
     let k = t.kind();
@@ -70,6 +72,8 @@ pub fn binary_types(op: BinOp, t: DType) -> Result<(DType, DType)> {
 }
 
 /// Input and output dtypes of a unary operation on `t`.
+///
+/// See [the example in `array`](mod@crate::array).
 pub fn unary_types(op: UnOp, t: DType) -> Result<(DType, DType)> {
     use UnOp::*;
     let k = t.kind();

@@ -16,18 +16,28 @@ mod sealed {
 
 /// A Rust type that can be an array element. Implemented for `bool`, `i8`–`i64`, `u8`–`u64`,
 /// `half::f16`, `f32`, `f64`, `Complex<f32>` and `Complex<f64>`.
+///
+/// See [the example in `dtype`](mod@crate::array::dtype).
 pub trait Element: Copy + Send + Sync + fmt::Debug + PartialEq + 'static + sealed::Sealed {
     /// The run-time type.
     const DTYPE: DType;
     /// How the element is laid out in memory (`u8` for `bool`, itself otherwise).
     type Repr: Pod + Send + Sync;
     /// To the memory representation.
+    ///
+    /// See [the example in `dtype`](mod@crate::array::dtype).
     fn to_repr(self) -> Self::Repr;
     /// From the memory representation (any nonzero byte is `true` for bool).
+    ///
+    /// See [the example in `dtype`](mod@crate::array::dtype).
     fn from_repr(r: Self::Repr) -> Self;
     /// The value as a [`Scalar`].
+    ///
+    /// See [the example in `dtype`](mod@crate::array::dtype).
     fn to_scalar(self) -> Scalar;
     /// The value of a [`Scalar`] converted to this type (as `astype` converts).
+    ///
+    /// See [the example in `dtype`](mod@crate::array::dtype).
     fn from_scalar(s: Scalar) -> Self;
 }
 

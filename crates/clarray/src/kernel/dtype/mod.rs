@@ -1,5 +1,23 @@
 //! Element types: the compile-time [`Element`] trait, the run-time [`DType`], scalar values,
 //! and NumPy's type promotion.
+//!
+//! ```
+//! use clarray::array::{promote, DType, Element, Kind, Scalar};
+//! assert_eq!(<f32 as Element>::DTYPE, DType::F32);
+//! assert_eq!((DType::F16.name(), DType::F16.size(), DType::F16.cl_storage()), ("float16", 2, "half"));
+//! assert_eq!(DType::F16.cl_compute(), "float"); // computed in float on every device
+//! assert_eq!(promote(DType::I64, DType::F32), DType::F64); // as NumPy promotes
+//! assert_eq!(promote(DType::U8, DType::I8), DType::I16);
+//! assert_eq!(DType::C64.real(), DType::F32);
+//! assert_eq!(DType::I32.to_inexact(), DType::F64);
+//! assert_eq!(DType::I8.int_range(), Some((-128, 127)));
+//! assert_eq!(DType::U8.kind(), Kind::Int);
+//! assert!(DType::C128.needs_fp64() && !DType::F32.is_complex());
+//! let s = 2.5f32.to_scalar(); // a value before it has a dtype
+//! assert_eq!(s, Scalar::Float(2.5));
+//! assert_eq!(s.weak_dtype(DType::F16), DType::F16); // a weak float scalar takes f16's type
+//! assert_eq!(i32::from_scalar(Scalar::Float(-2.7)), -2); // converted as `astype` converts
+//! ```
 
 mod element;
 mod scalar;
@@ -12,6 +30,8 @@ pub use scalar::Scalar;
 use crate::error::{Error, Result};
 
 /// The element type of an array, known at run time.
+///
+/// See [the example in `dtype`](mod@crate::array::dtype).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     /// `bool`, stored as one byte holding 0 or 1.
@@ -45,6 +65,8 @@ pub enum DType {
 }
 
 /// The kind of a [`DType`], as NumPy groups them for promotion.
+///
+/// See [the example in `dtype`](mod@crate::array::dtype).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Kind {
@@ -78,6 +100,8 @@ impl DType {
     ];
 
     /// NumPy's name for it (`float32`, `complex64`, …).
+    ///
+    /// See [the example in `dtype`](mod@crate::array::dtype).
     pub fn name(self) -> &'static str {
         use DType::*;
         match self {
@@ -99,6 +123,8 @@ impl DType {
     }
 
     /// Size of one element in device memory, in bytes.
+    ///
+    /// See [the example in `dtype`](mod@crate::array::dtype).
     pub fn size(self) -> usize {
         use DType::*;
         match self {
@@ -111,6 +137,8 @@ impl DType {
     }
 
     /// The OpenCL C type of an element in memory.
+    ///
+    /// See [the example in `dtype`](mod@crate::array::dtype).
     pub fn cl_storage(self) -> &'static str {
         match self {
             DType::F16 => "half",
@@ -120,6 +148,8 @@ impl DType {
 
     /// The OpenCL C type values of this dtype have inside a kernel: the storage type, except
     /// `float` for f16 (loaded with `vload_half`) and `uchar` 0/1 for bool.
+    ///
+    /// See [the example in `dtype`](mod@crate::array::dtype).
     pub fn cl_compute(self) -> &'static str {
         use DType::*;
         match self {
@@ -139,11 +169,15 @@ impl DType {
     }
 
     /// Whether this is `f16`, `f32` or `f64`.
+    ///
+    /// See [the example in `dtype`](mod@crate::array::dtype).
     pub fn is_float(self) -> bool {
         matches!(self, DType::F16 | DType::F32 | DType::F64)
     }
 
     /// Whether this is a complex type.
+    ///
+    /// See [the example in `dtype`](mod@crate::array::dtype).
     pub fn is_complex(self) -> bool {
         matches!(self, DType::C64 | DType::C128)
     }
@@ -214,6 +248,8 @@ impl DType {
     }
 
     /// The kind, for promotion.
+    ///
+    /// See [the example in `dtype`](mod@crate::array::dtype).
     pub fn kind(self) -> Kind {
         use DType::*;
         match self {
@@ -225,31 +261,43 @@ impl DType {
     }
 
     /// Whether it is a signed integer.
+    ///
+    /// See [the example in `dtype`](mod@crate::array::dtype).
     pub fn is_signed_int(self) -> bool {
         matches!(self, DType::I8 | DType::I16 | DType::I32 | DType::I64)
     }
 
     /// Whether it is an unsigned integer.
+    ///
+    /// See [the example in `dtype`](mod@crate::array::dtype).
     pub fn is_unsigned_int(self) -> bool {
         matches!(self, DType::U8 | DType::U16 | DType::U32 | DType::U64)
     }
 
     /// Whether it is an integer (signed or unsigned; not bool).
+    ///
+    /// See [the example in `dtype`](mod@crate::array::dtype).
     pub fn is_int(self) -> bool {
         self.kind() == Kind::Int
     }
 
     /// Whether it is real or complex floating point.
+    ///
+    /// See [the example in `dtype`](mod@crate::array::dtype).
     pub fn is_inexact(self) -> bool {
         matches!(self.kind(), Kind::Float | Kind::Complex)
     }
 
     /// Whether kernels using it need `cl_khr_fp64`.
+    ///
+    /// See [the example in `dtype`](mod@crate::array::dtype).
     pub fn needs_fp64(self) -> bool {
         matches!(self, DType::F64 | DType::C128)
     }
 
     /// For complex types, the type of the real and imaginary parts; else itself.
+    ///
+    /// See [the example in `dtype`](mod@crate::array::dtype).
     pub fn real(self) -> DType {
         match self {
             DType::C64 => DType::F32,
@@ -259,6 +307,8 @@ impl DType {
     }
 
     /// The complex type whose parts have this (real) type's precision.
+    ///
+    /// See [the example in `dtype`](mod@crate::array::dtype).
     pub fn complex(self) -> DType {
         match self {
             DType::F64 | DType::C128 => DType::C128,
@@ -268,6 +318,8 @@ impl DType {
 
     /// The smallest inexact type that holds every value of this one (NumPy's choice for
     /// `sqrt(int8)` and friends): bool, i8, u8 → f16; i16, u16 → f32; wider integers → f64.
+    ///
+    /// See [the example in `dtype`](mod@crate::array::dtype).
     pub fn to_inexact(self) -> DType {
         use DType::*;
         match self {
@@ -281,11 +333,15 @@ impl DType {
     /// The type a float-only operation (`sqrt`, `atan2`, `hypot`, …) computes in for an operand
     /// of this type: NumPy picks the first of its float loops (f16, f32, f64) that the operand
     /// casts to safely, which is [`DType::to_inexact`].
+    ///
+    /// See [the example in `dtype`](mod@crate::array::dtype).
     pub fn float_loop(a: DType, b: DType) -> DType {
         promote(a.to_inexact(), b.to_inexact())
     }
 
     /// The range of an integer type, as i128 (`None` for the other kinds).
+    ///
+    /// See [the example in `dtype`](mod@crate::array::dtype).
     pub fn int_range(self) -> Option<(i128, i128)> {
         if !self.is_int() {
             return None;

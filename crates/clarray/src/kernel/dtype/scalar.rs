@@ -7,6 +7,8 @@ use super::{DType, Kind};
 use crate::error::{Error, Result};
 
 /// A scalar value as given by the user, before it has a dtype.
+///
+/// See [the example in `array`](mod@crate::array).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Scalar {
     /// `true` / `false`.
@@ -21,6 +23,8 @@ pub enum Scalar {
 
 impl Scalar {
     /// The kind of the value.
+    ///
+    /// See [the example in `array`](mod@crate::array).
     pub fn kind(&self) -> Kind {
         match self {
             Scalar::Bool(_) => Kind::Bool,
@@ -32,6 +36,8 @@ impl Scalar {
 
     /// The dtype NumPy 2 gives this (weak) scalar next to an operand of type `other`: the
     /// operand's type when the kinds allow it, else the default of the scalar's kind.
+    ///
+    /// See [the example in `array`](mod@crate::array).
     pub fn weak_dtype(&self, other: DType) -> DType {
         use DType::*;
         match (self.kind(), other.kind()) {
@@ -47,6 +53,8 @@ impl Scalar {
     }
 
     /// The dtype of the scalar on its own: bool, int64, float64, complex128.
+    ///
+    /// See [the example in `array`](mod@crate::array).
     pub fn default_dtype(&self) -> DType {
         match self.kind() {
             Kind::Bool => DType::Bool,
@@ -59,6 +67,8 @@ impl Scalar {
     /// Checks that the value fits `dt`: an integer scalar outside an integer type's range is
     /// an [`Error::ScalarOverflow`], as NumPy 2 raises `OverflowError` for a Python int out of bounds (in
     /// `uint8_array + 300` and in `a[...] = 300` alike) instead of wrapping it.
+    ///
+    /// See [the example in `array`](mod@crate::array).
     pub fn check_fits(&self, dt: DType) -> Result<()> {
         if let (Scalar::Int(v), Some((lo, hi))) = (self, dt.int_range()) {
             if *v < lo || *v > hi {
