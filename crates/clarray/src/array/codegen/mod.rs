@@ -14,8 +14,10 @@
 //! - **contiguous**: the output and every operand are one run of consecutive elements. Each
 //!   work-item handles 4 elements: when every offset is a multiple of 4, through `float4`
 //!   (etc.) pointers, so GPUs issue one 16-byte load or store; otherwise with `vload4` and
-//!   `vstore4`; f16 with `vload(a)_half4` / `vstore(a)_half4_rte`. The last partial vector is
-//!   done element by element. Offsets are kernel arguments only when one is not 0 (a second
+//!   `vstore4`. Complex values move as vectors of their components (`float8` for 4
+//!   complex64); f16 as vectors of 16-bit words (`ushort8`), converted to and from `float8`
+//!   in registers (`vload_half8`/`vstore_half8_rte` on private memory: no `cl_khr_fp16`
+//!   needed). The last partial vector is done element by element. Offsets are kernel arguments only when one is not 0 (a second
 //!   variant of the kernel, so that whole arrays pass two arguments fewer on every launch).
 //!   The same kernel takes a C-contiguous 2-D output whose operands
 //!   are each contiguous like it, a row broadcast over the rows (`b[None, :]`), or one value
