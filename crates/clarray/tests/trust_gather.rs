@@ -821,9 +821,7 @@ fn take_from_a_one_dimensional_view_matches_the_host() {
     let raw: Vec<i64> = (0..1003i64).map(|j| (j * 7919) % (2 * n) - n).collect();
     let idx = Array::<i64>::from_slice(&ctx, &raw, &[1003]).unwrap();
     let got = v.take(&idx.slice(s![3..]).unwrap(), 0).unwrap().to_vec().unwrap();
-    let want: Vec<f32> = raw[3..]
-        .iter()
-        .map(|&i| host[290 - 3 * (if i < 0 { i + n } else { i }) as usize])
-        .collect();
+    let want: Vec<f32> =
+        raw[3..].iter().map(|&i| host[290 - 3 * (if i < 0 { i + n } else { i }) as usize]).collect();
     assert_eq!(got, want);
 }

@@ -926,7 +926,8 @@ proptest! {
 fn complex_and_f16_row_broadcasts_match_the_host() {
     let ctx = shared_ctx();
     let (rows, cols) = (5, 8);
-    let hm: Vec<Complex<f32>> = (0..rows * cols).map(|i| Complex::new(i as f32 * 0.5, 3.0 - i as f32)).collect();
+    let hm: Vec<Complex<f32>> =
+        (0..rows * cols).map(|i| Complex::new(i as f32 * 0.5, 3.0 - i as f32)).collect();
     let hb: Vec<Complex<f32>> = (0..cols).map(|i| Complex::new(1.0 + i as f32, -0.25 * i as f32)).collect();
     let m = Array::from_slice(ctx, &hm, &[rows, cols]).unwrap();
     let b = Array::from_slice(ctx, &hb, &[1, cols]).unwrap();
@@ -946,5 +947,8 @@ fn complex_and_f16_row_broadcasts_match_the_host() {
     // Both went through the wide loads (not element by element).
     let sources: Vec<_> = clarray::array::generated_sources(ctx).into_iter().map(|(_, s)| s).collect();
     assert!(sources.iter().any(|s| s.contains("(__global const float8*)")), "no float8 loads of complex64");
-    assert!(sources.iter().any(|s| s.contains("clarray_h2f8(*((__global const ushort8*)")), "no ushort8 f16 loads");
+    assert!(
+        sources.iter().any(|s| s.contains("clarray_h2f8(*((__global const ushort8*)")),
+        "no ushort8 f16 loads"
+    );
 }

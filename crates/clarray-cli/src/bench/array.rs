@@ -123,7 +123,12 @@ fn dtype_rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
         let (a, b) = (at(&z, i)?, at(&w, i)?);
         Ok(Complex::new(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re))
     })?;
-    rows.push(Row::timed(format!("array: z*w (c64 2^{log2})"), (3 * 8 * n) as f64, &t, "float8 loads, 4 values per work-item"));
+    rows.push(Row::timed(
+        format!("array: z*w (c64 2^{log2})"),
+        (3 * 8 * n) as f64,
+        &t,
+        "float8 loads, 4 values per work-item",
+    ));
     drop((z, w, zw));
 
     let log2 = opts.pick(20, 28);
@@ -132,7 +137,12 @@ fn dtype_rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     let mut out = Array::<f16>::empty(ctx, &[n])?;
     let t = time(opts, q, || out.assign(&h + 2.0))?;
     check_sample(n, &out, |i| Ok(f16::from_f64(at(&h, i)?.to_f64() + 2.0)))?;
-    rows.push(Row::timed(format!("array: a + 2 (f16 2^{log2})"), (2 * 2 * n) as f64, &t, "ushort8 loads and stores"));
+    rows.push(Row::timed(
+        format!("array: a + 2 (f16 2^{log2})"),
+        (2 * 2 * n) as f64,
+        &t,
+        "ushort8 loads and stores",
+    ));
     drop((h, out));
 
     let log2 = opts.pick(18, 26);
@@ -178,7 +188,9 @@ fn check_sample<T: clarray::Element + PartialEq + std::fmt::Debug>(
         let i = (k * 7919 * 4099 + k) % n;
         let (g, w) = (at(got, i)?, want(i)?);
         if g != w {
-            return Err(Error::Inconsistent(format!("array bench: element {i} is {g:?}, the host says {w:?}")));
+            return Err(Error::Inconsistent(format!(
+                "array bench: element {i} is {g:?}, the host says {w:?}"
+            )));
         }
     }
     Ok(())

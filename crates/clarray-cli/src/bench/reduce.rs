@@ -41,7 +41,12 @@ pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     if at != top {
         return Err(Error::Inconsistent(format!("reduce bench: argmax {i} holds {at}, the max is {top}")));
     }
-    rows.push(Row::timed(format!("reduce: argmax f32 {size}"), bytes, &t, "first index of the largest; one launch"));
+    rows.push(Row::timed(
+        format!("reduce: argmax f32 {size}"),
+        bytes,
+        &t,
+        "first index of the largest; one launch",
+    ));
     let t = time(opts, q, || a.var(0).map(drop))?;
     rows.push(Row::timed(format!("reduce: var f32 {size}"), bytes, &t, "one pass (Welford); one launch"));
     let t = time(opts, q, || a.cumsum(0).map(drop))?;

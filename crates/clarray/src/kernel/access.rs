@@ -93,7 +93,11 @@ pub(crate) fn vstore(d: DType, p: &str, at: &str, lanes: &[String], aligned: boo
             if aligned {
                 format!("*((__global {v}*)({p} + {at})) = ({v})({lanes});")
             } else {
-                format!("vstore{}(({v})({lanes}), 0, (__global {}*)({p} + {at}));", 2 * w, d.real().cl_compute())
+                format!(
+                    "vstore{}(({v})({lanes}), 0, (__global {}*)({p} + {at}));",
+                    2 * w,
+                    d.real().cl_compute()
+                )
             }
         }
         d => {
@@ -187,7 +191,10 @@ mod tests {
         assert_eq!(vload(DType::C128, 4, "p", "i", false), "vload8(0, (__global const double*)(p + i))");
         assert_eq!(lane(DType::C64, "w", 3), "w.s67");
         let lanes = ["a".to_string(), "b".to_string()];
-        assert_eq!(vstore(DType::C64, "o", "i", &lanes, true), "*((__global float4*)(o + i)) = (float4)(a, b);");
+        assert_eq!(
+            vstore(DType::C64, "o", "i", &lanes, true),
+            "*((__global float4*)(o + i)) = (float4)(a, b);"
+        );
         assert_eq!(
             vstore(DType::C64, "o", "i", &lanes, false),
             "vstore4((float4)(a, b), 0, (__global float*)(o + i));"
@@ -197,7 +204,10 @@ mod tests {
     #[test]
     fn half_vectors_move_as_words() {
         assert_eq!(vload_half_bits(8, "p", "i", true), "clarray_h2f8(*((__global const ushort8*)(p + i)))");
-        assert_eq!(vload_half_bits(4, "p", "i", false), "clarray_h2f4(vload4(0, (__global const ushort*)(p + i)))");
+        assert_eq!(
+            vload_half_bits(4, "p", "i", false),
+            "clarray_h2f4(vload4(0, (__global const ushort*)(p + i)))"
+        );
         let lanes = ["a".to_string(), "b".to_string()];
         assert_eq!(
             vstore_half_bits("o", "i", &lanes, true),
