@@ -235,7 +235,7 @@ fn one_block_per_item<T: clarray::Element>(
         Arg::Scalar(extra[0], "param"),
         Arg::Scalar(extra[1], "param"),
     ];
-    k.launch(ctx.queue(), Dims::new([n.div_ceil(per)]).driver_local(), &args).unwrap();
+    k.launch(ctx.queue(), Dims::new([n.div_ceil(per)]).driver_local(), args).unwrap();
     out.to_vec().unwrap()
 }
 

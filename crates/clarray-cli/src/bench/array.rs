@@ -127,7 +127,7 @@ fn dtype_rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
         format!("array: z*w (c64 2^{log2})"),
         (3 * 8 * n) as f64,
         &t,
-        "float8 loads, 4 values per work-item",
+        "float4 loads, 2 values per work-item",
     ));
     drop((z, w, zw));
 

@@ -138,7 +138,7 @@ pub(super) fn contiguous_source(
     if rows {
         let _ = writeln!(vec_part, "    const {it} q0 = i0 / n1, r0 = i0 - q0 * n1;");
     }
-    // Complex operands are read as vectors of their components (`float8`: 4 complex64), f16
+    // Complex operands are read as vectors of their components (`float4`: 2 complex64), f16
     // ones as vectors of 16-bit words converted in registers: one wide load per operand.
     let mut halves = false;
     for (j, l) in plan.leaves.iter().enumerate() {
