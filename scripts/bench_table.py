@@ -3,7 +3,8 @@
 
 Each bandwidth row is shown as its ratio to the copy ceiling of its own run (latency rows in
 microseconds); the peers (`scripts/peers.py --json`: CuPy, PyOpenCL, clarray's Python package)
-are matched to clarray's rows by the operation they measure, each against its own ceiling.
+are matched to clarray's rows by the operation they measure (a map below for the older rows,
+the identical row name for the others), each against its own ceiling.
 
     python3 scripts/bench_table.py LABEL=bench.json [LABEL=bench.json ...] [--peers peers.json]
 """
@@ -41,6 +42,21 @@ PEER_BEST = {
     "sum": ["sum (memory pool)"],
     "16 elements: a + 2 (per op)": ["16 elements: a + 2 (per op, memory pool)"],
 }
+
+# Philox fills: cuRAND's own generator beside CuPy's Generator (both sizes: full and --quick).
+for _lg in (28, 20):
+    for _kind in ("uniform", "normal"):
+        _name = f"random: {_kind} f32 2^{_lg} (write only)"
+        PEER_BEST[_name] = [_name + " (cuRAND)"]
+
+
+def peer_name(name, peers):
+    """The peers' row for clarray's row `name`: mapped above, or a row of the same name."""
+    if name in PEER_ROW:
+        return PEER_ROW[name]
+    if any(name == r["name"] for lib in peers.values() for r in lib["rows"]):
+        return name
+    return None
 
 
 def cell(row, ceiling):
@@ -94,8 +110,8 @@ def main():
         for _, r in runs:
             row = next((x for x in r["rows"] if x["name"] == name), None)
             cells.append(cell(row, r["ceiling_bytes_per_second"]))
+        p = peer_name(name, peers)
         for lib in libs:
-            p = PEER_ROW.get(name)
             cells.append(peer_cell(peers[lib], p) if p else "")
         print("| " + " | ".join(cells) + " |")
     print()

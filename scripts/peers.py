@@ -7,6 +7,10 @@ side by side in BENCHMARKS.md. Prints a table, and JSON with --json.
 
     python3 scripts/peers.py [--quick] [--json] [--only cupy|pyopencl|clarray-py] [--sweep]
 
+Rows named as `clarray bench` names them (`array: z*w (c64 2^26)`, `random: uniform f32 2^28
+(write only)`, ...) measure the same operation at the same size, so `scripts/bench_table.py`
+joins them by name; an operation a peer lacks is reported on stderr and left out.
+
 --sweep measures instead `a + 2`, `sum` and `cumsum` of f32 arrays of 2^10 ... 2^30 elements
 (2^20 with --quick) through CuPy and clarray's Python package, with the row names of
 `clarray bench --sweep`, whose `--peers FILE` draws them beside its own curves.
@@ -102,7 +106,87 @@ def rows_cupy(quick):
     row("argsort f32 2^24", 12 * ns, lambda: cp.argsort(k))
     s = cp.random.random(16, dtype=f)
     row("16 elements: a + 2 (per op)", 128, lambda: s + 2, reps=2000)
+    del a, b, c, d, o, m, t, k
+    rows_cupy_dtypes(cp, quick, row)
     return rows, cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+
+
+def sizes(quick):
+    """log2 sizes of the rows named as `clarray bench` names them (its --quick sizes too)."""
+    return {
+        "c64": 18 if quick else 26,
+        "f16": 20 if quick else 28,
+        "take": 18 if quick else 26,
+        "f32": 20 if quick else 28,
+        "f64": 19 if quick else 27,
+    }
+
+
+def tried(fn):
+    """Runs one row; an operation a peer lacks is reported, not fatal for its other rows."""
+    try:
+        fn()
+    except Exception as e:
+        print(f"{getattr(fn, '__name__', 'row')}: not run: {e}", file=sys.stderr)
+
+
+def rows_cupy_dtypes(cp, quick, row):
+    """complex64, float16, float64, argmax, take and Philox rows, with `clarray bench`'s names."""
+    lg = sizes(quick)
+
+    def complex_row():
+        n = 1 << lg["c64"]
+        z = cp.random.random(2 * n, dtype=cp.float32).view(cp.complex64)
+        w = cp.random.random(2 * n, dtype=cp.float32).view(cp.complex64)
+        zo = cp.empty_like(z)
+        row(f"array: z*w (c64 2^{lg['c64']})", 24 * n, lambda: cp.multiply(z, w, out=zo))
+
+    def half_row():
+        n = 1 << lg["f16"]
+        h = cp.random.random(n, dtype=cp.float32).astype(cp.float16)
+        ho = cp.empty_like(h)
+        row(f"array: a + 2 (f16 2^{lg['f16']})", 4 * n, lambda: cp.add(h, 2, out=ho))
+
+    def take_row():
+        n = 1 << lg["take"]
+        src = cp.random.random(n, dtype=cp.float32)
+        idx = cp.random.randint(0, n, n, dtype=cp.int64)
+        row(f"array: take 2^{lg['take']} random indices (f32 2^{lg['take']})", 16 * n, lambda: cp.take(src, idx))
+
+    def argmax_row():
+        n = 1 << lg["f32"]
+        a = cp.random.random(n, dtype=cp.float32)
+        row(f"reduce: argmax f32 2^{lg['f32']}", 4 * n, lambda: a.argmax())
+
+    def sum_f64_row():
+        n = 1 << lg["f64"]
+        x = cp.random.random(n, dtype=cp.float64)
+        row(f"reduce: sum f64 2^{lg['f64']}", 8 * n, lambda: x.sum())
+
+    for fn in (complex_row, half_row, take_row, argmax_row, sum_f64_row):
+        tried(fn)
+    n = 1 << lg["f32"]
+    out = cp.empty(n, dtype=cp.float32)
+    uni, nor = f"random: uniform f32 2^{lg['f32']} (write only)", f"random: normal f32 2^{lg['f32']} (write only)"
+
+    def generator_rows():
+        g = cp.random.Generator(cp.random.Philox4x3210(2026))
+        tried(lambda: row(uni, 4 * n, lambda: g.random(n, dtype=cp.float32, out=out)))
+        tried(lambda: row(nor, 4 * n, lambda: g.standard_normal(n, dtype=cp.float32, out=out)))
+
+    tried(generator_rows)
+
+    def curand_rows():
+        # cuRAND's own Philox4x32-10 through its host API, into the same array.
+        from cupy.cuda import curand
+
+        gen = curand.createGenerator(curand.CURAND_RNG_PSEUDO_PHILOX4_32_10)
+        curand.setPseudoRandomGeneratorSeed(gen, 2026)
+        ptr = out.data.ptr
+        tried(lambda: row(uni + " (cuRAND)", 4 * n, lambda: curand.generateUniform(gen, ptr, n)))
+        tried(lambda: row(nor + " (cuRAND)", 4 * n, lambda: curand.generateNormal(gen, ptr, n, 0.0, 1.0)))
+
+    tried(curand_rows)
 
 
 def rows_pyopencl(quick):
@@ -154,7 +238,48 @@ def rows_pyopencl(quick):
         print(f"pyopencl: memory-pool rows not run: {e}", file=sys.stderr)
     knl = cl.Program(ctx, "__kernel void k(__global float *x) { }").build().k
     row("trivial kernel launch", 0, lambda: knl(q, (1,), None, a.data), reps=5000)
+    del a, b, o
+    rows_pyopencl_dtypes(cl, cla, clr, ctx, q, quick, row)
     return rows, dev.name + " (driver " + dev.driver_version + ")"
+
+
+def rows_pyopencl_dtypes(cl, cla, clr, ctx, q, quick, row):
+    """The rows of `rows_cupy_dtypes` that PyOpenCL has (no argmax; float16 needs cl_khr_fp16)."""
+    lg = sizes(quick)
+
+    def complex_row():
+        n = 1 << lg["c64"]
+        z = cla.to_device(q, np.random.random(2 * n).astype(np.float32).view(np.complex64))
+        w = cla.to_device(q, np.random.random(2 * n).astype(np.float32).view(np.complex64))
+        row(f"array: z*w (c64 2^{lg['c64']})", 24 * n, lambda: z * w)
+
+    def half_row():
+        n = 1 << lg["f16"]
+        h = cla.to_device(q, np.random.random(n).astype(np.float16))
+        row(f"array: a + 2 (f16 2^{lg['f16']})", 4 * n, lambda: h + np.float16(2))
+
+    def take_row():
+        n = 1 << lg["take"]
+        src = clr.rand(q, n, np.float32)
+        idx = cla.to_device(q, np.random.randint(0, n, n).astype(np.int64))
+        row(f"array: take 2^{lg['take']} random indices (f32 2^{lg['take']})", 16 * n, lambda: cla.take(src, idx))
+
+    def sum_f64_row():
+        n = 1 << lg["f64"]
+        x = clr.rand(q, n, np.float64)
+        row(f"reduce: sum f64 2^{lg['f64']}", 8 * n, lambda: cla.sum(x))
+
+    for fn in (complex_row, half_row, take_row, sum_f64_row):
+        tried(fn)
+    n = 1 << lg["f32"]
+    out = cla.empty(q, n, np.float32)
+
+    def philox_rows():
+        g = clr.PhiloxGenerator(ctx, seed=2026)
+        tried(lambda: row(f"random: uniform f32 2^{lg['f32']} (write only)", 4 * n, lambda: g.fill_uniform(out)))
+        tried(lambda: row(f"random: normal f32 2^{lg['f32']} (write only)", 4 * n, lambda: g.fill_normal(out)))
+
+    tried(philox_rows)
 
 
 def rows_clarray_py(quick):

@@ -164,3 +164,100 @@ fn integers_in_a_range() {
     let e = g.integers::<u8>(&ctx(), &[3], 5, 5).unwrap_err().to_string();
     assert!(e.contains("empty"), "{e}");
 }
+
+/// The fill as one block per work-item with one scalar store per value: the layout the
+/// generator had before its fills made several blocks per work-item with vector stores. The
+/// stream is part of the API, so both must give the same bits on the same device.
+const ONE_BLOCK_PER_ITEM: &str = r#"
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+inline uint4 ph(uint4 c, uint2 k) {
+  for (int r = 0; r < 10; r++) {
+    if (r > 0) { k.x += 0x9E3779B9u; k.y += 0xBB67AE85u; }
+    const uint lo0 = 0xD2511F53u * c.x, hi0 = mul_hi(0xD2511F53u, c.x);
+    const uint lo1 = 0xCD9E8D57u * c.z, hi1 = mul_hi(0xCD9E8D57u, c.z);
+    c = (uint4)(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);
+  }
+  return c;
+}
+#define BLOCK const ulong b = get_global_id(0); const ulong blk = start + b; \
+  const uint4 w = ph((uint4)((uint)blk, (uint)(blk >> 32), (uint)stream, (uint)(stream >> 32)), (uint2)(k0, k1));
+__kernel void normal_f32(__global float* out, uint k0, uint k1, ulong stream, ulong start, ulong n, float a, float b_) {
+  BLOCK
+  const float4 u = convert_float4(w >> 8) * 0x1p-24f;
+  const float r0 = sqrt(-2.0f * log(1.0f - u.x)), r1 = sqrt(-2.0f * log(1.0f - u.z));
+  float c0, c1; const float s0 = sincos(6.283185307179586f * u.y, &c0), s1 = sincos(6.283185307179586f * u.w, &c1);
+  const ulong i = 4 * b;
+  if (i < n) out[i] = a + b_ * r0 * c0; if (i + 1 < n) out[i + 1] = a + b_ * r0 * s0;
+  if (i + 2 < n) out[i + 2] = a + b_ * r1 * c1; if (i + 3 < n) out[i + 3] = a + b_ * r1 * s1;
+}
+__kernel void uniform_f32(__global float* out, uint k0, uint k1, ulong stream, ulong start, ulong n, float a, float b_) {
+  BLOCK
+  const float4 u = convert_float4(w >> 8) * 0x1p-24f; const float4 v = a + b_ * u;
+  const ulong i = 4 * b;
+  if (i < n) out[i] = v.x; if (i + 1 < n) out[i + 1] = v.y; if (i + 2 < n) out[i + 2] = v.z; if (i + 3 < n) out[i + 3] = v.w;
+}
+__kernel void integers_i32(__global int* out, uint k0, uint k1, ulong stream, ulong start, ulong n, long lo, ulong range) {
+  BLOCK
+  const ulong w0 = ((ulong)w.y << 32) | w.x, w1 = ((ulong)w.w << 32) | w.z;
+  const ulong i = 2 * b;
+  if (i < n) out[i] = (int)(lo + (long)mul_hi(w0, range)); if (i + 1 < n) out[i + 1] = (int)(lo + (long)mul_hi(w1, range));
+}
+"#;
+
+/// `kernel` of [`ONE_BLOCK_PER_ITEM`] for `n` values of `per` per block from block `start`.
+fn one_block_per_item<T: clarray::Element>(
+    kernel: &str,
+    g: &Philox,
+    stream: u64,
+    n: usize,
+    per: usize,
+    extra: [&[u8]; 2],
+) -> Vec<T> {
+    use clarray::runtime::{Arg, Dims};
+    let ctx = ctx();
+    let src = if ctx.device().info().fp64 {
+        ONE_BLOCK_PER_ITEM.to_string()
+    } else {
+        ONE_BLOCK_PER_ITEM.replace("#pragma OPENCL EXTENSION cl_khr_fp64 : enable", "")
+    };
+    let k = clarray::program::cached_kernel(&ctx, &src, "", kernel).unwrap();
+    let out = clarray::array::Array::<T>::empty(&ctx, &[n]).unwrap();
+    let seed = g.seed();
+    let (k0, k1) = ((seed as u32).to_ne_bytes(), ((seed >> 32) as u32).to_ne_bytes());
+    let (st, start, len) = (stream.to_ne_bytes(), g.position().to_ne_bytes(), (n as u64).to_ne_bytes());
+    let args = [
+        Arg::Buffer(out.buffer()),
+        Arg::Scalar(&k0, "u32"),
+        Arg::Scalar(&k1, "u32"),
+        Arg::Scalar(&st, "u64"),
+        Arg::Scalar(&start, "u64"),
+        Arg::Scalar(&len, "u64"),
+        Arg::Scalar(extra[0], "param"),
+        Arg::Scalar(extra[1], "param"),
+    ];
+    k.launch(ctx.queue(), Dims::new([n.div_ceil(per)]).driver_local(), args).unwrap();
+    out.to_vec().unwrap()
+}
+
+/// Fills long enough that a work-item makes several blocks, ending in a partial block, from a
+/// position and stream that are not 0: the same bits as one block per work-item.
+#[test]
+fn fills_of_several_blocks_per_work_item_keep_the_stream() {
+    let ctx = ctx();
+    let n = 70_003; // 17 501 blocks of 4: more than PoCL's fill grid
+    let mut g = Philox::new(0xfeed_beef_0123_4567).stream(3);
+    g.set_position(12_345);
+    let (a, b) = (0.5f32, 2.0f32);
+    let want: Vec<f32> = one_block_per_item("uniform_f32", &g, 3, n, 4, [&a.to_ne_bytes(), &b.to_ne_bytes()]);
+    let got = g.uniform_range::<f32>(&ctx, &[n], 0.5, 2.5).unwrap().to_vec().unwrap();
+    assert!(got.iter().zip(&want).all(|(x, y)| x.to_bits() == y.to_bits()), "uniform f32");
+    let want: Vec<f32> = one_block_per_item("normal_f32", &g, 3, n, 4, [&a.to_ne_bytes(), &b.to_ne_bytes()]);
+    let got = g.normal::<f32>(&ctx, &[n], 0.5, 2.0).unwrap().to_vec().unwrap();
+    assert!(got.iter().zip(&want).all(|(x, y)| x.to_bits() == y.to_bits()), "normal f32");
+    let m = 35_001; // 17 501 blocks of 2
+    let (lo, range) = (-1000i64, 2001u64);
+    let want: Vec<i32> =
+        one_block_per_item("integers_i32", &g, 3, m, 2, [&lo.to_ne_bytes(), &range.to_ne_bytes()]);
+    let got = g.integers::<i32>(&ctx, &[m], -1000, 1001).unwrap().to_vec().unwrap();
+    assert_eq!(got, want, "integers i32");
+}

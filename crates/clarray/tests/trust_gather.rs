@@ -808,3 +808,20 @@ fn set_where_value_argument_of_types_named_like_cl_vectors() {
     check::<i16>(&ctx, &mut r);
     check::<u8>(&ctx, &mut r);
 }
+
+/// A take from a 1-D source (the kernel that does not split the output position): a
+/// negative-step view with an offset, indices from an offset view, negative ones too.
+#[test]
+fn take_from_a_one_dimensional_view_matches_the_host() {
+    let ctx = shared_ctx();
+    let host: Vec<f32> = (0..301).map(|i| i as f32 * 0.5 - 7.0).collect();
+    let a = Array::<f32>::from_slice(&ctx, &host, &[301]).unwrap();
+    let v = a.slice(s![5..291;-3]).unwrap(); // host[290], host[287], …, host[5]: 96 elements
+    let n = v.len() as i64;
+    let raw: Vec<i64> = (0..1003i64).map(|j| (j * 7919) % (2 * n) - n).collect();
+    let idx = Array::<i64>::from_slice(&ctx, &raw, &[1003]).unwrap();
+    let got = v.take(&idx.slice(s![3..]).unwrap(), 0).unwrap().to_vec().unwrap();
+    let want: Vec<f32> =
+        raw[3..].iter().map(|&i| host[290 - 3 * (if i < 0 { i + n } else { i }) as usize]).collect();
+    assert_eq!(got, want);
+}

@@ -826,3 +826,130 @@ fn complex_sqrt_of_parts_near_the_largest_float_is_finite() {
         }
     }
 }
+
+// ---- vector paths of complex and f16 operands ----
+
+/// `(base, view)`: `n` elements of a host array of `off + n * step + 3` elements, seen from
+/// `off` with `step` (step 1 takes the contiguous class, aligned or not by `off`; step 2 the
+/// strided one).
+fn view_of<T: Element>(host: &[T], off: usize, step: usize, n: usize) -> Array<T> {
+    let a = Array::from_slice(shared_ctx(), host, &[host.len()]).unwrap();
+    a.slice(ndarray::s![off as isize..(off + n * step) as isize;step as isize]).unwrap()
+}
+
+/// `f(z, w)` evaluated into `n` elements at `oo` of a poisoned buffer, from views of `hz`, `hw`
+/// at offsets `oz`, `ow` with `step`; the whole buffer as read back.
+fn binary_into<T: Element>(
+    f: impl Fn(&Array<T>, &Array<T>) -> Expr,
+    (hz, oz): (&[T], usize),
+    (hw, ow): (&[T], usize),
+    step: usize,
+    (n, oo): (usize, usize),
+    poison: T,
+) -> Vec<T> {
+    let (z, w) = (view_of(hz, oz, step, n), view_of(hw, ow, step, n));
+    let out = Array::<T>::full(shared_ctx(), &[oo + n + 5], poison).unwrap();
+    let mut ov = out.slice(ndarray::s![oo as isize..(oo + n) as isize]).unwrap();
+    ov.assign(f(&z, &w)).unwrap();
+    out.to_vec().unwrap()
+}
+
+fn c32_mul(a: Complex<f32>, b: Complex<f32>) -> Complex<f32> {
+    // Each product rounded on its own, as the kernel (no contraction into fma) computes it.
+    Complex::new(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+
+    /// Complex64 and complex128 products and f16 sums over contiguous views at every
+    /// alignment (vector loads through pointers, vloadN, the partial last vector) and strided
+    /// views, into an output view at any offset: equal to the host's, the rest poisoned.
+    #[test]
+    fn complex_and_f16_vector_paths_match_the_host(
+        n in 1usize..70,
+        (oz, ow, oo) in (0usize..9, 0usize..9, 0usize..9),
+        step in 1usize..3,
+        seed in any::<u64>(),
+    ) {
+        let mut r = seed | 1;
+        let mut next = move || { r ^= r << 13; r ^= r >> 7; r ^= r << 17; r };
+        let len = 9 + 2 * n + 3;
+        let val = |x: u64| ((x % 20001) as f32 - 10000.0) / 64.0;
+        let hz: Vec<Complex<f32>> = (0..len).map(|_| Complex::new(val(next()), val(next()))).collect();
+        let hw: Vec<Complex<f32>> = (0..len).map(|_| Complex::new(val(next()), val(next()))).collect();
+        let poison = Complex::new(-7777.0f32, 3.5);
+        let got = binary_into(|z, w| z * w, (&hz, oz), (&hw, ow), step, (n, oo), poison);
+        for (i, g) in got.iter().enumerate() {
+            let want = if (oo..oo + n).contains(&i) {
+                let k = i - oo;
+                c32_mul(hz[oz + k * step], hw[ow + k * step])
+            } else {
+                poison
+            };
+            prop_assert_eq!(*g, want, "c64 element {} (n {}, z at {}, w at {}, out at {}, step {})", i, n, oz, ow, oo, step);
+        }
+        if shared_ctx().device().info().fp64 {
+            let hz: Vec<Complex<f64>> = hz.iter().map(|c| Complex::new(c.re as f64 / 3.0, c.im as f64)).collect();
+            let hw: Vec<Complex<f64>> = hw.iter().map(|c| Complex::new(c.re as f64, c.im as f64 / 7.0)).collect();
+            let poison = Complex::new(-7777.0f64, 3.5);
+            let got = binary_into(|z, w| z + w, (&hz, oz), (&hw, ow), step, (n, oo), poison);
+            for (i, g) in got.iter().enumerate() {
+                let want = if (oo..oo + n).contains(&i) { hz[oz + (i - oo) * step] + hw[ow + (i - oo) * step] } else { poison };
+                prop_assert_eq!(*g, want, "c128 element {}", i);
+            }
+        }
+        // f16 from any bits (NaN and infinities too): a + b and a + 2, rounded once from the
+        // exact sum, as NumPy's float16 add rounds.
+        let ha: Vec<f16> = (0..len).map(|_| f16::from_bits(next() as u16)).collect();
+        let hb: Vec<f16> = (0..len).map(|_| f16::from_bits(next() as u16)).collect();
+        let poison = f16::from_f32(-7.0);
+        for (name, two) in [("a + b", false), ("a + 2", true)] {
+            let f = |a: &Array<f16>, b: &Array<f16>| if two { a + 2.0 } else { a + b };
+            let got = binary_into(f, (&ha, oz), (&hb, ow), step, (n, oo), poison);
+            for (i, g) in got.iter().enumerate() {
+                let want = if (oo..oo + n).contains(&i) {
+                    let k = i - oo;
+                    let b = if two { 2.0 } else { hb[ow + k * step].to_f64() };
+                    f16::from_f64(ha[oz + k * step].to_f64() + b)
+                } else {
+                    poison
+                };
+                prop_assert!(same_float(g.to_f64(), want.to_f64()), "f16 {}: element {}: {} != {} (n {}, a at {}, out at {}, step {})", name, i, g, want, n, oz, oo, step);
+            }
+        }
+    }
+}
+
+/// Row broadcasts (`b[None, :]`) of complex and f16 operands take the vector path along rows.
+#[test]
+fn complex_and_f16_row_broadcasts_match_the_host() {
+    let ctx = shared_ctx();
+    let (rows, cols) = (5, 8);
+    let hm: Vec<Complex<f32>> =
+        (0..rows * cols).map(|i| Complex::new(i as f32 * 0.5, 3.0 - i as f32)).collect();
+    let hb: Vec<Complex<f32>> = (0..cols).map(|i| Complex::new(1.0 + i as f32, -0.25 * i as f32)).collect();
+    let m = Array::from_slice(ctx, &hm, &[rows, cols]).unwrap();
+    let b = Array::from_slice(ctx, &hb, &[1, cols]).unwrap();
+    let mut out = Array::<Complex<f32>>::full(ctx, &[rows, cols], Complex::new(-1.0, -1.0)).unwrap();
+    out.assign(&m * &b).unwrap();
+    let want: Vec<_> = (0..rows * cols).map(|i| c32_mul(hm[i], hb[i % cols])).collect();
+    assert_eq!(out.to_vec().unwrap(), want);
+    let hm: Vec<f16> = (0..rows * cols).map(|i| f16::from_f32(i as f32 * 0.75 - 9.0)).collect();
+    let hb: Vec<f16> = (0..cols).map(|i| f16::from_f32(i as f32 / 3.0)).collect();
+    let m = Array::from_slice(ctx, &hm, &[rows, cols]).unwrap();
+    let b = Array::from_slice(ctx, &hb, &[1, cols]).unwrap();
+    let mut out = Array::<f16>::full(ctx, &[rows, cols], f16::from_f32(-1.0)).unwrap();
+    out.assign(&m + &b).unwrap();
+    let want: Vec<_> =
+        (0..rows * cols).map(|i| f16::from_f64(hm[i].to_f64() + hb[i % cols].to_f64())).collect();
+    assert_eq!(out.to_vec().unwrap(), want);
+    // Both went through the wide loads (not element by element).
+    let sources: Vec<_> = clarray::array::generated_sources(ctx).into_iter().map(|(_, s)| s).collect();
+    let has = |a: &str, b: &str| sources.iter().any(|s| s.contains(a) && s.contains(b));
+    assert!(has("__global const float2* p1", "*((__global const float4*)(p1 + r0))"), "complex64 loads");
+    assert!(
+        has("__global const half* p1", "clarray_h2f8(*((__global const ushort8*)(p1 + r0)))"),
+        "f16 loads"
+    );
+}

@@ -10,8 +10,12 @@
 //! in alternating blocks of the same run (see [`interleaved`]); each row gives the best and
 //! the median block, and the bare row the overhead from both.
 
-use clarray::array::Array;
+use clarray::array::{s, Array};
 use clarray::program::{cached_kernel, KernelArg};
+use clarray::random::Philox;
+use clarray::Error;
+use half::f16;
+use num_complex::Complex;
 use std::time::Instant;
 
 use clarray::runtime::{Arg, BareLaunch};
@@ -63,6 +67,9 @@ pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
         "transposed operand, tiled kernel",
     ));
 
+    drop((a, b, c, d, out, m, out_m, sq, out2));
+    rows.extend(dtype_rows(ctx, opts)?);
+
     // Small arrays: library overhead per operation versus a bare launch of the same kernel.
     let small = Array::<f32>::full(ctx, &[16], 1.0)?;
     let mut small_out = Array::<f32>::empty(ctx, &[16])?;
@@ -95,6 +102,98 @@ pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
         ),
     });
     Ok(rows)
+}
+
+/// Element types other than f32 and a gather: `z*w` of complex64 (2^26: 512 MiB per array),
+/// `a + 2` of f16 (2^28), and `take` of 2^26 random int64 indices from 2^26 f32 values (bytes:
+/// indices read, values gathered, results written). Each result is checked against the host
+/// on a sample of positions.
+fn dtype_rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
+    let q = ctx.queue();
+    let mut rows = Vec::new();
+    let mut g = Philox::new(16);
+
+    let log2 = opts.pick(18, 26);
+    let n = 1usize << log2;
+    let z = as_complex(ctx, &g.uniform::<f32>(ctx, &[2 * n])?, n)?;
+    let w = as_complex(ctx, &g.uniform::<f32>(ctx, &[2 * n])?, n)?;
+    let mut zw = Array::<Complex<f32>>::empty(ctx, &[n])?;
+    let t = time(opts, q, || zw.assign(&z * &w))?;
+    check_sample(n, &zw, |i| {
+        let (a, b) = (at(&z, i)?, at(&w, i)?);
+        Ok(Complex::new(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re))
+    })?;
+    rows.push(Row::timed(
+        format!("array: z*w (c64 2^{log2})"),
+        (3 * 8 * n) as f64,
+        &t,
+        "float4 loads, 2 values per work-item",
+    ));
+    drop((z, w, zw));
+
+    let log2 = opts.pick(20, 28);
+    let n = 1usize << log2;
+    let h = g.uniform::<f32>(ctx, &[n])?.astype::<f16>()?;
+    let mut out = Array::<f16>::empty(ctx, &[n])?;
+    let t = time(opts, q, || out.assign(&h + 2.0))?;
+    check_sample(n, &out, |i| Ok(f16::from_f64(at(&h, i)?.to_f64() + 2.0)))?;
+    rows.push(Row::timed(
+        format!("array: a + 2 (f16 2^{log2})"),
+        (2 * 2 * n) as f64,
+        &t,
+        "ushort8 loads and stores",
+    ));
+    drop((h, out));
+
+    let log2 = opts.pick(18, 26);
+    let n = 1usize << log2;
+    let src = g.uniform::<f32>(ctx, &[n])?;
+    let idx = g.integers::<i64>(ctx, &[n], 0, n as i64)?;
+    let mut taken = None;
+    let t = time(opts, q, || {
+        taken = Some(src.take(&idx, 0)?);
+        Ok(())
+    })?;
+    let taken = taken.ok_or_else(|| Error::Inconsistent("take bench: nothing was timed".into()))?;
+    check_sample(n, &taken, |i| at(&src, at(&idx, i)? as usize))?;
+    rows.push(Row::timed(
+        format!("array: take 2^{log2} random indices (f32 2^{log2})"),
+        (16 * n) as f64,
+        &t,
+        "int64 indices; bytes: indices + gathered values + results",
+    ));
+    Ok(rows)
+}
+
+/// The `n` complex64 values whose parts are the `2n` floats of `parts` (interleaved).
+fn as_complex(ctx: &Context, parts: &Array<f32>, n: usize) -> clarray::Result<Array<Complex<f32>>> {
+    let out = Array::<Complex<f32>>::empty(ctx, &[n])?;
+    ctx.queue().copy_buffer(parts.buffer(), 0, out.buffer(), 0, 8 * n)?;
+    Ok(out)
+}
+
+/// Element `i` of the 1-D array `a`, read back alone.
+fn at<T: clarray::Element>(a: &Array<T>, i: usize) -> clarray::Result<T> {
+    let v = a.slice(s![i as isize..i as isize + 1])?.to_vec()?;
+    v.into_iter().next().ok_or_else(|| Error::Inconsistent("array bench: an empty read".into()))
+}
+
+/// Checks `got` at 64 positions spread over `0..n` against `want`.
+fn check_sample<T: clarray::Element + PartialEq + std::fmt::Debug>(
+    n: usize,
+    got: &Array<T>,
+    want: impl Fn(usize) -> clarray::Result<T>,
+) -> clarray::Result<()> {
+    for k in 0..64 {
+        let i = (k * 7919 * 4099 + k) % n;
+        let (g, w) = (at(got, i)?, want(i)?);
+        if g != w {
+            return Err(Error::Inconsistent(format!(
+                "array bench: element {i} is {g:?}, the host says {w:?}"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Operations per timed block of the small-array rows.

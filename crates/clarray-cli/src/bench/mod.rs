@@ -32,6 +32,7 @@
 mod array;
 mod fusion;
 mod kernels;
+mod random;
 mod reduce;
 mod sweep;
 mod transfer;
@@ -132,6 +133,7 @@ pub const AREAS: &[Area] = &[
     Area { name: "fusion", rows: fusion::rows },
     Area { name: "kernels", rows: kernels::rows },
     Area { name: "reduce", rows: reduce::rows },
+    Area { name: "random", rows: random::rows },
 ];
 
 /// Best and median of the timed repetitions, in seconds.

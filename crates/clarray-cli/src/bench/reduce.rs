@@ -2,12 +2,14 @@
 //! Each row counts the bytes the operation must move once: a reduction reads its inputs, a scan
 //! reads its input and writes its output.
 
+use clarray::array::s;
 use clarray::random::Philox;
-use clarray::Context;
+use clarray::{Context, Error};
 
 use super::{time, BenchOpts, Row};
 
-/// The rows: sum, max, dot at 2^28 f32 (2^20 with `--quick`); sum along axis 0 and axis 2 of
+/// The rows: sum, max, dot, argmax at 2^28 f32 (2^20 with `--quick`); sum of 2^27 f64
+/// (2^19); sum along axis 0 and axis 2 of
 /// 1024×1024×256 f32 (64×64×32); `(&a - &b).abs().max()`; var; cumsum; sort and argsort of 2^24
 /// f32 (2^18).
 pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
@@ -33,11 +35,28 @@ pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
         &t,
         "one fused pass",
     ));
+    let t = time(opts, q, || a.argmax().map(drop))?;
+    let i = a.argmax()?.to_vec()?[0];
+    let (at, top) = (a.slice(s![i as isize..i as isize + 1])?.to_vec()?[0], a.max()?.to_vec()?[0]);
+    if at != top {
+        return Err(Error::Inconsistent(format!("reduce bench: argmax {i} holds {at}, the max is {top}")));
+    }
+    rows.push(Row::timed(
+        format!("reduce: argmax f32 {size}"),
+        bytes,
+        &t,
+        "first index of the largest; one launch",
+    ));
     let t = time(opts, q, || a.var(0).map(drop))?;
     rows.push(Row::timed(format!("reduce: var f32 {size}"), bytes, &t, "one pass (Welford); one launch"));
     let t = time(opts, q, || a.cumsum(0).map(drop))?;
     rows.push(Row::timed(format!("reduce: cumsum f32 {size}"), 2.0 * bytes, &t, "three passes"));
     drop((a, b));
+
+    // float64 (where the device has it): 2^27 elements, the bytes of 2^28 float32.
+    if ctx.device().info().fp64 {
+        rows.push(sum_f64(ctx, opts, &mut g)?);
+    }
 
     // Sorts count the bytes of reading the keys and writing the result once; the note gives
     // keys per second, the figure sorts are usually compared by.
@@ -61,4 +80,24 @@ pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     let t = time(opts, q, || m.sum_axes(2, false).map(drop))?;
     rows.push(Row::timed(format!("reduce: sum axis 2 f32 {label}"), mbytes, &t, "16 lanes per row"));
     Ok(rows)
+}
+
+/// `sum` of 2^27 f64 (2^19 with `--quick`), checked against the host.
+fn sum_f64(ctx: &Context, opts: &BenchOpts, g: &mut Philox) -> clarray::Result<Row> {
+    let q = ctx.queue();
+    let nd: usize = opts.pick(1 << 19, 1 << 27);
+    let dsize = if opts.quick { "2^19" } else { "2^27" };
+    let x = g.uniform::<f64>(ctx, &[nd])?;
+    let t = time(opts, q, || x.sum().map(drop))?;
+    // The uniforms' sum is near nd / 2; checked against the host's on a prefix (cheap) and
+    // for its order of magnitude on the whole.
+    let total = x.sum()?.to_vec()?[0];
+    let pre = x.slice(s![..4096])?;
+    let (dev, host) = (pre.sum()?.to_vec()?[0], pre.to_vec()?.iter().sum::<f64>());
+    if (dev - host).abs() > 1e-9 * host || (total / nd as f64 - 0.5).abs() > 0.01 {
+        return Err(Error::Inconsistent(format!(
+            "reduce bench: f64 sums {dev} (host {host}) and {total} of {nd} uniforms"
+        )));
+    }
+    Ok(Row::timed(format!("reduce: sum f64 {dsize}"), (8 * nd) as f64, &t, "compensated; one launch"))
 }

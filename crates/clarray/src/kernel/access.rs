@@ -37,20 +37,33 @@ pub(crate) fn store(d: DType, p: &str, idx: &str, v: &str) -> String {
     }
 }
 
-/// The OpenCL type of `w` elements of dtype `d` as [`vload`] gives them: `float{w}` for f16.
-/// No complex type has one.
+/// The OpenCL type of `w` elements of dtype `d` as [`vload`] gives them: `float{w}` for f16;
+/// for complex `d`, a vector of `2w` components (`float8` holds 4 `complex64` values), real
+/// and imaginary parts alternating as in memory.
 pub(crate) fn vector_type(d: DType, w: usize) -> String {
-    format!("{}{w}", d.cl_compute())
+    if d.is_complex() {
+        format!("{}{}", d.real().cl_compute(), 2 * w)
+    } else {
+        format!("{}{w}", d.cl_compute())
+    }
 }
 
-/// The expression loading elements `at .. at + w` of pointer `p` of dtype `d` (not complex) as
-/// one vector of [`vector_type`]. With `aligned`, `p + at` must be a multiple of `w` elements;
-/// bool lanes are read raw, through [`lane`].
+/// The expression loading elements `at .. at + w` of pointer `p` of dtype `d` as one vector of
+/// [`vector_type`]. With `aligned`, `p + at` must be a multiple of `w` elements; bool lanes are
+/// read raw, through [`lane`]; complex values as `2w` components of their real type (2 or
+/// 2w must be a valid vector length: `w` of 1, 2, 4 or 8).
 pub(crate) fn vload(d: DType, w: usize, p: &str, at: &str, aligned: bool) -> String {
-    debug_assert!(!d.is_complex(), "no vector loads of complex values");
     let a = if aligned { "a" } else { "" };
     match d {
         DType::F16 => format!("vload{a}_half{w}(0, {p} + {at})"),
+        d if d.is_complex() => {
+            let (r, w2) = (d.real().cl_compute(), 2 * w);
+            if aligned {
+                format!("*((__global const {r}{w2}*)({p} + {at}))")
+            } else {
+                format!("vload{w2}(0, (__global const {r}*)({p} + {at}))")
+            }
+        }
         d if aligned => format!("*((__global const {}{w}*)({p} + {at}))", d.cl_storage()),
         _ => format!("vload{w}(0, {p} + {at})"),
     }
@@ -60,20 +73,33 @@ pub(crate) fn vload(d: DType, w: usize, p: &str, at: &str, aligned: bool) -> Str
 pub(crate) fn lane(d: DType, v: &str, k: usize) -> String {
     match d {
         DType::Bool => format!("(uchar)({v}.s{k:x} != 0)"),
+        d if d.is_complex() => format!("{v}.s{:x}{:x}", 2 * k, 2 * k + 1),
         _ => format!("{v}.s{k:x}"),
     }
 }
 
-/// The statement storing `lanes` (each of `d`'s compute type, `d` not complex) at elements
-/// `at .. at + lanes.len()` of pointer `p`, as one vector store. With `aligned`, `p + at` must
-/// be a multiple of the vector's size.
+/// The statement storing `lanes` (each of `d`'s compute type) at elements
+/// `at .. at + lanes.len()` of pointer `p`, as one vector store (complex values as `2w`
+/// components of their real type). With `aligned`, `p + at` must be a multiple of the
+/// vector's size.
 pub(crate) fn vstore(d: DType, p: &str, at: &str, lanes: &[String], aligned: bool) -> String {
-    debug_assert!(!d.is_complex(), "no vector stores of complex values");
     let w = lanes.len();
     let a = if aligned { "a" } else { "" };
     let lanes = lanes.join(", ");
     match d {
         DType::F16 => format!("vstore{a}_half{w}_rte((float{w})({lanes}), 0, {p} + {at});"),
+        d if d.is_complex() => {
+            let v = vector_type(d, w);
+            if aligned {
+                format!("*((__global {v}*)({p} + {at})) = ({v})({lanes});")
+            } else {
+                format!(
+                    "vstore{}(({v})({lanes}), 0, (__global {}*)({p} + {at}));",
+                    2 * w,
+                    d.real().cl_compute()
+                )
+            }
+        }
         d => {
             let v = format!("{}{w}", d.cl_storage());
             if aligned {
@@ -83,6 +109,44 @@ pub(crate) fn vstore(d: DType, p: &str, at: &str, lanes: &[String], aligned: boo
             }
         }
     }
+}
+
+/// The f16 vector paths of the elementwise kernels: elements `at .. at + w` of the f16
+/// pointer `p` read as one vector of 16-bit words (one wide load, where `vload_halfN` from
+/// global memory may be compiled into `w` narrow ones), converted to `float{w}` by
+/// [`half_helpers`]' function. Needs no `cl_khr_fp16`. With `aligned`, `p + at` must be a
+/// multiple of `w` elements.
+pub(crate) fn vload_half_bits(w: usize, p: &str, at: &str, aligned: bool) -> String {
+    let bits = if aligned {
+        format!("*((__global const ushort{w}*)({p} + {at}))")
+    } else {
+        format!("vload{w}(0, (__global const ushort*)({p} + {at}))")
+    };
+    format!("clarray_h2f{w}({bits})")
+}
+
+/// The statement storing `lanes` (floats) at elements `at .. at + w` of the f16 pointer `p`,
+/// rounded to nearest even, as one store of `w` 16-bit words (see [`vload_half_bits`]).
+pub(crate) fn vstore_half_bits(p: &str, at: &str, lanes: &[String], aligned: bool) -> String {
+    let w = lanes.len();
+    let bits = format!("clarray_f2h{w}((float{w})({}))", lanes.join(", "));
+    if aligned {
+        format!("*((__global ushort{w}*)({p} + {at})) = {bits};")
+    } else {
+        format!("vstore{w}({bits}, 0, (__global ushort*)({p} + {at}));")
+    }
+}
+
+/// The conversions [`vload_half_bits`] and [`vstore_half_bits`] call for width `w`: between
+/// `ushort{w}` words and `float{w}`, through `vload_half{w}`/`vstore_half{w}_rte` on private
+/// memory (which compilers keep in registers). Guarded, so a kernel may include it twice.
+pub(crate) fn half_helpers(w: usize) -> String {
+    format!(
+        "#ifndef CLARRAY_HALF{w}\n#define CLARRAY_HALF{w}\n\
+         inline float{w} clarray_h2f{w}(ushort{w} b) {{ return vload_half{w}(0, (const __private half*)&b); }}\n\
+         inline ushort{w} clarray_f2h{w}(float{w} v) {{ ushort{w} b; vstore_half{w}_rte(v, 0, (__private half*)&b); return b; }}\n\
+         #endif\n"
+    )
 }
 
 /// The unsigned OpenCL C type of `d`'s size (`uchar` … `ulong`, `ulong2` for 16 bytes): what
@@ -118,6 +182,38 @@ mod tests {
         assert_eq!(bits_type(DType::F16), "ushort");
         assert_eq!(bits_type(DType::F64), "ulong");
         assert_eq!(bits_type(DType::C128), "ulong2");
+    }
+
+    #[test]
+    fn complex_vectors_move_their_components() {
+        assert_eq!(vector_type(DType::C64, 4), "float8");
+        assert_eq!(vload(DType::C64, 4, "p", "i", true), "*((__global const float8*)(p + i))");
+        assert_eq!(vload(DType::C128, 4, "p", "i", false), "vload8(0, (__global const double*)(p + i))");
+        assert_eq!(lane(DType::C64, "w", 3), "w.s67");
+        let lanes = ["a".to_string(), "b".to_string()];
+        assert_eq!(
+            vstore(DType::C64, "o", "i", &lanes, true),
+            "*((__global float4*)(o + i)) = (float4)(a, b);"
+        );
+        assert_eq!(
+            vstore(DType::C64, "o", "i", &lanes, false),
+            "vstore4((float4)(a, b), 0, (__global float*)(o + i));"
+        );
+    }
+
+    #[test]
+    fn half_vectors_move_as_words() {
+        assert_eq!(vload_half_bits(8, "p", "i", true), "clarray_h2f8(*((__global const ushort8*)(p + i)))");
+        assert_eq!(
+            vload_half_bits(4, "p", "i", false),
+            "clarray_h2f4(vload4(0, (__global const ushort*)(p + i)))"
+        );
+        let lanes = ["a".to_string(), "b".to_string()];
+        assert_eq!(
+            vstore_half_bits("o", "i", &lanes, true),
+            "*((__global ushort2*)(o + i)) = clarray_f2h2((float2)(a, b));"
+        );
+        assert!(half_helpers(8).contains("inline float8 clarray_h2f8(ushort8 b)"));
     }
 
     #[test]

@@ -46,7 +46,7 @@ use std::fmt::Write as _;
 use crate::array::{Array, DType, Element};
 use crate::error::{Error, Result};
 use crate::kernel::cache::kernel_by_text;
-use crate::reduce::engine::Args;
+use crate::reduce::engine::{target_threads, wg_size, Args};
 use crate::reduce::gather::launch_1d;
 use crate::runtime::Context;
 
@@ -265,7 +265,7 @@ impl Philox {
             } else {
                 args.bytes(a.to_ne_bytes().to_vec(), "f64").bytes(b.to_ne_bytes().to_vec(), "f64");
             }
-            launch_1d(ctx, &k, &args, blocks)?;
+            launch_1d(ctx, &k, &args, fill_items(ctx, blocks))?;
         }
         self.counter = self.counter.wrapping_add(blocks as u64);
         Ok(out)
@@ -296,11 +296,18 @@ impl Philox {
                 .long(n as i64)
                 .long(lo)
                 .long(range as i64);
-            launch_1d(ctx, &k, &args, blocks)?;
+            launch_1d(ctx, &k, &args, fill_items(ctx, blocks))?;
         }
         self.counter = self.counter.wrapping_add(blocks as u64);
         Ok(out)
     }
+}
+
+/// Work-items for a fill of `blocks` blocks: one per block up to 4 work-groups per slot the
+/// device keeps busy, then each makes several (fewer work-items, each amortising its start).
+fn fill_items(ctx: &Context, blocks: usize) -> usize {
+    let wg = wg_size(ctx);
+    blocks.min(4 * target_threads(ctx, wg))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -310,57 +317,67 @@ enum Kind {
     Integer,
 }
 
+/// The fill kernel: each work-item makes blocks `g, g + G, g + 2G, …` (G the grid's size,
+/// so neighbouring work-items write neighbouring memory), and writes the values of a block
+/// with one vector store (`float4`, `double2`, `long2`, …; the output starts at its buffer's
+/// start, so every block's vector is aligned), element by element only for the last, partial
+/// block. The values of block `b` are those of `block_at(…, start + b)` alone, whatever the
+/// grid: the stream does not depend on the launch.
 fn source(dt: DType, kind: Kind) -> String {
     let mut s = DType::pragmas(&[dt]);
     s += PHILOX_CL;
     let t = dt.cl_storage();
-    let head = |extra: &str| {
-        format!(
-            "__kernel void philox_fill(__global {t}* out, uint k0, uint k1, ulong stream, ulong start, ulong n{extra}) {{\n  \
-             const ulong b = get_global_id(0);\n  \
-             const uint4 w = block_at((uint2)(k0, k1), stream, start + b);\n"
-        )
-    };
-    let _ = match (dt, kind) {
-        (DType::F32, Kind::Uniform) => writeln!(
-            s,
-            "{}  const float4 u = convert_float4(w >> 8) * 0x1p-24f;\n  const float4 v = a + b_ * u;\n  \
-             const ulong i = 4 * b;\n  \
-             if (i < n) out[i] = v.x; if (i + 1 < n) out[i + 1] = v.y; if (i + 2 < n) out[i + 2] = v.z; if (i + 3 < n) out[i + 3] = v.w;\n}}",
-            head(", float a, float b_")
+    let per = if dt == DType::F32 && kind != Kind::Integer { 4 } else { 2 };
+    let (extra, values) = match (dt, kind) {
+        (DType::F32, Kind::Uniform) => (
+            ", float a, float b_",
+            "    const float4 u = convert_float4(w >> 8) * 0x1p-24f;\n    const float4 v = a + b_ * u;\n"
+                .to_string(),
         ),
-        (DType::F64, Kind::Uniform) => writeln!(
-            s,
-            "{}  const ulong w0 = ((ulong)w.y << 32) | w.x, w1 = ((ulong)w.w << 32) | w.z;\n  \
-             const double u0 = (double)(w0 >> 11) * 0x1p-53, u1 = (double)(w1 >> 11) * 0x1p-53;\n  \
-             const ulong i = 2 * b;\n  if (i < n) out[i] = a + b_ * u0; if (i + 1 < n) out[i + 1] = a + b_ * u1;\n}}",
-            head(", double a, double b_")
+        (DType::F64, Kind::Uniform) => (
+            ", double a, double b_",
+            "    const ulong w0 = ((ulong)w.y << 32) | w.x, w1 = ((ulong)w.w << 32) | w.z;\n    \
+             const double u0 = (double)(w0 >> 11) * 0x1p-53, u1 = (double)(w1 >> 11) * 0x1p-53;\n    \
+             const double2 v = (double2)(a + b_ * u0, a + b_ * u1);\n"
+                .to_string(),
         ),
-        (DType::F32, Kind::Normal) => writeln!(
-            s,
-            "{}  const float4 u = convert_float4(w >> 8) * 0x1p-24f;\n  \
-             const float r0 = sqrt(-2.0f * log(1.0f - u.x)), r1 = sqrt(-2.0f * log(1.0f - u.z));\n  \
-             float c0, c1; const float s0 = sincos(6.283185307179586f * u.y, &c0), s1 = sincos(6.283185307179586f * u.w, &c1);\n  \
-             const ulong i = 4 * b;\n  \
-             if (i < n) out[i] = a + b_ * r0 * c0; if (i + 1 < n) out[i + 1] = a + b_ * r0 * s0;\n  \
-             if (i + 2 < n) out[i + 2] = a + b_ * r1 * c1; if (i + 3 < n) out[i + 3] = a + b_ * r1 * s1;\n}}",
-            head(", float a, float b_")
+        (DType::F32, Kind::Normal) => (
+            ", float a, float b_",
+            "    const float4 u = convert_float4(w >> 8) * 0x1p-24f;\n    \
+             const float r0 = sqrt(-2.0f * log(1.0f - u.x)), r1 = sqrt(-2.0f * log(1.0f - u.z));\n    \
+             float c0, c1; const float s0 = sincos(6.283185307179586f * u.y, &c0), s1 = sincos(6.283185307179586f * u.w, &c1);\n    \
+             const float4 v = (float4)(a + b_ * r0 * c0, a + b_ * r0 * s0, a + b_ * r1 * c1, a + b_ * r1 * s1);\n"
+                .to_string(),
         ),
-        (DType::F64, Kind::Normal) => writeln!(
-            s,
-            "{}  const ulong w0 = ((ulong)w.y << 32) | w.x, w1 = ((ulong)w.w << 32) | w.z;\n  \
-             const double u0 = (double)(w0 >> 11) * 0x1p-53, u1 = (double)(w1 >> 11) * 0x1p-53;\n  \
-             const double r = sqrt(-2.0 * log(1.0 - u0)); double c; const double sn = sincos(6.283185307179586 * u1, &c);\n  \
-             const ulong i = 2 * b;\n  if (i < n) out[i] = a + b_ * r * c; if (i + 1 < n) out[i + 1] = a + b_ * r * sn;\n}}",
-            head(", double a, double b_")
+        (DType::F64, Kind::Normal) => (
+            ", double a, double b_",
+            "    const ulong w0 = ((ulong)w.y << 32) | w.x, w1 = ((ulong)w.w << 32) | w.z;\n    \
+             const double u0 = (double)(w0 >> 11) * 0x1p-53, u1 = (double)(w1 >> 11) * 0x1p-53;\n    \
+             const double r = sqrt(-2.0 * log(1.0 - u0)); double c; const double sn = sincos(6.283185307179586 * u1, &c);\n    \
+             const double2 v = (double2)(a + b_ * r * c, a + b_ * r * sn);\n"
+                .to_string(),
         ),
-        (_, _) => writeln!(
-            s,
-            "{}  const ulong w0 = ((ulong)w.y << 32) | w.x, w1 = ((ulong)w.w << 32) | w.z;\n  \
-             const ulong i = 2 * b;\n  \
-             if (i < n) out[i] = ({t})(lo + (long)mul_hi(w0, range)); if (i + 1 < n) out[i + 1] = ({t})(lo + (long)mul_hi(w1, range));\n}}",
-            head(", long lo, ulong range")
+        (_, _) => (
+            ", long lo, ulong range",
+            format!(
+                "    const ulong w0 = ((ulong)w.y << 32) | w.x, w1 = ((ulong)w.w << 32) | w.z;\n    \
+                 const {t}2 v = ({t}2)(({t})(lo + (long)mul_hi(w0, range)), ({t})(lo + (long)mul_hi(w1, range)));\n"
+            ),
         ),
     };
+    let lanes = ["x", "y", "z", "w"];
+    let mut partial = String::new();
+    for (k, l) in lanes.iter().enumerate().take(per) {
+        let _ = writeln!(partial, "      if (i + {k} < n) out[i + {k}] = v.{l};");
+    }
+    let _ = writeln!(
+        s,
+        "__kernel void philox_fill(__global {t}* out, uint k0, uint k1, ulong stream, ulong start, ulong n{extra}) {{\n  \
+         const ulong blocks = (n + {per} - 1) / {per}, step = get_global_size(0);\n  \
+         for (ulong b = get_global_id(0); b < blocks; b += step) {{\n    \
+         const uint4 w = block_at((uint2)(k0, k1), stream, start + b);\n{values}    \
+         const ulong i = {per} * b;\n    \
+         if (i + {per} <= n) {{\n      ((__global {t}{per}*)out)[b] = v;\n    }} else {{\n{partial}    }}\n  }}\n}}"
+    );
     s
 }

@@ -218,6 +218,14 @@ impl<T: Element> Array<T> {
         let (npre, npost) = (axis, nd - axis - 1);
         let t = bits_type(T::DTYPE);
         let it = I::DTYPE;
+        // Output element `o` is index `j = o` when no axis lies before or after the indexed
+        // one (a 1-D source): the kernel then skips the four 64-bit divisions that split `o`.
+        let flat = npre == 0 && npost == 0;
+        let split = if flat {
+            "const long j = o;"
+        } else {
+            "const long q = o % Q; const long jp = o / Q; const long j = jp % J; const long p = jp / J;"
+        };
         let k = kernel_by_text(&ctx, format!("take|{t}|{it:?}|{npre}|{npost}"), "take_k", || {
             let mut src = String::from("__kernel void take_k(");
             let mut params = vec![format!("__global const {t}* a"), "long off".into()];
@@ -239,7 +247,7 @@ impl<T: Element> Array<T> {
             let _ = write!(
                 src,
                 "{}) {{\n  const long o = get_global_id(0); if (o >= total) return;\n  \
-                 const long q = o % Q; const long jp = o / Q; const long j = jp % J; const long p = jp / J;\n  \
+                 {split}\n  \
                  const {} raw = idx[ioff + j]; {}\n  \
                  if (!ok) {{ atomic_min(flag, (int)min(j, (long){CLAMP})); return; }}\n  \
                  long ao = off + v * sax; {} {}\n  out[o] = a[ao];\n}}\n",

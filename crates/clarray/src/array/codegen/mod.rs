@@ -14,9 +14,12 @@
 //! - **contiguous**: the output and every operand are one run of consecutive elements. Each
 //!   work-item handles 4 elements: when every offset is a multiple of 4, through `float4`
 //!   (etc.) pointers, so GPUs issue one 16-byte load or store; otherwise with `vload4` and
-//!   `vstore4`; f16 with `vload(a)_half4` / `vstore(a)_half4_rte`. The last partial vector is
-//!   done element by element. Offsets are kernel arguments only when one is not 0 (a second
-//!   variant of the kernel, so that whole arrays pass two arguments fewer on every launch).
+//!   `vstore4`. Complex values move as vectors of their components, two per work-item
+//!   (`float4` for complex64); f16 as vectors of 16-bit words (`ushort8`), converted to and
+//!   from `float8` in registers (`vload_half8`/`vstore_half8_rte` on private memory: no
+//!   `cl_khr_fp16` needed). The last partial vector is done element by element. Offsets are
+//!   kernel arguments only when one is not 0 (a second variant of the kernel, so that whole
+//!   arrays pass two arguments fewer on every launch).
 //!   The same kernel takes a C-contiguous 2-D output whose operands
 //!   are each contiguous like it, a row broadcast over the rows (`b[None, :]`), or one value
 //!   per row (`c[:, None]`, a 0-d array), when the vector width divides the row length.
@@ -248,9 +251,16 @@ type Args = SmallVec<[KernelValue; 24]>;
 type Modes = SmallVec<[Mode; 4]>;
 
 /// Elements per work-item in the contiguous class: 16 bytes of the widest element type (a
-/// 16-byte load is what GPUs move best), at least 4 and at most 16.
+/// 16-byte load is what GPUs move best), at least 4 and at most 16. With a complex operand or
+/// result, 2: one `float4` per complex64 operand, the pattern of the f32 path's `float4`
+/// (neighbouring work-items read neighbouring 16 bytes), and a `double4` per complex128 one
+/// (a width of 1 has no vector types for the other operands).
 pub(super) fn vector_width(plan: &Plan, od: DType) -> usize {
-    let widest = plan.leaves.iter().map(|l| l.dtype.size()).chain([od.size()]).max().unwrap_or(4);
+    let dtypes = || plan.leaves.iter().map(|l| l.dtype).chain([od]);
+    if dtypes().any(DType::is_complex) {
+        return 2;
+    }
+    let widest = dtypes().map(DType::size).max().unwrap_or(4);
     (16 / widest).clamp(4, 16)
 }
 pub(super) const WG: usize = 256;

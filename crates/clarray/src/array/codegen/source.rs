@@ -7,7 +7,9 @@ use super::element::{strided_code, ElementCode};
 use super::{vector_width, Plan};
 use crate::array::dtype::DType;
 use crate::array::layout::Strides;
-use crate::kernel::access::{lane, load, store, vector_type, vload, vstore};
+use crate::kernel::access::{
+    half_helpers, lane, load, store, vector_type, vload, vload_half_bits, vstore, vstore_half_bits,
+};
 use crate::kernel::expr::Emitter;
 use crate::kernel::index::{position, unravel, IndexType};
 
@@ -136,12 +138,17 @@ pub(super) fn contiguous_source(
     if rows {
         let _ = writeln!(vec_part, "    const {it} q0 = i0 / n1, r0 = i0 - q0 * n1;");
     }
-    // (Complex operands are read element by element: no vector type holds them.)
+    // Complex operands are read as vectors of their components (`float4`: 2 complex64), f16
+    // ones as vectors of 16-bit words converted in registers: one wide load per operand.
+    let mut halves = false;
     for (j, l) in plan.leaves.iter().enumerate() {
         let at = if modes[j] == Mode::Row { "r0" } else { "i0" };
         let (ty, v) = match (modes[j], l.dtype) {
             (Mode::Col, d) => (d.cl_compute().to_string(), load(d, &format!("p{j}"), &format!("q0 * s{j}"))),
-            (_, d) if d.is_complex() => continue,
+            (_, DType::F16) => {
+                halves = true;
+                (vector_type(DType::F16, vw), vload_half_bits(vw, &format!("p{j}"), at, aligned))
+            }
             (_, d) => (vector_type(d, vw), vload(d, vw, &format!("p{j}"), at, aligned)),
         };
         let _ = writeln!(vec_part, "    {ty} w{j} = {v};");
@@ -150,9 +157,6 @@ pub(super) fn contiguous_source(
     for k in 0..vw {
         let lane_of = |j: usize| match (modes[j], plan.leaves[j].dtype) {
             (Mode::Col, _) => format!("w{j}"),
-            (m, d) if d.is_complex() => {
-                load(d, &format!("p{j}"), &format!("{} + {k}", if m == Mode::Row { "r0" } else { "i0" }))
-            }
             (_, d) => lane(d, &format!("w{j}"), k),
         };
         lanes.push(em.body(
@@ -164,10 +168,9 @@ pub(super) fn contiguous_source(
             &format!("i0 + {k}"),
         ));
     }
-    if od.is_complex() {
-        for (k, v) in lanes.iter().enumerate() {
-            let _ = writeln!(vec_part, "    {}", store(od, "out", &format!("i0 + {k}"), v));
-        }
+    if od == DType::F16 {
+        halves = true;
+        let _ = writeln!(vec_part, "    {}", vstore_half_bits("out", "i0", &lanes, aligned));
     } else {
         let _ = writeln!(vec_part, "    {}", vstore(od, "out", "i0", &lanes, aligned));
     }
@@ -192,9 +195,12 @@ pub(super) fn contiguous_source(
             let _ = writeln!(ptrs, "    p{j} += o{j};");
         }
     }
+    let mut prelude = em.prelude();
+    if halves {
+        prelude += &half_helpers(vw);
+    }
     format!(
         "{prelude}\n__kernel void clarray_ew({params})\n{{\n{ptrs}    const {it} step = ({it})get_global_size(0) * {vw};\n    for ({it} i0 = ({it})get_global_id(0) * {vw}; i0 < n; i0 += step) {{\n    if (i0 + {vw} <= n) {{\n{vec_part}    }} else {{\n    for ({it} i = i0; i < n; ++i) {{\n{tail}    }}\n    }}\n    }}\n}}\n",
-        prelude = em.prelude(),
         params = params.join(",\n    "),
     )
 }
