@@ -80,6 +80,9 @@ pub mod prelude {
 }
 pub use error::{BuildFailure, Error, ErrorKind, Result};
 pub use runtime::{Buffer, Context, Device, Event, Image, Pinned, Queue};
+/// Knobs of the generated kernels for tuning sweeps (`clarray bench --tune`).
+#[doc(hidden)]
+pub use kernel::tuning;
 
 // The layering rules above, checked on the source text.
 #[cfg(test)]

@@ -256,3 +256,37 @@ fn lines_of_a_thousand_tiles() {
         assert!(got == want, "prod {prod} exclusive {exclusive}");
     }
 }
+
+/// Every kind of single-pass knob (tile width and depth, look-back window; f32 sums take the
+/// packed state words, i32 → i64 ones the flag-and-fence states) against the host, on lines of
+/// a few dozen tiles with a ragged end.
+#[test]
+fn look_back_knobs_give_the_host_sums() {
+    use clarray::tuning::{self, Tuning};
+    let mut r = rand::rngs::StdRng::seed_from_u64(7);
+    let n = 20_011;
+    let xf: Vec<f32> = (0..n).map(|_| r.random_range(-1.0f32..1.0)).collect();
+    let xi: Vec<i32> = (0..n).map(|_| r.random_range(-1000..1000)).collect();
+    let af = Array::from_slice(&ctx(), &xf, &[n]).unwrap();
+    let ai = Array::from_slice(&ctx(), &xi, &[n]).unwrap();
+    let want_i: Vec<i64> = xi.iter().scan(0i64, |s, &v| { *s += v as i64; Some(*s) }).collect();
+    for (wg, items, window) in [(64, 2, 1), (128, 32, 8), (256, 4, 64), (512, 8, 32)] {
+        let mut t = Tuning::default();
+        (t.scan_look_back, t.scan_wg, t.scan_items, t.scan_window) = (true, wg, items, window);
+        tuning::set(t).unwrap();
+        let got = af.cumsum(0).unwrap().to_vec().unwrap();
+        let (mut acc, mut mag) = (0f64, 0f64);
+        for (i, &v) in xf.iter().enumerate() {
+            acc += v as f64;
+            mag += (v as f64).abs();
+            assert!((got[i] as f64 - acc).abs() <= 1e-5 * mag, "{t:?} element {i}: {} vs {acc}", got[i]);
+        }
+        assert_eq!(ai.cumsum(0).unwrap().to_vec().unwrap(), want_i, "{t:?}");
+    }
+    tuning::set(Tuning { scan_look_back: true, ..Tuning::default() }).unwrap();
+    // Out-of-range knobs are refused by name, and leave the setting in force as it was.
+    let mut t = tuning::get();
+    t.scan_wg = 96;
+    assert!(matches!(tuning::set(t), Err(clarray::Error::Value { name: "scan_wg", .. })));
+    assert_eq!(tuning::get().scan_wg, Tuning::default().scan_wg);
+}

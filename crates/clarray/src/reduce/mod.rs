@@ -90,6 +90,7 @@ pub mod join;
 pub mod mask;
 mod onesweep;
 mod radix;
+mod lookback;
 pub mod scan;
 pub mod sort;
 pub mod strided;
