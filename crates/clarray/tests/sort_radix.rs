@@ -282,3 +282,23 @@ fn one_special_float_among_many_keeps_its_bits() {
         check_data(data, 1, 5000, 1, 0).unwrap();
     }
 }
+
+/// Every kind of one-sweep knob (a few and many keys per work-item, one or a few histogram
+/// work-groups) against the host sort, on lines of a few tiles with a ragged end.
+#[test]
+fn one_sweep_knobs_sort_like_numpy() {
+    use clarray::tuning::{self, Tuning};
+    for (kpt, hist) in [(3, 1), (16, 3)] {
+        let mut t = Tuning::default();
+        (t.sort_kpt, t.sort_hist_groups) = (kpt, hist);
+        tuning::set(t).unwrap();
+        check_line(10, kpt as u64, 9_001, 0, 0).unwrap();
+        if kpt == 3 {
+            check_line(4, 9, 9_001, 0, 1).unwrap();
+        }
+    }
+    tuning::set(Tuning::default()).unwrap();
+    let mut t = Tuning::default();
+    t.sort_kpt = 33;
+    assert!(matches!(tuning::set(t), Err(clarray::Error::Value { name: "sort_kpt", .. })));
+}
