@@ -31,6 +31,8 @@ pub struct Tuning {
     /// Vector loads a lane of a row reduction issues before it adds them (1 to 16, a power of
     /// two); it also sets how many lanes share a short row.
     pub reduce_unroll: usize,
+    /// Unrolling of a column reduction's loop over rows (1 to 16, a power of two).
+    pub reduce_column_unroll: usize,
     /// Work-groups per compute unit a reduction aims for when it splits its rows or columns
     /// (1 to 64).
     pub reduce_groups_per_cu: usize,
@@ -51,6 +53,7 @@ impl Default for Tuning {
             sort_kpt: 8,
             sort_hist_groups: 1024,
             reduce_unroll: 4,
+            reduce_column_unroll: 4,
             reduce_groups_per_cu: 8,
             transpose_tile: 32,
             transpose_rows: 8,
@@ -124,6 +127,7 @@ impl Tuning {
         in_range("sort_kpt", self.sort_kpt, 1, 32)?;
         in_range("sort_hist_groups", self.sort_hist_groups, 1, 65_535)?;
         pow2_in("reduce_unroll", self.reduce_unroll, 1, 16)?;
+        pow2_in("reduce_column_unroll", self.reduce_column_unroll, 1, 16)?;
         in_range("reduce_groups_per_cu", self.reduce_groups_per_cu, 1, 64)?;
         pow2_in("transpose_tile", self.transpose_tile, 16, 64)?;
         pow2_in("transpose_rows", self.transpose_rows, 1, self.transpose_tile)?;
