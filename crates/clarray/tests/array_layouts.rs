@@ -482,8 +482,7 @@ fn transpose_knobs_give_the_host_result() {
     let x: Vec<f32> = (0..n0 * n1).map(|i| (i % 1000) as f32 * 0.5).collect();
     let a = Array::from_slice(ctx(), &x, &[n0, n1]).unwrap();
     for (tile, rows) in [(16, 1), (32, 32), (64, 4)] {
-        let mut t = Tuning::default();
-        (t.transpose_tile, t.transpose_rows) = (tile, rows);
+        let t = Tuning { transpose_tile: tile, transpose_rows: rows, ..Tuning::default() };
         tuning::set(t).unwrap();
         let mut out = Array::<f32>::zeros(ctx(), &[n1, n0]).unwrap();
         out.assign(2.0 * &a.t() + 1.0).unwrap();
@@ -495,7 +494,6 @@ fn transpose_knobs_give_the_host_result() {
         }
     }
     tuning::set(Tuning::default()).unwrap();
-    let mut t = Tuning::default();
-    t.transpose_rows = 3;
+    let t = Tuning { transpose_rows: 3, ..Tuning::default() };
     assert!(matches!(tuning::set(t), Err(clarray::Error::Value { name: "transpose_rows", .. })));
 }

@@ -348,8 +348,12 @@ fn reduction_knobs_give_the_host_sums() {
     let a = Array::from_slice(&ctx(), &x, &shape).unwrap();
     let h = ArrayD::from_shape_vec(IxDyn(&shape), x.iter().map(|&v| v as f64).collect()).unwrap();
     for (unroll, col, per_cu) in [(1, 1, 1), (8, 16, 3), (16, 2, 64)] {
-        let mut t = Tuning::default();
-        (t.reduce_unroll, t.reduce_column_unroll, t.reduce_groups_per_cu) = (unroll, col, per_cu);
+        let t = Tuning {
+            reduce_unroll: unroll,
+            reduce_column_unroll: col,
+            reduce_groups_per_cu: per_cu,
+            ..Tuning::default()
+        };
         tuning::set(t).unwrap();
         for axes in [vec![0isize], vec![2], vec![0, 2]] {
             let got = a.sum_axes(&axes[..], false).unwrap().to_vec().unwrap();

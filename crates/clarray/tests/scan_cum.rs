@@ -269,10 +269,21 @@ fn look_back_knobs_give_the_host_sums() {
     let xi: Vec<i32> = (0..n).map(|_| r.random_range(-1000..1000)).collect();
     let af = Array::from_slice(&ctx(), &xf, &[n]).unwrap();
     let ai = Array::from_slice(&ctx(), &xi, &[n]).unwrap();
-    let want_i: Vec<i64> = xi.iter().scan(0i64, |s, &v| { *s += v as i64; Some(*s) }).collect();
+    let want_i: Vec<i64> = xi
+        .iter()
+        .scan(0i64, |s, &v| {
+            *s += v as i64;
+            Some(*s)
+        })
+        .collect();
     for (wg, items, window) in [(64, 2, 1), (128, 32, 8), (256, 4, 64), (512, 8, 32)] {
-        let mut t = Tuning::default();
-        (t.scan_look_back, t.scan_wg, t.scan_items, t.scan_window) = (true, wg, items, window);
+        let t = Tuning {
+            scan_look_back: true,
+            scan_wg: wg,
+            scan_items: items,
+            scan_window: window,
+            ..Tuning::default()
+        };
         tuning::set(t).unwrap();
         let got = af.cumsum(0).unwrap().to_vec().unwrap();
         let (mut acc, mut mag) = (0f64, 0f64);

@@ -289,8 +289,7 @@ fn one_special_float_among_many_keeps_its_bits() {
 fn one_sweep_knobs_sort_like_numpy() {
     use clarray::tuning::{self, Tuning};
     for (kpt, hist) in [(3, 1), (16, 3)] {
-        let mut t = Tuning::default();
-        (t.sort_kpt, t.sort_hist_groups) = (kpt, hist);
+        let t = Tuning { sort_kpt: kpt, sort_hist_groups: hist, ..Tuning::default() };
         tuning::set(t).unwrap();
         check_line(10, kpt as u64, 9_001, 0, 0).unwrap();
         if kpt == 3 {
@@ -298,7 +297,6 @@ fn one_sweep_knobs_sort_like_numpy() {
         }
     }
     tuning::set(Tuning::default()).unwrap();
-    let mut t = Tuning::default();
-    t.sort_kpt = 33;
+    let t = Tuning { sort_kpt: 33, ..Tuning::default() };
     assert!(matches!(tuning::set(t), Err(clarray::Error::Value { name: "sort_kpt", .. })));
 }

@@ -244,7 +244,12 @@ pub fn measure(ctx: &Context, opts: &BenchOpts, only: Option<&str>) -> clarray::
 }
 
 /// Measures `areas` on `ctx` after the ceiling, keeping the rows that contain `filter`.
-fn measure_areas(ctx: &Context, opts: &BenchOpts, areas: &[Area], filter: Option<&str>) -> clarray::Result<Report> {
+fn measure_areas(
+    ctx: &Context,
+    opts: &BenchOpts,
+    areas: &[Area],
+    filter: Option<&str>,
+) -> clarray::Result<Report> {
     // The memory limit is read (CLARRAY_MEMORY_LIMIT, checked) before any row: rows that
     // allocate outside the pool (copies, transfers) would otherwise never read it, and a
     // malformed value would be ignored instead of refused as the library refuses it.

@@ -3,6 +3,8 @@
 //! input. A row's note says `matches default` or `WRONG` (what differed): a fast wrong kernel
 //! must not be picked. Settings a device cannot run are listed with the reason, not measured.
 //!
+//! With `--quick`, three settings of each grid and the default only.
+//!
 //! Inputs are integers held as f32 (sums of them are exact in every order), so a variant that
 //! adds in another order still gives the default's bits.
 
@@ -52,7 +54,20 @@ fn sweep<O>(
     mut check: impl FnMut(&O) -> clarray::Result<Option<String>>,
     keys: Option<usize>,
 ) -> clarray::Result<()> {
-    for (label, t) in settings {
+    // `--quick` (seconds on a CPU, where each setting's build dominates): the first, middle
+    // and last settings and the default only.
+    let picked: Vec<&(String, Tuning)> = if opts.quick {
+        let last = settings.len().saturating_sub(1);
+        settings
+            .iter()
+            .enumerate()
+            .filter(|(i, (_, t))| [0, last / 2, last].contains(i) || *t == Tuning::default())
+            .map(|(_, s)| s)
+            .collect()
+    } else {
+        settings.iter().collect()
+    };
+    for (label, t) in picked {
         let name = format!("tune {area}: {label}");
         let mut last = None;
         let timed = with(*t, || {
@@ -111,7 +126,9 @@ pub fn scan(ctx: &Context, o: &BenchOpts) -> clarray::Result<Vec<Row>> {
     }
     settings.push(lb(1024, 8, 32));
     let mut rows = Vec::new();
-    let check = |got: &Array<f32>| Ok(Some(max_diff(got, &want)?).filter(|&d| d != 0.0).map(|d| format!("max diff {d}")));
+    let check = |got: &Array<f32>| {
+        Ok(Some(max_diff(got, &want)?).filter(|&d| d != 0.0).map(|d| format!("max diff {d}")))
+    };
     sweep(&mut rows, o, ctx, "scan", (8 * n) as f64, &settings, || a.cumsum(0), check, None)?;
     Ok(rows)
 }
@@ -124,14 +141,17 @@ pub fn sort(ctx: &Context, o: &BenchOpts) -> clarray::Result<Vec<Row>> {
     let want_pos = k.argsort(0)?.to_vec()?;
     let mut settings = Vec::new();
     for kpt in [4, 6, 8, 10, 12, 14, 16, 18] {
-        let label = if kpt == 8 { "kpt=8 hist=1024 (default)".to_string() } else { format!("kpt={kpt} hist=1024") };
+        let label =
+            if kpt == 8 { "kpt=8 hist=1024 (default)".to_string() } else { format!("kpt={kpt} hist=1024") };
         settings.push(named(label, |t| t.sort_kpt = kpt));
     }
     for hist in [132, 264, 4096] {
         settings.push(named(format!("kpt=8 hist={hist}"), |t| t.sort_hist_groups = hist));
     }
     let mut rows = Vec::new();
-    let check = |got: &Array<f32>| Ok(Some(max_diff(got, &want)?).filter(|&d| d != 0.0).map(|d| format!("max diff {d}")));
+    let check = |got: &Array<f32>| {
+        Ok(Some(max_diff(got, &want)?).filter(|&d| d != 0.0).map(|d| format!("max diff {d}")))
+    };
     sweep(&mut rows, o, ctx, "sort", (8 * n) as f64, &settings, || k.sort(0), check, Some(n))?;
     let settings: Vec<(String, Tuning)> =
         settings.into_iter().map(|(l, t)| (format!("argsort {l}"), t)).collect();
@@ -157,9 +177,12 @@ pub fn axis(ctx: &Context, o: &BenchOpts) -> clarray::Result<Vec<Row>> {
             for col in [1, 4, 8, 16] {
                 for per_cu in [2, 4, 8, 16] {
                     let d = if (col, per_cu) == (4, 8) { " (default)" } else { "" };
-                    settings.push(named(format!("axis 0 column_unroll={col} groups_per_cu={per_cu}{d}"), |t| {
-                        (t.reduce_column_unroll, t.reduce_groups_per_cu) = (col, per_cu);
-                    }));
+                    settings.push(named(
+                        format!("axis 0 column_unroll={col} groups_per_cu={per_cu}{d}"),
+                        |t| {
+                            (t.reduce_column_unroll, t.reduce_groups_per_cu) = (col, per_cu);
+                        },
+                    ));
                 }
             }
         } else {
@@ -168,8 +191,9 @@ pub fn axis(ctx: &Context, o: &BenchOpts) -> clarray::Result<Vec<Row>> {
                 settings.push(named(format!("axis 2 unroll={unroll}{d}"), |t| t.reduce_unroll = unroll));
             }
         }
-        let check =
-            |got: &Array<f32>| Ok(Some(max_diff(got, &want)?).filter(|&d| d != 0.0).map(|d| format!("max diff {d}")));
+        let check = |got: &Array<f32>| {
+            Ok(Some(max_diff(got, &want)?).filter(|&d| d != 0.0).map(|d| format!("max diff {d}")))
+        };
         sweep(&mut rows, o, ctx, "axis", bytes, &settings, || m.sum_axes(ax, false), check, None)?;
     }
     Ok(rows)
@@ -191,7 +215,9 @@ pub fn transpose(ctx: &Context, o: &BenchOpts) -> clarray::Result<Vec<Row>> {
     }
     let mut rows = Vec::new();
     let bytes = (8 * side * side) as f64;
-    let check = |got: &Array<f32>| Ok(Some(max_diff(got, &want)?).filter(|&d| d != 0.0).map(|d| format!("max diff {d}")));
+    let check = |got: &Array<f32>| {
+        Ok(Some(max_diff(got, &want)?).filter(|&d| d != 0.0).map(|d| format!("max diff {d}")))
+    };
     // (Each run writes a new array: the memory pool hands back the last one's block.)
     let run = || (2.0 * &a.t() + 1.0).eval::<f32>();
     sweep(&mut rows, o, ctx, "transpose", bytes, &settings, run, check, None)?;

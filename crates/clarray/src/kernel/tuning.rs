@@ -137,7 +137,14 @@ impl Tuning {
 
 /// The error for a knob setting that `what` on this device cannot run: `need` of a resource
 /// (`unit`) where the device has `limit`.
-pub(crate) fn over_device_limit(name: &'static str, value: usize, what: &str, need: u64, limit: u64, unit: &str) -> Error {
+pub(crate) fn over_device_limit(
+    name: &'static str,
+    value: usize,
+    what: &str,
+    need: u64,
+    limit: u64,
+    unit: &str,
+) -> Error {
     Error::Value {
         name,
         value: value.to_string(),
@@ -155,7 +162,8 @@ mod tests {
     #[test]
     fn defaults_pass_and_bad_knobs_are_refused_with_their_name() {
         Tuning::default().check().unwrap();
-        let cases: [(fn(&mut Tuning), &str); 7] = [
+        type Case = (fn(&mut Tuning), &'static str);
+        let cases: [Case; 7] = [
             (|t| t.scan_wg = 100, "scan_wg"),
             (|t| t.scan_items = 3, "scan_items"),
             (|t| t.scan_window = 512, "scan_window"),

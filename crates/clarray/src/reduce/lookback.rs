@@ -67,7 +67,14 @@ impl Knobs {
         if need > info.local_mem_bytes {
             let items = tuning::get().scan_items;
             let limit = info.local_mem_bytes;
-            return Err(tuning::over_device_limit("scan_items", items, "a scan tile", need, limit, "bytes of local memory"));
+            return Err(tuning::over_device_limit(
+                "scan_items",
+                items,
+                "a scan tile",
+                need,
+                limit,
+                "bytes of local memory",
+            ));
         }
         Ok(())
     }
@@ -190,7 +197,8 @@ impl LookBack<'_> {
                 ),
             )
         };
-        let publish = |t: &str, f: &str, v: &str| publish.replace("{t}", t).replace("{f}", f).replace("{v}", v);
+        let publish =
+            |t: &str, f: &str, v: &str| publish.replace("{t}", t).replace("{f}", f).replace("{v}", v);
         let mut lparams = params.to_vec();
         lparams.extend([
             if packed { "__global ulong* words".to_string() } else { format!("__global {a}* vals") },

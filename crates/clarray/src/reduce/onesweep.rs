@@ -31,9 +31,9 @@ use std::fmt::Write as _;
 
 use crate::array::DType;
 use crate::error::Result;
-use crate::kernel::tuning;
 use crate::kernel::access::bits_type;
 use crate::kernel::cache::kernel_by_text;
+use crate::kernel::tuning;
 use crate::runtime::{Context, Dims};
 
 use super::engine::Args;
@@ -55,9 +55,13 @@ const MAX_N: usize = (1 << 30) - 1;
 pub(crate) fn applies(ctx: &Context, t: DType, line_len: usize, nlines: usize) -> bool {
     let info = ctx.device().info();
     let kpt = tuning::get().sort_kpt;
-    let fits = local_bytes(t, kpt) <= info.local_mem_bytes as usize
-        || kpt != tuning::Tuning::default().sort_kpt;
-    !t.is_complex() && nlines == 1 && (256..=MAX_N).contains(&line_len) && info.max_work_group_size >= WG && fits
+    let fits =
+        local_bytes(t, kpt) <= info.local_mem_bytes as usize || kpt != tuning::Tuning::default().sort_kpt;
+    !t.is_complex()
+        && nlines == 1
+        && (256..=MAX_N).contains(&line_len)
+        && info.max_work_group_size >= WG
+        && fits
 }
 
 /// Local memory of a pass work-group: keys and positions of a tile, per-run digit counts,
@@ -351,7 +355,14 @@ pub(crate) fn sort_into(
     let kpt = tun.sort_kpt;
     let (need, limit) = (local_bytes(t, kpt), ctx.device().info().local_mem_bytes);
     if need as u64 > limit {
-        return Err(tuning::over_device_limit("sort_kpt", kpt, "a sort tile", need as u64, limit, "bytes of local memory"));
+        return Err(tuning::over_device_limit(
+            "sort_kpt",
+            kpt,
+            "a sort tile",
+            need as u64,
+            limit,
+            "bytes of local memory",
+        ));
     }
     let kernel = |entry: &str| {
         kernel_by_text(ctx, format!("onesweep|{t:?}|{want_keys}|kpt={kpt}|{entry}"), entry, || {

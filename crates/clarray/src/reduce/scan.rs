@@ -45,13 +45,13 @@ use crate::error::{Error, Result};
 use crate::runtime::{Buffer, Context, Dims};
 
 use super::engine::{self, map_fn_params, Args, MapExpr};
-use super::strided::{c_strides, Strided};
 use super::lookback::{Knobs, LookBack};
+use super::strided::{c_strides, Strided};
 use crate::kernel::access::{load, store};
-use crate::kernel::tuning;
 use crate::kernel::cache::kernel_by_text;
 use crate::kernel::expr::header;
 use crate::kernel::index::add_offsets;
+use crate::kernel::tuning;
 
 const WG: usize = 256;
 
@@ -409,7 +409,15 @@ fn source(
     let bp = blk + blk / 32;
     s.push_str("#define PD(e) ((e) + ((e) >> 5))\n");
     if let Path::LookBack { vin, vout } = path {
-        let lb = LookBack { params: &params, base: &base, pnames: &pnames, neutral: &neutral, knobs: *knobs, vin, vout };
+        let lb = LookBack {
+            params: &params,
+            base: &base,
+            pnames: &pnames,
+            neutral: &neutral,
+            knobs: *knobs,
+            vin,
+            vout,
+        };
         return s + &lb.source(spec, &types, outk);
     }
     // One work-item per line.
@@ -677,9 +685,29 @@ mod tests {
         // Complex inputs load one element at a time; bool outputs store one at a time.
         let ops = [op(0, &[], 1), op(0, &[], 1)];
         let knobs = |acc| Knobs::of(&ctx, acc, &tuning::Tuning::default());
-        let c = choose(&ctx, false, &spec(DType::C64, DType::C64), &[DType::C64], &ops, &[], 10_000, true, &knobs(DType::C64));
+        let c = choose(
+            &ctx,
+            false,
+            &spec(DType::C64, DType::C64),
+            &[DType::C64],
+            &ops,
+            &[],
+            10_000,
+            true,
+            &knobs(DType::C64),
+        );
         assert_eq!(c, Path::LookBack { vin: 1, vout: 1 });
-        let u8s = choose(&ctx, false, &spec(DType::I64, DType::Bool), &[DType::U8], &ops, &[], 10_000, true, &knobs(DType::I64));
+        let u8s = choose(
+            &ctx,
+            false,
+            &spec(DType::I64, DType::Bool),
+            &[DType::U8],
+            &ops,
+            &[],
+            10_000,
+            true,
+            &knobs(DType::I64),
+        );
         assert_eq!(u8s, Path::LookBack { vin: 8, vout: 1 });
     }
 }
