@@ -257,18 +257,18 @@ fn lines_of_a_thousand_tiles() {
     }
 }
 
-/// Every kind of single-pass knob (tile width and depth, look-back window; f32 sums take the
-/// packed state words, i32 → i64 ones the flag-and-fence states) against the host, on lines of
-/// a few dozen tiles with a ragged end.
+/// Every kind of single-pass knob (tile width and depth, look-back window, f32 tiles in
+/// registers or in local memory; f32 sums take the packed state words, i32 → i64 ones the
+/// flag-and-fence states) against the host, on lines of a few dozen tiles with a ragged end.
 #[test]
 fn look_back_knobs_give_the_host_sums() {
     use clarray::tuning::{self, Tuning};
     let mut r = rand::rngs::StdRng::seed_from_u64(7);
-    let n = 20_011;
-    let xf: Vec<f32> = (0..n).map(|_| r.random_range(-1.0f32..1.0)).collect();
-    let xi: Vec<i32> = (0..n).map(|_| r.random_range(-1000..1000)).collect();
-    let af = Array::from_slice(&ctx(), &xf, &[n]).unwrap();
-    let ai = Array::from_slice(&ctx(), &xi, &[n]).unwrap();
+    // f32 lines a multiple of 4 long (the register tiles need that), i32 ones not.
+    let xf: Vec<f32> = (0..20_012).map(|_| r.random_range(-1.0f32..1.0)).collect();
+    let xi: Vec<i32> = (0..20_011).map(|_| r.random_range(-1000..1000)).collect();
+    let af = Array::from_slice(&ctx(), &xf, &[xf.len()]).unwrap();
+    let ai = Array::from_slice(&ctx(), &xi, &[xi.len()]).unwrap();
     let want_i: Vec<i64> = xi
         .iter()
         .scan(0i64, |s, &v| {
@@ -276,12 +276,14 @@ fn look_back_knobs_give_the_host_sums() {
             Some(*s)
         })
         .collect();
-    for (wg, items, window) in [(64, 2, 1), (128, 32, 8), (256, 4, 64), (512, 8, 32)] {
+    let settings = [(64, 2, 1, true), (128, 32, 8, true), (256, 4, 64, false), (512, 8, 32, true)];
+    for (wg, items, window, registers) in settings {
         let t = Tuning {
             scan_look_back: true,
             scan_wg: wg,
             scan_items: items,
             scan_window: window,
+            scan_registers: registers,
             ..Tuning::default()
         };
         tuning::set(t).unwrap();

@@ -111,20 +111,25 @@ pub fn scan(ctx: &Context, o: &BenchOpts) -> clarray::Result<Vec<Row>> {
     let a = Philox::new(16).integers::<i32>(ctx, &[n], -1, 2)?.astype::<f32>()?;
     let want = a.cumsum(0)?;
     let mut settings = vec![named("three passes (default)".into(), |_| {})];
-    let lb = |wg: usize, items: usize, window: usize| {
-        named(format!("look-back wg={wg} items={items} window={window}"), |t| {
+    let lb = |wg: usize, items: usize, window: usize, registers: bool| {
+        let how = if registers { "registers" } else { "local tile" };
+        named(format!("look-back {how} wg={wg} items={items} window={window}"), |t| {
             (t.scan_look_back, t.scan_wg, t.scan_items, t.scan_window) = (true, wg, items, window);
+            t.scan_registers = registers;
         })
     };
     for wg in [128, 256, 512] {
         for items in [8, 16, 32] {
-            settings.push(lb(wg, items, 32));
+            settings.push(lb(wg, items, 32, true));
         }
     }
     for window in [8, 64, 128] {
-        settings.push(lb(256, 16, window));
+        settings.push(lb(256, 16, window, true));
     }
-    settings.push(lb(1024, 8, 32));
+    settings.push(lb(1024, 8, 32, true));
+    for (wg, items) in [(256, 16), (256, 32), (512, 16)] {
+        settings.push(lb(wg, items, 32, false));
+    }
     let mut rows = Vec::new();
     let check = |got: &Array<f32>| {
         Ok(Some(max_diff(got, &want)?).filter(|&d| d != 0.0).map(|d| format!("max diff {d}")))

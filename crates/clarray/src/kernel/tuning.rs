@@ -22,6 +22,10 @@ pub struct Tuning {
     /// Elements per work-item of a single-pass scan tile for 4-byte accumulators (2 to 32, a
     /// power of two; scaled for other sizes so that a tile keeps its bytes).
     pub scan_items: usize,
+    /// Whether single-pass inclusive f32 scans of lines aligned to 16 bytes keep their
+    /// elements in registers (float4 loads and stores, only work-item totals in local memory)
+    /// rather than staging the tile in local memory.
+    pub scan_registers: bool,
     /// Predecessor tiles a look-back step reads at once (1 to `scan_wg`, a power of two).
     pub scan_window: usize,
     /// Keys per work-item of the one-sweep sort (1 to 32).
@@ -49,6 +53,7 @@ impl Default for Tuning {
             scan_look_back: false,
             scan_wg: 256,
             scan_items: 16,
+            scan_registers: true,
             scan_window: 32,
             sort_kpt: 8,
             sort_hist_groups: 1024,

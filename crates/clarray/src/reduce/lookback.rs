@@ -11,6 +11,10 @@
 //! is its carry in. It publishes its own inclusive prefix and writes its elements (`vout` per
 //! vector store).
 //!
+//! Inclusive f32 scans of lines aligned to 16 bytes (the conditions of the three-pass float4
+//! kernels) keep the tile in registers instead (`scan_lookback4`, the `scan_registers` knob):
+//! float4 loads and stores, and only each float4's total goes through local memory.
+//!
 //! Where the accumulator is 4 bytes and the device has 64-bit atomics, a state and its value
 //! share one 64-bit word (state in the high half), written with one atomic exchange and read
 //! with one volatile load: a reader sees both or neither, and no fence is needed between
@@ -39,6 +43,8 @@ pub(super) struct Knobs {
     pub window: usize,
     /// State and value in one 64-bit word.
     pub packed: bool,
+    /// Inclusive f32 scans of aligned lines keep their elements in registers (`source4`).
+    pub registers: bool,
 }
 
 impl Knobs {
@@ -47,7 +53,8 @@ impl Knobs {
         let k_per = (t.scan_items * 4 / acc.size().max(1)).clamp(1, 64);
         let packed = matches!(acc, DType::F32 | DType::I32 | DType::U32)
             && ctx.device().info().has_extension("cl_khr_int64_base_atomics");
-        Knobs { wg: t.scan_wg, k_per, window: t.scan_window.min(t.scan_wg), packed }
+        let registers = t.scan_registers && k_per % 4 == 0;
+        Knobs { wg: t.scan_wg, k_per, window: t.scan_window.min(t.scan_wg), packed, registers }
     }
 
     /// Bytes of local memory a work-group takes.
@@ -100,7 +107,7 @@ impl LookBack<'_> {
     /// The kernel `scan_lookback`.
     pub(super) fn source(&self, spec: &ScanSpec, types: &[DType], outk: usize) -> String {
         let Self { params, base, pnames, neutral, knobs, vin, vout } = *self;
-        let Knobs { wg, k_per, window, packed } = knobs;
+        let Knobs { wg, k_per, window, .. } = knobs;
         let a = spec.acc.cl_compute();
         let blk = wg * k_per;
         let bp = blk + blk / 32;
@@ -175,43 +182,10 @@ impl LookBack<'_> {
         } else {
             "run = scan_op(run, lv[e]); lv[e] = run;".to_string()
         };
-        // Publishing state `f` with value `v` of tile `t`, and reading tile `p`'s into (f, x).
-        let (publish, read) = if packed {
-            (
-                "atom_xchg(words + {t}, ((ulong){f} << 32) | (ulong)as_uint({v}))".to_string(),
-                format!(
-                    "volatile __global ulong* sp = words + p; ulong w;\n          \
-                     while (((w = *sp) >> 32) == 0) {{}}\n          \
-                     f = (uint)(w >> 32); x = as_{a}((uint)w);"
-                ),
-            )
-        } else {
-            (
-                "{ vals[{f} == 2u ? ntiles + {t} : {t}] = {v}; device_fence(); atomic_xchg(status + {t}, {f}); }"
-                    .to_string(),
-                format!(
-                    "volatile __global uint* sp = status + p;\n          \
-                     while ((f = *sp) == 0) {{}}\n          \
-                     device_fence();\n          \
-                     x = ((volatile __global {a}*)vals)[f == 2u ? ntiles + p : p];"
-                ),
-            )
-        };
+        let States { publish, read, params: lparams, head } = States::new(knobs, a, params);
         let publish =
             |t: &str, f: &str, v: &str| publish.replace("{t}", t).replace("{f}", f).replace("{v}", v);
-        let mut lparams = params.to_vec();
-        lparams.extend([
-            if packed { "__global ulong* words".to_string() } else { format!("__global {a}* vals") },
-            "__global uint* status".into(),
-            "long tpl".into(),
-            "long ntiles".into(),
-        ]);
-        let mut s = String::new();
-        if packed {
-            s += "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n";
-        } else {
-            s += engine::DEVICE_FENCE;
-        }
+        let mut s = head;
         let _ = writeln!(
             s,
             "__kernel __attribute__((reqd_work_group_size({wg}, 1, 1)))\nvoid scan_lookback({}) {{\n  \
@@ -238,7 +212,112 @@ impl LookBack<'_> {
              barrier(CLK_LOCAL_MEM_FENCE);\n  \
              const {a} total = tv[cur][{wg} - 1];\n  \
              {a} run = lid > 0 ? tv[cur][lid - 1] : {neutral};\n  \
-             if (blk == 0) {{\n    \
+             {look_back}\n  \
+             if (blk > 0) run = scan_op(carry_, run);\n  \
+             for (int k = 0; k < {k_per}; k++) {{ const int e = PD(lid * {k_per} + k); {rescan} }}\n  \
+             barrier(CLK_LOCAL_MEM_FENCE);\n  \
+             for (int m = 0; m < {nv_out}; m++) {{ const int e = (lid + m * {wg}) * {vout}; const long j = j0 + e;\n    \
+               {store_one}\n  }}\n}}",
+            lparams.join(", "),
+            nv_in = k_per / vin,
+            nv_out = k_per / vout,
+            look_back = look_back_code(knobs, a, neutral, &read, &publish),
+        );
+        s
+    }
+}
+
+impl LookBack<'_> {
+    /// The kernel `scan_lookback4`, for inclusive f32 scans of lines contiguous and aligned to
+    /// 16 bytes in the input and the output (the float4 path's conditions in `scan`): work-item
+    /// `t` holds the float4s `t`, `t + wg`, … of its tile in registers (coalesced 16-byte loads
+    /// and stores), each scanned in place; only the float4s' totals go through local memory,
+    /// where they are scanned in element order (chunk-major), so non-commutative operators
+    /// work. The look-back is the same as `scan_lookback`'s.
+    pub(super) fn source4(&self, outk: usize) -> String {
+        let Self { params, base, pnames, neutral, knobs, .. } = *self;
+        let Knobs { wg, k_per, window, .. } = knobs;
+        let c = k_per / 4;
+        let ct = wg * c + wg * c / 32;
+        let m = |x: &str| {
+            let mut xs = vec![x.to_string()];
+            xs.extend(pnames.iter().cloned());
+            format!("map_fn({})", xs.join(", "))
+        };
+        let States { publish, read, params: lparams, head } = States::new(knobs, "float", params);
+        let publish =
+            |t: &str, f: &str, v: &str| publish.replace("{t}", t).replace("{f}", f).replace("{v}", v);
+        let mut s = head;
+        let _ = writeln!(
+            s,
+            "__kernel __attribute__((reqd_work_group_size({wg}, 1, 1)))\nvoid scan_lookback4({}) {{\n  \
+             __local float ct[{ct}]; __local float tv[2][{wg}];\n  \
+             __local float wv[{window}]; __local uint wf[{window}]; __local float carry_; __local int done_;\n  \
+             __local uint tile_;\n  \
+             const int lid = get_local_id(0);\n  \
+             if (lid == 0) tile_ = atomic_inc(status + ntiles);\n  \
+             barrier(CLK_LOCAL_MEM_FENCE);\n  \
+             const long tile = tile_; const long line = tile / tpl; const long blk = tile - line * tpl;\n  \
+             {base}\n  \
+             const long L4 = L >> 2; const long q0 = blk * {q_tile};\n  \
+             __global const float4* x4 = (__global const float4*)(p0 + b0);\n  \
+             float4 x[{c}];\n  \
+             #pragma unroll\n  \
+             for (int k = 0; k < {c}; k++) {{ const long q = q0 + lid + k * {wg}; float4 y;\n    \
+               if (q < L4) {{ const float4 r = x4[q]; y = (float4)({}, {}, {}, {}); }} else y = (float4)({neutral});\n    \
+               y.s1 = scan_op(y.s0, y.s1); y.s2 = scan_op(y.s1, y.s2); y.s3 = scan_op(y.s2, y.s3);\n    \
+               x[k] = y; ct[PD(k * {wg} + lid)] = y.s3;\n  \
+             }}\n  \
+             barrier(CLK_LOCAL_MEM_FENCE);\n  \
+             float v = {neutral};\n  \
+             for (int j = 0; j < {c}; j++) v = scan_op(v, ct[PD(lid * {c} + j)]);\n  \
+             int cur = 0; tv[0][lid] = v;\n  \
+             for (int h = 1; h < {wg}; h <<= 1) {{\n    \
+               barrier(CLK_LOCAL_MEM_FENCE);\n    \
+               if (lid >= h) v = scan_op(tv[cur][lid - h], v);\n    \
+               cur ^= 1; tv[cur][lid] = v;\n  \
+             }}\n  \
+             barrier(CLK_LOCAL_MEM_FENCE);\n  \
+             const float total = tv[cur][{wg} - 1];\n  \
+             {{ float run = lid > 0 ? tv[cur][lid - 1] : {neutral};\n    \
+               for (int j = 0; j < {c}; j++) {{ const int e = PD(lid * {c} + j); const float t = ct[e]; ct[e] = run; \
+                 run = scan_op(run, t); }} }}\n  \
+             {look_back}\n  \
+             barrier(CLK_LOCAL_MEM_FENCE);\n  \
+             const float cin = blk > 0 ? carry_ : {neutral};\n  \
+             __global float4* y4 = (__global float4*)(p{outk} + b{outk});\n  \
+             #pragma unroll\n  \
+             for (int k = 0; k < {c}; k++) {{ const long q = q0 + lid + k * {wg};\n    \
+               if (q < L4) {{ const float c0 = scan_op(cin, ct[PD(k * {wg} + lid)]); const float4 y = x[k];\n      \
+                 y4[q] = (float4)(scan_op(c0, y.s0), scan_op(c0, y.s1), scan_op(c0, y.s2), scan_op(c0, y.s3)); }}\n  \
+             }}\n}}",
+            lparams.join(", "),
+            m("r.s0"),
+            m("r.s1"),
+            m("r.s2"),
+            m("r.s3"),
+            q_tile = wg * c,
+            look_back = look_back_code(knobs, "float", neutral, &read, &publish),
+        );
+        s
+    }
+}
+
+/// The look-back of a tile whose total is `total` (every work-item): the tile publishes its
+/// state, and, past a line's first tile, finds its carry in `carry_` (local; read it after this
+/// code only where `blk > 0`). `read` reads tile `p`'s state into `f` and `x`; `publish(t, f,
+/// v)` publishes state `f` with value `v` for tile `t`.
+fn look_back_code(
+    knobs: Knobs,
+    a: &str,
+    neutral: &str,
+    read: &str,
+    publish: &dyn Fn(&str, &str, &str) -> String,
+) -> String {
+    let window = knobs.window;
+    format!(
+        "\
+if (blk == 0) {{\n    \
                if (lid == 0) {pub_first};\n  \
              }} else {{\n    \
                if (lid == 0) {pub_agg};\n    \
@@ -270,19 +349,56 @@ impl LookBack<'_> {
                  barrier(CLK_LOCAL_MEM_FENCE);\n      \
                  if (done_) break;\n    \
                }}\n    \
-               run = scan_op(carry_, run);\n  \
-             }}\n  \
-             for (int k = 0; k < {k_per}; k++) {{ const int e = PD(lid * {k_per} + k); {rescan} }}\n  \
-             barrier(CLK_LOCAL_MEM_FENCE);\n  \
-             for (int m = 0; m < {nv_out}; m++) {{ const int e = (lid + m * {wg}) * {vout}; const long j = j0 + e;\n    \
-               {store_one}\n  }}\n}}",
-            lparams.join(", "),
-            nv_in = k_per / vin,
-            nv_out = k_per / vout,
-            pub_first = publish("tile", "2u", "total"),
-            pub_agg = publish("tile", "1u", "total"),
-            pub_inc = publish("tile", "2u", "scan_op(pre, total)"),
-        );
-        s
+             }}",
+        pub_first = publish("tile", "2u", "total"),
+        pub_agg = publish("tile", "1u", "total"),
+        pub_inc = publish("tile", "2u", "scan_op(pre, total)"),
+    )
+}
+
+/// How tiles publish and read their states: `publish` with `{t}`, `{f}`, `{v}` for the tile,
+/// the state and the value; `read` reads tile `p`'s state into `f` and its value into `x`;
+/// the kernel's parameters (the scan's, then the states'); `head`, what the program needs
+/// before the kernel.
+struct States {
+    publish: String,
+    read: String,
+    params: Vec<String>,
+    head: String,
+}
+
+impl States {
+    fn new(knobs: Knobs, a: &str, params: &[String]) -> States {
+        let (publish, read, head) = if knobs.packed {
+            (
+                "atom_xchg(words + {t}, ((ulong){f} << 32) | (ulong)as_uint({v}))".to_string(),
+                format!(
+                    "volatile __global ulong* sp = words + p; ulong w;\n          \
+                     while (((w = *sp) >> 32) == 0) {{}}\n          \
+                     f = (uint)(w >> 32); x = as_{a}((uint)w);"
+                ),
+                "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n".to_string(),
+            )
+        } else {
+            (
+                "{ vals[{f} == 2u ? ntiles + {t} : {t}] = {v}; device_fence(); atomic_xchg(status + {t}, {f}); }"
+                    .to_string(),
+                format!(
+                    "volatile __global uint* sp = status + p;\n          \
+                     while ((f = *sp) == 0) {{}}\n          \
+                     device_fence();\n          \
+                     x = ((volatile __global {a}*)vals)[f == 2u ? ntiles + p : p];"
+                ),
+                engine::DEVICE_FENCE.to_string(),
+            )
+        };
+        let mut params = params.to_vec();
+        params.extend([
+            if knobs.packed { "__global ulong* words".to_string() } else { format!("__global {a}* vals") },
+            "__global uint* status".into(),
+            "long tpl".into(),
+            "long ntiles".into(),
+        ]);
+        States { publish, read, params, head }
     }
 }

@@ -173,6 +173,7 @@ pub(crate) fn scan(
     let lb = Knobs::of(ctx, spec.acc, &tun);
     let path = choose(ctx, seg, spec, &types, &ops, &extents, line_len, tun.scan_look_back, &lb);
     let key = format!("{key}|vec4={vec4}|{path:?}|{lb:?}");
+    let lb_entry = if vec4 && lb.registers { "scan_lookback4" } else { "scan_lookback" };
     let src = || source(map, flag_type, spec, others.len(), fp64, vec4, path, &lb);
     match path {
         Path::Short => {
@@ -183,7 +184,7 @@ pub(crate) fn scan(
         }
         Path::LookBack { .. } => match lb
             .check(ctx, spec.acc)
-            .and_then(|()| kernel_by_text(ctx, format!("{key}|lookback"), "scan_lookback", src))
+            .and_then(|()| kernel_by_text(ctx, format!("{key}|lookback"), lb_entry, src))
         {
             Ok(k) => {
                 let tiles_per_line = line_len.div_ceil(lb.tile());
@@ -418,6 +419,9 @@ fn source(
             vin,
             vout,
         };
+        if vec4 && knobs.registers {
+            return s + &lb.source4(outk);
+        }
         return s + &lb.source(spec, &types, outk);
     }
     // One work-item per line.
