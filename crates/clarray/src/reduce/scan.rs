@@ -6,7 +6,7 @@
 //! * lines contiguous in every operand (the input, or every operand of a fused expression, and
 //!   the output), unsegmented, on devices whose cross-work-group fence is known (NVIDIA's
 //!   OpenCL, CPU devices), when turned on with [`use_look_back`] (off by default; its knobs are
-//!   in [`tuning`](crate::tuning)): **one pass with decoupled look-back** (`reduce/lookback.rs`). Each line is cut into tiles
+//!   in `clarray::tuning`): **one pass with decoupled look-back** (`reduce/lookback.rs`). Each line is cut into tiles
 //!   of a block (below); a work-group takes the next tile number from a global counter, loads
 //!   and scans its tile in local memory, publishes its total, learns its carry in from the
 //!   states the tiles before it published, publishes its inclusive prefix and writes its
@@ -257,7 +257,7 @@ enum Path {
 }
 
 /// Turns the single-pass scan (decoupled look-back) on or off for this process (the
-/// `scan_look_back` knob of [`tuning`](crate::tuning)), for its tests and for tuning it.
+/// `scan_look_back` knob of `clarray::tuning`), for its tests and for tuning it.
 #[doc(hidden)]
 pub fn use_look_back(on: bool) {
     // A boolean knob cannot be out of range.
