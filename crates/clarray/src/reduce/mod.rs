@@ -92,6 +92,7 @@ pub mod mask;
 mod onesweep;
 mod radix;
 pub mod scan;
+mod scan4;
 pub mod sort;
 pub mod strided;
 
