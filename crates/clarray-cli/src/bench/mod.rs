@@ -456,6 +456,15 @@ mod tests {
     }
 
     #[test]
+    fn tune_names_an_area_or_all() {
+        assert_eq!(tune_areas("all").map(|a| a.len()), Some(tune::AREAS.len()));
+        assert_eq!(tune_areas("sort").map(|a| a[0].name), Some("sort"));
+        assert!(tune_areas("copy").is_none());
+        let o = tune::opts(true);
+        assert_eq!((o.warmup, o.repeats, o.quick), (1, 2, true));
+    }
+
+    #[test]
     fn a_filter_keeps_matching_rows_and_the_ceiling() {
         let t = Timing { best: 1.0, median: 1.0 };
         let rows = || {
