@@ -57,20 +57,22 @@ impl Knobs {
         Knobs { wg: t.scan_wg, k_per, window: t.scan_window.min(t.scan_wg), packed, registers }
     }
 
-    /// Bytes of local memory a work-group takes.
-    fn local_bytes(&self, acc: DType) -> usize {
-        let blk = self.wg * self.k_per;
+    /// Bytes of local memory a work-group takes (`in_registers`: the tile is in registers and
+    /// only its float4s' totals in local memory).
+    fn local_bytes(&self, acc: DType, in_registers: bool) -> usize {
+        let blk = if in_registers { self.wg * self.k_per / 4 } else { self.wg * self.k_per };
         (blk + blk / 32 + 2 * self.wg + self.window + 1) * acc.size() + self.window * 4 + 16
     }
 
-    /// Whether `ctx`'s device can run these knobs: a typed error naming the knob if not.
-    pub(super) fn check(&self, ctx: &Context, acc: DType) -> Result<()> {
+    /// Whether `ctx`'s device can run these knobs (`in_registers`: with the register kernel): a
+    /// typed error naming the knob if not.
+    pub(super) fn check(&self, ctx: &Context, acc: DType, in_registers: bool) -> Result<()> {
         let info = ctx.device().info();
         if self.wg > info.max_work_group_size {
             let (wg, max) = (self.wg as u64, info.max_work_group_size as u64);
             return Err(tuning::over_device_limit("scan_wg", self.wg, "a scan tile", wg, max, "work-items"));
         }
-        let need = self.local_bytes(acc) as u64;
+        let need = self.local_bytes(acc, in_registers) as u64;
         if need > info.local_mem_bytes {
             let items = tuning::get().scan_items;
             let limit = info.local_mem_bytes;

@@ -184,7 +184,7 @@ pub(crate) fn scan(
             return Ok(out);
         }
         Path::LookBack { .. } => match lb
-            .check(ctx, spec.acc)
+            .check(ctx, spec.acc, vec4 && lb.registers)
             .and_then(|()| kernel_by_text(ctx, format!("{key}|lookback"), lb_entry, src))
         {
             Ok(k) => {
