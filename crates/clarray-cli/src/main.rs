@@ -6,7 +6,8 @@
 //!   not.
 //! - `clarray bench [--quick] [--json] [--only NAME]`: bandwidths and times as ratios to the
 //!   device's copy bandwidth measured in the same run; `--sweep [--plot FILE.svg] [--peers
-//!   FILE.json]`: `a + 2`, `sum` and `cumsum` over sizes 2^10 … 2^30, drawn against size.
+//!   FILE.json]`: `a + 2`, `sum` and `cumsum` over sizes 2^10 … 2^30, drawn against size;
+//!   `--tune scan|sort|axis|transpose|all`: a tuning sweep of the kernels' knobs.
 
 #![deny(unsafe_code)]
 
@@ -65,6 +66,11 @@ enum Command {
         /// --sweep --json`).
         #[arg(long, value_name = "FILE.json")]
         peers: Option<std::path::PathBuf>,
+        /// A tuning sweep instead of the areas: the row of `scan`, `sort`, `axis` or
+        /// `transpose` (or `all`) once per setting of its kernel's knobs, each checked against
+        /// the default setting's result.
+        #[arg(long, value_name = "AREA")]
+        tune: Option<String>,
     },
 }
 
@@ -73,8 +79,8 @@ fn main() {
     let code = match cli.command {
         Command::Devices { json } => devices::run(json),
         Command::Doctor { json } => doctor::run(json),
-        Command::Bench { quick, json, only, sweep, plot, peers } => {
-            bench::run(&bench::Args { quick, json, only, sweep, plot, peers })
+        Command::Bench { quick, json, only, sweep, plot, peers, tune } => {
+            bench::run(&bench::Args { quick, json, only, sweep, plot, peers, tune })
         }
     };
     std::process::exit(code);

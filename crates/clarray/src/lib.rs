@@ -79,6 +79,9 @@ pub mod prelude {
     pub use crate::runtime::{Buffer, Context, ContextBuilder, Device, Event, Pinned, Queue};
 }
 pub use error::{BuildFailure, Error, ErrorKind, Result};
+/// Knobs of the generated kernels for tuning sweeps (`clarray bench --tune`).
+#[doc(hidden)]
+pub use kernel::tuning;
 pub use runtime::{Buffer, Context, Device, Event, Image, Pinned, Queue};
 
 // The layering rules above, checked on the source text.

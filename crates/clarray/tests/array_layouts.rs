@@ -472,3 +472,28 @@ proptest! {
         prop_assert_eq!(dv.reshape_copy(&target).unwrap().to_vec().unwrap(), want);
     }
 }
+
+/// Every kind of transpose knob (tiles of 16, 32 and 64, one to many rows of work-items)
+/// computes `2 * a.t() + 1` like the host, on a ragged shape (tiles cut at both edges).
+#[test]
+fn transpose_knobs_give_the_host_result() {
+    use clarray::tuning::{self, Tuning};
+    let (n0, n1) = (77usize, 133usize);
+    let x: Vec<f32> = (0..n0 * n1).map(|i| (i % 1000) as f32 * 0.5).collect();
+    let a = Array::from_slice(ctx(), &x, &[n0, n1]).unwrap();
+    for (tile, rows) in [(16, 1), (32, 32), (64, 4)] {
+        let t = Tuning { transpose_tile: tile, transpose_rows: rows, ..Tuning::default() };
+        tuning::set(t).unwrap();
+        let mut out = Array::<f32>::zeros(ctx(), &[n1, n0]).unwrap();
+        out.assign(2.0 * &a.t() + 1.0).unwrap();
+        let got = out.to_vec().unwrap();
+        for i in 0..n1 {
+            for j in 0..n0 {
+                assert_eq!(got[i * n0 + j], 2.0 * x[j * n1 + i] + 1.0, "{t:?} at ({i}, {j})");
+            }
+        }
+    }
+    tuning::set(Tuning::default()).unwrap();
+    let t = Tuning { transpose_rows: 3, ..Tuning::default() };
+    assert!(matches!(tuning::set(t), Err(clarray::Error::Value { name: "transpose_rows", .. })));
+}

@@ -335,3 +335,37 @@ proptest! {
         run_all::<bool>(&ctx(), &c, |r| r.random_bool(0.3), false, 0.0)?;
     }
 }
+
+/// Every kind of reduction knob (row loads per lane from 1 to 16, column unrolling, one to
+/// many work-groups per compute unit) against f64 host sums, along the first axis (column
+/// kernel), the last (row kernel, rows of 256) and both.
+#[test]
+fn reduction_knobs_give_the_host_sums() {
+    use clarray::tuning::{self, Tuning};
+    let shape = [40usize, 6, 256];
+    let mut r = rand::rngs::StdRng::seed_from_u64(5);
+    let x: Vec<f32> = (0..shape.iter().product()).map(|_| r.random_range(-1.0f32..1.0)).collect();
+    let a = Array::from_slice(&ctx(), &x, &shape).unwrap();
+    let h = ArrayD::from_shape_vec(IxDyn(&shape), x.iter().map(|&v| v as f64).collect()).unwrap();
+    for (unroll, col, per_cu) in [(1, 1, 1), (8, 16, 3), (16, 2, 64)] {
+        let t = Tuning {
+            reduce_unroll: unroll,
+            reduce_column_unroll: col,
+            reduce_groups_per_cu: per_cu,
+            ..Tuning::default()
+        };
+        tuning::set(t).unwrap();
+        for axes in [vec![0isize], vec![2], vec![0, 2]] {
+            let got = a.sum_axes(&axes[..], false).unwrap().to_vec().unwrap();
+            let mut want = h.clone();
+            for &k in axes.iter().rev() {
+                want = want.sum_axis(Axis(k as usize));
+            }
+            assert_eq!(got.len(), want.len());
+            for (g, w) in got.iter().zip(want.iter()) {
+                assert!((*g as f64 - w).abs() <= 1e-4 * (1.0 + w.abs()), "{t:?} axes {axes:?}: {g} vs {w}");
+            }
+        }
+    }
+    tuning::set(Tuning::default()).unwrap();
+}

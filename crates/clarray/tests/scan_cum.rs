@@ -256,3 +256,50 @@ fn lines_of_a_thousand_tiles() {
         assert!(got == want, "prod {prod} exclusive {exclusive}");
     }
 }
+
+/// Every kind of single-pass knob (tile width and depth, look-back window, f32 tiles in
+/// registers or in local memory; f32 sums take the packed state words, i32 → i64 ones the
+/// flag-and-fence states) against the host, on lines of a few dozen tiles with a ragged end.
+#[test]
+fn look_back_knobs_give_the_host_sums() {
+    use clarray::tuning::{self, Tuning};
+    let mut r = rand::rngs::StdRng::seed_from_u64(7);
+    // f32 lines a multiple of 4 long (the register tiles need that), i32 ones not.
+    let xf: Vec<f32> = (0..20_012).map(|_| r.random_range(-1.0f32..1.0)).collect();
+    let xi: Vec<i32> = (0..20_011).map(|_| r.random_range(-1000..1000)).collect();
+    let af = Array::from_slice(&ctx(), &xf, &[xf.len()]).unwrap();
+    let ai = Array::from_slice(&ctx(), &xi, &[xi.len()]).unwrap();
+    let want_i: Vec<i64> = xi
+        .iter()
+        .scan(0i64, |s, &v| {
+            *s += v as i64;
+            Some(*s)
+        })
+        .collect();
+    let settings = [(64, 2, 1, true), (128, 32, 8, true), (256, 4, 64, false), (512, 8, 32, true)];
+    for (wg, items, window, registers) in settings {
+        let t = Tuning {
+            scan_look_back: true,
+            scan_wg: wg,
+            scan_items: items,
+            scan_window: window,
+            scan_registers: registers,
+            ..Tuning::default()
+        };
+        tuning::set(t).unwrap();
+        let got = af.cumsum(0).unwrap().to_vec().unwrap();
+        let (mut acc, mut mag) = (0f64, 0f64);
+        for (i, &v) in xf.iter().enumerate() {
+            acc += v as f64;
+            mag += (v as f64).abs();
+            assert!((got[i] as f64 - acc).abs() <= 1e-5 * mag, "{t:?} element {i}: {} vs {acc}", got[i]);
+        }
+        assert_eq!(ai.cumsum(0).unwrap().to_vec().unwrap(), want_i, "{t:?}");
+    }
+    tuning::set(Tuning { scan_look_back: true, ..Tuning::default() }).unwrap();
+    // Out-of-range knobs are refused by name, and leave the setting in force as it was.
+    let mut t = tuning::get();
+    t.scan_wg = 96;
+    assert!(matches!(tuning::set(t), Err(clarray::Error::Value { name: "scan_wg", .. })));
+    assert_eq!(tuning::get().scan_wg, Tuning::default().scan_wg);
+}

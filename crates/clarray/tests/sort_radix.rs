@@ -282,3 +282,19 @@ fn one_special_float_among_many_keeps_its_bits() {
         check_data(data, 1, 5000, 1, 0).unwrap();
     }
 }
+
+/// Every kind of one-sweep knob (a few and many keys per work-item, one or a few histogram
+/// work-groups) against the host sort, on lines of a few tiles with a ragged end.
+#[test]
+fn one_sweep_knobs_sort_like_numpy() {
+    use clarray::tuning::{self, Tuning};
+    for (kpt, hist) in [(3, 1), (16, 3)] {
+        let t = Tuning { sort_kpt: kpt, sort_hist_groups: hist, ..Tuning::default() };
+        tuning::set(t).unwrap();
+        // (A reversed view with few keys per work-item, the plain line with many.)
+        check_line(10, kpt as u64, 9_001, 0, u8::from(kpt == 3)).unwrap();
+    }
+    tuning::set(Tuning::default()).unwrap();
+    let t = Tuning { sort_kpt: 33, ..Tuning::default() };
+    assert!(matches!(tuning::set(t), Err(clarray::Error::Value { name: "sort_kpt", .. })));
+}

@@ -36,6 +36,7 @@ mod random;
 mod reduce;
 mod sweep;
 mod transfer;
+mod tune;
 
 use std::time::Instant;
 
@@ -240,18 +241,28 @@ fn keep_matching(mut rows: Vec<Row>, filter: &str) -> clarray::Result<Vec<Row>> 
 
 /// Measures everything on `ctx`.
 pub fn measure(ctx: &Context, opts: &BenchOpts, only: Option<&str>) -> clarray::Result<Report> {
+    let (areas, filter) = select(only);
+    measure_areas(ctx, opts, &areas, filter.as_deref())
+}
+
+/// Measures `areas` on `ctx` after the ceiling, keeping the rows that contain `filter`.
+fn measure_areas(
+    ctx: &Context,
+    opts: &BenchOpts,
+    areas: &[Area],
+    filter: Option<&str>,
+) -> clarray::Result<Report> {
     // The memory limit is read (CLARRAY_MEMORY_LIMIT, checked) before any row: rows that
     // allocate outside the pool (copies, transfers) would otherwise never read it, and a
     // malformed value would be ignored instead of refused as the library refuses it.
     clarray::memory::limit(ctx)?;
     let ceiling_rows = CEILING(ctx, opts)?;
     let ceiling = ceiling_rows.iter().map(Row::rate).fold(0.0, f64::max);
-    let (areas, filter) = select(only);
     let mut rows = ceiling_rows;
     for area in areas {
         rows.extend((area.rows)(ctx, opts)?);
     }
-    if let Some(f) = &filter {
+    if let Some(f) = filter {
         rows = keep_matching(rows, f)?;
     }
     let info = ctx.device().info();
@@ -315,6 +326,16 @@ pub struct Args {
     pub plot: Option<std::path::PathBuf>,
     /// With the plot: peers' rows (`scripts/peers.py --sweep --json`) drawn beside.
     pub peers: Option<std::path::PathBuf>,
+    /// A tuning sweep of one area (`scan`, `sort`, `axis`, `transpose`) or `all`.
+    pub tune: Option<String>,
+}
+
+/// The areas `--tune NAME` runs, or `None` for an unknown name.
+fn tune_areas(name: &str) -> Option<Vec<Area>> {
+    match name {
+        "all" => Some(tune::AREAS.to_vec()),
+        n => tune::AREAS.iter().find(|a| a.name == n).map(|a| vec![*a]),
+    }
 }
 
 /// Runs the command.
@@ -353,7 +374,21 @@ pub fn run(args: &Args) -> i32 {
             }
         }
     };
-    let result = Context::new().and_then(|ctx| measure(&ctx, &BenchOpts::new(args.quick), only));
+    let result = match &args.tune {
+        Some(name) => {
+            if only.is_some() || args.plot.is_some() {
+                eprintln!("clarray bench: --tune runs its own rows; leave --only, --sweep and --plot out");
+                return 2;
+            }
+            let Some(areas) = tune_areas(name) else {
+                let names: Vec<&str> = tune::AREAS.iter().map(|a| a.name).collect();
+                eprintln!("clarray bench: --tune {name}: no such area; one of {}, or all", names.join(", "));
+                return 2;
+            };
+            Context::new().and_then(|ctx| measure_areas(&ctx, &tune::opts(args.quick), &areas, None))
+        }
+        None => Context::new().and_then(|ctx| measure(&ctx, &BenchOpts::new(args.quick), only)),
+    };
     let report = match result {
         Ok(r) => r,
         Err(e) => {
@@ -420,6 +455,15 @@ mod tests {
         assert_eq!(select(Some("sweep")).0.iter().map(|a| a.name).collect::<Vec<_>>(), ["sweep"]);
         let (areas, filter) = select(Some("pinned"));
         assert_eq!((areas.len(), filter.as_deref()), (AREAS.len(), Some("pinned")));
+    }
+
+    #[test]
+    fn tune_names_an_area_or_all() {
+        assert_eq!(tune_areas("all").map(|a| a.len()), Some(tune::AREAS.len()));
+        assert_eq!(tune_areas("sort").map(|a| a[0].name), Some("sort"));
+        assert!(tune_areas("copy").is_none());
+        let o = tune::opts(true);
+        assert_eq!((o.warmup, o.repeats, o.quick), (1, 2, true));
     }
 
     #[test]

@@ -23,3 +23,4 @@ pub mod dtype;
 pub(crate) mod expr;
 pub(crate) mod index;
 pub(crate) mod ops;
+pub mod tuning;

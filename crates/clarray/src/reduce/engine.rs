@@ -57,8 +57,9 @@ use crate::array::DType;
 /// The work-group size of the generated kernels (capped by the device).
 const WG: usize = 256;
 
-/// Vector loads a work-item of the row kernel issues together, before using any of them.
-const UNROLL: usize = 4;
+// Vector loads a work-item of the row kernel issues together before using any of them, the
+// unrolling of the column kernel's loop over rows, and the work-groups per compute unit a
+// split aims for are the `reduce_*` knobs of `crate::tuning`.
 
 /// A scalar kernel argument that an expression reads by name.
 #[derive(Debug, Clone)]
@@ -616,7 +617,9 @@ pub(crate) fn reduce(
     let p = plan(&map.inputs, axes, keep_order);
     let st = State::new(spec);
     let wg = wg_size(ctx);
-    let target = target_threads(ctx, wg);
+    let tun = crate::kernel::tuning::get();
+    let (unroll, col_unroll) = (tun.reduce_unroll, tun.reduce_column_unroll);
+    let target = ctx.device().info().compute_units.max(1) as usize * tun.reduce_groups_per_cu * wg;
     let r_last = p.red.last().map_or(0, |(_, s)| s[0].unsigned_abs());
     let k_last = p.kept.last().map_or(usize::MAX, |(_, s)| s[0].unsigned_abs());
     let column = nout >= 32 && r_total > 1 && r_last > k_last;
@@ -641,12 +644,12 @@ pub(crate) fn reduce(
         // rows are read by many lanes at once (a row of 256 floats by 16 lanes: each load of
         // half a warp is 256 contiguous bytes, and a lane's four loads are all in flight);
         // neighbouring lanes read neighbouring 16-byte vectors.
-        s_lanes = next_pow2(units.div_ceil(UNROLL)).clamp(1, wg);
+        s_lanes = next_pow2(units.div_ceil(unroll)).clamp(1, wg);
         let max_g = (units / (s_lanes * 16)).max(1);
         let gg = target.div_ceil(nout * s_lanes).clamp(1, max_g).min(65535);
         // A split row is cut into whole rounds of the segment's unrolled loop, so every lane
         // runs the same full iterations and every chunk starts on a 16 KiB boundary.
-        let round = if gg > 1 { w * s_lanes * UNROLL } else { w };
+        let round = if gg > 1 { w * s_lanes * unroll } else { w };
         chunk = r_total.div_ceil(gg).div_ceil(round).max(1) * round;
         g = r_total.div_ceil(chunk).max(1);
     }
@@ -658,7 +661,7 @@ pub(crate) fn reduce(
     let ptypes: Vec<&str> = map.params.iter().map(|p| p.ctype).collect();
     let key = |fused: bool| {
         format!(
-            "{types:?}|{ptypes:?}|{:?}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{}|{column}|{w}|{wgc}|{}|{fused}|{fp64}",
+            "{types:?}|{ptypes:?}|{:?}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{}|{column}|{w}|{wgc}|{}|{fused}|{fp64}|unroll={unroll},{col_unroll}",
             map.value,
             map.code,
             map.body,
@@ -674,7 +677,7 @@ pub(crate) fn reduce(
     };
     let build = |fused: bool| {
         kernel_by_text(ctx, key(fused), "red_main", || {
-            main_source(map, spec, &st, &p, column, w, wgc, g > 1, fused, fp64)
+            main_source(map, spec, &st, &p, column, w, wgc, g > 1, fused, fp64, (unroll, col_unroll))
         })
     };
     let kernel = match build(fused) {
@@ -867,6 +870,7 @@ fn main_source(
     partial: bool,
     fused: bool,
     fp64: bool,
+    (unroll, col_unroll): (usize, usize),
 ) -> String {
     let types: Vec<DType> = map.inputs.iter().map(Strided::dtype).collect();
     let nin = types.len();
@@ -988,7 +992,7 @@ fn main_source(
             let x = format!("(({})({}))", stv.a, comps.join(", "));
             let _ = writeln!(
                 s,
-                "  {}\n  #pragma unroll 4\n  for (long r = r0; r < r1; r++) {{ {body}{} {} }}",
+                "  {}\n  #pragma unroll {col_unroll}\n  for (long r = r0; r < r1; r++) {{ {body}{} {} }}",
                 (0..nin).map(|k| format!("long a{k} = b{k} + r0 * sr{k}_0;")).collect::<Vec<_>>().join(" "),
                 stv.add("p", &x, "r"),
                 (0..nin).map(|k| format!("a{k} += sr{k}_0;")).collect::<Vec<_>>().join(" ")
@@ -1022,7 +1026,7 @@ fn main_source(
                 .collect();
             let _ = writeln!(
                 s,
-                "  {}\n  #pragma unroll 4\n  for (long r = r0; r < r1; r++) {{ {} {} }}",
+                "  {}\n  #pragma unroll {col_unroll}\n  for (long r = r0; r < r1; r++) {{ {} {} }}",
                 (0..nin).map(|k| format!("long a{k} = b{k} + r0 * sr{k}_0;")).collect::<Vec<_>>().join(" "),
                 st.add("p", &call(&xs), "r"),
                 (0..nin).map(|k| format!("a{k} += sr{k}_0;")).collect::<Vec<_>>().join(" ")
@@ -1109,22 +1113,22 @@ fn main_source(
             }
             body
         };
-        // The main loop issues UNROLL independent vector loads before it uses any of them, so
-        // every work-item keeps UNROLL × 16 bytes in flight whatever the compiler does; the
+        // The main loop issues `unroll` independent vector loads before it uses any of them, so
+        // every work-item keeps `unroll` × 16 bytes in flight whatever the compiler does; the
         // second loop takes the last vectors of the lane, the third the scalar tail.
-        let unrolled: String = (0..UNROLL)
+        let unrolled: String = (0..unroll)
             .map(|u| format!("const long e{u} = r0 + (v + {u} * S) * {w}; {}", loads(u)))
-            .chain((0..UNROLL).map(adds))
+            .chain((0..unroll).map(adds))
             .collect();
         let _ = writeln!(
             s,
             "    const long nv = (r1 - r0) / {w};\n    long v = lane;\n    \
-             for (; v + {last} * S < nv; v += {UNROLL} * S) {{ {unrolled} }}\n    \
+             for (; v + {last} * S < nv; v += {unroll} * S) {{ {unrolled} }}\n    \
              for (; v < nv; v += S) {{ const long e0 = r0 + v * {w}; {}{} }}\n    \
              for (long r = r0 + nv * {w} + lane; r < r1; r += S) {{ {scalar_add} }}",
             loads(0),
             adds(0),
-            last = UNROLL - 1,
+            last = unroll - 1,
         );
     } else {
         let _ = writeln!(s, "    for (long r = r0 + lane; r < r1; r += S) {{ {scalar_add} }}");

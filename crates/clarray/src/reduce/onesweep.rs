@@ -11,7 +11,7 @@
 //!   the first destination of each digit.
 //! - **One kernel per pass** (`os_pass`). A work-group takes the next tile id from a global
 //!   counter (so a tile only ever waits for tiles that started before it), ranks its
-//!   [`TILE`] keys stably in local memory (each run of 32 work-items ranks its keys in rounds
+//!   `WG × KPT` keys stably in local memory (each run of 32 work-items ranks its keys in rounds
 //!   of 32, comparing digits, and keeps per-digit counts), publishes its per-digit counts with
 //!   a flag, looks back over its predecessors' published counts for its digits' global
 //!   offsets (decoupled look-back: a value and its flag share one 32-bit word, written with
@@ -33,6 +33,7 @@ use crate::array::DType;
 use crate::error::Result;
 use crate::kernel::access::bits_type;
 use crate::kernel::cache::kernel_by_text;
+use crate::kernel::tuning;
 use crate::runtime::{Context, Dims};
 
 use super::engine::Args;
@@ -41,26 +42,33 @@ use super::strided::Strided;
 /// Work-items of a work-group (also the number of digits: each work-item owns one digit
 /// when tile counts are scanned and looked back).
 const WG: usize = 256;
-/// Keys per work-item.
-const KPT: usize = 8;
-/// Keys per tile (work-group).
-const TILE: usize = WG * KPT;
-/// Work-groups of the histogram kernel at most.
-const HIST_GROUPS: usize = 1024;
+// Keys per work-item (`KPT`, so a tile holds `WG × KPT` keys) and the histogram kernel's
+// work-groups at most are the `sort_kpt` and `sort_hist_groups` knobs of `crate::tuning`.
 /// Longest line: counts carry 30 bits beside their 2 flag bits.
 const MAX_N: usize = (1 << 30) - 1;
 
 /// Whether the one-sweep path sorts `nlines` lines of `line_len` elements of `t` on `ctx`.
+///
+/// A device whose local memory is too small for the default tile takes the other path; a
+/// tuned tile too large for it is refused by [`sort_into`] instead (a sweep must not measure
+/// another path under the knob's name).
 pub(crate) fn applies(ctx: &Context, t: DType, line_len: usize, nlines: usize) -> bool {
     let info = ctx.device().info();
-    let key = if t.size() == 8 { 8 } else { 4 };
-    // Local memory: keys and positions of a tile, per-run digit counts, small tables.
-    let local = TILE * (key + 4) + (WG / 32) * 256 * 4 + WG * 2 + 2 * 256 * 4 + 64;
+    let kpt = tuning::get().sort_kpt;
+    let fits =
+        local_bytes(t, kpt) <= info.local_mem_bytes as usize || kpt != tuning::Tuning::default().sort_kpt;
     !t.is_complex()
         && nlines == 1
         && (256..=MAX_N).contains(&line_len)
         && info.max_work_group_size >= WG
-        && info.local_mem_bytes as usize >= local
+        && fits
+}
+
+/// Local memory of a pass work-group: keys and positions of a tile, per-run digit counts,
+/// small tables.
+fn local_bytes(t: DType, kpt: usize) -> usize {
+    let key = if t.size() == 8 { 8 } else { 4 };
+    WG * kpt * (key + 4) + (WG / 32) * 256 * 4 + WG * 2 + 2 * 256 * 4 + 64
 }
 
 /// The OpenCL C of `key_of(U bits) -> K` (the sortable key of an element's bits) and
@@ -123,14 +131,14 @@ fn vals_mode(t: DType, want_keys: bool) -> u32 {
     }
 }
 
-fn source(t: DType, want_keys: bool) -> String {
+fn source(t: DType, want_keys: bool, kpt: usize) -> String {
     let passes = t.size();
     let mut src = key_functions(t);
     let _ = write!(
         src,
         "#define WG {WG}
-#define KPT {KPT}
-#define TILE {TILE}
+#define KPT {kpt}
+#define TILE (WG * KPT)
 #define NRUN (WG / 32)
 #define PASSES {passes}
 #define VALS {vals}
@@ -322,7 +330,7 @@ void os_pass(__global const U* a, long off, long sl, __global const K* kin,
 ",
         vals = vals_mode(t, want_keys),
         // Written out, so that the keys and ranks stay in registers on every compiler.
-        rounds = (0..KPT)
+        rounds = (0..kpt)
             .map(|r| format!("  rank[{r}] = rank_round(key[{r}], {r}u, run_first, n, lane, lid, run, shift, digw, wcnt);\n"))
             .collect::<String>(),
         want = i32::from(want_keys),
@@ -343,11 +351,26 @@ pub(crate) fn sort_into(
     want_keys: bool,
 ) -> Result<()> {
     let passes = t.size();
+    let tun = tuning::get();
+    let kpt = tun.sort_kpt;
+    let (need, limit) = (local_bytes(t, kpt), ctx.device().info().local_mem_bytes);
+    if need as u64 > limit {
+        return Err(tuning::over_device_limit(
+            "sort_kpt",
+            kpt,
+            "a sort tile",
+            need as u64,
+            limit,
+            "bytes of local memory",
+        ));
+    }
     let kernel = |entry: &str| {
-        kernel_by_text(ctx, format!("onesweep|{t:?}|{want_keys}|{entry}"), entry, || source(t, want_keys))
+        kernel_by_text(ctx, format!("onesweep|{t:?}|{want_keys}|kpt={kpt}|{entry}"), entry, || {
+            source(t, want_keys, kpt)
+        })
     };
     let key_bytes = if t.size() == 8 { 8 } else { 4 };
-    let tiles = n.div_ceil(TILE);
+    let tiles = n.div_ceil(WG * kpt);
     let alloc = |bytes: usize| crate::memory::alloc(ctx, bytes.max(4));
     let scratch_words = passes * 256 + 16 + passes * tiles * 256;
     let scratch = alloc(scratch_words * 4)?;
@@ -363,7 +386,7 @@ pub(crate) fn sort_into(
     let hist = kernel("os_hist")?;
     let mut args = Args::default();
     args.buf(a.buffer()).long(a.offset() as i64).long(elem_stride).uint(n as u32).buf(&scratch);
-    let groups = n.div_ceil(WG * 16).clamp(1, HIST_GROUPS);
+    let groups = n.div_ceil(WG * 16).clamp(1, tun.sort_hist_groups);
     hist.launch(ctx.queue(), Dims::new([groups * WG]).local([WG]), args.as_args())?;
     let scan = kernel("os_scan")?;
     let mut args = Args::default();

@@ -5,8 +5,8 @@
 //! * lines of up to 64 elements: one work-item scans each line;
 //! * lines contiguous in every operand (the input, or every operand of a fused expression, and
 //!   the output), unsegmented, on devices whose cross-work-group fence is known (NVIDIA's
-//!   OpenCL, CPU devices), when turned on with [`use_look_back`] (off by default: so far slower
-//!   than the three steps on the H200 and on PoCL): **one pass with decoupled look-back**. Each line is cut into tiles
+//!   OpenCL, CPU devices), when turned on with [`use_look_back`] (off by default; its knobs are
+//!   in `clarray::tuning`): **one pass with decoupled look-back** (`reduce/lookback.rs`). Each line is cut into tiles
 //!   of a block (below); a work-group takes the next tile number from a global counter, loads
 //!   and scans its tile in local memory, publishes its total, learns its carry in from the
 //!   states the tiles before it published, publishes its inclusive prefix and writes its
@@ -41,18 +41,20 @@
 //! See [the example in `reduce`](mod@crate::reduce).
 
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::array::DType;
 use crate::error::{Error, Result};
 use crate::runtime::{Buffer, Context, Dims};
 
 use super::engine::{self, map_fn_params, Args, MapExpr};
+use super::lookback::{Knobs, LookBack};
+use super::scan4::vec4_kernels;
 use super::strided::{c_strides, Strided};
-use crate::kernel::access::{lane, load, store, vector_type, vload, vstore};
+use crate::kernel::access::{load, store};
 use crate::kernel::cache::kernel_by_text;
 use crate::kernel::expr::header;
 use crate::kernel::index::add_offsets;
+use crate::kernel::tuning;
 
 const WG: usize = 256;
 
@@ -170,9 +172,12 @@ pub(crate) fn scan(
         && line_len % 4 == 0
         && ops.iter().all(|(_, off, so, sa)| *sa == 1 && off % 4 == 0 && so.iter().all(|s| s % 4 == 0));
     let extents: Vec<usize> = others.iter().map(|&k| shape[k]).collect();
-    let path = choose(ctx, seg, spec, &types, &ops, &extents, line_len);
-    let key = format!("{key}|vec4={vec4}|{path:?}");
-    let src = || source(map, flag_type, spec, others.len(), fp64, vec4, path);
+    let tun = tuning::get();
+    let lb = Knobs::of(ctx, spec.acc, &tun);
+    let path = choose(ctx, seg, spec, &types, &ops, &extents, line_len, tun.scan_look_back, &lb);
+    let key = format!("{key}|vec4={vec4}|{path:?}|{lb:?}");
+    let lb_entry = if vec4 && lb.registers { "scan_lookback4" } else { "scan_lookback" };
+    let src = || source(map, flag_type, spec, others.len(), fp64, vec4, path, &lb);
     match path {
         Path::Short => {
             let k = kernel_by_text(ctx, format!("{key}|short"), "scan_short", src)?;
@@ -180,25 +185,34 @@ pub(crate) fn scan(
             k.launch(ctx.queue(), Dims::new(global).local([WG]), args_base.as_args())?;
             return Ok(out);
         }
-        Path::LookBack { .. } => match kernel_by_text(ctx, format!("{key}|lookback"), "scan_lookback", src) {
+        Path::LookBack { .. } => match lb
+            .check(ctx, spec.acc, vec4 && lb.registers)
+            .and_then(|()| kernel_by_text(ctx, format!("{key}|lookback"), lb_entry, src))
+        {
             Ok(k) => {
-                let tiles_per_line = line_len.div_ceil(WG * items_per_work_item(spec.acc));
+                let tiles_per_line = line_len.div_ceil(lb.tile());
                 let ntiles = nlines * tiles_per_line;
-                // The tiles' states, then the tile counter: all zero before the launch.
+                // The tiles' states, then the tile counter: all zero before the launch (packed
+                // states and values are one zeroed 64-bit word a tile).
                 let status = crate::memory::alloc(ctx, 4 * (ntiles + 1))?;
                 ctx.queue().fill_buffer(&status, &[0u32], 0, 4 * (ntiles + 1))?;
                 let values = crate::memory::alloc(ctx, 2 * ntiles * spec.acc.size())?;
+                if lb.packed {
+                    ctx.queue().fill_buffer(&values, &[0u32], 0, 8 * ntiles)?;
+                }
                 let mut args = args_base.clone();
                 args.buf(&values).buf(&status).long(tiles_per_line as i64).long(ntiles as i64);
-                k.launch(ctx.queue(), Dims::new([ntiles * WG]).local([WG]), args.as_args())?;
+                k.launch(ctx.queue(), Dims::new([ntiles * lb.wg]).local([lb.wg]), args.as_args())?;
                 return Ok(out);
             }
+            // Knobs this device cannot run: the error, not a silent change of path.
+            Err(e @ Error::Value { .. }) => return Err(e),
             // A compiler that rejects the look-back kernel (its fence): the three passes.
             Err(e) => log::warn!("clarray: a single-pass scan did not build, taking three passes: {e}"),
         },
         Path::ThreePass => {}
     }
-    let src = || source(map, flag_type, spec, others.len(), fp64, vec4, Path::ThreePass);
+    let src = || source(map, flag_type, spec, others.len(), fp64, vec4, Path::ThreePass, &lb);
     let key = format!("{key}|three");
     // Block totals, then their inclusive scan per line (recursively), then the blocks.
     let tot_v = crate::memory::alloc(ctx, nlines * nblocks * spec.acc.size())?;
@@ -245,6 +259,14 @@ enum Path {
     ThreePass,
 }
 
+/// Turns the single-pass scan (decoupled look-back) on or off for this process (the
+/// `scan_look_back` knob of `clarray::tuning`), for its tests and for tuning it.
+#[doc(hidden)]
+pub fn use_look_back(on: bool) {
+    // A boolean knob cannot be out of range.
+    let _ = tuning::update(|t| t.scan_look_back = on);
+}
+
 /// The path of a scan of lines of `line_len` elements, the lines spread over axes of
 /// `extents` with the operands `ops` (buffer, offset, strides over those axes, stride along
 /// the line; the output last).
@@ -252,18 +274,9 @@ enum Path {
 /// The single pass needs lines contiguous in every operand (so that its loads and stores are
 /// coalesced), no segment flags, a tile count that fits its 32-bit tile counter, and a device
 /// whose cross-work-group fence is known ([`engine::single_pass`]: a tile reads the state its
-/// predecessors published). Everything else takes the three passes.
-/// Whether contiguous lines take the single pass with decoupled look-back (off by default).
-static LOOK_BACK: AtomicBool = AtomicBool::new(false);
-
-/// Turns the single-pass scan (decoupled look-back) on or off for this process, for its tests
-/// and for tuning it: on the H200 it reached 45% of the copy ceiling on `cumsum` of 2^28 f32
-/// where the three passes reach 64%, and on PoCL it was slower too, so it is off by default.
-#[doc(hidden)]
-pub fn use_look_back(on: bool) {
-    LOOK_BACK.store(on, Ordering::Relaxed);
-}
-
+/// predecessors published), when `look_back` is on. Everything else takes the three passes.
+/// `lb` are the single pass's knobs.
+#[allow(clippy::too_many_arguments)]
 fn choose(
     ctx: &Context,
     seg: bool,
@@ -272,14 +285,16 @@ fn choose(
     ops: &[(Buffer, i64, Vec<i64>, i64)],
     extents: &[usize],
     line_len: usize,
+    look_back: bool,
+    lb: &Knobs,
 ) -> Path {
     if line_len <= SHORT {
         return Path::Short;
     }
-    let k_per = items_per_work_item(spec.acc);
+    let k_per = lb.k_per;
     let nlines: usize = extents.iter().product();
-    let ntiles = nlines * line_len.div_ceil(WG * k_per);
-    if !LOOK_BACK.load(Ordering::Relaxed)
+    let ntiles = nlines * line_len.div_ceil(lb.tile());
+    if !look_back
         || seg
         || ntiles >= u32::MAX as usize
         || ops.iter().any(|o| o.3 != 1)
@@ -319,6 +334,7 @@ fn source(
     fp64: bool,
     vec4: bool,
     path: Path,
+    knobs: &Knobs,
 ) -> String {
     let types: Vec<DType> = map.inputs.iter().map(Strided::dtype).collect();
     let nin = types.len();
@@ -397,8 +413,18 @@ fn source(
     let bp = blk + blk / 32;
     s.push_str("#define PD(e) ((e) + ((e) >> 5))\n");
     if let Path::LookBack { vin, vout } = path {
-        let lb =
-            LookBack { params: &params, base: &base, pnames: &pnames, neutral: &neutral, k_per, vin, vout };
+        let lb = LookBack {
+            params: &params,
+            base: &base,
+            pnames: &pnames,
+            neutral: &neutral,
+            knobs: *knobs,
+            vin,
+            vout,
+        };
+        if vec4 && knobs.registers {
+            return s + &lb.source4(outk);
+        }
         return s + &lb.source(spec, &types, outk);
     }
     // One work-item per line.
@@ -526,276 +552,8 @@ fn source(
         write_out("j", "it_")
     );
     if vec4 {
-        s += &vec4_kernels(&params, &base, &pnames, &neutral, k_per);
+        s += &vec4_kernels(&params, &base, &pnames, &neutral, k_per, WG);
     }
-    s
-}
-
-/// The single-pass scan (see the module docs). Lines of tiles of `256 × k_per` elements; a
-/// work-group takes the next tile number from a counter (so a tile only ever waits on tiles
-/// whose work-groups are already running, which is what makes the waiting safe), loads its tile
-/// into local memory (`vin` elements per vector load), scans it there, publishes its total
-/// (state 1, in `vals[tile]`) or, for the first tile of a line, its inclusive prefix (state 2,
-/// in `vals[ntiles + tile]`), then reads the states of the tiles before it, 32 at a time, from
-/// the nearest back to the first with state 2: their combination is its carry in. It publishes
-/// its own inclusive prefix and writes its elements (`vout` per vector store). A state is
-/// written after its value, with a device-wide fence between them; it is read through
-/// volatile pointers, with a fence before the value is read.
-struct LookBack<'a> {
-    params: &'a [String],
-    base: &'a str,
-    pnames: &'a [String],
-    neutral: &'a str,
-    k_per: usize,
-    vin: usize,
-    vout: usize,
-}
-
-/// Predecessor tiles whose states a look-back step reads at once.
-const WINDOW: usize = 32;
-
-impl LookBack<'_> {
-    fn source(&self, spec: &ScanSpec, types: &[DType], outk: usize) -> String {
-        let Self { params, base, pnames, neutral, k_per, vin, vout } = *self;
-        let a = spec.acc.cl_compute();
-        let blk = WG * k_per;
-        let bp = blk + blk / 32;
-        let call = |mut xs: Vec<String>| {
-            xs.extend(pnames.iter().cloned());
-            format!("map_fn({})", xs.join(", "))
-        };
-        let scalar_at = |j: &str| {
-            call(
-                types
-                    .iter()
-                    .enumerate()
-                    .map(|(k, t)| load(*t, &format!("p{k}"), &format!("b{k} + {j}")))
-                    .collect(),
-            )
-        };
-        let load_one = if vin > 1 {
-            let vloads: String = types
-                .iter()
-                .enumerate()
-                .map(|(k, t)| {
-                    format!(
-                        "const {} r{k} = {}; ",
-                        vector_type(*t, vin),
-                        vload(*t, vin, &format!("p{k}"), &format!("b{k} + j"), true)
-                    )
-                })
-                .collect();
-            let lanes: String = (0..vin)
-                .map(|l| {
-                    let xs = types.iter().enumerate().map(|(k, t)| lane(*t, &format!("r{k}"), l)).collect();
-                    format!("lv[PD(e + {l})] = {}; ", call(xs))
-                })
-                .collect();
-            format!(
-                "if (j + {vin} <= L) {{ {vloads}{lanes}}}\n    else for (int l = 0; l < {vin}; l++) \
-                 lv[PD(e + l)] = j + l < L ? {} : {neutral};",
-                scalar_at("(j + l)")
-            )
-        } else {
-            format!("lv[PD(e)] = j < L ? {} : {neutral};", scalar_at("j"))
-        };
-        let write_one = |j: &str, e: &str| {
-            format!(
-                "{{ const long i = {j}; (void)i; {a} item = lv[PD({e})]; {} }}",
-                store(spec.out, &format!("p{outk}"), &format!("b{outk} + i"), &spec.output)
-            )
-        };
-        let store_one = if vout > 1 {
-            let oc = spec.out.cl_compute();
-            let names: Vec<String> = (0..vout).map(|l| format!("o{l}")).collect();
-            let lanes: String = (0..vout)
-                .map(|l| {
-                    format!(
-                        "{{ const long i = j + {l}; (void)i; {a} item = lv[PD(e + {l})]; o{l} = ({oc})({}); }} ",
-                        spec.output
-                    )
-                })
-                .collect();
-            format!(
-                "if (j + {vout} <= L) {{ {oc} {}; {lanes}{} }}\n    else for (int l = 0; l < {vout}; l++) \
-                 if (j + l < L) {}",
-                names.join(", "),
-                vstore(spec.out, &format!("p{outk}"), &format!("b{outk} + j"), &names, true),
-                write_one("j + l", "e + l")
-            )
-        } else {
-            format!("if (j < L) {}", write_one("j", "e"))
-        };
-        let rescan = if spec.exclusive {
-            "const {a} x = lv[e]; lv[e] = run; run = scan_op(run, x);".replace("{a}", a)
-        } else {
-            "run = scan_op(run, lv[e]); lv[e] = run;".to_string()
-        };
-        let mut lparams = params.to_vec();
-        lparams.extend([
-            format!("__global {a}* vals"),
-            "__global uint* status".into(),
-            "long tpl".into(),
-            "long ntiles".into(),
-        ]);
-        let mut s = String::from(engine::DEVICE_FENCE);
-        let _ = writeln!(
-            s,
-            "__kernel __attribute__((reqd_work_group_size({WG}, 1, 1)))\nvoid scan_lookback({}) {{\n  \
-             __local {a} lv[{bp}]; __local {a} tv[2][{WG}];\n  \
-             __local {a} wv[{WINDOW}]; __local uint wf[{WINDOW}]; __local {a} carry_; __local int done_;\n  \
-             __local uint tile_;\n  \
-             const int lid = get_local_id(0);\n  \
-             if (lid == 0) tile_ = atomic_inc(status + ntiles);\n  \
-             barrier(CLK_LOCAL_MEM_FENCE);\n  \
-             const long tile = tile_; const long line = tile / tpl; const long blk = tile - line * tpl;\n  \
-             {base}\n  \
-             const long j0 = blk * {blk};\n  \
-             for (int m = 0; m < {nv_in}; m++) {{ const int e = (lid + m * {WG}) * {vin}; const long j = j0 + e;\n    \
-               {load_one}\n  }}\n  \
-             barrier(CLK_LOCAL_MEM_FENCE);\n  \
-             {a} v = {neutral};\n  \
-             for (int k = 0; k < {k_per}; k++) v = scan_op(v, lv[PD(lid * {k_per} + k)]);\n  \
-             int cur = 0; tv[0][lid] = v;\n  \
-             for (int h = 1; h < {WG}; h <<= 1) {{\n    \
-               barrier(CLK_LOCAL_MEM_FENCE);\n    \
-               if (lid >= h) v = scan_op(tv[cur][lid - h], v);\n    \
-               cur ^= 1; tv[cur][lid] = v;\n  \
-             }}\n  \
-             barrier(CLK_LOCAL_MEM_FENCE);\n  \
-             const {a} total = tv[cur][{WG} - 1];\n  \
-             {a} run = lid > 0 ? tv[cur][lid - 1] : {neutral};\n  \
-             if (blk == 0) {{\n    \
-               if (lid == 0) {{ vals[ntiles + tile] = total; device_fence(); atomic_xchg(status + tile, 2u); }}\n  \
-             }} else {{\n    \
-               if (lid == 0) {{ vals[tile] = total; device_fence(); atomic_xchg(status + tile, 1u); }}\n    \
-               {a} pre = {neutral};\n    \
-               const long first = tile - blk;\n    \
-               for (long look = tile - 1;; look -= {WINDOW}) {{\n      \
-                 if (lid < {WINDOW}) {{\n        \
-                   const long p = look - lid; uint f = 0; {a} x = {neutral};\n        \
-                   if (p >= first) {{\n          \
-                     volatile __global uint* sp = status + p;\n          \
-                     while ((f = *sp) == 0) {{}}\n          \
-                     device_fence();\n          \
-                     x = ((volatile __global {a}*)vals)[f == 2u ? ntiles + p : p];\n        \
-                   }}\n        \
-                   wf[lid] = f; wv[lid] = x;\n      \
-                 }}\n      \
-                 barrier(CLK_LOCAL_MEM_FENCE);\n      \
-                 if (lid == 0) {{\n        \
-                   int stop = 0;\n        \
-                   for (int i = 0; i < {WINDOW} && !stop; i++) {{ pre = scan_op(wv[i], pre); stop = wf[i] == 2u; }}\n        \
-                   done_ = stop;\n        \
-                   if (stop) {{ carry_ = pre; vals[ntiles + tile] = scan_op(pre, total); device_fence(); \
-                     atomic_xchg(status + tile, 2u); }}\n      \
-                 }}\n      \
-                 barrier(CLK_LOCAL_MEM_FENCE);\n      \
-                 if (done_) break;\n    \
-               }}\n    \
-               run = scan_op(carry_, run);\n  \
-             }}\n  \
-             for (int k = 0; k < {k_per}; k++) {{ const int e = PD(lid * {k_per} + k); {rescan} }}\n  \
-             barrier(CLK_LOCAL_MEM_FENCE);\n  \
-             for (int m = 0; m < {nv_out}; m++) {{ const int e = (lid + m * {WG}) * {vout}; const long j = j0 + e;\n    \
-               {store_one}\n  }}\n}}",
-            lparams.join(", "),
-            nv_in = k_per / vin,
-            nv_out = k_per / vout,
-        );
-        s
-    }
-}
-
-/// The float4 kernels (see `scan`): work-item `t` of a block of `256 × k_per` elements holds
-/// the float4s `t`, `t + 256`, … of the block (coalesced 16-byte loads and stores, no local
-/// copy of the block), so chunk `k` of the block is the float4s `256 k .. 256 (k + 1)`. Each
-/// float4 is scanned in registers; the work-items' chunk totals, one float4 per work-item
-/// (component `k` for chunk `k`), take one tree (totals) or one Hillis–Steele scan (apply) in
-/// local memory. Everything combines in element order, so non-commutative operators work.
-fn vec4_kernels(params: &[String], base: &str, pnames: &[String], neutral: &str, k_per: usize) -> String {
-    let chunks = k_per / 4;
-    debug_assert_eq!(chunks, 4, "the float4 path keeps one float4 of chunk totals per work-item");
-    let outk = params.iter().filter(|p| p.starts_with("__global")).count() - 1;
-    let m = |x: &str| {
-        let mut xs = vec![x.to_string()];
-        xs.extend(pnames.iter().cloned());
-        format!("map_fn({})", xs.join(", "))
-    };
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "inline float4 op4(float4 a, float4 b) {{ return (float4)(scan_op(a.s0, b.s0), scan_op(a.s1, b.s1), \
-         scan_op(a.s2, b.s2), scan_op(a.s3, b.s3)); }}"
-    );
-    // The block's float4 `lid + k * WG` of the line, mapped, or neutral past the end.
-    let load = format!(
-        "  const int lid = get_local_id(0);\n  \
-         const long grp = get_group_id(0); const long line = grp / nblocks; const long blk = grp - line * nblocks;\n  \
-         {base}\n  \
-         const long L4 = L >> 2; const long q0 = blk * {};\n  \
-         __global const float4* x4 = (__global const float4*)(p0 + b0);\n  \
-         float4 x[{chunks}];\n  \
-         #pragma unroll\n  for (int k = 0; k < {chunks}; k++) {{ const long q = q0 + lid + k * {WG};\n    \
-           if (q < L4) {{ const float4 r = x4[q]; x[k] = (float4)({}, {}, {}, {}); }} else x[k] = (float4)({neutral});\n  }}\n",
-        WG * chunks,
-        m("r.s0"),
-        m("r.s1"),
-        m("r.s2"),
-        m("r.s3"),
-    );
-    let mut tparams = params.to_vec();
-    tparams.extend(["__global float* tot_v".into(), "__global uchar* tot_f".into(), "long nblocks".into()]);
-    let _ = writeln!(
-        s,
-        "__kernel __attribute__((reqd_work_group_size({WG}, 1, 1)))\nvoid scan_totals4({}) {{\n{load}  \
-         float4 v;\n  \
-         #pragma unroll\n  for (int k = 0; k < {chunks}; k++) {{ const float4 y = x[k]; \
-           const float t = scan_op(scan_op(scan_op(y.s0, y.s1), y.s2), y.s3);\n    \
-           if (k == 0) v.s0 = t; else if (k == 1) v.s1 = t; else if (k == 2) v.s2 = t; else v.s3 = t; }}\n  \
-         __local float4 tv[{WG}];\n  \
-         tv[lid] = v;\n  \
-         for (int h = 1; h < {WG}; h <<= 1) {{\n    \
-           barrier(CLK_LOCAL_MEM_FENCE);\n    \
-           if ((lid & (2 * h - 1)) == 0) {{ v = op4(v, tv[lid + h]); tv[lid] = v; }}\n  \
-         }}\n  \
-         if (lid == 0) {{ tot_v[grp] = scan_op(scan_op(scan_op(v.s0, v.s1), v.s2), v.s3); tot_f[grp] = 0; }}\n}}",
-        tparams.join(", "),
-    );
-    let mut aparams = params.to_vec();
-    aparams.extend([
-        "__global const float* carry".into(),
-        "__global const uchar* tot_f".into(),
-        "long nblocks".into(),
-    ]);
-    let _ = writeln!(
-        s,
-        "__kernel __attribute__((reqd_work_group_size({WG}, 1, 1)))\nvoid scan_apply4({}) {{\n{load}  \
-         float4 v;\n  \
-         #pragma unroll\n  for (int k = 0; k < {chunks}; k++) {{ float4 y = x[k]; \
-           y.s1 = scan_op(y.s0, y.s1); y.s2 = scan_op(y.s1, y.s2); y.s3 = scan_op(y.s2, y.s3); x[k] = y;\n    \
-           if (k == 0) v.s0 = y.s3; else if (k == 1) v.s1 = y.s3; else if (k == 2) v.s2 = y.s3; else v.s3 = y.s3; }}\n  \
-         __local float4 tv[2][{WG}];\n  \
-         int cur = 0; tv[0][lid] = v;\n  \
-         for (int h = 1; h < {WG}; h <<= 1) {{\n    \
-           barrier(CLK_LOCAL_MEM_FENCE);\n    \
-           if (lid >= h) v = op4(tv[cur][lid - h], v);\n    \
-           cur ^= 1; tv[cur][lid] = v;\n  \
-         }}\n  \
-         barrier(CLK_LOCAL_MEM_FENCE);\n  \
-         const float4 before = lid > 0 ? tv[cur][lid - 1] : (float4)({neutral});\n  \
-         const float4 tot = tv[cur][{WG} - 1];\n  \
-         const float cin = blk > 0 ? carry[grp - 1] : {neutral};\n  \
-         float pre[{chunks}]; pre[0] = cin; pre[1] = scan_op(pre[0], tot.s0); pre[2] = scan_op(pre[1], tot.s1); \
-         pre[3] = scan_op(pre[2], tot.s2);\n  \
-         if (lid > 0) {{ pre[0] = scan_op(pre[0], before.s0); pre[1] = scan_op(pre[1], before.s1); \
-           pre[2] = scan_op(pre[2], before.s2); pre[3] = scan_op(pre[3], before.s3); }}\n  \
-         __global float4* y4 = (__global float4*)(p{outk} + b{outk});\n  \
-         #pragma unroll\n  for (int k = 0; k < {chunks}; k++) {{ const long q = q0 + lid + k * {WG};\n    \
-           if (q < L4) {{ const float c = pre[k]; const float4 y = x[k]; \
-             y4[q] = (float4)(scan_op(c, y.s0), scan_op(c, y.s1), scan_op(c, y.s2), scan_op(c, y.s3)); }}\n  }}\n}}",
-        aparams.join(", "),
-    );
     s
 }
 
@@ -811,7 +569,6 @@ mod tests {
             panic!("this test needs an OpenCL device and found none: {e} (PoCL's CPU device is enough)")
         });
         assert!(engine::single_pass(&ctx), "this test expects a CPU or NVIDIA device");
-        use_look_back(true);
         let b = crate::memory::alloc(&ctx, 64).unwrap();
         let op = |off: i64, so: &[i64], sa: i64| (b.clone(), off, so.to_vec(), sa);
         let spec = |acc: DType, out: DType| ScanSpec {
@@ -826,7 +583,8 @@ mod tests {
         let f32s = spec(DType::F32, DType::F32);
         let pick = |ins: (i64, &[i64], i64), ext: &[usize], len: usize, seg: bool| {
             let ops = [op(ins.0, ins.1, ins.2), op(0, &[len as i64], 1)];
-            choose(&ctx, seg, &f32s, &[DType::F32], &ops[..], ext, len)
+            let lb = Knobs::of(&ctx, DType::F32, &tuning::Tuning::default());
+            choose(&ctx, seg, &f32s, &[DType::F32], &ops[..], ext, len, true, &lb)
         };
         assert_eq!(pick((0, &[], 1), &[], 64, false), Path::Short);
         assert_eq!(pick((0, &[], 1), &[], 65, false), Path::LookBack { vin: 4, vout: 4 });
@@ -841,9 +599,30 @@ mod tests {
         assert_eq!(pick((0, &[], 1), &[], 10_000, true), Path::ThreePass);
         // Complex inputs load one element at a time; bool outputs store one at a time.
         let ops = [op(0, &[], 1), op(0, &[], 1)];
-        let c = choose(&ctx, false, &spec(DType::C64, DType::C64), &[DType::C64], &ops, &[], 10_000);
+        let knobs = |acc| Knobs::of(&ctx, acc, &tuning::Tuning::default());
+        let c = choose(
+            &ctx,
+            false,
+            &spec(DType::C64, DType::C64),
+            &[DType::C64],
+            &ops,
+            &[],
+            10_000,
+            true,
+            &knobs(DType::C64),
+        );
         assert_eq!(c, Path::LookBack { vin: 1, vout: 1 });
-        let u8s = choose(&ctx, false, &spec(DType::I64, DType::Bool), &[DType::U8], &ops, &[], 10_000);
+        let u8s = choose(
+            &ctx,
+            false,
+            &spec(DType::I64, DType::Bool),
+            &[DType::U8],
+            &ops,
+            &[],
+            10_000,
+            true,
+            &knobs(DType::I64),
+        );
         assert_eq!(u8s, Path::LookBack { vin: 8, vout: 1 });
     }
 }

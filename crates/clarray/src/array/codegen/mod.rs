@@ -45,7 +45,10 @@ mod source;
 
 use element::strided_code;
 pub use element::{element_code, ElementCode};
-use source::{contiguous_source, strided_source, tiled_source, Mode, TILE, TILE_ROWS};
+use source::{contiguous_source, strided_source, tiled_source, Mode};
+
+/// Output sides from which a transpose takes the tiled kernel.
+const TILED_FROM: usize = 16;
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -416,25 +419,59 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
             cstrides[1..].iter().map(|s| k_axes == 2 && s[0].abs() == 1 && s[1].abs() > 1).collect();
         if k_axes == 2
             && cstrides[0][1] == 1
-            && cshape[0] >= TILE / 2
-            && cshape[1] >= TILE / 2
+            && cshape[0] >= TILED_FROM
+            && cshape[1] >= TILED_FROM
             && tiled.contains(&true)
         {
-            key.extend_from_slice(&[1, wide as u32, od as u32, tiled.len() as u32]);
+            let tun = crate::kernel::tuning::get();
+            let (tile, rows) = (tun.transpose_tile, tun.transpose_rows);
+            let tuned = tun.transpose_tile != crate::kernel::tuning::Tuning::default().transpose_tile
+                || tun.transpose_rows != crate::kernel::tuning::Tuning::default().transpose_rows;
+            let local: usize = plan
+                .leaves
+                .iter()
+                .zip(&tiled)
+                .filter(|(_, &t)| t)
+                .map(|(l, _)| tile * (tile + 1) * l.dtype.size().max(4))
+                .sum();
+            let limit = ctx.device().info().local_mem_bytes;
+            if tuned && local as u64 > limit {
+                return Err(crate::kernel::tuning::over_device_limit(
+                    "transpose_tile",
+                    tile,
+                    "a transpose tile",
+                    local as u64,
+                    limit,
+                    "bytes of local memory",
+                ));
+            }
+            key.extend_from_slice(&[1, wide as u32, od as u32, tiled.len() as u32, tile as u32, rows as u32]);
             key.extend(tiled.iter().map(|&t| t as u32));
             plan.structure(&mut key);
             let name = || {
                 let mask: String = tiled.iter().map(|&t| if t { 'T' } else { '.' }).collect();
-                format!("tiled|{it}|{mask}|{}|{}", od as u8, plan.signature())
+                format!("tiled|{it}|{mask}|{}|{}|{tile}x{rows}", od as u8, plan.signature())
             };
             let k = kernel_for(ctx, &key, name, || {
-                tiled_source(plan, &cstrides[1..], &offsets, &tiled, od, wide)
+                tiled_source(plan, &cstrides[1..], &offsets, &tiled, od, wide, (tile, rows))
             })?;
-            if k.max_work_group_size() >= TILE * TILE_ROWS {
-                let global = [cshape[1].div_ceil(TILE) * TILE, cshape[0].div_ceil(TILE) * TILE_ROWS];
+            if k.max_work_group_size() >= tile * rows {
+                let global = [cshape[1].div_ceil(tile) * tile, cshape[0].div_ceil(tile) * rows];
                 let args: Vec<Arg<'_>> = args.iter().map(KernelValue::as_arg).collect();
-                let dims = Dims::new(global).local([TILE, TILE_ROWS]);
+                let dims = Dims::new(global).local([tile, rows]);
                 return k.launch(ctx.queue(), dims, &args);
+            }
+            if tuned {
+                let max = k.max_work_group_size() as u64;
+                let need = (tile * rows) as u64;
+                return Err(crate::kernel::tuning::over_device_limit(
+                    "transpose_rows",
+                    rows,
+                    "a transpose work-group",
+                    need,
+                    max,
+                    "work-items",
+                ));
             }
         }
         key.truncate(1);

@@ -13,11 +13,9 @@ use crate::kernel::access::{
 use crate::kernel::expr::Emitter;
 use crate::kernel::index::{position, unravel, IndexType};
 
-pub(super) const TILE: usize = 32;
-pub(super) const TILE_ROWS: usize = 8;
-
-/// The 2-D kernel for transposed operands: a work-group of 32×8 computes a 32×32 tile of the
-/// output. Each transposed operand's tile is first read along its contiguous axis into local
+/// The 2-D kernel for transposed operands: a work-group of `tile`×`rows` work-items (the
+/// `transpose_tile` and `transpose_rows` knobs of `crate::tuning`; 32×8 by default) computes a
+/// `tile`×`tile` tile of the output. Each transposed operand's tile is first read along its contiguous axis into local
 /// memory (padded against bank conflicts), then every output row is computed and written
 /// along the output's contiguous axis. Same parameters as the strided kernel with 2 axes.
 pub(super) fn tiled_source(
@@ -27,6 +25,7 @@ pub(super) fn tiled_source(
     tiled: &[bool],
     od: DType,
     wide: bool,
+    (tile, rows): (usize, usize),
 ) -> String {
     let it = IndexType::wide(wide).cl();
     let code = strided_code(plan, strides, offsets, &["c0", "c1"], "i", wide, "");
@@ -35,7 +34,7 @@ pub(super) fn tiled_source(
     let mut decl = String::new();
     for (j, l) in plan.leaves.iter().enumerate().filter(|(j, _)| tiled[*j]) {
         let ct = l.dtype.cl_compute();
-        let _ = writeln!(decl, "    __local {ct} tile{j}[{TILE}][{}];", TILE + 1);
+        let _ = writeln!(decl, "    __local {ct} tile{j}[{tile}][{}];", tile + 1);
         let _ = writeln!(
             load_tiles,
             "        if (r < n0 && c < n1) tile{j}[ty + kk][tx] = {};",
@@ -64,12 +63,12 @@ pub(super) fn tiled_source(
     }
     params.extend([format!("{it} n"), format!("{it} n0"), format!("{it} n1")]);
     format!(
-        "{prelude}\n__kernel __attribute__((reqd_work_group_size({TILE}, {TILE_ROWS}, 1)))\nvoid clarray_ew({params})\n{{\n\
+        "{prelude}\n__kernel __attribute__((reqd_work_group_size({tile}, {rows}, 1)))\nvoid clarray_ew({params})\n{{\n\
          {decl}    const {it} tx = ({it})get_local_id(0), ty = ({it})get_local_id(1);\n\
-         const {it} b0 = ({it})get_group_id(1) * {TILE}, b1 = ({it})get_group_id(0) * {TILE};\n\
-         for ({it} kk = 0; kk < {TILE}; kk += {TILE_ROWS}) {{\n        const {it} r = b0 + tx, c = b1 + ty + kk;\n{load_tiles}    }}\n\
+         const {it} b0 = ({it})get_group_id(1) * {tile}, b1 = ({it})get_group_id(0) * {tile};\n\
+         for ({it} kk = 0; kk < {tile}; kk += {rows}) {{\n        const {it} r = b0 + tx, c = b1 + ty + kk;\n{load_tiles}    }}\n\
          barrier(CLK_LOCAL_MEM_FENCE);\n\
-         for ({it} kk = 0; kk < {TILE}; kk += {TILE_ROWS}) {{\n        const {it} c0 = b0 + ty + kk, c1 = b1 + tx;\n\
+         for ({it} kk = 0; kk < {tile}; kk += {rows}) {{\n        const {it} c0 = b0 + ty + kk, c1 = b1 + tx;\n\
          if (c0 < n0 && c1 < n1) {{\n        const {it} i = c0 * n1 + c1;\n{body}        {store}\n        }}\n    }}\n}}\n",
         prelude = em.prelude(),
         params = params.join(",\n    "),

@@ -1,0 +1,189 @@
+//! Knobs of the generated kernels that a tuning sweep may turn (`clarray bench --tune`): the
+//! single-pass scan, the one-sweep radix sort, axis reductions and tiled transposes. One
+//! process-wide setting, read by each kind of kernel when it builds and launches one; every
+//! kernel's cache key includes the knobs it reads, so a changed knob builds a new kernel.
+//!
+//! [`set`] checks each knob against what every device allows (powers of two, ranges) and
+//! refuses a bad one with [`Error::Value`]; a setting that a given device cannot run (local
+//! memory or work-group size over its limit) is refused with the same error when a kernel
+//! needs it, never silently replaced.
+
+use std::sync::RwLock;
+
+use crate::error::{Error, Result};
+
+/// The knobs, with [`Tuning::default`] the library's own choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Tuning {
+    /// Whether contiguous unsegmented scans take the single pass with decoupled look-back.
+    pub scan_look_back: bool,
+    /// Work-items of a single-pass scan tile (64 to 1024, a power of two).
+    pub scan_wg: usize,
+    /// Elements per work-item of a single-pass scan tile for 4-byte accumulators (2 to 32, a
+    /// power of two; scaled for other sizes so that a tile keeps its bytes).
+    pub scan_items: usize,
+    /// Whether single-pass inclusive f32 scans of lines aligned to 16 bytes keep their
+    /// elements in registers (float4 loads and stores, only work-item totals in local memory)
+    /// rather than staging the tile in local memory.
+    pub scan_registers: bool,
+    /// Predecessor tiles a look-back step reads at once (1 to `scan_wg`, a power of two).
+    pub scan_window: usize,
+    /// Keys per work-item of the one-sweep sort (1 to 32).
+    pub sort_kpt: usize,
+    /// Work-groups of the one-sweep sort's histogram kernel at most (1 to 65 535).
+    pub sort_hist_groups: usize,
+    /// Vector loads a lane of a row reduction issues before it adds them (1 to 16, a power of
+    /// two); it also sets how many lanes share a short row.
+    pub reduce_unroll: usize,
+    /// Unrolling of a column reduction's loop over rows (1 to 16, a power of two).
+    pub reduce_column_unroll: usize,
+    /// Work-groups per compute unit a reduction aims for when it splits its rows or columns
+    /// (1 to 64).
+    pub reduce_groups_per_cu: usize,
+    /// Side of a transpose tile in elements (16, 32 or 64).
+    pub transpose_tile: usize,
+    /// Rows of work-items of a transpose work-group (1 to the tile side, a power of two); each
+    /// work-item moves `tile / rows` elements.
+    pub transpose_rows: usize,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Tuning {
+            scan_look_back: false,
+            scan_wg: 256,
+            scan_items: 16,
+            scan_registers: true,
+            scan_window: 32,
+            sort_kpt: 8,
+            sort_hist_groups: 1024,
+            reduce_unroll: 4,
+            reduce_column_unroll: 4,
+            reduce_groups_per_cu: 8,
+            transpose_tile: 32,
+            transpose_rows: 8,
+        }
+    }
+}
+
+static TUNING: RwLock<Option<Tuning>> = RwLock::new(None);
+
+/// The knobs in force.
+pub fn get() -> Tuning {
+    TUNING.read().map_or_else(|e| e.into_inner().unwrap_or_default(), |t| t.unwrap_or_default())
+}
+
+/// Puts `t` in force for this process after checking every knob.
+///
+/// # Errors
+/// [`Error::Value`] naming the first knob outside its range.
+pub fn set(t: Tuning) -> Result<()> {
+    t.check()?;
+    match TUNING.write() {
+        Ok(mut g) => *g = Some(t),
+        Err(e) => *e.into_inner() = Some(t),
+    }
+    Ok(())
+}
+
+/// Changes the knobs in force with `f` (checked as [`set`] checks them).
+///
+/// # Errors
+/// As [`set`]; the knobs in force are then left as they were.
+pub fn update(f: impl FnOnce(&mut Tuning)) -> Result<()> {
+    let mut t = get();
+    f(&mut t);
+    set(t)
+}
+
+fn bad(name: &'static str, value: usize, allowed: &str) -> Error {
+    Error::Value {
+        name,
+        value: value.to_string(),
+        message: format!("tuning knob `{name}` = {value}: it must be {allowed}"),
+    }
+}
+
+fn pow2_in(name: &'static str, v: usize, lo: usize, hi: usize) -> Result<()> {
+    if v.is_power_of_two() && (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(bad(name, v, &format!("a power of two from {lo} to {hi}")))
+    }
+}
+
+fn in_range(name: &'static str, v: usize, lo: usize, hi: usize) -> Result<()> {
+    if (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(bad(name, v, &format!("from {lo} to {hi}")))
+    }
+}
+
+impl Tuning {
+    /// Checks every knob against its range.
+    ///
+    /// # Errors
+    /// [`Error::Value`] naming the first knob outside its range.
+    pub fn check(&self) -> Result<()> {
+        pow2_in("scan_wg", self.scan_wg, 64, 1024)?;
+        pow2_in("scan_items", self.scan_items, 2, 32)?;
+        pow2_in("scan_window", self.scan_window, 1, self.scan_wg)?;
+        in_range("sort_kpt", self.sort_kpt, 1, 32)?;
+        in_range("sort_hist_groups", self.sort_hist_groups, 1, 65_535)?;
+        pow2_in("reduce_unroll", self.reduce_unroll, 1, 16)?;
+        pow2_in("reduce_column_unroll", self.reduce_column_unroll, 1, 16)?;
+        in_range("reduce_groups_per_cu", self.reduce_groups_per_cu, 1, 64)?;
+        pow2_in("transpose_tile", self.transpose_tile, 16, 64)?;
+        pow2_in("transpose_rows", self.transpose_rows, 1, self.transpose_tile)?;
+        Ok(())
+    }
+}
+
+/// The error for a knob setting that `what` on this device cannot run: `need` of a resource
+/// (`unit`) where the device has `limit`.
+pub(crate) fn over_device_limit(
+    name: &'static str,
+    value: usize,
+    what: &str,
+    need: u64,
+    limit: u64,
+    unit: &str,
+) -> Error {
+    Error::Value {
+        name,
+        value: value.to_string(),
+        message: format!(
+            "tuning knob `{name}` = {value}: {what} needs {need} {unit} and this device allows {limit}; \
+             choose a smaller value"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_pass_and_bad_knobs_are_refused_with_their_name() {
+        Tuning::default().check().unwrap();
+        type Case = (fn(&mut Tuning), &'static str);
+        let cases: [Case; 7] = [
+            (|t| t.scan_wg = 100, "scan_wg"),
+            (|t| t.scan_items = 3, "scan_items"),
+            (|t| t.scan_window = 512, "scan_window"),
+            (|t| t.sort_kpt = 0, "sort_kpt"),
+            (|t| t.reduce_unroll = 32, "reduce_unroll"),
+            (|t| t.transpose_tile = 128, "transpose_tile"),
+            (|t| t.transpose_rows = 64, "transpose_rows"),
+        ];
+        for (f, name) in cases {
+            let mut t = Tuning::default();
+            f(&mut t);
+            match t.check() {
+                Err(Error::Value { name: n, .. }) => assert_eq!(n, name),
+                other => panic!("{name}: expected a Value error, got {other:?}"),
+            }
+        }
+    }
+}
