@@ -121,9 +121,10 @@ pub(crate) enum Op {
     All,
     /// The count, mean and sum of squared deviations from the mean, for `var` and `std`:
     /// Welford's update per element, Chan's formula to merge two states. The state's `v` is the
-    /// mean (less the shift `k`, the first value a work-item added, until its first merge), `c`
-    /// the sum of squared deviations, `i` the count; the finishing expression sees the sum of
-    /// squared deviations as `v`.
+    /// mean less the shift `k` (the first value the state added; a merged state keeps the
+    /// shift of its first non-empty part, and partial states store it), `c` the sum of squared
+    /// deviations, `i` the count; the finishing expression sees the sum of squared deviations
+    /// as `v`.
     Moments,
     /// A user's reduction: `combine` is an expression of `a` and `b`.
     Custom {
@@ -182,6 +183,11 @@ impl<'a> State<'a> {
         }
     }
 
+    /// Whether the state carries a shift `k` (see [`Op::Moments`]).
+    fn shift(&self) -> bool {
+        *self.op == Op::Moments
+    }
+
     fn decl(&self, p: &str) -> String {
         let mut s = format!("{} {p}v = {};", self.a, self.neutral());
         if self.comp {
@@ -191,20 +197,10 @@ impl<'a> State<'a> {
             let first = if *self.op == Op::Moments { 0 } else { -1 };
             let _ = write!(s, " long {p}i = {first};");
         }
-        if *self.op == Op::Moments {
+        if self.shift() {
             let _ = write!(s, " {} {p}k = {};", self.a, self.acc.zero());
         }
         s
-    }
-
-    /// The state's value as stored: a mean is kept as a shift plus the mean of the shifted
-    /// values (see [`Op::Moments`]), and stored as their sum.
-    fn stored_v(&self, p: &str) -> String {
-        if *self.op == Op::Moments {
-            format!("({p}v + {p}k)")
-        } else {
-            format!("{p}v")
-        }
     }
 
     /// Adds the value `x` (an expression) found at index `idx` to state `p`.
@@ -281,11 +277,17 @@ impl<'a> State<'a> {
         let a = &self.a;
         match self.op {
             // Chan et al.: the mean moves by d·n_q/n, the squared deviations gain d²·n_p·n_q/n.
-            // (A merged state keeps its mean unshifted: `k` becomes 0.)
+            // The merged state keeps `p`'s shift: the shifts of close values subtract exactly,
+            // so `d` is as precise as the shifted means (an unshifted mean far from zero would
+            // carry the rounding of its magnitude into every merge). Where the shifted difference
+            // overflows (values near the type's largest: shifts and shifted means of opposite
+            // signs), `p` gives its shift up and continues unshifted, as the means are in range.
             Op::Moments => format!(
-                "{p}v += {p}k; {p}k = 0; if ({q}i > 0) {{ if ({p}i == 0) {{ {p}v = {q}v; {p}c = {q}c; {p}i = {q}i; }} else {{ \
-                 const long n_ = {p}i + {q}i; const {a} d_ = {q}v - {p}v; const {a} f_ = ({a}){q}i / ({a})n_; \
-                 {p}v += d_ * f_; {p}c += {q}c + d_ * d_ * ({a}){p}i * f_; {p}i = n_; }} }}"
+                "if ({q}i > 0) {{ if ({p}i == 0) {{ {p}v = {q}v; {p}c = {q}c; {p}i = {q}i; {p}k = {q}k; }} else {{ \
+                 const long n_ = {p}i + {q}i; {a} d_ = ({q}k - {p}k) + ({q}v - {p}v); \
+                 if (!isfinite(d_)) {{ {p}v += {p}k; {p}k = 0; d_ = ({q}v + {q}k) - {p}v; }} \
+                 const {a} f_ = ({a}){q}i / ({a})n_; \
+                 {p}v += d_ * f_; {p}c += {q}c + (d_ * f_) * (({a}){p}i * d_); {p}i = n_; }} }}"
             ),
             Op::Sum if self.comp => format!(
                 "{{ {a} t_ = {p}v + {q}v; {a} b_ = t_ - {p}v; \
@@ -318,16 +320,22 @@ impl<'a> State<'a> {
         if self.arg {
             let _ = write!(s, " __local long li[{wg}];");
         }
+        if self.shift() {
+            let _ = write!(s, " __local {} lk[{wg}];", self.a);
+        }
         s
     }
 
     fn store_local(&self, p: &str, i: &str) -> String {
-        let mut s = format!("lv[{i}] = {};", self.stored_v(p));
+        let mut s = format!("lv[{i}] = {p}v;");
         if self.comp {
             let _ = write!(s, " lc[{i}] = {p}c;");
         }
         if self.arg {
             let _ = write!(s, " li[{i}] = {p}i;");
+        }
+        if self.shift() {
+            let _ = write!(s, " lk[{i}] = {p}k;");
         }
         s
     }
@@ -339,6 +347,9 @@ impl<'a> State<'a> {
         }
         if self.arg {
             let _ = write!(s, " long {q}i = li[{i}];");
+        }
+        if self.shift() {
+            let _ = write!(s, " {} {q}k = lk[{i}];", self.a);
         }
         s
     }
@@ -353,16 +364,22 @@ impl<'a> State<'a> {
         if self.arg {
             v.push(format!("__global {c}long* {prefix}i"));
         }
+        if self.shift() {
+            v.push(format!("__global {c}{}* {prefix}k", self.a));
+        }
         v
     }
 
     fn store_bufs(&self, p: &str, prefix: &str, i: &str) -> String {
-        let mut s = format!("{prefix}v[{i}] = {};", self.stored_v(p));
+        let mut s = format!("{prefix}v[{i}] = {p}v;");
         if self.comp {
             let _ = write!(s, " {prefix}c[{i}] = {p}c;");
         }
         if self.arg {
             let _ = write!(s, " {prefix}i[{i}] = {p}i;");
+        }
+        if self.shift() {
+            let _ = write!(s, " {prefix}k[{i}] = {p}k;");
         }
         s
     }
@@ -374,6 +391,9 @@ impl<'a> State<'a> {
         }
         if self.arg {
             let _ = write!(s, " long {q}i = {prefix}i[{i}];");
+        }
+        if self.shift() {
+            let _ = write!(s, " {} {q}k = {prefix}k[{i}];", self.a);
         }
         s
     }
@@ -719,6 +739,9 @@ pub(crate) fn reduce(
         }
         if st.arg {
             v.push(crate::memory::alloc(ctx, bytes(8))?);
+        }
+        if st.shift() {
+            v.push(crate::memory::alloc(ctx, bytes(spec.acc.size()))?);
         }
         v
     } else {
@@ -1158,6 +1181,9 @@ fn last_group(s: &mut String, spec: &Spec, st: &State<'_>, wg: usize) {
     }
     if st.arg {
         ptrs += &volatile("i", "long");
+    }
+    if st.shift() {
+        ptrs += &volatile("k", &st.a);
     }
     let _ = writeln!(
         s,

@@ -2,6 +2,8 @@
 //!
 //! Origins and regions of images are in pixels, `[x, y, z]`; for 2-D images `z` is 0 and the
 //! region's depth is 1. Host pitches are in bytes (0: tightly packed).
+//!
+//! See [the example on `Image`](crate::runtime::Image).
 
 // This file: the pixel formats and the `Image` object. The copies are in image_copy.rs.
 

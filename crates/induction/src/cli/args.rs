@@ -180,6 +180,8 @@ pub struct Common {
 }
 
 /// The grid options of `run` and `clean`: the operators' interior order and the points per axis.
+///
+/// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Clone, Args)]
 pub struct GridArgs {
     /// Interior order of the SBP operators: 2, 4 or 6.
@@ -203,6 +205,8 @@ pub struct GridArgs {
 impl GridArgs {
     /// The configuration of `case` on this grid with `operator`'s SBP operators: `--n` points
     /// per axis as [`Config::new_with`] lays them out, then `--nx`, `--ny`, `--nz` where given.
+    ///
+    /// See [the example in `cli`](mod@crate::cli).
     pub fn config(&self, case: Case, operator: OperatorForm) -> Config {
         let mut cfg = Config::new_with(case, self.order, operator, self.n);
         for (a, v) in [self.nx, self.ny, self.nz].into_iter().enumerate() {
