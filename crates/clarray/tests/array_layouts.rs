@@ -481,11 +481,23 @@ fn transpose_knobs_give_the_host_result() {
     let (n0, n1) = (77usize, 133usize);
     let x: Vec<f32> = (0..n0 * n1).map(|i| (i % 1000) as f32 * 0.5).collect();
     let a = Array::from_slice(ctx(), &x, &[n0, n1]).unwrap();
+    let mut ran = 0;
     for (tile, rows) in [(16, 1), (32, 32), (64, 4)] {
         let t = Tuning { transpose_tile: tile, transpose_rows: rows, ..Tuning::default() };
-        tuning::set(t).unwrap();
-        let mut out = Array::<f32>::zeros(ctx(), &[n1, n0]).unwrap();
-        out.assign(2.0 * &a.t() + 1.0).unwrap();
+        // (On this thread only: the other tests of this binary run beside it.)
+        let assigned = tuning::scoped(t, || {
+            let mut out = Array::<f32>::zeros(ctx(), &[n1, n0]).unwrap();
+            out.assign(2.0 * &a.t() + 1.0).map(|_| out)
+        })
+        .unwrap();
+        let out = match assigned {
+            Ok(out) => out,
+            // A work-group over this device's limit (1024 work-items on a GPU that allows
+            // 256): refused by the knob's name, not run.
+            Err(clarray::Error::Value { name, .. }) if name.starts_with("transpose_") => continue,
+            Err(e) => panic!("{t:?}: {e}"),
+        };
+        ran += 1;
         let got = out.to_vec().unwrap();
         for i in 0..n1 {
             for j in 0..n0 {
@@ -493,7 +505,7 @@ fn transpose_knobs_give_the_host_result() {
             }
         }
     }
-    tuning::set(Tuning::default()).unwrap();
+    assert!(ran >= 2, "only {ran} of the settings ran");
     let t = Tuning { transpose_rows: 3, ..Tuning::default() };
     assert!(matches!(tuning::set(t), Err(clarray::Error::Value { name: "transpose_rows", .. })));
 }

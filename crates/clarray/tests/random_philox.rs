@@ -253,7 +253,12 @@ fn fills_of_several_blocks_per_work_item_keep_the_stream() {
     assert!(got.iter().zip(&want).all(|(x, y)| x.to_bits() == y.to_bits()), "uniform f32");
     let want: Vec<f32> = one_block_per_item("normal_f32", &g, 3, n, 4, [&a.to_ne_bytes(), &b.to_ne_bytes()]);
     let got = g.normal::<f32>(&ctx, &[n], 0.5, 2.0).unwrap().to_vec().unwrap();
-    assert!(got.iter().zip(&want).all(|(x, y)| x.to_bits() == y.to_bits()), "normal f32");
+    // The normal transform's log, sqrt and sincos may round a last bit differently in two
+    // kernels built apart (a GPU compiler contracts and vectorises each as it likes): the same
+    // Philox bits give values within a few ulp; other bits would give unrelated values.
+    for (i, (x, y)) in got.iter().zip(&want).enumerate() {
+        assert!((x - y).abs() <= 1e-5 * (1.0 + y.abs()), "normal f32 at {i}: {x} vs {y}");
+    }
     let m = 35_001; // 17 501 blocks of 2
     let (lo, range) = (-1000i64, 2001u64);
     let want: Vec<i32> =

@@ -354,18 +354,23 @@ fn reduction_knobs_give_the_host_sums() {
             reduce_groups_per_cu: per_cu,
             ..Tuning::default()
         };
-        tuning::set(t).unwrap();
-        for axes in [vec![0isize], vec![2], vec![0, 2]] {
-            let got = a.sum_axes(&axes[..], false).unwrap().to_vec().unwrap();
-            let mut want = h.clone();
-            for &k in axes.iter().rev() {
-                want = want.sum_axis(Axis(k as usize));
+        // (On this thread only: the other tests of this binary run beside it.)
+        tuning::scoped(t, || {
+            for axes in [vec![0isize], vec![2], vec![0, 2]] {
+                let got = a.sum_axes(&axes[..], false).unwrap().to_vec().unwrap();
+                let mut want = h.clone();
+                for &k in axes.iter().rev() {
+                    want = want.sum_axis(Axis(k as usize));
+                }
+                assert_eq!(got.len(), want.len());
+                for (g, w) in got.iter().zip(want.iter()) {
+                    assert!(
+                        (*g as f64 - w).abs() <= 1e-4 * (1.0 + w.abs()),
+                        "{t:?} axes {axes:?}: {g} vs {w}"
+                    );
+                }
             }
-            assert_eq!(got.len(), want.len());
-            for (g, w) in got.iter().zip(want.iter()) {
-                assert!((*g as f64 - w).abs() <= 1e-4 * (1.0 + w.abs()), "{t:?} axes {axes:?}: {g} vs {w}");
-            }
-        }
+        })
+        .unwrap();
     }
-    tuning::set(Tuning::default()).unwrap();
 }

@@ -28,12 +28,9 @@ pub fn opts(quick: bool) -> BenchOpts {
     BenchOpts { quick, warmup: 1, repeats: if quick { 2 } else { 5 } }
 }
 
-/// Runs `f` under `t` (the default setting again afterwards, whatever happens).
+/// Runs `f` under `t` (on this thread, for the length of the call).
 fn with<R>(t: Tuning, f: impl FnOnce() -> clarray::Result<R>) -> clarray::Result<R> {
-    tuning::set(t)?;
-    let r = f();
-    tuning::set(Tuning::default())?;
-    r
+    tuning::scoped(t, f)?
 }
 
 /// The largest |a - b| of two f32 arrays of one shape, on the device.
@@ -87,8 +84,10 @@ fn sweep<O>(
                 };
                 rows.push(Row::timed(name, bytes, &timing, &note));
             }
-            // A setting this device cannot run: listed, not measured.
-            Err(e @ clarray::Error::Value { .. }) => {
+            // A setting this device cannot run (a knob over a limit of the device or of the
+            // compiled kernel, e.g. a work-group wider than its registers allow): listed, not
+            // measured. The default setting's errors are the library's and end the sweep.
+            Err(e) if matches!(e, clarray::Error::Value { .. }) || *t != Tuning::default() => {
                 let t0 = Timing { best: 0.0, median: 0.0 };
                 rows.push(Row { note: format!("not run: {e}"), ..Row::timed(name, 0.0, &t0, "") });
             }

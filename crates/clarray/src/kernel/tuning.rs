@@ -6,8 +6,13 @@
 //! [`set`] checks each knob against what every device allows (powers of two, ranges) and
 //! refuses a bad one with [`Error::Value`]; a setting that a given device cannot run (local
 //! memory or work-group size over its limit) is refused with the same error when a kernel
-//! needs it, never silently replaced.
+//! needs it (or, for a work-group wider than a compiled kernel allows, with
+//! [`Error::LaunchDims`]), never silently replaced.
+//!
+//! [`scoped`] puts a setting in force for the calling thread only, for the length of a closure:
+//! what a sweep or a test uses, so that other threads keep the process-wide setting.
 
+use std::cell::Cell;
 use std::sync::RwLock;
 
 use crate::error::{Error, Result};
@@ -47,30 +52,62 @@ pub struct Tuning {
     pub transpose_rows: usize,
 }
 
+/// The library's choices: from `clarray bench --tune all` on an NVIDIA H200
+/// (`bench-results/h200-2026-12-03-tune.json`), each the fastest setting that every dtype can
+/// run within 48 KiB of local memory and 256 work-items (the single-pass scan's tile is
+/// 32 KiB for every accumulator size; 12 keys per work-item keep an 8-byte key's sort tile in
+/// 47 KiB). A device that cannot run the default scan tile takes the three passes, the
+/// default sort tile the other sort.
 impl Default for Tuning {
     fn default() -> Self {
         Tuning {
-            scan_look_back: false,
+            scan_look_back: true,
             scan_wg: 256,
-            scan_items: 16,
+            scan_items: 32,
             scan_registers: true,
             scan_window: 32,
-            sort_kpt: 8,
+            sort_kpt: 12,
             sort_hist_groups: 1024,
-            reduce_unroll: 4,
+            reduce_unroll: 8,
             reduce_column_unroll: 4,
-            reduce_groups_per_cu: 8,
+            reduce_groups_per_cu: 4,
             transpose_tile: 32,
-            transpose_rows: 8,
+            transpose_rows: 4,
         }
     }
 }
 
 static TUNING: RwLock<Option<Tuning>> = RwLock::new(None);
 
-/// The knobs in force.
+thread_local! {
+    /// The setting [`scoped`] put in force on this thread, if any.
+    static SCOPED: Cell<Option<Tuning>> = const { Cell::new(None) };
+}
+
+/// The knobs in force on this thread: those of the innermost [`scoped`] call, else the
+/// process-wide setting.
 pub fn get() -> Tuning {
+    if let Some(t) = SCOPED.with(Cell::get) {
+        return t;
+    }
     TUNING.read().map_or_else(|e| e.into_inner().unwrap_or_default(), |t| t.unwrap_or_default())
+}
+
+/// Runs `f` with `t` in force on this thread only (checked as [`set`] checks it); the
+/// setting before it comes back when `f` returns or panics. Other threads are not affected.
+///
+/// # Errors
+/// [`Error::Value`] naming the first knob outside its range (then `f` does not run).
+pub fn scoped<R>(t: Tuning, f: impl FnOnce() -> R) -> Result<R> {
+    struct Restore(Option<Tuning>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SCOPED.with(|s| s.set(self.0));
+        }
+    }
+    t.check()?;
+    let _restore = Restore(SCOPED.with(|s| s.replace(Some(t))));
+    Ok(f())
 }
 
 /// Puts `t` in force for this process after checking every knob.
@@ -185,5 +222,27 @@ mod tests {
                 other => panic!("{name}: expected a Value error, got {other:?}"),
             }
         }
+    }
+
+    /// A scoped setting is seen by its own thread only, nests, and is gone after the call,
+    /// also after a panic inside it.
+    #[test]
+    fn scoped_settings_stay_on_their_thread_and_end_with_the_call() {
+        let outer = Tuning { sort_kpt: 5, ..get() };
+        let inner = Tuning { sort_kpt: 6, ..get() };
+        let before = get();
+        scoped(outer, || {
+            assert_eq!(get().sort_kpt, 5);
+            std::thread::scope(|s| s.spawn(|| assert_eq!(get(), before)).join().unwrap());
+            scoped(inner, || assert_eq!(get().sort_kpt, 6)).unwrap();
+            assert_eq!(get().sort_kpt, 5);
+            let hit = std::panic::catch_unwind(|| scoped(inner, || panic!("inside")));
+            assert!(hit.is_err());
+            assert_eq!(get().sort_kpt, 5);
+        })
+        .unwrap();
+        assert_eq!(get(), before);
+        let bad = Tuning { sort_kpt: 0, ..get() };
+        assert!(matches!(scoped(bad, || unreachable!()), Err(Error::Value { name: "sort_kpt", .. })));
     }
 }

@@ -61,6 +61,14 @@ const WG: usize = 256;
 /// Elements each work-item of a block scans: 16 for types of up to 4 bytes, 8 for 8 bytes, 4
 /// for 16, so that a block (with one pad slot every 32 elements, which makes work-item `t`
 /// reading its consecutive elements hit 32 different banks) stays at 16 KiB of local memory.
+/// Whether the single-pass scan's knobs in `t` are the library's own (a device that cannot run
+/// them takes the three passes instead of an error).
+fn default_knobs(t: &tuning::Tuning) -> bool {
+    let d = tuning::Tuning::default();
+    (t.scan_wg, t.scan_items, t.scan_window, t.scan_registers)
+        == (d.scan_wg, d.scan_items, d.scan_window, d.scan_registers)
+}
+
 fn items_per_work_item(acc: DType) -> usize {
     (64 / acc.size().max(1)).clamp(4, 16)
 }
@@ -205,8 +213,12 @@ pub(crate) fn scan(
                 k.launch(ctx.queue(), Dims::new([ntiles * lb.wg]).local([lb.wg]), args.as_args())?;
                 return Ok(out);
             }
-            // Knobs this device cannot run: the error, not a silent change of path.
-            Err(e @ Error::Value { .. }) => return Err(e),
+            // Knobs this device cannot run: the error, not a silent change of path, where a
+            // user chose them; the library's own choice gives way to the three passes.
+            Err(e @ Error::Value { .. }) if !default_knobs(&tun) => return Err(e),
+            Err(e @ Error::Value { .. }) => {
+                log::debug!("clarray: default scan tile: {e}; taking three passes")
+            }
             // A compiler that rejects the look-back kernel (its fence): the three passes.
             Err(e) => log::warn!("clarray: a single-pass scan did not build, taking three passes: {e}"),
         },
@@ -599,7 +611,9 @@ mod tests {
         assert_eq!(pick((0, &[], 1), &[], 10_000, true), Path::ThreePass);
         // Complex inputs load one element at a time; bool outputs store one at a time.
         let ops = [op(0, &[], 1), op(0, &[], 1)];
-        let knobs = |acc| Knobs::of(&ctx, acc, &tuning::Tuning::default());
+        // (16 elements of 4 bytes a work-item, so 8 of an i64: the u8 input's vectors stop there.)
+        let knobs =
+            |acc| Knobs::of(&ctx, acc, &tuning::Tuning { scan_items: 16, ..tuning::Tuning::default() });
         let c = choose(
             &ctx,
             false,
