@@ -7,7 +7,7 @@
 //! - `clarray bench [--quick] [--json] [--only NAME]`: bandwidths and times as ratios to the
 //!   device's copy bandwidth measured in the same run; `--sweep [--plot FILE.svg] [--peers
 //!   FILE.json]`: `a + 2`, `sum` and `cumsum` over sizes 2^10 … 2^30, drawn against size;
-//!   `--tune scan|sort|axis|transpose|all`: a tuning sweep of the kernels' knobs.
+//!   `--tune scan|sort|axis|whole|transpose|all`: a tuning sweep of the kernels' knobs.
 
 #![deny(unsafe_code)]
 

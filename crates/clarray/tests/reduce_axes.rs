@@ -352,6 +352,7 @@ fn reduction_knobs_give_the_host_sums() {
             reduce_unroll: unroll,
             reduce_column_unroll: col,
             reduce_groups_per_cu: per_cu,
+            reduce_column_groups_per_cu: per_cu,
             ..Tuning::default()
         };
         // (On this thread only: the other tests of this binary run beside it.)

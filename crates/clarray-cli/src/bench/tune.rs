@@ -20,6 +20,7 @@ pub const AREAS: &[Area] = &[
     Area { name: "scan", rows: scan },
     Area { name: "sort", rows: sort },
     Area { name: "axis", rows: axis },
+    Area { name: "whole", rows: whole },
     Area { name: "transpose", rows: transpose },
 ];
 
@@ -97,9 +98,12 @@ fn sweep<O>(
     Ok(())
 }
 
+/// A setting: the default with `f` applied, labelled `label` (and `(default)` where it is the
+/// library's own setting).
 fn named(label: String, f: impl FnOnce(&mut Tuning)) -> (String, Tuning) {
     let mut t = Tuning::default();
     f(&mut t);
+    let label = if t == Tuning::default() { format!("{label} (default)") } else { label };
     (label, t)
 }
 
@@ -109,7 +113,7 @@ pub fn scan(ctx: &Context, o: &BenchOpts) -> clarray::Result<Vec<Row>> {
     let n: usize = o.pick(1 << 20, 1 << 28);
     let a = Philox::new(16).integers::<i32>(ctx, &[n], -1, 2)?.astype::<f32>()?;
     let want = a.cumsum(0)?;
-    let mut settings = vec![named("three passes (default)".into(), |_| {})];
+    let mut settings = vec![named("three passes".into(), |t| t.scan_look_back = false)];
     let lb = |wg: usize, items: usize, window: usize, registers: bool| {
         let how = if registers { "registers" } else { "local tile" };
         named(format!("look-back {how} wg={wg} items={items} window={window}"), |t| {
@@ -144,13 +148,13 @@ pub fn sort(ctx: &Context, o: &BenchOpts) -> clarray::Result<Vec<Row>> {
     let want = k.sort(0)?;
     let want_pos = k.argsort(0)?.to_vec()?;
     let mut settings = Vec::new();
+    let kpt0 = Tuning::default().sort_kpt;
     for kpt in [4, 6, 8, 10, 12, 14, 16, 18] {
-        let label =
-            if kpt == 8 { "kpt=8 hist=1024 (default)".to_string() } else { format!("kpt={kpt} hist=1024") };
-        settings.push(named(label, |t| t.sort_kpt = kpt));
+        settings
+            .push(named(format!("kpt={kpt} hist=1024"), |t| (t.sort_kpt, t.sort_hist_groups) = (kpt, 1024)));
     }
     for hist in [132, 264, 4096] {
-        settings.push(named(format!("kpt=8 hist={hist}"), |t| t.sort_hist_groups = hist));
+        settings.push(named(format!("kpt={kpt0} hist={hist}"), |t| t.sort_hist_groups = hist));
     }
     let mut rows = Vec::new();
     let check = |got: &Array<f32>| {
@@ -180,25 +184,52 @@ pub fn axis(ctx: &Context, o: &BenchOpts) -> clarray::Result<Vec<Row>> {
         if ax == 0 {
             for col in [1, 4, 8, 16] {
                 for per_cu in [2, 4, 8, 16] {
-                    let d = if (col, per_cu) == (4, 8) { " (default)" } else { "" };
                     settings.push(named(
-                        format!("axis 0 column_unroll={col} groups_per_cu={per_cu}{d}"),
+                        format!("axis 0 column_unroll={col} column_groups_per_cu={per_cu}"),
                         |t| {
-                            (t.reduce_column_unroll, t.reduce_groups_per_cu) = (col, per_cu);
+                            (t.reduce_column_unroll, t.reduce_column_groups_per_cu) = (col, per_cu);
                         },
                     ));
                 }
             }
         } else {
             for unroll in [1, 2, 4, 8, 16] {
-                let d = if unroll == 4 { " (default)" } else { "" };
-                settings.push(named(format!("axis 2 unroll={unroll}{d}"), |t| t.reduce_unroll = unroll));
+                settings.push(named(format!("axis 2 unroll={unroll}"), |t| t.reduce_unroll = unroll));
             }
         }
         let check = |got: &Array<f32>| {
             Ok(Some(max_diff(got, &want)?).filter(|&d| d != 0.0).map(|d| format!("max diff {d}")))
         };
         sweep(&mut rows, o, ctx, "axis", bytes, &settings, || m.sum_axes(ax, false), check, None)?;
+    }
+    Ok(rows)
+}
+
+/// sum and max of 2^28 f32 (2^20): row loads per lane and work-groups per compute unit, which
+/// whole-array reductions share with the axis reductions.
+pub fn whole(ctx: &Context, o: &BenchOpts) -> clarray::Result<Vec<Row>> {
+    let n: usize = o.pick(1 << 20, 1 << 28);
+    let a = Philox::new(20).integers::<i32>(ctx, &[n], -1000, 1000)?.astype::<f32>()?;
+    let mut settings = Vec::new();
+    for unroll in [2, 4, 8, 16] {
+        for per_cu in [2, 4, 8, 16] {
+            settings.push(named(format!("unroll={unroll} groups_per_cu={per_cu}"), |t| {
+                (t.reduce_unroll, t.reduce_groups_per_cu) = (unroll, per_cu);
+            }));
+        }
+    }
+    let mut rows = Vec::new();
+    let bytes = (4 * n) as f64;
+    for (what, max) in [("sum", false), ("max", true)] {
+        let run = || if max { a.max() } else { a.sum() };
+        let want = run()?.item()?;
+        let check = |got: &Array<f32>| {
+            let g = got.item()?;
+            Ok((g != want).then(|| format!("{g} instead of {want}")))
+        };
+        let named: Vec<(String, Tuning)> =
+            settings.iter().map(|(l, t)| (format!("{what} {l}"), *t)).collect();
+        sweep(&mut rows, o, ctx, "whole", bytes, &named, run, check, None)?;
     }
     Ok(rows)
 }
@@ -211,8 +242,7 @@ pub fn transpose(ctx: &Context, o: &BenchOpts) -> clarray::Result<Vec<Row>> {
     let mut settings = Vec::new();
     for tile in [16usize, 32, 64] {
         for rows in [1usize, 2, 4, 8, 16, 32].into_iter().filter(|&r| r <= tile && tile * r <= 1024) {
-            let d = if (tile, rows) == (32, 8) { " (default)" } else { "" };
-            settings.push(named(format!("tile={tile} rows={rows}{d}"), |t| {
+            settings.push(named(format!("tile={tile} rows={rows}"), |t| {
                 (t.transpose_tile, t.transpose_rows) = (tile, rows);
             }));
         }

@@ -42,9 +42,12 @@ pub struct Tuning {
     pub reduce_unroll: usize,
     /// Unrolling of a column reduction's loop over rows (1 to 16, a power of two).
     pub reduce_column_unroll: usize,
-    /// Work-groups per compute unit a reduction aims for when it splits its rows or columns
-    /// (1 to 64).
+    /// Work-groups per compute unit a row reduction (and a whole-array one) aims for when it
+    /// splits its rows (1 to 64).
     pub reduce_groups_per_cu: usize,
+    /// Work-groups per compute unit a column reduction aims for when it splits its columns
+    /// (1 to 64).
+    pub reduce_column_groups_per_cu: usize,
     /// Side of a transpose tile in elements (16, 32 or 64).
     pub transpose_tile: usize,
     /// Rows of work-items of a transpose work-group (1 to the tile side, a power of two); each
@@ -56,8 +59,9 @@ pub struct Tuning {
 /// (`bench-results/h200-2026-12-03-tune.json`), each the fastest setting that every dtype can
 /// run within 48 KiB of local memory and 256 work-items (the single-pass scan's tile is
 /// 32 KiB for every accumulator size; 12 keys per work-item keep an 8-byte key's sort tile in
-/// 47 KiB). A device that cannot run the default scan tile takes the three passes, the
-/// default sort tile the other sort.
+/// 47 KiB; whole-array reductions keep 8 work-groups per compute unit, which their `max`
+/// needs, and column reductions take 4). A device that cannot run the default scan tile takes
+/// the three passes, the default sort tile the other sort.
 impl Default for Tuning {
     fn default() -> Self {
         Tuning {
@@ -70,7 +74,8 @@ impl Default for Tuning {
             sort_hist_groups: 1024,
             reduce_unroll: 8,
             reduce_column_unroll: 4,
-            reduce_groups_per_cu: 4,
+            reduce_groups_per_cu: 8,
+            reduce_column_groups_per_cu: 4,
             transpose_tile: 32,
             transpose_rows: 4,
         }
@@ -171,6 +176,7 @@ impl Tuning {
         pow2_in("reduce_unroll", self.reduce_unroll, 1, 16)?;
         pow2_in("reduce_column_unroll", self.reduce_column_unroll, 1, 16)?;
         in_range("reduce_groups_per_cu", self.reduce_groups_per_cu, 1, 64)?;
+        in_range("reduce_column_groups_per_cu", self.reduce_column_groups_per_cu, 1, 64)?;
         pow2_in("transpose_tile", self.transpose_tile, 16, 64)?;
         pow2_in("transpose_rows", self.transpose_rows, 1, self.transpose_tile)?;
         Ok(())

@@ -639,7 +639,9 @@ pub(crate) fn reduce(
     let wg = wg_size(ctx);
     let tun = crate::kernel::tuning::get();
     let (unroll, col_unroll) = (tun.reduce_unroll, tun.reduce_column_unroll);
-    let target = ctx.device().info().compute_units.max(1) as usize * tun.reduce_groups_per_cu * wg;
+    let cus = ctx.device().info().compute_units.max(1) as usize;
+    let target = cus * tun.reduce_groups_per_cu * wg;
+    let column_target = cus * tun.reduce_column_groups_per_cu * wg;
     let r_last = p.red.last().map_or(0, |(_, s)| s[0].unsigned_abs());
     let k_last = p.kept.last().map_or(usize::MAX, |(_, s)| s[0].unsigned_abs());
     let column = nout >= 32 && r_total > 1 && r_last > k_last;
@@ -653,7 +655,7 @@ pub(crate) fn reduce(
         let items = nout / cw;
         wgc = next_pow2(items).clamp(32, wg);
         let rounded = items.div_ceil(wgc) * wgc;
-        let gg = target.div_ceil(rounded).clamp(1, (r_total / 16).max(1)).min(65535);
+        let gg = column_target.div_ceil(rounded).clamp(1, (r_total / 16).max(1)).min(65535);
         chunk = r_total.div_ceil(gg).max(1);
         g = r_total.div_ceil(chunk).max(1);
     } else {
