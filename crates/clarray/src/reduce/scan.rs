@@ -5,8 +5,8 @@
 //! * lines of up to 64 elements: one work-item scans each line;
 //! * lines contiguous in every operand (the input, or every operand of a fused expression, and
 //!   the output), unsegmented, on devices whose cross-work-group fence is known (NVIDIA's
-//!   OpenCL, CPU devices), when turned on with [`use_look_back`] (off by default; its knobs are
-//!   in `clarray::tuning`): **one pass with decoupled look-back** (`reduce/lookback.rs`). Each line is cut into tiles
+//!   OpenCL, CPU devices), unless turned off with [`use_look_back`] (on by default; its knobs
+//!   are in `clarray::tuning`): **one pass with decoupled look-back** (`reduce/lookback.rs`). Each line is cut into tiles
 //!   of a block (below); a work-group takes the next tile number from a global counter, loads
 //!   and scans its tile in local memory, publishes its total, learns its carry in from the
 //!   states the tiles before it published, publishes its inclusive prefix and writes its
