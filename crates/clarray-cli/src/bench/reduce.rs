@@ -50,7 +50,12 @@ pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     let t = time(opts, q, || a.var(0).map(drop))?;
     rows.push(Row::timed(format!("reduce: var f32 {size}"), bytes, &t, "one pass (Welford); one launch"));
     let t = time(opts, q, || a.cumsum(0).map(drop))?;
-    rows.push(Row::timed(format!("reduce: cumsum f32 {size}"), 2.0 * bytes, &t, "one pass (look-back) where the device allows"));
+    rows.push(Row::timed(
+        format!("reduce: cumsum f32 {size}"),
+        2.0 * bytes,
+        &t,
+        "one pass (look-back) where the device allows",
+    ));
     drop((a, b));
 
     // float64 (where the device has it): 2^27 elements, the bytes of 2^28 float32.
