@@ -509,3 +509,27 @@ fn transpose_knobs_give_the_host_result() {
     let t = Tuning { transpose_rows: 3, ..Tuning::default() };
     assert!(matches!(tuning::set(t), Err(clarray::Error::Value { name: "transpose_rows", .. })));
 }
+
+/// Three transposed complex128 operands in one expression: their tiles of 32 × 33 take 50 KiB,
+/// past a GPU's 48 KiB of local memory, so the library's own tile gives way to the strided
+/// kernel there (it built a kernel that could not run before); the result is the host's sum
+/// on every device.
+#[test]
+fn transposed_complex128_operands_past_local_memory() {
+    let (m, n) = (40usize, 48usize);
+    let mk = |k: f64| -> Vec<Complex<f64>> {
+        (0..m * n).map(|i| Complex::new(i as f64 * k, -(i as f64) / k)).collect()
+    };
+    let (x, y, z) = (mk(1.0), mk(2.0), mk(3.0));
+    let dev = |v: &[Complex<f64>]| Array::from_slice(ctx(), v, &[m, n]).unwrap();
+    let (dx, dy, dz) = (dev(&x), dev(&y), dev(&z));
+    let got = (&dx.t() + &dy.t() + &dz.t()).eval::<Complex<f64>>().unwrap();
+    assert_eq!(got.shape(), &[n, m]);
+    let got = got.to_vec().unwrap();
+    for i in 0..n {
+        for j in 0..m {
+            let w = x[j * n + i] + y[j * n + i] + z[j * n + i];
+            assert_eq!(got[i * m + j], w, "({i}, {j})");
+        }
+    }
+}
