@@ -445,9 +445,9 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
                     "bytes of local memory",
                 ));
             }
-            // Tiles within the device's local memory; past it (several transposed 16-byte
-            // operands: three complex128 tiles of 32 × 33 take 50 KiB), the library's own tile
-            // gives way to the strided kernel below rather than build one that cannot run.
+            // The library's own tile where the operands' tiles pass the device's local memory
+            // (several transposed 16-byte operands: three complex128 tiles of 32 × 33 take
+            // 50 KiB): the strided kernel below, not a kernel that cannot run.
             if local as u64 <= limit {
                 key.extend_from_slice(&[
                     1,
