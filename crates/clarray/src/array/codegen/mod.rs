@@ -445,45 +445,33 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
                     "bytes of local memory",
                 ));
             }
-            // The library's own tile where the operands' tiles pass the device's local memory
-            // (several transposed 16-byte operands: three complex128 tiles of 32 × 33 take
-            // 50 KiB): the strided kernel below, not a kernel that cannot run.
-            if local as u64 <= limit {
-                key.extend_from_slice(&[
-                    1,
-                    wide as u32,
-                    od as u32,
-                    tiled.len() as u32,
-                    tile as u32,
-                    rows as u32,
-                ]);
-                key.extend(tiled.iter().map(|&t| t as u32));
-                plan.structure(&mut key);
-                let name = || {
-                    let mask: String = tiled.iter().map(|&t| if t { 'T' } else { '.' }).collect();
-                    format!("tiled|{it}|{mask}|{}|{}|{tile}x{rows}", od as u8, plan.signature())
-                };
-                let k = kernel_for(ctx, &key, name, || {
-                    tiled_source(plan, &cstrides[1..], &offsets, &tiled, od, wide, (tile, rows))
-                })?;
-                if k.max_work_group_size() >= tile * rows {
-                    let global = [cshape[1].div_ceil(tile) * tile, cshape[0].div_ceil(tile) * rows];
-                    let args: Vec<Arg<'_>> = args.iter().map(KernelValue::as_arg).collect();
-                    let dims = Dims::new(global).local([tile, rows]);
-                    return k.launch(ctx.queue(), dims, &args);
-                }
-                if tuned {
-                    let max = k.max_work_group_size() as u64;
-                    let need = (tile * rows) as u64;
-                    return Err(crate::kernel::tuning::over_device_limit(
-                        "transpose_rows",
-                        rows,
-                        "a transpose work-group",
-                        need,
-                        max,
-                        "work-items",
-                    ));
-                }
+            key.extend_from_slice(&[1, wide as u32, od as u32, tiled.len() as u32, tile as u32, rows as u32]);
+            key.extend(tiled.iter().map(|&t| t as u32));
+            plan.structure(&mut key);
+            let name = || {
+                let mask: String = tiled.iter().map(|&t| if t { 'T' } else { '.' }).collect();
+                format!("tiled|{it}|{mask}|{}|{}|{tile}x{rows}", od as u8, plan.signature())
+            };
+            let k = kernel_for(ctx, &key, name, || {
+                tiled_source(plan, &cstrides[1..], &offsets, &tiled, od, wide, (tile, rows))
+            })?;
+            if k.max_work_group_size() >= tile * rows {
+                let global = [cshape[1].div_ceil(tile) * tile, cshape[0].div_ceil(tile) * rows];
+                let args: Vec<Arg<'_>> = args.iter().map(KernelValue::as_arg).collect();
+                let dims = Dims::new(global).local([tile, rows]);
+                return k.launch(ctx.queue(), dims, &args);
+            }
+            if tuned {
+                let max = k.max_work_group_size() as u64;
+                let need = (tile * rows) as u64;
+                return Err(crate::kernel::tuning::over_device_limit(
+                    "transpose_rows",
+                    rows,
+                    "a transpose work-group",
+                    need,
+                    max,
+                    "work-items",
+                ));
             }
         }
         key.truncate(1);
