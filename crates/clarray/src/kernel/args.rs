@@ -56,6 +56,55 @@ impl KernelValue {
     }
 }
 
+/// The arguments of one launch of a generated kernel, in parameter order, built with chained
+/// calls: `args.buf(&x).long(n)`.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Args(Vec<KernelValue>);
+
+impl Args {
+    /// A buffer.
+    pub(crate) fn buf(&mut self, b: &Buffer) -> &mut Self {
+        self.0.push(KernelValue::Buffer(b.clone()));
+        self
+    }
+
+    /// A `long`.
+    pub(crate) fn long(&mut self, v: i64) -> &mut Self {
+        self.value(&v.to_ne_bytes(), "long")
+    }
+
+    /// An `int`.
+    pub(crate) fn int(&mut self, v: i32) -> &mut Self {
+        self.value(&v.to_ne_bytes(), "int")
+    }
+
+    /// A `uint`.
+    pub(crate) fn uint(&mut self, v: u32) -> &mut Self {
+        self.value(&v.to_ne_bytes(), "uint")
+    }
+
+    /// A `float`.
+    pub(crate) fn float(&mut self, v: f32) -> &mut Self {
+        self.value(&v.to_ne_bytes(), "float")
+    }
+
+    /// A `double`.
+    pub(crate) fn double(&mut self, v: f64) -> &mut Self {
+        self.value(&v.to_ne_bytes(), "double")
+    }
+
+    /// A value of OpenCL type `ty` from its bytes (at most 16).
+    pub(crate) fn value(&mut self, bytes: &[u8], ty: &'static str) -> &mut Self {
+        self.0.push(KernelValue::value(bytes, ty));
+        self
+    }
+
+    /// As the runtime's arguments.
+    pub(crate) fn as_args(&self) -> Vec<Arg<'_>> {
+        self.0.iter().map(KernelValue::as_arg).collect()
+    }
+}
+
 /// `f` of `values` as the runtime's arguments, on the stack when they are few (no allocation
 /// per launch).
 pub(crate) fn with_args<R>(values: &[KernelValue], f: impl FnOnce(&[Arg<'_>]) -> R) -> R {

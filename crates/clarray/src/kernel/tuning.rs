@@ -183,6 +183,37 @@ impl Tuning {
     }
 }
 
+/// A kind of kernel whose knobs are judged together: where a device cannot run the library's
+/// own choice for it, the kernel takes another path; where it cannot run a setting a caller
+/// chose, that is an error naming the knob (a sweep must not measure another path under the
+/// knob's name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// The single-pass scan's tile.
+    Scan,
+    /// The one-sweep sort's tile.
+    Sort,
+    /// The tiled transpose's tile.
+    Transpose,
+}
+
+impl Tuning {
+    /// Whether the knobs of `kind` are the library's own choice ([`Tuning::default`]'s values).
+    pub(crate) fn is_library_choice(&self, kind: Kind) -> bool {
+        let d = Tuning::default();
+        match kind {
+            Kind::Scan => {
+                (self.scan_wg, self.scan_items, self.scan_window, self.scan_registers)
+                    == (d.scan_wg, d.scan_items, d.scan_window, d.scan_registers)
+            }
+            Kind::Sort => self.sort_kpt == d.sort_kpt,
+            Kind::Transpose => {
+                (self.transpose_tile, self.transpose_rows) == (d.transpose_tile, d.transpose_rows)
+            }
+        }
+    }
+}
+
 /// The error for a knob setting that `what` on this device cannot run: `need` of a resource
 /// (`unit`) where the device has `limit`.
 pub(crate) fn over_device_limit(

@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use super::args::{check, parse_args, ArgDecl, ArgValue, UserArg};
 use crate::array::DType;
 use crate::error::{Error, Result};
+use crate::kernel::args::Args;
 use crate::program::cache::generated_kernel;
-use crate::reduce::engine::Args;
 use crate::runtime::{Context, Dims, Kernel};
 
 /// A kernel running a user's statement for every index `i` of its arrays.
@@ -131,7 +131,7 @@ impl ElementwiseKernel {
                     a.buf(s.buffer()).long(s.offset() as i64);
                 }
                 ArgValue::Scalar(_, b) => {
-                    a.bytes(b.clone(), "scalar");
+                    a.value(b, "scalar");
                 }
             }
         }

@@ -45,8 +45,9 @@ use std::fmt::Write as _;
 
 use crate::array::{Array, DType, Element};
 use crate::error::{Error, Result};
+use crate::kernel::args::Args;
 use crate::kernel::cache::kernel_by_text;
-use crate::reduce::engine::{target_threads, wg_size, Args};
+use crate::reduce::engine::{target_threads, wg_size};
 use crate::reduce::gather::launch_1d;
 use crate::runtime::Context;
 
@@ -254,16 +255,15 @@ impl Philox {
             let mut args = Args::default();
             let key = self.key();
             args.buf(out.buffer())
-                .bytes(key[0].to_ne_bytes().to_vec(), "u32")
-                .bytes(key[1].to_ne_bytes().to_vec(), "u32")
+                .uint(key[0])
+                .uint(key[1])
                 .long(self.stream as i64)
                 .long(self.counter as i64)
                 .long(n as i64);
             if dt == DType::F32 {
-                args.bytes((a as f32).to_ne_bytes().to_vec(), "f32")
-                    .bytes((b as f32).to_ne_bytes().to_vec(), "f32");
+                args.float(a as f32).float(b as f32);
             } else {
-                args.bytes(a.to_ne_bytes().to_vec(), "f64").bytes(b.to_ne_bytes().to_vec(), "f64");
+                args.double(a).double(b);
             }
             launch_1d(ctx, &k, &args, fill_items(ctx, blocks))?;
         }
@@ -289,8 +289,8 @@ impl Philox {
             let mut args = Args::default();
             let key = self.key();
             args.buf(out.buffer())
-                .bytes(key[0].to_ne_bytes().to_vec(), "u32")
-                .bytes(key[1].to_ne_bytes().to_vec(), "u32")
+                .uint(key[0])
+                .uint(key[1])
                 .long(self.stream as i64)
                 .long(self.counter as i64)
                 .long(n as i64)

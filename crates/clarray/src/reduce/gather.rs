@@ -22,8 +22,9 @@ use crate::kernel::cache::kernel_by_text;
 use crate::kernel::index::add_offsets;
 use crate::runtime::{Buffer, Context, Dims};
 
-use super::engine::{wg_size, Args};
+use super::engine::wg_size;
 use super::strided::Strided;
+use crate::kernel::args::Args;
 
 /// Positions past this one are not told apart by the flag word (an `int`): a kernel that meets
 /// a bad index there records this value, and the host finds the exact position with

@@ -18,10 +18,11 @@ use crate::kernel::expr::truth;
 use crate::kernel::index::{unravel, IndexType};
 use crate::runtime::Buffer;
 
-use super::engine::{Args, MapExpr};
+use super::engine::MapExpr;
 use super::gather::{arrays_overlap, bits_of, launch_1d, unravel_code};
 use super::scan::{scan, ScanSpec};
 use super::strided::Strided;
+use crate::kernel::args::Args;
 
 /// The running counts of true elements of `x` in C order (`int` where they fit, else `long`)
 /// and the total, read back. `None` for an empty `x`.
@@ -234,7 +235,7 @@ impl<T: Element> Array<T> {
         for &d in self.shape() {
             args.long(d as i64);
         }
-        args.long(self.len() as i64).bytes(bits_of(value), bits_type(T::DTYPE));
+        args.long(self.len() as i64).value(&bits_of(value), bits_type(T::DTYPE));
         launch_1d(&ctx, &k, &args, self.len())
     }
 

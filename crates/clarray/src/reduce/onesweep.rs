@@ -36,8 +36,8 @@ use crate::kernel::cache::kernel_by_text;
 use crate::kernel::tuning;
 use crate::runtime::{Context, Dims};
 
-use super::engine::Args;
 use super::strided::Strided;
+use crate::kernel::args::Args;
 
 /// Work-items of a work-group (also the number of digits: each work-item owns one digit
 /// when tile counts are scanned and looked back).
@@ -54,9 +54,9 @@ const MAX_N: usize = (1 << 30) - 1;
 /// another path under the knob's name).
 pub(crate) fn applies(ctx: &Context, t: DType, line_len: usize, nlines: usize) -> bool {
     let info = ctx.device().info();
-    let kpt = tuning::get().sort_kpt;
-    let fits =
-        local_bytes(t, kpt) <= info.local_mem_bytes as usize || kpt != tuning::Tuning::default().sort_kpt;
+    let tun = tuning::get();
+    let fits = local_bytes(t, tun.sort_kpt) <= info.local_mem_bytes as usize
+        || !tun.is_library_choice(tuning::Kind::Sort);
     !t.is_complex()
         && nlines == 1
         && (256..=MAX_N).contains(&line_len)

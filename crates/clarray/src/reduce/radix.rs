@@ -29,9 +29,9 @@ use crate::error::Result;
 use crate::kernel::cache::kernel_by_text;
 use crate::runtime::{Buffer, Context, Dims};
 
-use super::engine::Args;
 use super::gather::launch_1d;
 use super::strided::Strided;
+use crate::kernel::args::Args;
 
 /// Work-items of a scatter or histogram work-group; each ranks one element per sub-tile.
 const CHUNK: usize = 128;

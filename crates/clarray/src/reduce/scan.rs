@@ -46,11 +46,12 @@ use crate::array::DType;
 use crate::error::{Error, Result};
 use crate::runtime::{Buffer, Context, Dims};
 
-use super::engine::{self, map_fn_params, Args, MapExpr};
+use super::engine::{self, map_fn_params, MapExpr};
 use super::lookback::{Knobs, LookBack};
 use super::scan4::vec4_kernels;
 use super::strided::{c_strides, Strided};
 use crate::kernel::access::{load, store};
+use crate::kernel::args::Args;
 use crate::kernel::cache::kernel_by_text;
 use crate::kernel::expr::header;
 use crate::kernel::index::add_offsets;
@@ -61,14 +62,6 @@ const WG: usize = 256;
 /// Elements each work-item of a block scans: 16 for types of up to 4 bytes, 8 for 8 bytes, 4
 /// for 16, so that a block (with one pad slot every 32 elements, which makes work-item `t`
 /// reading its consecutive elements hit 32 different banks) stays at 16 KiB of local memory.
-/// Whether the single-pass scan's knobs in `t` are the library's own (a device that cannot run
-/// them takes the three passes instead of an error).
-fn default_knobs(t: &tuning::Tuning) -> bool {
-    let d = tuning::Tuning::default();
-    (t.scan_wg, t.scan_items, t.scan_window, t.scan_registers)
-        == (d.scan_wg, d.scan_items, d.scan_window, d.scan_registers)
-}
-
 fn items_per_work_item(acc: DType) -> usize {
     (64 / acc.size().max(1)).clamp(4, 16)
 }
@@ -157,7 +150,7 @@ pub(crate) fn scan(
     }
     args_base.long(line_len as i64).long(nlines as i64);
     for p in &map.params {
-        args_base.bytes(p.bytes.clone(), p.ctype);
+        args_base.value(&p.bytes, p.ctype);
     }
     let types: Vec<DType> = map.inputs.iter().map(Strided::dtype).collect();
     let ptypes: Vec<&str> = map.params.iter().map(|p| p.ctype).collect();
@@ -215,7 +208,7 @@ pub(crate) fn scan(
             }
             // Knobs this device cannot run: the error, not a silent change of path, where a
             // user chose them; the library's own choice gives way to the three passes.
-            Err(e @ Error::Value { .. }) if !default_knobs(&tun) => return Err(e),
+            Err(e @ Error::Value { .. }) if !tun.is_library_choice(tuning::Kind::Scan) => return Err(e),
             Err(e @ Error::Value { .. }) => {
                 log::debug!("clarray: default scan tile: {e}; taking three passes")
             }

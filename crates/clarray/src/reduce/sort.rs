@@ -18,8 +18,8 @@ use crate::kernel::access::{bits_type, load, store};
 use crate::kernel::cache::kernel_by_text;
 use crate::runtime::Dims;
 
-use super::engine::Args;
 use super::strided::Strided;
+use crate::kernel::args::Args;
 
 const WG: usize = 256;
 

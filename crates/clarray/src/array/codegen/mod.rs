@@ -425,8 +425,7 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
         {
             let tun = crate::kernel::tuning::get();
             let (tile, rows) = (tun.transpose_tile, tun.transpose_rows);
-            let tuned = tun.transpose_tile != crate::kernel::tuning::Tuning::default().transpose_tile
-                || tun.transpose_rows != crate::kernel::tuning::Tuning::default().transpose_rows;
+            let tuned = !tun.is_library_choice(crate::kernel::tuning::Kind::Transpose);
             let local: usize = plan
                 .leaves
                 .iter()

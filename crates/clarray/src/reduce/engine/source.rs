@@ -1,0 +1,412 @@
+//! The OpenCL C of the row and column reduction kernels, the single-pass ending and the
+//! second pass that combines partial states.
+
+use std::fmt::Write as _;
+
+use super::plan::Plan;
+use super::spec::{MapExpr, Op, Spec};
+use super::state::State;
+use crate::array::DType;
+use crate::kernel::access::{lane, load, vector_type, vload};
+use crate::kernel::expr::header;
+use crate::kernel::index::add_offsets;
+use crate::reduce::strided::Strided;
+
+pub(super) fn prelude(spec: &Spec, types: &[DType], preamble: &str, fp64: bool) -> String {
+    let mut all = types.to_vec();
+    all.push(spec.acc);
+    all.push(spec.out);
+    let mut s = header(&all, fp64);
+    s += preamble;
+    s.push('\n');
+    if let Op::Custom { combine, .. } = &spec.op {
+        let a = spec.acc.cl_compute();
+        let _ = writeln!(s, "inline {a} red_op({a} a, {a} b) {{ return ({combine}); }}");
+    }
+    s
+}
+
+/// The parameter list of a generated `map_fn` (one `xK` per input, then the expression's scalar
+/// parameters; `void` when there are none) and the names of those scalar parameters.
+pub(crate) fn map_fn_params(types: &[DType], map: &MapExpr) -> (String, Vec<String>) {
+    let margs: Vec<String> = types
+        .iter()
+        .enumerate()
+        .map(|(k, t)| format!("{} x{k}", t.cl_compute()))
+        .chain(map.params.iter().map(|p| format!("{} {}", p.ctype, p.name)))
+        .collect();
+    let pnames = map.params.iter().map(|p| p.name.clone()).collect();
+    (if margs.is_empty() { "void".to_string() } else { margs.join(", ") }, pnames)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn main_source(
+    map: &MapExpr,
+    spec: &Spec,
+    st: &State<'_>,
+    p: &Plan,
+    column: bool,
+    w: usize,
+    wg: usize,
+    partial: bool,
+    fused: bool,
+    fp64: bool,
+    (unroll, col_unroll): (usize, usize),
+) -> String {
+    let types: Vec<DType> = map.inputs.iter().map(Strided::dtype).collect();
+    let nin = types.len();
+    let (nk, nr) = (p.kept.len(), p.red.len());
+    let mut s = prelude(spec, &types, &map.preamble, fp64);
+    if fused {
+        s.push_str(DEVICE_FENCE);
+    }
+    // The map function.
+    let (margs, pnames) = map_fn_params(&types, map);
+    let _ = writeln!(
+        s,
+        "inline {} map_fn({}) {{\n{}  return ({});\n}}",
+        map.value.cl_compute(),
+        margs,
+        map.body,
+        map.code
+    );
+    let call = |xs: &[String]| {
+        let mut a = xs.to_vec();
+        a.extend(pnames.iter().cloned());
+        format!("map_fn({})", a.join(", "))
+    };
+    // Parameters.
+    let mut params = Vec::new();
+    for (k, t) in types.iter().enumerate() {
+        params.push(format!("__global const {}* restrict in{k}", t.cl_storage()));
+        params.push(format!("long off{k}"));
+        for j in 0..nk {
+            params.push(format!("long so{k}_{j}"));
+        }
+        for j in 0..nr {
+            params.push(format!("long sr{k}_{j}"));
+        }
+    }
+    for j in 0..nk {
+        params.push(format!("long no{j}"));
+    }
+    for j in 0..nr {
+        params.push(format!("long nr{j}"));
+    }
+    params.extend(["long R", "long chunk", "long G", "long nseg", "int S"].map(String::from));
+    for prm in &map.params {
+        params.push(format!("{} {}", prm.ctype, prm.name));
+    }
+    if partial {
+        params.extend(st.buf_params("po", false));
+        if fused {
+            params.push("__global uint* counter".into());
+            params.push(format!("__global {}* restrict out", spec.out.cl_storage()));
+        }
+    } else {
+        params.push(format!("__global {}* restrict out", spec.out.cl_storage()));
+    }
+    let ko: Vec<String> = (0..nk).map(|j| format!("no{j}")).collect();
+    let kr: Vec<String> = (0..nr).map(|j| format!("nr{j}")).collect();
+    let boffs: Vec<String> = (0..nin).map(|k| format!("b{k}")).collect();
+    let roffs: Vec<String> = (0..nin).map(|k| format!("a{k}")).collect();
+    let base = format!(
+        "{} {}",
+        (0..nin).map(|k| format!("long b{k} = off{k};")).collect::<Vec<_>>().join(" "),
+        add_offsets("o", &ko, &boffs, |k, j| format!("so{k}_{j}"))
+    );
+    // The body adding element `r` (the reduced linear index).
+    let scalar_add = {
+        let mut b = format!(
+            "{} {}",
+            (0..nin).map(|k| format!("long a{k} = b{k};")).collect::<Vec<_>>().join(" "),
+            if nr == 1 {
+                (0..nin).map(|k| format!("a{k} += r * sr{k}_0;")).collect::<Vec<_>>().join(" ")
+            } else {
+                add_offsets("r", &kr, &roffs, |k, j| format!("sr{k}_{j}"))
+            }
+        );
+        let xs: Vec<String> =
+            types.iter().enumerate().map(|(k, t)| load(*t, &format!("in{k}"), &format!("a{k}"))).collect();
+        let _ = write!(b, " {}", st.add("p", &call(&xs), "r"));
+        b
+    };
+    let finish = |o: &str| {
+        if partial {
+            st.store_bufs("p", "po", o)
+        } else {
+            st.write_final(spec, "p", o)
+        }
+    };
+    if column {
+        let _ = writeln!(
+            s,
+            "__kernel __attribute__((reqd_work_group_size({wg}, 1, 1)))\nvoid red_main({}) {{",
+            params.join(", ")
+        );
+        if w > 1 {
+            // `w` neighbouring outputs per work-item: one vector load per operand and row,
+            // a vector of accumulators.
+            let _ = writeln!(
+                s,
+                "  const long o = get_global_id(0) * {w}; const long g = get_global_id(1);\n  \
+                 const long nout = nseg / G; if (o >= nout) return; const long n = R; (void)n;\n  {base}"
+            );
+            let mut stv = st.clone();
+            stv.a = format!("{}{w}", st.a);
+            stv.vector = true;
+            let _ = writeln!(s, "  {}", stv.decl("p"));
+            let _ = writeln!(s, "  const long r0 = g * chunk; const long r1 = min(R, r0 + chunk);");
+            let mut body = String::new();
+            // (Every position is a multiple of `w`: aligned vector loads.)
+            for (k, t) in types.iter().enumerate() {
+                let v = vload(*t, w, &format!("in{k}"), &format!("a{k}"), true);
+                let _ = write!(body, "{} v{k} = {v}; ", vector_type(*t, w));
+            }
+            let comps: Vec<String> = (0..w)
+                .map(|j| {
+                    let xs: Vec<String> =
+                        types.iter().enumerate().map(|(k, t)| lane(*t, &format!("v{k}"), j)).collect();
+                    format!("({})({})", st.a, call(&xs))
+                })
+                .collect();
+            let x = format!("(({})({}))", stv.a, comps.join(", "));
+            let _ = writeln!(
+                s,
+                "  {}\n  #pragma unroll {col_unroll}\n  for (long r = r0; r < r1; r++) {{ {body}{} {} }}",
+                (0..nin).map(|k| format!("long a{k} = b{k} + r0 * sr{k}_0;")).collect::<Vec<_>>().join(" "),
+                stv.add("p", &x, "r"),
+                (0..nin).map(|k| format!("a{k} += sr{k}_0;")).collect::<Vec<_>>().join(" ")
+            );
+            for j in 0..w {
+                let mut one = format!("{a} p_v = pv.s{j:x};", a = st.a);
+                if st.comp {
+                    let _ = write!(one, " {a} p_c = pc.s{j:x};", a = st.a);
+                }
+                let store = if partial {
+                    st.store_bufs("p_", "po", &format!("g * nout + o + {j}"))
+                } else {
+                    st.write_final(spec, "p_", &format!("(o + {j})"))
+                };
+                let _ = writeln!(s, "  {{ {one} {store} }}");
+            }
+            let _ = writeln!(s, "}}");
+            return s;
+        }
+        let _ = writeln!(s, "  const long o = get_global_id(0); const long g = get_global_id(1);");
+        let _ =
+            writeln!(s, "  const long nout = nseg / G; if (o >= nout) return; const long n = R; (void)n;");
+        let _ = writeln!(s, "  {base}");
+        let _ = writeln!(s, "  {}", st.decl("p"));
+        let _ = writeln!(s, "  const long r0 = g * chunk; const long r1 = min(R, r0 + chunk);");
+        if nr == 1 {
+            let xs: Vec<String> = types
+                .iter()
+                .enumerate()
+                .map(|(k, t)| load(*t, &format!("in{k}"), &format!("a{k}")))
+                .collect();
+            let _ = writeln!(
+                s,
+                "  {}\n  #pragma unroll {col_unroll}\n  for (long r = r0; r < r1; r++) {{ {} {} }}",
+                (0..nin).map(|k| format!("long a{k} = b{k} + r0 * sr{k}_0;")).collect::<Vec<_>>().join(" "),
+                st.add("p", &call(&xs), "r"),
+                (0..nin).map(|k| format!("a{k} += sr{k}_0;")).collect::<Vec<_>>().join(" ")
+            );
+        } else {
+            let _ = writeln!(s, "  for (long r = r0; r < r1; r++) {{ {scalar_add} }}");
+        }
+        let _ = writeln!(s, "  {}\n}}", finish("g * nout + o"));
+        return s;
+    }
+    // Row kernel.
+    let _ = writeln!(
+        s,
+        "__kernel __attribute__((reqd_work_group_size({wg}, 1, 1)))\nvoid red_main({}) {{",
+        params.join(", ")
+    );
+    let _ = writeln!(s, "  {}", st.locals(wg));
+    let _ = writeln!(
+        s,
+        "  const int lid = get_local_id(0); const int lane = lid & (S - 1); const long n = R; (void)n;\n  \
+         const long seg = (long)get_group_id(0) * ({wg} / S) + lid / S;"
+    );
+    let _ = writeln!(s, "  {}", st.decl("p"));
+    let _ = writeln!(s, "  if (seg < nseg) {{");
+    let _ = writeln!(s, "    const long o = G == 1 ? seg : seg / G; const long g = seg - o * G;");
+    let _ = writeln!(s, "    {base}");
+    let _ = writeln!(s, "    const long r0 = g * chunk; const long r1 = min(R, r0 + chunk);");
+    if w > 1 {
+        let lanes: Vec<usize> = (0..w).collect();
+        // The vectors of input `k` loaded as `v{k}_{u}` from element `r{u}`, and the code that
+        // adds them to the state (in order of `r`, so argmin/argmax keep the first index).
+        let loads = |u: usize| {
+            let mut body = String::new();
+            // (Every position is a multiple of `w`: aligned vector loads.)
+            for (k, t) in types.iter().enumerate() {
+                let v = vload(*t, w, &format!("in{k}"), &format!("b{k} + e{u}"), true);
+                let _ = write!(body, "{} v{k}_{u} = {v}; ", vector_type(*t, w));
+            }
+            body
+        };
+        let adds = |u: usize| {
+            let mut body = String::new();
+            if *st.op == Op::Moments {
+                // Moments take each group of lanes as one state (its mean and squared
+                // deviations computed directly) and merge it: one division per group.
+                for group in lanes.chunks(4) {
+                    let terms: Vec<String> = group
+                        .iter()
+                        .map(|&j| {
+                            let xs: Vec<String> = types
+                                .iter()
+                                .enumerate()
+                                .map(|(k, t)| lane(*t, &format!("v{k}_{u}"), j))
+                                .collect();
+                            format!("({})({})", st.a, call(&xs))
+                        })
+                        .collect();
+                    let _ = write!(body, " {}", st.add_group("p", &terms));
+                }
+            } else if *st.op == Op::Sum {
+                // Sums add each group of four lanes plainly, then the group into the compensated
+                // accumulator: a quarter of the compensation work, and the plain part's error is
+                // at most 3 ulp of a four-element sum.
+                for group in lanes.chunks(4) {
+                    let terms: Vec<String> = group
+                        .iter()
+                        .map(|&j| {
+                            let xs: Vec<String> = types
+                                .iter()
+                                .enumerate()
+                                .map(|(k, t)| lane(*t, &format!("v{k}_{u}"), j))
+                                .collect();
+                            format!("({})({})", st.a, call(&xs))
+                        })
+                        .collect();
+                    let _ = write!(body, " {}", st.add("p", &terms.join(" + "), &format!("e{u}")));
+                }
+            } else {
+                for j in 0..w {
+                    let xs: Vec<String> =
+                        types.iter().enumerate().map(|(k, t)| lane(*t, &format!("v{k}_{u}"), j)).collect();
+                    let _ = write!(body, " {}", st.add("p", &call(&xs), &format!("(e{u} + {j})")));
+                }
+            }
+            body
+        };
+        // The main loop issues `unroll` independent vector loads before it uses any of them, so
+        // every work-item keeps `unroll` × 16 bytes in flight whatever the compiler does; the
+        // second loop takes the last vectors of the lane, the third the scalar tail.
+        let unrolled: String = (0..unroll)
+            .map(|u| format!("const long e{u} = r0 + (v + {u} * S) * {w}; {}", loads(u)))
+            .chain((0..unroll).map(adds))
+            .collect();
+        let _ = writeln!(
+            s,
+            "    const long nv = (r1 - r0) / {w};\n    long v = lane;\n    \
+             for (; v + {last} * S < nv; v += {unroll} * S) {{ {unrolled} }}\n    \
+             for (; v < nv; v += S) {{ const long e0 = r0 + v * {w}; {}{} }}\n    \
+             for (long r = r0 + nv * {w} + lane; r < r1; r += S) {{ {scalar_add} }}",
+            loads(0),
+            adds(0),
+            last = unroll - 1,
+        );
+    } else {
+        let _ = writeln!(s, "    for (long r = r0 + lane; r < r1; r += S) {{ {scalar_add} }}");
+    }
+    let _ = writeln!(s, "  }}");
+    tree(&mut s, st);
+    let _ = writeln!(s, "  if (lane == 0 && seg < nseg) {{ {} }}", finish("seg"));
+    if fused {
+        last_group(&mut s, spec, st, wg);
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// The end of a single-pass whole reduction (one segment per work-group, `nseg` groups): each
+/// group has written its partial state; it then counts itself done, and the last group to do
+/// so combines every partial state, writes the result and resets the counter for the next
+/// launch on the queue. No work-group waits for another, so this needs no forward-progress
+/// guarantee; it needs the partial states to be visible device-wide before the count, which
+/// `mem_fence` does not promise across work-groups on NVIDIA's OpenCL (it orders within the
+/// work-group only), hence the explicit `membar.gl` there.
+fn last_group(s: &mut String, spec: &Spec, st: &State<'_>, wg: usize) {
+    let volatile = |name: &str, ty: &str| format!("volatile __global const {ty}* r{name} = po{name};");
+    let mut ptrs = volatile("v", &st.a);
+    if st.comp {
+        ptrs += &volatile("c", &st.a);
+    }
+    if st.arg {
+        ptrs += &volatile("i", "long");
+    }
+    if st.shift() {
+        ptrs += &volatile("k", &st.a);
+    }
+    let _ = writeln!(
+        s,
+        "  __local int last_;\n  \
+         if (lid == 0) {{ device_fence(); last_ = atomic_inc(counter) == (uint)(nseg - 1); }}\n  \
+         barrier(CLK_LOCAL_MEM_FENCE);\n  \
+         if (!last_) return;\n  \
+         device_fence();\n  \
+         {{ {ptrs} {}\n  \
+         for (long g = lid; g < nseg; g += {wg}) {{ {} {} }}",
+        st.decl("p"),
+        st.load_bufs("q", "r", "g"),
+        st.merge("p", "q")
+    );
+    tree(s, st);
+    let _ =
+        writeln!(s, "  if (lid == 0) {{ {} atomic_xchg(counter, 0u); }} }}", st.write_final(spec, "p", "0"));
+}
+
+/// OpenCL C of `device_fence()`: a fence that makes this work-item's global stores visible to
+/// every work-group before its later ones.
+pub(crate) const DEVICE_FENCE: &str = "#ifdef cl_nv_pragma_unroll
+void device_fence(void) { mem_fence(CLK_GLOBAL_MEM_FENCE); asm(\"membar.gl;\"); }
+#else
+void device_fence(void) { mem_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); }
+#endif
+";
+
+/// The local-memory tree over segments of `s_lanes` lanes; afterwards lane 0 holds the result.
+fn tree(s: &mut String, st: &State<'_>) {
+    let _ = writeln!(
+        s,
+        "  {}\n  for (int h = S / 2; h > 0; h >>= 1) {{\n    barrier(CLK_LOCAL_MEM_FENCE);\n    \
+         if (lane < h) {{ {} {} {} }}\n  }}",
+        st.store_local("p", "lid"),
+        st.load_local("q", "lid + h"),
+        st.merge("p", "q"),
+        st.store_local("p", "lid")
+    );
+}
+
+pub(super) fn states_source(spec: &Spec, st: &State<'_>, wg: usize, fp64: bool) -> String {
+    let mut s = prelude(spec, &[], "", fp64);
+    let mut params = st.buf_params("pi_", true);
+    params.extend(["long G", "long nout", "long n", "int S", "long so", "long sg"].map(String::from));
+    params.push(format!("__global {}* restrict out", spec.out.cl_storage()));
+    let _ = writeln!(
+        s,
+        "__kernel __attribute__((reqd_work_group_size({wg}, 1, 1)))\nvoid red_states({}) {{",
+        params.join(", ")
+    );
+    let _ = writeln!(s, "  {}", st.locals(wg));
+    let _ = writeln!(
+        s,
+        "  const int lid = get_local_id(0); const int lane = lid & (S - 1);\n  \
+         const long o = (long)get_group_id(0) * ({wg} / S) + lid / S;"
+    );
+    let _ = writeln!(s, "  {}", st.decl("p"));
+    let _ = writeln!(
+        s,
+        "  if (o < nout) {{ for (long g = lane; g < G; g += S) {{ {} {} }} }}",
+        st.load_bufs("q", "pi_", "o * so + g * sg"),
+        st.merge("p", "q")
+    );
+    tree(&mut s, st);
+    let _ = writeln!(s, "  if (lane == 0 && o < nout) {{ {} }}\n}}", st.write_final(spec, "p", "o"));
+    s
+}
