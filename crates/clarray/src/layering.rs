@@ -26,6 +26,7 @@ const RUNTIME: &[&str] = &[
     "image",
     "image_copy",
     "transfer",
+    "scope",
     "pinned",
     "program",
     "kernel",
