@@ -87,12 +87,10 @@ mod dynamic;
 pub mod engine;
 pub mod gather;
 pub mod join;
-mod lookback;
 pub mod mask;
 mod onesweep;
 mod radix;
 pub mod scan;
-mod scan4;
 pub mod sort;
 pub mod strided;
 

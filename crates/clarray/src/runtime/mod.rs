@@ -26,7 +26,7 @@ pub mod probe;
 pub mod program;
 pub(crate) mod record;
 pub mod rect;
-pub mod scope;
+mod scope;
 mod status;
 pub mod track;
 pub mod transfer;

@@ -29,8 +29,8 @@ use crate::kernel::access::{lane, load, store, vector_type, vload, vstore};
 use crate::kernel::tuning::{self, Tuning};
 use crate::runtime::Context;
 
-use super::engine;
-use super::scan::ScanSpec;
+use super::spec::ScanSpec;
+use crate::reduce::engine;
 
 /// The knobs of one single-pass scan kernel (all in its cache key).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
