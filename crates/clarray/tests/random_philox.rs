@@ -266,3 +266,36 @@ fn fills_of_several_blocks_per_work_item_keep_the_stream() {
     let got = g.integers::<i32>(&ctx, &[m], -1000, 1001).unwrap().to_vec().unwrap();
     assert_eq!(got, want, "integers i32");
 }
+
+/// f32 normals against an f64 Box–Muller of the host's Philox bits (the same uniforms): the
+/// device's log, sqrt and sine/cosine (the hardware's on NVIDIA) keep each value within a few
+/// units of f32 rounding of the exact transform, from a stream and position that are not 0.
+#[test]
+fn f32_normals_match_an_f64_box_muller_of_the_host_bits() {
+    let ctx = ctx();
+    let n = 1 << 16;
+    let mut g = Philox::new(0x5eed_0000_abcd_0042).stream(5);
+    g.set_position(987_654_321);
+    let (seed, start) = (g.seed(), g.position());
+    let (mean, std) = (1.5f64, 2.0f64);
+    let got = g.normal::<f32>(&ctx, &[n], mean, std).unwrap().to_vec().unwrap();
+    let key = [seed as u32, (seed >> 32) as u32];
+    let mut worst = 0.0f64;
+    for (b, out) in got.chunks(4).enumerate() {
+        let blk = start + b as u64;
+        let w = philox4x32_10([blk as u32, (blk >> 32) as u32, 5, 0], key);
+        let u = w.map(|x| f64::from(x >> 8) * 2f64.powi(-24));
+        let (r0, r1) = ((-2.0 * (1.0 - u[0]).ln()).sqrt(), (-2.0 * (1.0 - u[2]).ln()).sqrt());
+        let (t0, t1) = (std::f64::consts::TAU * u[1], std::f64::consts::TAU * u[3]);
+        let want = [r0 * t0.cos(), r0 * t0.sin(), r1 * t1.cos(), r1 * t1.sin()].map(|z| mean + std * z);
+        for (k, (&x, &y)) in out.iter().zip(&want).enumerate() {
+            let err = (f64::from(x) - y).abs();
+            // 4e-6 · std for the transform (its log near 1 and the sine and cosine), and a few
+            // units of f32 rounding of the result for the product and the sum.
+            let tol = 4e-6 * std + 4.0 * f64::from(f32::EPSILON) * y.abs();
+            assert!(err <= tol, "normal {} (block {blk}, lane {k}): {x} vs {y}, error {err:e}", 4 * b + k);
+            worst = worst.max((err - 4.0 * f64::from(f32::EPSILON) * y.abs()).max(0.0) / std);
+        }
+    }
+    eprintln!("f32 normals on {}: largest transform error {worst:.2e} (std units)", ctx.device().name());
+}

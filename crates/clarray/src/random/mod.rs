@@ -17,8 +17,9 @@
 //!
 //! Every call consumes the blocks it used, so successive calls give fresh numbers; value `i`
 //! of a call is a function of (seed, stream, counter at the call, `i`) only. Uniforms are
-//! bit-for-bit those of [`philox4x32_10`] on the host; normals are within a few ulp (they use
-//! the device's `log`, `sqrt`, `sincos`).
+//! bit-for-bit those of [`philox4x32_10`] on the host; normals are those of an f64 Box–Muller of
+//! the same uniforms to within a few units of f32 rounding (they use the device's `log`,
+//! `sqrt`, and `sincos` or, on NVIDIA's OpenCL, its hardware sine and cosine).
 //!
 //! ```
 //! use clarray::random::{philox4x32_10, Philox};
@@ -87,6 +88,21 @@ inline uint4 philox4x32_10(uint4 c, uint2 k) {
 inline uint4 block_at(uint2 key, ulong stream, ulong blk) {
   return philox4x32_10((uint4)((uint)blk, (uint)(blk >> 32), (uint)stream, (uint)(stream >> 32)), key);
 }
+"#;
+
+/// `SINCOS_2PI(u, s, c)`: the sine and cosine of 2πu for u in [0, 1). On NVIDIA's OpenCL
+/// (recognised by its `cl_nv_pragma_unroll` extension) the hardware's `native_sin` and
+/// `native_cos` of 2πu − π, whose argument stays in [−π, π): on an H200 the f32 normals then
+/// come within 1.5e-6 of an f64 Box–Muller of the same uniforms (2^22 values; the precise
+/// `sincos` within 1.9e-6) and the fill of 2^28 runs at 60% instead of 46% of the device-copy
+/// rate. Elsewhere `sincos`, since `native_` accuracy is the implementation's choice.
+const SINCOS_2PI_CL: &str = r#"
+#ifdef cl_nv_pragma_unroll
+#define SINCOS_2PI(u, s, c) { const float t_ = 6.283185307179586f * (u) - 3.14159265f; \
+  s = -native_sin(t_); c = -native_cos(t_); }
+#else
+#define SINCOS_2PI(u, s, c) { s = sincos(6.283185307179586f * (u), &c); }
+#endif
 "#;
 
 /// A Philox4x32-10 generator: a seed, a stream and a position. Cheap to copy; every call that
@@ -326,6 +342,9 @@ enum Kind {
 fn source(dt: DType, kind: Kind) -> String {
     let mut s = DType::pragmas(&[dt]);
     s += PHILOX_CL;
+    if (dt, kind) == (DType::F32, Kind::Normal) {
+        s += SINCOS_2PI_CL;
+    }
     let t = dt.cl_storage();
     let per = if dt == DType::F32 && kind != Kind::Integer { 4 } else { 2 };
     let (extra, values) = match (dt, kind) {
@@ -345,7 +364,7 @@ fn source(dt: DType, kind: Kind) -> String {
             ", float a, float b_",
             "    const float4 u = convert_float4(w >> 8) * 0x1p-24f;\n    \
              const float r0 = sqrt(-2.0f * log(1.0f - u.x)), r1 = sqrt(-2.0f * log(1.0f - u.z));\n    \
-             float c0, c1; const float s0 = sincos(6.283185307179586f * u.y, &c0), s1 = sincos(6.283185307179586f * u.w, &c1);\n    \
+             float s0, c0, s1, c1; SINCOS_2PI(u.y, s0, c0); SINCOS_2PI(u.w, s1, c1);\n    \
              const float4 v = (float4)(a + b_ * r0 * c0, a + b_ * r0 * s0, a + b_ * r1 * c1, a + b_ * r1 * s1);\n"
                 .to_string(),
         ),
