@@ -28,4 +28,20 @@ VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" CARGO_TARGET_DIR="$target" \
 echo "test-python: built and installed the package in $(( $(date +%s) - start )) s"
 # Few hypothesis examples per test: each new dtype or layout builds a kernel (about a second
 # on PoCL); raise CLARRAY_HYPOTHESIS_EXAMPLES for a deeper run.
-CLARRAY_HYPOTHESIS_EXAMPLES="${CLARRAY_HYPOTHESIS_EXAMPLES:-5}" "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
+export CLARRAY_HYPOTHESIS_EXAMPLES="${CLARRAY_HYPOTHESIS_EXAMPLES:-5}"
+# Two pytest processes side by side, as nextest runs the Rust tests: PoCL compiles one kernel
+# at a time in a process, and compiling kernels is most of what these tests spend. One takes
+# test_ops.py, test_basics.py and test_kernels.py, the other every other file (half the time
+# each, measured on PoCL); each prints its report when both are done, and either failing fails
+# the run.
+log="$(mktemp -d)"
+first=(python/tests/test_ops.py python/tests/test_basics.py python/tests/test_kernels.py)
+"$venv/bin/python" -m pytest -q -p no:cacheprovider "${first[@]}" >"$log/ops" 2>&1 &
+ops=$!
+status=0
+"$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests \
+  "${first[@]/#/--ignore=}" >"$log/rest" 2>&1 || status=$?
+wait "$ops" || status=$?
+cat "$log/ops" "$log/rest"
+rm -rf "$log"
+exit "$status"

@@ -299,11 +299,11 @@ fn ctx() -> Context {
     CTX.get_or_init(|| Context::new().unwrap()).clone()
 }
 
-// Case counts: each case builds a program per reduction kind (about 14), ~1 s each on PoCL
-// with an empty cache; 10 and 6 cases of random shapes, axes and views per dtype keep the
-// suite near two minutes in CI.
+// Case counts: most cases build a program per reduction kind (i32 built 45 programs in 6 cases,
+// 88 in 10), and building them is most of the time on PoCL: 6 cases of random shapes, axes and
+// views per dtype, the two dtypes that check every reduction included.
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 10, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
 
     #[test]
     fn f32_every_reduction(c in case()) {

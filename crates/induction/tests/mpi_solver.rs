@@ -188,6 +188,21 @@ fn block_of(full: &[f64], n: [usize; 3], part: &Part, ncomp: usize) -> Vec<f64> 
     out
 }
 
+/// Runs `make` (the whole grid's solver, the same programs on every rank) on rank 0 first and on
+/// the others after it: they find its programs in PoCL's cache (the ranks share
+/// `POCL_CACHE_DIR`) instead of compiling them all at once (CI's two cores: half the compiling).
+fn rank_0_first<T>(ranks: &Ranks, make: impl FnOnce() -> T) -> T {
+    let wait = || induction::solver::Peers::sum(ranks, &mut [0.0]).unwrap();
+    if ranks.rank() == 0 {
+        let made = make();
+        wait();
+        made
+    } else {
+        wait();
+        make()
+    }
+}
+
 /// Runs `cfg` on the whole grid and on this rank's block and checks the block's final field bit
 /// for bit, the norms to round-off; prints `RANK r {tag}OK …`, or `RANK r {tag}REFUSED …` where
 /// the blocks would be too small (checked: the error says so).
@@ -208,8 +223,11 @@ fn check(ctx: &clarray::Context, ranks: &Rc<Ranks>, cfg: &Config, what: &str, ta
             return;
         }
     };
-    let mut whole = Solver::new(ctx, cfg).unwrap();
-    let whole_report = whole.run(|_, _, _| Ok(())).unwrap();
+    let (whole, whole_report) = rank_0_first(ranks, || {
+        let mut whole = Solver::new(ctx, cfg).unwrap();
+        let report = whole.run(|_, _, _| Ok(())).unwrap();
+        (whole, report)
+    });
     let p = part.part().expect("a block on more than one rank");
     let part_report = part.run(|_, _, _| Ok(())).unwrap();
     let full = whole.field().unwrap();
@@ -353,17 +371,25 @@ fn cleaning_matches_one_rank(
     cfg.clean = Some(CleanOptions { tol: 1e-9, max_iter: 40, check_every: 5, norm, form });
     let what = format!("cleaning order {order} {norm} {form} on {size} ranks");
     let (_, dt) = cfg.steps().unwrap();
-    let mut whole = Solver::new(ctx, &cfg).unwrap();
-    let start = disturbed(n, &whole.field().unwrap());
-    whole.set_field(&start).unwrap();
+    // The whole grid's two steps first (each step's cleaning kept), on rank 0 before the others.
+    let (whole, start, cleans) = rank_0_first(ranks, || {
+        let mut whole = Solver::new(ctx, &cfg).unwrap();
+        let start = disturbed(n, &whole.field().unwrap());
+        whole.set_field(&start).unwrap();
+        let mut cleans = Vec::new();
+        for _ in 0..2 {
+            whole.step(dt).unwrap();
+            cleans.push(whole.last_clean().unwrap());
+        }
+        (whole, start, cleans)
+    });
     let mut part = Solver::with_peers(ctx, &cfg, Box::new(ranks.clone())).unwrap();
     let p = part.part().unwrap();
     part.set_field(&block_of(&start, n, &p, 3)).unwrap();
     assert!(part.norms().unwrap().divergence > 1e-3, "{what}: the field to clean has divergence");
-    for _ in 0..2 {
-        whole.step(dt).unwrap();
+    for a in cleans {
         part.step(dt).unwrap();
-        let (a, b) = (whole.last_clean().unwrap(), part.last_clean().unwrap());
+        let b = part.last_clean().unwrap();
         assert!(a.iterations > 0, "{what}: the cleaning iterated");
         assert_eq!(a.iterations, b.iterations, "{what}");
         assert!(close(a.residual, b.residual, 1e-9), "{what}: residuals {a:?} and {b:?}");
