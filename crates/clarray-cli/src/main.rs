@@ -7,7 +7,8 @@
 //! - `clarray bench [--quick] [--json] [--only NAME]`: bandwidths and times as ratios to the
 //!   device's copy bandwidth measured in the same run; `--sweep [--plot FILE.svg] [--peers
 //!   FILE.json]`: `a + 2`, `sum` and `cumsum` over sizes 2^10 … 2^30, drawn against size;
-//!   `--tune scan|sort|axis|whole|transpose|all`: a tuning sweep of the kernels' knobs.
+//!   `--tune scan|sort|axis|whole|transpose|staging|all`: a tuning sweep of the kernels' knobs
+//!   (and of the staging ring's chunk size).
 
 #![deny(unsafe_code)]
 
@@ -66,9 +67,9 @@ enum Command {
         /// --sweep --json`).
         #[arg(long, value_name = "FILE.json")]
         peers: Option<std::path::PathBuf>,
-        /// A tuning sweep instead of the areas: the row of `scan`, `sort`, `axis` or
-        /// `transpose` (or `all`) once per setting of its kernel's knobs, each checked against
-        /// the default setting's result.
+        /// A tuning sweep instead of the areas: the row of `scan`, `sort`, `axis`, `whole` or
+        /// `transpose` once per setting of its kernel's knobs, each checked against the default
+        /// setting's result; `staging`: staged copies per chunk size; `all`: every one.
         #[arg(long, value_name = "AREA")]
         tune: Option<String>,
     },

@@ -9,7 +9,9 @@
 //! adds in another order still gives the default's bits.
 
 use clarray::array::Array;
+use clarray::memory::staging::{download_staged, upload_staged};
 use clarray::random::Philox;
+use clarray::runtime::Buffer;
 use clarray::tuning::{self, Tuning};
 use clarray::Context;
 
@@ -22,6 +24,7 @@ pub const AREAS: &[Area] = &[
     Area { name: "axis", rows: axis },
     Area { name: "whole", rows: whole },
     Area { name: "transpose", rows: transpose },
+    Area { name: "staging", rows: staging },
 ];
 
 /// Fewer repetitions than a plain run: one warm-up (the build) and a few timed runs.
@@ -255,5 +258,29 @@ pub fn transpose(ctx: &Context, o: &BenchOpts) -> clarray::Result<Vec<Row>> {
     // (Each run writes a new array: the memory pool hands back the last one's block.)
     let run = || (2.0 * &a.t() + 1.0).eval::<f32>();
     sweep(&mut rows, o, ctx, "transpose", bytes, &settings, run, check, None)?;
+    Ok(rows)
+}
+
+/// Pageable host ↔ device copies of 256 MiB (16 MiB with `--quick`) through the staging ring,
+/// per chunk size (the library stages in chunks of 32 MiB): each download is checked against
+/// the bytes uploaded.
+pub fn staging(ctx: &Context, o: &BenchOpts) -> clarray::Result<Vec<Row>> {
+    let n: usize = o.pick(16 << 20, 256 << 20);
+    let host: Vec<u32> = (0..n as u32 / 4).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let buf = Buffer::uninit(ctx, n)?;
+    let q = ctx.queue();
+    let mut back = vec![0u32; n / 4];
+    let mut rows = Vec::new();
+    for mib in [4usize, 8, 16, 32, 64] {
+        let chunk = mib << 20;
+        let label = if chunk == 32 << 20 { format!("{mib} MiB (default)") } else { format!("{mib} MiB") };
+        let up = time(o, q, || upload_staged(q, &buf, 0, &host, chunk))?;
+        back.fill(0);
+        let down = time(o, q, || download_staged(q, &buf, 0, &mut back, chunk))?;
+        let note =
+            if back == host { "matches the upload" } else { "WRONG: the download differs from the upload" };
+        rows.push(Row::timed(format!("tune staging: host->device chunk {label}"), n as f64, &up, note));
+        rows.push(Row::timed(format!("tune staging: device->host chunk {label}"), n as f64, &down, note));
+    }
     Ok(rows)
 }

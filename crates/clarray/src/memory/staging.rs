@@ -107,6 +107,9 @@ pub fn upload_staged<T: Pod>(
                 let (head, _) = stage.split_at_mut(piece.len());
                 par_copy(head, piece, nthreads);
                 inflight.push_back(s.write_buffer(buffer, offset + k * chunk, head)?);
+                // Submitted now, so that its DMA runs while the next chunk is copied (a driver
+                // may hold an unflushed command until something waits for it).
+                queue.flush()?;
             }
             for p in inflight {
                 p.wait()?;
@@ -160,6 +163,7 @@ pub fn download_staged<T: Pod>(
                     let p = s.read_buffer(buffer, offset + k * chunk, head)?;
                     inflight.push_back((piece, p));
                 }
+                queue.flush()?;
                 let Some((piece, pending)) = inflight.pop_front() else { break };
                 let stage = pending.wait()?;
                 par_copy(piece, stage, nthreads);
@@ -222,9 +226,11 @@ pub fn copy_across(
                         reads.push_back((next, rs.read_buffer(src, src_offset + next, head)?));
                         next += n;
                     }
+                    src_queue.flush()?;
                     let Some((at, pending)) = reads.pop_front() else { break };
                     let stage = pending.wait()?;
                     writes.push_back(ws.write_buffer(dst, dst_offset + at, stage)?);
+                    dst_queue.flush()?;
                     if free.is_empty() && next < bytes {
                         if let Some(w) = writes.pop_front() {
                             free.push_back(w.wait()?);
