@@ -32,11 +32,6 @@ pub fn opts(quick: bool) -> BenchOpts {
     BenchOpts { quick, warmup: 1, repeats: if quick { 2 } else { 5 } }
 }
 
-/// Runs `f` under `t` (on this thread, for the length of the call).
-fn with<R>(t: Tuning, f: impl FnOnce() -> clarray::Result<R>) -> clarray::Result<R> {
-    tuning::scoped(t, f)?
-}
-
 /// The largest |a - b| of two f32 arrays of one shape, on the device.
 fn max_diff(a: &Array<f32>, b: &Array<f32>) -> clarray::Result<f32> {
     (a - b).abs().max::<f32>()?.item()
@@ -71,10 +66,9 @@ fn sweep<O>(
     for (label, t) in picked {
         let name = format!("tune {area}: {label}");
         let mut last = None;
-        let timed = with(*t, || {
-            let timing = time(opts, ctx.queue(), || run().map(|o| last = Some(o)))?;
-            Ok(timing)
-        });
+        // In force on this thread only, for the length of the timing.
+        let timed =
+            tuning::scoped(*t, || time(opts, ctx.queue(), || run().map(|o| last = Some(o)))).and_then(|r| r);
         match timed {
             Ok(timing) => {
                 let verdict = match last.as_ref().map(&mut check).transpose()? {

@@ -36,23 +36,13 @@ fn staged(queue: &Queue, bytes: usize) -> bool {
     bytes >= DIRECT_BELOW && !info.host_unified_memory
 }
 
-/// Copies `src` into `dst` with up to `threads` threads.
-fn par_copy(dst: &mut [u8], src: &[u8], threads: usize) {
-    let parts = threads.clamp(1, 16);
-    if parts == 1 || src.len() < (1 << 20) {
-        dst.copy_from_slice(src);
-        return;
-    }
-    let per = src.len().div_ceil(parts);
-    std::thread::scope(|s| {
-        for (d, c) in dst.chunks_mut(per).zip(src.chunks(per)) {
-            s.spawn(move || d.copy_from_slice(c));
-        }
-    });
-}
-
-fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
+/// Copies `src` into `dst` in parts of at least 1 MiB on rayon's pool of threads (kept
+/// between copies: spawning threads for every chunk cost more than the copy of a small one).
+fn par_copy(dst: &mut [u8], src: &[u8]) {
+    use rayon::prelude::*;
+    const PART: usize = 1 << 20;
+    let per = src.len().div_ceil(rayon::current_num_threads().max(1)).max(PART);
+    dst.par_chunks_mut(per).zip(src.par_chunks(per)).for_each(|(d, c)| d.copy_from_slice(c));
 }
 
 fn with_ring<R>(queue: &Queue, chunk: usize, f: impl FnOnce(&mut [Pinned<u8>]) -> Result<R>) -> Result<R> {
@@ -94,7 +84,6 @@ pub fn upload_staged<T: Pod>(
     let src: &[u8] = bytemuck::cast_slice(data);
     check(buffer, offset, src.len(), "host → buffer upload")?;
     let chunk = chunk.max(1);
-    let nthreads = threads();
     with_ring(queue, chunk, |stages| {
         queue.scope(|s| {
             let mut free: VecDeque<&mut [u8]> = stages.iter_mut().map(|p| &mut p[..]).collect();
@@ -105,7 +94,7 @@ pub fn upload_staged<T: Pod>(
                     None => inflight.pop_front().ok_or_else(ring_error)?.wait()?,
                 };
                 let (head, _) = stage.split_at_mut(piece.len());
-                par_copy(head, piece, nthreads);
+                par_copy(head, piece);
                 inflight.push_back(s.write_buffer(buffer, offset + k * chunk, head)?);
                 // Submitted now, so that its DMA runs while the next chunk is copied (a driver
                 // may hold an unflushed command until something waits for it).
@@ -145,7 +134,6 @@ pub fn download_staged<T: Pod>(
     let dst: &mut [u8] = bytemuck::cast_slice_mut(out);
     check(buffer, offset, dst.len(), "buffer → host download")?;
     let chunk = chunk.max(1);
-    let nthreads = threads();
     with_ring(queue, chunk, |stages| {
         queue.scope(|s| {
             let mut free: VecDeque<&mut [u8]> = stages.iter_mut().map(|p| &mut p[..]).collect();
@@ -166,7 +154,7 @@ pub fn download_staged<T: Pod>(
                 queue.flush()?;
                 let Some((piece, pending)) = inflight.pop_front() else { break };
                 let stage = pending.wait()?;
-                par_copy(piece, stage, nthreads);
+                par_copy(piece, stage);
                 free.push_back(stage);
             }
             Ok(())
