@@ -93,9 +93,10 @@ inline uint4 block_at(uint2 key, ulong stream, ulong blk) {
 /// `SINCOS_2PI(u, s, c)`: the sine and cosine of 2πu for u in [0, 1). On NVIDIA's OpenCL
 /// (recognised by its `cl_nv_pragma_unroll` extension) the hardware's `native_sin` and
 /// `native_cos` of 2πu − π, whose argument stays in [−π, π): on an H200 the f32 normals then
-/// come within 1.5e-6 of an f64 Box–Muller of the same uniforms (2^22 values; the precise
-/// `sincos` within 1.9e-6) and the fill of 2^28 runs at 60% instead of 46% of the device-copy
-/// rate. Elsewhere `sincos`, since `native_` accuracy is the implementation's choice.
+/// stay within 1.2e-6 (in units of the std) of an f64 Box–Muller of the same uniforms (the test
+/// `f32_normals_match_an_f64_box_muller_of_the_host_bits`), and `clarray bench`'s normal fill of
+/// 2^28 runs at 51% instead of 42% of the copy ceiling (`bench-results/h200-2026-12-03c-*`).
+/// Elsewhere `sincos`, since the accuracy of `native_` functions is the implementation's.
 const SINCOS_2PI_CL: &str = r#"
 #ifdef cl_nv_pragma_unroll
 #define SINCOS_2PI(u, s, c) { const float t_ = 6.283185307179586f * (u) - 3.14159265f; \
