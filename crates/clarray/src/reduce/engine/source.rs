@@ -248,23 +248,19 @@ pub(super) fn main_source(
             }
             body
         };
+        // Lane `j` of the vectors loaded from `e{u}`, mapped and in the accumulator's type.
+        let term = |u: usize, j: usize| {
+            let xs: Vec<String> =
+                types.iter().enumerate().map(|(k, t)| lane(*t, &format!("v{k}_{u}"), j)).collect();
+            format!("({})({})", st.a, call(&xs))
+        };
         let adds = |u: usize| {
             let mut body = String::new();
             if *st.op == Op::Moments {
                 // Moments take each group of lanes as one state (its mean and squared
                 // deviations computed directly) and merge it: one division per group.
                 for group in lanes.chunks(4) {
-                    let terms: Vec<String> = group
-                        .iter()
-                        .map(|&j| {
-                            let xs: Vec<String> = types
-                                .iter()
-                                .enumerate()
-                                .map(|(k, t)| lane(*t, &format!("v{k}_{u}"), j))
-                                .collect();
-                            format!("({})({})", st.a, call(&xs))
-                        })
-                        .collect();
+                    let terms: Vec<String> = group.iter().map(|&j| term(u, j)).collect();
                     let _ = write!(body, " {}", st.add_group("p", &terms));
                 }
             } else if *st.op == Op::Sum {
@@ -297,9 +293,18 @@ pub(super) fn main_source(
         // The main loop issues `unroll` independent vector loads before it uses any of them, so
         // every work-item keeps `unroll` × 16 bytes in flight whatever the compiler does; the
         // second loop takes the last vectors of the lane, the third the scalar tail.
+        // Moments take the whole round (`unroll` × `w` values) as one group: one division and
+        // one merge a round instead of one per vector.
+        let round_adds: String = if *st.op == Op::Moments {
+            let terms: Vec<String> =
+                (0..unroll).flat_map(|u| (0..w).map(move |j| (u, j))).map(|(u, j)| term(u, j)).collect();
+            format!(" {}", st.add_group("p", &terms))
+        } else {
+            (0..unroll).map(adds).collect()
+        };
         let unrolled: String = (0..unroll)
             .map(|u| format!("const long e{u} = r0 + (v + {u} * S) * {w}; {}", loads(u)))
-            .chain((0..unroll).map(adds))
+            .chain(std::iter::once(round_adds))
             .collect();
         let _ = writeln!(
             s,
