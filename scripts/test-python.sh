@@ -38,6 +38,8 @@ log="$(mktemp -d)"
 first=(python/tests/test_ops.py python/tests/test_basics.py python/tests/test_kernels.py)
 "$venv/bin/python" -m pytest -q -p no:cacheprovider "${first[@]}" >"$log/ops" 2>&1 &
 ops=$!
+# Stopped early (a timeout, ^C): the other process stops too and what both wrote is shown.
+trap 'kill "$ops" 2>/dev/null; cat "$log"/* 2>/dev/null; rm -rf "$log"; exit 1' INT TERM
 status=0
 "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests \
   "${first[@]/#/--ignore=}" >"$log/rest" 2>&1 || status=$?

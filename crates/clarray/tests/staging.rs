@@ -52,3 +52,26 @@ fn staged_copies_check_bounds() {
     let e = download_staged(ctx.queue(), &buf, 81, &mut out, 8).unwrap_err();
     assert!(e.to_string().contains("reach byte 101"), "{e}");
 }
+
+/// Staged copies to one context from rayon's own workers, many at once: each copy's host part
+/// runs on rayon's pool too, and a copy that finds the ring's stages taken by another pins its
+/// own; every buffer must get its own bytes (stages shared by two copies would mix them).
+#[test]
+fn staged_copies_from_rayon_workers_to_one_context() {
+    use rayon::prelude::*;
+    let ctx = Context::new().unwrap();
+    let q = ctx.queue();
+    let n = 3 << 20; // 12 MiB: chunks of 4 MiB, each copied on the host in parts of 1 MiB
+    let results: Vec<bool> = (0..12u32)
+        .into_par_iter()
+        .map(|t| {
+            let host: Vec<u32> = (0..n as u32).map(|i| i ^ (t << 24)).collect();
+            let buf = Buffer::uninit(&ctx, 4 * n).unwrap();
+            upload_staged(q, &buf, 0, &host, 4 << 20).unwrap();
+            let mut back = vec![0u32; n];
+            download_staged(q, &buf, 0, &mut back, 4 << 20).unwrap();
+            back == host
+        })
+        .collect();
+    assert!(results.iter().all(|&ok| ok), "{results:?}");
+}

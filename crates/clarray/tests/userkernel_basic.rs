@@ -58,6 +58,11 @@ fn elementwise_axpy_and_argument_checks() {
     assert!(m.contains("argument 1 (`x`)") && m.contains("int32"), "{m}");
     let m = k.run(&[&x, &x, &y, &z]).unwrap_err().to_string();
     assert!(m.contains("(a scalar)"), "{m}");
+    // A hand-built scalar of the wrong byte count is refused before launch (it reached the
+    // argument builder, which holds at most 16 bytes a value, and panicked in debug builds).
+    let wrong = clarray::kernels::ArgValue::Scalar(DType::F32, vec![0; 20]);
+    let m = k.run(&[&wrong, &x, &y, &z]).unwrap_err().to_string();
+    assert!(m.contains("argument 0 (`a`)") && m.contains("4 bytes, but 20 bytes"), "{m}");
     let m = k.run(&[&2.5f32, &x.slice(ndarray::s![..;2]).unwrap(), &y, &z]).unwrap_err().to_string();
     assert!(m.contains("strided view"), "{m}");
     // Declarations and bodies that do not compile are errors with the compiler's log.

@@ -268,6 +268,8 @@ pub fn staging(ctx: &Context, o: &BenchOpts) -> clarray::Result<Vec<Row>> {
     for mib in [4usize, 8, 16, 32, 64] {
         let chunk = mib << 20;
         let label = if chunk == 32 << 20 { format!("{mib} MiB (default)") } else { format!("{mib} MiB") };
+        // Cleared first: the check must not pass on the bytes of the previous chunk size.
+        q.fill_buffer(&buf, &[0u32], 0, n)?;
         let up = time(o, q, || upload_staged(q, &buf, 0, &host, chunk))?;
         back.fill(0);
         let down = time(o, q, || download_staged(q, &buf, 0, &mut back, chunk))?;

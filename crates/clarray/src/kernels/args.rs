@@ -194,12 +194,21 @@ pub(super) fn check(
                     )));
                 }
             }
-            (ArgValue::Scalar(t, _), false) => {
+            (ArgValue::Scalar(t, bytes), false) => {
                 if *t != d.dtype {
                     return Err(err(format!(
                         "argument {i} (`{}`) is declared `{}`, but a {t} scalar was given; pass a {} \
                          (e.g. `2.0f32` for float)",
                         d.name, d.text, d.dtype
+                    )));
+                }
+                if bytes.len() != t.size() {
+                    return Err(err(format!(
+                        "argument {i} (`{}`): a {t} scalar is {} bytes, but {} bytes were given; \
+                         build the ArgValue from one value of its type",
+                        d.name,
+                        t.size(),
+                        bytes.len()
                     )));
                 }
             }

@@ -48,14 +48,24 @@ fn par_copy(dst: &mut [u8], src: &[u8]) {
 fn with_ring<R>(queue: &Queue, chunk: usize, f: impl FnOnce(&mut [Pinned<u8>]) -> Result<R>) -> Result<R> {
     let ctx = queue.context_of();
     let ring: Arc<Ring> = ctx.slot();
-    let mut stages = lock(&ring.stages);
+    // The stages leave the ring for the length of the copy, and the lock is not held while it
+    // runs: a copy at the same time (another thread, or a task that rayon runs on this thread
+    // while it waits for the chunk's host copy) finds the ring empty and pins stages of its
+    // own, instead of waiting on a lock that this copy holds.
+    let mut stages = std::mem::take(&mut *lock(&ring.stages));
     // Stages at least `chunk` long serve (a copy uses their first `chunk` bytes), so copies
     // of different chunk sizes do not free and re-pin the ring.
     stages.retain(|p| p.len() >= chunk);
     while stages.len() < STAGES {
         stages.push(Pinned::new(&ctx, chunk)?);
     }
-    f(&mut stages)
+    let result = f(&mut stages);
+    // Back into the ring, unless a copy that ran meanwhile has put its own there.
+    let mut ring_stages = lock(&ring.stages);
+    if ring_stages.is_empty() {
+        *ring_stages = stages;
+    }
+    result
 }
 
 /// Copies `data` into `buffer` at byte `offset` and waits, staging large pageable copies

@@ -75,7 +75,8 @@
 //! combine partial sums with an error-free addition, so a float32 sum of 2^28 values is within
 //! a few ulp of the float64 sum rounded to float32 — far inside 1e-6 relative.
 //! `var` and `std` of real values take one pass that keeps, per work-item, the count, the mean
-//! and the sum of squared deviations from it (Welford's update), and merges those states
+//! and the sum of squared deviations from it (Welford's update per element, or a round of
+//! loaded values taken as one state), and merges those states
 //! across work-items and work-groups with Chan et al.'s formula: stable where the one-pass
 //! `Σx² − n·mean²` is not. Complex `var` and `std` take two passes (the mean, then the sum of
 //! squared deviations).

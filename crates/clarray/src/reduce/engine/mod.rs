@@ -11,11 +11,11 @@
 //! * **row** — the reduced axes are innermost in memory (and the whole-array case): a segment
 //!   of `S` lanes of a work-group of 256 owns one output, its lanes read neighbouring elements
 //!   (with 16-byte vector loads where the axis is contiguous and aligned), then a tree in local
-//!   memory combines them. `S` is chosen so that a lane makes one round of four vector loads,
-//!   issued together before any is used (a row of 256 floats: 16 lanes, 16 rows per
-//!   work-group, every half-warp load 256 contiguous bytes). When there are too few outputs to
-//!   fill the device, the reduced range is split into `G` chunks of whole rounds (16 KiB for a
-//!   whole-array f32 sum), each written as a partial state.
+//!   memory combines them. `S` is chosen so that a lane makes one round of `reduce_unroll`
+//!   vector loads (a `crate::tuning` knob, 8 by default), issued together before any is used
+//!   (a row of 256 floats: 8 lanes). When there are too few outputs to fill the device, the
+//!   reduced range is split into `G` chunks of whole rounds (32 KiB for a whole-array f32 sum at
+//!   the defaults), each written as a partial state.
 //! * **column** — a kept axis is innermost: each work-item owns one output and walks the reduced
 //!   axes, so neighbouring work-items read neighbouring memory. Again split into `G` chunks when
 //!   outputs are few.
@@ -154,14 +154,14 @@ pub(crate) fn reduce(
         wgc = wg;
         let units = r_total.div_ceil(w);
         // Lanes per output: enough that each lane makes one unrolled round of loads, so short
-        // rows are read by many lanes at once (a row of 256 floats by 16 lanes: each load of
-        // half a warp is 256 contiguous bytes, and a lane's four loads are all in flight);
-        // neighbouring lanes read neighbouring 16-byte vectors.
+        // rows are read by many lanes at once (a row of 256 floats by 8 lanes at the default
+        // unroll of 8, a lane's loads all in flight); neighbouring lanes read neighbouring
+        // 16-byte vectors.
         s_lanes = next_pow2(units.div_ceil(unroll)).clamp(1, wg);
         let max_g = (units / (s_lanes * 16)).max(1);
         let gg = target.div_ceil(nout * s_lanes).clamp(1, max_g).min(65535);
         // A split row is cut into whole rounds of the segment's unrolled loop, so every lane
-        // runs the same full iterations and every chunk starts on a 16 KiB boundary.
+        // runs the same full iterations and every chunk starts on a round's boundary.
         let round = if gg > 1 { w * s_lanes * unroll } else { w };
         chunk = r_total.div_ceil(gg).div_ceil(round).max(1) * round;
         g = r_total.div_ceil(chunk).max(1);

@@ -66,7 +66,9 @@ pub(crate) enum Op {
     Any,
     All,
     /// The count, mean and sum of squared deviations from the mean, for `var` and `std`:
-    /// Welford's update per element, Chan's formula to merge two states. The state's `v` is the
+    /// Welford's update per element (the row kernel's main loop takes each round of loaded
+    /// values as one state: its mean and squared deviations directly), Chan's formula to
+    /// merge two states. The state's `v` is the
     /// mean less the shift `k` (the first value the state added; a merged state keeps the
     /// shift of its first non-empty part, and partial states store it), `c` the sum of squared
     /// deviations, `i` the count; the finishing expression sees the sum of squared deviations

@@ -1,4 +1,4 @@
-//! The single-pass scan with decoupled look-back (the path `reduce/scan.rs` picks for
+//! The single-pass scan with decoupled look-back (the path `choose` in `scan/mod.rs` picks for
 //! contiguous unsegmented lines when it is turned on): its knobs and its kernel.
 //!
 //! Lines are cut into tiles of `wg × k_per` elements. A work-group takes the next tile number

@@ -1,5 +1,6 @@
-//! The OpenCL C of the three-pass scan: block totals, their scan, and the blocks scanned with
-//! their carries in (general kernels, and float4 ones for contiguous inclusive f32 scans).
+//! The OpenCL C of every scan program: the shared prelude, the short-line kernel, the
+//! three-pass kernels (general, and float4 ones for contiguous inclusive f32 scans), and the
+//! single-pass look-back kernel that `lookback.rs` writes.
 
 use std::fmt::Write as _;
 

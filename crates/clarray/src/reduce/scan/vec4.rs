@@ -1,5 +1,5 @@
 //! The float4 kernels of the three-pass scan (`scan_totals4`, `scan_apply4`): the path
-//! `reduce/scan.rs` takes for unsegmented inclusive f32 scans of contiguous lines whose length
+//! `choose` (in `scan/mod.rs`) takes for unsegmented inclusive f32 scans of contiguous lines whose length
 //! is a multiple of 4 and which start on 16-byte boundaries.
 
 use std::fmt::Write as _;
