@@ -51,7 +51,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::array::DType;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::kernel::args::Args;
 use crate::kernel::cache::kernel_by_text;
 use crate::reduce::strided::Strided;
@@ -92,25 +92,7 @@ pub(crate) fn reduce(
     keepdims: bool,
 ) -> Result<Strided> {
     ctx.check_deferred()?;
-    let x0 = map.inputs.first().ok_or_else(|| Error::NoArray {
-        op: "reduction".into(),
-        message: "a reduction needs an array".into(),
-    })?;
-    let shape = x0.shape().to_vec();
-    for x in &map.inputs {
-        ctx.check_same(x.context())?;
-        x.dtype().check_device(ctx)?;
-        if x.shape() != shape.as_slice() {
-            return Err(Error::Shape {
-                shapes: vec![shape.clone(), x.shape().to_vec()],
-                message: format!(
-                    "the operands of a reduction have shapes {:?} and {:?}; broadcast them first",
-                    shape,
-                    x.shape()
-                ),
-            });
-        }
-    }
+    let shape = map.operand_shape(ctx, "reduction", None)?;
     spec.out.check_device(ctx)?;
     spec.acc.check_device(ctx)?;
     let out_shape: Vec<usize> = shape

@@ -2,7 +2,9 @@
 //! operation, the accumulator and output types, the finishing expression.
 
 use crate::array::DType;
+use crate::error::{Error, Result};
 use crate::reduce::strided::Strided;
+use crate::runtime::Context;
 
 /// The work-group size of the generated kernels (capped by the device).
 pub(super) const WG: usize = 256;
@@ -50,6 +52,39 @@ impl MapExpr {
     }
 }
 
+impl MapExpr {
+    /// The operands' one shape, after checking that every operand (and `extra`, a scan's
+    /// flags) belongs to `ctx`, has a dtype its device runs, and has that shape; `op` names the
+    /// operation in the errors.
+    pub(crate) fn operand_shape(
+        &self,
+        ctx: &Context,
+        op: &str,
+        extra: Option<&Strided>,
+    ) -> Result<Vec<usize>> {
+        let x0 = self
+            .inputs
+            .first()
+            .ok_or_else(|| Error::NoArray { op: op.into(), message: format!("a {op} needs an array") })?;
+        let shape = x0.shape().to_vec();
+        for x in self.inputs.iter().chain(extra) {
+            ctx.check_same(x.context())?;
+            x.dtype().check_device(ctx)?;
+            if x.shape() != shape.as_slice() {
+                return Err(Error::Shape {
+                    shapes: vec![shape.clone(), x.shape().to_vec()],
+                    message: format!(
+                        "the operands of a {op} have shapes {shape:?} and {:?}; they must be equal \
+                         (broadcast them first)",
+                        x.shape()
+                    ),
+                });
+            }
+        }
+        Ok(shape)
+    }
+}
+
 /// How values are combined.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Op {
@@ -90,4 +125,32 @@ pub(crate) struct Spec {
     pub acc: DType,
     pub out: DType,
     pub finish: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Operands of two shapes, and no operand at all, are refused with the operation's name.
+    #[test]
+    fn operands_of_two_shapes_or_none_are_refused() {
+        let ctx = Context::new().expect("an OpenCL device (PoCL's CPU device is enough)");
+        let a = Strided::empty(&ctx, DType::F32, &[3, 4]).unwrap();
+        let b = Strided::empty(&ctx, DType::F32, &[4, 3]).unwrap();
+        let map = MapExpr::identity(&a);
+        assert_eq!(map.operand_shape(&ctx, "scan", None).unwrap(), vec![3, 4]);
+        match map.operand_shape(&ctx, "scan", Some(&b)) {
+            Err(Error::Shape { shapes, message }) => {
+                assert_eq!(shapes, vec![vec![3, 4], vec![4, 3]]);
+                assert!(message.contains("operands of a scan have shapes [3, 4] and [4, 3]"), "{message}");
+            }
+            other => panic!("expected a shape error, got {other:?}"),
+        }
+        let none = MapExpr { inputs: vec![], ..map };
+        let e = none.operand_shape(&ctx, "reduction", None).unwrap_err();
+        assert!(
+            matches!(e, Error::NoArray { .. }) && e.to_string().contains("a reduction needs an array"),
+            "{e}"
+        );
+    }
 }

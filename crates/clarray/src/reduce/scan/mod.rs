@@ -68,25 +68,8 @@ pub(crate) fn scan(
     axis: isize,
 ) -> Result<Strided> {
     ctx.check_deferred()?;
-    let x0 = map
-        .inputs
-        .first()
-        .ok_or_else(|| Error::NoArray { op: "scan".into(), message: "a scan needs an array".into() })?;
-    let shape = x0.shape().to_vec();
+    let shape = map.operand_shape(ctx, "scan", flags)?;
     let axis = crate::array::normalize_axis(axis, shape.len(), "scan")?;
-    for x in map.inputs.iter().chain(flags) {
-        ctx.check_same(x.context())?;
-        x.dtype().check_device(ctx)?;
-        if x.shape() != shape.as_slice() {
-            return Err(Error::Shape {
-                shapes: vec![shape.clone(), x.shape().to_vec()],
-                message: format!(
-                    "the operands of a scan have shapes {shape:?} and {:?}; they must be equal",
-                    x.shape()
-                ),
-            });
-        }
-    }
     spec.acc.check_device(ctx)?;
     spec.out.check_device(ctx)?;
     let out = Strided::empty(ctx, spec.out, &shape)?;
