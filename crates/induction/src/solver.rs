@@ -3,8 +3,9 @@
 //!
 //! Every array lives in a device buffer from [`Solver::new`] to the end. A time step is one fused
 //! kernel per Runge–Kutta stage (right-hand side, SAT penalties and the stage update together);
-//! norms are two-stage device reductions whose one number is read back; the conjugate-gradient
-//! scalars never leave the device, and its residual is read back every few iterations only.
+//! norms are clarray reductions of views of the fields whose one number is read back; the
+//! conjugate-gradient scalars never leave the device, and its residual is read back every few
+//! iterations only.
 //! In [`Mode::Copy`] every kernel call instead uploads each array it takes and downloads it
 //! again afterwards (the same kernels, so the same numbers), as a host-driven code does.
 //!
@@ -13,7 +14,8 @@
 //! | `program.rs` | the OpenCL program (clarray's `Source`: kernel files, defines, coefficient tables) and the launch layout |
 //! | `launch.rs` | kernel arguments and launches, copy mode's transfers, device times |
 //! | `schemes.rs` | the Runge–Kutta schemes' stages |
-//! | `norms.rs` | the norms: SBP-weighted device reductions |
+//! | `sums.rs` | sums over the owned nodes (SBP-weighted and Euclidean inner products) as clarray reductions |
+//! | `norms.rs` | the norms of the field |
 //! | `clean.rs` | divergence cleaning by conjugate gradients |
 //! | `fields.rs` | fields read back and written |
 //! | `memory.rs` | the device memory a run needs, and the least bytes a step moves |
@@ -43,6 +45,7 @@ mod part;
 mod planes;
 mod program;
 mod schemes;
+mod sums;
 
 pub use clean::CleanStats;
 use launch::A;
@@ -56,16 +59,7 @@ pub(crate) use program::Reals;
 pub use program::{
     index64, register_cap, row_segment, source, stage_local, vector_width, velocity_in_registers, z_chunk,
 };
-
-/// Slots of the small device buffer of scalars.
-const RR: [i32; 2] = [0, 1];
-const PQ: i32 = 2;
-const DIV_INTERIOR: i32 = 3;
-const ERR: i32 = 4;
-const EXACT: i32 = 5;
-const ENERGY: i32 = 6;
-const DIV: i32 = 7;
-const SLOTS: usize = 8;
+use sums::Sums;
 
 /// A device array; in copy mode also its host copy, which is the truth between kernel calls.
 #[derive(Debug)]
@@ -79,13 +73,15 @@ struct Field {
 /// See the example in the [crate docs](crate).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Timing {
-    /// Device time of the kernels (profiling events).
+    /// Device time of the kernels (profiling events; for each sum, a clarray reduction, the
+    /// device time from the marker before it to the marker after it).
     pub kernel_s: f64,
     /// Device time of the transfers between host and device.
     pub transfer_s: f64,
     /// Wall-clock time of the time loop and the norms.
     pub wall_s: f64,
-    /// Kernel launches.
+    /// Kernel launches (a sum counts as one: clarray's whole reductions are one launch on
+    /// NVIDIA's OpenCL and on CPU devices, two elsewhere).
     pub launches: usize,
     /// Bytes moved between host and device.
     pub transfer_bytes: usize,
@@ -126,8 +122,6 @@ pub struct Solver {
     source: String,
     kernels: Kernels,
     np: usize,
-    wg: usize,
-    groups: usize,
     /// Work-group shape (x, y) of the stage kernels.
     stage_local: [usize; 2],
     /// Planes in z that one work-item of a stage kernel walks.
@@ -145,11 +139,13 @@ pub struct Solver {
     /// One value per node: the divergence, and the CG residual.
     d: Field,
     clean: Option<[Field; 3]>,
-    partial: Field,
-    scal: Field,
+    /// The views and weights of the sums over the owned nodes.
+    sums: Sums,
     t: f64,
     timing: RefCell<Timing>,
     pending: RefCell<Vec<(Event, bool)>>,
+    /// Markers around the sums, whose commands clarray enqueues.
+    spans: RefCell<Vec<(Event, Event)>>,
     cg_iterations: usize,
     /// Steps taken by [`Solver::run`] (or restored from a checkpoint).
     steps_done: usize,
@@ -201,9 +197,6 @@ impl Solver {
                 device: info.name.clone(),
             });
         }
-        let wg = 256.min(info.max_work_group_size.max(1)).next_power_of_two();
-        let wg = if wg > info.max_work_group_size { wg / 2 } else { wg };
-        let groups = np.div_ceil(wg).clamp(1, 1024);
         let gpu = cfg.gpu_layout.unwrap_or(info.device_type != DeviceType::Cpu);
         cfg.check_layout(gpu)?;
         // Pairs of nodes (VX = 2) where the block's x-range starts and ends on a pair.
@@ -241,8 +234,6 @@ impl Solver {
             program: source,
             kernels,
             np,
-            wg,
-            groups,
             stage_local: stage_local(cfg, info.max_work_group_size, gpu),
             z_chunk: z_chunk(cfg, gpu),
             vx,
@@ -253,11 +244,11 @@ impl Solver {
             u: field(if cfg.hall { 6 } else { 3 } * np)?,
             d: field(np)?,
             clean,
-            partial: field(groups)?,
-            scal: field(SLOTS)?,
+            sums: Sums::new(ctx, cfg, &sbp, held)?,
             t: 0.0,
             timing: RefCell::new(Timing::default()),
             pending: RefCell::new(Vec::new()),
+            spans: RefCell::new(Vec::new()),
             cg_iterations: 0,
             steps_done: 0,
             last_clean: None,
@@ -268,7 +259,6 @@ impl Solver {
         solver.warm_up()?;
         // The low-storage scheme multiplies K by A₁ = 0 in its first stage: K must hold numbers.
         solver.fill(&solver.w1, 0.0, 3 * np)?;
-        solver.fill(&solver.scal, 0.0, SLOTS)?;
         solver.settle()?;
         *solver.timing.borrow_mut() = Timing::default();
         Ok(solver)
@@ -299,16 +289,13 @@ impl Solver {
             self.fill(q, 0.0, np)?;
             self.launch_nodes("gradient", &[A::F(p), A::F(w1)])?;
             self.launch_flat("axpby", &[A::F(w2), A::F(w1), A::R(0.0), A::R(1.0), A::N(3 * np)], 3 * np)?;
-            let args = [A::F(phi), A::F(&self.d), A::F(p), A::F(q), A::F(&self.scal), A::I(RR[0]), A::I(PQ)];
-            self.launch_flat("cg_xr", &args, np)?;
-            self.launch_flat(
-                "cg_p",
-                &[A::F(p), A::F(&self.d), A::F(&self.scal), A::I(RR[1]), A::I(RR[0])],
-                np,
-            )?;
-            if self.cfg.clean.is_some_and(|c| c.norm == CgNorm::Euclidean) {
-                self.dot(p, q, PQ)?;
-            }
+            let pq = if self.cfg.clean.is_some_and(|c| c.norm == CgNorm::Euclidean) {
+                self.dot(p, q)?
+            } else {
+                self.wdot(p, q, 1)?
+            };
+            self.cg_xr(phi, &self.d, p, q, &pq, &pq)?;
+            self.cg_p(p, &self.d, &pq, &pq)?;
             match self.cfg.clean.map(|c| c.form) {
                 Some(CleanForm::WideDirichlet) => {
                     self.launch_nodes("gradient_plain", &[A::F(p), A::F(w1)])?

@@ -473,3 +473,67 @@ fn mid_plane_slices_hold_the_field_the_exact_solution_and_the_divergence() {
     assert_eq!(plane.div, z.div);
     assert_eq!(plane.magnitude, z.panels(PlaneField::Numerical).unwrap()[0].values);
 }
+
+/// Σ over the nodes of w·f(node), with the SBP quadrature weights of `cfg`'s grid (Hx·Hy·Hz
+/// times the spacings; 1·h on a periodic axis), in f64 on the host.
+fn weighted_sum(cfg: &Config, f: impl Fn(usize) -> f64) -> f64 {
+    let sbp = induction::sbp::Sbp::new(cfg.order).unwrap();
+    let h = cfg.spacing();
+    let w: Vec<Vec<f64>> = (0..3)
+        .map(|a| {
+            let hw = if cfg.case.periodic() { vec![1.0; cfg.n[a]] } else { sbp.weights(cfg.n[a]) };
+            hw.iter().map(|v| v * h[a]).collect()
+        })
+        .collect();
+    let [nx, ny, _] = cfg.n;
+    (0..cfg.n.iter().product()).map(|m| w[0][m % nx] * w[1][(m / nx) % ny] * w[2][m / (nx * ny)] * f(m)).sum()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 8, ..Default::default() })]
+
+    /// The norms (clarray reductions of views of the solver's fields) equal their definition
+    /// summed on the host in f64: the energy Σ w·|B|², the error against the initial field
+    /// (the exact solution at t = 0) and the divergence norm, for random fields on random
+    /// grids, orders, precisions and bounded or periodic cases.
+    #[test]
+    fn norms_are_the_weighted_sums_of_their_definition(
+        order in proptest::sample::select(vec![2usize, 4, 6]),
+        extra in proptest::array::uniform3(0usize..5),
+        f32s in proptest::bool::ANY,
+        periodic in proptest::bool::ANY,
+        seed in proptest::prelude::any::<u64>(),
+    ) {
+        use rand::{Rng, SeedableRng};
+        let case = if periodic { Case::PeriodicAdvection } else { Case::Rotation3d };
+        let mut cfg = config(case, order, 12, 0.1);
+        cfg.n = [12 + extra[0], 12 + extra[1], 12 + extra[2]];
+        cfg.precision = if f32s { Precision::F32 } else { Precision::F64 };
+        let mut s = Solver::new(&ctx(), &cfg).unwrap();
+        let initial = s.field().unwrap();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let random: Vec<f64> = (0..initial.len()).map(|_| rng.random_range(-1.0..1.0)).collect();
+        s.set_field(&random).unwrap();
+        // The field as the solver holds it (rounded to f32 in f32 runs).
+        let b = s.field().unwrap();
+        let div = s.divergence_field().unwrap();
+        let np = div.len();
+        let sq = |v: &[f64], m: usize| (0..3).map(|c| v[c * np + m] * v[c * np + m]).sum::<f64>();
+        let energy = weighted_sum(&cfg, |m| sq(&b, m));
+        let exact = weighted_sum(&cfg, |m| sq(&initial, m)).sqrt();
+        let error = weighted_sum(&cfg, |m| (0..3).map(|c| (b[c * np + m] - initial[c * np + m]).powi(2)).sum()).sqrt();
+        let divergence = weighted_sum(&cfg, |m| div[m] * div[m]).sqrt();
+        let n = s.norms().unwrap();
+        let tol = if f32s { 2e-6 } else { 1e-13 };
+        let close = |got: f64, want: f64, what: &str| {
+            proptest::prop_assert!((got - want).abs() <= tol * want.abs(), "{what}: {got} against {want} on {:?}", cfg.n);
+            Ok(())
+        };
+        close(n.energy, energy, "energy")?;
+        close(s.energy().unwrap(), energy, "energy alone")?;
+        close(n.error, error, "error")?;
+        close(n.relative_error, error / exact, "relative error")?;
+        close(n.divergence, divergence, "divergence")?;
+        close(s.divergence_norm().unwrap(), divergence, "divergence alone")?;
+    }
+}

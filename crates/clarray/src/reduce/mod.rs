@@ -98,6 +98,7 @@ pub mod strided;
 pub use compare::{allclose, array_equal};
 pub use dtype::{Promote, Reducible, ReductionTypes};
 pub use dynamic::ExprReduction;
+pub use engine::whole_sum_scratch;
 pub use gather::Index;
 pub use join::{concatenate, stack, Joinable};
 pub use strided::Strided;

@@ -682,22 +682,22 @@ __kernel void fill(__global REAL* y, REAL v, long n) {
     if (m < n) y[m] = v;
 }
 
-// Conjugate gradients, scalars kept on the device in `scal`:
-// alpha = scal[rr]/scal[pq]; x += alpha p; r -= alpha q.
+// Conjugate gradients, their scalars kept on the device (0-d arrays of clarray's sums, each
+// at element `*_at` of its buffer): alpha = rr/pq; x += alpha p; r -= alpha q.
 __kernel void cg_xr(__global REAL* xv, __global REAL* r, const __global REAL* p, const __global REAL* q,
-                    const __global REAL* scal, int rr, int pq) {
+                    const __global REAL* rr, long rr_at, const __global REAL* pq, long pq_at) {
     const idx_t m = get_global_id(0);
-    const REAL den = scal[pq];
-    const REAL alpha = den != (REAL)0 ? scal[rr] / den : (REAL)0;
+    const REAL den = pq[pq_at];
+    const REAL alpha = den != (REAL)0 ? rr[rr_at] / den : (REAL)0;
     xv[m] += alpha * p[m];
     r[m] -= alpha * q[m];
 }
 
-// beta = scal[rr_new]/scal[rr_old]; p = r + beta p.
-__kernel void cg_p(__global REAL* p, const __global REAL* r, const __global REAL* scal, int rr_new,
-                   int rr_old) {
+// beta = rr_new/rr_old; p = r + beta p.
+__kernel void cg_p(__global REAL* p, const __global REAL* r, const __global REAL* rr_new, long new_at,
+                   const __global REAL* rr_old, long old_at) {
     const idx_t m = get_global_id(0);
-    const REAL den = scal[rr_old];
-    const REAL beta = den != (REAL)0 ? scal[rr_new] / den : (REAL)0;
+    const REAL den = rr_old[old_at];
+    const REAL beta = den != (REAL)0 ? rr_new[new_at] / den : (REAL)0;
     p[m] = r[m] + beta * p[m];
 }

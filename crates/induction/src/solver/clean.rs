@@ -2,7 +2,9 @@
 //! removes the divergence, in the forms of [`CleanForm`].
 
 use super::norms::root;
-use super::{Field, Solver, A, PQ, RR};
+use clarray::DynArray;
+
+use super::{Field, Solver, A};
 use crate::config::{CgNorm, CleanForm};
 use crate::error::{Error, Result};
 
@@ -61,14 +63,11 @@ impl Solver {
         let euclidean = opts.norm == CgNorm::Euclidean;
         let dirichlet = opts.form.dirichlet();
         // On a split grid each inner product is this rank's part, then summed over the ranks
-        // (one allreduce per product: the second needs the first's α).
-        let dot = |a: &Field, b: &Field, slot: i32| {
-            if euclidean {
-                self.dot(a, b, slot)?;
-            } else {
-                self.wdot(a, b, 1, slot)?;
-            }
-            self.sum_slot_over_ranks(slot)
+        // (one allreduce per product: the second needs the first's α). Each is a 0-d array on
+        // the device, which the update kernels read.
+        let dot = |a: &Field, b: &Field| {
+            let part = if euclidean { self.dot(a, b)? } else { self.wdot(a, b, 1)? };
+            self.over_ranks(part)
         };
         // r = D·B at every node (at the interior ones with a Dirichlet potential, 0 on the
         // boundary), ψ = 0, p = r, rr = (r, r).
@@ -76,8 +75,8 @@ impl Solver {
         self.launch_nodes("divergence", &[A::F(&self.b), A::F(r), A::R(1.0), A::I(dirichlet as i32)])?;
         self.fill(phi, 0.0, np)?;
         self.launch_flat("axpby", &[A::F(p), A::F(r), A::R(1.0), A::R(0.0), A::N(np)], np)?;
-        dot(r, r, RR[0])?;
-        let rr0 = self.read_scalars()?[RR[0] as usize];
+        let mut rr = dot(r, r)?;
+        let rr0 = self.value(&rr)?;
         // Converged: by the relative rule or the absolute one.
         let target = if euclidean { opts.tol * opts.tol } else { opts.tol * opts.tol * rr0 };
         let mut stats = CleanStats { iterations: 0, residual: root(rr0), initial_residual: root(rr0) };
@@ -85,21 +84,18 @@ impl Solver {
             self.last_clean = Some(stats);
             return Ok(0);
         }
-        let mut old = 0;
         let mut it = 0;
         while it < opts.max_iter {
             // q = A p.
             self.clean_operator(opts.form, p, q)?;
-            dot(p, q, PQ)?;
-            let args = [A::F(phi), A::F(r), A::F(p), A::F(q), A::F(&self.scal), A::I(RR[old]), A::I(PQ)];
-            self.launch_flat("cg_xr", &args, np)?;
-            dot(r, r, RR[1 - old])?;
-            let args = [A::F(p), A::F(r), A::F(&self.scal), A::I(RR[1 - old]), A::I(RR[old])];
-            self.launch_flat("cg_p", &args, np)?;
-            old = 1 - old;
+            let pq = dot(p, q)?;
+            self.cg_xr(phi, r, p, q, &rr, &pq)?;
+            let rr_new = dot(r, r)?;
+            self.cg_p(p, r, &rr_new, &rr)?;
+            rr = rr_new;
             it += 1;
             if it % opts.check_every == 0 || it == opts.max_iter {
-                let rr = self.read_scalars()?[RR[old] as usize];
+                let rr = self.value(&rr)?;
                 stats.residual = root(rr);
                 // Converged, or no longer a number (then stop too, rather than iterate on NaN).
                 if rr <= target || rr.is_nan() {
@@ -115,6 +111,42 @@ impl Solver {
         stats.iterations = it;
         self.last_clean = Some(stats);
         Ok(it)
+    }
+
+    /// α = rr/pq (0 where pq is); ψ += α p; r −= α q: the 0-d arrays read on the device.
+    pub(super) fn cg_xr(
+        &self,
+        phi: &Field,
+        r: &Field,
+        p: &Field,
+        q: &Field,
+        rr: &DynArray,
+        pq: &DynArray,
+    ) -> Result<()> {
+        let args = [
+            A::F(phi),
+            A::F(r),
+            A::F(p),
+            A::F(q),
+            A::B(rr.buffer()),
+            A::N(rr.offset()),
+            A::B(pq.buffer()),
+            A::N(pq.offset()),
+        ];
+        self.launch_flat("cg_xr", &args, self.np)
+    }
+
+    /// β = rr_new/rr_old (0 where rr_old is); p = r + β p.
+    pub(super) fn cg_p(&self, p: &Field, r: &Field, rr_new: &DynArray, rr_old: &DynArray) -> Result<()> {
+        let args = [
+            A::F(p),
+            A::F(r),
+            A::B(rr_new.buffer()),
+            A::N(rr_new.offset()),
+            A::B(rr_old.buffer()),
+            A::N(rr_old.offset()),
+        ];
+        self.launch_flat("cg_p", &args, self.np)
     }
 
     /// `q = A p`, the operator of the cleaning's CG in the form `form` (p's halo exchanged

@@ -2,7 +2,7 @@
 //! downloads around each launch, the launch shapes of the node, block and stage kernels, and the
 //! device times of finished work.
 
-use clarray::program::{Dims, KernelArg, Local};
+use clarray::program::{Dims, KernelArg};
 use clarray::runtime::Kernel;
 use clarray::{Buffer, Event};
 
@@ -15,13 +15,13 @@ use crate::error::{Error, Result};
 #[derive(Clone, Copy)]
 pub(super) enum A<'a> {
     F(&'a Field),
+    /// A buffer that is not a field (a 0-d array of a sum): never copied in copy mode.
+    B(&'a Buffer),
     /// A real, passed in the run's precision.
     R(f64),
     I(i32),
     /// A count of values (`long` in the kernels: fields reach past 2^31 values).
     N(usize),
-    /// Local memory of this many reals.
-    Local(usize),
 }
 
 /// An [`A`] as the kernel takes it.
@@ -31,22 +31,20 @@ enum Typed<'a> {
     F64(f64),
     I32(i32),
     I64(i64),
-    Local(Local),
 }
 
 impl A<'_> {
-    /// The argument with its real in the precision of `f64s` and its local memory in bytes of
-    /// `real_size` per real.
-    fn typed(&self, f64s: bool, real_size: usize) -> Typed<'_> {
+    /// The argument with its real in the precision of `f64s`.
+    fn typed(&self, f64s: bool) -> Typed<'_> {
         match *self {
             A::F(f) => Typed::Buffer(&f.buf),
+            A::B(b) => Typed::Buffer(b),
             A::R(v) if f64s => Typed::F64(v),
             A::R(v) => Typed::F32(v as f32),
             A::I(v) => Typed::I32(v),
             // A usize always fits an i64 on the 64-bit hosts clarray runs on, and counts of
             // device values are far below 2^63.
             A::N(n) => Typed::I64(n as i64),
-            A::Local(n) => Typed::Local(Local(n * real_size)),
         }
     }
 }
@@ -59,7 +57,6 @@ impl Typed<'_> {
             Typed::F64(v) => v,
             Typed::I32(v) => v,
             Typed::I64(v) => v,
-            Typed::Local(l) => l,
         }
     }
 }
@@ -76,6 +73,10 @@ impl Solver {
         let mut t = self.timing.borrow_mut();
         if let Some(split) = &self.split {
             split.settle_halo(&mut t.halo)?;
+        }
+        let spans: Vec<_> = self.spans.borrow_mut().drain(..).collect();
+        for (before, after) in spans {
+            t.kernel_s += super::sums::span_seconds(&before, &after)?;
         }
         for (e, is_kernel) in events {
             let s = if e.has_profiling() { e.seconds()? } else { e.wait().map(|_| 0.0)? };
@@ -94,6 +95,19 @@ impl Solver {
             p.push((e, is_kernel));
             // Not while a halo exchange overlaps the interior's kernel, which this would wait for.
             p.len() >= 256 && !self.overlap_busy()
+        };
+        if full {
+            self.settle()?;
+        }
+        Ok(())
+    }
+
+    /// Records the commands between markers `before` and `after` as kernel time.
+    pub(super) fn record_span(&self, before: Event, after: Event) -> Result<()> {
+        let full = {
+            let mut s = self.spans.borrow_mut();
+            s.push((before, after));
+            s.len() >= 256 && !self.overlap_busy()
         };
         if full {
             self.settle()?;
@@ -148,7 +162,7 @@ impl Solver {
         wait: &[Event],
     ) -> Result<Event> {
         let f64s = self.cfg.precision == Precision::F64;
-        let typed: Vec<Typed<'_>> = args.iter().map(|a| a.typed(f64s, self.cfg.precision.size())).collect();
+        let typed: Vec<Typed<'_>> = args.iter().map(|a| a.typed(f64s)).collect();
         let typed: Vec<&dyn KernelArg> = typed.iter().map(Typed::arg).collect();
         let copy = self.cfg.mode == Mode::Copy;
         // Each array once, even where a kernel takes it twice (a stage's B⁰ and Bˢ).

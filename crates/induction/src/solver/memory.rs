@@ -3,8 +3,9 @@
 
 use clarray::runtime::DeviceInfo;
 
-use super::SLOTS;
-use crate::config::{Config, Integrator};
+use clarray::array::DType;
+
+use crate::config::{Config, Integrator, Precision};
 
 /// The device memory a run allocates, as clarray's pool rounds each buffer (known before any
 /// allocation, so a run that cannot fit is refused with the numbers instead of failing midway).
@@ -16,7 +17,8 @@ pub struct MemoryPlan {
     pub total: u64,
     /// The largest buffer's bytes.
     pub largest: u64,
-    /// The number of buffers.
+    /// The number of the solver's buffers (not counting the sums' results and working memory,
+    /// which clarray allocates while they run).
     pub buffers: usize,
 }
 
@@ -24,7 +26,7 @@ impl MemoryPlan {
     /// The plan of a run of `cfg` on the device described by `info`: four fields of three
     /// components (B, two Runge-Kutta registers, u; u has three more with the Hall term, for
     /// J = curl B/ρ), one value per node for the divergence, three more with cleaning, and the
-    /// small reduction buffers.
+    /// SBP weights of the sums; and, in the total only, the sums' results and working memory.
     ///
     /// See the example in the [crate docs](crate).
     pub fn new(cfg: &Config, info: &DeviceInfo) -> MemoryPlan {
@@ -38,13 +40,21 @@ impl MemoryPlan {
         if cfg.clean.is_some() {
             values.extend([np; 3]);
         }
-        values.extend([1024, SLOTS]);
+        // The SBP weights of the sums, one value per node along each axis.
+        values.extend(cfg.n);
         let bytes = |v: usize| {
             let b = v.saturating_mul(size);
             clarray::memory::bin_size(b, info.max_alloc_bytes) as u64
         };
+        // The sums' 0-d results (the norms hold five at once) and the working memory of the one
+        // running (clarray's).
+        let dtype = match cfg.precision {
+            Precision::F64 => DType::F64,
+            Precision::F32 => DType::F32,
+        };
+        let sums = 5 * bytes(1) + clarray::reduce::whole_sum_scratch(dtype, info.max_alloc_bytes);
         MemoryPlan {
-            total: values.iter().map(|&v| bytes(v)).fold(0, u64::saturating_add),
+            total: values.iter().map(|&v| bytes(v)).fold(sums, u64::saturating_add),
             largest: values.iter().map(|&v| v.saturating_mul(size) as u64).max().unwrap_or(0),
             buffers: values.len(),
         }

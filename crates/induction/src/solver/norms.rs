@@ -1,7 +1,7 @@
-//! The norms of the field: SBP-weighted sums of squares as two-stage device reductions
-//! (`kernels/reduce.cl`) into the small buffer of scalars, read back once for all of them.
+//! The norms of the field: SBP-weighted sums of squares over the owned nodes (`sums.rs`), all
+//! queued before the first is read back.
 
-use super::{Field, Solver, A, DIV, DIV_INTERIOR, ENERGY, ERR, EXACT};
+use super::{Solver, A};
 use crate::error::Result;
 
 /// Norms of the current field (all SBP-weighted discrete L2: weights Hx·Hy·Hz·dx·dy·dz).
@@ -24,64 +24,35 @@ pub struct Norms {
 }
 
 impl Solver {
-    /// Sums stage one's partials into `scal[slot]`, on the device.
-    pub(super) fn finish_sum(&self, slot: i32) -> Result<()> {
-        let args =
-            [A::F(&self.partial), A::I(self.groups as i32), A::F(&self.scal), A::I(slot), A::Local(self.wg)];
-        self.launch("sum_partials", &args, &[self.wg], Some(&[self.wg]))
-    }
-
-    /// `scal[slot] = Σ w·(a·b)` over `ncomp` components, with the SBP weights (which clarray's
-    /// reductions cannot apply yet).
-    pub(super) fn wdot(&self, a: &Field, b: &Field, ncomp: i32, slot: i32) -> Result<()> {
-        let args = [A::F(a), A::F(b), A::I(ncomp), A::F(&self.partial), A::Local(self.wg)];
-        self.launch("wdot_partial", &args, &[self.groups * self.wg], Some(&[self.wg]))?;
-        self.finish_sum(slot)
-    }
-
-    /// `scal[slot] = Σ a·b` over the nodal values of one component, unweighted (the Euclidean
-    /// inner product of InductionEq's CG).
-    pub(super) fn dot(&self, a: &Field, b: &Field, slot: i32) -> Result<()> {
-        let args = [A::F(a), A::F(b), A::F(&self.partial), A::Local(self.wg)];
-        self.launch("dot_partial", &args, &[self.groups * self.wg], Some(&[self.wg]))?;
-        self.finish_sum(slot)
-    }
-
-    /// `scal[slot] = Σ w·|B − exact|²` (or `Σ w·|exact|²`).
-    pub(super) fn werr(&self, diff: bool, slot: i32) -> Result<()> {
-        let args = [A::F(&self.b), A::R(self.t), A::I(diff as i32), A::F(&self.partial), A::Local(self.wg)];
-        self.launch("werr_partial", &args, &[self.groups * self.wg], Some(&[self.wg]))?;
-        self.finish_sum(slot)
-    }
-
-    pub(super) fn read_scalars(&self) -> Result<Vec<f64>> {
-        self.read(&self.scal)
-    }
-
     /// The norms of the current field.
     ///
     /// See the example in the [crate docs](crate).
     pub fn norms(&self) -> Result<Norms> {
-        self.werr(true, ERR)?;
-        self.werr(false, EXACT)?;
-        self.wdot(&self.b, &self.b, 3, ENERGY)?;
+        // The exact field into W2, which holds nothing between steps.
+        self.launch_held("exact_field", &[A::F(&self.w2), A::R(self.t)])?;
+        let err = self.wdist(&self.b, &self.w2)?;
+        let exact = self.wdot(&self.w2, &self.w2, 3)?;
+        let energy = self.wdot(&self.b, &self.b, 3)?;
         // The divergence reads B at neighbours.
         self.exchange(&self.b)?;
         self.launch_nodes("divergence", &[A::F(&self.b), A::F(&self.d), A::R(1.0), A::I(0)])?;
-        self.wdot(&self.d, &self.d, 1, DIV)?;
+        let div = self.wdot(&self.d, &self.d, 1)?;
         self.launch_nodes("divergence", &[A::F(&self.b), A::F(&self.d), A::R(1.0), A::I(1)])?;
-        self.wdot(&self.d, &self.d, 1, DIV_INTERIOR)?;
-        let mut s = self.read_scalars()?;
+        let div_interior = self.wdot(&self.d, &self.d, 1)?;
+        let mut s = Vec::with_capacity(5);
+        for a in [&err, &exact, &energy, &div, &div_interior] {
+            s.push(self.value(a)?);
+        }
         // Sums of squares over each rank's own nodes: their sums are the whole grid's.
         self.sum_over_ranks(&mut s)?;
-        let (err, exact) = (root(s[ERR as usize]), root(s[EXACT as usize]));
+        let (err, exact) = (root(s[0]), root(s[1]));
         Ok(Norms {
             time: self.t,
             error: err,
             relative_error: if exact > 0.0 { err / exact } else { err },
-            divergence: root(s[DIV as usize]),
-            divergence_interior: root(s[DIV_INTERIOR as usize]),
-            energy: s[ENERGY as usize],
+            divergence: root(s[3]),
+            divergence_interior: root(s[4]),
+            energy: s[2],
         })
     }
 
@@ -89,10 +60,9 @@ impl Solver {
     ///
     /// See the example in the [crate docs](crate).
     pub fn energy(&self) -> Result<f64> {
-        self.wdot(&self.b, &self.b, 3, ENERGY)?;
-        let mut s = self.read_scalars()?;
+        let mut s = [self.value(&self.wdot(&self.b, &self.b, 3)?)?];
         self.sum_over_ranks(&mut s)?;
-        Ok(s[ENERGY as usize])
+        Ok(s[0])
     }
 
     /// The discrete divergence norm ‖D·B‖ alone.
@@ -101,10 +71,9 @@ impl Solver {
     pub fn divergence_norm(&self) -> Result<f64> {
         self.exchange(&self.b)?;
         self.launch_nodes("divergence", &[A::F(&self.b), A::F(&self.d), A::R(1.0), A::I(0)])?;
-        self.wdot(&self.d, &self.d, 1, DIV)?;
-        let mut s = self.read_scalars()?;
+        let mut s = [self.value(&self.wdot(&self.d, &self.d, 1)?)?];
         self.sum_over_ranks(&mut s)?;
-        Ok(root(s[DIV as usize]))
+        Ok(root(s[0]))
     }
 }
 

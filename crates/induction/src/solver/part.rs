@@ -42,7 +42,7 @@ use clarray::Pinned;
 
 use super::overlap::Overlap;
 use super::{Field, Solver, A};
-use crate::config::{Config, Mode, Precision};
+use crate::config::{Config, Mode};
 use crate::decomp::{Block, Decomposition};
 use crate::dissipation::{high_order, DifferenceForm, DissipationForm};
 use crate::error::{Error, Result};
@@ -535,27 +535,6 @@ impl Solver {
     /// [`Solver::exchange_n`] of a field of 3 components.
     pub(super) fn exchange(&self, f: &Field) -> Result<()> {
         self.exchange_n(f, 3)
-    }
-
-    /// Replaces `scal[slot]` on the device by its sum over the ranks (nothing to do on one).
-    pub(super) fn sum_slot_over_ranks(&self, slot: i32) -> Result<()> {
-        if self.split.is_none() {
-            return Ok(());
-        }
-        let at = usize::try_from(slot).map_err(|_| Error::Config(format!("scalar slot {slot}")))?;
-        let mut v = [self.read(&self.scal)?[at]];
-        self.sum_over_ranks(&mut v)?;
-        let bytes = match self.cfg.precision {
-            Precision::F64 => v[0].to_ne_bytes().to_vec(),
-            Precision::F32 => (v[0] as f32).to_ne_bytes().to_vec(),
-        };
-        let off = at * bytes.len();
-        let e = self.ctx.queue().write_buffer(&self.scal.buf, off, &bytes[..])?;
-        self.record(e, false)?;
-        if self.cfg.mode == Mode::Copy {
-            self.scal.host.borrow_mut()[off..off + bytes.len()].copy_from_slice(&bytes);
-        }
-        Ok(())
     }
 
     /// The largest of `values` over the ranks (nothing to do on one).

@@ -14,14 +14,13 @@ use crate::error::Result;
 use crate::sbp::{OperatorForm, Sbp, SecondDerivative};
 
 /// The kernel files, by the names the program's `#include`s give them.
-const FILES: [(&str, &str); 8] = [
+const FILES: [(&str, &str); 7] = [
     ("common.cl", include_str!("../kernels/common.cl")),
     ("cases.cl", include_str!("../kernels/cases.cl")),
     ("hall_cases.cl", include_str!("../kernels/hall_cases.cl")),
     ("dissipation.cl", include_str!("../kernels/dissipation.cl")),
     ("hall.cl", include_str!("../kernels/hall.cl")),
     ("induction.cl", include_str!("../kernels/induction.cl")),
-    ("reduce.cl", include_str!("../kernels/reduce.cl")),
     ("stage_rows.cl", include_str!("../kernels/stage_rows.cl")),
 ];
 
@@ -174,7 +173,6 @@ pub(super) fn program(cfg: &Config, sbp: &Sbp, layout: Layout, part: Option<&Par
         cfg.dissipation.is_some().then_some("dissipation.cl"),
         cfg.hall.then_some("hall.cl"),
         Some("induction.cl"),
-        Some("reduce.cl"),
         layout.rows.is_some().then_some("stage_rows.cl"),
     ];
     // The main text: the precision's extension, then the parts in order.

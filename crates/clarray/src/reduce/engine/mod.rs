@@ -83,6 +83,29 @@ pub(crate) fn target_threads(ctx: &Context, wg: usize) -> usize {
     ctx.device().info().compute_units.max(1) as usize * 8 * wg
 }
 
+/// The most chunks (work-groups' partial states) one output of a reduction is split into.
+const MAX_SPLIT: usize = 65535;
+
+/// The most device memory a whole sum of `dtype` values — `sum`, `mean`, `dot`, `vdot` or
+/// the sum of an expression, to one 0-d result — allocates while it runs, besides that result:
+/// its work-groups' partial sums and their compensation terms as clarray's pool rounds them,
+/// and the finished-work-group counter of the queue (made once, kept). For programs that plan
+/// their device memory before allocating (reserve it once per sum running at a time).
+///
+/// ```
+/// use clarray::array::DType;
+/// let info = clarray::Context::new()?.device().info().clone();
+/// let scratch = clarray::reduce::whole_sum_scratch(DType::F64, info.max_alloc_bytes);
+/// assert!(scratch >= 2 * 8 && scratch <= 2 << 20, "{scratch} bytes");
+/// # Ok::<(), clarray::Error>(())
+/// ```
+pub fn whole_sum_scratch(dtype: DType, max_alloc: u64) -> u64 {
+    use crate::reduce::ReductionTypes;
+    let acc = dtype.sum_type().acc_type().size();
+    let states = crate::memory::bin_size(MAX_SPLIT * acc, max_alloc) as u64;
+    2 * states + crate::memory::bin_size(4, max_alloc) as u64
+}
+
 /// Runs the reduction of `map` over `axes` (sorted, distinct, in range) with `spec`.
 pub(crate) fn reduce(
     ctx: &Context,
@@ -128,7 +151,7 @@ pub(crate) fn reduce(
         let items = nout / cw;
         wgc = next_pow2(items).clamp(32, wg);
         let rounded = items.div_ceil(wgc) * wgc;
-        let gg = column_target.div_ceil(rounded).clamp(1, (r_total / 16).max(1)).min(65535);
+        let gg = column_target.div_ceil(rounded).clamp(1, (r_total / 16).max(1)).min(MAX_SPLIT);
         chunk = r_total.div_ceil(gg).max(1);
         g = r_total.div_ceil(chunk).max(1);
     } else {
@@ -141,7 +164,7 @@ pub(crate) fn reduce(
         // 16-byte vectors.
         s_lanes = next_pow2(units.div_ceil(unroll)).clamp(1, wg);
         let max_g = (units / (s_lanes * 16)).max(1);
-        let gg = target.div_ceil(nout * s_lanes).clamp(1, max_g).min(65535);
+        let gg = target.div_ceil(nout * s_lanes).clamp(1, max_g).min(MAX_SPLIT);
         // A split row is cut into whole rounds of the segment's unrolled loop, so every lane
         // runs the same full iterations and every chunk starts on a round's boundary.
         let round = if gg > 1 { w * s_lanes * unroll } else { w };
