@@ -48,6 +48,59 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// Reductions over several axes that cannot merge into one (a stepped view, and an
+    /// expression with weights broadcast along each axis, as the solver's SBP norms are): the
+    /// loop that advances coordinates instead of dividing, stepping by a whole segment of lanes
+    /// past inner axes shorter than it (several carries a step), in the row kernel (whole
+    /// reductions, split into chunks when long) and the column kernel (a kept innermost axis);
+    /// argmax checks that the flat index it counts is C order's.
+    #[test]
+    fn reductions_over_axes_that_do_not_merge(
+        shape in proptest::array::uniform3(prop_oneof![2usize..6, 30usize..90]),
+        seed in any::<u64>(),
+    ) {
+        let [nz, ny, nx] = shape;
+        let mut r = rand::rngs::StdRng::seed_from_u64(seed);
+        let data: Vec<f64> = (0..nz * ny * 2 * nx).map(|_| r.random_range(-1.0..1.0)).collect();
+        let a = Array::from_slice(&ctx(), &data, &[nz, ny, 2 * nx]).unwrap();
+        let v = a.slice(ndarray::s![.., .., ..;2]).unwrap();
+        let at = |k: usize, j: usize, i: usize| data[(k * ny + j) * 2 * nx + 2 * i];
+        let w: [Vec<f64>; 3] = [nz, ny, nx].map(|n| (0..n).map(|_| r.random_range(0.5..2.0)).collect());
+        let wz = Array::from_slice(&ctx(), &w[0], &[nz, 1, 1]).unwrap();
+        let wy = Array::from_slice(&ctx(), &w[1], &[1, ny, 1]).unwrap();
+        let wx = Array::from_slice(&ctx(), &w[2], &[1, 1, nx]).unwrap();
+        let weighted = (&(&(&wz * &wy) * &wx) * &v) * &v;
+        let (mut total, mut wtotal, mut best) = (0.0, 0.0, (f64::MIN, 0usize));
+        let mut per_x = vec![0.0; nx];
+        for k in 0..nz {
+            for j in 0..ny {
+                for i in 0..nx {
+                    let x = at(k, j, i);
+                    total += x;
+                    wtotal += w[0][k] * w[1][j] * w[2][i] * x * x;
+                    per_x[i] += x;
+                    if x > best.0 {
+                        best = (x, (k * ny + j) * nx + i);
+                    }
+                }
+            }
+        }
+        let close = |got: f64, want: f64| (got - want).abs() <= 1e-12 * want.abs().max(1.0);
+        let sum = v.sum().unwrap().item().unwrap();
+        prop_assert!(close(sum, total), "sum {} against {}", sum, total);
+        let wsum: f64 = weighted.sum::<f64>().unwrap().item().unwrap();
+        prop_assert!(close(wsum, wtotal), "weighted sum {} against {}", wsum, wtotal);
+        prop_assert_eq!(v.argmax().unwrap().item().unwrap(), best.1 as i64);
+        let cols = v.sum_axes([0, 1], false).unwrap().to_vec().unwrap();
+        for (i, (&got, &want)) in cols.iter().zip(&per_x).enumerate() {
+            prop_assert!(close(got, want), "column {} sum {} against {}", i, got, want);
+        }
+    }
+}
+
 #[test]
 fn whole_array_reductions_split_into_chunks() {
     // Long enough to be split over many work-groups, with a length that is no multiple of a

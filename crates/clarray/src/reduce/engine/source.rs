@@ -131,6 +131,14 @@ pub(super) fn main_source(
         let _ = write!(b, " {}", st.add("p", &call(&xs), "r"));
         b
     };
+    // Where there are several reduced axes, a loop over `r` that advances its coordinates and
+    // positions instead of dividing for them at every element.
+    let elem_add = {
+        let xs: Vec<String> =
+            types.iter().enumerate().map(|(k, t)| load(*t, &format!("in{k}"), &format!("a{k}"))).collect();
+        st.add("p", &call(&xs), "r")
+    };
+    let strided_loop = |start: &str, step: &str| odometer(nin, nr, start, step, &elem_add);
     let finish = |o: &str| {
         if partial {
             st.store_bufs("p", "po", o)
@@ -213,7 +221,7 @@ pub(super) fn main_source(
                 (0..nin).map(|k| format!("a{k} += sr{k}_0;")).collect::<Vec<_>>().join(" ")
             );
         } else {
-            let _ = writeln!(s, "  for (long r = r0; r < r1; r++) {{ {scalar_add} }}");
+            let _ = writeln!(s, "  {}", strided_loop("r0", "1"));
         }
         let _ = writeln!(s, "  {}\n}}", finish("g * nout + o"));
         return s;
@@ -316,6 +324,8 @@ pub(super) fn main_source(
             adds(0),
             last = unroll - 1,
         );
+    } else if nr > 1 {
+        let _ = writeln!(s, "    {}", strided_loop("r0 + lane", "S"));
     } else {
         let _ = writeln!(s, "    for (long r = r0 + lane; r < r1; r += S) {{ {scalar_add} }}");
     }
@@ -326,6 +336,49 @@ pub(super) fn main_source(
         last_group(&mut s, spec, st, wg);
     }
     s.push_str("}\n");
+    s
+}
+
+/// `for (r = start; r < r1; r += step) add;` over `nr ≥ 2` reduced axes (extents `nr{j}`, C
+/// order) of `nin` operands (strides `sr{k}_{j}`, positions `a{k}` from bases `b{k}`), where
+/// `add` reads each operand at `a{k}`. The coordinates `q{j}` and positions of `start`, and the
+/// mixed-radix digits `d{j}` of `step`, are computed once by division; each step then adds the
+/// digits and carries at most once per axis (a digit and a coordinate are each below the
+/// extent), so no element pays for a division — which 64-bit integers make costly on GPUs.
+fn odometer(nin: usize, nr: usize, start: &str, step: &str, add: &str) -> String {
+    let mut s = format!("{{ long r = {start}; ");
+    for k in 0..nin {
+        let _ = write!(s, "long a{k} = b{k}; ");
+    }
+    let digits = |var: &str, lin: &str, s: &mut String| {
+        let _ = write!(s, "long t{var}_ = {lin}; ");
+        for j in (1..nr).rev() {
+            let _ = write!(s, "long {var}{j} = t{var}_ % nr{j}; t{var}_ /= nr{j}; ");
+        }
+        let _ = write!(s, "long {var}0 = t{var}_; ");
+    };
+    digits("q", "r", &mut s);
+    digits("d", step, &mut s);
+    for j in 0..nr {
+        for k in 0..nin {
+            let _ = write!(s, "a{k} += q{j} * sr{k}_{j}; ");
+        }
+    }
+    let _ = write!(s, "for (; r < r1; r += {step}) {{ {add} ");
+    for j in 0..nr {
+        let _ = write!(s, "q{j} += d{j}; ");
+        for k in 0..nin {
+            let _ = write!(s, "a{k} += d{j} * sr{k}_{j}; ");
+        }
+    }
+    for j in (1..nr).rev() {
+        let _ = write!(s, "if (q{j} >= nr{j}) {{ q{j} -= nr{j}; q{} += 1; ", j - 1);
+        for k in 0..nin {
+            let _ = write!(s, "a{k} += sr{k}_{} - nr{j} * sr{k}_{j}; ", j - 1);
+        }
+        s.push_str("} ");
+    }
+    s.push_str("} }");
     s
 }
 
