@@ -166,3 +166,28 @@ fn scan_kernel_inclusive_exclusive_and_segmented() {
     let e = k.run::<i64>(&[&x], 0).unwrap_err().to_string();
     assert!(e.contains("1 arguments were given, but it takes 2"), "{e}");
 }
+
+/// A `half` scalar of a user kernel is declared in its compute type (`float`, so that kernels
+/// need no `cl_khr_fp16` for it) and passed as that float: its value arrives, in elementwise,
+/// reduction and scan kernels alike (it used to be passed as its 2 bytes, which the driver
+/// refuses or reads as garbage).
+#[test]
+fn half_scalars_arrive_as_their_value() {
+    let n = 1000;
+    let xv = data(n, 9);
+    let x = Array::from_slice(&ctx(), &xv, &[n]).unwrap();
+    let y = Array::<f32>::full(&ctx(), &[n], f32::NAN).unwrap(); // poisoned
+    let a = half::f16::from_f32(1.5);
+    let k =
+        ElementwiseKernel::new(&ctx(), "half a, float *x, float *y", "y[i] = a * x[i]", "scale_h").unwrap();
+    k.run(&[&a, &x, &y]).unwrap();
+    let got = y.to_vec().unwrap();
+    for i in 0..n {
+        assert_eq!(got[i], 1.5 * xv[i], "element {i}");
+    }
+    let r =
+        ReductionKernel::new(&ctx(), DType::F32, "0", "a+b", "a*x[i]", "half a, float *x", "sum_h").unwrap();
+    let want: f64 = xv.iter().map(|&v| 1.5 * v as f64).sum();
+    let got = r.run::<f32>(&[&a, &x]).unwrap().item().unwrap() as f64;
+    assert!((got - want).abs() <= 1e-4 * want.abs().max(1.0), "{got} against {want}");
+}

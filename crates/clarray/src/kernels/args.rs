@@ -158,6 +158,15 @@ scalar_user_arg!(
     num_complex::Complex<f64>
 );
 
+/// A scalar's bytes as the kernel takes them: in its compute type, so a `half` travels as the
+/// `float` it is declared as (kernels need no `cl_khr_fp16` for a scalar); others as given.
+pub(super) fn compute_bytes(t: DType, bytes: &[u8]) -> Vec<u8> {
+    match (t, <[u8; 2]>::try_from(bytes)) {
+        (DType::F16, Ok(b)) => half::f16::from_ne_bytes(b).to_f32().to_ne_bytes().to_vec(),
+        _ => bytes.to_vec(),
+    }
+}
+
 fn type_ok(decl: DType, given: DType) -> bool {
     decl == given || (decl == DType::U8 && given == DType::Bool)
 }

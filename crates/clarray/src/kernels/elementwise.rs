@@ -130,8 +130,8 @@ impl ElementwiseKernel {
                     }
                     a.buf(s.buffer()).long(s.offset() as i64);
                 }
-                ArgValue::Scalar(_, b) => {
-                    a.value(b, "scalar");
+                ArgValue::Scalar(t, b) => {
+                    a.value(&super::args::compute_bytes(*t, b), "scalar");
                 }
             }
         }

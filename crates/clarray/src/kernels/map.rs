@@ -79,9 +79,11 @@ pub(super) fn user_map(
     for (d, v) in decls.iter().zip(vals) {
         match v {
             ArgValue::Array(s) => inputs.push(s.clone()),
-            ArgValue::Scalar(t, b) => {
-                params.push(Param { name: d.name.clone(), ctype: t.cl_compute(), bytes: b.clone() })
-            }
+            ArgValue::Scalar(t, b) => params.push(Param {
+                name: d.name.clone(),
+                ctype: t.cl_compute(),
+                bytes: super::args::compute_bytes(*t, b),
+            }),
         }
     }
     // Arrays broadcast to one shape (NumPy's rule); an array that does not is refused here,
