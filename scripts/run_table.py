@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""A markdown table of `induction run` summaries, for BENCHMARKS.md.
+
+Usage: scripts/run_table.py LABEL=FILE [LABEL=FILE ...]
+
+Each FILE holds the output of one `induction run` (its summary at the end); each becomes a row
+with the wall and kernel seconds, the launches, the CG iterations and the final error and
+divergence norms, so that two builds' runs of one configuration sit side by side.
+"""
+
+import re
+import sys
+
+
+def parse(text):
+    row = {}
+    m = re.search(r"time: kernels ([\d.]+) s, transfers ([\d.]+) s .*?wall ([\d.]+) s; (\d+) kernel launches", text)
+    if not m:
+        raise SystemExit("no `time:` line in the run's output")
+    row["kernel_s"], row["transfer_s"], row["wall_s"], row["launches"] = (
+        float(m[1]),
+        float(m[2]),
+        float(m[3]),
+        int(m[4]),
+    )
+    m = re.search(r"CG iterations: (\d+)", text)
+    row["cg"] = int(m[1]) if m else 0
+    m = re.search(r"^(\d+) steps of dt", text, re.M)
+    row["steps"] = int(m[1]) if m else 0
+    for name, key in [("error", "error"), ("divergence", "divergence")]:
+        m = re.search(rf"^{name}\s+\S+\s+(\S+)$", text, re.M)
+        row[key] = m[1] if m else "?"
+    return row
+
+
+def main(args):
+    if not args:
+        raise SystemExit(__doc__)
+    print("| run | steps | CG iterations | wall s | kernel s | launches | error | divergence |")
+    print("|---|---|---|---|---|---|---|---|")
+    for arg in args:
+        label, _, path = arg.partition("=")
+        with open(path, encoding="utf-8") as f:
+            r = parse(f.read())
+        print(
+            f"| {label} | {r['steps']} | {r['cg']} | {r['wall_s']:.3f} | {r['kernel_s']:.3f} | "
+            f"{r['launches']} | {r['error']} | {r['divergence']} |"
+        )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
