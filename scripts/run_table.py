@@ -12,17 +12,12 @@ import re
 import sys
 
 
-def parse(text):
+def parse(text, path):
     row = {}
-    m = re.search(r"time: kernels ([\d.]+) s, transfers ([\d.]+) s .*?wall ([\d.]+) s; (\d+) kernel launches", text)
+    m = re.search(r"time: kernels ([\d.]+) s, transfers [\d.]+ s .*?wall ([\d.]+) s; (\d+) kernel launches", text)
     if not m:
-        raise SystemExit("no `time:` line in the run's output")
-    row["kernel_s"], row["transfer_s"], row["wall_s"], row["launches"] = (
-        float(m[1]),
-        float(m[2]),
-        float(m[3]),
-        int(m[4]),
-    )
+        raise SystemExit(f"{path}: no `time:` line (is it the output of `induction run`?)")
+    row["kernel_s"], row["wall_s"], row["launches"] = float(m[1]), float(m[2]), int(m[3])
     m = re.search(r"CG iterations: (\d+)", text)
     row["cg"] = int(m[1]) if m else 0
     m = re.search(r"^(\d+) steps of dt", text, re.M)
@@ -41,7 +36,7 @@ def main(args):
     for arg in args:
         label, _, path = arg.partition("=")
         with open(path, encoding="utf-8") as f:
-            r = parse(f.read())
+            r = parse(f.read(), path)
         print(
             f"| {label} | {r['steps']} | {r['cg']} | {r['wall_s']:.3f} | {r['kernel_s']:.3f} | "
             f"{r['launches']} | {r['error']} | {r['divergence']} |"

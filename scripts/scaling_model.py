@@ -14,7 +14,8 @@ cleaning on P GPUs from a few measured figures, following what the code does:
   (at most 6 more launches) follow; off, the exchange comes first and one kernel does all;
 * the rank with the most neighbours sets the pace (every exchange waits for it);
 * a CG iteration (least-norm form, H inner product) moves about 21 values per node
-  (gradient 4, divergence 4, two weighted dots 4, cg_xr 6, cg_p 3), launches 10 kernels, makes
+  (gradient 4, divergence 4, two weighted dots 4, cg_xr 6, cg_p 3), launches 6 kernels (each dot is
+  one clarray reduction, one launch on NVIDIA's OpenCL), makes
   two blocking halo exchanges (p: 1 component; its gradient: 3) and two sums over the ranks, each
   a blocking read of one scalar, an allreduce and a write back.
 
@@ -136,7 +137,7 @@ class Model:
     def cg_iteration(self, n, parts):
         block, faces = self.worst_block(n, parts)
         nodes = block[0] * block[1] * block[2]
-        t = nodes * self.cg_node_s + 10 * self.cmd
+        t = nodes * self.cg_node_s + 6 * self.cmd
         sums = 0.0
         if sum(faces) > 0:
             for comps in (1, 3):

@@ -190,4 +190,26 @@ fn half_scalars_arrive_as_their_value() {
     let want: f64 = xv.iter().map(|&v| 1.5 * v as f64).sum();
     let got = r.run::<f32>(&[&a, &x]).unwrap().item().unwrap() as f64;
     assert!((got - want).abs() <= 1e-4 * want.abs().max(1.0), "{got} against {want}");
+    let c = ScanKernel::new(
+        &ctx(),
+        DType::F32,
+        "half a, float *x",
+        "a*x[i]",
+        "a+b",
+        "0",
+        "item",
+        DType::F32,
+        "cs_h",
+    )
+    .unwrap();
+    let got = c.run::<f32>(&[&a, &x], 0).unwrap().to_vec().unwrap();
+    let mut acc = 0.0f64;
+    for i in 0..n {
+        acc += 1.5 * xv[i] as f64;
+        assert!(
+            (got[i] as f64 - acc).abs() <= 1e-4 * acc.abs().max(1.0),
+            "scan element {i}: {} against {acc}",
+            got[i]
+        );
+    }
 }

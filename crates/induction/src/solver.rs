@@ -6,8 +6,9 @@
 //! norms are clarray reductions of views of the fields whose one number is read back; the
 //! conjugate-gradient scalars never leave the device, and its residual is read back every few
 //! iterations only.
-//! In [`Mode::Copy`] every kernel call instead uploads each array it takes and downloads it
-//! again afterwards (the same kernels, so the same numbers), as a host-driven code does.
+//! In [`Mode::Copy`] every kernel call instead uploads each field it takes and downloads it
+//! again afterwards (the same kernels, so the same numbers), as a host-driven code does; the
+//! sums upload the fields they read, and their 0-d results stay on the device.
 //!
 //! | file | what it holds |
 //! |---|---|
@@ -31,7 +32,7 @@ use clarray::program::{Kernels, Source};
 use clarray::runtime::DeviceType;
 use clarray::{Buffer, Context, Event};
 
-use crate::config::{CgNorm, CleanForm, Config, Mode, Precision};
+use crate::config::{CleanForm, Config, Mode, Precision};
 use crate::error::{Error, Result};
 
 mod checkpoint;
@@ -74,14 +75,15 @@ struct Field {
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Timing {
     /// Device time of the kernels (profiling events; for each sum, a clarray reduction, the
-    /// device time from the marker before it to the marker after it).
+    /// device time from the marker before it to the marker after it, which includes the host's
+    /// enqueueing where the queue was idle before it, as after a read).
     pub kernel_s: f64,
     /// Device time of the transfers between host and device.
     pub transfer_s: f64,
     /// Wall-clock time of the time loop and the norms.
     pub wall_s: f64,
     /// Kernel launches (a sum counts as one: clarray's whole reductions are one launch on
-    /// NVIDIA's OpenCL and on CPU devices, two elsewhere).
+    /// NVIDIA's OpenCL and on CPU devices, at most two elsewhere).
     pub launches: usize,
     /// Bytes moved between host and device.
     pub transfer_bytes: usize,
@@ -289,11 +291,9 @@ impl Solver {
             self.fill(q, 0.0, np)?;
             self.launch_nodes("gradient", &[A::F(p), A::F(w1)])?;
             self.launch_flat("axpby", &[A::F(w2), A::F(w1), A::R(0.0), A::R(1.0), A::N(3 * np)], 3 * np)?;
-            let pq = if self.cfg.clean.is_some_and(|c| c.norm == CgNorm::Euclidean) {
-                self.dot(p, q)?
-            } else {
-                self.wdot(p, q, 1)?
-            };
+            // The CG's two inner products: of two fields, and of one with itself (one operand).
+            let pq = self.cg_dot(p, q)?;
+            self.cg_dot(&self.d, &self.d)?;
             self.cg_xr(phi, &self.d, p, q, &pq, &pq)?;
             self.cg_p(p, &self.d, &pq, &pq)?;
             match self.cfg.clean.map(|c| c.form) {

@@ -1,4 +1,4 @@
-// Grid indexing, SBP derivatives and norm weights.
+// Grid indexing and SBP derivatives.
 //
 // Defined by the host (solver/program.rs, as build options): REAL, IDX_T (the type of linear
 // indices: int where 3·NP fits in one, long otherwise), NX, NY, NZ, HELD_NODES (the nodes the
@@ -44,10 +44,6 @@ typedef IDX_T idx_t;
 #define SPLIT_Y 0
 #define SPLIT_Z 0
 #endif
-// Nodes owned, and their extents.
-#define OWN_X (IE - IS)
-#define OWN_Y (JE - JS)
-#define OWNED_NODES ((idx_t)OWN_X * OWN_Y * (KE - KS))
 
 // Linear index of node (i, j, k); a plane (NXL·NYL values) and each stencil offset fit in an int.
 #define IDX(i, j, k) ((idx_t)((i) - I0) + (idx_t)NXL * ((idx_t)((j) - J0) + (idx_t)NYL * ((idx_t)(k) - K0)))
@@ -106,22 +102,6 @@ REAL d1p(const __global REAL* f, const __global REAL* g, idx_t idx, int p, int n
 #define V2(o) (f[idx + (o) * s] * g[idx + (o) * s])
     D1_BODY(V2)
 #undef V2
-}
-
-// Norm weight of index p on an axis of n points (without the spacing).
-REAL hw(int p, int n) {
-#if PERIODIC
-    return (REAL)1;
-#else
-    if (p < ROWS) return HW[p];
-    if (p >= n - ROWS) return HW[n - 1 - p];
-    return (REAL)1;
-#endif
-}
-
-// The SBP quadrature weight of node (i, j, k): Hx Hy Hz dx dy dz.
-REAL weight(int i, int j, int k) {
-    return hw(i, NX) * hw(j, NY) * hw(k, NZ) * (DX * DY * DZ);
 }
 
 // Axis data of node (i, j, k): position on the axis, points, stride, 1/h.

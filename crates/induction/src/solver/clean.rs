@@ -65,10 +65,7 @@ impl Solver {
         // On a split grid each inner product is this rank's part, then summed over the ranks
         // (one allreduce per product: the second needs the first's α). Each is a 0-d array on
         // the device, which the update kernels read.
-        let dot = |a: &Field, b: &Field| {
-            let part = if euclidean { self.dot(a, b)? } else { self.wdot(a, b, 1)? };
-            self.over_ranks(part)
-        };
+        let dot = |a: &Field, b: &Field| self.over_ranks(self.cg_dot(a, b)?);
         // r = D·B at every node (at the interior ones with a Dirichlet potential, 0 on the
         // boundary), ψ = 0, p = r, rr = (r, r).
         self.exchange(&self.b)?;
@@ -111,6 +108,15 @@ impl Solver {
         stats.iterations = it;
         self.last_clean = Some(stats);
         Ok(it)
+    }
+
+    /// The CG's inner product of `a` and `b` on this rank's nodes: Euclidean or in H, as
+    /// configured.
+    pub(super) fn cg_dot(&self, a: &Field, b: &Field) -> Result<DynArray> {
+        match self.cfg.clean.map(|c| c.norm) {
+            Some(CgNorm::Euclidean) => self.dot(a, b),
+            _ => self.wdot(a, b, 1),
+        }
     }
 
     /// α = rr/pq (0 where pq is); ψ += α p; r −= α q: the 0-d arrays read on the device.

@@ -1,11 +1,9 @@
 //! Slices of the grid through its middle, for pictures: B, the exact solution and div B on the
 //! plane x, y or z = n/2 ([`Solver::slice`]); on several ranks gathered to rank 0.
 
-use std::cell::RefCell;
 use std::fmt;
 
-use super::{Field, Part, Solver, A};
-use crate::config::Mode;
+use super::{Part, Solver, A};
 use crate::error::{Error, Result};
 
 /// The axis a mid-plane is normal to: the plane x = const, y = const or z = const.
@@ -219,16 +217,10 @@ pub fn plane_values(values: &[f64], ncomp: usize, len: [usize; 3], axis: PlaneAx
 impl Solver {
     /// The exact solution at the current time on the nodes of this rank's piece of an output
     /// file ([`Part::piece_extent`]; the whole grid on one rank), 3 components, x fastest,
-    /// evaluated on the device by the kernel that sets the initial field, into a scratch buffer
-    /// freed again.
+    /// evaluated on the device into the register W2 (which holds nothing between steps).
     fn exact_piece(&self) -> Result<Vec<f64>> {
-        let bytes = 3 * self.np * self.cfg.precision.size();
-        let scratch = Field {
-            buf: clarray::memory::alloc(&self.ctx, bytes)?,
-            host: RefCell::new(if self.cfg.mode == Mode::Copy { vec![0; bytes] } else { Vec::new() }),
-        };
-        self.launch_held("exact_field", &[A::F(&scratch), A::R(self.t)])?;
-        let held = self.read(&scratch)?;
+        self.launch_held("exact_field", &[A::F(&self.w2), A::R(self.t)])?;
+        let held = self.read(&self.w2)?;
         Ok(match &self.split {
             None => held,
             Some(s) => {

@@ -25,7 +25,7 @@ pub(super) struct Sums {
     /// Values of one component (the stride between components).
     held: usize,
     /// Hz·dz (shape nz × 1 × 1), Hy·dy (1 × ny × 1) and Hx·dx (1 × 1 × nx) at the owned nodes:
-    /// their product is a node's quadrature weight, as `weight(i, j, k)` in `kernels/common.cl`.
+    /// their product is a node's quadrature weight Hx·Hy·Hz·dx·dy·dz.
     weights: [DynArray; 3],
 }
 
@@ -48,8 +48,7 @@ impl Sums {
         let mut weights = Vec::with_capacity(3);
         // z, y, x: the axis of the views that each weight runs along.
         for (view_axis, a) in [(0, 2), (1, 1), (2, 0)] {
-            // `hw` in `kernels/common.cl`: the boundary block's weights near either end, 1 on
-            // a periodic axis.
+            // The boundary block's weights near either end, 1 on a periodic axis.
             let hw = if periodic { vec![1.0; n[a]] } else { sbp.weights(n[a]) };
             let w: Vec<f64> = hw[start[a]..start[a] + len[a]].iter().map(|&v| v * h[a]).collect();
             let mut shape = [1; 3];
@@ -173,12 +172,12 @@ impl Solver {
 }
 
 /// Device seconds from the end of marker `before` to the end of marker `after`: the time of the
-/// commands between them, whose events the solver does not hold (zero without profiling).
+/// commands between them, whose events the solver does not hold (zero without profiling, or
+/// where a driver gives markers no times).
 pub(super) fn span_seconds(before: &Event, after: &Event) -> Result<f64> {
-    if !(before.has_profiling() && after.has_profiling()) {
-        after.wait()?;
-        return Ok(0.0);
+    after.wait()?;
+    match (before.profile(), after.profile()) {
+        (Ok(b), Ok(a)) if before.has_profiling() => Ok(a.end.saturating_sub(b.end) as f64 * 1e-9),
+        _ => Ok(0.0),
     }
-    let (b, a) = (before.profile()?, after.profile()?);
-    Ok(a.end.saturating_sub(b.end) as f64 * 1e-9)
 }

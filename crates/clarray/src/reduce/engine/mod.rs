@@ -171,6 +171,8 @@ pub(crate) fn reduce(
         chunk = r_total.div_ceil(gg).div_ceil(round).max(1) * round;
         g = r_total.div_ceil(chunk).max(1);
     }
+    // Several reduced axes whose innermost fills a segment of lanes: taken row by row.
+    let by_rows = !column && w == 1 && p.red.len() >= 2 && p.red.last().is_some_and(|(n, _)| *n >= s_lanes);
     let fp64 = ctx.device().info().fp64;
     // A whole reduction split over work-groups finishes in the same launch where the device
     // makes global stores visible across work-groups by a fence we know how to write.
@@ -179,7 +181,7 @@ pub(crate) fn reduce(
     let ptypes: Vec<&str> = map.params.iter().map(|p| p.ctype).collect();
     let key = |fused: bool| {
         format!(
-            "{types:?}|{ptypes:?}|{:?}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{}|{column}|{w}|{wgc}|{}|{fused}|{fp64}|unroll={unroll},{col_unroll}",
+            "{types:?}|{ptypes:?}|{:?}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{}|{column}|{w}|{wgc}|{}|{fused}|{fp64}|unroll={unroll},{col_unroll}|rows={by_rows}",
             map.value,
             map.code,
             map.body,
@@ -195,7 +197,7 @@ pub(crate) fn reduce(
     };
     let build = |fused: bool| {
         kernel_by_text(ctx, key(fused), "red_main", || {
-            main_source(map, spec, &st, &p, column, w, wgc, g > 1, fused, fp64, (unroll, col_unroll))
+            main_source(map, spec, &st, &p, column, w, wgc, g > 1, fused, fp64, (unroll, col_unroll), by_rows)
         })
     };
     let kernel = match build(fused) {

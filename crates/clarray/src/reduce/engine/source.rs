@@ -52,6 +52,7 @@ pub(super) fn main_source(
     fused: bool,
     fp64: bool,
     (unroll, col_unroll): (usize, usize),
+    by_rows: bool,
 ) -> String {
     let types: Vec<DType> = map.inputs.iter().map(Strided::dtype).collect();
     let nin = types.len();
@@ -324,6 +325,8 @@ pub(super) fn main_source(
             adds(0),
             last = unroll - 1,
         );
+    } else if by_rows {
+        let _ = writeln!(s, "    {}", rows_loop(&types, nr, unroll, st, &call));
     } else if nr > 1 {
         let _ = writeln!(s, "    {}", strided_loop("r0 + lane", "S"));
     } else {
@@ -341,42 +344,113 @@ pub(super) fn main_source(
 
 /// `for (r = start; r < r1; r += step) add;` over `nr ≥ 2` reduced axes (extents `nr{j}`, C
 /// order) of `nin` operands (strides `sr{k}_{j}`, positions `a{k}` from bases `b{k}`), where
-/// `add` reads each operand at `a{k}`. The coordinates `q{j}` and positions of `start`, and the
-/// mixed-radix digits `d{j}` of `step`, are computed once by division; each step then adds the
+/// `add` reads each operand at `a{k}`. The coordinates `q{j}_` and positions of `start`, and the
+/// mixed-radix digits `d{j}_` of `step`, are computed once by division; each step then adds the
 /// digits and carries at most once per axis (a digit and a coordinate are each below the
 /// extent), so no element pays for a division — which 64-bit integers make costly on GPUs.
 fn odometer(nin: usize, nr: usize, start: &str, step: &str, add: &str) -> String {
-    let mut s = format!("{{ long r = {start}; ");
+    // (Locals end in `_`, so that a user kernel's scalar of the same name is not shadowed;
+    // nothing runs where the range is empty, as where an axis has no elements.)
+    let mut s = format!("if ({start} < r1) {{ long r = {start}; ");
     for k in 0..nin {
         let _ = write!(s, "long a{k} = b{k}; ");
     }
     let digits = |var: &str, lin: &str, s: &mut String| {
         let _ = write!(s, "long t{var}_ = {lin}; ");
         for j in (1..nr).rev() {
-            let _ = write!(s, "long {var}{j} = t{var}_ % nr{j}; t{var}_ /= nr{j}; ");
+            let _ = write!(s, "long {var}{j}_ = t{var}_ % nr{j}; t{var}_ /= nr{j}; ");
         }
-        let _ = write!(s, "long {var}0 = t{var}_; ");
+        let _ = write!(s, "long {var}0_ = t{var}_; ");
     };
     digits("q", "r", &mut s);
     digits("d", step, &mut s);
     for j in 0..nr {
         for k in 0..nin {
-            let _ = write!(s, "a{k} += q{j} * sr{k}_{j}; ");
+            let _ = write!(s, "a{k} += q{j}_ * sr{k}_{j}; ");
         }
     }
     let _ = write!(s, "for (; r < r1; r += {step}) {{ {add} ");
     for j in 0..nr {
-        let _ = write!(s, "q{j} += d{j}; ");
+        let _ = write!(s, "q{j}_ += d{j}_; ");
         for k in 0..nin {
-            let _ = write!(s, "a{k} += d{j} * sr{k}_{j}; ");
+            let _ = write!(s, "a{k} += d{j}_ * sr{k}_{j}; ");
         }
     }
-    for j in (1..nr).rev() {
-        let _ = write!(s, "if (q{j} >= nr{j}) {{ q{j} -= nr{j}; q{} += 1; ", j - 1);
+    carries(&mut s, nin, nr - 1);
+    s.push_str("} }");
+    s
+}
+
+/// The carries after coordinate `top` (of axes `0..=top`) was advanced: from `top` down to
+/// axis 1, at most one each (the coordinate and what was added are each below the extent).
+fn carries(s: &mut String, nin: usize, top: usize) {
+    for j in (1..=top).rev() {
+        let _ = write!(s, "if (q{j}_ >= nr{j}) {{ q{j}_ -= nr{j}; q{}_ += 1; ", j - 1);
         for k in 0..nin {
             let _ = write!(s, "a{k} += sr{k}_{} - nr{j} * sr{k}_{j}; ", j - 1);
         }
         s.push_str("} ");
+    }
+}
+
+/// The row kernel's loop over `nr ≥ 2` reduced axes whose innermost one is at least as long as
+/// a segment of lanes (`S`): the range `[r0, r1)` is taken row by row of the innermost axis; in
+/// a row, neighbouring lanes read neighbouring elements, `unroll` loads a lane issued together
+/// before any is used (as the vector loop does), and the next row's positions come from the
+/// outer coordinates advanced by one (no division per element or row).
+fn rows_loop(
+    types: &[DType],
+    nr: usize,
+    unroll: usize,
+    st: &State<'_>,
+    call: &dyn Fn(&[String]) -> String,
+) -> String {
+    let nin = types.len();
+    let inner = nr - 1;
+    let mut s = String::from("if (r0 < r1) { const long nl_ = nr");
+    let _ = write!(s, "{inner}; long tq_ = r0 / nl_; long rs_ = tq_ * nl_; ");
+    for k in 0..nin {
+        let _ = write!(s, "long a{k} = b{k}; ");
+    }
+    for j in (1..inner).rev() {
+        let _ = write!(s, "long q{j}_ = tq_ % nr{j}; tq_ /= nr{j}; ");
+    }
+    s.push_str("long q0_ = tq_; ");
+    for j in 0..inner {
+        for k in 0..nin {
+            let _ = write!(s, "a{k} += q{j}_ * sr{k}_{j}; ");
+        }
+    }
+    s.push_str(
+        "for (; rs_ < r1; rs_ += nl_) { const long lo_ = max(r0, rs_) - rs_; \
+         const long hi_ = min(r1, rs_ + nl_) - rs_; long i_ = lo_ + lane; ",
+    );
+    let loads = |u: usize| {
+        let mut b = String::new();
+        for (k, t) in types.iter().enumerate() {
+            let at = format!("a{k} + (i_ + {u} * S) * sr{k}_{inner}");
+            let _ = write!(b, "const {} v{k}_{u}_ = {}; ", t.cl_compute(), load(*t, &format!("in{k}"), &at));
+        }
+        b
+    };
+    let add = |u: usize| {
+        let xs: Vec<String> = (0..nin).map(|k| format!("v{k}_{u}_")).collect();
+        st.add("p", &call(&xs), &format!("(rs_ + i_ + {u} * S)"))
+    };
+    let _ = write!(s, "for (; i_ + {} * S < hi_; i_ += {unroll} * S) {{ ", unroll - 1);
+    for u in 0..unroll {
+        s.push_str(&loads(u));
+    }
+    for u in 0..unroll {
+        let _ = write!(s, "{} ", add(u));
+    }
+    let _ = write!(s, "}} for (; i_ < hi_; i_ += S) {{ {}{} }} ", loads(0), add(0));
+    if inner >= 1 {
+        let _ = write!(s, "q{}_ += 1; ", inner - 1);
+        for k in 0..nin {
+            let _ = write!(s, "a{k} += sr{k}_{}; ", inner - 1);
+        }
+        carries(&mut s, nin, inner - 1);
     }
     s.push_str("} }");
     s
