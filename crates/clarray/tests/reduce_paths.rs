@@ -49,7 +49,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
 
     /// Reductions over several axes that cannot merge into one: a view that skips the last
     /// element of every row (two reduced axes), and an expression with weights broadcast

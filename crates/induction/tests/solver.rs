@@ -490,7 +490,7 @@ fn weighted_sum(cfg: &Config, f: impl Fn(usize) -> f64) -> f64 {
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig { cases: 8, ..Default::default() })]
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 4, ..Default::default() })]
 
     /// The norms (clarray reductions of views of the solver's fields) equal their definition
     /// summed on the host in f64: the energy Σ w·|B|², the error against the initial field
