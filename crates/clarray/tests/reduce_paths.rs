@@ -53,11 +53,13 @@ proptest! {
 
     /// Reductions over several axes that cannot merge into one: a view that skips the last
     /// element of every row (two reduced axes), and an expression with weights broadcast
-    /// along each axis, as the solver's SBP norms are (three). They take the row kernel's loop
-    /// row by row (an innermost axis at least a segment of lanes long) or the loop that
-    /// advances coordinates by whole segments (shorter ones: several carries a step), and the
-    /// column kernel's (a kept innermost axis of 32 or more); argmax checks that the flat index
-    /// they count is C order's.
+    /// along each axis times two views of one buffer at different offsets, as the solver's SBP
+    /// inner products are (three axes; the views share their positions in the kernel, each
+    /// with its own offset). They take the row kernel's loop row by row (an innermost axis of
+    /// 32 or more, several rows at once where rows are shorter than the segment), or the loop
+    /// that advances coordinates by whole segments (shorter ones: several carries a step), and
+    /// the column kernel's (a kept innermost axis of 32 or more); argmax checks that the flat
+    /// index they count is C order's.
     #[test]
     fn reductions_over_axes_that_do_not_merge(
         nz in prop_oneof![2usize..6, 30usize..50],
@@ -70,42 +72,49 @@ proptest! {
         let data: Vec<f64> = (0..nz * ny * row).map(|_| r.random_range(-1.0..1.0)).collect();
         let a = Array::from_slice(&ctx(), &data, &[nz, ny, row]).unwrap();
         let v = a.slice(ndarray::s![.., .., ..nx]).unwrap();
+        let u = a.slice(ndarray::s![.., .., 1..]).unwrap();
         let at = |k: usize, j: usize, i: usize| data[(k * ny + j) * row + i];
         let w: [Vec<f64>; 3] = [nz, ny, nx].map(|n| (0..n).map(|_| r.random_range(0.5..2.0)).collect());
         let wz = Array::from_slice(&ctx(), &w[0], &[nz, 1, 1]).unwrap();
         let wy = Array::from_slice(&ctx(), &w[1], &[1, ny, 1]).unwrap();
         let wx = Array::from_slice(&ctx(), &w[2], &[1, 1, nx]).unwrap();
-        let weighted = (&(&(&wz * &wy) * &wx) * &v) * &v;
-        let (mut total, mut wtotal, mut best) = (0.0, 0.0, (f64::MIN, 0usize));
-        let (mut per_x, mut per_z) = (vec![0.0; nx], vec![0.0; nz]);
+        let weighted = (&(&(&wz * &wy) * &wx) * &v) * &u;
+        // Each sum beside the sum of its terms' magnitudes, which bounds the rounding error of
+        // either side (the products have both signs, so a sum may be far below its terms).
+        let (mut total, mut wtotal, mut best) = ([0.0; 2], [0.0; 2], (f64::MIN, 0usize));
+        let (mut per_x, mut per_z) = (vec![[0.0; 2]; nx], vec![[0.0; 2]; nz]);
+        let add = |s: &mut [f64; 2], x: f64| {
+            s[0] += x;
+            s[1] += x.abs();
+        };
         for k in 0..nz {
             for j in 0..ny {
                 for i in 0..nx {
                     let x = at(k, j, i);
-                    let wxx = w[0][k] * w[1][j] * w[2][i] * x * x;
-                    total += x;
-                    wtotal += wxx;
-                    per_x[i] += wxx;
-                    per_z[k] += wxx;
+                    let wxx = w[0][k] * w[1][j] * w[2][i] * x * at(k, j, i + 1);
+                    add(&mut total, x);
+                    add(&mut wtotal, wxx);
+                    add(&mut per_x[i], wxx);
+                    add(&mut per_z[k], wxx);
                     if x > best.0 {
                         best = (x, (k * ny + j) * nx + i);
                     }
                 }
             }
         }
-        let close = |got: f64, want: f64| (got - want).abs() <= 1e-12 * want.abs().max(1.0);
+        let close = |got: f64, want: [f64; 2]| (got - want[0]).abs() <= 1e-12 * want[1].max(1.0);
         let sum = v.sum().unwrap().item().unwrap();
-        prop_assert!(close(sum, total), "sum {} against {}", sum, total);
+        prop_assert!(close(sum, total), "sum {} against {:?}", sum, total);
         let wsum: f64 = weighted.sum::<f64>().unwrap().item().unwrap();
-        prop_assert!(close(wsum, wtotal), "weighted sum {} against {}", wsum, wtotal);
+        prop_assert!(close(wsum, wtotal), "weighted sum {} against {:?}", wsum, wtotal);
         prop_assert_eq!(v.argmax().unwrap().item().unwrap(), best.1 as i64);
         let cols = weighted.sum_axes::<f64>([0, 1], false).unwrap().to_vec().unwrap();
         for (i, (&got, &want)) in cols.iter().zip(&per_x).enumerate() {
-            prop_assert!(close(got, want), "column {} sum {} against {}", i, got, want);
+            prop_assert!(close(got, want), "column {} sum {} against {:?}", i, got, want);
         }
         let planes = weighted.sum_axes::<f64>([1, 2], false).unwrap().to_vec().unwrap();
         for (k, (&got, &want)) in planes.iter().zip(&per_z).enumerate() {
-            prop_assert!(close(got, want), "plane {} sum {} against {}", k, got, want);
+            prop_assert!(close(got, want), "plane {} sum {} against {:?}", k, got, want);
         }
     }
 }

@@ -84,7 +84,44 @@ pub fn rows(ctx: &Context, opts: &BenchOpts) -> clarray::Result<Vec<Row>> {
     rows.push(Row::timed(format!("reduce: sum axis 0 f32 {label}"), mbytes, &t, "column kernel"));
     let t = time(opts, q, || m.sum_axes(2, false).map(drop))?;
     rows.push(Row::timed(format!("reduce: sum axis 2 f32 {label}"), mbytes, &t, "16 lanes per row"));
+    drop(m);
+
+    if ctx.device().info().fp64 {
+        for n in opts.pick([16, 64], [32, 256]) {
+            rows.push(weighted_dot(ctx, opts, &mut g, n)?);
+        }
+    }
     Ok(rows)
+}
+
+/// The inner product a solver's norm takes on an `n`³ grid of f64: `Σ wz·wy·wx·u·v` with a
+/// weight along each axis, broadcast over the others, and `u`, `v` two components of one field
+/// (views of one buffer at different offsets): three reduced axes that do not merge. Checked
+/// against the host for one product of the first planes.
+fn weighted_dot(ctx: &Context, opts: &BenchOpts, g: &mut Philox, n: usize) -> clarray::Result<Row> {
+    let q = ctx.queue();
+    let field = g.uniform::<f64>(ctx, &[2, n, n, n])?;
+    let (u, v) = (field.slice(s![0, .., .., ..])?, field.slice(s![1, .., .., ..])?);
+    let mut w = |shape: [usize; 3]| g.uniform::<f64>(ctx, &shape);
+    let (wz, wy, wx) = (w([n, 1, 1])?, w([1, n, 1])?, w([1, 1, n])?);
+    let dot = || -> clarray::Result<clarray::Array<f64>> { ((&(&(&wz * &wy) * &wx) * &u) * &v).sum::<f64>() };
+    let t = time(opts, q, || dot().map(drop))?;
+    // The check: the same product over the first z-plane, on the device and on the host.
+    let plane = |x: &clarray::Array<f64>| x.slice(s![..1, .., ..]);
+    let (uz, vz, wzz) = (plane(&u)?, plane(&v)?, plane(&wz)?);
+    let one = ((&(&(&wzz * &wy) * &wx) * &uz) * &vz).sum::<f64>()?.item()?;
+    let (u0, v0, w0) = (uz.to_vec()?, vz.to_vec()?, wzz.to_vec()?[0]);
+    let (wyh, wxh) = (wy.to_vec()?, wx.to_vec()?);
+    let host: f64 = (0..n * n).map(|k| w0 * wyh[k / n] * wxh[k % n] * u0[k] * v0[k]).sum();
+    if (one - host).abs() > 1e-12 * host.abs().max(1.0) {
+        return Err(Error::Inconsistent(format!("reduce bench: weighted dot of a plane {one}, host {host}")));
+    }
+    Ok(Row::timed(
+        format!("reduce: weighted dot f64 {n}^3"),
+        (16 * n * n * n) as f64,
+        &t,
+        "SBP norm: weights along z, y, x times two views; one launch",
+    ))
 }
 
 /// `sum` of 2^27 f64 (2^19 with `--quick`), checked against the host.

@@ -86,6 +86,10 @@ pub(crate) fn target_threads(ctx: &Context, wg: usize) -> usize {
 /// The most chunks (work-groups' partial states) one output of a reduction is split into.
 const MAX_SPLIT: usize = 65535;
 
+/// The fewest lanes that read one row in the row-by-row loop (a warp on NVIDIA GPUs: each load
+/// of a row then spans whole memory transactions).
+const ROW_MIN_LANES: usize = 32;
+
 /// The most device memory a whole sum of `dtype` values — `sum`, `mean`, `dot`, `vdot` or
 /// the sum of an expression, to one 0-d result — allocates while it runs, besides that result:
 /// its work-groups' partial sums and their compensation terms as clarray's pool rounds them,
@@ -171,8 +175,14 @@ pub(crate) fn reduce(
         chunk = r_total.div_ceil(gg).div_ceil(round).max(1) * round;
         g = r_total.div_ceil(chunk).max(1);
     }
-    // Several reduced axes whose innermost fills a segment of lanes: taken row by row.
-    let by_rows = !column && w == 1 && p.red.len() >= 2 && p.red.last().is_some_and(|(n, _)| *n >= s_lanes);
+    // Several reduced axes whose innermost is at least a warp long (or fills the segment):
+    // taken row by row, by enough lanes a row that each makes an unrolled round of loads.
+    let row_lanes = match p.red.last() {
+        Some((nl, _)) if !column && w == 1 && p.red.len() >= 2 && *nl >= s_lanes.min(ROW_MIN_LANES) => {
+            next_pow2(nl.div_ceil(unroll)).clamp(s_lanes.min(ROW_MIN_LANES), s_lanes)
+        }
+        _ => 0,
+    };
     let fp64 = ctx.device().info().fp64;
     // A whole reduction split over work-groups finishes in the same launch where the device
     // makes global stores visible across work-groups by a fence we know how to write.
@@ -181,7 +191,7 @@ pub(crate) fn reduce(
     let ptypes: Vec<&str> = map.params.iter().map(|p| p.ctype).collect();
     let key = |fused: bool| {
         format!(
-            "{types:?}|{ptypes:?}|{:?}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{}|{column}|{w}|{wgc}|{}|{fused}|{fp64}|unroll={unroll},{col_unroll}|rows={by_rows}",
+            "{types:?}|{ptypes:?}|{:?}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{}|{column}|{w}|{wgc}|{}|{fused}|{fp64}|unroll={unroll},{col_unroll}|rows={row_lanes}|{}",
             map.value,
             map.code,
             map.body,
@@ -192,12 +202,26 @@ pub(crate) fn reduce(
             spec.finish,
             p.kept.len(),
             p.red.len(),
-            g > 1
+            g > 1,
+            p.layout_key()
         )
     };
     let build = |fused: bool| {
         kernel_by_text(ctx, key(fused), "red_main", || {
-            main_source(map, spec, &st, &p, column, w, wgc, g > 1, fused, fp64, (unroll, col_unroll), by_rows)
+            main_source(
+                map,
+                spec,
+                &st,
+                &p,
+                column,
+                w,
+                wgc,
+                g > 1,
+                fused,
+                fp64,
+                (unroll, col_unroll),
+                row_lanes,
+            )
         })
     };
     let kernel = match build(fused) {

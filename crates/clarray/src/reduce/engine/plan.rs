@@ -12,6 +12,38 @@ pub(super) struct Plan {
     /// Reduced axes: extent and per-input stride.
     pub(super) red: Vec<(usize, Vec<isize>)>,
     pub(super) offsets: Vec<i64>,
+    /// For each input, the first input with the same strides on every axis: inputs of one
+    /// layout (several views of one field, say) share their position variables in the kernel.
+    pub(super) class: Vec<usize>,
+}
+
+impl Plan {
+    /// The inputs that own position variables (each its own class's first).
+    pub(super) fn reps(&self) -> Vec<usize> {
+        (0..self.class.len()).filter(|&k| self.class[k] == k).collect()
+    }
+
+    /// The stride of class `c` on reduced axis `j` as the kernel spells it: the literal `0` for
+    /// an operand broadcast along the axis (the compiler then drops its address arithmetic
+    /// there and hoists its load out of loops along it), else the kernel argument `sr{c}_{j}`.
+    /// (Other strides stay arguments: one kernel serves every layout of a pattern.)
+    pub(super) fn red_stride(&self, c: usize, j: usize) -> String {
+        match self.red[j].1[c] {
+            0 => "0".into(),
+            _ => format!("sr{c}_{j}"),
+        }
+    }
+
+    /// What of the layout the kernel's text depends on beyond the numbers of axes: the classes,
+    /// and which reduced strides are zero.
+    pub(super) fn layout_key(&self) -> String {
+        let mut key = format!("{:?}", self.class);
+        for c in self.reps() {
+            key.push('/');
+            key.extend((0..self.red.len()).map(|j| if self.red[j].1[c] == 0 { '0' } else { 's' }));
+        }
+        key
+    }
 }
 
 fn merge_axes(axes: Vec<(usize, Vec<isize>)>) -> Vec<(usize, Vec<isize>)> {
@@ -55,7 +87,10 @@ pub(super) fn plan(inputs: &[Strided], axes: &[usize], keep_order: bool) -> Plan
         }
         red.sort_by_key(|(_, s)| std::cmp::Reverse(s[0].unsigned_abs()));
     }
-    Plan { kept: merge_axes(kept), red: merge_axes(red), offsets }
+    let (kept, red) = (merge_axes(kept), merge_axes(red));
+    let same = |a: usize, b: usize| kept.iter().chain(&red).all(|(_, s)| s[a] == s[b]);
+    let class = (0..inputs.len()).map(|k| (0..k).find(|&c| same(c, k)).unwrap_or(k)).collect();
+    Plan { kept, red, offsets, class }
 }
 
 /// The vector width (elements per 16-byte load) all inputs can share on the reduced axis, if

@@ -52,10 +52,9 @@ pub(super) fn main_source(
     fused: bool,
     fp64: bool,
     (unroll, col_unroll): (usize, usize),
-    by_rows: bool,
+    row_lanes: usize,
 ) -> String {
     let types: Vec<DType> = map.inputs.iter().map(Strided::dtype).collect();
-    let nin = types.len();
     let (nk, nr) = (p.kept.len(), p.red.len());
     let mut s = prelude(spec, &types, &map.preamble, fp64);
     if fused {
@@ -109,26 +108,38 @@ pub(super) fn main_source(
     }
     let ko: Vec<String> = (0..nk).map(|j| format!("no{j}")).collect();
     let kr: Vec<String> = (0..nr).map(|j| format!("nr{j}")).collect();
-    let boffs: Vec<String> = (0..nin).map(|k| format!("b{k}")).collect();
-    let roffs: Vec<String> = (0..nin).map(|k| format!("a{k}")).collect();
+    // Input `k` is read through `x{k}_` (its buffer from its offset) at the position `a{c}` of
+    // its class `c` (`b{c}` where the segment's reduced range starts).
+    let reps = p.reps();
+    let ptrs: String = types
+        .iter()
+        .enumerate()
+        .map(|(k, t)| format!("__global const {}* x{k}_ = in{k} + off{k}; ", t.cl_storage()))
+        .collect();
+    let boffs: Vec<String> = reps.iter().map(|c| format!("b{c}")).collect();
+    let roffs: Vec<String> = reps.iter().map(|c| format!("a{c}")).collect();
     let base = format!(
         "{} {}",
-        (0..nin).map(|k| format!("long b{k} = off{k};")).collect::<Vec<_>>().join(" "),
-        add_offsets("o", &ko, &boffs, |k, j| format!("so{k}_{j}"))
+        reps.iter().map(|c| format!("long b{c} = 0;")).collect::<Vec<_>>().join(" "),
+        add_offsets("o", &ko, &boffs, |i, j| format!("so{}_{j}", reps[i]))
     );
+    let at = |k: usize| format!("a{}", p.class[k]);
     // The body adding element `r` (the reduced linear index).
     let scalar_add = {
         let mut b = format!(
             "{} {}",
-            (0..nin).map(|k| format!("long a{k} = b{k};")).collect::<Vec<_>>().join(" "),
+            reps.iter().map(|c| format!("long a{c} = b{c};")).collect::<Vec<_>>().join(" "),
             if nr == 1 {
-                (0..nin).map(|k| format!("a{k} += r * sr{k}_0;")).collect::<Vec<_>>().join(" ")
+                reps.iter()
+                    .map(|&c| format!("a{c} += r * {};", p.red_stride(c, 0)))
+                    .collect::<Vec<_>>()
+                    .join(" ")
             } else {
-                add_offsets("r", &kr, &roffs, |k, j| format!("sr{k}_{j}"))
+                add_offsets("r", &kr, &roffs, |i, j| p.red_stride(reps[i], j))
             }
         );
         let xs: Vec<String> =
-            types.iter().enumerate().map(|(k, t)| load(*t, &format!("in{k}"), &format!("a{k}"))).collect();
+            types.iter().enumerate().map(|(k, t)| load(*t, &format!("x{k}_"), &at(k))).collect();
         let _ = write!(b, " {}", st.add("p", &call(&xs), "r"));
         b
     };
@@ -136,10 +147,10 @@ pub(super) fn main_source(
     // positions instead of dividing for them at every element.
     let elem_add = {
         let xs: Vec<String> =
-            types.iter().enumerate().map(|(k, t)| load(*t, &format!("in{k}"), &format!("a{k}"))).collect();
+            types.iter().enumerate().map(|(k, t)| load(*t, &format!("x{k}_"), &at(k))).collect();
         st.add("p", &call(&xs), "r")
     };
-    let strided_loop = |start: &str, step: &str| odometer(nin, nr, start, step, &elem_add);
+    let strided_loop = |start: &str, step: &str| odometer(p, start, step, &elem_add);
     let finish = |o: &str| {
         if partial {
             st.store_bufs("p", "po", o)
@@ -147,6 +158,12 @@ pub(super) fn main_source(
             st.write_final(spec, "p", o)
         }
     };
+    // One reduced axis walked from `r0`: the first positions, and the step to the next.
+    let first_positions = || -> String {
+        reps.iter().map(|&c| format!("long a{c} = b{c} + r0 * {}; ", p.red_stride(c, 0))).collect()
+    };
+    let next_positions =
+        || -> String { reps.iter().map(|&c| format!("a{c} += {}; ", p.red_stride(c, 0))).collect() };
     if column {
         let _ = writeln!(
             s,
@@ -159,7 +176,7 @@ pub(super) fn main_source(
             let _ = writeln!(
                 s,
                 "  const long o = get_global_id(0) * {w}; const long g = get_global_id(1);\n  \
-                 const long nout = nseg / G; if (o >= nout) return; const long n = R; (void)n;\n  {base}"
+                 const long nout = nseg / G; if (o >= nout) return; const long n = R; (void)n;\n  {ptrs}\n  {base}"
             );
             let mut stv = st.clone();
             stv.a = format!("{}{w}", st.a);
@@ -169,7 +186,7 @@ pub(super) fn main_source(
             let mut body = String::new();
             // (Every position is a multiple of `w`: aligned vector loads.)
             for (k, t) in types.iter().enumerate() {
-                let v = vload(*t, w, &format!("in{k}"), &format!("a{k}"), true);
+                let v = vload(*t, w, &format!("x{k}_"), &at(k), true);
                 let _ = write!(body, "{} v{k} = {v}; ", vector_type(*t, w));
             }
             let comps: Vec<String> = (0..w)
@@ -183,9 +200,9 @@ pub(super) fn main_source(
             let _ = writeln!(
                 s,
                 "  {}\n  #pragma unroll {col_unroll}\n  for (long r = r0; r < r1; r++) {{ {body}{} {} }}",
-                (0..nin).map(|k| format!("long a{k} = b{k} + r0 * sr{k}_0;")).collect::<Vec<_>>().join(" "),
+                first_positions(),
                 stv.add("p", &x, "r"),
-                (0..nin).map(|k| format!("a{k} += sr{k}_0;")).collect::<Vec<_>>().join(" ")
+                next_positions()
             );
             for j in 0..w {
                 let mut one = format!("{a} p_v = pv.s{j:x};", a = st.a);
@@ -205,21 +222,18 @@ pub(super) fn main_source(
         let _ = writeln!(s, "  const long o = get_global_id(0); const long g = get_global_id(1);");
         let _ =
             writeln!(s, "  const long nout = nseg / G; if (o >= nout) return; const long n = R; (void)n;");
-        let _ = writeln!(s, "  {base}");
+        let _ = writeln!(s, "  {ptrs}\n  {base}");
         let _ = writeln!(s, "  {}", st.decl("p"));
         let _ = writeln!(s, "  const long r0 = g * chunk; const long r1 = min(R, r0 + chunk);");
         if nr == 1 {
-            let xs: Vec<String> = types
-                .iter()
-                .enumerate()
-                .map(|(k, t)| load(*t, &format!("in{k}"), &format!("a{k}")))
-                .collect();
+            let xs: Vec<String> =
+                types.iter().enumerate().map(|(k, t)| load(*t, &format!("x{k}_"), &at(k))).collect();
             let _ = writeln!(
                 s,
                 "  {}\n  #pragma unroll {col_unroll}\n  for (long r = r0; r < r1; r++) {{ {} {} }}",
-                (0..nin).map(|k| format!("long a{k} = b{k} + r0 * sr{k}_0;")).collect::<Vec<_>>().join(" "),
+                first_positions(),
                 st.add("p", &call(&xs), "r"),
-                (0..nin).map(|k| format!("a{k} += sr{k}_0;")).collect::<Vec<_>>().join(" ")
+                next_positions()
             );
         } else {
             let _ = writeln!(s, "  {}", strided_loop("r0", "1"));
@@ -242,7 +256,7 @@ pub(super) fn main_source(
     let _ = writeln!(s, "  {}", st.decl("p"));
     let _ = writeln!(s, "  if (seg < nseg) {{");
     let _ = writeln!(s, "    const long o = G == 1 ? seg : seg / G; const long g = seg - o * G;");
-    let _ = writeln!(s, "    {base}");
+    let _ = writeln!(s, "    {ptrs}\n    {base}");
     let _ = writeln!(s, "    const long r0 = g * chunk; const long r1 = min(R, r0 + chunk);");
     if w > 1 {
         let lanes: Vec<usize> = (0..w).collect();
@@ -252,7 +266,7 @@ pub(super) fn main_source(
             let mut body = String::new();
             // (Every position is a multiple of `w`: aligned vector loads.)
             for (k, t) in types.iter().enumerate() {
-                let v = vload(*t, w, &format!("in{k}"), &format!("b{k} + e{u}"), true);
+                let v = vload(*t, w, &format!("x{k}_"), &format!("b{} + e{u}", p.class[k]), true);
                 let _ = write!(body, "{} v{k}_{u} = {v}; ", vector_type(*t, w));
             }
             body
@@ -325,8 +339,8 @@ pub(super) fn main_source(
             adds(0),
             last = unroll - 1,
         );
-    } else if by_rows {
-        let _ = writeln!(s, "    {}", rows_loop(&types, nr, unroll, st, &call));
+    } else if row_lanes > 0 {
+        let _ = writeln!(s, "    {}", rows_loop(&types, p, row_lanes, unroll, st, &call));
     } else if nr > 1 {
         let _ = writeln!(s, "    {}", strided_loop("r0 + lane", "S"));
     } else {
@@ -342,115 +356,121 @@ pub(super) fn main_source(
     s
 }
 
-/// `for (r = start; r < r1; r += step) add;` over `nr ≥ 2` reduced axes (extents `nr{j}`, C
-/// order) of `nin` operands (strides `sr{k}_{j}`, positions `a{k}` from bases `b{k}`), where
-/// `add` reads each operand at `a{k}`. The coordinates `q{j}_` and positions of `start`, and the
-/// mixed-radix digits `d{j}_` of `step`, are computed once by division; each step then adds the
-/// digits and carries at most once per axis (a digit and a coordinate are each below the
-/// extent), so no element pays for a division — which 64-bit integers make costly on GPUs.
-fn odometer(nin: usize, nr: usize, start: &str, step: &str, add: &str) -> String {
+/// `for (r = start; r < r1; r += step) add;` over the `nr ≥ 2` reduced axes of plan `p`
+/// (extents `nr{j}`, C order; the positions `a{c}` of each class `c` from its base `b{c}`),
+/// where `add` reads each operand at its class's position. The coordinates `q{j}_` and
+/// positions of `start`, and the mixed-radix digits `d{j}_` of `step`, are computed once by
+/// division; each step then adds the digits and carries at most once per axis (a digit and a
+/// coordinate are each below the extent), so no element pays for a division — which 64-bit
+/// integers make costly on GPUs.
+fn odometer(p: &Plan, start: &str, step: &str, add: &str) -> String {
+    let nr = p.red.len();
     // (Locals end in `_`, so that a user kernel's scalar of the same name is not shadowed;
     // nothing runs where the range is empty, as where an axis has no elements.)
     let mut s = format!("if ({start} < r1) {{ long r = {start}; ");
-    for k in 0..nin {
-        let _ = write!(s, "long a{k} = b{k}; ");
+    for c in p.reps() {
+        let _ = write!(s, "long a{c} = b{c}; ");
     }
-    let digits = |var: &str, lin: &str, s: &mut String| {
-        let _ = write!(s, "long t{var}_ = {lin}; ");
-        for j in (1..nr).rev() {
-            let _ = write!(s, "long {var}{j}_ = t{var}_ % nr{j}; t{var}_ /= nr{j}; ");
-        }
-        let _ = write!(s, "long {var}0_ = t{var}_; ");
-    };
-    digits("q", "r", &mut s);
-    digits("d", step, &mut s);
-    for j in 0..nr {
-        for k in 0..nin {
-            let _ = write!(s, "a{k} += q{j}_ * sr{k}_{j}; ");
-        }
-    }
+    digits(&mut s, "q", "r", nr);
+    digits(&mut s, "d", step, nr);
+    advance(&mut s, p, "q", nr);
     let _ = write!(s, "for (; r < r1; r += {step}) {{ {add} ");
-    for j in 0..nr {
-        let _ = write!(s, "q{j}_ += d{j}_; ");
-        for k in 0..nin {
-            let _ = write!(s, "a{k} += d{j}_ * sr{k}_{j}; ");
-        }
-    }
-    carries(&mut s, nin, nr - 1);
+    advance(&mut s, p, "d", nr);
+    carries(&mut s, p, nr - 1);
     s.push_str("} }");
     s
 }
 
+/// The digits `{var}0_ … {var}{n-1}_` of `lin` in the mixed radix of the first `n` reduced
+/// extents (`{var}0_` unbounded).
+fn digits(s: &mut String, var: &str, lin: &str, n: usize) {
+    let _ = write!(s, "long t{var}_ = {lin}; ");
+    for j in (1..n).rev() {
+        let _ = write!(s, "long {var}{j}_ = t{var}_ % nr{j}; t{var}_ /= nr{j}; ");
+    }
+    let _ = write!(s, "long {var}0_ = t{var}_; ");
+}
+
+/// Adds digits `{var}j_` of the first `n` reduced axes to the coordinates (unless they are the
+/// coordinates, `q`) and, times the strides, to every class's position.
+fn advance(s: &mut String, p: &Plan, var: &str, n: usize) {
+    for j in 0..n {
+        if var != "q" {
+            let _ = write!(s, "q{j}_ += {var}{j}_; ");
+        }
+        for c in p.reps() {
+            let _ = write!(s, "a{c} += {var}{j}_ * {}; ", p.red_stride(c, j));
+        }
+    }
+}
+
 /// The carries after coordinate `top` (of axes `0..=top`) was advanced: from `top` down to
 /// axis 1, at most one each (the coordinate and what was added are each below the extent).
-fn carries(s: &mut String, nin: usize, top: usize) {
+fn carries(s: &mut String, p: &Plan, top: usize) {
     for j in (1..=top).rev() {
         let _ = write!(s, "if (q{j}_ >= nr{j}) {{ q{j}_ -= nr{j}; q{}_ += 1; ", j - 1);
-        for k in 0..nin {
-            let _ = write!(s, "a{k} += sr{k}_{} - nr{j} * sr{k}_{j}; ", j - 1);
+        for c in p.reps() {
+            let _ = write!(s, "a{c} += {} - nr{j} * {}; ", p.red_stride(c, j - 1), p.red_stride(c, j));
         }
         s.push_str("} ");
     }
 }
 
-/// The row kernel's loop over `nr ≥ 2` reduced axes whose innermost one is at least as long as
-/// a segment of lanes (`S`): the range `[r0, r1)` is taken row by row of the innermost axis; in
-/// a row, neighbouring lanes read neighbouring elements, `unroll` loads a lane issued together
-/// before any is used (as the vector loop does), and the next row's positions come from the
-/// outer coordinates advanced by one (no division per element or row).
+/// The row kernel's loop over the `nr ≥ 2` reduced axes of plan `p` whose innermost one is at
+/// least as long as `lanes` (a power of two dividing the segment's `S` lanes): the range
+/// `[r0, r1)` is taken row by row of the innermost axis, `S / lanes` rows at once, each by
+/// `lanes` lanes. In a row, neighbouring lanes read neighbouring elements, and a lane issues
+/// `unroll` loads together before it uses any (as the vector loop does) — rows short enough
+/// that a segment's lanes would each load one element keep as many loads in flight as long
+/// rows. A lane's next row comes from its outer coordinates advanced by the digits of
+/// `S / lanes` rows (no division per element or row).
 fn rows_loop(
     types: &[DType],
-    nr: usize,
+    p: &Plan,
+    lanes: usize,
     unroll: usize,
     st: &State<'_>,
     call: &dyn Fn(&[String]) -> String,
 ) -> String {
-    let nin = types.len();
-    let inner = nr - 1;
-    let mut s = String::from("if (r0 < r1) { const long nl_ = nr");
-    let _ = write!(s, "{inner}; long tq_ = r0 / nl_; long rs_ = tq_ * nl_; ");
-    for k in 0..nin {
-        let _ = write!(s, "long a{k} = b{k}; ");
+    let inner = p.red.len() - 1;
+    let mut s = format!(
+        "if (r0 < r1) {{ const long nl_ = nr{inner}; const long li_ = lane % {lanes}; \
+         const long rows_ = S / {lanes}; long rs_ = (r0 / nl_ + lane / {lanes}) * nl_; "
+    );
+    for c in p.reps() {
+        let _ = write!(s, "long a{c} = b{c}; ");
     }
-    for j in (1..inner).rev() {
-        let _ = write!(s, "long q{j}_ = tq_ % nr{j}; tq_ /= nr{j}; ");
-    }
-    s.push_str("long q0_ = tq_; ");
-    for j in 0..inner {
-        for k in 0..nin {
-            let _ = write!(s, "a{k} += q{j}_ * sr{k}_{j}; ");
-        }
-    }
+    digits(&mut s, "q", "rs_ / nl_", inner);
+    digits(&mut s, "d", "rows_", inner);
+    advance(&mut s, p, "q", inner);
     s.push_str(
-        "for (; rs_ < r1; rs_ += nl_) { const long lo_ = max(r0, rs_) - rs_; \
-         const long hi_ = min(r1, rs_ + nl_) - rs_; long i_ = lo_ + lane; ",
+        "for (; rs_ < r1; rs_ += rows_ * nl_) { const long lo_ = max(r0, rs_) - rs_; \
+         const long hi_ = min(r1, rs_ + nl_) - rs_; long i_ = lo_ + li_; ",
     );
     let loads = |u: usize| {
         let mut b = String::new();
         for (k, t) in types.iter().enumerate() {
-            let at = format!("a{k} + (i_ + {u} * S) * sr{k}_{inner}");
-            let _ = write!(b, "const {} v{k}_{u}_ = {}; ", t.cl_compute(), load(*t, &format!("in{k}"), &at));
+            let c = p.class[k];
+            let at = format!("a{c} + (i_ + {}) * {}", u * lanes, p.red_stride(c, inner));
+            let _ = write!(b, "const {} v{k}_{u}_ = {}; ", t.cl_compute(), load(*t, &format!("x{k}_"), &at));
         }
         b
     };
     let add = |u: usize| {
-        let xs: Vec<String> = (0..nin).map(|k| format!("v{k}_{u}_")).collect();
-        st.add("p", &call(&xs), &format!("(rs_ + i_ + {u} * S)"))
+        let xs: Vec<String> = (0..types.len()).map(|k| format!("v{k}_{u}_")).collect();
+        st.add("p", &call(&xs), &format!("(rs_ + i_ + {})", u * lanes))
     };
-    let _ = write!(s, "for (; i_ + {} * S < hi_; i_ += {unroll} * S) {{ ", unroll - 1);
+    let _ = write!(s, "for (; i_ + {} < hi_; i_ += {}) {{ ", (unroll - 1) * lanes, unroll * lanes);
     for u in 0..unroll {
         s.push_str(&loads(u));
     }
     for u in 0..unroll {
         let _ = write!(s, "{} ", add(u));
     }
-    let _ = write!(s, "}} for (; i_ < hi_; i_ += S) {{ {}{} }} ", loads(0), add(0));
+    let _ = write!(s, "}} for (; i_ < hi_; i_ += {lanes}) {{ {}{} }} ", loads(0), add(0));
+    advance(&mut s, p, "d", inner);
     if inner >= 1 {
-        let _ = write!(s, "q{}_ += 1; ", inner - 1);
-        for k in 0..nin {
-            let _ = write!(s, "a{k} += sr{k}_{}; ", inner - 1);
-        }
-        carries(&mut s, nin, inner - 1);
+        carries(&mut s, p, inner - 1);
     }
     s.push_str("} }");
     s
