@@ -134,3 +134,36 @@ fn markers_complete_after_what_they_wait_for() {
     // A marker on an idle queue with nothing to wait for completes.
     q2.marker().unwrap().wait().unwrap();
 }
+
+/// `Queue::capture` hands over the commands a call enqueued without returning their events: a
+/// write, the kernels of a reduction (one or two), nested captures, other queues left out.
+#[test]
+fn captures_hold_what_a_call_enqueued() {
+    use clarray::runtime::CommandKind;
+    let ctx = ctx().profiled().unwrap();
+    let q = ctx.queue();
+    let data: Vec<f32> = (0..100_000).map(|i| (i % 7) as f32).collect();
+    let (inner_kernels, outer) = q.capture(|| {
+        let a = clarray::Array::from_slice(&ctx, &data, &[data.len()]).unwrap();
+        let (sum, inner) = q.capture(|| a.sum().unwrap());
+        let kernels: Vec<_> = inner.iter().filter(|c| matches!(c.kind, CommandKind::Kernel(_))).collect();
+        assert!((1..=2).contains(&kernels.len()), "{inner:?}");
+        for c in &kernels {
+            assert_eq!(c.bytes, 0);
+            assert!(c.event.seconds().unwrap() >= 0.0);
+        }
+        assert_eq!(sum.item().unwrap(), data.iter().sum::<f32>());
+        kernels.len()
+    });
+    // The outer capture saw the upload, the inner capture's kernels and the read of the value.
+    let is_kernel = |c: &&clarray::runtime::Command| matches!(c.kind, CommandKind::Kernel(_));
+    assert_eq!(outer.iter().filter(is_kernel).count(), inner_kernels, "{outer:?}");
+    let moved = |kind: CommandKind| outer.iter().filter(|c| c.kind == kind).map(|c| c.bytes).sum::<u64>();
+    assert_eq!(moved(CommandKind::Write), 4 * data.len() as u64, "{outer:?}");
+    assert_eq!(moved(CommandKind::Read), 4, "{outer:?}");
+    // Another queue's commands are not this queue's.
+    let other = ctx.create_queue(true).unwrap();
+    let buf = Buffer::uninit(&ctx, 64).unwrap();
+    let ((), none) = q.capture(|| other.fill_buffer(&buf, &[0u8], 0, 64).map(drop).unwrap());
+    assert!(none.is_empty(), "{none:?}");
+}

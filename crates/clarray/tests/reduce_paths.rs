@@ -52,27 +52,31 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
 
     /// Reductions over several axes that cannot merge into one: a view that skips the last
-    /// element of every row (two reduced axes), and an expression with weights broadcast
+    /// elements of every row (two reduced axes), and an expression with weights broadcast
     /// along each axis times two views of one buffer at different offsets, as the solver's SBP
     /// inner products are (three axes; the views share their positions in the kernel, each
     /// with its own offset). They take the row kernel's loop row by row (an innermost axis of
-    /// 32 or more, several rows at once where rows are shorter than the segment), or the loop
-    /// that advances coordinates by whole segments (shorter ones: several carries a step), and
-    /// the column kernel's (a kept innermost axis of 32 or more); argmax checks that the flat
-    /// index they count is C order's.
+    /// a transaction's worth of loads or more, several rows at once where rows are shorter
+    /// than the segment; with vector loads where rows and offsets are multiples of two
+    /// elements), or the loop that advances coordinates by whole segments (shorter ones:
+    /// several carries a step), and the column kernel's (a kept innermost axis of 32 or more);
+    /// argmax checks that the flat index they count is C order's.
     #[test]
     fn reductions_over_axes_that_do_not_merge(
         nz in prop_oneof![2usize..6, 30usize..50],
         ny in prop_oneof![2usize..6, 30usize..50],
         nx in prop_oneof![2usize..6, 30usize..90, 256usize..400],
+        pad in 0usize..3,
+        shift in 0usize..3,
         seed in any::<u64>(),
     ) {
         let mut r = rand::rngs::StdRng::seed_from_u64(seed);
-        let row = nx + 1;
+        // Rows of `nx` elements in rows of `row`; `u` starts `shift` elements after `v`.
+        let (row, shift) = (nx + pad, shift.min(pad));
         let data: Vec<f64> = (0..nz * ny * row).map(|_| r.random_range(-1.0..1.0)).collect();
         let a = Array::from_slice(&ctx(), &data, &[nz, ny, row]).unwrap();
         let v = a.slice(ndarray::s![.., .., ..nx]).unwrap();
-        let u = a.slice(ndarray::s![.., .., 1..]).unwrap();
+        let u = a.slice(ndarray::s![.., .., shift..shift + nx]).unwrap();
         let at = |k: usize, j: usize, i: usize| data[(k * ny + j) * row + i];
         let w: [Vec<f64>; 3] = [nz, ny, nx].map(|n| (0..n).map(|_| r.random_range(0.5..2.0)).collect());
         let wz = Array::from_slice(&ctx(), &w[0], &[nz, 1, 1]).unwrap();
@@ -91,7 +95,7 @@ proptest! {
             for j in 0..ny {
                 for i in 0..nx {
                     let x = at(k, j, i);
-                    let wxx = w[0][k] * w[1][j] * w[2][i] * x * at(k, j, i + 1);
+                    let wxx = w[0][k] * w[1][j] * w[2][i] * x * at(k, j, i + shift);
                     add(&mut total, x);
                     add(&mut wtotal, wxx);
                     add(&mut per_x[i], wxx);
@@ -365,4 +369,50 @@ fn f32_scans_on_the_float4_path_and_beside_it() {
         let got: Vec<f32> = k.run(&[&x], 0).unwrap().to_vec().unwrap();
         assert_eq!(got, want, "{combine}");
     }
+}
+
+/// Whole sums, maxima and argmax over a view whose rows do not merge (each row of 1024 padded
+/// by one vector), of 1-, 4- and 4-byte types: the row-by-row loop with vector loads (16, 4 and
+/// 4 elements), each lane an unrolled round of them, and an operand broadcast along the rows
+/// read once per vector. Small integers: every sum is exact in any order.
+#[test]
+fn vector_rows_of_several_types() {
+    let (nz, ny, nx) = (3usize, 5usize, 1024usize);
+    let mut r = rand::rngs::StdRng::seed_from_u64(5);
+    let small: Vec<u8> = (0..nz * ny * (nx + 16)).map(|_| r.random_range(0..8)).collect();
+    macro_rules! check {
+        ($t:ty, $w:expr) => {{
+            let row = nx + $w;
+            let data: Vec<$t> = small[..nz * ny * row].iter().map(|&v| v as $t).collect();
+            let a = Array::from_slice(&ctx(), &data, &[nz, ny, row]).unwrap();
+            let v = a.slice(ndarray::s![.., .., ..nx]).unwrap();
+            let kept: Vec<(usize, $t)> =
+                (0..nz * ny * nx).map(|i| (i, data[(i / nx) * row + i % nx])).collect();
+            let total: f64 = kept.iter().map(|&(_, x)| x as f64).sum();
+            let top = kept.iter().map(|&(_, x)| x).fold(<$t>::MIN, |m, x| if x > m { x } else { m });
+            let first = kept.iter().position(|&(_, x)| x == top).unwrap();
+            assert_eq!(v.sum().unwrap().item().unwrap() as f64, total, "{} sum", stringify!($t));
+            assert_eq!(v.max().unwrap().item().unwrap(), top, "{} max", stringify!($t));
+            assert_eq!(v.argmax().unwrap().item().unwrap(), first as i64, "{} argmax", stringify!($t));
+        }};
+    }
+    check!(u8, 16);
+    check!(i32, 4);
+    check!(f32, 4);
+    // A weight along z (broadcast along the rows: one load a vector) and one along x.
+    let row = nx + 4;
+    let data: Vec<f32> = small[..nz * ny * row].iter().map(|&v| v as f32).collect();
+    let a = Array::from_slice(&ctx(), &data, &[nz, ny, row]).unwrap();
+    let v = a.slice(ndarray::s![.., .., ..nx]).unwrap();
+    let wz: Vec<f32> = (0..nz).map(|k| (k + 1) as f32).collect();
+    let wx: Vec<f32> = (0..nx).map(|i| (i % 3) as f32).collect();
+    let (dz, dx) = (
+        Array::from_slice(&ctx(), &wz, &[nz, 1, 1]).unwrap(),
+        Array::from_slice(&ctx(), &wx, &[1, 1, nx]).unwrap(),
+    );
+    let want: f64 = (0..nz * ny * nx)
+        .map(|i| wz[i / (ny * nx)] as f64 * wx[i % nx] as f64 * data[(i / nx) * row + i % nx] as f64)
+        .sum();
+    let got = (&(&dz * &dx) * &v).sum::<f32>().unwrap().item().unwrap();
+    assert_eq!(got as f64, want, "weighted f32 sum");
 }

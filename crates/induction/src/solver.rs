@@ -74,16 +74,15 @@ struct Field {
 /// See the example in the [crate docs](crate).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Timing {
-    /// Device time of the kernels (profiling events; for each sum, a clarray reduction, the
-    /// device time from the marker before it to the marker after it, which includes the host's
-    /// enqueueing where the queue was idle before it, as after a read).
+    /// Device time of the kernels, the solver's and those of the sums (clarray reductions), from
+    /// their profiling events.
     pub kernel_s: f64,
     /// Device time of the transfers between host and device.
     pub transfer_s: f64,
     /// Wall-clock time of the time loop and the norms.
     pub wall_s: f64,
-    /// Kernel launches (a sum counts as one: clarray's whole reductions are one launch on
-    /// NVIDIA's OpenCL and on CPU devices, at most two elsewhere).
+    /// Kernel launches (a sum is one launch on NVIDIA's OpenCL and on CPU devices, at most two
+    /// elsewhere: clarray's whole reductions).
     pub launches: usize,
     /// Bytes moved between host and device.
     pub transfer_bytes: usize,
@@ -146,8 +145,6 @@ pub struct Solver {
     t: f64,
     timing: RefCell<Timing>,
     pending: RefCell<Vec<(Event, bool)>>,
-    /// Markers around the sums, whose commands clarray enqueues.
-    spans: RefCell<Vec<(Event, Event)>>,
     cg_iterations: usize,
     /// Steps taken by [`Solver::run`] (or restored from a checkpoint).
     steps_done: usize,
@@ -250,7 +247,6 @@ impl Solver {
             t: 0.0,
             timing: RefCell::new(Timing::default()),
             pending: RefCell::new(Vec::new()),
-            spans: RefCell::new(Vec::new()),
             cg_iterations: 0,
             steps_done: 0,
             last_clean: None,

@@ -6,14 +6,14 @@
 
 use std::any::{Any, TypeId};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context as ClContext;
 
 use super::device::{lock, Device};
-use super::record::CommandLog;
+use super::record::{Captured, CommandLog};
 use super::status::ClResultExt;
 use crate::error::{Error, Result};
 
@@ -65,6 +65,10 @@ pub(crate) struct QueueCore {
     /// Whether commands go to `log` (profiling queues only; see `track.rs`).
     pub(crate) recording: AtomicBool,
     pub(crate) log: Mutex<CommandLog>,
+    /// The open [`Queue::capture`]s: each one's id and the commands enqueued since it began.
+    pub(crate) captures: Mutex<Vec<(u64, Vec<Captured>)>>,
+    /// How many captures are open (read without the lock by every enqueue).
+    pub(crate) capturing: AtomicUsize,
 }
 
 impl Drop for QueueCore {
@@ -181,6 +185,8 @@ impl Queue {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             recording: AtomicBool::new(false),
             log: Mutex::new(CommandLog::default()),
+            captures: Mutex::new(Vec::new()),
+            capturing: AtomicUsize::new(0),
         });
         keep_live(&inner);
         finish_queues_at_thread_exit();

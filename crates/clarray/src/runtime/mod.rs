@@ -49,5 +49,5 @@ pub use pinned::Pinned;
 pub use program::Program;
 pub use rect::RectSide;
 pub use scope::Scope;
-pub use track::{CommandKind, CommandRecord};
+pub use track::{Command, CommandKind, CommandRecord};
 pub use transfer::{HostSink, HostSource, Pending};

@@ -67,6 +67,11 @@ pub struct CommandRecord {
     pub times: ProfileTimes,
 }
 
+/// A command enqueued while a [`Queue::capture`](super::context::Queue::capture) was open: its
+/// kind, bytes and the driver's event (not [`super::event::Event`], which holds its queue: the
+/// queue holds the open captures).
+pub(crate) type Captured = (CommandKind, u64, Arc<ClEvent>);
+
 #[derive(Default)]
 pub(crate) struct CommandLog {
     /// The driver's event alone, not [`super::event::Event`]: that one holds its queue, and a

@@ -187,20 +187,129 @@ impl Tracked<'_> {
         }
         drop(self.guards);
         let recording = q.is_recording();
-        // Every enqueued command (kernels, copies, fills, reads, writes) as one event; its kind
-        // is made only when a subscriber wants it (a kernel's kind holds its name).
+        let capturing = q.inner.capturing.load(Ordering::Acquire) > 0;
         #[cfg(feature = "tracing")]
-        if tracing::enabled!(tracing::Level::TRACE) {
+        let traced = tracing::enabled!(tracing::Level::TRACE);
+        #[cfg(not(feature = "tracing"))]
+        let traced = false;
+        // Every enqueued command (kernels, copies, fills, reads, writes) as one event; its kind
+        // is made only when someone wants it (a kernel's kind holds its name).
+        if recording || capturing || traced {
             let kind = kind();
-            tracing::trace!(?kind, bytes, queue = me, "clarray.command");
+            #[cfg(feature = "tracing")]
+            if traced {
+                tracing::trace!(?kind, bytes, queue = me, "clarray.command");
+            }
+            if capturing {
+                for (_, list) in lock(&q.inner.captures).iter_mut() {
+                    list.push((kind.clone(), bytes as u64, ev.shared()));
+                }
+            }
             if recording {
                 lock(&q.inner.log).push(kind, bytes as u64, ev.shared());
             }
-            return ev;
-        }
-        if recording {
-            lock(&q.inner.log).push(kind(), bytes as u64, ev.shared());
         }
         ev
+    }
+}
+
+/// A command enqueued on a queue while [`Queue::capture`] ran: what it was, the bytes it moved
+/// (0 for a kernel) and its event, whose device times a profiling queue gives.
+///
+/// See [the example on `Queue::capture`](Queue::capture).
+#[derive(Debug, Clone)]
+pub struct Command {
+    /// What it is.
+    pub kind: CommandKind,
+    /// Bytes moved (0 for kernels).
+    pub bytes: u64,
+    /// Its event.
+    pub event: Event,
+}
+
+/// Ids of captures, unique in the process.
+static NEXT_CAPTURE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Closes a capture when dropped (also where its closure panicked), handing over its commands.
+struct OpenCapture<'a> {
+    queue: &'a Queue,
+    id: u64,
+}
+
+impl OpenCapture<'_> {
+    fn close(&self) -> Vec<super::record::Captured> {
+        let mut open = lock(&self.queue.inner.captures);
+        let Some(at) = open.iter().position(|(id, _)| *id == self.id) else { return Vec::new() };
+        let (_, list) = open.swap_remove(at);
+        self.queue.inner.capturing.fetch_sub(1, Ordering::AcqRel);
+        list
+    }
+}
+
+impl Drop for OpenCapture<'_> {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+impl Queue {
+    /// Runs `f` and returns its result with every command enqueued on this queue while it ran,
+    /// in order: the events of work that a call enqueues without handing them out — the
+    /// kernels of a reduction or of an expression — to wait for or to time. Nothing waits:
+    /// the commands may still be running when this returns. Captures may nest, and commands
+    /// that other threads enqueue on this queue meanwhile are captured too.
+    ///
+    /// ```
+    /// # fn main() -> clarray::Result<()> {
+    /// use clarray::runtime::CommandKind;
+    /// let ctx = clarray::Context::new()?.profiled()?;
+    /// let a = clarray::Array::<f32>::from_slice(&ctx, &[1.0, 2.0, 3.0], &[3])?;
+    /// let (total, commands) = ctx.queue().capture(|| a.sum());
+    /// assert_eq!(total?.item()?, 6.0);
+    /// let kernels = commands.iter().filter(|c| matches!(c.kind, CommandKind::Kernel(_)));
+    /// let seconds: f64 = kernels.map(|c| c.event.seconds()).sum::<clarray::Result<f64>>()?;
+    /// assert!(seconds >= 0.0);
+    /// # Ok(()) }
+    /// ```
+    pub fn capture<R>(&self, f: impl FnOnce() -> R) -> (R, Vec<Command>) {
+        let id = NEXT_CAPTURE.fetch_add(1, Ordering::Relaxed);
+        lock(&self.inner.captures).push((id, Vec::new()));
+        self.inner.capturing.fetch_add(1, Ordering::AcqRel);
+        let open = OpenCapture { queue: self, id };
+        let r = f();
+        let list = open.close();
+        let commands = list
+            .into_iter()
+            .map(|(kind, bytes, ev)| Command { kind, bytes, event: Event::from_shared(ev, self) })
+            .collect();
+        (r, commands)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+
+    use crate::runtime::{Buffer, Context};
+
+    /// A closure that panics inside a capture closes it: the queue holds no open capture, so
+    /// later commands are not collected for it.
+    #[test]
+    fn a_panic_closes_its_capture() {
+        let Ok(ctx) = Context::new() else { return };
+        let q = ctx.queue();
+        let buf = Buffer::uninit(&ctx, 64).unwrap();
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            q.capture(|| {
+                q.fill_buffer(&buf, &[1u8], 0, 64).unwrap();
+                panic!("inside a capture")
+            })
+        }));
+        assert!(caught.is_err());
+        assert_eq!(q.inner.capturing.load(Ordering::Acquire), 0);
+        assert!(super::lock(&q.inner.captures).is_empty());
+        let ((), commands) = q.capture(|| q.fill_buffer(&buf, &[2u8], 0, 64).map(drop).unwrap());
+        assert_eq!(commands.len(), 1);
+        assert_eq!(buf.to_vec::<u8>().unwrap(), vec![2u8; 64]);
     }
 }

@@ -74,10 +74,6 @@ impl Solver {
         if let Some(split) = &self.split {
             split.settle_halo(&mut t.halo)?;
         }
-        let spans: Vec<_> = self.spans.borrow_mut().drain(..).collect();
-        for (before, after) in spans {
-            t.kernel_s += super::sums::span_seconds(&before, &after)?;
-        }
         for (e, is_kernel) in events {
             let s = if e.has_profiling() { e.seconds()? } else { e.wait().map(|_| 0.0)? };
             if is_kernel {
@@ -95,19 +91,6 @@ impl Solver {
             p.push((e, is_kernel));
             // Not while a halo exchange overlaps the interior's kernel, which this would wait for.
             p.len() >= 256 && !self.overlap_busy()
-        };
-        if full {
-            self.settle()?;
-        }
-        Ok(())
-    }
-
-    /// Records the commands between markers `before` and `after` as kernel time.
-    pub(super) fn record_span(&self, before: Event, after: Event) -> Result<()> {
-        let full = {
-            let mut s = self.spans.borrow_mut();
-            s.push((before, after));
-            s.len() >= 256 && !self.overlap_busy()
         };
         if full {
             self.settle()?;

@@ -4,7 +4,8 @@
 //! device until the caller reads it.
 
 use clarray::array::{DType, Expr};
-use clarray::{Context, DynArray, Event};
+use clarray::runtime::CommandKind;
+use clarray::{Context, DynArray};
 
 use super::{Field, Solver};
 use crate::config::{Config, Mode, Precision};
@@ -128,8 +129,9 @@ impl Solver {
     }
 
     /// The sum of `e` over the owned nodes, in the run's precision (clarray's compensated sum).
-    /// In copy mode the fields it reads are uploaded first, as around a kernel. Its device time
-    /// is the span between markers before and after it, counted as one launch.
+    /// In copy mode the fields it reads are uploaded first, as around a kernel. The kernels it
+    /// enqueues (one, or two where the device cannot finish a sum in one launch) count as the
+    /// solver's launches, their device times as kernel time.
     fn total(&self, fields: &[&Field], e: Expr) -> Result<DynArray> {
         if self.cfg.mode == Mode::Copy {
             for (k, f) in fields.iter().enumerate() {
@@ -138,15 +140,18 @@ impl Solver {
                 }
             }
         }
-        let before = self.ctx.queue().marker()?;
-        let sum = match self.cfg.precision {
-            Precision::F64 => DynArray::from(e.sum::<f64>()?),
-            Precision::F32 => DynArray::from(e.sum::<f32>()?),
-        };
-        let after = self.ctx.queue().marker()?;
-        self.timing.borrow_mut().launches += 1;
-        self.record_span(before, after)?;
-        Ok(sum)
+        let (sum, commands) = self.ctx.queue().capture(|| -> Result<DynArray> {
+            Ok(match self.cfg.precision {
+                Precision::F64 => DynArray::from(e.sum::<f64>()?),
+                Precision::F32 => DynArray::from(e.sum::<f32>()?),
+            })
+        });
+        for c in commands {
+            let is_kernel = matches!(c.kind, CommandKind::Kernel(_));
+            self.timing.borrow_mut().launches += usize::from(is_kernel);
+            self.record(c.event, is_kernel)?;
+        }
+        sum
     }
 
     /// The value of a 0-d array of [`Solver::total`], read back (waits for it).
@@ -168,16 +173,5 @@ impl Solver {
         self.sum_over_ranks(&mut v)?;
         self.timing.borrow_mut().transfer_bytes += a.dtype().size();
         Ok(DynArray::full(&self.ctx, a.dtype(), &[], clarray::array::Scalar::Float(v[0]))?)
-    }
-}
-
-/// Device seconds from the end of marker `before` to the end of marker `after`: the time of the
-/// commands between them, whose events the solver does not hold (zero without profiling, or
-/// where a driver gives markers no times).
-pub(super) fn span_seconds(before: &Event, after: &Event) -> Result<f64> {
-    after.wait()?;
-    match (before.profile(), after.profile()) {
-        (Ok(b), Ok(a)) if before.has_profiling() => Ok(a.end.saturating_sub(b.end) as f64 * 1e-9),
-        _ => Ok(0.0),
     }
 }

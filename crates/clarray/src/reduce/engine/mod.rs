@@ -57,7 +57,7 @@ use crate::kernel::cache::kernel_by_text;
 use crate::reduce::strided::Strided;
 use crate::runtime::{Block, Buffer, Context, DeviceType, Dims, Event, Recycle};
 
-use plan::{column_vector_width, next_pow2, plan, vector_width};
+use plan::{column_vector_width, next_pow2, plan, prev_pow2, row_vector_width, vector_width};
 use source::{main_source, states_source};
 pub(crate) use source::{map_fn_params, DEVICE_FENCE};
 use spec::WG;
@@ -86,9 +86,9 @@ pub(crate) fn target_threads(ctx: &Context, wg: usize) -> usize {
 /// The most chunks (work-groups' partial states) one output of a reduction is split into.
 const MAX_SPLIT: usize = 65535;
 
-/// The fewest lanes that read one row in the row-by-row loop (a warp on NVIDIA GPUs: each load
-/// of a row then spans whole memory transactions).
-const ROW_MIN_LANES: usize = 32;
+/// The fewest bytes the lanes reading one row in the row-by-row loop load at once: a whole
+/// memory transaction (128 bytes on GPUs: 32 lanes of 4-byte values, 8 of 16-byte vectors).
+const ROW_MIN_BYTES: usize = 128;
 
 /// The most device memory a whole sum of `dtype` values — `sum`, `mean`, `dot`, `vdot` or
 /// the sum of an expression, to one 0-d result — allocates while it runs, besides that result:
@@ -145,12 +145,13 @@ pub(crate) fn reduce(
     let r_last = p.red.last().map_or(0, |(_, s)| s[0].unsigned_abs());
     let k_last = p.kept.last().map_or(usize::MAX, |(_, s)| s[0].unsigned_abs());
     let column = nout >= 32 && r_total > 1 && r_last > k_last;
-    let (w, s_lanes, g, chunk, wgc);
+    let (w, row_w, s_lanes, g, chunk, wgc);
     // In the column kernel, a work-item may own `cw` neighbouring outputs and read them with
     // one vector load per reduced row.
     let cw = if column { column_vector_width(map, spec, &p) } else { 1 };
     if column {
         w = cw;
+        row_w = 1;
         s_lanes = 1;
         let items = nout / cw;
         wgc = next_pow2(items).clamp(32, wg);
@@ -160,6 +161,7 @@ pub(crate) fn reduce(
         g = r_total.div_ceil(chunk).max(1);
     } else {
         w = vector_width(&map.inputs, &p);
+        row_w = row_vector_width(&map.inputs, &p);
         wgc = wg;
         let units = r_total.div_ceil(w);
         // Lanes per output: enough that each lane makes one unrolled round of loads, so short
@@ -171,18 +173,24 @@ pub(crate) fn reduce(
         let gg = target.div_ceil(nout * s_lanes).clamp(1, max_g).min(MAX_SPLIT);
         // A split row is cut into whole rounds of the segment's unrolled loop, so every lane
         // runs the same full iterations and every chunk starts on a round's boundary.
-        let round = if gg > 1 { w * s_lanes * unroll } else { w };
+        // (A multiple of the row loop's vector width too: chunks then start on a vector.)
+        let round = if gg > 1 { w * s_lanes * unroll * row_w } else { w };
         chunk = r_total.div_ceil(gg).div_ceil(round).max(1) * round;
         g = r_total.div_ceil(chunk).max(1);
     }
-    // Several reduced axes whose innermost is at least a warp long (or fills the segment):
-    // taken row by row, by enough lanes a row that each makes an unrolled round of loads.
+    // Several reduced axes whose innermost row holds at least a memory transaction's worth of
+    // loads: taken row by row, by few enough lanes a row that each lane makes at least one
+    // unrolled round of loads (of vectors of `row_w` where the layout allows), but at least a
+    // transaction's worth of lanes.
+    let size = map.inputs.iter().map(|x| x.dtype().size()).max().unwrap_or(1);
+    let min_lanes = (ROW_MIN_BYTES / (row_w * size)).clamp(1, s_lanes);
     let row_lanes = match p.red.last() {
-        Some((nl, _)) if !column && w == 1 && p.red.len() >= 2 && *nl >= s_lanes.min(ROW_MIN_LANES) => {
-            next_pow2(nl.div_ceil(unroll)).clamp(s_lanes.min(ROW_MIN_LANES), s_lanes)
+        Some((nl, _)) if !column && w == 1 && p.red.len() >= 2 && nl / row_w >= min_lanes => {
+            prev_pow2(nl / row_w / unroll).clamp(min_lanes, s_lanes)
         }
         _ => 0,
     };
+    let row_w = if row_lanes > 0 { row_w } else { 1 };
     let fp64 = ctx.device().info().fp64;
     // A whole reduction split over work-groups finishes in the same launch where the device
     // makes global stores visible across work-groups by a fence we know how to write.
@@ -191,7 +199,7 @@ pub(crate) fn reduce(
     let ptypes: Vec<&str> = map.params.iter().map(|p| p.ctype).collect();
     let key = |fused: bool| {
         format!(
-            "{types:?}|{ptypes:?}|{:?}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{}|{column}|{w}|{wgc}|{}|{fused}|{fp64}|unroll={unroll},{col_unroll}|rows={row_lanes}|{}",
+            "{types:?}|{ptypes:?}|{:?}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{}|{column}|{w}|{wgc}|{}|{fused}|{fp64}|unroll={unroll},{col_unroll}|rows={row_lanes}x{row_w}|{}",
             map.value,
             map.code,
             map.body,
@@ -220,7 +228,7 @@ pub(crate) fn reduce(
                 fused,
                 fp64,
                 (unroll, col_unroll),
-                row_lanes,
+                (row_lanes, row_w),
             )
         })
     };

@@ -114,6 +114,33 @@ pub(super) fn vector_width(inputs: &[Strided], p: &Plan) -> usize {
     w
 }
 
+/// The vector width (elements per 16-byte load) of the row-by-row loop over several reduced
+/// axes, where the layout allows: every operand has stride 1 or 0 along the innermost reduced
+/// axis (at least one has 1), whose extent is a multiple of the width; an operand of stride 1
+/// has its offset and every other stride a multiple of the width (so every row starts on a
+/// vector); no complex operands. 1 where not.
+pub(super) fn row_vector_width(inputs: &[Strided], p: &Plan) -> usize {
+    let Some((nl, inner)) = p.red.last() else { return 1 };
+    if p.red.len() < 2 || inputs.iter().any(|x| x.dtype().is_complex()) {
+        return 1;
+    }
+    let size = inputs.iter().map(|x| x.dtype().size()).max().unwrap_or(16);
+    let w = 16 / size;
+    if w < 2 || nl % w != 0 || inner.iter().any(|&s| s != 0 && s != 1) || !inner.contains(&1) {
+        return 1;
+    }
+    let aligned = |v: isize| v.rem_euclid(w as isize) == 0;
+    let rows_aligned = (0..inputs.len()).filter(|&k| inner[k] == 1).all(|k| {
+        aligned(p.offsets[k] as isize)
+            && p.kept.iter().chain(&p.red[..p.red.len() - 1]).all(|(_, s)| aligned(s[k]))
+    });
+    if rows_aligned {
+        w
+    } else {
+        1
+    }
+}
+
 /// The number of neighbouring outputs a column work-item owns (with vector loads), where the
 /// layout allows: sums, one reduced axis, the innermost kept axis contiguous in every operand
 /// and a multiple of the width long, every offset and stride a multiple of the width.
@@ -142,4 +169,13 @@ pub(super) fn column_vector_width(map: &MapExpr, spec: &Spec, p: &Plan) -> usize
 
 pub(super) fn next_pow2(n: usize) -> usize {
     n.max(1).next_power_of_two()
+}
+
+/// The largest power of two at most `n` (1 for 0).
+pub(super) fn prev_pow2(n: usize) -> usize {
+    if n < 2 {
+        1
+    } else {
+        1 << (usize::BITS - 1 - n.leading_zeros())
+    }
 }

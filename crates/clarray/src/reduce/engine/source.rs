@@ -52,7 +52,7 @@ pub(super) fn main_source(
     fused: bool,
     fp64: bool,
     (unroll, col_unroll): (usize, usize),
-    row_lanes: usize,
+    (row_lanes, row_w): (usize, usize),
 ) -> String {
     let types: Vec<DType> = map.inputs.iter().map(Strided::dtype).collect();
     let (nk, nr) = (p.kept.len(), p.red.len());
@@ -259,7 +259,6 @@ pub(super) fn main_source(
     let _ = writeln!(s, "    {ptrs}\n    {base}");
     let _ = writeln!(s, "    const long r0 = g * chunk; const long r1 = min(R, r0 + chunk);");
     if w > 1 {
-        let lanes: Vec<usize> = (0..w).collect();
         // The vectors of input `k` loaded as `v{k}_{u}` from element `r{u}`, and the code that
         // adds them to the state (in order of `r`, so argmin/argmax keep the first index).
         let loads = |u: usize| {
@@ -278,40 +277,12 @@ pub(super) fn main_source(
             format!("({})({})", st.a, call(&xs))
         };
         let adds = |u: usize| {
-            let mut body = String::new();
-            if *st.op == Op::Moments {
-                // Moments take each group of lanes as one state (its mean and squared
-                // deviations computed directly) and merge it: one division per group.
-                for group in lanes.chunks(4) {
-                    let terms: Vec<String> = group.iter().map(|&j| term(u, j)).collect();
-                    let _ = write!(body, " {}", st.add_group("p", &terms));
-                }
-            } else if *st.op == Op::Sum {
-                // Sums add each group of four lanes plainly, then the group into the compensated
-                // accumulator: a quarter of the compensation work, and the plain part's error is
-                // at most 3 ulp of a four-element sum.
-                for group in lanes.chunks(4) {
-                    let terms: Vec<String> = group
-                        .iter()
-                        .map(|&j| {
-                            let xs: Vec<String> = types
-                                .iter()
-                                .enumerate()
-                                .map(|(k, t)| lane(*t, &format!("v{k}_{u}"), j))
-                                .collect();
-                            format!("({})({})", st.a, call(&xs))
-                        })
-                        .collect();
-                    let _ = write!(body, " {}", st.add("p", &terms.join(" + "), &format!("e{u}")));
-                }
-            } else {
-                for j in 0..w {
-                    let xs: Vec<String> =
-                        types.iter().enumerate().map(|(k, t)| lane(*t, &format!("v{k}_{u}"), j)).collect();
-                    let _ = write!(body, " {}", st.add("p", &call(&xs), &format!("(e{u} + {j})")));
-                }
-            }
-            body
+            let elem = |j: usize| {
+                let xs: Vec<String> =
+                    types.iter().enumerate().map(|(k, t)| lane(*t, &format!("v{k}_{u}"), j)).collect();
+                call(&xs)
+            };
+            add_lanes(st, w, &elem, &format!("e{u}"))
         };
         // The main loop issues `unroll` independent vector loads before it uses any of them, so
         // every work-item keeps `unroll` × 16 bytes in flight whatever the compiler does; the
@@ -340,7 +311,7 @@ pub(super) fn main_source(
             last = unroll - 1,
         );
     } else if row_lanes > 0 {
-        let _ = writeln!(s, "    {}", rows_loop(&types, p, row_lanes, unroll, st, &call));
+        let _ = writeln!(s, "    {}", rows_loop(&types, p, (row_lanes, row_w), unroll, st, &call));
     } else if nr > 1 {
         let _ = writeln!(s, "    {}", strided_loop("r0 + lane", "S"));
     } else {
@@ -354,6 +325,36 @@ pub(super) fn main_source(
     }
     s.push_str("}\n");
     s
+}
+
+/// Adds the `w` values of one vector round to state `p`: `elem(j)` is the mapped value of lane
+/// `j` (its type the map's), found at index `at + j` (in order of the index, so argmin and
+/// argmax keep the first).
+fn add_lanes(st: &State<'_>, w: usize, elem: &dyn Fn(usize) -> String, at: &str) -> String {
+    let lanes: Vec<usize> = (0..w).collect();
+    let cast = |j: usize| format!("({})({})", st.a, elem(j));
+    let mut body = String::new();
+    if *st.op == Op::Moments {
+        // Moments take each group of lanes as one state (its mean and squared deviations
+        // computed directly) and merge it: one division per group.
+        for group in lanes.chunks(4) {
+            let terms: Vec<String> = group.iter().map(|&j| cast(j)).collect();
+            let _ = write!(body, " {}", st.add_group("p", &terms));
+        }
+    } else if *st.op == Op::Sum {
+        // Sums add each group of four lanes plainly, then the group into the compensated
+        // accumulator: a quarter of the compensation work, and the plain part's error is at most
+        // 3 ulp of a four-element sum.
+        for group in lanes.chunks(4) {
+            let terms: Vec<String> = group.iter().map(|&j| cast(j)).collect();
+            let _ = write!(body, " {}", st.add("p", &terms.join(" + "), at));
+        }
+    } else {
+        for j in 0..w {
+            let _ = write!(body, " {}", st.add("p", &elem(j), &format!("({at} + {j})")));
+        }
+    }
+    body
 }
 
 /// `for (r = start; r < r1; r += step) add;` over the `nr ≥ 2` reduced axes of plan `p`
@@ -416,18 +417,20 @@ fn carries(s: &mut String, p: &Plan, top: usize) {
     }
 }
 
-/// The row kernel's loop over the `nr ≥ 2` reduced axes of plan `p` whose innermost one is at
-/// least as long as `lanes` (a power of two dividing the segment's `S` lanes): the range
+/// The row kernel's loop over the `nr ≥ 2` reduced axes of plan `p` whose innermost one is long
+/// enough for `lanes` lanes (a power of two dividing the segment's `S` lanes): the range
 /// `[r0, r1)` is taken row by row of the innermost axis, `S / lanes` rows at once, each by
-/// `lanes` lanes. In a row, neighbouring lanes read neighbouring elements, and a lane issues
-/// `unroll` loads together before it uses any (as the vector loop does) — rows short enough
-/// that a segment's lanes would each load one element keep as many loads in flight as long
-/// rows. A lane's next row comes from its outer coordinates advanced by the digits of
-/// `S / lanes` rows (no division per element or row).
+/// `lanes` lanes. In a row, neighbouring lanes read neighbouring elements — or, with `w > 1`,
+/// neighbouring vectors of `w` (every operand then has stride 1 or 0 along the row, rows and
+/// `[r0, r1)` start on multiples of `w`, and an operand broadcast along the row is read once
+/// per vector) — and a lane issues `unroll` loads together before it uses any (as the vector
+/// loop does), so rows shorter than the segment keep as many loads in flight as long rows. A
+/// lane's next row comes from its outer coordinates advanced by the digits of `S / lanes` rows
+/// (no division per element or row).
 fn rows_loop(
     types: &[DType],
     p: &Plan,
-    lanes: usize,
+    (lanes, w): (usize, usize),
     unroll: usize,
     st: &State<'_>,
     call: &dyn Fn(&[String]) -> String,
@@ -443,31 +446,55 @@ fn rows_loop(
     digits(&mut s, "q", "rs_ / nl_", inner);
     digits(&mut s, "d", "rows_", inner);
     advance(&mut s, p, "q", inner);
-    s.push_str(
-        "for (; rs_ < r1; rs_ += rows_ * nl_) { const long lo_ = max(r0, rs_) - rs_; \
-         const long hi_ = min(r1, rs_ + nl_) - rs_; long i_ = lo_ + li_; ",
+    let _ = write!(
+        s,
+        "for (; rs_ < r1; rs_ += rows_ * nl_) {{ const long lo_ = max(r0, rs_) - rs_; \
+         const long hi_ = min(r1, rs_ + nl_) - rs_; long i_ = lo_ + li_ * {w}; "
     );
+    // Round `u` of a lane's loads starts `u · lanes · w` elements after `i_`.
+    let step = lanes * w;
+    let unit = |k: usize| p.red[inner].1[p.class[k]] != 0;
     let loads = |u: usize| {
         let mut b = String::new();
         for (k, t) in types.iter().enumerate() {
-            let c = p.class[k];
-            let at = format!("a{c} + (i_ + {}) * {}", u * lanes, p.red_stride(c, inner));
-            let _ = write!(b, "const {} v{k}_{u}_ = {}; ", t.cl_compute(), load(*t, &format!("x{k}_"), &at));
+            let (c, x) = (p.class[k], format!("x{k}_"));
+            let v = if w == 1 {
+                let at = format!("a{c} + (i_ + {}) * {}", u * step, p.red_stride(c, inner));
+                format!("const {} v{k}_{u}_ = {}", t.cl_compute(), load(*t, &x, &at))
+            } else if unit(k) {
+                let at = format!("(a{c} + i_ + {})", u * step);
+                format!("const {} v{k}_{u}_ = {}", vector_type(*t, w), vload(*t, w, &x, &at, true))
+            } else {
+                format!("const {} v{k}_{u}_ = {}", t.cl_compute(), load(*t, &x, &format!("a{c}")))
+            };
+            let _ = write!(b, "{v}; ");
         }
         b
     };
     let add = |u: usize| {
-        let xs: Vec<String> = (0..types.len()).map(|k| format!("v{k}_{u}_")).collect();
-        st.add("p", &call(&xs), &format!("(rs_ + i_ + {})", u * lanes))
+        let at = format!("(rs_ + i_ + {})", u * step);
+        if w == 1 {
+            let xs: Vec<String> = (0..types.len()).map(|k| format!("v{k}_{u}_")).collect();
+            return st.add("p", &call(&xs), &at);
+        }
+        let elem = |j: usize| {
+            let xs: Vec<String> = types
+                .iter()
+                .enumerate()
+                .map(|(k, t)| if unit(k) { lane(*t, &format!("v{k}_{u}_"), j) } else { format!("v{k}_{u}_") })
+                .collect();
+            call(&xs)
+        };
+        add_lanes(st, w, &elem, &at)
     };
-    let _ = write!(s, "for (; i_ + {} < hi_; i_ += {}) {{ ", (unroll - 1) * lanes, unroll * lanes);
+    let _ = write!(s, "for (; i_ + {} < hi_; i_ += {}) {{ ", (unroll - 1) * step, unroll * step);
     for u in 0..unroll {
         s.push_str(&loads(u));
     }
     for u in 0..unroll {
         let _ = write!(s, "{} ", add(u));
     }
-    let _ = write!(s, "}} for (; i_ < hi_; i_ += {lanes}) {{ {}{} }} ", loads(0), add(0));
+    let _ = write!(s, "}} for (; i_ < hi_; i_ += {step}) {{ {}{} }} ", loads(0), add(0));
     advance(&mut s, p, "d", inner);
     if inner >= 1 {
         carries(&mut s, p, inner - 1);
