@@ -180,10 +180,17 @@ pub(crate) fn reduce(
     }
     // Several reduced axes whose innermost row holds at least a memory transaction's worth of
     // loads: taken row by row, by few enough lanes a row that each lane makes at least one
-    // unrolled round of loads (of vectors of `row_w` where the layout allows), but at least a
-    // transaction's worth of lanes.
+    // unrolled round of loads, but at least a transaction's worth of lanes. Vectors of `row_w`
+    // where the layout allows and a row holds a whole round of them for each of those lanes
+    // (shorter rows, as at 32³ in the solver, run faster with scalar loads: measured on an
+    // H200, BENCHMARKS.md).
     let size = map.inputs.iter().map(|x| x.dtype().size()).max().unwrap_or(1);
-    let min_lanes = (ROW_MIN_BYTES / (row_w * size)).clamp(1, s_lanes);
+    let lanes_for = |w: usize| (ROW_MIN_BYTES / (w * size)).clamp(1, s_lanes);
+    let row_w = match p.red.last() {
+        Some((nl, _)) if nl / row_w >= lanes_for(row_w) * unroll => row_w,
+        _ => 1,
+    };
+    let min_lanes = lanes_for(row_w);
     let row_lanes = match p.red.last() {
         Some((nl, _)) if !column && w == 1 && p.red.len() >= 2 && nl / row_w >= min_lanes => {
             prev_pow2(nl / row_w / unroll).clamp(min_lanes, s_lanes)
