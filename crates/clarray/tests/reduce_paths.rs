@@ -372,9 +372,10 @@ fn f32_scans_on_the_float4_path_and_beside_it() {
 }
 
 /// Whole sums, maxima and argmax over a view whose rows do not merge (each row of 1024 padded
-/// by one vector), of 1-, 4- and 4-byte types: the row-by-row loop with vector loads (16, 4 and
-/// 4 elements), each lane an unrolled round of them, and an operand broadcast along the rows
-/// read once per vector. Small integers: every sum is exact in any order.
+/// by one vector), of u8, i32, f32 and f64, the sum of f16, the variance, any and all: the
+/// row-by-row loop with vector loads (16, 4, 4, 2 and 8 elements), each lane an unrolled round
+/// of them, and an operand broadcast along the rows read once per vector. Small integers: every
+/// sum is exact in any order.
 #[test]
 fn vector_rows_of_several_types() {
     let (nz, ny, nx) = (3usize, 5usize, 1024usize);
@@ -399,6 +400,44 @@ fn vector_rows_of_several_types() {
     check!(u8, 16);
     check!(i32, 4);
     check!(f32, 4);
+    check!(f64, 2);
+    // f16 (8 a vector): the sum accumulates in f32, exact here, and rounds once to f16.
+    {
+        use half::f16;
+        let row = nx + 8;
+        let data: Vec<f16> = small[..nz * ny * row].iter().map(|&v| f16::from_f32(v as f32)).collect();
+        let a = Array::from_slice(&ctx(), &data, &[nz, ny, row]).unwrap();
+        let v = a.slice(ndarray::s![.., .., ..nx]).unwrap();
+        let total: f64 = (0..nz * ny * nx).map(|i| data[(i / nx) * row + i % nx].to_f64()).sum();
+        assert_eq!(v.sum().unwrap().item().unwrap().to_f64(), f16::from_f64(total).to_f64(), "f16 sum");
+    }
+    // Moments (the variance: lanes merged four at a time), against the f64 host's.
+    {
+        let row = nx + 4;
+        let data: Vec<f32> = small[..nz * ny * row].iter().map(|&v| v as f32 * 0.25 + 100.0).collect();
+        let a = Array::from_slice(&ctx(), &data, &[nz, ny, row]).unwrap();
+        let v = a.slice(ndarray::s![.., .., ..nx]).unwrap();
+        let xs: Vec<f64> = (0..nz * ny * nx).map(|i| data[(i / nx) * row + i % nx] as f64).collect();
+        let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+        let want = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / xs.len() as f64;
+        let got = v.var(0).unwrap().item().unwrap() as f64;
+        assert!((got - want).abs() <= 1e-5 * want, "f32 var {got} against {want}");
+    }
+    // any and all, decided by one element planted in the last row (u8, 16 a vector).
+    {
+        let row = nx + 16;
+        let last = (nz * ny - 1) * row + nx - 3;
+        let mut zeros = vec![0u8; nz * ny * row];
+        zeros[last] = 5;
+        let mut ones = vec![1u8; nz * ny * row];
+        ones[last] = 0;
+        for (data, any, all) in [(zeros, true, false), (ones, true, false)] {
+            let a = Array::from_slice(&ctx(), &data, &[nz, ny, row]).unwrap();
+            let v = a.slice(ndarray::s![.., .., ..nx]).unwrap();
+            assert_eq!(v.any().unwrap().item().unwrap(), any, "any");
+            assert_eq!(v.all().unwrap().item().unwrap(), all, "all");
+        }
+    }
     // A weight along z (broadcast along the rows: one load a vector) and one along x.
     let row = nx + 4;
     let data: Vec<f32> = small[..nz * ny * row].iter().map(|&v| v as f32).collect();

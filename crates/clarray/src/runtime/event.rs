@@ -67,12 +67,12 @@ impl Event {
         Event { inner: Arc::new(ClEvent::new(ev)), profiling: queue.is_profiling(), queue: queue.clone() }
     }
 
-    /// The driver's event without the queue, for the queue's own command log.
     /// The event of `queue` that `ev` is the driver's handle of.
     pub(crate) fn from_shared(ev: Arc<ClEvent>, queue: &Queue) -> Event {
         Event { inner: ev, profiling: queue.is_profiling(), queue: queue.clone() }
     }
 
+    /// The driver's event without the queue, for the queue's own command log.
     pub(crate) fn shared(&self) -> Arc<ClEvent> {
         self.inner.clone()
     }

@@ -253,11 +253,14 @@ impl Drop for OpenCapture<'_> {
 }
 
 impl Queue {
-    /// Runs `f` and returns its result with every command enqueued on this queue while it ran,
-    /// in order: the events of work that a call enqueues without handing them out — the
-    /// kernels of a reduction or of an expression — to wait for or to time. Nothing waits:
-    /// the commands may still be running when this returns. Captures may nest, and commands
-    /// that other threads enqueue on this queue meanwhile are captured too.
+    /// Runs `f` and returns its result with the commands enqueued on this queue while it ran:
+    /// the events of work that a call enqueues without handing them out — the kernels of a
+    /// reduction or of an expression — to wait for or to time. Nothing waits: the commands may
+    /// still be running when this returns. Captures may nest. Commands that other threads
+    /// enqueue on this queue meanwhile are captured too (each thread's in its order). What
+    /// clarray enqueues itself is captured — kernels, copies, fills, reads and writes — but not
+    /// raw launches ([`BareLaunch`](crate::runtime::BareLaunch)), the one-byte write that
+    /// places a new allocation, or maps of pinned memory.
     ///
     /// ```
     /// # fn main() -> clarray::Result<()> {

@@ -15,7 +15,13 @@
 //!   vector loads (a `crate::tuning` knob, 8 by default), issued together before any is used
 //!   (a row of 256 floats: 8 lanes). When there are too few outputs to fill the device, the
 //!   reduced range is split into `G` chunks of whole rounds (32 KiB for a whole-array f32 sum at
-//!   the defaults), each written as a partial state.
+//!   the defaults), each written as a partial state. Several reduced axes that do not merge
+//!   (a view with padded rows; an expression with operands broadcast along some axes, as an
+//!   SBP-weighted inner product is) are walked row by row of the innermost one where a row is
+//!   long enough: `S / L` rows at once, `L` lanes a row, each lane a round of loads — of
+//!   16-byte vectors where every operand has stride 1 or 0 along the rows and rows start on a
+//!   vector — and the outer coordinates advanced between rows without a division; shorter rows
+//!   by a loop that advances all coordinates by `S` elements at a time.
 //! * **column** — a kept axis is innermost: each work-item owns one output and walks the reduced
 //!   axes, so neighbouring work-items read neighbouring memory. Again split into `G` chunks when
 //!   outputs are few.
@@ -27,8 +33,10 @@
 //! last one combines the partial states and finishes — one launch, no host work, no wait.
 //!
 //! Kernels are generated once per structure (operand types, expression, operation, layout
-//! class) and kept in the generator's one per-context cache; sizes, strides and offsets are
-//! arguments. Loads, stores, index arithmetic and the complex helpers are the generator's
+//! class: which operands share a layout, which reduced strides are zero) and kept in the
+//! generator's one per-context cache; sizes, offsets and nonzero strides are arguments. Operands
+//! of one layout (views of one buffer, say) share their position variables; a zero stride is a
+//! literal, so an operand broadcast along an axis costs no address arithmetic along it. Loads, stores, index arithmetic and the complex helpers are the generator's
 //! (`crate::kernel`); this module is the reduction skeleton: `spec` (what is computed), `plan`
 //! (the iteration space), `state` (the accumulator's code), `source` (the kernels) and here the
 //! launches. Set
@@ -173,8 +181,9 @@ pub(crate) fn reduce(
         let gg = target.div_ceil(nout * s_lanes).clamp(1, max_g).min(MAX_SPLIT);
         // A split row is cut into whole rounds of the segment's unrolled loop, so every lane
         // runs the same full iterations and every chunk starts on a round's boundary.
-        // (A multiple of the row loop's vector width too: chunks then start on a vector.)
-        let round = if gg > 1 { w * s_lanes * unroll * row_w } else { w };
+        // (A multiple of the row loop's vector width too, so that chunks start on a vector: all
+        // are powers of two, so the larger of the two is a multiple of both.)
+        let round = if gg > 1 { (w * s_lanes * unroll).max(row_w) } else { w };
         chunk = r_total.div_ceil(gg).div_ceil(round).max(1) * round;
         g = r_total.div_ceil(chunk).max(1);
     }
