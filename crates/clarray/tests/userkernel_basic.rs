@@ -213,3 +213,49 @@ fn half_scalars_arrive_as_their_value() {
         );
     }
 }
+
+/// Scalars named like the generated kernels' own locals and parameters (`lane`, `o`, `g`, `L`)
+/// arrive as their values: the kernels pass them under names of their own (a scalar called
+/// `lane` used to be shadowed by the reduction kernel's lane index, silently).
+#[test]
+fn scalars_named_like_kernel_locals_keep_their_values() {
+    let n = 3000;
+    let xv = data(n, 4);
+    let x = Array::from_slice(&ctx(), &xv, &[n]).unwrap();
+    let r = ReductionKernel::new(
+        &ctx(),
+        DType::F32,
+        "0",
+        "a+b",
+        "lane*x[i] + o - g",
+        "float lane, float o, float g, float *x",
+        "sum_named",
+    )
+    .unwrap();
+    let (lane, o, g) = (2.5f32, 0.75f32, 0.25f32);
+    let want: f64 = xv.iter().map(|&v| 2.5 * v as f64 + 0.5).sum();
+    let got = r.run::<f32>(&[&lane, &o, &g, &x]).unwrap().item().unwrap() as f64;
+    assert!((got - want).abs() <= 1e-4 * want.abs().max(1.0), "{got} against {want}");
+    let c = ScanKernel::new(
+        &ctx(),
+        DType::F32,
+        "float L, float *x",
+        "L*x[i]",
+        "a+b",
+        "0",
+        "item",
+        DType::F32,
+        "cs_named",
+    )
+    .unwrap();
+    let got = c.run::<f32>(&[&3.0f32, &x], 0).unwrap().to_vec().unwrap();
+    let mut acc = 0.0f64;
+    for i in 0..n {
+        acc += 3.0 * xv[i] as f64;
+        assert!(
+            (got[i] as f64 - acc).abs() <= 1e-4 * acc.abs().max(1.0),
+            "scan element {i}: {} against {acc}",
+            got[i]
+        );
+    }
+}

@@ -67,7 +67,7 @@ use crate::runtime::{Block, Buffer, Context, DeviceType, Dims, Event, Recycle};
 
 use plan::{column_vector_width, next_pow2, plan, prev_pow2, row_vector_width, vector_width};
 use source::{main_source, states_source};
-pub(crate) use source::{map_fn_params, DEVICE_FENCE};
+pub(crate) use source::{map_fn_params, scalar_param, DEVICE_FENCE};
 use spec::WG;
 pub(crate) use spec::{MapExpr, Op, Param, Spec};
 use state::State;

@@ -27,7 +27,8 @@ pub(super) fn prelude(spec: &Spec, types: &[DType], preamble: &str, fp64: bool) 
 }
 
 /// The parameter list of a generated `map_fn` (one `xK` per input, then the expression's scalar
-/// parameters; `void` when there are none) and the names of those scalar parameters.
+/// parameters under their own names; `void` when there are none) and the names the kernel gives
+/// those scalars ([`scalar_param`]) to pass them on.
 pub(crate) fn map_fn_params(types: &[DType], map: &MapExpr) -> (String, Vec<String>) {
     let margs: Vec<String> = types
         .iter()
@@ -35,8 +36,14 @@ pub(crate) fn map_fn_params(types: &[DType], map: &MapExpr) -> (String, Vec<Stri
         .map(|(k, t)| format!("{} x{k}", t.cl_compute()))
         .chain(map.params.iter().map(|p| format!("{} {}", p.ctype, p.name)))
         .collect();
-    let pnames = map.params.iter().map(|p| p.name.clone()).collect();
+    let pnames = (0..map.params.len()).map(scalar_param).collect();
     (if margs.is_empty() { "void".to_string() } else { margs.join(", ") }, pnames)
+}
+
+/// The kernel parameter of an expression's scalar `j`: a name of the generator's, so that no
+/// local of a kernel (`o`, `lane`, `a0`, …) can shadow a scalar that a user named alike.
+pub(crate) fn scalar_param(j: usize) -> String {
+    format!("scalar{j}_")
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -94,8 +101,8 @@ pub(super) fn main_source(
         params.push(format!("long nr{j}"));
     }
     params.extend(["long R", "long chunk", "long G", "long nseg", "int S"].map(String::from));
-    for prm in &map.params {
-        params.push(format!("{} {}", prm.ctype, prm.name));
+    for (j, prm) in map.params.iter().enumerate() {
+        params.push(format!("{} {}", prm.ctype, scalar_param(j)));
     }
     if partial {
         params.extend(st.buf_params("po", false));

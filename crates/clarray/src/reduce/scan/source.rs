@@ -11,7 +11,7 @@ use crate::array::DType;
 use crate::kernel::access::{load, store};
 use crate::kernel::expr::header;
 use crate::kernel::index::add_offsets;
-use crate::reduce::engine::{map_fn_params, MapExpr};
+use crate::reduce::engine::{map_fn_params, scalar_param, MapExpr};
 use crate::reduce::strided::Strided;
 
 pub(super) fn source(
@@ -65,8 +65,8 @@ pub(super) fn source(
     }
     params.push("long L".into());
     params.push("long nlines".into());
-    for p in &map.params {
-        params.push(format!("{} {}", p.ctype, p.name));
+    for (j, p) in map.params.iter().enumerate() {
+        params.push(format!("{} {}", p.ctype, scalar_param(j)));
     }
     let nops = op_types.len();
     let outk = nops - 1;
