@@ -202,16 +202,17 @@ fn half_scalars_arrive_as_their_value() {
         "cs_h",
     )
     .unwrap();
-    let got = c.run::<f32>(&[&a, &x], 0).unwrap().to_vec().unwrap();
+    check_scaled_cumsum(&c.run::<f32>(&[&a, &x], 0).unwrap().to_vec().unwrap(), &xv, 1.5);
+}
+
+/// `got` is the running sum of `scale · x` (in f64, to 1e-4 relative).
+fn check_scaled_cumsum(got: &[f32], x: &[f32], scale: f64) {
     let mut acc = 0.0f64;
-    for i in 0..n {
-        acc += 1.5 * xv[i] as f64;
-        assert!(
-            (got[i] as f64 - acc).abs() <= 1e-4 * acc.abs().max(1.0),
-            "scan element {i}: {} against {acc}",
-            got[i]
-        );
+    for (i, (&g, &v)) in got.iter().zip(x).enumerate() {
+        acc += scale * v as f64;
+        assert!((g as f64 - acc).abs() <= 1e-4 * acc.abs().max(1.0), "scan element {i}: {g} against {acc}");
     }
+    assert_eq!(got.len(), x.len());
 }
 
 /// Scalars named like the generated kernels' own locals and parameters (`lane`, `o`, `g`, `L`)
@@ -248,14 +249,5 @@ fn scalars_named_like_kernel_locals_keep_their_values() {
         "cs_named",
     )
     .unwrap();
-    let got = c.run::<f32>(&[&3.0f32, &x], 0).unwrap().to_vec().unwrap();
-    let mut acc = 0.0f64;
-    for i in 0..n {
-        acc += 3.0 * xv[i] as f64;
-        assert!(
-            (got[i] as f64 - acc).abs() <= 1e-4 * acc.abs().max(1.0),
-            "scan element {i}: {} against {acc}",
-            got[i]
-        );
-    }
+    check_scaled_cumsum(&c.run::<f32>(&[&3.0f32, &x], 0).unwrap().to_vec().unwrap(), &xv, 3.0);
 }
