@@ -251,3 +251,59 @@ fn scalars_named_like_kernel_locals_keep_their_values() {
     .unwrap();
     check_scaled_cumsum(&c.run::<f32>(&[&3.0f32, &x], 0).unwrap().to_vec().unwrap(), &xv, 3.0);
 }
+
+/// An argument named like something the generated kernel names itself is refused when the
+/// kernel is created, with the argument's name: an elementwise scalar `i` used to be read as
+/// the loop's index (silently), `n` clashed with the length, and a reduction's scalar `x0`
+/// with the element it loads (both failing only at the first build, with a compiler log).
+#[test]
+fn arguments_named_like_the_generators_names_are_refused() {
+    let refused = |r: clarray::Result<()>, want: &str| match r {
+        Err(clarray::Error::Argument { name, message }) => {
+            assert_eq!(name, want, "{message}");
+            assert!(message.contains("rename"), "{message}");
+        }
+        other => panic!("`{want}`: expected Error::Argument, got {other:?}"),
+    };
+    for (args, name) in
+        [("float i, float *y", "i"), ("float *y, long n", "n"), ("float *y, float a__b", "a__b")]
+    {
+        refused(ElementwiseKernel::new(&ctx(), args, "y[i] = 1", "named").map(drop), name);
+    }
+    refused(
+        ReductionKernel::new(&ctx(), DType::F32, "0", "a+b", "x0*y[i]", "float x0, float *y", "red")
+            .map(drop),
+        "x0",
+    );
+    refused(
+        ScanKernel::new(
+            &ctx(),
+            DType::F32,
+            "float x12, float *y",
+            "x12*y[i]",
+            "a+b",
+            "0",
+            "item",
+            DType::F32,
+            "sc",
+        )
+        .map(drop),
+        "x12",
+    );
+    // Names that only look alike stay usable: an array `x0`, scalars `x`, `xs`, `ni`.
+    let y = Array::from_slice(&ctx(), &[1.0f32, 2.0, 3.0], &[3]).unwrap();
+    let r = ReductionKernel::new(
+        &ctx(),
+        DType::F32,
+        "0",
+        "a+b",
+        "x*x0[i] + xs",
+        "float x, float xs, float *x0",
+        "ok",
+    )
+    .unwrap();
+    assert_eq!(r.run::<f32>(&[&2.0f32, &0.5f32, &y]).unwrap().item().unwrap(), 13.5);
+    let e = ElementwiseKernel::new(&ctx(), "float ni, float *y", "y[i] = ni * i + n", "ok_ew").unwrap();
+    e.run(&[&2.0f32, &y]).unwrap();
+    assert_eq!(y.to_vec().unwrap(), [3.0, 5.0, 7.0]);
+}

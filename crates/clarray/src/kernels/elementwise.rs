@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::args::{check, parse_args, ArgDecl, ArgValue, UserArg};
+use super::args::{check, parse_args, refuse_reserved, ArgDecl, ArgValue, UserArg};
 use crate::array::DType;
 use crate::error::{Error, Result};
 use crate::kernel::args::Args;
@@ -22,7 +22,8 @@ pub struct ElementwiseKernel {
 }
 
 impl ElementwiseKernel {
-    /// Compiles `body` (statements using `i` and the arguments) over `arguments`, named
+    /// Compiles `body` (statements using the index `i`, the length `n` and the arguments, which
+    /// may not take either name) over `arguments`, named
     /// `name`. `preamble` code (helper functions, `#define`s) may be given with
     /// [`ElementwiseKernel::with_preamble`].
     ///
@@ -59,6 +60,13 @@ impl ElementwiseKernel {
                 ),
             });
         }
+        // The body reads the index as `i` and the length as `n`: an argument so named would be
+        // shadowed by the loop's index (a scalar `i` read as the index, silently) or clash.
+        refuse_reserved(name, &decls, |d| match d.name.as_str() {
+            "i" => Some("the body reads the index as `i`"),
+            "n" => Some("the body reads the length as `n`"),
+            _ => None,
+        })?;
         let mut params = Vec::new();
         let mut setup = String::new();
         for d in &decls {

@@ -9,6 +9,16 @@ use crate::array::DType;
 use crate::error::{Error, Result};
 use crate::reduce::engine::{MapExpr, Param};
 
+/// Refuses a scalar argument named like the generator's names of the loaded elements (`x0`,
+/// `x1`, …), which it would clash with in the map function.
+pub(super) fn refuse_element_names(kernel: &str, decls: &[ArgDecl]) -> Result<()> {
+    super::args::refuse_reserved(kernel, decls, |d| {
+        let digits =
+            d.name.strip_prefix('x').filter(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()));
+        (!d.array && digits.is_some()).then_some("the kernel names the elements it loads x0, x1, …")
+    })
+}
+
 /// Rewrites `name[i]` of every array argument to the loaded value `x{k}`; an array read any
 /// other way is an error.
 pub(super) fn rewrite(kernel: &str, expr: &str, decls: &[ArgDecl], what: &str) -> Result<String> {

@@ -22,7 +22,10 @@
 //!   as [`Error::KernelArgs`](crate::error::Error::KernelArgs) naming the argument and its declaration.
 //! * The elementwise kernel runs its body for `i` in `0..n`, `n` the length of the first array
 //!   argument, in a grid-stride loop; its array arguments must all have that length and be
-//!   contiguous (offsets are fine).
+//!   contiguous (offsets are fine). No argument may be named `i` or `n`.
+//! * Names with a double underscore, and scalars of reduction and scan kernels named `x0`,
+//!   `x1`, …, are the generator's: a kernel declaring one is refused with
+//!   [`Error::Argument`](crate::error::Error::Argument) when it is created.
 //! * Reduction and scan kernels read their arrays only as `name[i]`: the element being reduced
 //!   or scanned. That is what lets them run over any strided view and along axes; any other
 //!   subscript is an error that says so.

@@ -1,7 +1,7 @@
 //! [`ReductionKernel`]: a reduction written by the user, run over all elements or along axes.
 
 use super::args::{check, parse_args, ArgDecl, UserArg};
-use super::map::{rewrite, user_map};
+use super::map::{refuse_element_names, rewrite, user_map};
 use crate::array::{Array, DType, Element};
 use crate::error::{Error, Result};
 use crate::reduce::engine::{Op, Spec};
@@ -57,6 +57,7 @@ impl ReductionKernel {
                 message: format!("the reduction kernel `{name}` has no array argument"),
             });
         }
+        refuse_element_names(name, &decls)?;
         rewrite(name, map, &decls, "map expression")?;
         out.check_device(ctx)?;
         Ok(ReductionKernel {

@@ -2,7 +2,7 @@
 //! along one axis.
 
 use super::args::{check, parse_args, ArgDecl, UserArg};
-use super::map::{rewrite, user_map};
+use super::map::{refuse_element_names, rewrite, user_map};
 use crate::array::{Array, DType, Element};
 use crate::error::{Error, Result};
 use crate::reduce::scan::ScanSpec;
@@ -62,6 +62,7 @@ impl ScanKernel {
                 message: format!("the scan kernel `{name}` has no array argument"),
             });
         }
+        refuse_element_names(name, &decls)?;
         rewrite(name, input, &decls, "input expression")?;
         dtype.check_device(ctx)?;
         out.check_device(ctx)?;
