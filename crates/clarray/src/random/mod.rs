@@ -19,7 +19,8 @@
 //! of a call is a function of (seed, stream, counter at the call, `i`) only. Uniforms are
 //! bit-for-bit those of [`philox4x32_10`] on the host; normals are those of an f64 Box–Muller of
 //! the same uniforms to within 4e-6 of the std plus 4 units of f32 rounding of the result (they use the device's `log`,
-//! `sqrt`, and `sincos` or, on NVIDIA's OpenCL, its hardware sine and cosine).
+//! `sqrt` and `sincos` or, on NVIDIA's OpenCL, its hardware logarithm, square root, sine and
+//! cosine: see the test `f32_normals_match_an_f64_box_muller_of_the_host_bits`).
 //!
 //! ```
 //! use clarray::random::{philox4x32_10, Philox};
@@ -90,20 +91,35 @@ inline uint4 block_at(uint2 key, ulong stream, ulong blk) {
 }
 "#;
 
-/// `SINCOS_2PI(u, s, c)`: the sine and cosine of 2πu for u in [0, 1). On NVIDIA's OpenCL
-/// (recognised by its `cl_nv_pragma_unroll` extension) the hardware's `native_sin` and
-/// `native_cos` of 2πu − π, whose argument stays in [−π, π): on an H200 the f32 normals then
-/// stay within 1.12e-6·std plus 4 units of f32 rounding of the result of an f64 Box–Muller of
-/// the same uniforms (the test `f32_normals_match_an_f64_box_muller_of_the_host_bits`, which
-/// allows 4e-6·std), and `clarray bench`'s normal fill of
-/// 2^28 runs at 51% instead of 42% of the copy ceiling (`bench-results/h200-2026-12-03c-*`).
-/// Elsewhere `sincos`, since the accuracy of `native_` functions is the implementation's.
-const SINCOS_2PI_CL: &str = r#"
+/// The f32 Box–Muller's transcendental part. `SINCOS_2PI(u, s, c)`: the sine and cosine of 2πu
+/// for u in [0, 1); `RADIUS(u)`: √(−2 ln(1 − u)) for u in [0, 1).
+///
+/// On NVIDIA's OpenCL (recognised by its `cl_nv_pragma_unroll` extension) both take the
+/// hardware's approximations: `native_sin` and `native_cos` of 2πu − π, whose argument stays in
+/// [−π, π); `native_sqrt` of 2·(−ln(1 − u)), with −ln(1 − u) from `native_log2` where u ≥ 2^-8
+/// and from its series u + u²/2 + u³/3 + u⁴/4 below (where 1 − u is so close to 1 that the
+/// logarithm's absolute error would be a large part of a small radius; the series' own error is
+/// below 2^-34 of the value there). On an H200 the f32 normals then stay within 1.47e-6·std plus
+/// 4 units of f32 rounding of the result of an f64 Box–Muller of the same uniforms over 2^26
+/// normals, as with the exact `log` and `sqrt` (the test
+/// `f32_normals_match_an_f64_box_muller_of_the_host_bits`, which allows 4e-6·std), and
+/// `clarray bench`'s normal fill of 2^28 runs at 70% of the copy ceiling instead of 51% with the
+/// exact `log` and `sqrt` (`bench-results/h200-2026-12-03h-normal-variants.txt`; the kernel is
+/// bound by its arithmetic: 258 PTX instructions with them).
+/// Elsewhere `sincos`, `log` and `sqrt`, since the accuracy of `native_` functions is the
+/// implementation's.
+const BOX_MULLER_CL: &str = r#"
 #ifdef cl_nv_pragma_unroll
 #define SINCOS_2PI(u, s, c) { const float t_ = 6.283185307179586f * (u) - 3.14159265f; \
   s = -native_sin(t_); c = -native_cos(t_); }
+inline float neg_log1m(float u) {
+  const float series = u * (1.0f + u * (0.5f + u * (0.33333334f + u * 0.25f)));
+  return u < 0x1p-8f ? series : -0.6931471805599453f * native_log2(1.0f - u);
+}
+#define RADIUS(u) native_sqrt(2.0f * neg_log1m(u))
 #else
 #define SINCOS_2PI(u, s, c) { s = sincos(6.283185307179586f * (u), &c); }
+#define RADIUS(u) sqrt(-2.0f * log(1.0f - (u)))
 #endif
 "#;
 
@@ -345,7 +361,7 @@ fn source(dt: DType, kind: Kind) -> String {
     let mut s = DType::pragmas(&[dt]);
     s += PHILOX_CL;
     if (dt, kind) == (DType::F32, Kind::Normal) {
-        s += SINCOS_2PI_CL;
+        s += BOX_MULLER_CL;
     }
     let t = dt.cl_storage();
     let per = if dt == DType::F32 && kind != Kind::Integer { 4 } else { 2 };
@@ -365,7 +381,7 @@ fn source(dt: DType, kind: Kind) -> String {
         (DType::F32, Kind::Normal) => (
             ", float a, float b_",
             "    const float4 u = convert_float4(w >> 8) * 0x1p-24f;\n    \
-             const float r0 = sqrt(-2.0f * log(1.0f - u.x)), r1 = sqrt(-2.0f * log(1.0f - u.z));\n    \
+             const float r0 = RADIUS(u.x), r1 = RADIUS(u.z);\n    \
              float s0, c0, s1, c1; SINCOS_2PI(u.y, s0, c0); SINCOS_2PI(u.w, s1, c1);\n    \
              const float4 v = (float4)(a + b_ * r0 * c0, a + b_ * r0 * s0, a + b_ * r1 * c1, a + b_ * r1 * s1);\n"
                 .to_string(),
