@@ -307,3 +307,145 @@ fn arguments_named_like_the_generators_names_are_refused() {
     e.run(&[&2.0f32, &y]).unwrap();
     assert_eq!(y.to_vec().unwrap(), [3.0, 5.0, 7.0]);
 }
+
+/// Values convert to a user kernel's declared type as NumPy converts them: a real map into a
+/// complex reduction or scan gives a zero imaginary part (a C cast to `float2` copied it into
+/// both parts: 6+6i instead of 6), and so does a real neutral (a product from "1"); a wide
+/// integer into a bool one is true when nonzero (a C cast to `uchar` kept the low byte: 256
+/// was false). Random lengths and values against the host, with f64 sums.
+#[test]
+fn user_kernels_convert_values_to_their_type_as_numpy() {
+    use num_complex::Complex;
+    let mut r = rand::rngs::StdRng::seed_from_u64(77);
+    for _ in 0..3 {
+        let n = r.random_range(1..5000);
+        let xv = data(n, r.random());
+        let x = Array::from_slice(&ctx(), &xv, &[n]).unwrap();
+        let sum = ReductionKernel::new(&ctx(), DType::C64, "0", "a+b", "x[i]", "float *x", "csum").unwrap();
+        let got = sum.run::<Complex<f32>>(&[&x]).unwrap().item().unwrap();
+        let want: f64 = xv.iter().map(|&v| f64::from(v)).sum();
+        assert!((f64::from(got.re) - want).abs() <= 1e-4 * (n as f64).sqrt(), "{got} against {want}");
+        assert_eq!(got.im, 0.0, "the imaginary part of a sum of reals");
+        // A complex product from the real neutral 1, of values 1 + x/n (all near 1).
+        let prod = ReductionKernel::new(
+            &ctx(),
+            DType::C64,
+            "1",
+            "(float2)(a.x*b.x - a.y*b.y, a.x*b.y + a.y*b.x)",
+            "1.0f + x[i] / n_",
+            "float *x, float n_",
+            "cprod",
+        )
+        .unwrap();
+        let got = prod.run::<Complex<f32>>(&[&x, &(n as f32)]).unwrap().item().unwrap();
+        let want: f64 = xv.iter().map(|&v| 1.0 + f64::from(v) / n as f64).product();
+        assert!((f64::from(got.re) - want).abs() <= 1e-4 * want.abs(), "{got} against {want}");
+        assert_eq!(got.im, 0.0, "the imaginary part of a product of reals");
+        let scan =
+            ScanKernel::new(&ctx(), DType::C64, "float *x", "x[i]", "a+b", "0", "item", DType::C64, "cscan")
+                .unwrap();
+        let got = scan.run::<Complex<f32>>(&[&x], 0).unwrap().to_vec().unwrap();
+        let mut acc = 0.0f64;
+        for (i, (g, &v)) in got.iter().zip(&xv).enumerate() {
+            acc += f64::from(v);
+            assert!(
+                (f64::from(g.re) - acc).abs() <= 1e-4 * (i as f64 + 1.0).sqrt(),
+                "{i}: {g} against {acc}"
+            );
+            assert_eq!(g.im, 0.0, "{i}: the imaginary part of a running sum of reals");
+        }
+        // Bools from integers whose low byte is zero: nonzero, so true.
+        let iv: Vec<i32> =
+            (0..n).map(|_| if r.random_bool(0.3) { 256 * r.random_range(1..100) } else { 0 }).collect();
+        let ints = Array::from_slice(&ctx(), &iv, &[n]).unwrap();
+        let any = ReductionKernel::new(&ctx(), DType::Bool, "0", "a || b", "x[i]", "int *x", "any").unwrap();
+        assert_eq!(any.run::<bool>(&[&ints]).unwrap().item().unwrap(), iv.iter().any(|&v| v != 0));
+        let seen = ScanKernel::new(
+            &ctx(),
+            DType::Bool,
+            "int *x",
+            "x[i]",
+            "a || b",
+            "0",
+            "item",
+            DType::Bool,
+            "seen",
+        )
+        .unwrap();
+        let got = seen.run::<bool>(&[&ints], 0).unwrap().to_vec().unwrap();
+        let want: Vec<bool> = iv
+            .iter()
+            .scan(false, |s, &v| {
+                *s |= v != 0;
+                Some(*s)
+            })
+            .collect();
+        assert_eq!(got, want);
+    }
+}
+
+/// Expressions are read as C reads them: number literals (`2.0f`, `1e-3f`, `0x1p-2f`) and
+/// member names (`p[i].x`) are not arguments, so an argument named `f`, `e` or `x` no longer
+/// makes them "read the array other than as `x[i]`"; and a name followed by a non-ASCII space
+/// is refused instead of being rewritten over the wrong characters (`x\u{a0}[i]*-1` skipped the
+/// `*`, computing x - 1).
+#[test]
+fn expressions_keep_literals_and_members_and_refuse_non_ascii_spaces() {
+    let n = 1000;
+    let (xv, pv) = (data(n, 11), data(2 * n, 12));
+    let x = Array::from_slice(&ctx(), &xv, &[n]).unwrap();
+    let pc: Vec<num_complex::Complex<f32>> =
+        pv.chunks(2).map(|c| num_complex::Complex::new(c[0], c[1])).collect();
+    let p = Array::from_slice(&ctx(), &pc, &[n]).unwrap();
+    let member = ReductionKernel::new(
+        &ctx(),
+        DType::F32,
+        "0",
+        "a+b",
+        "p[i].x * x[i]",
+        "float2 *p, float *x",
+        "member",
+    )
+    .unwrap();
+    let got = f64::from(member.run::<f32>(&[&p, &x]).unwrap().item().unwrap());
+    let want: f64 = pc.iter().zip(&xv).map(|(c, &v)| f64::from(c.re) * f64::from(v)).sum();
+    assert!((got - want).abs() <= 1e-3, "{got} against {want}");
+    let f = ReductionKernel::new(
+        &ctx(),
+        DType::F32,
+        "0",
+        "a+b",
+        "2.0f*f[i] + 1e-3f*e[i] + 0x1p-2f",
+        "float *f, float *e",
+        "literals",
+    )
+    .unwrap();
+    let got = f64::from(f.run::<f32>(&[&x, &x]).unwrap().item().unwrap());
+    let want: f64 = xv.iter().map(|&v| 2.001 * f64::from(v) + 0.25).sum();
+    assert!((got - want).abs() <= 1e-3, "{got} against {want}");
+    let refused = ReductionKernel::new(&ctx(), DType::F32, "0", "a+b", "x\u{a0}[i]*-1", "float *x", "nbsp");
+    assert!(matches!(refused, Err(Error::KernelArgs { .. })), "{refused:?}");
+}
+
+/// `half` arrays of an elementwise kernel: read with `vload_half` on every device, and as
+/// `x[i]` where the device has cl_khr_fp16 (the kernel enables it: without the pragma the
+/// build failed with "loading directly from pointer to type '__global half' requires
+/// cl_khr_fp16", on the H200 too).
+#[test]
+fn half_arrays_in_elementwise_kernels() {
+    use half::f16;
+    let n = 777;
+    let xv: Vec<f16> = data(n, 21).iter().map(|&v| f16::from_f32(v)).collect();
+    let x = Array::from_slice(&ctx(), &xv, &[n]).unwrap();
+    let y = Array::<f32>::full(&ctx(), &[n], f32::NAN).unwrap();
+    let mut bodies = vec!["y[i] = vload_half(i, x) * 2"];
+    if ctx().device().info().fp16 {
+        bodies.push("y[i] = x[i] * 2");
+    }
+    for body in bodies {
+        let k = ElementwiseKernel::new(&ctx(), "half *x, float *y", body, "twice_half").unwrap();
+        k.run(&[&x, &y]).unwrap();
+        let want: Vec<f32> = xv.iter().map(|v| v.to_f32() * 2.0).collect();
+        assert_eq!(y.to_vec().unwrap(), want, "{body}");
+    }
+}

@@ -37,6 +37,23 @@ pub(crate) fn store(d: DType, p: &str, idx: &str, v: &str) -> String {
     }
 }
 
+/// The value of the expression `v` (of any arithmetic type, real or complex, as a user's code
+/// may give) in `d`'s compute type, as NumPy converts: a real value becomes a complex one with a
+/// zero imaginary part (a C cast to `float2` would copy it into both parts), a complex value
+/// stays itself, a nonzero value is a true bool (a C cast to `uchar` would keep its low byte).
+/// `vec_step(v)` (1 for a scalar, 2 for a complex value) is known when the kernel compiles, and
+/// `v` is evaluated once.
+pub(crate) fn convert(d: DType, v: &str) -> String {
+    match d {
+        DType::Bool => format!("(uchar)(({v}) != 0)"),
+        DType::C64 | DType::C128 => {
+            let (c, m) = if d == DType::C64 { ("float2", "int2") } else { ("double2", "long2") };
+            format!("select(({c})(0), ({c})({v}), ({m})(-1, vec_step({v}) == 1 ? 0 : -1))")
+        }
+        d => format!("({})({v})", d.cl_compute()),
+    }
+}
+
 /// The OpenCL type of `w` elements of dtype `d` as [`vload`] gives them: `float{w}` for f16;
 /// for complex `d`, a vector of `2w` components (`float8` holds 4 `complex64` values), real
 /// and imaginary parts alternating as in memory.
@@ -171,6 +188,7 @@ mod tests {
         assert_eq!(load(DType::Bool, "p", "i"), "(uchar)(p[i] != 0)");
         assert_eq!(lane(DType::Bool, "w", 10), "(uchar)(w.sa != 0)");
         assert_eq!(store(DType::Bool, "p", "i", "x"), "p[i] = (uchar)((x) != 0);");
+        assert_eq!(convert(DType::Bool, "x"), "(uchar)((x) != 0)");
     }
 
     #[test]

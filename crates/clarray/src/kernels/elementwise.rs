@@ -67,6 +67,13 @@ impl ElementwiseKernel {
             "n" => Some("the body reads the length as `n`"),
             _ => None,
         })?;
+        // A declared type the device cannot compute with is refused here, with what it lacks,
+        // rather than as the compiler's log. `half` arrays are read as `x[i]` where the device
+        // has cl_khr_fp16 (enabled for the kernel), elsewhere with `vload_half(i, x)`.
+        for d in &decls {
+            d.dtype.check_device(ctx)?;
+        }
+        let fp16 = decls.iter().any(|d| d.dtype == DType::F16) && ctx.device().info().fp16;
         let mut params = Vec::new();
         let mut setup = String::new();
         for d in &decls {
@@ -82,8 +89,9 @@ impl ElementwiseKernel {
         params.push("long n".into());
         let types: Vec<DType> = decls.iter().map(|d| d.dtype).collect();
         let src = format!(
-            "{}{preamble}\n__kernel void {name}({}) {{\n{setup}  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {{\n    {body};\n  }}\n}}\n",
+            "{}{}{preamble}\n__kernel void {name}({}) {{\n{setup}  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {{\n    {body};\n  }}\n}}\n",
             DType::pragmas(&types),
+            if fp16 { "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n" } else { "" },
             params.join(", ")
         );
         let kernel = generated_kernel(ctx, &src, name)?;
@@ -148,7 +156,10 @@ impl ElementwiseKernel {
         if n == 0 {
             return Ok(());
         }
-        let wg = crate::reduce::engine::wg_size(&self.ctx);
+        // The device's work-group size, or less where the compiled body allows less (a body
+        // using many registers): a power of two, so that the grid stays a multiple of it.
+        let wg = crate::reduce::engine::wg_size(&self.ctx).min(self.kernel.max_work_group_size().max(1));
+        let wg = 1 << wg.ilog2();
         let cap = crate::reduce::engine::target_threads(&self.ctx, wg) * 4;
         let global = [n.min(cap).div_ceil(wg) * wg];
         self.kernel.launch(self.ctx.queue(), Dims::new(global).local([wg]), a.as_args())?;

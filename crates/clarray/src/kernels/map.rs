@@ -20,57 +20,73 @@ pub(super) fn refuse_element_names(kernel: &str, decls: &[ArgDecl]) -> Result<()
 }
 
 /// Rewrites `name[i]` of every array argument to the loaded value `x{k}`; an array read any
-/// other way is an error.
+/// other way is an error. Number literals (`2.0f`, `1e-3`) and member names (`p[i].x`,
+/// `q->y`) are not names of arguments; only ASCII white space may stand between a name and its
+/// `[i]`.
 pub(super) fn rewrite(kernel: &str, expr: &str, decls: &[ArgDecl], what: &str) -> Result<String> {
-    let mut out = String::new();
-    let bytes: Vec<char> = expr.chars().collect();
-    let mut i = 0;
+    let chars: Vec<char> = expr.chars().collect();
     let arrays: Vec<(usize, &ArgDecl)> = decls.iter().filter(|d| d.array).enumerate().collect();
-    while i < bytes.len() {
-        let c = bytes[i];
-        if c.is_ascii_alphabetic() || c == '_' {
-            let start = i;
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == '_') {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let skip_space = |mut j: usize| {
+        while j < chars.len() && chars[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        j
+    };
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let start = i;
+        // A number literal, with its suffix and exponent: `2.0f`, `.5`, `1e-3`, `0x1p-8f`.
+        if c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(char::is_ascii_digit)) {
+            i += 1;
+            while i < chars.len() {
+                let d = chars[i];
+                let exponent_sign = (d == '+' || d == '-') && matches!(chars[i - 1], 'e' | 'E' | 'p' | 'P');
+                if !(is_word(d) || d == '.' || exponent_sign) {
+                    break;
+                }
                 i += 1;
             }
-            let word: String = bytes[start..i].iter().collect();
-            if let Some((k, _)) = arrays.iter().find(|(_, d)| d.name == word) {
-                let rest: String = bytes[i..].iter().collect();
-                let t = rest.trim_start();
-                let skipped = rest.len() - t.len();
-                let sub = t
-                    .strip_prefix('[')
-                    .map(str::trim_start)
-                    .and_then(|t| t.strip_prefix('i'))
-                    .map(str::trim_start);
-                match sub.and_then(|t| t.strip_prefix(']')) {
-                    Some(after)
-                        if !sub.is_some_and(|s| {
-                            s.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
-                        }) =>
-                    {
-                        let consumed = rest.len() - after.len();
-                        let _ = skipped;
-                        i += consumed;
-                        let _ = write!(out, "x{k}");
-                        continue;
-                    }
-                    _ => {
-                        return Err(Error::KernelArgs {
-                            kernel: kernel.to_string(),
-                            message: format!(
-                                "the {what} reads the array `{word}` other than as `{word}[i]`; reduction and scan \
-                                 kernels see one element at a time (the one at `i`), so write `{word}[i]`"
-                            ),
-                        });
-                    }
-                }
-            }
-            out.push_str(&word);
+            out.extend(&chars[start..i]);
             continue;
         }
-        out.push(c);
-        i += 1;
+        if !(c.is_ascii_alphabetic() || c == '_') {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        while i < chars.len() && is_word(chars[i]) {
+            i += 1;
+        }
+        let word: String = chars[start..i].iter().collect();
+        let before = out.trim_end();
+        let member = before.ends_with('.') || before.ends_with("->");
+        let array = if member { None } else { arrays.iter().find(|(_, d)| d.name == word) };
+        let Some((k, _)) = array else {
+            out.push_str(&word);
+            continue;
+        };
+        // `[`, `i`, `]`, with ASCII white space between them.
+        let open = skip_space(i);
+        let index = skip_space(open + 1);
+        let close = skip_space(index + 1);
+        let subscripted = chars.get(open) == Some(&'[')
+            && chars.get(index) == Some(&'i')
+            && chars.get(index + 1).is_none_or(|&c| !is_word(c))
+            && chars.get(close) == Some(&']');
+        if !subscripted {
+            return Err(Error::KernelArgs {
+                kernel: kernel.to_string(),
+                message: format!(
+                    "the {what} reads the array `{word}` other than as `{word}[i]`; reduction and scan \
+                     kernels see one element at a time (the one at `i`), so write `{word}[i]`"
+                ),
+            });
+        }
+        let _ = write!(out, "x{k}");
+        i = close + 1;
     }
     Ok(out)
 }

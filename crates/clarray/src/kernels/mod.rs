@@ -15,7 +15,10 @@
 //! * Arguments are declared like C parameters: `float a`, `float *x`, `const double* y`,
 //!   `__global int *idx`; element types `char uchar short ushort int uint long ulong half float
 //!   double float2 double2` (the last two are `Complex<f32>`/`Complex<f64>`; `uchar` arrays may be
-//!   `Array<bool>`).
+//!   `Array<bool>`). An elementwise kernel reads and writes `half` arrays as `x[i]` where the
+//!   device has `cl_khr_fp16` (enabled for it), elsewhere with `vload_half(i, x)` and
+//!   `vstore_half(v, i, x)`; a type the device cannot compute with (`double` without
+//!   `cl_khr_fp64`) is refused with [`Error::Unsupported`](crate::error::Error::Unsupported).
 //! * Each kernel is compiled once when it is created (through the program cache, so equal
 //!   kernels share one build); a build error carries the compiler's log and the lines.
 //! * Every launch checks the count and the type of every argument first, and reports a mismatch

@@ -4,6 +4,7 @@ use super::args::{check, parse_args, ArgDecl, UserArg};
 use super::map::{refuse_element_names, rewrite, user_map};
 use crate::array::{Array, DType, Element};
 use crate::error::{Error, Result};
+use crate::kernel::access::convert;
 use crate::reduce::engine::{Op, Spec};
 use crate::reduce::{Axes, ReductionTypes};
 use crate::runtime::Context;
@@ -99,17 +100,10 @@ impl ReductionKernel {
         let vals = check(&self.name, &self.decls, args, &self.ctx)?;
         let code = rewrite(&self.name, &self.map, &self.decls, "map expression")?;
         let acc = self.out.acc_type();
-        let map = user_map(
-            &self.name,
-            &self.decls,
-            &vals,
-            format!("({})({code})", acc.cl_compute()),
-            acc,
-            &self.preamble,
-        )?;
+        let map = user_map(&self.name, &self.decls, &vals, convert(acc, &code), acc, &self.preamble)?;
         let ax = axes.into().resolve(map.inputs[0].ndim())?;
         let spec = Spec {
-            op: Op::Custom { neutral: self.neutral.clone(), combine: self.reduce.clone() },
+            op: Op::Custom { neutral: convert(acc, &self.neutral), combine: self.reduce.clone() },
             acc,
             out: self.out,
             finish: "v".into(),

@@ -5,6 +5,7 @@ use super::args::{check, parse_args, ArgDecl, UserArg};
 use super::map::{refuse_element_names, rewrite, user_map};
 use crate::array::{Array, DType, Element};
 use crate::error::{Error, Result};
+use crate::kernel::access::convert;
 use crate::reduce::scan::ScanSpec;
 use crate::reduce::ReductionTypes;
 use crate::runtime::Context;
@@ -27,6 +28,7 @@ pub struct ScanKernel {
     output: String,
     segment: Option<String>,
     exclusive: bool,
+    preamble: String,
     name: String,
 }
 
@@ -77,6 +79,7 @@ impl ScanKernel {
             output: output.into(),
             segment: None,
             exclusive: false,
+            preamble: String::new(),
             name: name.into(),
         })
     }
@@ -88,6 +91,15 @@ impl ScanKernel {
         rewrite(&self.name, expr, &self.decls, "segment-start expression")?;
         self.segment = Some(expr.into());
         Ok(self)
+    }
+
+    /// Adds helper code (functions, `#define`s) placed before the kernel, for the input,
+    /// scan, output and segment-start expressions.
+    ///
+    /// See [the example on `ScanKernel::new`](crate::kernels::ScanKernel::new).
+    pub fn with_preamble(mut self, preamble: &str) -> ScanKernel {
+        self.preamble = preamble.into();
+        self
     }
 
     /// Makes the scan exclusive: `item` at `i` combines the elements before `i`.
@@ -105,22 +117,35 @@ impl ScanKernel {
         let vals = check(&self.name, &self.decls, args, &self.ctx)?;
         let code = rewrite(&self.name, &self.input, &self.decls, "input expression")?;
         let a = self.dtype.acc_type();
-        let map = user_map(&self.name, &self.decls, &vals, format!("({})({code})", a.cl_compute()), a, "")?;
+        let map = user_map(&self.name, &self.decls, &vals, convert(a, &code), a, &self.preamble)?;
         let flags = match &self.segment {
             Some(e) => {
                 let c = rewrite(&self.name, e, &self.decls, "segment-start expression")?;
-                let fm =
-                    user_map(&self.name, &self.decls, &vals, format!("(uchar)(({c}) != 0)"), DType::U8, "")?;
+                let fm = user_map(
+                    &self.name,
+                    &self.decls,
+                    &vals,
+                    convert(DType::Bool, &c),
+                    DType::U8,
+                    &self.preamble,
+                )?;
                 Some(crate::reduce::engine::evaluate(&self.ctx, &fm)?)
             }
             None => None,
         };
         let spec = ScanSpec {
             acc: a,
-            neutral: self.neutral.clone(),
+            neutral: convert(a, &self.neutral),
             combine: self.scan.clone(),
             out: self.out,
-            output: self.output.clone(),
+            // A real output of a complex scan, a wide one of a bool scan: converted as NumPy
+            // does (the library's own scans, whose `item` is already of the output type, keep
+            // their text, which their fast paths recognise).
+            output: if self.out.is_complex() || self.out == DType::Bool {
+                convert(self.out, &self.output)
+            } else {
+                self.output.clone()
+            },
             exclusive: self.exclusive,
             preamble: String::new(),
         };
