@@ -100,6 +100,25 @@ fn errors_come_before_any_copy() {
     assert!(e.to_string().contains("only_dev") && e.to_string().contains("argument 5"), "{e}");
     let e = runner.run(&["only_dev"], 4, &mut [RunArg::device(&dev)]).unwrap_err();
     assert!(e.to_string().contains("only_dev") && e.to_string().contains("takes 2"), "{e}");
+    // A later step's arguments are checked before the first step runs: `only_dev` would have
+    // scaled `dev` (and the host data been copied in) before `first` refused its two arguments.
+    let ones = Buffer::from_slice(&ctx, &[1.0f32; 4]).unwrap();
+    let mut host = [5.0f32; 4];
+    let e = runner
+        .run(&["only_dev", "first"], 4, &mut [RunArg::device(&ones), RunArg::scalar(3.0f32).unwrap()])
+        .unwrap_err();
+    assert!(e.to_string().contains("first") && e.to_string().contains("takes 6"), "{e}");
+    let e = runner
+        .run_steps(
+            &[Step::new("only_dev", 4).args(&[0, 2]), Step::new("first", 4).args(&[1, 2])],
+            &mut [RunArg::device(&ones), RunArg::inout(&mut host), RunArg::scalar(3.0f32).unwrap()],
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("first") && e.to_string().contains("takes 6"), "{e}");
+    let mut back = [0.0f32; 4];
+    ctx.queue().read_buffer(&ones, 0, &mut back).unwrap();
+    assert_eq!(back, [1.0; 4], "a step ran before a later step's arguments were refused");
+    assert_eq!(host, [5.0; 4]);
     let e = RunArg::scalar(&dev).unwrap_err();
     assert!(e.to_string().contains("RunArg::device"), "{e}");
 }

@@ -238,26 +238,13 @@ impl Runner {
             }
             kernels.push(k);
         }
-        // Upload the host arguments, once.
+        // A buffer for each host argument; nothing is copied yet.
         let mut buffers: Vec<Option<Buffer>> = Vec::with_capacity(args.len());
-        let mut copies_in: Vec<Event> = Vec::new();
         for a in args.iter() {
-            let host: Option<(&[u8], bool)> = match a {
-                RunArg::InOut(h) => Some((h, true)),
-                RunArg::In(h) => Some((h, true)),
-                RunArg::Out(h) => Some((h, false)),
+            buffers.push(match a {
+                RunArg::InOut(h) | RunArg::Out(h) => Some(memory::alloc(&ctx, h.len())?),
+                RunArg::In(h) => Some(memory::alloc(&ctx, h.len())?),
                 _ => None,
-            };
-            buffers.push(match host {
-                Some((h, upload)) => {
-                    let b = memory::alloc(&ctx, h.len())?;
-                    if upload {
-                        copies_in.push(q.write_buffer(&b, 0, h)?);
-                        report.bytes_in += h.len() as u64;
-                    }
-                    Some(b)
-                }
-                None => None,
             });
         }
         let mut list: Vec<Arg<'_>> = Vec::with_capacity(args.len());
@@ -266,7 +253,7 @@ impl Runner {
                 (RunArg::Device(d), _) => d.to_arg()?,
                 (RunArg::Scalar(bytes, ty), _) => Arg::Scalar(bytes, ty),
                 (_, Some(b)) => Arg::Buffer(b),
-                // The first pass gave every host argument a buffer.
+                // The loop above gave every host argument a buffer.
                 (_, None) => {
                     return Err(Error::Argument {
                         name: format!("{a:?}"),
@@ -275,16 +262,33 @@ impl Runner {
                 }
             });
         }
+        let step_args = |s: &Step| -> Vec<Arg<'_>> {
+            match &s.args {
+                None => list.clone(),
+                Some(pos) => pos.iter().map(|&i| list[i]).collect(),
+            }
+        };
+        // Every step's arguments against its kernel before anything is copied or launched: a
+        // later step's mistake must not leave earlier steps' writes in device arguments.
+        for (s, k) in steps.iter().zip(&kernels) {
+            k.check_args(&step_args(s))?;
+        }
+        // Upload the host arguments, once.
+        let mut copies_in: Vec<Event> = Vec::new();
+        for (a, b) in args.iter().zip(&buffers) {
+            let h: &[u8] = match a {
+                RunArg::InOut(h) => h,
+                RunArg::In(h) => h,
+                _ => continue,
+            };
+            if let Some(b) = b {
+                copies_in.push(q.write_buffer(b, 0, h)?);
+                report.bytes_in += h.len() as u64;
+            }
+        }
         let mut launches = Vec::with_capacity(steps.len());
         for (s, k) in steps.iter().zip(&kernels) {
-            let ev = match &s.args {
-                None => k.launch(q, s.dims, list.as_slice())?,
-                Some(pos) => {
-                    let sub: Vec<Arg<'_>> = pos.iter().map(|&i| list[i]).collect();
-                    k.launch(q, s.dims, sub.as_slice())?
-                }
-            };
-            launches.push(ev);
+            launches.push(k.launch(q, s.dims, step_args(s).as_slice())?);
         }
         drop(list);
         // Copy results back, once.
