@@ -25,10 +25,10 @@ fn host(shape: &[usize], seed: u64) -> ArrayD<f32> {
 }
 
 fn slice_elem() -> impl Strategy<Value = (u8, i64, i64, isize)> {
-    (0u8..4, 0i64..8, 0i64..8, prop_oneof![Just(1isize), Just(2), Just(-1), Just(-2), Just(3)])
+    (0u8..5, 0i64..8, 0i64..8, prop_oneof![Just(1isize), Just(2), Just(-1), Just(-2), Just(3)])
 }
 
-/// A valid ndarray slice of `shape` from raw random numbers.
+/// A valid ndarray slice of `shape` from raw random numbers (some start after they end).
 fn make_slice(shape: &[usize], raw: &[(u8, i64, i64, isize)]) -> Vec<SliceInfoElem> {
     let mut out = Vec::new();
     for (k, &n) in shape.iter().enumerate() {
@@ -42,6 +42,12 @@ fn make_slice(shape: &[usize], raw: &[(u8, i64, i64, isize)]) -> Vec<SliceInfoEl
             1 => {
                 out.push(SliceInfoElem::NewAxis);
                 out.push(SliceInfoElem::Slice { start: 0, end: None, step });
+            }
+            // A slice that starts after it ends: empty, as in NumPy and ndarray.
+            4 if n > 0 && x % (n + 1) > 0 => {
+                let a = x % (n + 1);
+                let b = a - 1 - y % a;
+                out.push(SliceInfoElem::Slice { start: a as isize, end: Some(b as isize), step });
             }
             _ => {
                 let a = if n == 0 { 0 } else { x % (n + 1) };

@@ -346,13 +346,9 @@ impl Layout {
                         Some(e) => resolve_bound(e, n, axis)?,
                         None => n,
                     };
-                    if s > e {
-                        return Err(Error::OutOfBounds(format!(
-                            "slice {start}..{end:?} of axis {axis} (extent {n}) starts after it ends; \
-                             use a negative step to reverse"
-                        )));
-                    }
-                    let m = e - s;
+                    // A slice that starts after it ends is empty (NumPy's `a[3:1]`, ndarray's
+                    // `s![3..1]`), whatever its step.
+                    let m = e.saturating_sub(s);
                     let abs = step.unsigned_abs();
                     let len = m.div_ceil(abs);
                     if m > 0 {
