@@ -75,3 +75,16 @@ fn staged_copies_from_rayon_workers_to_one_context() {
         .collect();
     assert!(results.iter().all(|&ok| ok), "{results:?}");
 }
+
+/// A chunk size larger than the copy pins no more than the copy: 16 bytes with a 1 TiB chunk
+/// used to ask for a 1 TiB pinned stage and fail.
+#[test]
+fn staged_copies_take_a_chunk_larger_than_the_data() {
+    let ctx = Context::new().unwrap();
+    let b = Buffer::uninit(&ctx, 16).unwrap();
+    let data: Vec<u8> = (0..16).collect();
+    upload_staged(ctx.queue(), &b, 0, &data, 1 << 40).unwrap();
+    let mut back = [0u8; 16];
+    download_staged(ctx.queue(), &b, 0, &mut back, 1 << 40).unwrap();
+    assert_eq!(&back[..], &data[..]);
+}
