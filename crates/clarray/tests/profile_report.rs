@@ -109,3 +109,23 @@ fn idle_time_shows_host_pauses() {
     assert!(r.idle_seconds <= r.span_seconds);
     assert!(r.busy_seconds < r.idle_seconds);
 }
+
+/// A profiler started on a queue that already recorded (`CLARRAY_PROFILE=1`, or a caller's
+/// `set_recording`) leaves it recording when it stops, for `profile::report`; one started on a
+/// queue that did not record turns recording off again.
+#[test]
+fn a_profiler_leaves_recording_as_it_found_it() {
+    let ctx = Context::new().unwrap().profiled().unwrap();
+    let q = ctx.queue();
+    let k = Source::new(SRC).build(&ctx).unwrap().kernel("scale").unwrap();
+    let x = Buffer::from_slice(&ctx, &[1.0f32; 64]).unwrap();
+    for was in [true, false] {
+        q.set_recording(was).unwrap();
+        let p = Profiler::start(q).unwrap();
+        k.launch(q, 64, (&x, 2.0f32)).unwrap();
+        assert_eq!(p.stop().unwrap().kernels.len(), 1);
+        assert_eq!(q.is_recording(), was);
+        k.launch(q, 64, (&x, 2.0f32)).unwrap();
+        assert_eq!(profile::report(q).unwrap().kernels.len(), usize::from(was));
+    }
+}

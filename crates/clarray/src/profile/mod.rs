@@ -39,6 +39,9 @@ use crate::runtime::{CommandKind, CommandRecord, Queue};
 pub struct Profiler {
     queue: Queue,
     records: Mutex<Vec<CommandRecord>>,
+    /// Whether the queue recorded before [`Profiler::start`] (`CLARRAY_PROFILE=1`, another
+    /// profiler): [`Profiler::stop`] leaves it recording then.
+    was_recording: bool,
 }
 
 impl Profiler {
@@ -47,9 +50,10 @@ impl Profiler {
     ///
     /// See [the example in `profile`](mod@crate::profile).
     pub fn start(queue: &Queue) -> Result<Profiler> {
+        let was_recording = queue.is_recording();
         queue.set_recording(true)?;
         queue.take_records()?;
-        Ok(Profiler { queue: queue.clone(), records: Mutex::new(Vec::new()) })
+        Ok(Profiler { queue: queue.clone(), records: Mutex::new(Vec::new()), was_recording })
     }
 
     /// The report over every command since [`Profiler::start`] (waits for them to complete).
@@ -70,12 +74,15 @@ impl Profiler {
         Ok(())
     }
 
-    /// Stops recording and returns the final report.
+    /// Returns the final report and stops recording, unless the queue recorded before
+    /// [`Profiler::start`] (then it goes on recording for [`report`]).
     ///
     /// See [the example in `profile`](mod@crate::profile).
     pub fn stop(self) -> Result<Report> {
         let r = self.report()?;
-        self.queue.set_recording(false)?;
+        if !self.was_recording {
+            self.queue.set_recording(false)?;
+        }
         Ok(r)
     }
 }
