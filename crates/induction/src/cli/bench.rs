@@ -26,10 +26,11 @@ pub fn copy_ceiling(ctx: &clarray::Context, bytes: usize) -> Result<f64> {
     Ok(2.0 * bytes as f64 / best)
 }
 
-/// Times `steps` steps of `cfg` after one untimed step: (wall seconds, kernel seconds).
+/// Times `steps` steps of `cfg` after one untimed step: (wall seconds, kernel seconds, kernel
+/// launches).
 ///
 /// See [the example in `cli`](mod@crate::cli).
-pub fn time_steps(ctx: &clarray::Context, cfg: &Config, steps: usize) -> Result<(f64, f64)> {
+pub fn time_steps(ctx: &clarray::Context, cfg: &Config, steps: usize) -> Result<(f64, f64, usize)> {
     let mut s = Solver::new(ctx, cfg)?;
     let (_, dt) = cfg.steps()?;
     s.step(dt)?;
@@ -39,7 +40,25 @@ pub fn time_steps(ctx: &clarray::Context, cfg: &Config, steps: usize) -> Result<
         s.step(dt)?;
     }
     let after = s.timing()?;
-    Ok((start.elapsed().as_secs_f64(), after.kernel_s - before.kernel_s))
+    Ok((start.elapsed().as_secs_f64(), after.kernel_s - before.kernel_s, after.launches - before.launches))
+}
+
+/// The wall time of one launch of an empty kernel over 16 work-items, `n` of them enqueued back
+/// to back and waited for once: the floor of a launch on this device and driver.
+fn bare_launch(ctx: &clarray::Context, n: usize) -> Result<f64> {
+    let k = clarray::program::Source::new("kernel void nop(global float* x) { if (x[0] == 1.5f) x[1] = 0; }")
+        .build(ctx)?
+        .kernel("nop")?;
+    let x = clarray::memory::alloc(ctx, 64)?;
+    let q = ctx.queue();
+    k.launch(q, 16, (&x,))?;
+    q.finish()?;
+    let start = Instant::now();
+    for _ in 0..n {
+        k.launch(q, 16, (&x,))?;
+    }
+    q.finish()?;
+    Ok(start.elapsed().as_secs_f64() / n as f64)
 }
 
 /// `induction bench`'s options that would be ignored: `--n-copy` with `--no-modes`, and a
@@ -79,7 +98,8 @@ fn grid(n: &[usize; 3]) -> String {
 /// LSRK4), nodes updated per second, and the ratio of the least bytes a step must move
 /// ([`crate::solver::least_bytes_per_step`]: per stage and node B and K in, K and B out, 12
 /// values, and u where it is read: on a CPU) over the measured copy ceiling to the measured
-/// kernel time; then resident versus copy mode.
+/// kernel time; then resident versus copy mode; then, at 32³, the time between the step's
+/// kernels per launch beside an empty kernel's launch.
 ///
 /// See [the example in `cli`](mod@crate::cli).
 pub fn bench(a: &BenchArgs) -> Result<()> {
@@ -162,7 +182,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
                 outln!("build log ({p}): {line}");
             }
         }
-        let (_, kernel) = time_steps(&ctx, &cfg, steps)?;
+        let (_, kernel, _) = time_steps(&ctx, &cfg, steps)?;
         let per_step = kernel / steps as f64;
         let bytes = crate::solver::least_bytes_per_step(&cfg, u_in_registers);
         let roof = bytes / ceiling;
@@ -196,7 +216,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         cfg.precision = if info.fp64 { Precision::F64 } else { Precision::F32 };
         cfg.local = local;
         cfg.mode = mode;
-        let (wall, kernel) = time_steps(&ctx, &cfg, steps)?;
+        let (wall, kernel, _) = time_steps(&ctx, &cfg, steps)?;
         outln!(
             "| {mode} | {} | {} | {:.3} | {:.3} |",
             grid(&cfg.n),
@@ -207,6 +227,30 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         walls.push(wall);
     }
     outln!("\ncopy mode / resident mode, wall time: {:.2}×", walls[1] / walls[0]);
+    // Where the grid is small, launches decide the step: the time between kernels per launch,
+    // beside the launch floor of an empty kernel in the same run.
+    let mut cfg = base.clone();
+    cfg.n = Config::new(a.case, a.order, 32).n;
+    cfg.precision = if info.fp64 { Precision::F64 } else { Precision::F32 };
+    cfg.local = None;
+    let (wall, kernel, launches) = time_steps(&ctx, &cfg, steps)?;
+    let per = |t: f64| t / steps as f64 * 1e6;
+    let gap = (wall - kernel).max(0.0) / launches.max(1) as f64;
+    outln!(
+        "\n| launches per step | grid | precision | wall µs/step | kernel µs/step | (wall − kernel) per launch | \
+         empty kernel, per launch |"
+    );
+    outln!("|---:|---|---|---:|---:|---:|---:|");
+    outln!(
+        "| {} | {} | {} | {:.1} | {:.1} | {:.2} µs | {:.2} µs |",
+        launches / steps,
+        grid(&cfg.n),
+        cfg.precision,
+        per(wall),
+        per(kernel),
+        gap * 1e6,
+        bare_launch(&ctx, 200)? * 1e6
+    );
     Ok(())
 }
 
