@@ -4,13 +4,14 @@
 
 mod common;
 
-use clarray::array::{Array, SliceInfoElem};
+use clarray::array::{Array, DynArray, Scalar, SliceInfoElem};
 use clarray::runtime::{ChannelOrder, ChannelType, ImageFormat, RectSide};
 use clarray::{memory, reduce, Buffer, Context, DType, Error, Image};
 use common::*;
 use half::f16;
 use proptest::prelude::*;
-use rand::Rng;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 
 /// The device's sub-buffer origin alignment, in bytes.
 fn align(ctx: &Context) -> usize {
@@ -107,8 +108,9 @@ fn flip_of_an_axis_with_stride_isize_min_keeps_its_element() {
     assert_eq!(f.to_vec().unwrap(), vec![6.0, 7.0]);
 }
 
-/// The host's rule for one slice element: `Some((first position, len, step))` or `None` (out
-/// of bounds), ndarray's semantics (a negative step walks the range from its end).
+/// The host's rule for one slice element: `Some(positions)` or `None` (a bound out of bounds),
+/// ndarray's semantics (a negative step walks the range from its end; a range that starts
+/// after it ends is empty).
 fn slice_ref(n: usize, start: isize, end: Option<isize>, step: isize) -> Option<Vec<usize>> {
     let resolve = |i: isize| {
         let j = if i < 0 { i as i128 + n as i128 } else { i as i128 };
@@ -119,10 +121,8 @@ fn slice_ref(n: usize, start: isize, end: Option<isize>, step: isize) -> Option<
         Some(e) => resolve(e)?,
         None => n,
     };
-    if s > e {
-        return None;
-    }
-    let range: Vec<usize> = (s..e).collect();
+    // A slice that starts after it ends is empty (NumPy, ndarray).
+    let range: Vec<usize> = (s..e.max(s)).collect();
     let abs = step.unsigned_abs();
     Some(if step > 0 {
         range.iter().step_by(abs).copied().collect()
@@ -683,6 +683,105 @@ fn linspace_follows_numpy_for_every_count() {
             for (g, w) in got32.iter().zip(&want32) {
                 assert!((*g as f64 - w).abs() <= 1e-5 * (1.0 + w.abs()), "f32 linspace({a}, {b}, {num})");
             }
+        }
+    }
+}
+
+/// Integer `arange` computes in its type: a uint64 range above int64's largest value (NumPy's
+/// `arange(2**64 - 4, 2**64 - 1, dtype=uint64)`) used to be refused as an int64 overflow.
+#[test]
+fn arange_of_uint64_above_int64_range() {
+    let ctx = ctx();
+    let got = Array::<u64>::arange(&ctx, u64::MAX - 3, u64::MAX, 1).unwrap().to_vec().unwrap();
+    assert_eq!(got, [u64::MAX - 3, u64::MAX - 2, u64::MAX - 1]);
+    let got = Array::<u64>::arange(&ctx, 0, u64::MAX, 1 << 63).unwrap().to_vec().unwrap();
+    assert_eq!(got, [0, 1 << 63]);
+    let got = Array::<i64>::arange(&ctx, i64::MIN, i64::MAX, i64::MAX).unwrap().to_vec().unwrap();
+    assert_eq!(got, [i64::MIN, -1, i64::MAX - 1]);
+}
+
+/// NumPy's `arange(start, stop, step, dtype)` written out: the count from the arguments as
+/// given (exact for integers, `ceil((stop - start) / step)` in f64 otherwise), the first two
+/// values `start` and `start + step` converted to the dtype (floats toward zero), the others
+/// `first + i·(second − first)` wrapping in the dtype. `None`: refused (integer arguments whose
+/// values leave an integer dtype).
+fn arange_dyn_ref(dt: DType, a: Scalar, b: Scalar, d: Scalar) -> Option<Vec<i128>> {
+    let (lo, hi) = dt.int_range().unwrap();
+    let wrap = |v: i128| (v - lo).rem_euclid(hi - lo + 1) + lo;
+    let f = |s: Scalar| match s {
+        Scalar::Int(v) => v as f64,
+        Scalar::Float(v) => v,
+        _ => unreachable!(),
+    };
+    let n = match (a, b, d) {
+        (Scalar::Int(a), Scalar::Int(b), Scalar::Int(d)) => {
+            let (q, r) = ((b - a) / d, (b - a) % d);
+            (if r != 0 && (r > 0) == (d > 0) { q + 1 } else { q }).max(0)
+        }
+        _ => ((f(b) - f(a)) / f(d)).ceil().max(0.0) as i128,
+    };
+    let (first, second) = match (a, d) {
+        (Scalar::Int(a), Scalar::Int(d)) => {
+            if n > 0 && ![a, a + (n - 1) * d].iter().all(|v| (lo..=hi).contains(v)) {
+                return None;
+            }
+            (a, a + d)
+        }
+        _ => (f(a) as i128, (f(a) + f(d)) as i128),
+    };
+    let delta = wrap(second - first);
+    Some((0..n).map(|i| wrap(first + i * delta)).collect())
+}
+
+/// NumPy's own examples: `arange(-3.0, 3.0, 0.5, int64)` has 12 values from -3 to 8 (the bounds
+/// were converted first: a step of 0, refused); a uint8 range may stop below 0; values outside
+/// the dtype are refused (300 in uint8 gave 44 wrapped values).
+#[test]
+fn dyn_arange_counts_from_the_arguments_as_numpy() {
+    let ctx = ctx();
+    let run = |a, b, d, dt| {
+        DynArray::arange(&ctx, a, b, d, dt).and_then(|r| r.astype(DType::I64)?.typed::<i64>()?.to_vec())
+    };
+    let (f, i) = (Scalar::Float, Scalar::Int);
+    assert_eq!(run(f(-3.0), f(3.0), f(0.5), DType::I64).unwrap(), (-3..=8).collect::<Vec<i64>>());
+    assert_eq!(run(f(0.0), f(5.5), f(1.5), DType::I64).unwrap(), [0, 1, 2, 3]);
+    assert_eq!(run(i(5), i(-1), i(-1), DType::U8).unwrap(), [5, 4, 3, 2, 1, 0]);
+    let e = expect_err(run(i(0), i(300), i(1), DType::U8));
+    assert!(matches!(e, Error::ScalarOverflow { .. }), "{e:?}");
+    assert_msg(&e, &["uint8", "299"]);
+    // Random arguments, integer and float, over every integer dtype, against the rule.
+    let mut r = StdRng::seed_from_u64(9);
+    for _ in 0..40 {
+        let dt = [DType::I8, DType::U8, DType::I16, DType::U16, DType::I32, DType::U64][r.random_range(0..6)];
+        let pick = |r: &mut StdRng, k: i64| {
+            if r.random_bool(0.5) {
+                i(r.random_range(-k..=k) as i128)
+            } else {
+                f(f64::from(r.random_range(-4 * k..=4 * k) as i32) / 4.0)
+            }
+        };
+        let (a, b) = (pick(&mut r, 300), pick(&mut r, 300));
+        let d = match pick(&mut r, 7) {
+            Scalar::Int(0) => i(1),
+            Scalar::Float(0.0) => f(0.75),
+            s => s,
+        };
+        let what = format!("arange({a:?}, {b:?}, {d:?}) of {dt}");
+        // A float start or start + step outside the dtype converts as NumPy does not define.
+        let (lo, hi) = dt.int_range().unwrap();
+        let num = |s: Scalar| match s {
+            Scalar::Int(v) => v as f64,
+            Scalar::Float(v) => v,
+            _ => unreachable!(),
+        };
+        let floats = !matches!((a, d), (Scalar::Int(_), Scalar::Int(_)));
+        if floats && [num(a), num(a) + num(d)].iter().any(|&v| v < lo as f64 || v > hi as f64) {
+            continue;
+        }
+        match (arange_dyn_ref(dt, a, b, d), run(a, b, d, dt)) {
+            (None, Err(e)) => assert!(matches!(e, Error::ScalarOverflow { .. }), "{what}: {e:?}"),
+            (Some(w), Ok(g)) => assert_eq!(g.iter().map(|&v| i128::from(v)).collect::<Vec<_>>(), w, "{what}"),
+            (w, g) => panic!("{what}: the rule gives {w:?}, clarray {g:?}"),
         }
     }
 }

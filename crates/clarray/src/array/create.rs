@@ -20,7 +20,7 @@ use crate::runtime::{Buffer, Context};
 /// larger than the difference) counts 1 value when it is +0 and none when it is -0. A NaN
 /// argument, a zero step and a count that is not finite (an infinite bound) are refused, as
 /// NumPy refuses them.
-fn arange_len(start: Scalar, stop: Scalar, step: Scalar, dtype: DType) -> Result<usize> {
+pub(crate) fn arange_len(start: Scalar, stop: Scalar, step: Scalar, dtype: DType) -> Result<usize> {
     let len = match (start, stop, step) {
         (Scalar::Int(a), Scalar::Int(b), Scalar::Int(d)) => {
             if d == 0 {
@@ -263,28 +263,39 @@ impl<T: Element> Array<T> {
     pub fn arange(ctx: &Context, start: T, stop: T, step: T) -> Result<Array<T>> {
         let (s0, s1, st) = (start.to_scalar(), stop.to_scalar(), step.to_scalar());
         let n = arange_len(s0, s1, st, T::DTYPE)?;
-        let i = Expr::index(ctx, &[n]);
         if T::DTYPE.is_int() {
-            return (i * st + s0).cast(T::DTYPE).eval();
+            // In the type, whose integer arithmetic wraps: every value is in range, so the
+            // wrapped products and sums land on it (a uint64 range above int64's included).
+            let i = Expr::index(ctx, &[n]).cast(T::DTYPE);
+            return (i * Expr::typed_scalar(step) + Expr::typed_scalar(start)).eval();
         }
-        // NumPy's values: the first is `start` and the second `start + step` (in f64), both
-        // rounded to the type; the others are `first + i·delta` with `delta` the difference of
-        // those two rounded values, computed in the type (float32 for float16). So a step below
-        // the type's resolution at `start` repeats `start`, as in NumPy.
         let (Scalar::Float(a), Scalar::Float(d)) = (s0, st) else {
             return Err(Error::Type {
                 dtypes: vec![T::DTYPE.name().into()],
                 message: format!("arange is defined for integers and floats, not {}", T::DTYPE),
             });
         };
-        let second = T::from_scalar(Scalar::Float(a + d)).to_scalar();
-        let b = f64::from_scalar(second);
+        Array::arange_values(ctx, n, start, T::from_scalar(Scalar::Float(a + d)))
+    }
+
+    /// NumPy's values of an `arange` of `n` elements: `first`, `second`, then
+    /// `first + i·(second − first)`, the difference and the sums computed in the type (float32
+    /// for float16; wrapping for integers). So a float step below the type's resolution at
+    /// `start` repeats `start`, as in NumPy.
+    pub(crate) fn arange_values(ctx: &Context, n: usize, first: T, second: T) -> Result<Array<T>> {
+        let i = Expr::index(ctx, &[n]);
+        let (s0, s1) = (first.to_scalar(), second.to_scalar());
+        if T::DTYPE.is_int() {
+            let delta = Expr::typed_scalar(second) - Expr::typed_scalar(first);
+            return (i.cast(T::DTYPE) * delta + Expr::typed_scalar(first)).eval();
+        }
+        let (a, b) = (f64::from_scalar(s0), f64::from_scalar(s1));
         let (w, delta) = match T::DTYPE {
             DType::F64 => (DType::F64, b - a),
             _ => (DType::F32, f64::from(b as f32 - a as f32)),
         };
         let rest = i.cast(w) * Expr::scalar(Scalar::Float(delta)).cast(w) + Expr::scalar(s0).cast(w);
-        where_(i.equal(0), s0, where_(i.equal(1), second, rest)).cast(T::DTYPE).eval()
+        where_(i.equal(0), s0, where_(i.equal(1), s1, rest)).cast(T::DTYPE).eval()
     }
 
     /// `num` evenly spaced values from `start` to `stop` inclusive (float types), NumPy's

@@ -268,8 +268,14 @@ impl DynArray {
         with_dtype!(dtype, T => Array::<T>::from_buffer(buffer, shape, strides, offset).map(DynArray::from))
     }
 
-    /// NumPy's `arange(start, stop, step, dtype)` (integer and float dtypes), the bounds
-    /// converted to `dtype` first as NumPy does.
+    /// NumPy's `arange(start, stop, step, dtype)` (integer and float dtypes), as NumPy computes
+    /// it: the count from the values given (`ceil((stop - start) / step)`, exactly for
+    /// integers), then `start` and `start + step` converted to `dtype` (floats to integers
+    /// toward zero), and every other value `first + i·(second − first)` in `dtype`. So
+    /// `arange(-3.0, 3.0, 0.5, int64)` has 12 values, -3 to 8, as in NumPy's documentation.
+    /// With integer arguments and an integer dtype, a value outside the dtype's range is refused
+    /// ([`Error::ScalarOverflow`](crate::Error::ScalarOverflow)); `stop` need not fit
+    /// (`arange(5, -1, -1, uint8)` is 5 to 0).
     ///
     /// See [the example on `DynArray`](crate::DynArray).
     pub fn arange(
@@ -279,13 +285,34 @@ impl DynArray {
         step: Scalar,
         dtype: DType,
     ) -> Result<DynArray> {
-        with_dtype!(dtype, T => Array::<T>::arange(
-            ctx,
-            T::from_scalar(start),
-            T::from_scalar(stop),
-            T::from_scalar(step)
-        )
-        .map(DynArray::from))
+        let n = crate::array::create::arange_len(start, stop, step, dtype)?;
+        let second = match (start, step) {
+            (Scalar::Int(a), Scalar::Int(d)) => {
+                if let (Some((lo, hi)), true) = (dtype.int_range(), n > 0) {
+                    let last = a + (n as i128 - 1) * d;
+                    if let Some(v) = [a, last].into_iter().find(|v| !(lo..=hi).contains(v)) {
+                        return Err(Error::ScalarOverflow {
+                            value: v.to_string(),
+                            dtype: dtype.name().into(),
+                            message: format!(
+                                "arange({a}, {stop:?}, {d}) as {dtype} holds {v}, outside {dtype}'s range \
+                                 {lo}..={hi}; use a wider dtype"
+                            ),
+                        });
+                    }
+                }
+                Scalar::Int(a + d)
+            }
+            // (arange_len refused any other kind.)
+            (a, d) => {
+                let f = |s: Scalar| if let Scalar::Int(v) = s { v as f64 } else { f64::from_scalar(s) };
+                Scalar::Float(f(a) + f(d))
+            }
+        };
+        with_dtype!(dtype, T => {
+            let (first, second) = (T::from_scalar(start), T::from_scalar(second));
+            Array::<T>::arange_values(ctx, n, first, second).map(DynArray::from)
+        })
     }
 
     /// NumPy's `linspace(start, stop, num, dtype)` with its endpoint (float dtypes).
