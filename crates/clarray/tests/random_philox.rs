@@ -302,3 +302,47 @@ fn f32_normals_match_an_f64_box_muller_of_the_host_bits() {
         ctx.device().name()
     );
 }
+
+/// `uniform_range` stays in [lo, hi) where `lo + (hi − lo)·u` rounds to `hi` (499 of 1000
+/// values were `hi` for [1e7, 1e7 + 1) in f32), and stays at least `lo` where the type has no
+/// value between them but `lo`.
+#[test]
+fn uniform_range_never_reaches_hi() {
+    let mut g = Philox::new(3);
+    for (lo, hi) in [(1.0e7, 1.0e7 + 1.0), (1.0, 2.0), (-3.0, -2.999_999_9), (1e7, 1e7 + 0.25)] {
+        let v = g.uniform_range::<f32>(&ctx(), &[4096], lo, hi).unwrap().to_vec().unwrap();
+        let lo_t = lo as f32;
+        assert!(v.iter().all(|&x| x >= lo_t && f64::from(x) < hi), "[{lo}, {hi}) f32: {:?}", &v[..8]);
+    }
+    for (lo, hi) in [(1e16, 1e16 + 2.0), (0.0, 1.0), (-1e300, 1e300)] {
+        let v = g.uniform_range::<f64>(&ctx(), &[4096], lo, hi).unwrap().to_vec().unwrap();
+        assert!(v.iter().all(|&x| x >= lo && x < hi), "[{lo}, {hi}) f64: {:?}", &v[..8]);
+    }
+}
+
+/// Bounds whose values or difference overflow the type are refused (they filled the array with
+/// inf or NaN), as is a normal whose values could (|mean| + 9·std beyond the type); and a call
+/// that would run past the stream's last block (its numbers would repeat from block 0).
+#[test]
+fn ranges_that_overflow_the_type_and_the_stream_are_refused() {
+    let mut g = Philox::new(4);
+    let refused = |r: clarray::Result<()>, what: &str| match r {
+        Err(clarray::Error::Value { message, .. }) => {
+            assert!(message.contains("finite") || message.contains("stream"), "{what}: {message}")
+        }
+        other => panic!("{what}: expected Error::Value, got {other:?}"),
+    };
+    refused(g.uniform_range::<f64>(&ctx(), &[8], -1e308, 1e308).map(drop), "f64 [-1e308, 1e308)");
+    refused(g.uniform_range::<f32>(&ctx(), &[8], 0.0, 1e39).map(drop), "f32 [0, 1e39)");
+    refused(g.uniform_range::<f32>(&ctx(), &[8], -3e38, 3e38).map(drop), "f32 [-3e38, 3e38)");
+    refused(g.normal::<f32>(&ctx(), &[8], 0.0, 1e39).map(drop), "f32 normal std 1e39");
+    refused(g.normal::<f32>(&ctx(), &[8], 0.0, 1e38).map(drop), "f32 normal std 1e38");
+    refused(g.normal::<f64>(&ctx(), &[8], 1.7e308, 1e307).map(drop), "f64 normal mean 1.7e308");
+    let v = g.normal::<f32>(&ctx(), &[4096], 0.0, 3e37).unwrap().to_vec().unwrap();
+    assert!(v.iter().all(|x| x.is_finite()));
+    g.set_position(u64::MAX - 1);
+    refused(g.uniform::<f32>(&ctx(), &[16]).map(drop), "4 blocks from 2^64 - 2");
+    refused(g.integers::<i32>(&ctx(), &[16], 0, 9).map(drop), "8 blocks from 2^64 - 2");
+    assert_eq!(g.position(), u64::MAX - 1, "a refused call does not move the generator");
+    assert_eq!(g.uniform::<f32>(&ctx(), &[4]).unwrap().len(), 4, "the last block but one is still there");
+}

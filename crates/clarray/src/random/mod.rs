@@ -205,7 +205,9 @@ impl Philox {
         self.generate(ctx, shape, T::DTYPE, Kind::Uniform, 0.0, 1.0)
     }
 
-    /// Uniform numbers in [lo, hi) of `shape`.
+    /// Uniform numbers in [lo, hi) of `shape`: `lo + (hi − lo)·u`, never `hi` (where that
+    /// rounds to `hi`, the type's largest value below it; where the type has no value in
+    /// [lo, hi), `lo` rounded to it). The bounds and their difference must be finite in `T`.
     ///
     /// See [the example in `random`](mod@crate::random).
     pub fn uniform_range<T: RandomFloat>(
@@ -215,14 +217,19 @@ impl Philox {
         lo: f64,
         hi: f64,
     ) -> Result<Array<T>> {
-        if !(lo.is_finite() && hi.is_finite() && lo <= hi) {
+        let width = hi - lo;
+        if !(lo.is_finite() && hi.is_finite() && lo <= hi && [lo, hi, width].into_iter().all(fits::<T>)) {
             return Err(Error::Value {
                 name: "lo, hi",
                 value: format!("[{lo}, {hi})"),
-                message: format!("uniform_range needs finite bounds with lo <= hi; got [{lo}, {hi})"),
+                message: format!(
+                    "uniform_range needs bounds with lo <= hi whose values and difference ({width}) are \
+                     finite in {}; got [{lo}, {hi})",
+                    T::DTYPE
+                ),
             });
         }
-        self.generate(ctx, shape, T::DTYPE, Kind::Uniform, lo, hi - lo)
+        self.generate(ctx, shape, T::DTYPE, Kind::Uniform, lo, width)
     }
 
     /// Normally distributed numbers with `mean` and standard deviation `std` (Box–Muller).
@@ -235,12 +242,16 @@ impl Philox {
         mean: f64,
         std: f64,
     ) -> Result<Array<T>> {
-        if !(mean.is_finite() && std.is_finite() && std >= 0.0) {
+        // The Box–Muller radius is at most √(2·53·ln 2) < 9 (f64; < 6 for f32): every value is
+        // finite where |mean| + 9·std is.
+        if !(mean.is_finite() && std.is_finite() && std >= 0.0 && fits::<T>(mean.abs() + 9.0 * std)) {
             return Err(Error::Value {
                 name: "mean, std",
                 value: format!("{mean}, {std}"),
                 message: format!(
-                    "normal needs a finite mean and a finite std >= 0; got mean {mean}, std {std}"
+                    "normal needs a finite mean and a std >= 0 with |mean| + 9·std finite in {} (so that \
+                     every value is); got mean {mean}, std {std}",
+                    T::DTYPE
                 ),
             });
         }
@@ -269,7 +280,7 @@ impl Philox {
         self.generate_int(ctx, shape, T::DTYPE, l as i64, range)
     }
 
-    fn generate<T: Element>(
+    fn generate<T: RandomFloat>(
         &mut self,
         ctx: &Context,
         shape: &[usize],
@@ -283,6 +294,7 @@ impl Philox {
         let n = out.len();
         let per = if dt == DType::F32 { 4 } else { 2 };
         let blocks = n.div_ceil(per);
+        self.check_room(blocks)?;
         if n > 0 {
             let k =
                 kernel_by_text(ctx, format!("philox|{dt:?}|{kind:?}"), "philox_fill", || source(dt, kind))?;
@@ -299,9 +311,17 @@ impl Philox {
             } else {
                 args.double(a).double(b);
             }
+            if kind == Kind::Uniform {
+                let c = below::<T>(a, a + b);
+                if dt == DType::F32 {
+                    args.float(c as f32);
+                } else {
+                    args.double(c);
+                }
+            }
             launch_1d(ctx, &k, &args, fill_items(ctx, blocks))?;
         }
-        self.counter = self.counter.wrapping_add(blocks as u64);
+        self.counter += blocks as u64;
         Ok(out)
     }
 
@@ -316,6 +336,7 @@ impl Philox {
         let out = Array::<T>::empty(ctx, shape)?;
         let n = out.len();
         let blocks = n.div_ceil(2);
+        self.check_room(blocks)?;
         if n > 0 {
             let k = kernel_by_text(ctx, format!("philox|{dt:?}|int"), "philox_fill", || {
                 source(dt, Kind::Integer)
@@ -332,8 +353,62 @@ impl Philox {
                 .long(range as i64);
             launch_1d(ctx, &k, &args, fill_items(ctx, blocks))?;
         }
-        self.counter = self.counter.wrapping_add(blocks as u64);
+        self.counter += blocks as u64;
         Ok(out)
+    }
+
+    /// Refuses a call whose `blocks` would run past the stream's last block (2^64 of them),
+    /// which would silently repeat the stream's first numbers.
+    fn check_room(&self, blocks: usize) -> Result<()> {
+        if self.counter.checked_add(blocks as u64).is_none() {
+            return Err(Error::Value {
+                name: "position",
+                value: self.counter.to_string(),
+                message: format!(
+                    "{blocks} blocks from position {} run past the end of the stream (2^64 blocks), where \
+                     its numbers would repeat; set a lower position or take another stream",
+                    self.counter
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Whether `x` is finite as a value of `T`.
+fn fits<T: RandomFloat>(x: f64) -> bool {
+    if T::DTYPE == DType::F32 {
+        (x as f32).is_finite()
+    } else {
+        x.is_finite()
+    }
+}
+
+/// The largest value of `T` below `hi` and at least `lo` as `T` rounds it: the top of
+/// `uniform_range`'s values, which `lo + (hi − lo)·u` would otherwise reach by rounding.
+fn below<T: RandomFloat>(lo: f64, hi: f64) -> f64 {
+    if T::DTYPE == DType::F32 {
+        let h = hi as f32;
+        let top = if f64::from(h) < hi { h } else { next_down_f32(h) };
+        f64::from(top.max(lo as f32))
+    } else {
+        next_down_f64(hi).max(lo)
+    }
+}
+
+fn next_down_f32(x: f32) -> f32 {
+    match x {
+        0.0 => -f32::from_bits(1),
+        x if x > 0.0 => f32::from_bits(x.to_bits() - 1),
+        x => f32::from_bits(x.to_bits() + 1),
+    }
+}
+
+fn next_down_f64(x: f64) -> f64 {
+    match x {
+        0.0 => -f64::from_bits(1),
+        x if x > 0.0 => f64::from_bits(x.to_bits() - 1),
+        x => f64::from_bits(x.to_bits() + 1),
     }
 }
 
@@ -366,16 +441,17 @@ fn source(dt: DType, kind: Kind) -> String {
     let t = dt.cl_storage();
     let per = if dt == DType::F32 && kind != Kind::Integer { 4 } else { 2 };
     let (extra, values) = match (dt, kind) {
+        // `c_`: the largest value below the range's top, which rounding would otherwise reach.
         (DType::F32, Kind::Uniform) => (
-            ", float a, float b_",
-            "    const float4 u = convert_float4(w >> 8) * 0x1p-24f;\n    const float4 v = a + b_ * u;\n"
+            ", float a, float b_, float c_",
+            "    const float4 u = convert_float4(w >> 8) * 0x1p-24f;\n    const float4 v = fmin(a + b_ * u, c_);\n"
                 .to_string(),
         ),
         (DType::F64, Kind::Uniform) => (
-            ", double a, double b_",
+            ", double a, double b_, double c_",
             "    const ulong w0 = ((ulong)w.y << 32) | w.x, w1 = ((ulong)w.w << 32) | w.z;\n    \
              const double u0 = (double)(w0 >> 11) * 0x1p-53, u1 = (double)(w1 >> 11) * 0x1p-53;\n    \
-             const double2 v = (double2)(a + b_ * u0, a + b_ * u1);\n"
+             const double2 v = fmin((double2)(a + b_ * u0, a + b_ * u1), c_);\n"
                 .to_string(),
         ),
         (DType::F32, Kind::Normal) => (
@@ -398,7 +474,7 @@ fn source(dt: DType, kind: Kind) -> String {
             ", long lo, ulong range",
             format!(
                 "    const ulong w0 = ((ulong)w.y << 32) | w.x, w1 = ((ulong)w.w << 32) | w.z;\n    \
-                 const {t}2 v = ({t}2)(({t})(lo + (long)mul_hi(w0, range)), ({t})(lo + (long)mul_hi(w1, range)));\n"
+                 const {t}2 v = ({t}2)(({t})((ulong)lo + mul_hi(w0, range)), ({t})((ulong)lo + mul_hi(w1, range)));\n"
             ),
         ),
     };
