@@ -362,3 +362,41 @@ fn kernels_read_and_write_images() {
         bytemuck::pod_collect_to_vec::<u8, f32>(&model.bytes).iter().map(|v| 2.0 * v).collect();
     assert_eq!(got, want);
 }
+
+/// Images are ordered across queues as buffers are: a read on a second queue waits for a slow
+/// kernel writing the image on the first, and a kernel writing it on the first waits for a
+/// copy reading it on the second (images were not tracked: the read could see the image
+/// before the kernel wrote it).
+#[test]
+fn images_are_ordered_across_queues() {
+    let ctx = ctx();
+    let (qa, qb) = (ctx.queue().clone(), ctx.create_queue(false).unwrap());
+    let src = r"
+        __kernel void fill(__write_only image2d_t out, float v, int spin) {
+            int2 p = (int2)(get_global_id(0), get_global_id(1));
+            float f = (float)p.x;
+            for (int k = 0; k < spin; ++k) f = f * 0.999f + 1.0f;
+            write_imagef(out, p, (float4)(v + (f < -1.0f ? 1.0f : 0.0f)));
+        }";
+    let k = clarray::runtime::Program::build(&ctx, src, "").unwrap().kernel("fill").unwrap();
+    let format = ImageFormat::new(ChannelOrder::R, ChannelType::F32);
+    let (w, h) = (64, 32);
+    let img = Image::new_2d(&ctx, format, w, h).unwrap();
+    let copy = Image::new_2d(&ctx, format, w, h).unwrap();
+    for round in 0..6 {
+        let v = round as f32 + 0.5;
+        let args = (&img, v, 20_000i32);
+        k.launch(&qa, Dims::new([w, h]).driver_local(), args).unwrap();
+        // Read after write, on the other queue.
+        let mut host = vec![0f32; w * h];
+        qb.read_image(&img, [0; 3], [w, h, 1], &mut host, 0, 0).unwrap();
+        assert!(host.iter().all(|&x| x == v), "round {round}: {:?}", &host[..4]);
+        // Write after read: the copy on B reads `v`, then A's kernel overwrites the image.
+        qb.copy_image(&img, [0; 3], &copy, [0; 3], [w, h, 1]).unwrap();
+        let args = (&img, -1.0f32, 1i32);
+        k.launch(&qa, Dims::new([w, h]).driver_local(), args).unwrap();
+        let mut host = vec![0f32; w * h];
+        qa.read_image(&copy, [0; 3], [w, h, 1], &mut host, 0, 0).unwrap();
+        assert!(host.iter().all(|&x| x == v), "round {round}: the copy saw {:?}", &host[..4]);
+    }
+}

@@ -8,7 +8,7 @@
 // This file: the pixel formats and the `Image` object. The copies are in image_copy.rs.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use opencl3::memory::{
     CL_FLOAT, CL_MEM_OBJECT_IMAGE2D, CL_MEM_OBJECT_IMAGE3D, CL_MEM_READ_WRITE, CL_R, CL_RGBA, CL_UNORM_INT8,
@@ -19,6 +19,7 @@ use opencl3::types::{cl_image_desc, cl_image_format};
 use super::buffer::MemObject;
 use super::context::Context;
 use super::status::ClResultExt;
+use super::track::Hazards;
 use crate::error::{Error, Result};
 
 /// Channels of a pixel.
@@ -99,6 +100,9 @@ struct ImageInner {
     format: ImageFormat,
     dims: [usize; 3],
     three_d: bool,
+    /// The last commands that read and wrote the image, per queue: commands on other queues
+    /// wait for them (as for buffers).
+    hazards: Mutex<Hazards>,
 }
 
 /// A 2-D or 3-D image on the device. Cheap to clone.
@@ -222,7 +226,13 @@ impl Image {
         }
         .cl("clCreateImage")?;
         Ok(Image {
-            inner: Arc::new(ImageInner { obj: MemObject { mem, ctx: ctx.clone() }, format, dims, three_d }),
+            inner: Arc::new(ImageInner {
+                obj: MemObject { mem, ctx: ctx.clone() },
+                format,
+                dims,
+                three_d,
+                hazards: Mutex::default(),
+            }),
         })
     }
 
@@ -231,6 +241,11 @@ impl Image {
     /// See [the example on `Image`](crate::runtime::Image).
     pub fn dims(&self) -> [usize; 3] {
         self.inner.dims
+    }
+
+    /// The last commands that used the image, per queue, for ordering commands across queues.
+    pub(crate) fn hazards(&self) -> &Mutex<Hazards> {
+        &self.inner.hazards
     }
 
     /// The pixel format.

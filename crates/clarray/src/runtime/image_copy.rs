@@ -272,7 +272,7 @@ impl Queue {
             row_pitch,
             slice_pitch,
         )?;
-        let track = self.track(&[], wait)?;
+        let track = self.track_hazards([(image.hazards(), Use::Write)].into_iter(), wait)?;
         let ids = track.ids();
         // SAFETY: image region and host range were checked; pointers outlive the call; the host
         // memory outlives the command as the caller guarantees.
@@ -322,7 +322,7 @@ impl Queue {
             row_pitch,
             slice_pitch,
         )?;
-        let track = self.track(&[], wait)?;
+        let track = self.track_hazards([(image.hazards(), Use::Read)].into_iter(), wait)?;
         let ids = track.ids();
         // SAFETY: as in write_image_raw, with `host` writable.
         let ev = unsafe {
@@ -381,7 +381,8 @@ impl Queue {
                 message: "image → image copy within one image with overlapping regions".into(),
             });
         }
-        let track = self.track(&[], wait)?;
+        let track =
+            self.track_hazards([(src.hazards(), Use::Read), (dst.hazards(), Use::Write)].into_iter(), wait)?;
         let ids = track.ids();
         // SAFETY: both images valid and of this context; regions checked.
         let ev = unsafe {
@@ -421,7 +422,8 @@ impl Queue {
         check_range("image → buffer copy (destination)", dst_offset, bytes, dst.len())?;
         // The root allocation and the offset in it, as for rectangular copies (PoCL).
         let (dst_root, dst_at) = dst.root_offset(dst_offset);
-        let track = self.track(&[(dst, Use::Write)], wait)?;
+        let track =
+            self.track_hazards([(dst.hazards(), Use::Write), (src.hazards(), Use::Read)].into_iter(), wait)?;
         let ids = track.ids();
         // SAFETY: image region and buffer range checked; both objects valid and of this context;
         // a sub-buffer's range lies in its parent at the shifted offset.
@@ -457,7 +459,8 @@ impl Queue {
         let bytes = region.iter().product::<usize>() * dst.format().pixel_bytes();
         check_range("buffer → image copy (source)", src_offset, bytes, src.len())?;
         let (src_root, src_at) = src.root_offset(src_offset);
-        let track = self.track(&[(src, Use::Read)], wait)?;
+        let track =
+            self.track_hazards([(src.hazards(), Use::Read), (dst.hazards(), Use::Write)].into_iter(), wait)?;
         let ids = track.ids();
         // SAFETY: as in copy_image_to_buffer.
         let ev = unsafe {

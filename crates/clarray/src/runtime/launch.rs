@@ -250,11 +250,15 @@ impl Queue {
                 raw.buffers[i] = Some(b.weak());
             }
         }
+        // Buffers and images, so that commands on other queues are ordered after this one (an
+        // image counts as written: its access qualifier is not in the kernel's argument
+        // information everywhere).
         let uses = args.iter().zip(&kernel.inner.accepts).filter_map(|(a, ok)| match a {
-            Arg::Buffer(b) => Some((*b, if ok.read_only { Use::Read } else { Use::Write })),
+            Arg::Buffer(b) => Some((b.hazards(), if ok.read_only { Use::Read } else { Use::Write })),
+            Arg::Image(im) => Some((im.hazards(), Use::Write)),
             _ => None,
         });
-        let track = self.track_iter(uses, wait)?;
+        let track = self.track_hazards(uses, wait)?;
         let ids = track.ids();
         super::context::finish_queues_at_thread_exit();
         // SAFETY: the kernel's arguments are all set (count checked); the size arrays have `d`
