@@ -179,12 +179,18 @@ impl Image {
         let kind = if three_d { "3-D" } else { "2-D" };
         for (i, (&d, &m)) in dims.iter().zip(&max).enumerate() {
             if d == 0 || d > m {
-                return Err(Error::TooLarge(format!(
+                let message = format!(
                     "a {kind} image of {:?} pixels was asked for; extent {i} must be between 1 and \
                      {m} on {}",
                     &dims[..max.len()],
                     info.name
-                )));
+                );
+                // An empty image is a wrong value, not one too large.
+                return Err(if d == 0 {
+                    Error::Value { name: "extent", value: "0".into(), message }
+                } else {
+                    Error::TooLarge(message)
+                });
             }
         }
         let image_type = if three_d { CL_MEM_OBJECT_IMAGE3D } else { CL_MEM_OBJECT_IMAGE2D };
