@@ -229,7 +229,7 @@ impl Philox {
                 ),
             });
         }
-        self.generate(ctx, shape, T::DTYPE, Kind::Uniform, lo, width)
+        self.generate(ctx, shape, T::DTYPE, Kind::UniformRange, lo, width)
     }
 
     /// Normally distributed numbers with `mean` and standard deviation `std` (Box–Muller).
@@ -311,7 +311,7 @@ impl Philox {
             } else {
                 args.double(a).double(b);
             }
-            if kind == Kind::Uniform {
+            if kind == Kind::UniformRange {
                 let c = below::<T>(a, a + b);
                 if dt == DType::F32 {
                     args.float(c as f32);
@@ -421,7 +421,10 @@ fn fill_items(ctx: &Context, blocks: usize) -> usize {
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Kind {
+    /// [0, 1): `u` itself, which never reaches 1.
     Uniform,
+    /// [lo, hi): `lo + (hi − lo)·u`, kept below `hi`.
+    UniformRange,
     Normal,
     Integer,
 }
@@ -443,16 +446,26 @@ fn source(dt: DType, kind: Kind) -> String {
     let (extra, values) = match (dt, kind) {
         // `c_`: the largest value below the range's top, which rounding would otherwise reach.
         (DType::F32, Kind::Uniform) => (
+            ", float a, float b_",
+            "    const float4 u = convert_float4(w >> 8) * 0x1p-24f;\n    const float4 v = a + b_ * u;\n".to_string(),
+        ),
+        (DType::F32, Kind::UniformRange) => (
             ", float a, float b_, float c_",
             "    const float4 u = convert_float4(w >> 8) * 0x1p-24f;\n    const float4 v = fmin(a + b_ * u, c_);\n"
                 .to_string(),
         ),
-        (DType::F64, Kind::Uniform) => (
-            ", double a, double b_, double c_",
-            "    const ulong w0 = ((ulong)w.y << 32) | w.x, w1 = ((ulong)w.w << 32) | w.z;\n    \
-             const double u0 = (double)(w0 >> 11) * 0x1p-53, u1 = (double)(w1 >> 11) * 0x1p-53;\n    \
-             const double2 v = fmin((double2)(a + b_ * u0, a + b_ * u1), c_);\n"
-                .to_string(),
+        (DType::F64, Kind::Uniform | Kind::UniformRange) => (
+            if kind == Kind::Uniform { ", double a, double b_" } else { ", double a, double b_, double c_" },
+            format!(
+                "    const ulong w0 = ((ulong)w.y << 32) | w.x, w1 = ((ulong)w.w << 32) | w.z;\n    \
+                 const double u0 = (double)(w0 >> 11) * 0x1p-53, u1 = (double)(w1 >> 11) * 0x1p-53;\n    \
+                 const double2 v = {};\n",
+                if kind == Kind::Uniform {
+                    "(double2)(a + b_ * u0, a + b_ * u1)"
+                } else {
+                    "fmin((double2)(a + b_ * u0, a + b_ * u1), c_)"
+                }
+            ),
         ),
         (DType::F32, Kind::Normal) => (
             ", float a, float b_",

@@ -43,8 +43,9 @@ pub fn time_steps(ctx: &clarray::Context, cfg: &Config, steps: usize) -> Result<
     Ok((start.elapsed().as_secs_f64(), after.kernel_s - before.kernel_s, after.launches - before.launches))
 }
 
-/// The wall time of one launch of an empty kernel over 16 work-items, `n` of them enqueued back
-/// to back and waited for once: the floor of a launch on this device and driver.
+/// The wall time of one launch of an empty kernel over 16 work-items on the context's queue (the
+/// solver's: it profiles), `n` of them enqueued back to back and waited for once: the floor of
+/// a launch there.
 fn bare_launch(ctx: &clarray::Context, n: usize) -> Result<f64> {
     let k = clarray::program::Source::new("kernel void nop(global float* x) { if (x[0] == 1.5f) x[1] = 0; }")
         .build(ctx)?
@@ -238,7 +239,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     let gap = (wall - kernel).max(0.0) / launches.max(1) as f64;
     outln!(
         "\n| launches per step | grid | precision | wall µs/step | kernel µs/step | (wall − kernel) per launch | \
-         empty kernel, per launch |"
+         empty kernel on the same (profiling) queue, per launch |"
     );
     outln!("|---:|---|---|---:|---:|---:|---:|");
     outln!(
