@@ -202,8 +202,9 @@ pub fn axis(ctx: &Context, o: &BenchOpts) -> clarray::Result<Vec<Row>> {
     Ok(rows)
 }
 
-/// sum, max and var of 2^28 f32 (2^20): row loads per lane and work-groups per compute unit,
-/// which whole-array reductions share with the axis reductions.
+/// sum, max and var of 2^28 f32 (2^20), and the weighted inner product of two f64 fields of
+/// 256³ (64³): row loads per lane and work-groups per compute unit, which whole-array
+/// reductions share with the axis reductions.
 pub fn whole(ctx: &Context, o: &BenchOpts) -> clarray::Result<Vec<Row>> {
     let n: usize = o.pick(1 << 20, 1 << 28);
     let a = Philox::new(20).integers::<i32>(ctx, &[n], -1000, 1000)?.astype::<f32>()?;
@@ -233,6 +234,30 @@ pub fn whole(ctx: &Context, o: &BenchOpts) -> clarray::Result<Vec<Row>> {
         let named: Vec<(String, Tuning)> =
             settings.iter().map(|(l, t)| (format!("{what} {l}"), *t)).collect();
         sweep(&mut rows, o, ctx, "whole", bytes, &named, run, check, None)?;
+    }
+    drop(a);
+    // The solver's weighted inner product (`reduce: weighted dot` of `clarray bench`): rows of
+    // n f64 with weights broadcast along each axis, read by the row loop (n³, n = 256; 64 with
+    // `--quick`). Its sums round differently in each grouping: to within 1e-12 relatively.
+    if ctx.device().info().fp64 {
+        let n: usize = o.pick(64, 256);
+        let mut g = Philox::new(21);
+        let field = g.uniform::<f64>(ctx, &[2, n, n, n])?;
+        let (u, v) = (
+            field.slice(clarray::array::s![0, .., .., ..])?,
+            field.slice(clarray::array::s![1, .., .., ..])?,
+        );
+        let mut w = |shape: [usize; 3]| g.uniform::<f64>(ctx, &shape);
+        let (wz, wy, wx) = (w([n, 1, 1])?, w([1, n, 1])?, w([1, 1, n])?);
+        let run = || ((&(&(&wz * &wy) * &wx) * &u) * &v).sum::<f64>();
+        let want = run()?.item()?;
+        let check = |got: &Array<f64>| {
+            let g = got.item()?;
+            Ok(((g - want).abs() > 1e-12 * want.abs()).then(|| format!("{g} instead of {want}")))
+        };
+        let named: Vec<(String, Tuning)> =
+            settings.iter().map(|(l, t)| (format!("weighted dot f64 {n}^3 {l}"), *t)).collect();
+        sweep(&mut rows, o, ctx, "whole", (16 * n * n * n) as f64, &named, run, check, None)?;
     }
     Ok(rows)
 }
