@@ -314,7 +314,9 @@ fn uniform_range_never_reaches_hi() {
         let lo_t = lo as f32;
         assert!(v.iter().all(|&x| x >= lo_t && f64::from(x) < hi), "[{lo}, {hi}) f32: {:?}", &v[..8]);
     }
-    for (lo, hi) in [(1e16, 1e16 + 2.0), (0.0, 1.0), (-1e300, 1e300)] {
+    for (lo, hi) in
+        [(1e16, 1e16 + 2.0), (0.0, 1.0), (-1e300, 1e300), (0.1, 0.3), (1.0, 1.0 + 4.0 * f64::EPSILON)]
+    {
         let v = g.uniform_range::<f64>(&ctx(), &[4096], lo, hi).unwrap().to_vec().unwrap();
         assert!(v.iter().all(|&x| x >= lo && x < hi), "[{lo}, {hi}) f64: {:?}", &v[..8]);
     }

@@ -202,7 +202,7 @@ impl Philox {
     ///
     /// See [the example in `random`](mod@crate::random).
     pub fn uniform<T: RandomFloat>(&mut self, ctx: &Context, shape: &[usize]) -> Result<Array<T>> {
-        self.generate(ctx, shape, T::DTYPE, Kind::Uniform, 0.0, 1.0)
+        self.generate(ctx, shape, T::DTYPE, Kind::Uniform, (0.0, 1.0))
     }
 
     /// Uniform numbers in [lo, hi) of `shape`: `lo + (hi − lo)·u`, never `hi` (where that
@@ -229,7 +229,7 @@ impl Philox {
                 ),
             });
         }
-        self.generate(ctx, shape, T::DTYPE, Kind::UniformRange, lo, width)
+        self.generate(ctx, shape, T::DTYPE, Kind::UniformRange, (lo, hi))
     }
 
     /// Normally distributed numbers with `mean` and standard deviation `std` (Box–Muller).
@@ -255,7 +255,7 @@ impl Philox {
                 ),
             });
         }
-        self.generate(ctx, shape, T::DTYPE, Kind::Normal, mean, std)
+        self.generate(ctx, shape, T::DTYPE, Kind::Normal, (mean, std))
     }
 
     /// Integers uniformly distributed in [lo, hi).
@@ -286,9 +286,11 @@ impl Philox {
         shape: &[usize],
         dt: DType,
         kind: Kind,
-        a: f64,
-        b: f64,
+        (p, q): (f64, f64),
     ) -> Result<Array<T>> {
+        // The kernel's `a + b_·x` (x a uniform or a standard normal); a uniform range passes
+        // its bounds, so that its top is `hi` itself, not `lo + (hi − lo)` rounded.
+        let (a, b) = if kind == Kind::UniformRange { (p, q - p) } else { (p, q) };
         dt.check_device(ctx)?;
         let out = Array::<T>::empty(ctx, shape)?;
         let n = out.len();
@@ -312,7 +314,7 @@ impl Philox {
                 args.double(a).double(b);
             }
             if kind == Kind::UniformRange {
-                let c = below::<T>(a, a + b);
+                let c = below::<T>(p, q);
                 if dt == DType::F32 {
                     args.float(c as f32);
                 } else {
