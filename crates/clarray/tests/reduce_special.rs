@@ -438,3 +438,19 @@ fn f32_var_of_few_values_far_from_zero_keeps_its_digits() {
     }
     assert!(worst < 2e-5, "largest relative error {worst:e}");
 }
+
+/// A ddof of 2^63 or more leaves no degree of freedom, as NumPy's `max(n - ddof, 0)` says: the
+/// variance is inf (nan for constant data). It was written into the kernel as an unsigned
+/// literal that wrapped `n - ddof`: usize::MAX gave the variance with ddof = -1.
+#[test]
+fn huge_ddof_leaves_no_degree_of_freedom() {
+    let ctx = Context::new().unwrap();
+    let a = Array::from_slice(&ctx, &[1.0f64, 2.0], &[2]).unwrap();
+    for ddof in [2, 3, 1 << 63, usize::MAX] {
+        let v = a.var(ddof).unwrap().item().unwrap();
+        assert_eq!(v, f64::INFINITY, "var with ddof {ddof}");
+        assert_eq!(a.std(ddof).unwrap().item().unwrap(), f64::INFINITY, "std with ddof {ddof}");
+    }
+    let c = Array::from_slice(&ctx, &[5.0f32; 3], &[3]).unwrap();
+    assert!(c.var(usize::MAX).unwrap().item().unwrap().is_nan());
+}

@@ -253,7 +253,7 @@ pub(crate) fn reduce_map(mut map: MapExpr, kind: Kind, axes: &Axes, keepdims: bo
             // (Welford), merged across work-items and work-groups (Chan et al.).
             let rt = t.real_float_type();
             let a = rt.acc_type().cl_compute();
-            let var = format!("v / ({a})max((long)n - {ddof}L, 0L)");
+            let var = format!("v / ({a})max((long)n - {}L, 0L)", ddof_literal(ddof));
             let finish = if matches!(kind, Kind::Std(_)) { format!("sqrt({var})") } else { var };
             spec(Op::Moments, rt, rt, &finish)
         }
@@ -278,7 +278,7 @@ pub(crate) fn reduce_map(mut map: MapExpr, kind: Kind, axes: &Axes, keepdims: bo
             let rt = t.real_float_type();
             map.value = rt.acc_type();
             let a = rt.acc_type().cl_compute();
-            let var = format!("v / ({a})max((long)n - {ddof}L, 0L)");
+            let var = format!("v / ({a})max((long)n - {}L, 0L)", ddof_literal(ddof));
             let finish = if matches!(kind, Kind::Std(_)) { format!("sqrt({var})") } else { var };
             spec(Op::Sum, rt, rt, &finish)
         }
@@ -385,3 +385,11 @@ pub(crate) fn dot_with(a: &Strided, b: &Strided, conj: bool) -> Result<Strided> 
     let spec = Spec { op, acc: t.acc_type(), out: t, finish: "v".into() };
     engine::reduce(&ctx, &map, &spec, &[0], false)
 }
+
+/// `ddof` as the kernel's `long` literal: one of 2^63 or more would be an unsigned literal and
+/// wrap `n - ddof` (a huge ddof gave the variance of ddof = -1); every ddof from i64::MAX up
+/// leaves no degree of freedom, as i64::MAX does.
+fn ddof_literal(ddof: usize) -> i64 {
+    i64::try_from(ddof).unwrap_or(i64::MAX)
+}
+
