@@ -83,3 +83,62 @@ def test_reshape_transpose_ravel():
     assert_same(a[:, ::-1].ravel(), h[:, ::-1].ravel())
     with pytest.raises(ValueError, match="cannot reshape"):
         a.reshape(5, -1)
+
+
+def test_mask_assignment_of_one_value_leaves_the_rest_exact():
+    # The value was promoted with the whole array (int64 beside a float: float64) and every
+    # element written back: unselected large integers were rounded or saturated.
+    for h, v in ((np.array([2**53 + 1, 0], np.int64), 1.5),
+                 (np.array([2**62 + 1, 0], np.int64), np.uint64(5)),
+                 (np.array([2**64 - 3, 0], np.uint64), np.int64(5))):
+        a, want = cl.asarray(h), h.copy()
+        mask = np.array([False, True])
+        want[mask] = v
+        a[mask] = v
+        assert_same(a, want)
+
+
+def test_bool_scalar_index_is_refused_not_read_as_an_integer():
+    a = cl.asarray(np.arange(8.0).reshape(2, 4))
+    for key in (True, False, (slice(None), True)):
+        with pytest.raises(IndexError, match="boolean scalar index"):
+            a[key]
+
+
+def test_empty_integer_indices_select_and_write_nothing():
+    z = cl.zeros(0)
+    z[np.array([], dtype=np.int64)] = 1
+    assert z.shape == (0,)
+    h = np.arange(6.0).reshape(3, 2)
+    a = cl.asarray(h)
+    assert_same(a[[]], h[[]])
+    a[[]] = 7
+    assert_same(a, h)
+
+
+def test_take_and_put_take_narrow_integer_and_bool_indices():
+    h = np.arange(10.0)
+    for dt in (np.int8, np.uint8, np.int16, np.uint16):
+        idx = np.array([1, 2, 9], dt)
+        assert_same(cl.take(cl.asarray(h), idx), np.take(h, idx))
+        assert_same(cl.take(cl.asarray(h), cl.asarray(idx)), np.take(h, idx))
+    a, want = cl.asarray(h), h.copy()
+    idx = np.array([0, 3], np.int8)
+    np.put(want, idx, [-1.0, -2.0])
+    a.put(idx, [-1.0, -2.0])
+    assert_same(a, want)
+
+
+def test_float_nan_and_inf_into_integers_raise_as_numpy():
+    a = cl.asarray(np.arange(3))
+    with pytest.raises(ValueError, match="NaN"):
+        a[0] = float("nan")
+    with pytest.raises(OverflowError, match="infinity"):
+        a[np.array([True, False, False])] = float("inf")
+    assert_same(a, np.arange(3))
+
+
+def test_reshape_to_an_overflowing_shape_is_a_value_error():
+    for shape in ((2**62, 8), (2**62, 8, -1), (-1, 2**40, 2**40)):
+        with pytest.raises(ValueError, match="cannot reshape"):
+            cl.zeros(4).reshape(*shape)

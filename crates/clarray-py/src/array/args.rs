@@ -61,13 +61,20 @@ pub(super) fn infer_shape(dims: &[isize], n: usize) -> PyResult<Vec<usize>> {
             "can only specify one unknown dimension (-1) in {dims:?}"
         )));
     }
-    let known: usize = dims.iter().filter(|&&d| d >= 0).map(|&d| d as usize).product();
+    // A product beyond usize cannot be the array's size: the same error as any other
+    // mismatch (an overflowing product panicked).
+    let mismatch = || PyValueError::new_err(format!("cannot reshape array of size {n} into shape {dims:?}"));
+    let known = dims
+        .iter()
+        .filter(|&&d| d >= 0)
+        .try_fold(1usize, |p, &d| p.checked_mul(d as usize))
+        .ok_or_else(mismatch)?;
     dims.iter()
         .map(|&d| {
             if d >= 0 {
                 Ok(d as usize)
             } else if known == 0 || n % known != 0 {
-                Err(PyValueError::new_err(format!("cannot reshape array of size {n} into shape {dims:?}")))
+                Err(mismatch())
             } else {
                 Ok(n / known)
             }

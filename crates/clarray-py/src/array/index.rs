@@ -6,7 +6,7 @@ use clarray::array::{binary, where_, BinOp, DType, DynArray, Expr, NewAxis, Scal
 use clarray::Context;
 use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
-use pyo3::types::{PyEllipsis, PyNone, PySlice, PyTuple};
+use pyo3::types::{PyBool, PyEllipsis, PyNone, PySlice, PyTuple};
 
 use super::PyArr;
 use crate::convert::{operand, upload};
@@ -33,8 +33,11 @@ impl PyArr {
             let v = operand(&ctx, value)?;
             let n_values: usize = v.shape().py()?.iter().product();
             if n_values == 1 {
-                // One value everywhere the mask is set: a single where-kernel in place.
-                let e = where_(&key, v, &self.inner);
+                // One value everywhere the mask is set: a single where-kernel in place, the
+                // value first converted to the array's dtype (a where of the value and the
+                // array promoted both: int64 beside a float rounded the unselected elements).
+                let v = self.values_of(py, v, &[])?;
+                let e = where_(&key, &v, &self.inner);
                 let mut t = self.inner.clone();
                 return py.detach(|| t.assign(e)).py();
             }
@@ -60,6 +63,10 @@ impl PyArr {
             return py.detach(|| t.put(&flat, &vals)).py();
         }
         let n0 = *shape.first().ok_or_else(|| PyIndexError::new_err("too many indices for a 0-d array"))?;
+        // No index selects nothing: nothing to write (NumPy's `a[[]] = v`), on any axis length.
+        if key.is_empty() {
+            return Ok(());
+        }
         let (lo, hi) = py
             .detach(|| -> clarray::Result<(Scalar, Scalar)> {
                 if key.is_empty() {
@@ -172,6 +179,12 @@ pub fn slice_info(key: &Bound<'_, PyAny>, shape: &[usize]) -> PyResult<Vec<Slice
                 SliceInfoElem::Slice { start: start + (cnt - 1) * step, end: Some(start + 1), step }
             });
             ax += 1;
+        } else if k.is_instance_of::<PyBool>() {
+            // `bool` has `__index__`: a[True] would have read a[1].
+            return Err(PyIndexError::new_err(
+                "a boolean scalar index (a[True], a[False]) is not supported; use None to add an axis \
+                 or a boolean array of the array's shape",
+            ));
         } else if let Ok(i) = k.call_method0("__index__").and_then(|v| v.extract::<i64>()) {
             let n = shape[ax] as i64;
             if i < -n || i >= n {
@@ -198,12 +211,17 @@ pub fn slice_info(key: &Bound<'_, PyAny>, shape: &[usize]) -> PyResult<Vec<Slice
 
 /// An index array given to `take`/`put`: int64 unless already a clarray int array.
 pub(super) fn index_array(ctx: &Context, obj: &Bound<'_, PyAny>) -> PyResult<DynArray> {
-    if let Ok(a) = obj.cast::<PyArr>() {
-        return Ok(a.borrow().inner.clone());
-    }
-    let a = upload(ctx, obj, None)?;
+    let a = match obj.cast::<PyArr>() {
+        Ok(a) => a.borrow().inner.clone(),
+        Err(_) => upload(ctx, obj, None)?,
+    };
     if a.dtype().is_int() || a.dtype() == DType::Bool {
-        Ok(a)
+        // The library takes 32- and 64-bit indices: narrower ones (and bools, as 0 and 1) widen.
+        if matches!(a.dtype(), DType::I32 | DType::I64 | DType::U32 | DType::U64) {
+            Ok(a)
+        } else {
+            a.astype(DType::I64).py()
+        }
     } else {
         Err(PyIndexError::new_err(format!("indices must be integers, not {}", a.dtype())))
     }
@@ -222,6 +240,10 @@ pub(super) fn array_key(ctx: &Context, key: &Bound<'_, PyAny>) -> PyResult<Optio
         Ok(a) => a.borrow().inner.clone(),
         Err(_) => upload(ctx, key, None)?,
     };
+    // An empty list is an empty integer index (NumPy's `a[[]]`), though NumPy makes it float64.
+    if a.is_empty() && key.is_instance_of::<pyo3::types::PyList>() {
+        return a.astype(DType::I64).py().map(Some);
+    }
     let dt = a.dtype();
     if dt == DType::Bool || dt == DType::I64 || dt == DType::I32 || dt == DType::U32 || dt == DType::U64 {
         return Ok(Some(a));

@@ -211,6 +211,21 @@ impl PyArr {
     }
 
     fn __setitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        // As NumPy: a Python float NaN or infinity has no integer value (the cast would write 0
+        // or saturate, silently).
+        if self.inner.dtype().is_int() {
+            if let Ok(f) = value.cast::<pyo3::types::PyFloat>() {
+                let f = f.value();
+                if f.is_nan() {
+                    return Err(PyValueError::new_err("cannot convert float NaN to integer"));
+                }
+                if f.is_infinite() {
+                    return Err(pyo3::exceptions::PyOverflowError::new_err(
+                        "cannot convert float infinity to integer",
+                    ));
+                }
+            }
+        }
         if let Some(idx) = array_key(self.ctx(), key)? {
             return self.set_by_array(py, idx, value);
         }
