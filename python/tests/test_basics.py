@@ -116,3 +116,25 @@ def test_context_and_docstrings():
     assert "sum over" in cl.Array.sum.__doc__
     assert "Square root" in cl.sqrt.__doc__
     assert cl.asarray.__doc__ and cl.zeros.__doc__ and cl.enqueue_copy.__doc__
+
+
+def test_functions_of_scalars_give_0d_arrays():
+    for got, want in ((cl.sqrt(4.0), np.sqrt(4.0)), (cl.add(1, 2), np.add(1, 2)), (cl.where(True, 1, 2.0), np.where(True, 1, 2.0))):
+        assert got.shape == () and got.dtype == np.asarray(want).dtype, (got, want)
+        assert got.get() == want
+
+
+def test_misaligned_numpy_input_is_copied():
+    raw = np.arange(9, dtype=np.uint8).tobytes()
+    h = np.frombuffer(raw, "<f8", offset=1)
+    assert not h.flags.aligned
+    assert_same(cl.asarray(h), h)
+
+
+def test_0d_integer_arrays_are_indices():
+    import operator
+    i = cl.asarray(np.int64(3))
+    assert operator.index(i) == 3 and [10, 11, 12, 13][i] == 13
+    for bad in (cl.asarray(np.float64(3)), cl.asarray(np.array([3]))):
+        with pytest.raises(TypeError, match="integer scalar arrays"):
+            operator.index(bad)

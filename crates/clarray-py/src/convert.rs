@@ -125,6 +125,13 @@ pub fn upload(ctx: &Context, obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> Py
     } else {
         arr.call_method1("astype", (descr.call_method1("newbyteorder", ("=",))?,))?
     };
+    // A misaligned array (`frombuffer` at an odd offset) is copied into an aligned one: the
+    // device copy reads it as a slice of its element type.
+    let arr = if arr.getattr("flags")?.getattr("aligned")?.extract::<bool>()? {
+        arr
+    } else {
+        arr.call_method0("copy")?
+    };
     let dt = to_dtype(&arr.getattr("dtype")?)?;
     with_dtype!(dt, T => {
         let a = arr.cast::<PyArrayDyn<T>>()?;

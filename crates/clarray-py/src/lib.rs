@@ -199,7 +199,17 @@ fn eval_or_lazy(
         e.check().py()?;
         return Ok(Py::new(py, expr::PyExpr::new(e, ctx))?.into_any());
     }
-    Ok(Py::new(py, py.detach(|| DynArray::eval(&e)).py().map(PyArr::new)?)?.into_any())
+    // Scalars only (`cl.sqrt(4.0)`, `cl.add(1, 2)`): a 0-d array on the given (or default)
+    // context, as NumPy gives a 0-d result.
+    let out = py.detach(|| match e.context() {
+        Some(_) => DynArray::eval(&e),
+        None => {
+            let mut out = DynArray::empty(&ctx, e.dtype()?, &e.shape()?)?;
+            out.assign(e)?;
+            Ok(out)
+        }
+    });
+    Ok(Py::new(py, out.py().map(PyArr::new)?)?.into_any())
 }
 
 fn unop(name: &str) -> Option<UnOp> {

@@ -253,6 +253,16 @@ impl PyArr {
         self.item(py)?.call_method0("__float__")?.extract()
     }
 
+    /// A 0-d integer array as an index (`lst[a]`, `operator.index(a)`), as NumPy allows.
+    fn __index__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if !self.inner.dtype().is_int() || !self.inner.shape().is_empty() {
+            return Err(PyTypeError::new_err(
+                "only integer scalar arrays can be converted to a scalar index",
+            ));
+        }
+        self.item(py)?.call_method0("__index__")
+    }
+
     fn __int__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.item(py)?.call_method0("__int__")
     }

@@ -105,7 +105,7 @@
 //! | `//`, `%`, `pow`, `<<`, `>>` | two bool | i8 (NumPy has no bool loop; int8 is the first a bool casts to) |
 //! | `abs`, `floor`, `ceil`, `trunc` | bool | bool (unchanged) |
 //! | `round` | bool | f16 (0.0 or 1.0) |
-//! | `sign` | bool | i8 |
+//! | `sign` | bool | refused (NumPy 2 has no bool loop): cast to an integer type first |
 //! | `floor`, `ceil`, `round`, `trunc` | integers | unchanged (NumPy ≥ 2.3's integer loops) |
 //! | comparisons, logical operations, `isnan`/`isinf`/`isfinite` | any | bool |
 //! | `abs`, `real`, `imag` | complex | the real type |

@@ -392,4 +392,3 @@ pub(crate) fn dot_with(a: &Strided, b: &Strided, conj: bool) -> Result<Strided> 
 fn ddof_literal(ddof: usize) -> i64 {
     i64::try_from(ddof).unwrap_or(i64::MAX)
 }
-
