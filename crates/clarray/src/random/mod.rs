@@ -103,9 +103,9 @@ inline uint4 block_at(uint2 key, ulong stream, ulong blk) {
 /// 4 units of f32 rounding of the result of an f64 Box–Muller of the same uniforms over 2^26
 /// normals, as with the exact `log` and `sqrt` (the test
 /// `f32_normals_match_an_f64_box_muller_of_the_host_bits`, which allows 4e-6·std), and
-/// `clarray bench`'s normal fill of 2^28 runs at 70% of the copy ceiling instead of 51% with the
-/// exact `log` and `sqrt` (`bench-results/h200-2026-12-03h-normal-variants.txt`; the kernel is
-/// bound by its arithmetic: 258 PTX instructions with them).
+/// `clarray bench`'s normal fill of 2^28 runs at 68–70% of the copy ceiling instead of 51% with
+/// the exact `log` and `sqrt` (`bench-results/h200-2026-12-03h-normal-variants.txt`, `-03j-*`;
+/// the kernel is bound by its arithmetic: 258 PTX instructions with them).
 /// Elsewhere `sincos`, `log` and `sqrt`, since the accuracy of `native_` functions is the
 /// implementation's.
 const BOX_MULLER_CL: &str = r#"
