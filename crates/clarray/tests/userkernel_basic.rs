@@ -449,3 +449,36 @@ fn half_arrays_in_elementwise_kernels() {
         assert_eq!(y.to_vec().unwrap(), want, "{body}");
     }
 }
+
+/// `ScanKernel::with_preamble`: helper code for the input and scan expressions (a complex
+/// product scan needs its multiply), against the host's running product.
+#[test]
+fn scan_kernel_takes_a_preamble() {
+    use num_complex::Complex;
+    let n = 300;
+    let zv: Vec<Complex<f32>> =
+        data(2 * n, 31).chunks(2).map(|c| Complex::new(1.0 + 0.01 * c[0], 0.01 * c[1])).collect();
+    let z = Array::from_slice(&ctx(), &zv, &[n]).unwrap();
+    let k = ScanKernel::new(
+        &ctx(),
+        DType::C64,
+        "float2 *z",
+        "z[i]",
+        "cmul(a, b)",
+        "1",
+        "item",
+        DType::C64,
+        "cprod",
+    )
+    .unwrap()
+    .with_preamble(
+        "inline float2 cmul(float2 a, float2 b) { return (float2)(a.x*b.x - a.y*b.y, a.x*b.y + a.y*b.x); }",
+    );
+    let got = k.run::<Complex<f32>>(&[&z], 0).unwrap().to_vec().unwrap();
+    let mut acc = Complex::new(1.0f64, 0.0);
+    for (i, (g, w)) in got.iter().zip(&zv).enumerate() {
+        acc *= Complex::new(f64::from(w.re), f64::from(w.im));
+        let err = (Complex::new(f64::from(g.re), f64::from(g.im)) - acc).norm();
+        assert!(err <= 1e-4 * acc.norm(), "{i}: {g} against {acc}");
+    }
+}
