@@ -475,10 +475,49 @@ fn scan_kernel_takes_a_preamble() {
         "inline float2 cmul(float2 a, float2 b) { return (float2)(a.x*b.x - a.y*b.y, a.x*b.y + a.y*b.x); }",
     );
     let got = k.run::<Complex<f32>>(&[&z], 0).unwrap().to_vec().unwrap();
+    check_cprod(&got, &zv, 1e-4);
+    // A long strided line (down axis 0 of 5000 × 2), which takes the three passes, whose inner
+    // scan of block totals needs the preamble too.
+    let m = 5000;
+    let wv: Vec<Complex<f32>> =
+        data(4 * m, 32).chunks(2).map(|c| Complex::new(1.0 + 0.01 * c[0], 0.01 * c[1])).collect();
+    let w = Array::from_slice(&ctx(), &wv, &[m, 2]).unwrap();
+    let got = k.run::<Complex<f32>>(&[&w], 0).unwrap().to_vec().unwrap();
+    for col in 0..2 {
+        let line: Vec<_> = wv.iter().skip(col).step_by(2).copied().collect();
+        let out: Vec<_> = got.iter().skip(col).step_by(2).copied().collect();
+        check_cprod(&out, &line, 2e-3);
+    }
+}
+
+/// `got` against the running product of `z` in f64, to `tol` relatively.
+fn check_cprod(got: &[num_complex::Complex<f32>], z: &[num_complex::Complex<f32>], tol: f64) {
+    use num_complex::Complex;
     let mut acc = Complex::new(1.0f64, 0.0);
-    for (i, (g, w)) in got.iter().zip(&zv).enumerate() {
+    for (i, (g, w)) in got.iter().zip(z).enumerate() {
         acc *= Complex::new(f64::from(w.re), f64::from(w.im));
         let err = (Complex::new(f64::from(g.re), f64::from(g.im)) - acc).norm();
-        assert!(err <= 1e-4 * acc.norm(), "{i}: {g} against {acc}");
+        assert!(err <= tol * acc.norm(), "{i}: {g} against {acc}");
+    }
+}
+
+/// A reduction's combine may call helpers of its preamble in every pass: the pass that merges
+/// the work-groups' partial states (when it runs) is built with the preamble too.
+#[test]
+fn reduction_kernel_preamble_reaches_every_pass() {
+    let xv = data(1 << 20, 41);
+    let x = Array::from_slice(&ctx(), &xv, &[1 << 10, 1 << 10]).unwrap();
+    let k =
+        ReductionKernel::new(&ctx(), DType::F32, "-INFINITY", "bigger(a, b)", "x[i]", "float *x", "mymax")
+            .unwrap()
+            .with_preamble("inline float bigger(float a, float b) { return a > b ? a : b; }");
+    let want = xv.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    assert_eq!(k.run::<f32>(&[&x]).unwrap().item().unwrap(), want);
+    for axis in [0usize, 1] {
+        let got = k.run_axes::<f32>(&[&x], axis as isize, false).unwrap().to_vec().unwrap();
+        for (j, g) in got.iter().enumerate() {
+            let line = (0..1 << 10).map(|i| if axis == 0 { xv[i * 1024 + j] } else { xv[j * 1024 + i] });
+            assert_eq!(*g, line.fold(f32::NEG_INFINITY, f32::max), "axis {axis}, {j}");
+        }
     }
 }

@@ -117,7 +117,7 @@ impl ScanKernel {
         let vals = check(&self.name, &self.decls, args, &self.ctx)?;
         let code = rewrite(&self.name, &self.input, &self.decls, "input expression")?;
         let a = self.dtype.acc_type();
-        let map = user_map(&self.name, &self.decls, &vals, convert(a, &code), a, &self.preamble)?;
+        let map = user_map(&self.name, &self.decls, &vals, convert(a, &code), a, "")?;
         let flags = match &self.segment {
             Some(e) => {
                 let c = rewrite(&self.name, e, &self.decls, "segment-start expression")?;
@@ -147,7 +147,8 @@ impl ScanKernel {
                 self.output.clone()
             },
             exclusive: self.exclusive,
-            preamble: String::new(),
+            // In the spec, not the map: the three passes' inner scan of block totals keeps it.
+            preamble: self.preamble.clone(),
         };
         crate::reduce::scan::scan(&self.ctx, &map, flags.as_ref(), &spec, axis)?.into_array()
     }

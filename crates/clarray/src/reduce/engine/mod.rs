@@ -317,7 +317,7 @@ pub(crate) fn reduce(
         // Partial states are laid out [o][g] by the row kernel, [g][o] by the column kernel
         // (so that neighbouring work-items write neighbouring words).
         let (so, sg) = if column { (1, nout) } else { (g, 1) };
-        states_pass(ctx, spec, &st, &partial, nout, g, (so, sg), r_total, &out, wg, fp64, ev)?;
+        states_pass(ctx, spec, &st, &map.preamble, &partial, nout, g, (so, sg), r_total, &out, wg, fp64, ev)?;
     }
     Ok(out)
 }
@@ -379,6 +379,7 @@ fn states_pass(
     ctx: &Context,
     spec: &Spec,
     st: &State<'_>,
+    preamble: &str,
     partial: &[Buffer],
     nout: usize,
     g: usize,
@@ -390,8 +391,10 @@ fn states_pass(
     after: Event,
 ) -> Result<Event> {
     let s_lanes = next_pow2(g.div_ceil(4)).clamp(1, wg);
-    let key = format!("states|{:?}|{:?}|{:?}|{}|{wg}|{fp64}", spec.op, spec.acc, spec.out, spec.finish);
-    let kernel = kernel_by_text(ctx, key, "red_states", || states_source(spec, st, wg, fp64))?;
+    // The user's preamble too: a custom combine may call its helpers.
+    let key =
+        format!("states|{:?}|{:?}|{:?}|{}|{wg}|{fp64}|{preamble}", spec.op, spec.acc, spec.out, spec.finish);
+    let kernel = kernel_by_text(ctx, key, "red_states", || states_source(spec, st, preamble, wg, fp64))?;
     let mut args = Args::default();
     for b in partial {
         args.buf(b);

@@ -569,8 +569,8 @@ fn tree(s: &mut String, st: &State<'_>) {
     );
 }
 
-pub(super) fn states_source(spec: &Spec, st: &State<'_>, wg: usize, fp64: bool) -> String {
-    let mut s = prelude(spec, &[], "", fp64);
+pub(super) fn states_source(spec: &Spec, st: &State<'_>, preamble: &str, wg: usize, fp64: bool) -> String {
+    let mut s = prelude(spec, &[], preamble, fp64);
     let mut params = st.buf_params("pi_", true);
     params.extend(["long G", "long nout", "long n", "int S", "long so", "long sg"].map(String::from));
     params.push(format!("__global {}* restrict out", spec.out.cl_storage()));
