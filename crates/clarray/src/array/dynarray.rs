@@ -286,29 +286,48 @@ impl DynArray {
         dtype: DType,
     ) -> Result<DynArray> {
         let n = crate::array::create::arange_len(start, stop, step, dtype)?;
+        let num = |s: Scalar| match s {
+            Scalar::Int(v) => v.to_string(),
+            Scalar::Float(v) => v.to_string(),
+            other => format!("{other:?}"),
+        };
         let second = match (start, step) {
-            (Scalar::Int(a), Scalar::Int(d)) => {
-                if let (Some((lo, hi)), true) = (dtype.int_range(), n > 0) {
-                    let last = a + (n as i128 - 1) * d;
-                    if let Some(v) = [a, last].into_iter().find(|v| !(lo..=hi).contains(v)) {
-                        return Err(Error::ScalarOverflow {
-                            value: v.to_string(),
-                            dtype: dtype.name().into(),
-                            message: format!(
-                                "arange({a}, {stop:?}, {d}) as {dtype} holds {v}, outside {dtype}'s range \
-                                 {lo}..={hi}; use a wider dtype"
-                            ),
-                        });
-                    }
-                }
-                Scalar::Int(a + d)
-            }
+            (Scalar::Int(a), Scalar::Int(d)) => Scalar::Int(a + d),
             // (arange_len refused any other kind.)
             (a, d) => {
                 let f = |s: Scalar| if let Scalar::Int(v) = s { v as f64 } else { f64::from_scalar(s) };
                 Scalar::Float(f(a) + f(d))
             }
         };
+        // An integer dtype holds every value, or the call is refused: the first, the second and
+        // the last (`first + (n - 1)·(second - first)`, floats converted toward zero first).
+        if let (Some((lo, hi)), true) = (dtype.int_range(), n > 0) {
+            let whole = |s: Scalar| match s {
+                Scalar::Int(v) => Some(v),
+                Scalar::Float(v) if v.is_finite() && v.abs() < 1e38 => Some(v.trunc() as i128),
+                _ => None,
+            };
+            let (first, next) = (whole(start), whole(second));
+            let last = match (first, next) {
+                (Some(a), Some(b)) => Some(a + (n as i128 - 1) * (b - a)),
+                _ => None,
+            };
+            let used = [Some(first), (n > 1).then_some(next), Some(last)];
+            if let Some(v) = used.into_iter().flatten().find(|v| !v.is_some_and(|v| (lo..=hi).contains(&v))) {
+                let shown = v.map_or_else(|| "a value beyond every integer".to_string(), |v| v.to_string());
+                return Err(Error::ScalarOverflow {
+                    value: shown.clone(),
+                    dtype: dtype.name().into(),
+                    message: format!(
+                        "arange({}, {}, {}) as {dtype} holds {shown}, outside {dtype}'s range {lo}..={hi}; \
+                         use a wider dtype",
+                        num(start),
+                        num(stop),
+                        num(step)
+                    ),
+                });
+            }
+        }
         with_dtype!(dtype, T => {
             let (first, second) = (T::from_scalar(start), T::from_scalar(second));
             Array::<T>::arange_values(ctx, n, first, second).map(DynArray::from)
