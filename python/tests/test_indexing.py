@@ -142,3 +142,15 @@ def test_reshape_to_an_overflowing_shape_is_a_value_error():
     for shape in ((2**62, 8), (2**62, 8, -1), (-1, 2**40, 2**40)):
         with pytest.raises(ValueError, match="cannot reshape"):
             cl.zeros(4).reshape(*shape)
+
+
+def test_mask_assignment_takes_a_one_element_list_and_empty_indices_check_the_value():
+    h = np.arange(4.0)
+    a, want = cl.asarray(h), h.copy()
+    mask = np.array([True, False, True, False])
+    want[mask] = [5.0]
+    a[mask] = [5.0]
+    assert_same(a, want)
+    b = cl.asarray(np.arange(6.0).reshape(3, 2))
+    with pytest.raises(Exception, match="broadcast|shape"):
+        b[[]] = np.ones(5)

@@ -36,7 +36,8 @@ impl PyArr {
                 // One value everywhere the mask is set: a single where-kernel in place, the
                 // value first converted to the array's dtype (a where of the value and the
                 // array promoted both: int64 beside a float rounded the unselected elements).
-                let v = self.values_of(py, v, &[])?;
+                let ones = vec![1; v.shape().py()?.len()];
+                let v = self.values_of(py, v, &ones)?;
                 let e = where_(&key, &v, &self.inner);
                 let mut t = self.inner.clone();
                 return py.detach(|| t.assign(e)).py();
@@ -63,8 +64,12 @@ impl PyArr {
             return py.detach(|| t.put(&flat, &vals)).py();
         }
         let n0 = *shape.first().ok_or_else(|| PyIndexError::new_err("too many indices for a 0-d array"))?;
-        // No index selects nothing: nothing to write (NumPy's `a[[]] = v`), on any axis length.
+        // No index selects nothing: nothing to write (NumPy's `a[[]] = v`, on any axis length),
+        // once the value is known to broadcast to the empty selection.
         if key.is_empty() {
+            let mut target = key.shape().to_vec();
+            target.extend_from_slice(&shape[1..]);
+            self.values_of(py, operand(&ctx, value)?, &target)?;
             return Ok(());
         }
         let (lo, hi) = py
