@@ -158,8 +158,6 @@ scalar_user_arg!(
     num_complex::Complex<f64>
 );
 
-/// A scalar's bytes as the kernel takes them: in its compute type, so a `half` travels as the
-/// `float` it is declared as (kernels need no `cl_khr_fp16` for a scalar); others as given.
 /// Refuses an argument whose name the generated kernel already gives to something of its own
 /// (`reserved` says, for a name, what it is), instead of letting it be silently shadowed or
 /// fail to compile: the error names the argument and says what to do.
@@ -187,6 +185,8 @@ pub(super) fn refuse_reserved(
     Ok(())
 }
 
+/// A scalar's bytes as the kernel takes them: in its compute type, so a `half` travels as the
+/// `float` it is declared as (kernels need no `cl_khr_fp16` for a scalar); others as given.
 pub(super) fn compute_bytes(t: DType, bytes: &[u8]) -> Vec<u8> {
     match (t, <[u8; 2]>::try_from(bytes)) {
         (DType::F16, Ok(b)) => half::f16::from_ne_bytes(b).to_f32().to_ne_bytes().to_vec(),

@@ -158,7 +158,10 @@ impl ElementwiseKernel {
         }
         // The device's work-group size, or less where the compiled body allows less (a body
         // using many registers): a power of two, so that the grid stays a multiple of it.
-        let wg = crate::reduce::engine::wg_size(&self.ctx).min(self.kernel.max_work_group_size().max(1));
+        let wg = match self.kernel.max_work_group_size() {
+            0 => crate::reduce::engine::wg_size(&self.ctx), // unknown: the device's
+            k => crate::reduce::engine::wg_size(&self.ctx).min(k),
+        };
         let wg = 1 << wg.ilog2();
         let cap = crate::reduce::engine::target_threads(&self.ctx, wg) * 4;
         let global = [n.min(cap).div_ceil(wg) * wg];

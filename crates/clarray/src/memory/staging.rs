@@ -93,8 +93,9 @@ pub fn upload_staged<T: Pod>(
 ) -> Result<()> {
     let src: &[u8] = bytemuck::cast_slice(data);
     check(buffer, offset, src.len(), "host → buffer upload")?;
-    // No stage longer than the copy: a chunk size above it would pin memory it never uses.
-    let chunk = chunk.clamp(1, src.len().max(1));
+    // No stage longer than the copy or the default chunk, whichever is longer: a chunk size
+    // above both would pin memory it never uses (the default ring serves the rest).
+    let chunk = chunk.clamp(1, src.len().max(CHUNK));
     with_ring(queue, chunk, |stages| {
         queue.scope(|s| {
             let mut free: VecDeque<&mut [u8]> = stages.iter_mut().map(|p| &mut p[..]).collect();
@@ -144,7 +145,7 @@ pub fn download_staged<T: Pod>(
 ) -> Result<()> {
     let dst: &mut [u8] = bytemuck::cast_slice_mut(out);
     check(buffer, offset, dst.len(), "buffer → host download")?;
-    let chunk = chunk.clamp(1, dst.len().max(1));
+    let chunk = chunk.clamp(1, dst.len().max(CHUNK));
     with_ring(queue, chunk, |stages| {
         queue.scope(|s| {
             let mut free: VecDeque<&mut [u8]> = stages.iter_mut().map(|p| &mut p[..]).collect();

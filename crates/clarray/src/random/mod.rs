@@ -391,7 +391,12 @@ fn fits<T: RandomFloat>(x: f64) -> bool {
 fn below<T: RandomFloat>(lo: f64, hi: f64) -> f64 {
     if T::DTYPE == DType::F32 {
         let h = hi as f32;
-        let top = if f64::from(h) < hi { h } else { next_down_f32(h) };
+        let mut top = if f64::from(h) < hi { h } else { next_down_f32(h) };
+        // A subnormal top is flushed to ±0 where the device flushes f32 subnormals (-0 would
+        // equal a `hi` of 0): the next value that no device flushes instead.
+        if top != 0.0 && top.abs() < f32::MIN_POSITIVE {
+            top = if top > 0.0 { 0.0 } else { -f32::MIN_POSITIVE };
+        }
         f64::from(top.max(lo as f32))
     } else {
         next_down_f64(hi).max(lo)

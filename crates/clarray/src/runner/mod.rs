@@ -269,7 +269,8 @@ impl Runner {
             }
         };
         // Every step's arguments against its kernel before anything is copied or launched: a
-        // later step's mistake must not leave earlier steps' writes in device arguments.
+        // later step's wrong arguments must not leave earlier steps' writes in device arguments.
+        // (Launch sizes are checked at each launch.)
         for (s, k) in steps.iter().zip(&kernels) {
             k.check_args(&step_args(s))?;
         }

@@ -1,8 +1,8 @@
 //! What every enqueue does besides the command itself: ordering against other queues
-//! (per-buffer hazards) and, on queues that record, the command log the profiler reads.
+//! (per-buffer and per-image hazards) and, on queues that record, the command log the profiler reads.
 //!
 //! # Hazards
-//! Each allocation remembers the event of its last write and of the last read on each queue.
+//! Each allocation (and each image) remembers the event of its last write and of the last read on each queue.
 //! A command on queue Q that reads a buffer waits for the last write if it was on another
 //! queue (read after write); a command that writes waits, in addition, for the reads on other
 //! queues (write after read). Commands on one in-order queue never wait on each other's events:

@@ -117,6 +117,9 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     let n = a.n.unwrap_or(if a.quick { 32 } else { 256 });
     let n_copy = a.n_copy.unwrap_or(if a.quick { 24 } else { 128 });
     let steps = a.steps.unwrap_or(if a.quick { 3 } else { 20 });
+    if steps == 0 {
+        return Err(Error::Usage("--steps 0 would time no step; give at least 1".into()));
+    }
     let local = a.local.as_deref().map(parse_local).transpose()?;
     check_bench_args(a, n_copy, local)?;
     let ctx = context(a.device.as_deref())?;
