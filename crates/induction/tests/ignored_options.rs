@@ -182,6 +182,8 @@ fn bench_options_that_would_be_ignored_are_refused() {
         run(&["bench", "--quick", "--local", "32,8,1"]),
         &["--local 32,8,1", "32 does not divide the 24"],
     );
+    // No step to time (the launches per step divided by zero).
+    assert_usage(run(&["bench", "--quick", "--steps", "0"]), &["--steps 0", "at least 1"]);
 }
 
 /// A refusal of the command line exits with code 2, as a command line that does not parse.
