@@ -12,7 +12,7 @@
 //! | runner | [`runner`] | MatCL-style runs: a list of kernels over one argument list, host data copied once per call, kernel and copy times apart |
 //! | profiler | [`profile`] | every command's device times per kernel and per transfer, idle time; table and JSON |
 //! | kernel generator | `kernel` (internal) | the one OpenCL C generator every kernel kind uses: dtype spelling, element loads and stores, 32- and 64-bit index arithmetic, expression code, owned kernel arguments and the cache of generated kernels keyed by their structure |
-//! | arrays | [`array`](mod@array) | [`Array<T>`](array::Array): typed n-d arrays on the device, views, broadcasting, fused elementwise expressions compiled to one kernel each |
+//! | arrays | [`array`](mod@array) | [`Array<T>`](array::Array): typed n-d arrays on the device, views, broadcasting, fused elementwise expressions compiled to one kernel each, several outputs in one kernel ([`Fused`](array::Fused)) |
 //! | reductions | [`reduce`] | sum, prod, min, max, argmin/argmax, mean, var, std, any, all, count_nonzero, norms, dot/vdot over any axes of any view, fused with the expression in front; cumsum/cumprod; take/put (bounds checked on the device); concatenate/stack; sort/argsort |
 //! | random numbers | [`random`] | Philox4x32-10: uniform, normal, integers; the same numbers on every device; streams |
 //! | user kernels | [`kernels`] | [`ElementwiseKernel`](kernels::ElementwiseKernel), [`ReductionKernel`](kernels::ReductionKernel), [`ScanKernel`](kernels::ScanKernel) with typed, checked arguments |

@@ -33,7 +33,9 @@
 //! Operators (`+ - * / %`, unary `-`, `! & | ^ << >>`) and methods (`sqrt`, `less`,
 //! `minimum`, …) on `&Array<T>`, [`Expr`] and Rust scalars build a lazy [`Expr`]; nothing runs
 //! until [`Expr::eval`] (into a new array) or [`Array::assign`] (into an existing array or
-//! view), which generate and run ONE kernel for the whole expression:
+//! view), which generate and run ONE kernel for the whole expression. Several results of one
+//! shape (a chain of statements, `c = a + b; d = c * c`, written as expressions) are written by
+//! one kernel too, with [`Fused`]:
 //!
 //! ```no_run
 //! # use clarray::{Context, array::Array};
@@ -145,6 +147,7 @@
 mod axis;
 pub mod codegen;
 mod create;
+mod fused;
 pub use crate::kernel::dtype;
 pub(crate) mod dynarray;
 pub mod expr;
@@ -163,6 +166,7 @@ pub(crate) use axis::{normalize_axes, normalize_axes_in_order, normalize_axis};
 pub use codegen::{element_code, generated_kernel_count, generated_sources, ElementCode};
 pub use dtype::{promote, DType, Element, Kind, Scalar};
 pub use dynarray::DynArray;
+pub use fused::Fused;
 pub use expr::{
     atan2, binary, hypot, isclose, maximum, minimum, pow, unary, where_, BinOp, Expr, IntoExpr, UnOp,
 };

@@ -5,9 +5,9 @@ use super::codegen::{self, Plan};
 use super::dtype::{DType, Element};
 use super::expr::{Expr, IntoExpr};
 use super::layout::Layout;
-use super::Array;
+use super::{Array, DynArray};
 use crate::error::{Error, Result};
-use crate::runtime::Buffer;
+use crate::runtime::{Buffer, Context};
 
 impl<T: Element> Array<T> {
     /// A contiguous copy (one kernel, or one buffer copy when already contiguous).
@@ -80,19 +80,7 @@ impl<T: Element> Array<T> {
     pub fn assign(&mut self, src: impl IntoExpr) -> Result<()> {
         self.check_writable()?;
         let e = src.into_expr();
-        let sh = &e.inner()?.shape;
-        let fits = sh.len() <= self.ndim()
-            && sh.iter().rev().zip(self.shape().iter().rev()).all(|(&a, &b)| a == b || a == 1);
-        if !fits {
-            return Err(Error::Shape {
-                shapes: vec![sh.to_vec(), self.shape().to_vec()],
-                message: format!(
-                    "a value of shape {sh:?} cannot be assigned to an array of shape {:?} (it must \
-                 broadcast to it)",
-                    self.shape()
-                ),
-            });
-        }
+        check_broadcasts(&e.inner()?.shape, self.shape())?;
         if let Some(c) = e.context() {
             self.ctx.check_same(c)?;
         }
@@ -120,6 +108,32 @@ impl<T: Element> Array<T> {
     }
 }
 
+/// Checks that a value of shape `value` can be assigned to an array of shape `out` (it
+/// broadcasts to it).
+pub(super) fn check_broadcasts(value: &[usize], out: &[usize]) -> Result<()> {
+    let fits =
+        value.len() <= out.len() && value.iter().rev().zip(out.iter().rev()).all(|(&a, &b)| a == b || a == 1);
+    if fits {
+        return Ok(());
+    }
+    Err(Error::Shape {
+        shapes: vec![value.to_vec(), out.to_vec()],
+        message: format!(
+            "a value of shape {value:?} cannot be assigned to an array of shape {out:?} (it must \
+             broadcast to it)"
+        ),
+    })
+}
+
+/// Copies the contiguous array `src` into `out` (same shape and dtype): one kernel. f16 moves
+/// as 16-bit patterns, so that every NaN payload survives.
+pub(super) fn copy_into(ctx: &Context, src: &DynArray, out: &Buffer, out_layout: &Layout) -> Result<()> {
+    let (dtype, layout) = (src.dtype(), src.layout().clone());
+    let moved = if dtype == DType::F16 { DType::U16 } else { dtype };
+    let e = Expr::leaf(src.buffer().clone(), layout, moved, ctx.clone());
+    codegen::eval_into(ctx, &e, out, out_layout, moved).map(drop)
+}
+
 /// Whether two views may share a byte: the same root allocation (a buffer, its parent, a
 /// sibling sub-buffer) and intersecting byte spans there. The test every write that reads its
 /// own destination uses to decide on a temporary; comparing buffer handles misses sub-buffers.
@@ -137,7 +151,7 @@ pub(crate) fn views_overlap(
 /// Whether view `a`, broadcast to `b`'s shape, reads each element exactly where `b` writes the
 /// same element (same root, same first byte, same element size and strides): an elementwise
 /// update in place, which needs no temporary.
-fn same_places(a: &Buffer, al: &Layout, asz: usize, b: &Buffer, bl: &Layout, bsz: usize) -> bool {
+pub(super) fn same_places(a: &Buffer, al: &Layout, asz: usize, b: &Buffer, bl: &Layout, bsz: usize) -> bool {
     let Ok(ab) = al.broadcast_to(&bl.shape) else { return false };
     let first = |buf: &Buffer, l: &Layout, sz: usize| l.offset.checked_mul(sz).map(|o| buf.root_offset(o).1);
     asz == bsz

@@ -4,7 +4,9 @@
 //! `kernel` layer; this file is the elementwise skeleton over it.
 //!
 //! An [`Expr`] is flattened into a plan (`Plan`): a list of instructions in evaluation order
-//! (shared subexpressions once), the distinct array operands and the scalars. The plan's
+//! (shared subexpressions once), the distinct array operands and the scalars. Several
+//! expressions (a [`Fused`](super::Fused) assignment) flatten into one plan, each output
+//! writing the value of its own instruction; the layout class then considers every output. The plan's
 //! *structure* (instructions and dtypes) plus the layout class decides the kernel; sizes,
 //! strides, offsets and scalar values are kernel arguments, so `2*a + b` and `3*a + b` share a
 //! kernel.
@@ -91,6 +93,15 @@ impl Plan {
     /// A plan of nothing, for [`Plan::flatten`].
     pub(crate) fn empty() -> Plan {
         Plan { instrs: SmallVec::new(), leaves: SmallVec::new(), scalars: SmallVec::new() }
+    }
+
+    /// Flattens several expressions into one plan (shared subexpressions once, across
+    /// expressions too), with the instruction holding each one's value.
+    pub(crate) fn new_all(exprs: &[&Expr]) -> Result<(Plan, SmallVec<[usize; 4]>)> {
+        let mut p = Plan::empty();
+        let mut seen = Seen::new();
+        let roots = exprs.iter().map(|e| p.visit(e, &mut seen)).collect::<Result<_>>()?;
+        Ok((p, roots))
     }
 
     /// Flattens `expr` into this empty plan: [`Plan::new`] for a plan that lives in the
@@ -253,13 +264,13 @@ type Args = SmallVec<[KernelValue; 24]>;
 /// How the contiguous class reads each operand.
 type Modes = SmallVec<[Mode; 4]>;
 
-/// Elements per work-item in the contiguous class: 16 bytes of the widest element type (a
-/// 16-byte load is what GPUs move best), at least 4 and at most 16. With a complex operand or
-/// result, 2: one `float4` per complex64 operand, the pattern of the f32 path's `float4`
+/// Elements per work-item in the contiguous class: 16 bytes of the widest element type among
+/// the operands and the outputs `ods` (a 16-byte load is what GPUs move best), at least 4 and
+/// at most 16. With a complex operand or result, 2: one `float4` per complex64 operand, the pattern of the f32 path's `float4`
 /// (neighbouring work-items read neighbouring 16 bytes), and a `double4` per complex128 one
 /// (a width of 1 has no vector types for the other operands).
-pub(super) fn vector_width(plan: &Plan, od: DType) -> usize {
-    let dtypes = || plan.leaves.iter().map(|l| l.dtype).chain([od]);
+pub(super) fn vector_width(plan: &Plan, ods: &[DType]) -> usize {
+    let dtypes = || plan.leaves.iter().map(|l| l.dtype).chain(ods.iter().copied());
     if dtypes().any(DType::is_complex) {
         return 2;
     }
@@ -292,25 +303,68 @@ pub(crate) fn eval_into(
 
 /// Evaluates a plan (whose value has the output's dtype) into `out`.
 pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layout: &Layout) -> Result<Event> {
+    let root = plan.instrs.len().saturating_sub(1);
+    eval_plan_outputs(ctx, plan, &[Output { buffer: out, layout: out_layout, root }])
+}
+
+/// Where a kernel writes the value of one instruction of its plan.
+pub(crate) struct Output<'a> {
+    /// The buffer written.
+    pub buffer: &'a Buffer,
+    /// Where in it; every output of one kernel has the same shape.
+    pub layout: &'a Layout,
+    /// The instruction whose value is written: its dtype is the output's.
+    pub root: usize,
+}
+
+/// The words of a kernel's outputs in its cache key: how many, then each one's instruction
+/// and dtype.
+fn outputs_key(key: &mut Key, roots: &[(usize, DType)]) {
+    key.push(roots.len() as u32);
+    for &(r, d) in roots {
+        key.push(r as u32);
+        key.push(d as u32);
+    }
+}
+
+/// The outputs in a kernel's readable name: each one's dtype code, and with several, the
+/// instruction it writes (`3` for one f32 output, `3@2,9@4` for two).
+fn outputs_name(roots: &[(usize, DType)]) -> String {
+    match roots {
+        [(_, d)] => (*d as u8).to_string(),
+        _ => roots.iter().map(|(r, d)| format!("{}@{r}", *d as u8)).collect::<Vec<_>>().join(","),
+    }
+}
+
+/// Evaluates a plan into one or more outputs of the same shape, each the value of one of its
+/// instructions: one kernel. Non-blocking.
+pub(crate) fn eval_plan_outputs(ctx: &Context, plan: &Plan, outs: &[Output<'_>]) -> Result<Event> {
     plan.check_device(ctx)?;
-    let od = plan.instrs.last().map(|i| i.1).unwrap_or(DType::Bool);
-    let shape = &out_layout.shape;
-    let n = out_layout.size();
+    let roots: SmallVec<[(usize, DType); 2]> = outs.iter().map(|o| (o.root, plan.instrs[o.root].1)).collect();
+    let ods: SmallVec<[DType; 2]> = roots.iter().map(|r| r.1).collect();
+    let shape = &outs[0].layout.shape;
+    debug_assert!(outs.iter().all(|o| &o.layout.shape == shape), "outputs of different shapes");
+    let n = outs[0].layout.size();
     if n == 0 {
         return ctx.queue().marker();
     }
     for l in &plan.leaves {
         ctx.check_same(l.buffer.context())?;
     }
+    for o in outs {
+        ctx.check_same(o.buffer.context())?;
+    }
+    let no = outs.len();
     // The common case first, without merging axes: everything C-contiguous, same shape.
-    let simple = out_layout.is_c_contiguous()
+    let simple = outs.iter().all(|o| o.layout.is_c_contiguous())
         && plan.leaves.iter().all(|l| &l.layout.shape == shape && l.layout.is_c_contiguous());
     // (The merged shape and strides are only read outside the contiguous class: none needed.)
+    // `cstrides` holds the outputs' strides, then the operands'.
     let (cshape, cstrides) = if simple {
         (Shape::new(), Vec::new())
     } else {
-        let mut all = Vec::with_capacity(plan.leaves.len() + 1);
-        all.push(out_layout.strides.clone());
+        let mut all = Vec::with_capacity(plan.leaves.len() + no);
+        all.extend(outs.iter().map(|o| o.layout.strides.clone()));
         for l in &plan.leaves {
             all.push(if &l.layout.shape == shape {
                 l.layout.strides.clone()
@@ -326,20 +380,24 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
         let (lo, hi) = if simple { (l.offset as isize, (l.offset + n) as isize) } else { l.extent() };
         fits_int(lo) && fits_int(hi)
     };
-    let wide = !(fits_int(n as isize) && fits(out_layout) && plan.leaves.iter().all(|l| fits(&l.layout)));
+    let wide = !(fits_int(n as isize)
+        && outs.iter().all(|o| fits(o.layout))
+        && plan.leaves.iter().all(|l| fits(&l.layout)));
     let it = IndexType::wide(wide).cl();
     // The kernel's cache key: the layout class's words, then the plan's structure.
     let mut key: Key = smallvec::smallvec![ELEMENTWISE];
     let mut args = Args::new();
-    args.push(KernelValue::Buffer(out.clone()));
-    // The contiguous class also takes a C-contiguous 2-D output whose operands are each
-    // contiguous like it, a row broadcast, or one value per row, when vectors fit in rows.
-    let vw = vector_width(plan, od);
+    // The contiguous class also takes C-contiguous 2-D outputs whose operands are each
+    // contiguous like them, a row broadcast, or one value per row, when vectors fit in rows.
+    let vw = vector_width(plan, &ods);
     let modes: Option<Modes> = if contiguous {
         Some(smallvec::smallvec![Mode::Contig; plan.leaves.len()])
-    } else if cshape.len() == 2 && cstrides[0][..] == [cshape[1] as isize, 1] && cshape[1] % vw == 0 {
+    } else if cshape.len() == 2
+        && cstrides[..no].iter().all(|s| s[..] == [cshape[1] as isize, 1])
+        && cshape[1] % vw == 0
+    {
         let n1 = cshape[1] as isize;
-        cstrides[1..]
+        cstrides[no..]
             .iter()
             .map(|s| match (s[0], s[1]) {
                 (a, 1) if a == n1 => Some(Mode::Contig),
@@ -353,10 +411,14 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
     };
     let (kernel, items) = if let Some(modes) = modes {
         // Offsets are arguments only when one is not 0 (most arrays start at their buffer's
-        // start: two arguments fewer for the driver to copy on every launch).
-        let offsets = out_layout.offset != 0 || plan.leaves.iter().any(|l| l.layout.offset != 0);
-        if offsets {
-            args.push(KernelValue::index(out_layout.offset as isize, wide));
+        // start: arguments fewer for the driver to copy on every launch).
+        let offsets =
+            outs.iter().any(|o| o.layout.offset != 0) || plan.leaves.iter().any(|l| l.layout.offset != 0);
+        for o in outs {
+            args.push(KernelValue::Buffer(o.buffer.clone()));
+            if offsets {
+                args.push(KernelValue::index(o.layout.offset as isize, wide));
+            }
         }
         for (j, l) in plan.leaves.iter().enumerate() {
             args.push(KernelValue::Buffer(l.buffer.clone()));
@@ -364,7 +426,7 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
                 args.push(KernelValue::index(l.layout.offset as isize, wide));
             }
             if modes[j] == Mode::Col {
-                args.push(KernelValue::index(cstrides[j + 1][0], wide));
+                args.push(KernelValue::index(cstrides[j + no][0], wide));
             }
         }
         for (s, d) in &plan.scalars {
@@ -378,11 +440,12 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
         // With every offset a multiple of the vector width, the wide loads and stores go
         // through vector pointers, whose alignment the compiler then knows (one 16-byte
         // load instead of four on GPUs); else vload4/vstore4, which need element alignment.
-        let aligned = out_layout.offset % vw == 0
+        let aligned = outs.iter().all(|o| o.layout.offset % vw == 0)
             && plan.leaves.iter().zip(&modes).all(|(l, &m)| m == Mode::Col || l.layout.offset % vw == 0);
-        for w in [0, aligned as u32, wide as u32, od as u32, rows as u32, offsets as u32] {
+        for w in [0, aligned as u32, wide as u32, rows as u32, offsets as u32] {
             key.push(w);
         }
+        outputs_key(&mut key, &roots);
         if rows {
             key.push(modes.len() as u32);
             key.extend(modes.iter().map(|&m| m as u32));
@@ -394,21 +457,25 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
             format!(
                 "contig{}{mode_key}|{it}|{}|{}{}",
                 if aligned { "a" } else { "u" },
-                od as u8,
+                outputs_name(&roots),
                 plan.signature(),
                 if offsets { "|offsets" } else { "" }
             )
         };
-        let k = kernel_for(ctx, &key, name, || contiguous_source(plan, od, it, aligned, offsets, &modes))?;
+        let k =
+            kernel_for(ctx, &key, name, || contiguous_source(plan, &roots, it, aligned, offsets, &modes))?;
         (k, n.div_ceil(vw))
     } else {
         let k_axes = cshape.len();
-        args.push(KernelValue::index(out_layout.offset as isize, wide));
-        for &s in &cstrides[0] {
-            args.push(KernelValue::index(s, wide));
+        for (o, s) in outs.iter().zip(&cstrides) {
+            args.push(KernelValue::Buffer(o.buffer.clone()));
+            args.push(KernelValue::index(o.layout.offset as isize, wide));
+            for &s in s {
+                args.push(KernelValue::index(s, wide));
+            }
         }
         let offsets: Vec<usize> = plan.leaves.iter().map(|l| l.layout.offset).collect();
-        strided_args(plan, &cstrides[1..], &offsets, wide, &mut args);
+        strided_args(plan, &cstrides[no..], &offsets, wide, &mut args);
         args.push(KernelValue::index(n as isize, wide));
         for &m in &cshape {
             args.push(KernelValue::index(m as isize, wide));
@@ -416,9 +483,9 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
         // A 2-D output written along rows with an operand read along columns (a transpose):
         // tiles through local memory, so that both sides are coalesced.
         let tiled: Vec<bool> =
-            cstrides[1..].iter().map(|s| k_axes == 2 && s[0].abs() == 1 && s[1].abs() > 1).collect();
+            cstrides[no..].iter().map(|s| k_axes == 2 && s[0].abs() == 1 && s[1].abs() > 1).collect();
         if k_axes == 2
-            && cstrides[0][1] == 1
+            && cstrides[..no].iter().all(|s| s[1] == 1)
             && cshape[0] >= TILED_FROM
             && cshape[1] >= TILED_FROM
             && tiled.contains(&true)
@@ -444,15 +511,16 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
                     "bytes of local memory",
                 ));
             }
-            key.extend_from_slice(&[1, wide as u32, od as u32, tiled.len() as u32, tile as u32, rows as u32]);
+            key.extend_from_slice(&[1, wide as u32, tiled.len() as u32, tile as u32, rows as u32]);
+            outputs_key(&mut key, &roots);
             key.extend(tiled.iter().map(|&t| t as u32));
             plan.structure(&mut key);
             let name = || {
                 let mask: String = tiled.iter().map(|&t| if t { 'T' } else { '.' }).collect();
-                format!("tiled|{it}|{mask}|{}|{}|{tile}x{rows}", od as u8, plan.signature())
+                format!("tiled|{it}|{mask}|{}|{}|{tile}x{rows}", outputs_name(&roots), plan.signature())
             };
             let k = kernel_for(ctx, &key, name, || {
-                tiled_source(plan, &cstrides[1..], &offsets, &tiled, od, wide, (tile, rows))
+                tiled_source(plan, &cstrides[no..], &offsets, &tiled, &roots, wide, (tile, rows))
             })?;
             if k.max_work_group_size() >= tile * rows {
                 let global = [cshape[1].div_ceil(tile) * tile, cshape[0].div_ceil(tile) * rows];
@@ -474,14 +542,15 @@ pub(crate) fn eval_plan_into(ctx: &Context, plan: &Plan, out: &Buffer, out_layou
             }
         }
         key.truncate(1);
-        key.extend_from_slice(&[2, k_axes as u32, wide as u32, od as u32]);
+        key.extend_from_slice(&[2, k_axes as u32, wide as u32]);
+        outputs_key(&mut key, &roots);
         plan.structure(&mut key);
-        let name = || format!("strided{k_axes}|{it}|{}|{}", od as u8, plan.signature());
+        let name = || format!("strided{k_axes}|{it}|{}|{}", outputs_name(&roots), plan.signature());
         let k = kernel_for(ctx, &key, name, || {
             let coords: Vec<String> = (0..k_axes).map(|d| format!("c{d}")).collect();
             let coord_refs: Vec<&str> = coords.iter().map(String::as_str).collect();
-            let code = strided_code(plan, &cstrides[1..], &offsets, &coord_refs, "i", wide, "");
-            strided_source(&code, od, IndexType::wide(wide), k_axes)
+            let code = strided_code(plan, &cstrides[no..], &offsets, &coord_refs, "i", wide, "");
+            strided_source(&code, &roots, IndexType::wide(wide), k_axes)
         })?;
         (k, n)
     };

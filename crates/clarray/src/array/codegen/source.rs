@@ -23,7 +23,7 @@ pub(super) fn tiled_source(
     strides: &[Strides],
     offsets: &[usize],
     tiled: &[bool],
-    od: DType,
+    outs: &[(usize, DType)],
     wide: bool,
     (tile, rows): (usize, usize),
 ) -> String {
@@ -50,14 +50,21 @@ pub(super) fn tiled_source(
     };
     let scalar = |j: usize| format!("k{j}");
     let mut body = String::new();
-    let v = em.body(&plan.instrs, &mut body, "v", &operand, &scalar, "i");
-    let store = store(od, "out", "out_off + c0 * os0 + c1 * os1", &v);
-    let mut params = vec![
-        format!("__global {}* out", od.cl_storage()),
-        format!("{it} out_off"),
-        format!("{it} os0"),
-        format!("{it} os1"),
-    ];
+    em.body(&plan.instrs, &mut body, "v", &operand, &scalar, "i");
+    let stores: String = outs
+        .iter()
+        .enumerate()
+        .map(|(o, &(r, od))| {
+            store(
+                od,
+                &format!("out{o}"),
+                &format!("out{o}_off + c0 * os{o}_0 + c1 * os{o}_1"),
+                &format!("v{r}"),
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut params = output_params(outs, it, 2);
     if !code.params.is_empty() {
         params.push(code.params.clone());
     }
@@ -69,10 +76,22 @@ pub(super) fn tiled_source(
          for ({it} kk = 0; kk < {tile}; kk += {rows}) {{\n        const {it} r = b0 + tx, c = b1 + ty + kk;\n{load_tiles}    }}\n\
          barrier(CLK_LOCAL_MEM_FENCE);\n\
          for ({it} kk = 0; kk < {tile}; kk += {rows}) {{\n        const {it} c0 = b0 + ty + kk, c1 = b1 + tx;\n\
-         if (c0 < n0 && c1 < n1) {{\n        const {it} i = c0 * n1 + c1;\n{body}        {store}\n        }}\n    }}\n}}\n",
+         if (c0 < n0 && c1 < n1) {{\n        const {it} i = c0 * n1 + c1;\n{body}        {stores}\n        }}\n    }}\n}}\n",
         prelude = em.prelude(),
         params = params.join(",\n    "),
     )
+}
+
+/// The parameters of the strided and tiled kernels' outputs: each one's pointer, offset and
+/// `k_axes` strides (`out{o}`, `out{o}_off`, `os{o}_{d}`).
+fn output_params(outs: &[(usize, DType)], it: &str, k_axes: usize) -> Vec<String> {
+    let mut params = Vec::with_capacity(outs.len() * (2 + k_axes));
+    for (o, &(_, od)) in outs.iter().enumerate() {
+        params.push(format!("__global {}* out{o}", od.cl_storage()));
+        params.push(format!("{it} out{o}_off"));
+        params.extend((0..k_axes).map(|d| format!("{it} os{o}_{d}")));
+    }
+    params
 }
 
 /// How the contiguous class reads an operand, for a C-contiguous `[n0, n1]` output.
@@ -101,18 +120,22 @@ impl Mode {
 /// and `vw` divides it, so that a vector never straddles two rows.
 pub(super) fn contiguous_source(
     plan: &Plan,
-    od: DType,
+    outs: &[(usize, DType)],
     it: &str,
     aligned: bool,
     offsets: bool,
     modes: &[Mode],
 ) -> String {
-    let vw = vector_width(plan, od);
+    let ods: Vec<DType> = outs.iter().map(|o| o.1).collect();
+    let vw = vector_width(plan, &ods);
     let rows = modes.iter().any(|&m| m != Mode::Contig);
     let mut em = Emitter::default();
-    let mut params = vec![format!("__global {}* out", od.cl_storage())];
-    if offsets {
-        params.push(format!("{it} out_off"));
+    let mut params = Vec::new();
+    for (o, &(_, od)) in outs.iter().enumerate() {
+        params.push(format!("__global {}* out{o}", od.cl_storage()));
+        if offsets {
+            params.push(format!("{it} out{o}_off"));
+        }
     }
     for (j, l) in plan.leaves.iter().enumerate() {
         params.push(format!("__global const {}* p{j}", l.dtype.cl_storage()));
@@ -152,26 +175,22 @@ pub(super) fn contiguous_source(
         };
         let _ = writeln!(vec_part, "    {ty} w{j} = {v};");
     }
-    let mut lanes = Vec::new();
     for k in 0..vw {
         let lane_of = |j: usize| match (modes[j], plan.leaves[j].dtype) {
             (Mode::Col, _) => format!("w{j}"),
             (_, d) => lane(d, &format!("w{j}"), k),
         };
-        lanes.push(em.body(
-            &plan.instrs,
-            &mut vec_part,
-            &format!("v{k}_"),
-            &lane_of,
-            &scalar,
-            &format!("i0 + {k}"),
-        ));
+        em.body(&plan.instrs, &mut vec_part, &format!("v{k}_"), &lane_of, &scalar, &format!("i0 + {k}"));
     }
-    if od == DType::F16 {
-        halves = true;
-        let _ = writeln!(vec_part, "    {}", vstore_half_bits("out", "i0", &lanes, aligned));
-    } else {
-        let _ = writeln!(vec_part, "    {}", vstore(od, "out", "i0", &lanes, aligned));
+    for (o, &(r, od)) in outs.iter().enumerate() {
+        let lanes: Vec<String> = (0..vw).map(|k| format!("v{k}_{r}")).collect();
+        let out = format!("out{o}");
+        if od == DType::F16 {
+            halves = true;
+            let _ = writeln!(vec_part, "    {}", vstore_half_bits(&out, "i0", &lanes, aligned));
+        } else {
+            let _ = writeln!(vec_part, "    {}", vstore(od, &out, "i0", &lanes, aligned));
+        }
     }
 
     // Scalar tail.
@@ -184,12 +203,16 @@ pub(super) fn contiguous_source(
         };
         load(plan.leaves[j].dtype, &format!("p{j}"), &idx)
     };
-    let v = em.body(&plan.instrs, &mut tail, "t", &tail_load, &scalar, "i");
-    let _ = writeln!(tail, "    {}", store(od, "out", "i", &v));
+    em.body(&plan.instrs, &mut tail, "t", &tail_load, &scalar, "i");
+    for (o, &(r, od)) in outs.iter().enumerate() {
+        let _ = writeln!(tail, "    {}", store(od, &format!("out{o}"), "i", &format!("t{r}")));
+    }
 
     let mut ptrs = String::new();
     if offsets {
-        ptrs.push_str("    out += out_off;\n");
+        for o in 0..outs.len() {
+            let _ = writeln!(ptrs, "    out{o} += out{o}_off;");
+        }
         for j in 0..plan.leaves.len() {
             let _ = writeln!(ptrs, "    p{j} += o{j};");
         }
@@ -204,12 +227,17 @@ pub(super) fn contiguous_source(
     )
 }
 
-pub(super) fn strided_source(code: &ElementCode, od: DType, index: IndexType, k_axes: usize) -> String {
+/// The strided class: each work-item turns its flat index into `k_axes` coordinates and
+/// addresses every operand and output with its own strides; `code` names the value of
+/// instruction `r` `v{r}` (it is [`strided_code`] with no prefix).
+pub(super) fn strided_source(
+    code: &ElementCode,
+    outs: &[(usize, DType)],
+    index: IndexType,
+    k_axes: usize,
+) -> String {
     let it = index.cl();
-    let mut params = vec![format!("__global {}* out", od.cl_storage()), format!("{it} out_off")];
-    for d in 0..k_axes {
-        params.push(format!("{it} os{d}"));
-    }
+    let mut params = output_params(outs, it, k_axes);
     if !code.params.is_empty() {
         params.push(code.params.clone());
     }
@@ -220,12 +248,18 @@ pub(super) fn strided_source(code: &ElementCode, od: DType, index: IndexType, k_
     let coords =
         unravel(index, "i", k_axes, "r", |d| format!("n{d}"), |d| format!("c{d}"), |_| String::new());
     let decompose = format!("        {coords}\n");
-    let oidx = position("out_off", k_axes, |d| format!("c{d}"), |d| format!("os{d}"));
+    let stores: String = outs
+        .iter()
+        .enumerate()
+        .map(|(o, &(r, od))| {
+            let at = position(&format!("out{o}_off"), k_axes, |d| format!("c{d}"), |d| format!("os{o}_{d}"));
+            format!("        {}\n", store(od, &format!("out{o}"), &at, &format!("v{r}")))
+        })
+        .collect();
     format!(
-        "{prelude}\n__kernel void clarray_ew({params})\n{{\n    const {it} step = ({it})get_global_size(0);\n    for ({it} i = ({it})get_global_id(0); i < n; i += step) {{\n{decompose}{body}        {store}\n    }}\n}}\n",
+        "{prelude}\n__kernel void clarray_ew({params})\n{{\n    const {it} step = ({it})get_global_size(0);\n    for ({it} i = ({it})get_global_id(0); i < n; i += step) {{\n{decompose}{body}{stores}    }}\n}}\n",
         prelude = code.prelude,
         params = params.join(",\n    "),
         body = code.body,
-        store = store(od, "out", &oidx, &code.value),
     )
 }
