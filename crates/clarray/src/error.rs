@@ -89,11 +89,16 @@ pub enum Error {
         /// What was asked and how to fix it, in words.
         message: String,
     },
-    /// A copy within one buffer or image that OpenCL refuses: source and destination overlap,
-    /// or (rectangular copies) their pitches differ. Copying through a temporary fixes it.
-    #[error("invalid copy: {message}")]
+    /// Places that must be distinct and are not: a copy within one buffer or image that
+    /// OpenCL refuses (source and destination overlap, or, for rectangular copies, their
+    /// pitches differ; copying through a temporary fixes it), outputs of one [`Fused`] that
+    /// share elements, or a view written whose elements share places.
+    ///
+    /// [`Fused`]: crate::array::Fused
+    #[error("invalid {what}: {message}")]
     Overlap {
-        /// The kind of copy (`buffer copy`, `rectangular copy`, `image copy`).
+        /// The kind of operation (`buffer copy`, `rectangular copy`, `image copy`, `fused
+        /// assignment`, `write`).
         what: &'static str,
         /// The ranges or regions involved, in words.
         message: String,

@@ -293,3 +293,39 @@ fn in_place_updates_and_eval_into() {
     (&a * 2.0).eval_into(&mut out).unwrap(); // broadcast over rows, converted to f64
     assert_eq!(out.to_vec().unwrap(), vec![4.0, 6.0, 8.0, 4.0, 6.0, 8.0]);
 }
+
+/// A view given by hand whose elements share places (strides [1, 1] over [2, 2]) reads, but
+/// every write into it is refused: work-items would race on the shared elements. Views made by
+/// slicing and permuting stay writable.
+#[test]
+fn writes_into_self_overlapping_views_are_refused() {
+    let ctx = ctx();
+    let base = Array::from_slice(ctx, &[1.0f32, 2.0, 3.0, 4.0], &[4]).unwrap();
+    let mut v = Array::<f32>::from_buffer(base.buffer(), &[2, 2], &[1, 1], 0).unwrap();
+    assert_eq!(v.to_vec().unwrap(), [1.0, 2.0, 2.0, 3.0]);
+    let err = v.assign(&base.slice(clarray::array::s![..2]).unwrap() * 2.0).unwrap_err();
+    assert!(matches!(err, Error::Overlap { what: "write", .. }), "{err:?}");
+    assert!(err.to_string().contains("strides [1, 1]"), "{err}");
+    assert!(matches!(v.fill(0.0).unwrap_err(), Error::Overlap { .. }));
+    let err = clarray::array::Fused::new().assign(&mut v, 1.0).map(drop).unwrap_err();
+    assert!(matches!(err, Error::Overlap { .. }), "{err:?}");
+    assert_eq!(base.to_vec().unwrap(), [1.0, 2.0, 3.0, 4.0], "nothing was written");
+    let m = Array::from_slice(ctx, &[0.0f32; 12], &[3, 4]).unwrap();
+    let mut sl = m.slice(clarray::array::s![..;2, ..;3]).unwrap().permute(&[1, 0]).unwrap();
+    sl.fill(5.0).unwrap();
+    assert_eq!(m.to_vec().unwrap().iter().filter(|&&x| x == 5.0).count(), 4);
+}
+
+/// `element_code` takes "int" or "long" as its index type; anything else is refused (it
+/// silently meant int).
+#[test]
+fn element_code_refuses_an_unknown_index_type() {
+    let ctx = ctx();
+    let a = Array::from_slice(ctx, &[1.0f32, 2.0], &[2]).unwrap();
+    for bad in ["ulong", "size_t", ""] {
+        let err = clarray::array::element_code(&a.abs(), &[2], &["i"], "i", bad, "e_").unwrap_err();
+        assert!(matches!(err, Error::Value { name: "index", .. }), "{bad}: {err:?}");
+        assert!(err.to_string().contains("\"int\" or \"long\""), "{err}");
+    }
+    assert!(clarray::array::element_code(&a.abs(), &[2], &["i"], "i", "int", "e_").is_ok());
+}

@@ -99,3 +99,27 @@ fn copies_at_unaligned_offsets_past_2_and_4_gib() {
         assert_eq!(read_at(&c, &d, dst, data.len()), data, "copy {src} → {dst}");
     }
 }
+
+/// A sort of 700 million i64 keys with one key per work-item (`sort_kpt` 1): the last of its
+/// 8 passes keeps its look-back status words past 2^32 words into the scratch (a 32-bit
+/// offset wrapped onto the first pass's words, and almost every element went to a wrong
+/// place). The keys are a permutation of 0..n, so the sorted line is 0, 1, …, n − 1.
+#[test]
+fn a_one_sweep_sort_whose_status_words_pass_2_to_the_32() {
+    use clarray::array::Array;
+    use clarray::tuning::{self, Tuning};
+    let Some(c) = large("a_one_sweep_sort_whose_status_words_pass_2_to_the_32") else { return };
+    let n = 700_000_000usize;
+    let v: Vec<i64> = (0..n as u64).map(|i| ((i * 1_000_003) % n as u64) as i64).collect();
+    let a = Array::from_slice(&c, &v, &[n]).unwrap();
+    drop(v);
+    let t = Tuning { sort_kpt: 1, ..Tuning::default() };
+    let s = tuning::scoped(t, || a.sort(0)).unwrap().unwrap().to_vec().unwrap();
+    let wrong = s.iter().enumerate().filter(|&(k, &x)| x != k as i64).count();
+    assert_eq!(
+        wrong,
+        0,
+        "{wrong} of {n} keys out of place (first: {:?})",
+        s.iter().enumerate().find(|&(k, &x)| x != k as i64)
+    );
+}

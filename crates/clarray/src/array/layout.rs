@@ -236,6 +236,46 @@ impl Layout {
         self.shape.iter().product()
     }
 
+    /// Whether two elements may lie at the same place (strides such as `[1, 1]` over a `[2, 2]`
+    /// shape, which only a layout given by hand has): `false` when, with the axes of extent
+    /// above 1 sorted by the size of their strides, each stride passes the span of the axes
+    /// before it — which every view made by slicing or permuting an array satisfies. A stride
+    /// of 0 counts as overlapping.
+    ///
+    /// ```
+    /// use clarray::array::{s, Layout};
+    /// # fn main() -> clarray::Result<()> {
+    /// let l = Layout { shape: [2, 2].into(), strides: [1, 1].into(), offset: 0 };
+    /// assert!(l.may_self_overlap());
+    /// assert!(!Layout::contiguous(&[3, 4]).slice(s![.., ..;3].as_ref())?.may_self_overlap());
+    /// assert!(!Layout::contiguous(&[3, 4]).permute(&[1, 0])?.may_self_overlap());
+    /// # Ok(()) }
+    /// ```
+    pub fn may_self_overlap(&self) -> bool {
+        if self.is_c_contiguous() {
+            return false;
+        }
+        let mut axes: SmallVec<[(usize, usize); 6]> = self
+            .shape
+            .iter()
+            .zip(&self.strides)
+            .filter(|(&n, _)| n > 1)
+            .map(|(&n, &s)| (s.unsigned_abs(), n))
+            .collect();
+        axes.sort_unstable();
+        let mut span = 0usize; // the largest distance between two elements of the axes so far
+        for (s, n) in axes {
+            if s <= span {
+                return true;
+            }
+            span = match (n - 1).checked_mul(s).and_then(|d| d.checked_add(span)) {
+                Some(x) => x,
+                None => return true,
+            };
+        }
+        false
+    }
+
     /// Whether the elements are C-contiguous (row-major, no gaps), at any offset.
     ///
     /// See [the example in `layout`](mod@crate::array::layout).

@@ -166,10 +166,10 @@ pub(crate) use axis::{normalize_axes, normalize_axes_in_order, normalize_axis};
 pub use codegen::{element_code, generated_kernel_count, generated_sources, ElementCode};
 pub use dtype::{promote, DType, Element, Kind, Scalar};
 pub use dynarray::DynArray;
-pub use fused::Fused;
 pub use expr::{
     atan2, binary, hypot, isclose, maximum, minimum, pow, unary, where_, BinOp, Expr, IntoExpr, UnOp,
 };
+pub use fused::Fused;
 pub use host::{ContextCopy, PendingArray};
 pub use layout::{broadcast_shapes, Layout};
 pub(crate) use write::views_overlap;
@@ -277,6 +277,18 @@ impl<T: Element> Array<T> {
     pub(crate) fn check_writable(&self) -> Result<()> {
         if let Some(k) = (0..self.ndim()).find(|&k| self.layout.strides[k] == 0 && self.layout.shape[k] > 1) {
             return Err(Error::ReadOnlyView { shape: self.shape().to_vec(), axis: k });
+        }
+        if self.layout.may_self_overlap() {
+            return Err(Error::Overlap {
+                what: "write",
+                message: format!(
+                    "the view (shape {:?}, strides {:?}) has elements at the same place, so the \
+                     order of the writes would decide what they hold; write into a copy, or give \
+                     strides that keep the elements apart",
+                    self.shape(),
+                    self.layout.strides
+                ),
+            });
         }
         Ok(())
     }

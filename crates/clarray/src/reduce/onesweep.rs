@@ -272,7 +272,8 @@ void os_pass(__global const U* a, long off, long sl, __global const K* kin,
     wcnt[q * 256 + d] = s;
     s += c;
   }}
-  __global uint* st = scratch + STAT + pass * tiles * 256;
+  // 64-bit: 8 passes of a long line pass 2^32 status words (a 32-bit product wraps).
+  __global uint* st = scratch + STAT + (ulong)pass * tiles * 256;
   if (tile == 0) atomic_xchg(&st[d], FLAG_INC | s);
   else atomic_xchg(&st[tile * 256 + d], FLAG_AGG | s);
   // The tile's first local index of each digit.

@@ -86,11 +86,28 @@ pub fn element_code(
             message: format!("{} coordinate names for a shape of {} axes", coords.len(), shape.len()),
         });
     }
+    let wide = match index {
+        "int" => false,
+        "long" => true,
+        _ => {
+            return Err(Error::Value {
+                name: "index",
+                value: index.into(),
+                message: format!(
+                    "the index type of element code is \"int\" or \"long\", not {index:?} (use \"long\" \
+                     unless every element position fits int)"
+                ),
+            })
+        }
+    };
     let plan = Plan::new(expr)?;
+    if let Some(ctx) = expr.context() {
+        plan.check_device(ctx)?;
+    }
     let strides =
         plan.leaves.iter().map(|l| Ok(l.layout.broadcast_to(shape)?.strides)).collect::<Result<Vec<_>>>()?;
     let offsets: Vec<usize> = plan.leaves.iter().map(|l| l.layout.offset).collect();
-    Ok(strided_code(&plan, &strides, &offsets, coords, flat, index == "long", prefix))
+    Ok(strided_code(&plan, &strides, &offsets, coords, flat, wide, prefix))
 }
 
 pub(super) fn strided_code(

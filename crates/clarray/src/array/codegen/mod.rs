@@ -484,12 +484,15 @@ pub(crate) fn eval_plan_outputs(ctx: &Context, plan: &Plan, outs: &[Output<'_>])
         // tiles through local memory, so that both sides are coalesced.
         let tiled: Vec<bool> =
             cstrides[no..].iter().map(|s| k_axes == 2 && s[0].abs() == 1 && s[1].abs() > 1).collect();
-        if k_axes == 2
-            && cstrides[..no].iter().all(|s| s[1] == 1)
-            && cshape[0] >= TILED_FROM
-            && cshape[1] >= TILED_FROM
-            && tiled.contains(&true)
-        {
+        'tiled: {
+            if !(k_axes == 2
+                && cstrides[..no].iter().all(|s| s[1] == 1)
+                && cshape[0] >= TILED_FROM
+                && cshape[1] >= TILED_FROM
+                && tiled.contains(&true))
+            {
+                break 'tiled;
+            }
             let tun = crate::kernel::tuning::get();
             let (tile, rows) = (tun.transpose_tile, tun.transpose_rows);
             let tuned = !tun.is_library_choice(crate::kernel::tuning::Kind::Transpose);
@@ -501,6 +504,11 @@ pub(crate) fn eval_plan_outputs(ctx: &Context, plan: &Plan, outs: &[Output<'_>])
                 .map(|(l, _)| tile * (tile + 1) * l.dtype.size().max(4))
                 .sum();
             let limit = ctx.device().info().local_mem_bytes;
+            // Tiles of many transposed operands can need more local memory than the device
+            // has: the library's choice then leaves them to the strided class.
+            if local as u64 > limit && !tuned {
+                break 'tiled;
+            }
             if tuned && local as u64 > limit {
                 return Err(crate::kernel::tuning::over_device_limit(
                     "transpose_tile",
