@@ -33,6 +33,14 @@ PEER_ROW = {
     "reduce: argsort f32 2^24": "argsort f32 2^24",
     "reduce: sum axis 0 f32 1024x1024x256": "sum axis 0 (1024x1024x256)",
     "reduce: sum axis 2 f32 1024x1024x256": "sum axis 2 (1024x1024x256)",
+    "fusion: c = a + b; d = c * a (f32 2^28), Fused: one kernel, 4 arrays moved":
+        "c = a + b; d = c * a (ElementwiseKernel, two outputs)",
+    "fusion: the same as two assignments (f32 2^28), 2 kernels, 6 arrays moved":
+        "c = a + b; d = c * a (two operations, out=)",
+    "fusion: c = a + b; d = c * a (16 elements), Fused: one kernel, 4 arrays moved":
+        "16 elements: c = a + b; d = c * a (ElementwiseKernel, two outputs)",
+    "fusion: the same as two assignments (16 elements), 2 kernels, 6 arrays moved":
+        "16 elements: c = a + b; d = c * a (two operations, out=)",
 }
 # Peer rows that are a peer's best form of a row (shown with the plain one, "best of").
 PEER_BEST = {
@@ -41,6 +49,7 @@ PEER_BEST = {
     "a + 2": ["a + 2 (memory pool)"],
     "sum": ["sum (memory pool)"],
     "16 elements: a + 2 (per op)": ["16 elements: a + 2 (per op, memory pool)"],
+    "c = a + b; d = c * a (ElementwiseKernel, two outputs)": ["c = a + b; d = c * a (cupy.fuse, two outputs)"],
 }
 
 # Philox fills: cuRAND's own generator beside CuPy's Generator (both sizes: full and --quick).

@@ -85,6 +85,35 @@ def rows_cupy(quick):
     fused2, fused4 = cp.fuse(axpy), cp.fuse(axpypz)
     row("2*a + b (cupy.fuse)", 3 * nb, lambda: fused2(a, b))
     row("2*a + b*c - d (cupy.fuse)", 5 * nb, lambda: fused4(a, b, c, d))
+    # c = a + b; d = c * a: two operations into existing arrays (6 arrays moved), and CuPy's
+    # one-kernel forms with two outputs (4 arrays): an ElementwiseKernel, and cupy.fuse
+    # returning both (it allocates them).
+    o2 = cp.empty_like(a)
+
+    def two_ops():
+        cp.add(a, b, out=o)
+        cp.multiply(o, a, out=o2)
+
+    two_out = cp.ElementwiseKernel("float32 x, float32 y", "float32 s, float32 p", "s = x + y; p = s * x", "two_out")
+
+    def sum_and_product(x, y):
+        s = x + y
+        return s, s * x
+
+    fused_two = cp.fuse(sum_and_product)
+    row("c = a + b; d = c * a (two operations, out=)", 6 * nb, two_ops)
+    row("c = a + b; d = c * a (ElementwiseKernel, two outputs)", 4 * nb, lambda: two_out(a, b, o, o2))
+    row("c = a + b; d = c * a (cupy.fuse, two outputs)", 4 * nb, lambda: fused_two(a, b))
+    s16 = cp.random.random(16, dtype=f)
+    o16, p16 = cp.empty_like(s16), cp.empty_like(s16)
+
+    def two_ops16():
+        cp.add(s16, s16, out=o16)
+        cp.multiply(o16, s16, out=p16)
+
+    row("16 elements: c = a + b; d = c * a (two operations, out=)", 0, two_ops16, reps=2000)
+    row("16 elements: c = a + b; d = c * a (ElementwiseKernel, two outputs)", 0, lambda: two_out(s16, s16, o16, p16), reps=2000)
+    del o2
     side = 1 << (10 if quick else 14)
     m = cp.random.random((side, side), dtype=f)
     row("transposed 2-D: a.T + 1", 2 * side * side * 4, lambda: m.T + 1)
