@@ -2,7 +2,8 @@
 //!
 //! An [`Array<T>`] is a typed, shaped view of device memory. Slicing and transposing make new
 //! views of the same bytes (no copy, no kernel); arithmetic on arrays builds an expression that
-//! runs as one generated kernel when it is evaluated.
+//! runs as one generated kernel when it is evaluated, and [`Fused`] evaluates several
+//! expressions of one shape with one kernel.
 //!
 //! Run: `cargo run -p clarray --example 03_arrays_and_views`
 
@@ -33,6 +34,14 @@ fn main() -> clarray::Result<()> {
     println!("2a + a: {:?}", b.to_vec()?);
     let want: Vec<f64> = host.iter().map(|x| 3.0 * x).collect();
     assert_eq!(b.to_vec()?, want);
+
+    // Expressions are lazy: a chain of statements is a chain of expressions, and `Fused`
+    // writes several results of one shape with one kernel (the shared `sum` computed once).
+    let sum = &a + &t.t();
+    let (mut s, mut p) = (Array::<f64>::empty(&ctx, &[3, 4])?, Array::<f64>::empty(&ctx, &[3, 4])?);
+    Fused::new().assign(&mut s, &sum)?.assign(&mut p, &sum * &a)?.run()?;
+    assert_eq!(s.to_vec()?, host.iter().map(|x| 2.0 * x).collect::<Vec<_>>());
+    assert_eq!(p.to_vec()?, host.iter().map(|x| 2.0 * x * x).collect::<Vec<_>>());
 
     // `copy` gives an array with its own memory: changing it leaves `a` as it was.
     let c = a.copy()?;

@@ -71,7 +71,7 @@ pub use array::{Array, DType, DynArray, Element, Expr};
 /// # Ok(()) }
 /// ```
 pub mod prelude {
-    pub use crate::array::{s, Array, DType, DynArray, Element, Expr, IntoExpr};
+    pub use crate::array::{s, Array, DType, DynArray, Element, Expr, Fused, IntoExpr};
     pub use crate::error::{Error, ErrorKind, Result};
     pub use crate::kernels::{ElementwiseKernel, ReductionKernel, ScanKernel};
     pub use crate::memory::Limit;
