@@ -22,8 +22,9 @@
 //! let b = d.block(0)?;
 //! assert_eq!((b.rank, b.start, b.neighbours[0][0]), (0, [0; 3], None)); // None: the boundary
 //! assert!(d.block(4).is_err());
-//! assert_eq!(split(10, 3, 0), (0, 4)); // 10 nodes in 3 parts: 4, 3, 3
-//! assert_eq!(split(10, 3, 2), (7, 3));
+//! assert_eq!(split(10, 3, 0)?, (0, 4)); // 10 nodes in 3 parts: 4, 3, 3
+//! assert_eq!(split(10, 3, 2)?, (7, 3));
+//! assert!(split(10, 3, 3).is_err()); // parts 0, 1 and 2
 //! # Ok(()) }
 //! ```
 
@@ -161,7 +162,7 @@ impl Decomposition {
         let mut len = [0; 3];
         let mut neighbours = [[None; 2]; 3];
         for a in 0..3 {
-            (start[a], len[a]) = split(self.nodes[a], self.parts[a], coords[a]);
+            (start[a], len[a]) = split(self.nodes[a], self.parts[a], coords[a])?;
             let p = self.parts[a];
             let c = coords[a];
             let low = if c > 0 {
@@ -190,13 +191,20 @@ impl Decomposition {
     }
 }
 
-/// Part `i` of `n` nodes split into `p` parts: (first node, nodes); the first `n mod p` parts
-/// have one node more.
+/// Part `i < p` of `n` nodes split into `p ≥ 1` parts: (first node, nodes); the first `n mod p`
+/// parts have one node more.
 ///
 /// See [the example in `decomp`](mod@crate::decomp).
-pub fn split(n: usize, p: usize, i: usize) -> (usize, usize) {
+pub fn split(n: usize, p: usize, i: usize) -> Result<(usize, usize)> {
+    if i >= p {
+        return Err(Error::Config(format!(
+            "part {i} of {n} nodes split into {p} parts was asked for; the parts are 0 … p − 1{}",
+            if p == 0 { " (and there must be at least one)" } else { "" }
+        )));
+    }
     let (q, r) = (n / p, n % p);
-    (i * q + i.min(r), q + usize::from(i < r))
+    // i·q + min(i, r) ≤ n − (q + [i < r]), so nothing overflows.
+    Ok((i * q + i.min(r), q + usize::from(i < r)))
 }
 
 fn surface(n: [usize; 3], p: [usize; 3], periodic: [bool; 3]) -> u128 {
@@ -302,7 +310,7 @@ mod tests {
         let d = Decomposition::new([80, 80, 3], 4, 3, [false; 3]).unwrap();
         assert_eq!(d.parts, [2, 2, 1], "a flat grid is not split along its 3 z nodes");
         // Three parts of 10: 4, 3, 3.
-        assert_eq!((0..3).map(|i| split(10, 3, i)).collect::<Vec<_>>(), [(0, 4), (4, 3), (7, 3)]);
+        assert_eq!((0..3).map(|i| split(10, 3, i).unwrap()).collect::<Vec<_>>(), [(0, 4), (4, 3), (7, 3)]);
     }
 
     #[test]
@@ -315,6 +323,31 @@ mod tests {
         assert_eq!(b[0].neighbours[2], [None, Some(1)]);
         let e = Decomposition::slabs([16, 16, 16], 3, 6, [false; 3]).unwrap_err();
         assert!(e.to_string().contains("cannot split the 16 planes in z"), "{e}");
+    }
+
+    /// Regression: `split(10, 0, 0)` divided by zero and `split(10, 3, 5)` returned a part past
+    /// the grid; both are refused, naming the part and the parts.
+    #[test]
+    fn splits_into_no_parts_or_past_the_last_are_refused() {
+        for (n, p, i) in [(10, 0, 0), (10, 3, 3), (10, 3, 5), (0, 0, 0), (usize::MAX, 2, usize::MAX)] {
+            let e = split(n, p, i).unwrap_err();
+            assert!(matches!(e, Error::Config(_)), "{e:?}");
+            assert!(e.to_string().contains(&format!("part {i} of {n} nodes split into {p} parts")), "{e}");
+        }
+        assert!(split(10, 0, 0).unwrap_err().to_string().contains("at least one"));
+        // The parts cover the nodes without overflow, at the edges of usize too.
+        for (n, p) in [(usize::MAX, 1), (usize::MAX, 7), (usize::MAX - 1, usize::MAX), (0, 3), (5, 9)] {
+            for i in [0, 1, p / 2, p.saturating_sub(2), p - 1].into_iter().filter(|&i| i < p) {
+                let (start, len) = split(n, p, i).unwrap();
+                assert!(start.checked_add(len).is_some_and(|end| end <= n), "{n} {p} {i}");
+                if i == 0 {
+                    assert_eq!(start, 0);
+                }
+                if i == p - 1 {
+                    assert_eq!(start + len, n, "{n} {p}");
+                }
+            }
+        }
     }
 
     #[test]

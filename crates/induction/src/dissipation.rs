@@ -222,26 +222,43 @@ pub struct DissipationOptions {
 }
 
 impl DissipationOptions {
+    /// Refuses [`DissipationOptions::rows`] where they would be ignored: the dissipation off
+    /// (`eps` None), the first-order form (no high-order part), or a periodic case (`case`,
+    /// where known: no boundary). [`DissipationOptions::validate`] checks rows other than the
+    /// default; the command line checks any it was given.
+    pub(crate) fn check_rows(&self, eps: Option<f64>, case: Option<crate::case::Case>) -> Result<()> {
+        let rows = self.rows;
+        if eps.is_none() {
+            return Err(Error::Usage(format!(
+                "--dissipation-rows {rows} chooses the rows of the artificial dissipation, which is off, \
+                 so it would be ignored; add --dissipation EPS or --dissipation-form (set \
+                 Config::dissipation), or leave --dissipation-rows out"
+            )));
+        }
+        if self.form == DissipationForm::FirstOrder {
+            return Err(Error::Usage(format!(
+                "--dissipation-rows {rows} chooses the boundary rows of the high-order dissipation, but \
+                 --dissipation-form first-order has no high-order part, so it would be ignored; \
+                 leave --dissipation-rows out, or take --dissipation-form high-order or adaptive"
+            )));
+        }
+        if let Some(case) = case.filter(|c| c.periodic()) {
+            return Err(Error::Usage(format!(
+                "--dissipation-rows {rows} chooses the boundary rows of the high-order dissipation, \
+                 but {case} is periodic: it has no boundary, so every node takes the interior row and \
+                 the option would be ignored; leave --dissipation-rows out"
+            )));
+        }
+        Ok(())
+    }
+
     /// Checks the options against the strength `eps` (`Config::dissipation`).
     ///
     /// See [the example in `dissipation`](mod@crate::dissipation).
     pub fn validate(&self, eps: Option<f64>) -> Result<()> {
         let form = self.form;
-        if eps.is_none() && self.rows != DissipationRows::default() {
-            return Err(Error::Usage(format!(
-                "--dissipation-rows {} chooses the rows of the artificial dissipation, which is off, \
-                 so it would be ignored; add --dissipation EPS or --dissipation-form (set \
-                 Config::dissipation), or leave --dissipation-rows out",
-                self.rows
-            )));
-        }
-        if form == DissipationForm::FirstOrder && self.rows != DissipationRows::default() {
-            return Err(Error::Usage(format!(
-                "--dissipation-rows {} chooses the boundary rows of the high-order dissipation, but \
-                 --dissipation-form first-order has no high-order part, so it would be ignored; \
-                 leave --dissipation-rows out, or take --dissipation-form high-order or adaptive",
-                self.rows
-            )));
+        if self.rows != DissipationRows::default() {
+            self.check_rows(eps, None)?;
         }
         if form != DissipationForm::Adaptive && self.adaptive != AdaptiveParams::default() {
             let a = self.adaptive;
@@ -354,7 +371,7 @@ impl DifferenceForm {
     pub fn new(sbp: &Sbp, rows: DissipationRows) -> Result<DifferenceForm> {
         let q = sbp.order / 2;
         let stencil = binomial_difference(q);
-        let weights = sbp.weights(2 * sbp.rows().max(q) + q + 1);
+        let weights = sbp.weights(2 * sbp.rows().max(q) + q + 1)?;
         match rows {
             DissipationRows::Symmetric => {
                 let r = q.max(sbp.rows());
@@ -391,10 +408,23 @@ impl DifferenceForm {
         }
     }
 
-    /// The weight of the difference starting at p − q + j at node p of an axis of n points.
+    /// The weight of the difference starting at p − q + j at node p < n of an axis of n
+    /// points, j ≤ q.
     ///
     /// See [the example in `dissipation`](mod@crate::dissipation).
-    pub fn weight(&self, p: usize, n: usize, j: usize) -> f64 {
+    pub fn weight(&self, p: usize, n: usize, j: usize) -> Result<f64> {
+        if p >= n || j > self.q {
+            return Err(Error::Config(format!(
+                "the weight of difference j = {j} at node p = {p} of an axis of {n} points was asked \
+                 for; the nodes are 0 … n − 1 and the differences j = 0 … q = {}",
+                self.q
+            )));
+        }
+        Ok(self.weight_at(p, n, j))
+    }
+
+    /// [`DifferenceForm::weight`] where p < n and j ≤ q.
+    fn weight_at(&self, p: usize, n: usize, j: usize) -> f64 {
         let r = self.rows.len();
         if p < r {
             self.rows[p][j]
@@ -414,7 +444,7 @@ impl DifferenceForm {
         let mut a = vec![0.0; n * n];
         for p in 0..n {
             for j in 0..=self.q {
-                let w = self.weight(p, n, j);
+                let w = self.weight_at(p, n, j);
                 if w == 0.0 {
                     continue;
                 }

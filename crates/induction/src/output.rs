@@ -39,8 +39,20 @@ fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
 ///
 /// See [the example in `output`](mod@crate::output).
 pub fn write_vti(path: &Path, cfg: &Config, b: &[f64], div: &[f64]) -> Result<()> {
+    check_grid(cfg)?;
     let [nx, ny, nz] = cfg.n;
     write_vti_piece(path, cfg, [[0, nx - 1], [0, ny - 1], [0, nz - 1]], b, div)
+}
+
+/// An error unless `cfg`'s grid has a node along every axis.
+fn check_grid(cfg: &Config) -> Result<()> {
+    let [nx, ny, nz] = cfg.n;
+    if cfg.n.contains(&0) {
+        return Err(Error::Config(format!(
+            "a VTK file of a {nx}×{ny}×{nz} grid was asked for; every axis needs at least one node"
+        )));
+    }
+    Ok(())
 }
 
 /// The extent of a box of nodes as VTK writes it: first and last node per axis.
@@ -60,7 +72,20 @@ pub fn write_vti_piece(
     b: &[f64],
     div: &[f64],
 ) -> Result<()> {
-    let np: usize = extent.iter().map(|e| e[1] + 1 - e[0]).product();
+    check_grid(cfg)?;
+    if let Some(a) = (0..3).find(|&a| extent[a][0] > extent[a][1] || extent[a][1] >= cfg.n[a]) {
+        return Err(Error::Config(format!(
+            "a piece of nodes {} … {} along {} was asked for, but the grid has nodes 0 … {} there; \
+             give first ≤ last < {}",
+            extent[a][0],
+            extent[a][1],
+            ["x", "y", "z"][a],
+            cfg.n[a] - 1,
+            cfg.n[a]
+        )));
+    }
+    // Each extent is within the grid, whose node count `cfg.nodes()` bounds.
+    let np = cfg.nodes().map(|_| extent.iter().map(|e| e[1] + 1 - e[0]).product::<usize>())?;
     if b.len() != 3 * np || div.len() != np {
         return Err(Error::Config(format!(
             "a piece of {np} nodes was given {} values of B and {} of div B; it takes {} and {np}",
@@ -76,7 +101,7 @@ pub fn write_vti_piece(
     let interleaved: Vec<f64> = (0..np).flat_map(|m| [b[m], b[np + m], b[2 * np + m]]).collect();
     let arrays: [(&str, usize, Vec<f64>); 3] = [
         ("B", 3, interleaved),
-        ("|B|", 1, crate::solver::magnitude(b, np, 0..np)),
+        ("|B|", 1, crate::solver::magnitude(b, np, 0..np)?),
         ("div B", 1, div.to_vec()),
     ];
     let mut xml = String::new();

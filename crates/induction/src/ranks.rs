@@ -33,6 +33,8 @@ pub struct Ranks {
     pub world: SimpleCommunicator,
     /// The processes on this node (MPI's shared-memory split of `world`).
     pub node: SimpleCommunicator,
+    /// How long an exchange or a reduction waits for the other ranks (`INDUCTION_MPI_TIMEOUT`).
+    timeout: Duration,
     _universe: mpi::environment::Universe,
 }
 
@@ -64,15 +66,17 @@ pub fn launched() -> bool {
 }
 
 impl Ranks {
-    /// Initialises MPI (once per process) and splits the world by node.
+    /// Initialises MPI (once per process) and splits the world by node. Refuses an
+    /// `INDUCTION_MPI_TIMEOUT` that is not a number of seconds in (0, a year] before MPI starts.
     ///
     /// See [the example in `ranks`](mod@crate::ranks).
     pub fn init() -> Result<Ranks> {
+        let timeout = timeout_of(std::env::var("INDUCTION_MPI_TIMEOUT").ok().as_deref())?;
         let universe = mpi::initialize()
             .ok_or_else(|| Error::Config("MPI was already initialised in this process".into()))?;
         let world = universe.world();
         let node = world.split_shared(world.rank());
-        Ok(Ranks { world, node, _universe: universe })
+        Ok(Ranks { world, node, timeout, _universe: universe })
     }
 
     /// This process's rank in the run.
@@ -117,7 +121,7 @@ impl Peers for Ranks {
 
     fn exchange(&self, send: Option<(usize, &[u8])>, recv: Option<(usize, &mut [u8])>) -> Result<()> {
         let at = |r: usize| self.world.process_at_rank(r as i32);
-        let deadline = Instant::now() + timeout();
+        let deadline = self.deadline();
         let expected = recv.as_ref().map_or(0, |(_, r)| r.len());
         let status = mpi::request::scope(|scope| {
             let sent = send.map(|(to, s)| (to, at(to).immediate_send(scope, s)));
@@ -141,18 +145,38 @@ impl Peers for Ranks {
     }
 }
 
-/// How long a rank waits for the others at one exchange or reduction before it gives up:
-/// `INDUCTION_MPI_TIMEOUT` seconds (default 600: longer than any step of a run that fits a
-/// device, and than a rank's first kernel builds).
-fn timeout() -> Duration {
-    let secs = std::env::var("INDUCTION_MPI_TIMEOUT").ok().and_then(|v| v.parse::<f64>().ok());
-    Duration::from_secs_f64(secs.filter(|s| s.is_finite() && *s > 0.0).unwrap_or(600.0))
+/// The longest `INDUCTION_MPI_TIMEOUT` taken, in seconds: a year, far past any step of a run,
+/// and well inside what the clock's deadlines can count.
+const MAX_TIMEOUT_S: f64 = 365.0 * 24.0 * 3600.0;
+
+/// How long a rank waits for the others at one exchange or reduction before it gives up, from
+/// the value of `INDUCTION_MPI_TIMEOUT` (None: unset): that many seconds, default 600 (longer
+/// than any step of a run that fits a device, and than a rank's first kernel builds). A value
+/// that is not a number of seconds in (0, [`MAX_TIMEOUT_S`]] is an error that says so.
+fn timeout_of(value: Option<&str>) -> Result<Duration> {
+    let Some(v) = value else {
+        return Ok(Duration::from_secs(600));
+    };
+    match v.trim().parse::<f64>() {
+        Ok(secs) if secs > 0.0 && secs <= MAX_TIMEOUT_S => Ok(Duration::from_secs_f64(secs)),
+        _ => Err(Error::Config(format!(
+            "INDUCTION_MPI_TIMEOUT={v}: the seconds a rank waits for the others must be a number \
+             in (0, {MAX_TIMEOUT_S}] (a year); give e.g. INDUCTION_MPI_TIMEOUT=3600, or unset it for \
+             the default of 600"
+        ))),
+    }
 }
 
 impl Ranks {
+    /// The deadline of a wait that starts now.
+    fn deadline(&self) -> Instant {
+        // At most a year ahead (`timeout_of`), which the clock counts.
+        Instant::now() + self.timeout
+    }
+
     fn all_reduce(&self, values: &mut [f64], op: SystemOperation, what: &str) -> Result<()> {
         let mine = values.to_vec();
-        let deadline = Instant::now() + timeout();
+        let deadline = self.deadline();
         mpi::request::scope(|scope| {
             let req = self.world.immediate_all_reduce_into(scope, &mine[..], values, op);
             self.finish(req, deadline, &|| format!("{what} over all ranks"));
@@ -184,7 +208,7 @@ impl Ranks {
                      aborting the run (raise INDUCTION_MPI_TIMEOUT if a step really takes this long)",
                     self.rank(),
                     self.size(),
-                    timeout().as_secs_f64(),
+                    self.timeout.as_secs_f64(),
                     what()
                 );
                 self.world.abort(3);
@@ -218,4 +242,31 @@ fn check_count(status: Option<Status>, expected: usize) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{timeout_of, MAX_TIMEOUT_S};
+    use std::time::Duration;
+
+    /// Regression: `INDUCTION_MPI_TIMEOUT=1e20` panicked (a `Duration` of more seconds than it
+    /// holds), and 1e18 at the first wait (a deadline past the clock's range). Values out of
+    /// (0, a year] and non-numbers are refused with the variable and the range; unset is 600 s.
+    #[test]
+    fn mpi_timeouts_out_of_range_are_refused() {
+        assert_eq!(timeout_of(None).unwrap(), Duration::from_secs(600));
+        assert_eq!(timeout_of(Some(" 2 ")).unwrap(), Duration::from_secs(2));
+        assert_eq!(timeout_of(Some("0.5")).unwrap(), Duration::from_millis(500));
+        let most = timeout_of(Some(&MAX_TIMEOUT_S.to_string())).unwrap();
+        assert!(std::time::Instant::now().checked_add(most).is_some());
+        for bad in ["1e20", "1e18", "inf", "NaN", "0", "-5", "ten", "", "31536001"] {
+            let e = timeout_of(Some(bad)).unwrap_err();
+            let msg = e.to_string();
+            assert!(matches!(e, crate::Error::Config(_)), "{bad}: {e:?}");
+            assert!(
+                msg.contains(&format!("INDUCTION_MPI_TIMEOUT={bad}:")) && msg.contains("(0, 31536000]"),
+                "{msg}"
+            );
+        }
+    }
 }

@@ -96,7 +96,7 @@ pub struct Timing {
 /// See the example in the [crate docs](crate).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
-    /// Steps taken.
+    /// Steps taken by this call (after a restart, those from the step restored on).
     pub steps: usize,
     /// Step size.
     pub dt: f64,
@@ -106,7 +106,7 @@ pub struct Report {
     pub last: Norms,
     /// Where the time went.
     pub timing: Timing,
-    /// Conjugate-gradient iterations of the divergence cleaning, all steps together.
+    /// Conjugate-gradient iterations of the divergence cleaning, the steps of this call together.
     pub cg_iterations: usize,
 }
 
@@ -353,10 +353,17 @@ impl Solver {
         Ok(*self.timing.borrow())
     }
 
-    /// One time step of size `dt` (and a cleaning after it, if configured).
+    /// One time step of size `dt` (and a cleaning after it, if configured); `dt` must be a
+    /// positive finite number.
     ///
     /// See the example in the [crate docs](crate).
     pub fn step(&mut self, dt: f64) -> Result<()> {
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(Error::Config(format!(
+                "Solver::step(dt = {dt:e}): the step size must be a positive finite number; take \
+                 the run's from Config::steps() (or a smaller one for stability)"
+            )));
+        }
         self.step_scheme(dt)?;
         self.t += dt;
         if self.cfg.clean.is_some() {
@@ -377,6 +384,8 @@ impl Solver {
 
     /// [`Solver::run`], stopping after step `stop` where given (before the final time: the
     /// report's last norms are then those at that step, and a checkpoint lets a later run go on).
+    /// `stop` must lie after the steps already done ([`Solver::steps_done`]): a stop at or before
+    /// them would take no step.
     ///
     /// See the example in the [crate docs](crate).
     pub fn run_to(
@@ -390,9 +399,18 @@ impl Solver {
                 self.t
             )));
         }
+        if let Some(stop) = stop.filter(|&s| s <= self.steps_done) {
+            return Err(Error::Config(format!(
+                "a stop after step {stop} was asked for, but this solver is at step {} already, so \
+                 no step would be taken; stop after a later step (at least {})",
+                self.steps_done,
+                self.steps_done + 1
+            )));
+        }
         let (steps, dt) = self.cfg.steps()?;
         let start = Instant::now();
         let initial = self.norms()?;
+        let (first_step, first_cg) = (self.steps_done, self.cg_iterations);
         let last_step = stop.map_or(steps, |s| s.min(steps));
         for s in self.steps_done..last_step {
             self.step(dt)?;
@@ -407,13 +425,20 @@ impl Solver {
         self.settle()?;
         if !(last.energy.is_finite() && last.error.is_finite()) {
             return Err(Error::Unstable(format!(
-                "the solution is no longer finite at t = {} after {steps} steps of dt = {dt:e}; lower --cfl \
+                "the solution is no longer finite at t = {} after {} steps of dt = {dt:e}; lower --cfl \
                  (now {}) or use another --forms",
-                self.t, self.cfg.cfl
+                self.t, self.steps_done, self.cfg.cfl
             )));
         }
         let mut timing = *self.timing.borrow();
         timing.wall_s = start.elapsed().as_secs_f64();
-        Ok(Report { steps, dt, initial, last, timing, cg_iterations: self.cg_iterations })
+        Ok(Report {
+            steps: self.steps_done - first_step,
+            dt,
+            initial,
+            last,
+            timing,
+            cg_iterations: self.cg_iterations - first_cg,
+        })
     }
 }

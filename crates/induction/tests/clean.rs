@@ -144,11 +144,11 @@ fn host_operator(form: CleanForm, order: usize, n: [usize; 3], h: [f64; 3], f: &
     for a in 0..3 {
         let lap = match form {
             CleanForm::WideDirichlet => {
-                let d: Vec<f64> = sbp.matrix(n[a]).iter().map(|v| v / h[a]).collect();
+                let d: Vec<f64> = sbp.matrix(n[a]).unwrap().iter().map(|v| v / h[a]).collect();
                 along(&d, n, &along(&d, n, f, a), a)
             }
             _ => {
-                let m: Vec<f64> = d2.matrix(n[a]).iter().map(|v| v / (h[a] * h[a])).collect();
+                let m: Vec<f64> = d2.matrix(n[a]).unwrap().iter().map(|v| v / (h[a] * h[a])).collect();
                 along(&m, n, f, a)
             }
         };
@@ -167,7 +167,7 @@ fn host_operator(form: CleanForm, order: usize, n: [usize; 3], h: [f64; 3], f: &
 /// Σ w·a·b with the SBP weights of the grid (the H inner product, up to the spacing).
 fn h_dot(order: usize, n: [usize; 3], a: &[f64], b: &[f64]) -> f64 {
     let sbp = Sbp::new(order).unwrap();
-    let w = [sbp.weights(n[0]), sbp.weights(n[1]), sbp.weights(n[2])];
+    let w = [sbp.weights(n[0]).unwrap(), sbp.weights(n[1]).unwrap(), sbp.weights(n[2]).unwrap()];
     (0..a.len())
         .map(|idx| {
             let p = [idx % n[0], (idx / n[0]) % n[1], idx / (n[0] * n[1])];
@@ -288,7 +288,7 @@ fn check_dirichlet_form(order: usize, form: CleanForm) {
     let pb = solver.field().unwrap();
     let mut worst: f64 = 0.0;
     for a in 0..3 {
-        let d: Vec<f64> = sbp.matrix(n[a]).iter().map(|v| v / h[a]).collect();
+        let d: Vec<f64> = sbp.matrix(n[a]).unwrap().iter().map(|v| v / h[a]).collect();
         let g = along(&d, n, &psi, a);
         for i in 0..np {
             worst = worst.max((pb[a * np + i] - b[a * np + i] - g[i]).abs());

@@ -4,7 +4,7 @@
 //! the refusal of grids too small for the wider closures. Grids are small (PoCL on 2 cores).
 
 use induction::config::{Forms, Inflow};
-use induction::dissipation::{DissipationForm, DissipationOptions, DissipationRows};
+use induction::dissipation::{high_order, DissipationForm, DissipationOptions, DissipationRows};
 use induction::sbp::{OperatorForm, Sbp};
 use induction::{Case, Config, Error, Solver};
 
@@ -134,4 +134,66 @@ fn grid_too_small_for_the_extended_closures_is_refused() {
     );
     let e = "wide".parse::<OperatorForm>().unwrap_err();
     assert!(matches!(e, Error::Config(_)) && e.to_string().contains("unknown --operator `wide`"), "{e}");
+}
+
+/// Regression: a grid split among ranks took the classical operator of the order for the
+/// smallest block (and the dissipation's closure), whatever `Config::operator` said, so blocks
+/// narrower than the extended closures were allowed and a closure row read past its block's
+/// halo (`Error::Unstable` on 3 ranks of 6³ at order 2). Every order, with and without the
+/// dissipation: each block keeps at least the run's boundary block, or the split is refused
+/// naming the operators.
+#[test]
+fn split_blocks_keep_the_extended_closures() {
+    use induction::solver::Part;
+    for order in [2, 4, 6] {
+        for eps in [None, Some(1.0)] {
+            let ext = Sbp::extended(order).unwrap();
+            // The smallest grid of the extended operator on 3 ranks: blocks of a third of it,
+            // fewer nodes than its boundary block.
+            let n = ext.min_points();
+            let mut cfg = Config::new_with(Case::ConfinedDomain, order, OperatorForm::Extended, n);
+            cfg.dissipation = eps;
+            cfg.validate().unwrap();
+            let size = 3;
+            // The least block: the boundary block's columns, or the dissipation's.
+            let least = match eps {
+                Some(_) => {
+                    ext.cols().max(high_order(&ext, DissipationRows::Symmetric).unwrap().block[0].len())
+                }
+                None => ext.cols(),
+            };
+            let what = format!("order {order}, dissipation {eps:?}, {n}³ on {size} ranks");
+            match Part::new(&cfg, 0, size) {
+                Ok(part) => {
+                    // Refused only where no split keeps the closure: then every block holds it.
+                    for r in 0..size {
+                        let p = Part::new(&cfg, r, size).unwrap();
+                        for a in 0..3 {
+                            assert!(
+                                p.parts[a] == 1 || p.len[a] >= least,
+                                "{what}: rank {r} holds {} nodes along axis {a}, the closure {least} \
+                                 ({part:?})",
+                                p.len[a]
+                            );
+                        }
+                    }
+                }
+                Err(e) => {
+                    assert!(matches!(e, Error::Config(_)), "{what}: {e:?}");
+                    let msg = e.to_string();
+                    assert!(
+                        msg.contains(&format!("{size} processes cannot split a"))
+                            && msg.contains(&format!("at least {least} nodes"))
+                            && msg.contains("--operator classical"),
+                        "{what}: {msg}"
+                    );
+                }
+            }
+            // Blocks of the extended closure's width are taken.
+            let mut wide = cfg.clone();
+            wide.n[2] = 2 * least;
+            let p = Part::new(&wide, 1, 2).unwrap();
+            assert_eq!((p.parts, p.len[2]), ([1, 1, 2], least), "{what}");
+        }
+    }
 }

@@ -5,7 +5,7 @@
 use clarray::memory::{set_limit, Limit};
 use induction::config::CleanOptions;
 use induction::solver::MemoryPlan;
-use induction::{Case, Config, Error, Integrator, Solver};
+use induction::{Case, Config, Error, Integrator, Precision, Solver};
 
 fn ctx() -> clarray::Context {
     static CTX: std::sync::OnceLock<clarray::Context> = std::sync::OnceLock::new();
@@ -55,6 +55,49 @@ fn index_width_follows_the_grid() {
     assert!(induction::solver::index64(715_827_883));
     let big = Config::new(Case::Rotation3d, 4, 1024);
     assert!(big.validate().is_ok(), "1024³ is a valid grid");
+}
+
+/// Regression: a periodic stencil offset that wraps across z (up to NZ − 1 planes) times the
+/// plane's stride was formed as an int even with 64-bit indices, so on a periodic grid with
+/// (NZ − 1)·NX·NY ≥ 2^31 the derivatives (divergence, gradient, cleaning, Hall) and the stage
+/// kernels read the wrong node. The kernels read every stencil point through `AXIS_AT`
+/// (kernels/common.cl), which forms the offset in idx_t. Checked in the solver's own program for
+/// a 2048 × 2048 × 513 grid, compiled but not run (its fields would need over 100 GiB): a kernel
+/// added to it returns the indices of the wrapped z-neighbours, against the host's 64-bit ones.
+#[test]
+fn periodic_wrap_offsets_past_2_31_are_formed_in_64_bits() {
+    let ctx = ctx();
+    let mut cfg = Config::new(Case::PeriodicAdvection, 4, 16);
+    cfg.n = [2048, 2048, 513];
+    cfg.precision = Precision::F32;
+    let sbp = cfg.sbp().unwrap();
+    let src = induction::solver::source(&cfg, &sbp, 1, 1, false).unwrap();
+    let options = src.build_options().unwrap();
+    assert!(options.contains("-DIDX_T=long"), "the grid needs 64-bit indices: {options}");
+    let text = src.expand().unwrap().text;
+    // The first derivatives (of one field, of a product) read their stencil through it.
+    for helper in ["#define V1(o) f[AXIS_AT(idx, o, s)]", "(f[AXIS_AT(idx, o, s)] * g[AXIS_AT(idx, o, s)])"] {
+        assert!(text.contains(helper), "`{helper}` not in the program");
+    }
+    // Nodes (i, j, k) and the z-offsets of their stencil points (order 4: ±1, ±2).
+    let nodes: [([i64; 3], i64); 4] =
+        [([0, 0, 0], -1), ([0, 0, 1], -2), ([2047, 2047, 512], 1), ([5, 7, 511], 2)];
+    let mut body = String::new();
+    for (m, ([i, j, k], o)) in nodes.iter().enumerate() {
+        body += &format!(
+            "    out[{m}] = AXIS_AT(IDX({i}, {j}, {k}), wrap_offset({k}, {o}, NZ, NXL * NYL), NXL * NYL);\n"
+        );
+    }
+    let kernel = format!("{text}\n__kernel void wrapped_z_neighbours(__global long* out) {{\n{body}}}\n");
+    let k = clarray::program::cached_kernel(&ctx, &kernel, &options, "wrapped_z_neighbours").unwrap();
+    let out = clarray::memory::alloc(&ctx, 8 * nodes.len()).unwrap();
+    k.launch(ctx.queue(), clarray::runtime::Dims::new([1]), (&out,)).unwrap();
+    let got: Vec<i64> = out.to_vec().unwrap();
+    let [nx, ny, nz] = cfg.n.map(|n| n as i64);
+    let want: Vec<i64> =
+        nodes.iter().map(|&([i, j, k], o)| i + nx * (j + ny * (k + o).rem_euclid(nz))).collect();
+    assert!(want.iter().any(|&w| w > i64::from(i32::MAX)), "the test must pass 2^31: {want:?}");
+    assert_eq!(got, want, "the wrapped z-neighbours' indices");
 }
 
 /// A run that needs more device memory than clarray may use is refused before it allocates,

@@ -43,7 +43,7 @@ impl Grid {
     /// D_a f (the SBP operator, or the periodic one) of a scalar field, in f64.
     fn d(&self, sbp: &Sbp, periodic: bool, a: usize, f: &[f64]) -> Vec<f64> {
         let n = self.n[a];
-        let m = if periodic { sbp.periodic_matrix(n) } else { sbp.matrix(n) };
+        let m = if periodic { sbp.periodic_matrix(n).unwrap() } else { sbp.matrix(n).unwrap() };
         (0..self.np())
             .map(|node| {
                 let mut p = self.pos(node);

@@ -128,6 +128,36 @@ fn dissipation_rows_without_dissipation_are_refused_by_the_library() {
     assert_usage(cfg.validate(), &["--dissipation-rows inductioneq", "which is off"]);
 }
 
+/// Regression: the command line took `--dissipation-rows symmetric` (the default's name)
+/// without dissipation, with the first-order form or on a periodic case, and ignored it (only
+/// `inductioneq` was refused). Any rows given are refused where there are none to choose.
+#[test]
+fn dissipation_rows_symmetric_given_where_ignored_are_refused() {
+    let rows = ["--dissipation-rows", "symmetric"];
+    let with = |extra: &[&str]| {
+        let mut args = vec!["run", "--n", "8", "--final-time", "0.01", "--quiet"];
+        args.extend_from_slice(&rows);
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    assert_usage(with(&[]), &["--dissipation-rows symmetric", "which is off"]);
+    assert_usage(
+        with(&["--dissipation-form", "first-order"]),
+        &["--dissipation-rows symmetric", "first-order has no high-order part"],
+    );
+    assert_usage(
+        with(&["--case", "periodic_advection", "--dissipation", "1"]),
+        &["--dissipation-rows symmetric", "periodic"],
+    );
+    // Where the high-order dissipation has boundary rows, symmetric is taken.
+    let cli = <cli::Cli as clap::Parser>::try_parse_from(
+        ["induction", "run", "--n", "8", "--dissipation", "1"].iter().chain(&rows),
+    )
+    .unwrap();
+    let cli::Command::Run(a) = cli.command else { unreachable!() };
+    assert_eq!(a.config().unwrap().dissipation_options.rows, DissipationRows::Symmetric);
+}
+
 #[test]
 fn dissipation_rows_on_a_periodic_case_are_refused() {
     let mut cfg = Config::new(Case::PeriodicAdvection, 6, 12);

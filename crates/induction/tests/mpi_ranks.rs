@@ -116,3 +116,35 @@ fn a_hung_or_dead_rank_ends_the_run_with_an_error() {
     let (ok, err, _) = run_ranks_with(test, "die");
     assert!(!ok, "a dead rank ends the run with a failure: {err}");
 }
+
+/// Regression: `INDUCTION_MPI_TIMEOUT=1e20` panicked at the first exchange (a `Duration` of
+/// more seconds than it holds; 1e18 overflowed the deadline). Under `mpiexec -n 2` a run now
+/// fails on every rank before MPI starts, with an error naming the variable and its range, and
+/// no panic.
+#[test]
+fn mpi_timeouts_past_a_year_are_refused_not_a_panic() {
+    if std::env::var_os(CHILD).is_some() {
+        return;
+    }
+    let exe = env!("CARGO_BIN_EXE_induction");
+    let args =
+        ["run", "--case", "confined_domain", "--order", "2", "--n", "8", "--final-time", "0.01", "--quiet"];
+    for value in ["1e20", "1e18", "soon"] {
+        let out = Command::new("mpiexec")
+            .args(["-n", "2", exe])
+            .args(args)
+            .env("INDUCTION_MPI_TIMEOUT", value)
+            .output()
+            .expect("mpiexec runs (install MPICH: apt-get install mpich libmpich-dev)");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{value}: {err}");
+        assert!(!err.contains("panicked"), "{value}: {err}");
+        // (The two ranks' lines may interleave.)
+        assert_eq!(
+            err.matches(&format!("INDUCTION_MPI_TIMEOUT={value}: the seconds")).count(),
+            2,
+            "every rank says why: {err}"
+        );
+        assert!(err.contains("(0, 31536000]"), "{err}");
+    }
+}

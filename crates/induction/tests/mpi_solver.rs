@@ -659,3 +659,41 @@ fn bench_scaling_on_two_ranks() {
         }
     }
 }
+
+/// Regression: a split grid sized its least block by the classical operator of the order
+/// whatever `--operator` said, so 3 ranks took blocks of 2 nodes on 6³ with the extended order-2
+/// operators, whose boundary rows reach 4 nodes: a closure row read past its halo and the run
+/// blew up (`Error::Unstable`). Now refused with the least block and the way out; and on a grid
+/// whose blocks hold the closures, 3 ranks print one rank's norms.
+#[test]
+fn extended_operators_on_three_ranks_keep_their_closures() {
+    if std::env::var_os(CHILD).is_some() {
+        return;
+    }
+    let exe = env!("CARGO_BIN_EXE_induction");
+    let args = ["run", "--case", "confined_domain", "--order", "2", "--operator", "extended", "--quiet"];
+    let run = |ranks: usize, grid: &[&str]| {
+        let mut c = Command::new("mpiexec");
+        c.args(["-n", &ranks.to_string(), exe]).args(args).args(grid).args(["--final-time", "0.05"]);
+        let out = c.env("POCL_MAX_PTHREAD_COUNT", "1").env("INDUCTION_MPI_TIMEOUT", "120").output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        (out.status.success(), text, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (ok, text, err) = run(3, &["--n", "6"]);
+    assert!(!ok, "{text}\n{err}");
+    assert!(!err.contains("no longer finite"), "{err}");
+    assert!(
+        err.contains("3 processes cannot split a 6×6×6 grid into blocks of at least 4 nodes")
+            && err.contains("--operator classical"),
+        "{err}"
+    );
+    let grid = ["--nx", "8", "--ny", "8", "--nz", "12"];
+    let (ok, one, err) = run(1, &grid);
+    assert!(ok, "{one}\n{err}");
+    let (ok, three, err) = run(3, &grid);
+    assert!(ok, "{three}\n{err}");
+    assert!(three.contains("on 3 ranks, a 1×1×3 process grid"), "{three}");
+    let lines = norm_lines(&one);
+    assert_eq!(lines.len(), 5, "{one}");
+    assert_eq!(norm_lines(&three), lines, "one rank:\n{one}\nthree ranks:\n{three}");
+}

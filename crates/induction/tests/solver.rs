@@ -481,7 +481,7 @@ fn weighted_sum(cfg: &Config, f: impl Fn(usize) -> f64) -> f64 {
     let h = cfg.spacing();
     let w: Vec<Vec<f64>> = (0..3)
         .map(|a| {
-            let hw = if cfg.case.periodic() { vec![1.0; cfg.n[a]] } else { sbp.weights(cfg.n[a]) };
+            let hw = if cfg.case.periodic() { vec![1.0; cfg.n[a]] } else { sbp.weights(cfg.n[a]).unwrap() };
             hw.iter().map(|v| v * h[a]).collect()
         })
         .collect();

@@ -124,7 +124,7 @@ pub struct Common {
     pub dissipation_form: Option<DissipationForm>,
     /// Boundary rows of the high-order dissipation: symmetric (−H̃⁻¹D̃ᵀD̃, negative semi-definite,
     /// the default) or inductioneq (InductionEq's table; differs at order 6, where it is not
-    /// negative semi-definite).
+    /// negative semi-definite). Refused where the dissipation has no boundary rows to choose.
     #[arg(long, value_name = "ROWS", default_value = "symmetric")]
     pub dissipation_rows: DissipationRows,
     /// Adaptive dissipation: MP2MIN (default 1); the switch is 0 below k²·MP2MIN·CMIN·h.
@@ -267,7 +267,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub restart: Option<PathBuf>,
     /// Stop after this step, with a checkpoint there (for a job's time limit: a later run with
-    /// --restart goes on to the final time, the same bit for bit).
+    /// --restart goes on to the final time, the same bit for bit). At least 1, and after the
+    /// step a --restart restores.
     #[arg(long, requires = "checkpoint")]
     pub stop_after: Option<usize>,
     /// On several MPI ranks: overlap each Runge–Kutta stage's halo exchange with the update of
@@ -426,6 +427,19 @@ impl Common {
         };
         cfg.dissipation_options = DissipationOptions { rows: self.dissipation_rows, form, adaptive };
         Ok(())
+    }
+
+    /// `--dissipation-rows` given on the command line (the default's name, `symmetric`, too,
+    /// which `Config::validate` cannot tell from no rows given) where the dissipation has no
+    /// boundary rows to choose: off, first order, or a periodic case. A usage error.
+    pub(crate) fn check_rows_given(&self) -> Result<()> {
+        let eps = match (self.dissipation, self.dissipation_form) {
+            (None, Some(_)) => Some(1.0),
+            (eps, _) => eps,
+        };
+        let form = self.dissipation_form.unwrap_or_default();
+        DissipationOptions { rows: self.dissipation_rows, form, ..DissipationOptions::default() }
+            .check_rows(eps, Some(self.case))
     }
 }
 

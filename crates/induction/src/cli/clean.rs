@@ -248,13 +248,13 @@ pub fn clean_on(ctx: &clarray::Context, a: &CleanCmdArgs, cfg: &Config) -> Resul
             let panel = |title: &str, values: Vec<f64>, signed| Panel { title: title.into(), values, signed };
             let panels = match what {
                 "field" => vec![
-                    panel("|B| before", magnitude(&plane(&b0, 3), m, 0..m), false),
-                    panel("|B| after", magnitude(&plane(&b1, 3), m, 0..m), false),
+                    panel("|B| before", magnitude(&plane(&b0, 3)?, m, 0..m)?, false),
+                    panel("|B| after", magnitude(&plane(&b1, 3)?, m, 0..m)?, false),
                 ],
-                "psi" => vec![panel("psi", plane(&psi, 1), true)],
+                "psi" => vec![panel("psi", plane(&psi, 1)?, true)],
                 _ => vec![
-                    panel("div B before", plane(&d0, 1), true),
-                    panel("div B after", plane(&d1, 1), true),
+                    panel("div B before", plane(&d0, 1)?, true),
+                    panel("div B after", plane(&d1, 1)?, true),
                 ],
             };
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {

@@ -29,7 +29,8 @@
 //! # Ok(()) }
 //! ```
 
-use clap::{Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::config::{Config, Inflow};
 use crate::error::{Error, Result};
@@ -125,8 +126,8 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
-        Ok(c) => c,
+    let matches = match Cli::command().try_get_matches_from(args) {
+        Ok(m) => m,
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             eprint!("{e}");
             return Err(Error::Usage(
@@ -143,6 +144,23 @@ where
             return Ok(());
         }
     };
+    let cli =
+        Cli::from_arg_matches(&matches).map_err(|e| Error::Usage(e.to_string().trim_end().to_string()))?;
+    // `--dissipation-rows` given where it would be ignored: only the command line knows that
+    // `symmetric` was given rather than defaulted.
+    let rows_given = matches.subcommand().is_some_and(|(name, m)| {
+        ["run", "convergence", "energy"].contains(&name)
+            && m.value_source("dissipation_rows") == Some(ValueSource::CommandLine)
+    });
+    let common = match &cli.command {
+        Command::Run(a) => Some(&a.common),
+        Command::Convergence(a) => Some(&a.common),
+        Command::Energy(a) => Some(&a.common),
+        _ => None,
+    };
+    if let Some(c) = common.filter(|_| rows_given) {
+        c.check_rows_given()?;
+    }
     match cli.command {
         Command::Run(a) => {
             let cfg = a.config()?;

@@ -37,6 +37,13 @@ impl Checkpoints {
                 "--checkpoint-every 0 was given; give the steps between checkpoints (at least 1)".into(),
             ));
         }
+        if a.stop_after == Some(0) {
+            return Err(Error::Usage(
+                "--stop-after 0 was given, which would stop before the first step and write no \
+                 checkpoint; give the step to stop after (at least 1)"
+                    .into(),
+            ));
+        }
         Ok(Checkpoints {
             every: a.checkpoint_every,
             dir: a.checkpoint.clone(),
@@ -45,10 +52,20 @@ impl Checkpoints {
         })
     }
 
-    /// Restores the solver where asked.
+    /// Restores the solver where asked; a stop at or before the step restored is refused (it
+    /// would take no step and write no checkpoint).
     fn restore(&self, solver: &mut Solver) -> Result<()> {
         if let Some(dir) = &self.restart {
-            solver.restart(dir)?;
+            let step = solver.restart(dir)?;
+            if let Some(stop) = self.stop_after.filter(|&s| s <= step) {
+                return Err(Error::Usage(format!(
+                    "--stop-after {stop} was given with --restart {}, whose checkpoint is at step \
+                     {step} already, so the run would take no step and write no checkpoint; give \
+                     --stop-after {} or later (or leave it out to run to the final time)",
+                    dir.display(),
+                    step + 1
+                )));
+            }
         }
         Ok(())
     }
@@ -285,7 +302,7 @@ pub fn describe(cfg: &Config, device: &str, r: &Report) -> String {
         s += &format!(
             "CG iterations: {} ({:.1} per step)\n",
             r.cg_iterations,
-            r.cg_iterations as f64 / r.steps as f64
+            r.cg_iterations as f64 / r.steps.max(1) as f64
         );
     }
     s += &format!(

@@ -279,11 +279,13 @@ impl Config {
 
     /// Number of steps and the step size, by InductionEq's rule: dt = cfl·min(dx, dy, dz)/max|u|
     /// (the largest |u| over the grid nodes), steps = ⌈T/dt⌉, and dt shortened to T/steps so that
-    /// the steps end exactly at the final time T. An error where that is more than [`MAX_STEPS`]
-    /// steps (unless [`Config::force`]) or more than can be counted.
+    /// the steps end exactly at the final time T. An error where the CFL number or the final
+    /// time is out of range (as [`Config::validate`] says), or the steps are more than
+    /// [`MAX_STEPS`] (unless [`Config::force`]) or more than can be counted.
     ///
     /// See [the example in `config`](mod@crate::config).
     pub fn steps(&self) -> Result<(usize, f64)> {
+        self.check_time()?;
         let h = self.spacing().into_iter().fold(f64::INFINITY, f64::min);
         let dt_max = self.cfl * h / self.max_speed();
         let t = self.final_time();

@@ -71,18 +71,7 @@ impl Config {
             }
         }
         self.nodes()?;
-        if !(self.cfl > 0.0 && self.cfl <= 2.0) {
-            return Err(Error::Config(format!(
-                "--cfl {} is outside (0, 2]; explicit Runge-Kutta needs a small positive CFL number \
-                 such as 0.5",
-                self.cfl
-            )));
-        }
-        if let Some(t) = self.final_time {
-            if !(t.is_finite() && t > 0.0) {
-                return Err(Error::Config(format!("--final-time {t} must be a positive number")));
-            }
-        }
+        self.check_time()?;
         if let Some(l) = self.local {
             for a in 0..3 {
                 if l[a] == 0 || self.n[a] % l[a] != 0 {
@@ -177,6 +166,24 @@ impl Config {
         Ok(())
     }
 
+    /// Checks the options of the time step: the CFL number and the final time
+    /// ([`Config::steps`] checks them too, on a configuration not validated).
+    pub(super) fn check_time(&self) -> Result<()> {
+        if !(self.cfl > 0.0 && self.cfl <= 2.0) {
+            return Err(Error::Config(format!(
+                "--cfl {} is outside (0, 2]; explicit Runge-Kutta needs a small positive CFL number \
+                 such as 0.5",
+                self.cfl
+            )));
+        }
+        if let Some(t) = self.final_time {
+            if !(t.is_finite() && t > 0.0) {
+                return Err(Error::Config(format!("--final-time {t} must be a positive number")));
+            }
+        }
+        Ok(())
+    }
+
     /// Options that the rest of the configuration would silently ignore: each is an
     /// [`Error::Usage`] that says what was asked, why it does not apply and what to do.
     fn check_ignored(&self) -> Result<()> {
@@ -211,14 +218,8 @@ impl Config {
                 self.case
             )));
         }
-        let rows = self.dissipation_options.rows;
-        if rows != DissipationRows::default() && self.dissipation.is_some() && self.case.periodic() {
-            return Err(Error::Usage(format!(
-                "--dissipation-rows {rows} chooses the boundary rows of the high-order dissipation, \
-                 but {} is periodic: it has no boundary, so every node takes the interior row and \
-                 the option would be ignored; leave --dissipation-rows out",
-                self.case
-            )));
+        if self.dissipation_options.rows != DissipationRows::default() {
+            self.dissipation_options.check_rows(self.dissipation, Some(self.case))?;
         }
         if let Some(form) = self.clean.map(|c| c.form) {
             if form.dirichlet() && self.case.periodic() {

@@ -48,6 +48,11 @@ typedef IDX_T idx_t;
 // Linear index of node (i, j, k); a plane (NXL·NYL values) and each stencil offset fit in an int.
 #define IDX(i, j, k) ((idx_t)((i) - I0) + (idx_t)NXL * ((idx_t)((j) - J0) + (idx_t)NYL * ((idx_t)(k) - K0)))
 
+// The index of the point o points from index idx along the axis of stride s. The product is
+// formed in idx_t: a periodic offset wraps across the axis (up to NZ − 1 planes), which times a
+// plane's stride passes 2^31 on large grids although o and s each fit in an int.
+#define AXIS_AT(idx, o, s) ((idx) + (idx_t)(o) * (idx_t)(s))
+
 REAL coord(int p, REAL lo, REAL h) { return lo + (REAL)p * h; }
 
 // Index on an axis of n points, periodic wrap of p + o.
@@ -92,14 +97,14 @@ int wrap_offset(int p, int o, int n, int s) {
 
 // D f (without 1/h).
 REAL d1(const __global REAL* f, idx_t idx, int p, int n, int s) {
-#define V1(o) f[idx + (o) * s]
+#define V1(o) f[AXIS_AT(idx, o, s)]
     D1_BODY(V1)
 #undef V1
 }
 
 // D (f g) (without 1/h).
 REAL d1p(const __global REAL* f, const __global REAL* g, idx_t idx, int p, int n, int s) {
-#define V2(o) (f[idx + (o) * s] * g[idx + (o) * s])
+#define V2(o) (f[AXIS_AT(idx, o, s)] * g[AXIS_AT(idx, o, s)])
     D1_BODY(V2)
 #undef V2
 }

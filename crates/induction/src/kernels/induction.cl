@@ -152,7 +152,7 @@ void velocity_in_registers(const VREAL x[3], VREAL u[3]) {
 // y and z axes, whose offsets keep the pair's alignment.
 void point_from_memory(Deriv* d, const __global REAL* B, const __global REAL* U, idx_t idx, int a, int s,
                        int mo, int o, REAL w) {
-    const idx_t m = idx + mo * s;
+    const idx_t m = AXIS_AT(idx, mo, s);
     VREAL b[3], u[3];
     for (int c = 0; c < 3; ++c) b[c] = VLOAD(B, c * NP + m);
     velocity_at(U, m, u);

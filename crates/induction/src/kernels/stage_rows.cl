@@ -112,7 +112,7 @@ void row_axis_terms(const Deriv* d, int a, const REAL u[3], const REAL b[3], REA
         Deriv d;                                                                                  \
         row_deriv_zero(&d);                                                                       \
         _Pragma("unroll") for (int q = 0; q < (NPTS); ++q) {                                      \
-            const idx_t m = m0 + (mo)[q] * (s);                                                   \
+            const idx_t m = AXIS_AT(m0, (mo)[q], (s));                                            \
             REAL bp[3], up[3];                                                                    \
             _Pragma("unroll") for (int c = 0; c < 3; ++c) {                                       \
                 bp[c] = Bs[c * NP + m];                                                           \

@@ -2,7 +2,8 @@
 //! a dense matrix on the [`Sbp`] operator, and the stencil and boundary block read off it that
 //! the kernels apply (those kernels are written in `crate::dissipation`).
 
-use super::{boundary_block_matrix, Sbp};
+use super::{boundary_block_matrix, check_points, Sbp};
+use crate::error::Result;
 
 /// The high-order artificial dissipation of the SBP operator of interior order `2q`, in the form
 /// of Mattsson, Svärd and Nordström (2004) with InductionEq's scaling: along one axis,
@@ -43,13 +44,20 @@ impl Sbp {
         d
     }
 
-    /// The dense matrix `−H̃⁻¹ D̃ᵀ D̃` on `n` points, row-major: the definition of the dissipation.
+    /// The dense matrix `−H̃⁻¹ D̃ᵀ D̃` on `n ≥ min_points()` points, row-major: the definition
+    /// of the dissipation.
     ///
     /// See [the example in `sbp`](mod@crate::sbp).
-    pub fn dissipation_matrix(&self, n: usize) -> Vec<f64> {
+    pub fn dissipation_matrix(&self, n: usize) -> Result<Vec<f64>> {
+        self.check_points("the dissipation matrix", n, true)?;
+        Ok(self.dissipation_dense(n))
+    }
+
+    /// [`Sbp::dissipation_matrix`] on `n` points where they are known to be enough.
+    fn dissipation_dense(&self, n: usize) -> Vec<f64> {
         let q = self.order / 2;
         let d = self.undivided_difference(n);
-        let w = self.weights(n);
+        let w = self.norm_weights(n);
         let mut a = vec![0.0; n * n];
         for m in 0..n.saturating_sub(q) {
             for i in m..=m + q {
@@ -69,8 +77,9 @@ impl Sbp {
         let q = self.order / 2;
         let rows = q.max(self.rows());
         let cols = rows + q;
+        // Past both boundary blocks and the central stencil (more than `min_points`).
         let n = 2 * cols + 2 * q + 1;
-        let a = self.dissipation_matrix(n);
+        let a = self.dissipation_dense(n);
         let mid = n / 2;
         Dissipation {
             q,
@@ -81,30 +90,46 @@ impl Sbp {
 }
 
 impl Dissipation {
-    /// The operator on `n` points (at least the SBP operator's `min_points`) built from the
-    /// stencil and blocks, as the kernels apply it, row-major.
+    /// The operator on `n` points built from the stencil and blocks, as the kernels apply it,
+    /// row-major; `n` at least both blocks' rows and one block's columns (the SBP operator's
+    /// `min_points` are enough).
     ///
     /// See [the example in `sbp`](mod@crate::sbp).
-    pub fn matrix(&self, n: usize) -> Vec<f64> {
+    pub fn matrix(&self, n: usize) -> Result<Vec<f64>> {
+        let rows = self.block.len();
+        let cols = self.block.first().map_or(0, Vec::len);
+        check_points(
+            &format!("the dissipation matrix of q = {}", self.q),
+            n,
+            (2 * rows).max(cols).max(2 * self.q + 1),
+            &format!("its boundary blocks of {rows} × {cols} at both ends must fit"),
+        )?;
         let q = self.q;
-        boundary_block_matrix(n, &self.block, |row, i| {
+        Ok(boundary_block_matrix(n, &self.block, |row, i| {
             for (o, &v) in self.interior.iter().enumerate() {
                 row[i + o - q] = v;
             }
-        })
+        }))
     }
 
-    /// The periodic operator on `n` points (the central stencil everywhere), row-major.
+    /// The periodic operator on `n ≥ 2q + 1` points (the central stencil everywhere),
+    /// row-major.
     ///
     /// See [the example in `sbp`](mod@crate::sbp).
-    pub fn periodic_matrix(&self, n: usize) -> Vec<f64> {
+    pub fn periodic_matrix(&self, n: usize) -> Result<Vec<f64>> {
         let q = self.q;
+        check_points(
+            &format!("the periodic dissipation matrix of q = {q}"),
+            n,
+            2 * q + 1,
+            "its central stencil must not wrap onto itself",
+        )?;
         let mut a = vec![0.0; n * n];
         for i in 0..n {
             for (o, &v) in self.interior.iter().enumerate() {
                 a[i * n + (i + n + o - q) % n] += v;
             }
         }
-        a
+        Ok(a)
     }
 }

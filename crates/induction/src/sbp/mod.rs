@@ -19,16 +19,17 @@
 //! let n = 21;
 //! let h = 1.0 / (n - 1) as f64;
 //! let x: Vec<f64> = (0..n).map(|i| i as f64 * h).collect();
-//! let df = d.apply(&x.iter().map(|x| x * x).collect::<Vec<_>>(), h); // exact for x²
+//! let df = d.apply(&x.iter().map(|x| x * x).collect::<Vec<_>>(), h)?; // exact for x²
 //! assert!(df.iter().zip(&x).all(|(d, x)| (d - 2.0 * x).abs() < 1e-10));
-//! let w = d.weights(n); // the diagonal of H, without h: it integrates 1 exactly
+//! let w = d.weights(n)?; // the diagonal of H, without h: it integrates 1 exactly
 //! assert!((w.iter().sum::<f64>() * h - 1.0).abs() < 1e-12);
-//! assert_eq!(d.matrix(n).len(), n * n); // h·D, dense
+//! assert_eq!(d.matrix(n)?.len(), n * n); // h·D, dense
+//! assert!(d.matrix(d.min_points() - 1).is_err()); // the boundary blocks do not fit
 //! let ext = Sbp::with_form(4, OperatorForm::Extended)?; // wider boundary blocks
 //! assert_eq!((ext.rows(), ext.cols()), (6, 8));
 //! assert!(Sbp::new(5).is_err()); // orders 2, 4 and 6
 //! let d2 = SecondDerivative::new(2)?;
-//! assert_eq!(d2.matrix(n).len(), n * n);
+//! assert_eq!(d2.matrix(n)?.len(), n * n);
 //! # Ok(()) }
 //! ```
 
@@ -208,10 +209,33 @@ impl Sbp {
         2 * self.half() + 1
     }
 
-    /// The diagonal of `H` on `n` points, without the factor `h`.
+    /// An error unless the bounded operator is defined on `n` points (`what` names the call)
+    /// and, where `dense`, its n × n matrix can be counted.
+    pub(crate) fn check_points(&self, what: &str, n: usize, dense: bool) -> Result<()> {
+        let what = format!("{what} of the order-{} operator", self.order);
+        let why = format!(
+            "its boundary blocks of {} × {} at both ends, and its central stencil, must fit",
+            self.rows(),
+            self.cols()
+        );
+        check_least(&what, n, self.min_points(), &why)?;
+        if dense {
+            check_dense(&what, n)?;
+        }
+        Ok(())
+    }
+
+    /// The diagonal of `H` on `n ≥ min_points()` points, without the factor `h`.
     ///
     /// See [the example in `sbp`](mod@crate::sbp).
-    pub fn weights(&self, n: usize) -> Vec<f64> {
+    pub fn weights(&self, n: usize) -> Result<Vec<f64>> {
+        self.check_points("the norm", n, false)?;
+        Ok(self.norm_weights(n))
+    }
+
+    /// [`Sbp::weights`] on `n` points where they are known to be enough (at least the norm's
+    /// weights at both ends).
+    fn norm_weights(&self, n: usize) -> Vec<f64> {
         let mut w = vec![1.0; n];
         for (i, &v) in self.norm.iter().enumerate() {
             w[i] = v;
@@ -223,7 +247,8 @@ impl Sbp {
     /// The dense matrix `h·D` on `n ≥ min_points()` points, row-major.
     ///
     /// See [the example in `sbp`](mod@crate::sbp).
-    pub fn matrix(&self, n: usize) -> Vec<f64> {
+    pub fn matrix(&self, n: usize) -> Result<Vec<f64>> {
+        self.check_points("the matrix", n, true)?;
         let mut d = vec![0.0; n * n];
         let (r, c) = (self.rows(), self.cols());
         for i in 0..n {
@@ -243,13 +268,20 @@ impl Sbp {
                 }
             }
         }
-        d
+        Ok(d)
     }
 
-    /// The dense matrix `h·D` of the periodic central stencil on `n` points, row-major.
+    /// The dense matrix `h·D` of the periodic central stencil on `n ≥ min_points_periodic()`
+    /// points, row-major.
     ///
     /// See [the example in `sbp`](mod@crate::sbp).
-    pub fn periodic_matrix(&self, n: usize) -> Vec<f64> {
+    pub fn periodic_matrix(&self, n: usize) -> Result<Vec<f64>> {
+        check_points(
+            &format!("the periodic matrix of the order-{} operator", self.order),
+            n,
+            self.min_points_periodic(),
+            "its central stencil must not wrap onto itself",
+        )?;
         let mut d = vec![0.0; n * n];
         for i in 0..n {
             for (q, &a) in self.interior.iter().enumerate() {
@@ -257,17 +289,46 @@ impl Sbp {
                 d[i * n + (i + n - q - 1) % n] -= a;
             }
         }
-        d
+        Ok(d)
     }
 
-    /// `D f` for samples `f` of spacing `h` (bounded operator).
+    /// `D f` for samples `f` (at least `min_points()` of them) of spacing `h` (bounded operator).
     ///
     /// See [the example in `sbp`](mod@crate::sbp).
-    pub fn apply(&self, f: &[f64], h: f64) -> Vec<f64> {
+    pub fn apply(&self, f: &[f64], h: f64) -> Result<Vec<f64>> {
         let n = f.len();
-        let d = self.matrix(n);
-        (0..n).map(|i| (0..n).map(|j| d[i * n + j] * f[j]).sum::<f64>() / h).collect()
+        let d = self.matrix(n)?;
+        Ok((0..n).map(|i| (0..n).map(|j| d[i * n + j] * f[j]).sum::<f64>() / h).collect())
     }
+}
+
+/// An error unless `n` points are at least the `least` that `what` (a dense operator) is
+/// defined on, `why` says why, and its n × n entries can be counted.
+pub(crate) fn check_points(what: &str, n: usize, least: usize, why: &str) -> Result<()> {
+    check_least(what, n, least, why)?;
+    check_dense(what, n)
+}
+
+/// An error unless `n` points are at least the `least` that `what` is defined on.
+fn check_least(what: &str, n: usize, least: usize, why: &str) -> Result<()> {
+    if n < least {
+        return Err(Error::Config(format!(
+            "{what} on {n} points was asked for, but it is defined on {least} points or more ({why}); \
+             give at least {least}"
+        )));
+    }
+    Ok(())
+}
+
+/// An error unless the n × n entries of `what`, a dense matrix, can be counted in bytes.
+fn check_dense(what: &str, n: usize) -> Result<()> {
+    if n.checked_mul(n).and_then(|e| e.checked_mul(8)).is_none() {
+        return Err(Error::Config(format!(
+            "{what} on {n} points was asked for, whose {n} × {n} entries are more bytes than can be \
+             counted; these dense matrices are for small grids (tests, references)"
+        )));
+    }
+    Ok(())
 }
 
 /// The extended operators. Order 2 is rational in InductionEq's header (`2ndOrderExtended.h`,

@@ -1,7 +1,7 @@
 //! The narrow-stencil SBP second-derivative operator, [`SecondDerivative`], and its coefficients
 //! as exact rationals ([`second_derivative_table`]).
 
-use super::boundary_block_matrix;
+use super::{boundary_block_matrix, check_points};
 use crate::error::{Error, Result};
 
 /// The narrow-stencil SBP second-derivative operator of Mattsson & Nordström (2004), "Summation
@@ -148,18 +148,24 @@ impl SecondDerivative {
         self.block[0].len()
     }
 
-    /// The dense matrix `h²·D₂` on `n` points (at least the first-derivative operator's
-    /// `min_points`), row-major.
+    /// The dense matrix `h²·D₂` on `n` points (at least both boundary blocks' rows and one
+    /// block's columns; the first-derivative operator's `min_points` are enough), row-major.
     ///
     /// See [the example in `sbp`](mod@crate::sbp).
-    pub fn matrix(&self, n: usize) -> Vec<f64> {
+    pub fn matrix(&self, n: usize) -> Result<Vec<f64>> {
         let r = self.interior.len() - 1;
-        boundary_block_matrix(n, &self.block, |row, i| {
+        check_points(
+            &format!("the second-derivative matrix of order {}", self.order),
+            n,
+            (2 * self.rows()).max(self.cols()).max(2 * r + 1),
+            &format!("its boundary blocks of {} × {} at both ends must fit", self.rows(), self.cols()),
+        )?;
+        Ok(boundary_block_matrix(n, &self.block, |row, i| {
             row[i] = self.interior[0];
             for q in 1..=r {
                 row[i + q] = self.interior[q];
                 row[i - q] = self.interior[q];
             }
-        })
+        }))
     }
 }

@@ -14,8 +14,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::Solver;
-use crate::config::{CleanForm, Precision};
+use super::{Part, Solver};
+use crate::config::{CleanForm, Config, Inflow, Precision};
 use crate::error::{Error, Result};
 
 const MAGIC: &str = "induction checkpoint 1";
@@ -30,34 +30,13 @@ impl Solver {
         self.split.as_ref().map_or((0, 1), |s| (s.peers.rank(), s.peers.size()))
     }
 
-    /// What must match between the run that wrote a checkpoint and the one that reads it.
+    /// What must match between the run that wrote a checkpoint and the one that reads it:
+    /// every option that changes the numbers, the rank and its block, as `key=value` words
+    /// ([`differences`] names those that differ). The options that leave the field as it is
+    /// (launch layout, copy mode, index width, overlap) are left out, so that a run may restart
+    /// on another device or with other launch options.
     fn fingerprint(&self) -> Result<String> {
-        let c = &self.cfg;
-        let (steps, dt) = c.steps()?;
-        let (rank, size) = self.place();
-        let part =
-            self.part().map(|p| format!("{:?}+{:?}", p.start, p.len)).unwrap_or_else(|| "whole".into());
-        Ok(format!(
-            "case={} order={} operator={:?} n={}x{}x{} precision={} integrator={} forms={} steps={steps} \
-             dt={:016x} clean={} rank={rank} ranks={size} block={part}",
-            c.case,
-            c.order,
-            c.operator,
-            c.n[0],
-            c.n[1],
-            c.n[2],
-            if c.precision == Precision::F64 { "f64" } else { "f32" },
-            c.integrator,
-            c.forms,
-            dt.to_bits(),
-            // true for the least-norm form (as before there were others), else the form's name.
-            match c.clean.map(|o| o.form) {
-                None => "false",
-                Some(CleanForm::LeastNorm) => "true",
-                Some(CleanForm::WideDirichlet) => "wide-dirichlet",
-                Some(CleanForm::NarrowDirichlet) => "narrow-dirichlet",
-            },
-        ))
+        fingerprint(&self.cfg, self.place(), self.part())
     }
 
     fn file_prefix(&self) -> String {
@@ -176,7 +155,10 @@ impl Solver {
         let print = String::from_utf8_lossy(print.unwrap_or(&[])).into_owned();
         let mine = self.fingerprint()?;
         if print != mine {
-            return Err(bad(&format!("it was written by `{print}`, this run is `{mine}`")));
+            return Err(bad(&format!(
+                "it differs in {}; it was written by `{print}`, this run is `{mine}`",
+                differences(&print, &mine)
+            )));
         }
         let state = String::from_utf8_lossy(state.unwrap_or(&[])).into_owned();
         let field = |key: &str| -> Option<&str> {
@@ -206,5 +188,218 @@ impl Solver {
         self.steps_done = steps;
         self.cg_iterations = cg;
         Ok(steps)
+    }
+}
+
+/// [`Solver::fingerprint`] of a run of `cfg` on rank `place.0` of `place.1`, with block `part`.
+fn fingerprint(cfg: &Config, place: (usize, usize), part: Option<Part>) -> Result<String> {
+    // Every field named, so that a new option must be placed here or left out on purpose.
+    let Config {
+        case,
+        order,
+        operator,
+        n,
+        // Both enter through the steps and dt.
+        final_time: _,
+        cfl: _,
+        integrator,
+        forms,
+        precision,
+        mode: _,
+        clean,
+        inflow,
+        local: _,
+        gpu_layout: _,
+        z_chunk: _,
+        vector_width: _,
+        build_options: _,
+        wide_indices: _,
+        force: _,
+        dissipation,
+        dissipation_options,
+        // Both enter through the domain.
+        periodic_length: _,
+        hall,
+        bounds: _,
+        overlap: _,
+    } = cfg;
+    let (steps, dt) = cfg.steps()?;
+    let (rank, size) = place;
+    let list = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
+    let part = part.map_or_else(|| "whole".into(), |p| format!("{}+{}", list(&p.start), list(&p.len)));
+    let (lo, hi) = cfg.domain();
+    let domain: Vec<String> = (0..3).map(|a| format!("{:?},{:?}", lo[a], hi[a])).collect();
+    let cg = clean.map_or_else(
+        || "none".to_string(),
+        |c| format!("{}/{:?}/{}/{}", c.norm, c.tol, c.max_iter, c.check_every),
+    );
+    let diss = dissipation_options;
+    let a = diss.adaptive;
+    Ok(format!(
+        "case={case} order={order} operator={operator:?} n={}x{}x{} precision={} integrator={integrator} \
+         forms={forms} steps={steps} dt={:016x} clean={} cg={cg} inflow={} hall={hall} domain={} \
+         dissipation={} dissipation-form={} dissipation-rows={} adaptive={:?},{:?},{:?},{:?} \
+         rank={rank} ranks={size} block={part}",
+        n[0],
+        n[1],
+        n[2],
+        if *precision == Precision::F64 { "f64" } else { "f32" },
+        dt.to_bits(),
+        // true for the least-norm form (as before there were others), else the form's name.
+        match clean.map(|o| o.form) {
+            None => "false",
+            Some(CleanForm::LeastNorm) => "true",
+            Some(CleanForm::WideDirichlet) => "wide-dirichlet",
+            Some(CleanForm::NarrowDirichlet) => "narrow-dirichlet",
+        },
+        match inflow {
+            Inflow::Exact => "exact",
+            Inflow::Zero => "zero",
+        },
+        domain.join(","),
+        dissipation.map_or_else(|| "none".to_string(), |e| format!("{e:?}")),
+        diss.form,
+        diss.rows,
+        a.mp2min,
+        a.mp2max,
+        a.cmin,
+        a.cmax,
+    ))
+}
+
+/// The words of two fingerprints (`key=value`) that differ, in words: "dissipation (none in the
+/// checkpoint, 1.0 in this run), …".
+fn differences(theirs: &str, mine: &str) -> String {
+    let words = |s: &str| -> Vec<(String, String)> {
+        s.split_whitespace()
+            .map(|w| match w.split_once('=') {
+                Some((k, v)) => (k.to_string(), v.to_string()),
+                None => (w.to_string(), String::new()),
+            })
+            .collect()
+    };
+    let (theirs, mine) = (words(theirs), words(mine));
+    let value =
+        |list: &[(String, String)], key: &str| list.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    let mut keys: Vec<&String> = mine.iter().map(|(k, _)| k).collect();
+    keys.extend(theirs.iter().map(|(k, _)| k).filter(|k| value(&mine, k).is_none()));
+    let differ: Vec<String> = keys
+        .into_iter()
+        .filter_map(|k| {
+            let (t, m) = (value(&theirs, k), value(&mine, k));
+            (t != m).then(|| {
+                let said = |v: Option<String>| v.unwrap_or_else(|| "not given".into());
+                format!("{k} ({} in the checkpoint, {} in this run)", said(t), said(m))
+            })
+        })
+        .collect();
+    if differ.is_empty() {
+        "the layout of its header line".to_string()
+    } else {
+        differ.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{differences, fingerprint};
+    use crate::config::{CgNorm, CleanOptions, Config, Inflow};
+    use crate::dissipation::{DissipationForm, DissipationRows};
+    use crate::{Case, Integrator};
+
+    /// Regression: the fingerprint left out the dissipation (strength, form, rows, adaptive
+    /// thresholds), the Hall term, the inflow data, the box and the cleaning's tolerance, inner
+    /// product and iteration limits, so a checkpoint of one run restarted another. Each option
+    /// that changes the field changes the fingerprint, and the difference names it; the launch
+    /// options do not.
+    #[test]
+    fn every_option_that_changes_the_field_is_in_the_fingerprint() {
+        let base = Config::new(Case::Rotation3d, 4, 8);
+        let print = |c: &Config| fingerprint(c, (0, 1), None).unwrap();
+        let mine = print(&base);
+        let diss = |f: &dyn Fn(&mut Config)| {
+            let mut c = base.clone();
+            c.dissipation = Some(1.0);
+            f(&mut c);
+            c
+        };
+        let cleaned = |f: &dyn Fn(&mut CleanOptions)| {
+            let mut c = base.clone();
+            let mut o = CleanOptions::default();
+            f(&mut o);
+            c.clean = Some(o);
+            c
+        };
+        let with = |f: &dyn Fn(&mut Config)| {
+            let mut c = base.clone();
+            f(&mut c);
+            c
+        };
+        let periodic = Config::new(Case::PeriodicAdvection, 4, 8);
+        let changed: Vec<(&str, Config, Config)> = vec![
+            ("dissipation", base.clone(), diss(&|_| {})),
+            ("dissipation", diss(&|_| {}), diss(&|c| c.dissipation = Some(0.5))),
+            (
+                "dissipation-form",
+                diss(&|_| {}),
+                diss(&|c| c.dissipation_options.form = DissipationForm::Adaptive),
+            ),
+            (
+                "dissipation-rows",
+                diss(&|_| {}),
+                diss(&|c| c.dissipation_options.rows = DissipationRows::InductionEq),
+            ),
+            (
+                "adaptive",
+                diss(&|c| c.dissipation_options.form = DissipationForm::Adaptive),
+                diss(&|c| {
+                    c.dissipation_options.form = DissipationForm::Adaptive;
+                    c.dissipation_options.adaptive.cmax = 20.0;
+                }),
+            ),
+            ("hall", with(&|_| {}), with(&|c| c.hall = true)),
+            ("inflow", base.clone(), with(&|c| c.inflow = Inflow::Zero)),
+            ("domain", base.clone(), with(&|c| c.bounds = Some([[-1.0, 1.0], [-1.0, 1.0], [-0.5, 1.5]]))),
+            ("domain", periodic.clone(), Config { periodic_length: Some(2.0), ..periodic.clone() }),
+            ("cg", base.clone(), cleaned(&|_| {})),
+            ("cg", cleaned(&|_| {}), cleaned(&|o| o.tol = 1e-6)),
+            ("cg", cleaned(&|_| {}), cleaned(&|o| o.norm = CgNorm::Euclidean)),
+            ("cg", cleaned(&|_| {}), cleaned(&|o| o.max_iter = 7)),
+            ("cg", cleaned(&|_| {}), cleaned(&|o| o.check_every = 3)),
+            ("integrator", base.clone(), with(&|c| c.integrator = Integrator::Ssprk33)),
+            ("steps", base.clone(), with(&|c| c.final_time = Some(2.0))),
+            ("dt", base.clone(), with(&|c| c.cfl = 0.25)),
+        ];
+        for (key, a, b) in &changed {
+            b.validate().unwrap_or_else(|e| panic!("{key}: {e}"));
+            let (pa, pb) = (print(a), print(b));
+            assert_ne!(pa, pb, "{key}: the same fingerprint");
+            let d = differences(&pa, &pb);
+            assert!(d.contains(&format!("{key} (")), "{key}: {d}");
+        }
+        // Options that leave the field as it is.
+        for same in [
+            with(&|c| c.mode = crate::Mode::Copy),
+            with(&|c| c.gpu_layout = Some(true)),
+            with(&|c| c.wide_indices = true),
+            with(&|c| c.overlap = false),
+            with(&|c| c.local = Some([2, 2, 2])),
+        ] {
+            assert_eq!(print(&same), mine, "{same:?}");
+        }
+        // Another rank or split.
+        assert!(differences(&mine, &fingerprint(&base, (1, 2), None).unwrap()).contains("rank (0 in"));
+    }
+
+    #[test]
+    fn differences_name_each_word_that_differs() {
+        let d =
+            differences("case=a dissipation=none steps=3 old=1", "case=a dissipation=1.0 steps=4 cg=none");
+        assert_eq!(
+            d,
+            "dissipation (none in the checkpoint, 1.0 in this run), steps (3 in the checkpoint, 4 in \
+             this run), cg (not given in the checkpoint, none in this run), old (1 in the checkpoint, \
+             not given in this run)"
+        );
     }
 }

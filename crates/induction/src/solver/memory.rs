@@ -69,7 +69,9 @@ impl MemoryPlan {
 ///
 /// See the example in the [crate docs](crate).
 pub fn least_bytes_per_step(cfg: &Config, u_in_registers: bool) -> f64 {
-    let np: usize = cfg.n.iter().product();
+    // In f64: a grid of any size (even one past what can be counted) gives a number, not an
+    // overflow.
+    let np: f64 = cfg.n.iter().map(|&n| n as f64).product();
     let u = if u_in_registers { 0 } else { 3 };
     let stages = cfg.integrator.stages();
     let values = match cfg.integrator {
@@ -80,5 +82,32 @@ pub fn least_bytes_per_step(cfg: &Config, u_in_registers: bool) -> f64 {
         Integrator::Ssprk33 => stages * (9 + u),
         Integrator::Ssprk104 => stages * (9 + u) + 9,
     };
-    (values * np * cfg.precision.size()) as f64
+    values as f64 * np * cfg.precision.size() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::least_bytes_per_step;
+    use crate::config::{Config, Integrator, Precision};
+    use crate::Case;
+
+    /// Regression: the bytes were counted in usize, which overflowed (a panic in debug builds)
+    /// on a huge grid. Now a number for any grid, proportional to the nodes, and exact where
+    /// the product fits.
+    #[test]
+    fn least_bytes_of_a_huge_grid_do_not_overflow() {
+        let mut cfg = Config::new(Case::Rotation3d, 4, 8);
+        cfg.integrator = Integrator::Ssprk33;
+        cfg.precision = Precision::F32;
+        let small = least_bytes_per_step(&cfg, false);
+        // SSPRK33: 3 stages of 12 values (B⁰, Bˢ, u in; the result out), 4 bytes, 8³ nodes.
+        assert_eq!(small, (3 * 12 * 4 * 8 * 8 * 8) as f64);
+        for n in [[usize::MAX; 3], [1 << 40, 1 << 40, 1], [usize::MAX, 1, 1]] {
+            cfg.n = n;
+            let big = least_bytes_per_step(&cfg, false);
+            let nodes: f64 = n.iter().map(|&v| v as f64).product();
+            assert!(big.is_finite() && big > 0.0, "{n:?}: {big}");
+            assert_eq!(big, small / 512.0 * nodes, "{n:?}");
+        }
+    }
 }

@@ -46,7 +46,7 @@ use crate::config::{Config, Mode};
 use crate::decomp::{Block, Decomposition};
 use crate::dissipation::{high_order, DifferenceForm, DissipationForm};
 use crate::error::{Error, Result};
-use crate::sbp::Sbp;
+use crate::sbp::{OperatorForm, Sbp};
 
 /// What a solver split among ranks needs of the others; `ranks::Ranks` (feature `mpi`) implements it
 /// over MPI (feature `mpi`).
@@ -127,10 +127,13 @@ impl Part {
                  run it on one rank"
             )))
         };
-        let sbp = Sbp::new(cfg.order)?;
+        // The run's own operator: the extended ones' boundary blocks are wider than the
+        // classical ones' of the same order.
+        let sbp = cfg.sbp()?;
         let width = halo_widths(&sbp);
-        // A block keeps at least a boundary block's columns, so that the closures at a physical
-        // face read no node beyond its own block and halo, and a halo comes from one neighbour.
+        // A block keeps at least a boundary block's columns (so all of its rows too), so that
+        // the closures at a physical face read no node beyond its own block and halo, and a halo
+        // comes from one neighbour.
         let mut min = sbp.cols().max(width[0]).max(width[2]);
         if cfg.dissipation.is_some() {
             // The dissipation's stencils reach q = order/2 = the central stencil's half-width
@@ -156,7 +159,16 @@ impl Part {
             min = min.max(cols);
         }
         let periodic = cfg.case.periodic();
-        let d = Decomposition::new(cfg.n, size, min, [periodic; 3])?;
+        let d = Decomposition::new(cfg.n, size, min, [periodic; 3]).map_err(|e| match e {
+            Error::Config(m) if cfg.operator == OperatorForm::Extended => Error::Config(format!(
+                "{m}, or --operator classical (the extended operators' boundary blocks of order {} \
+                 take {} nodes, the classical ones' {})",
+                cfg.order,
+                sbp.cols(),
+                Sbp::new(cfg.order).map_or(0, |c| c.cols())
+            )),
+            e => e,
+        })?;
         let Block { start, len, mut neighbours, .. } = d.block(rank)?;
         let mut halo = [[0; 2]; 3];
         for a in 0..3 {
@@ -296,11 +308,22 @@ pub struct Plane {
     pub div: Vec<f64>,
 }
 
-/// |B| at the nodes `nodes` of a field of `np` nodes whose 3 components follow each other.
+/// |B| at the nodes `nodes` (within `0..np`) of a field `b` of `np` nodes whose 3 components
+/// follow each other.
 ///
 /// See the example in the [crate docs](crate).
-pub fn magnitude(b: &[f64], np: usize, nodes: std::ops::Range<usize>) -> Vec<f64> {
-    nodes.map(|m| (b[m] * b[m] + b[np + m] * b[np + m] + b[2 * np + m] * b[2 * np + m]).sqrt()).collect()
+pub fn magnitude(b: &[f64], np: usize, nodes: std::ops::Range<usize>) -> Result<Vec<f64>> {
+    if nodes.end > np || np.checked_mul(3).is_none_or(|want| b.len() < want) {
+        return Err(Error::Config(format!(
+            "|B| at nodes {} … {} of a field of {np} nodes was asked for, from {} values; give 3 \
+             components of every node ({} values) and nodes below {np}",
+            nodes.start,
+            nodes.end.saturating_sub(1),
+            b.len(),
+            np.saturating_mul(3)
+        )));
+    }
+    Ok(nodes.map(|m| (b[m] * b[m] + b[np + m] * b[np + m] + b[2 * np + m] * b[2 * np + m]).sqrt()).collect())
 }
 
 /// Halo layers per axis: the central stencil's half-width; along x rounded up to even, so that

@@ -149,7 +149,8 @@ impl Slice {
     ///
     /// See the example in the [crate docs](crate).
     pub fn nodes(&self) -> usize {
-        self.dims[0] * self.dims[1]
+        // Saturating: a slice's nodes are counted (its values are held), but `dims` is public.
+        self.dims[0].saturating_mul(self.dims[1])
     }
 
     /// The panels of `field`: |B|, |B_exact|, the three components of B − B_exact, or div B.
@@ -157,6 +158,26 @@ impl Slice {
     ///
     /// See the example in the [crate docs](crate).
     pub fn panels(&self, field: PlaneField) -> Result<Vec<Panel>> {
+        let [du, dv] = self.dims;
+        let short = |what: &str, len: usize, ncomp: usize| {
+            Error::Config(format!(
+                "a slice of {du}×{dv} nodes holds {len} values of {what}; it takes {ncomp} component(s) \
+                 of every node ({} values)",
+                du.saturating_mul(dv).saturating_mul(ncomp)
+            ))
+        };
+        for (what, values, ncomp) in [
+            ("B", Some(&self.b), 3),
+            ("div B", Some(&self.div), 1),
+            ("the exact solution", self.exact.as_ref(), 3),
+        ] {
+            if let Some(v) =
+                values.filter(|v| du.checked_mul(dv).and_then(|m| m.checked_mul(ncomp)) != Some(v.len()))
+            {
+                return Err(short(what, v.len(), ncomp));
+            }
+        }
+        // B holds 3·m values: m is counted.
         let m = self.nodes();
         let exact = || {
             self.exact.as_ref().ok_or_else(|| {
@@ -168,11 +189,15 @@ impl Slice {
         };
         Ok(match field {
             PlaneField::Numerical => {
-                vec![Panel { title: "|B|".into(), values: super::magnitude(&self.b, m, 0..m), signed: false }]
+                vec![Panel {
+                    title: "|B|".into(),
+                    values: super::magnitude(&self.b, m, 0..m)?,
+                    signed: false,
+                }]
             }
             PlaneField::Exact => vec![Panel {
                 title: "|B| exact".into(),
-                values: super::magnitude(exact()?, m, 0..m),
+                values: super::magnitude(exact()?, m, 0..m)?,
                 signed: false,
             }],
             PlaneField::Difference => {
@@ -194,13 +219,41 @@ impl Slice {
 
 /// The plane `k` along `axis` of `ncomp` components of values on a box of `len` nodes (x
 /// fastest, component after component): `ncomp` components of the plane's nodes each, the
-/// faster in-plane axis first.
+/// faster in-plane axis first. An error where `k` is past the box or `values` hold fewer than
+/// `ncomp` components of its nodes.
 ///
 /// See the example in the [crate docs](crate).
-pub fn plane_values(values: &[f64], ncomp: usize, len: [usize; 3], axis: PlaneAxis, k: usize) -> Vec<f64> {
-    let np = len[0] * len[1] * len[2];
+pub fn plane_values(
+    values: &[f64],
+    ncomp: usize,
+    len: [usize; 3],
+    axis: PlaneAxis,
+    k: usize,
+) -> Result<Vec<f64>> {
     let [u, v] = axis.in_plane();
     let a = axis.index();
+    if k >= len[a] {
+        return Err(Error::Config(format!(
+            "plane {k} along {axis} of a box of {}×{}×{} nodes was asked for; it has planes 0 … {} \
+             there",
+            len[0],
+            len[1],
+            len[2],
+            len[a].saturating_sub(1)
+        )));
+    }
+    let np = len[0].checked_mul(len[1]).and_then(|p| p.checked_mul(len[2]));
+    if np.and_then(|p| p.checked_mul(ncomp)).is_none_or(|want| values.len() < want) {
+        return Err(Error::Config(format!(
+            "{} values were given for {ncomp} components of a box of {}×{}×{} nodes; give all of \
+             them, component after component, x fastest",
+            values.len(),
+            len[0],
+            len[1],
+            len[2]
+        )));
+    }
+    let np = np.unwrap_or(0);
     let mut out = Vec::with_capacity(ncomp * len[u] * len[v]);
     for c in 0..ncomp {
         for jv in 0..len[v] {
@@ -211,7 +264,7 @@ pub fn plane_values(values: &[f64], ncomp: usize, len: [usize; 3], axis: PlaneAx
             }
         }
     }
-    out
+    Ok(out)
 }
 
 impl Solver {
@@ -250,15 +303,18 @@ impl Solver {
         let e = piece.extent;
         let len = [e[0][1] + 1 - e[0][0], e[1][1] + 1 - e[1][0], e[2][1] + 1 - e[2][0]];
         // This piece's part of the plane: B (3), div B (1), then the exact solution (3).
-        let mine = (e[a][0]..=e[a][1]).contains(&k).then(|| {
-            let at = k - e[a][0];
-            let mut vals = plane_values(&piece.b, 3, len, axis, at);
-            vals.extend(plane_values(&piece.div, 1, len, axis, at));
-            if let Some(ex) = &exact_piece {
-                vals.extend(plane_values(ex, 3, len, axis, at));
-            }
-            vals
-        });
+        let mine = (e[a][0]..=e[a][1])
+            .contains(&k)
+            .then(|| {
+                let at = k - e[a][0];
+                let mut vals = plane_values(&piece.b, 3, len, axis, at)?;
+                vals.extend(plane_values(&piece.div, 1, len, axis, at)?);
+                if let Some(ex) = &exact_piece {
+                    vals.extend(plane_values(ex, 3, len, axis, at)?);
+                }
+                Ok::<_, Error>(vals)
+            })
+            .transpose()?;
         let channels = if exact { 7 } else { 4 };
         let dims = [n[u], n[v]];
         let m = dims[0] * dims[1];
@@ -311,14 +367,15 @@ impl Solver {
     ///
     /// See the example in the [crate docs](crate).
     pub fn middle_plane(&self) -> Result<Option<super::Plane>> {
-        Ok(self.slice(PlaneAxis::Z, false)?.map(|s| {
-            let m = s.nodes();
-            super::Plane {
-                nx: s.dims[0],
-                ny: s.dims[1],
-                magnitude: super::magnitude(&s.b, m, 0..m),
-                div: s.div,
-            }
+        let Some(s) = self.slice(PlaneAxis::Z, false)? else {
+            return Ok(None);
+        };
+        let m = s.nodes();
+        Ok(Some(super::Plane {
+            nx: s.dims[0],
+            ny: s.dims[1],
+            magnitude: super::magnitude(&s.b, m, 0..m)?,
+            div: s.div,
         }))
     }
 }

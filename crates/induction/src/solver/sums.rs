@@ -50,7 +50,7 @@ impl Sums {
         // z, y, x: the axis of the views that each weight runs along.
         for (view_axis, a) in [(0, 2), (1, 1), (2, 0)] {
             // The boundary block's weights near either end, 1 on a periodic axis.
-            let hw = if periodic { vec![1.0; n[a]] } else { sbp.weights(n[a]) };
+            let hw = if periodic { vec![1.0; n[a]] } else { sbp.weights(n[a])? };
             let w: Vec<f64> = hw[start[a]..start[a] + len[a]].iter().map(|&v| v * h[a]).collect();
             let mut shape = [1; 3];
             shape[view_axis] = len[a];
