@@ -245,7 +245,7 @@ impl Layout {
     /// ```
     /// use clarray::array::{s, Layout};
     /// # fn main() -> clarray::Result<()> {
-    /// let l = Layout { shape: [2, 2].into(), strides: [1, 1].into(), offset: 0 };
+    /// let l = Layout { shape: [2usize, 2][..].into(), strides: [1isize, 1][..].into(), offset: 0 };
     /// assert!(l.may_self_overlap());
     /// assert!(!Layout::contiguous(&[3, 4]).slice(s![.., ..;3].as_ref())?.may_self_overlap());
     /// assert!(!Layout::contiguous(&[3, 4]).permute(&[1, 0])?.may_self_overlap());
