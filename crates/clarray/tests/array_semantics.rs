@@ -329,3 +329,29 @@ fn element_code_refuses_an_unknown_index_type() {
     }
     assert!(clarray::array::element_code(&a.abs(), &[2], &["i"], "i", "int", "e_").is_ok());
 }
+
+/// Regression: an empty shape whose other extents multiply past isize (`[0, 2^62]`) was
+/// accepted (its element count is 0) with saturated strides, and copying it to the host
+/// crashed NumPy's array construction in the Python package. Such shapes are refused as NumPy
+/// refuses them, for creation, reshape, broadcast and views of a buffer; the largest allowed
+/// empty shape still works.
+#[test]
+fn empty_shapes_with_huge_extents_are_refused() {
+    use clarray::array::layout::MAX_ELEMENTS;
+    let ctx = ctx();
+    for shape in [vec![0, 1usize << 62], vec![0, 1 << 30, 1 << 30, 1 << 30], vec![1 << 61, 0, 8]] {
+        let err = Array::<f32>::zeros(ctx, &shape).unwrap_err();
+        assert!(matches!(err, Error::TooLarge(_)) && err.to_string().contains("empty shape"), "{err}");
+        let e = Array::<f32>::zeros(ctx, &[0]).unwrap();
+        assert!(matches!(e.reshape(&shape), Err(Error::TooLarge(_))), "reshape {shape:?}");
+        assert!(matches!(e.broadcast_to(&shape), Err(Error::TooLarge(_))), "broadcast {shape:?}");
+        let strides = vec![1isize; shape.len()];
+        assert!(matches!(
+            Array::<f32>::from_buffer(e.buffer(), &shape, &strides, 0),
+            Err(Error::TooLarge(_))
+        ));
+    }
+    let ok = Array::<f32>::zeros(ctx, &[0, MAX_ELEMENTS]).unwrap();
+    assert_eq!((ok.len(), ok.to_vec().unwrap().len()), (0, 0));
+    assert!(ok.strides().iter().all(|&s| s > 0 && (s as usize).checked_mul(16).is_some()));
+}

@@ -75,22 +75,27 @@ pub(crate) fn copy_of<T: Copy + Default>(v: &[T]) -> SmallVec<[T; INLINE_AXES]> 
     SmallVec::from_buf_and_len([at(0), at(1), at(2), at(3)], v.len())
 }
 
-/// The number of elements of `shape`, or an error if it is above `isize::MAX` (NumPy's limit
-/// too): element positions and strides are `isize`, so every count they can reach must fit.
+/// The most elements the non-zero extents of a shape may multiply to: `isize::MAX` over the
+/// largest element (16 bytes), so that every stride of a C-contiguous layout, in elements and
+/// in bytes, fits in `isize`.
+pub const MAX_ELEMENTS: usize = isize::MAX as usize / 16;
+
+/// The number of elements of `shape`, or an error if the product of its non-zero extents is
+/// above [`MAX_ELEMENTS`] (NumPy refuses such shapes too, empty or not: "array is too big").
+/// An empty shape such as `[0, 2^62]` is refused as well: its strides would not fit, and a
+/// host copy of it could not be described.
 ///
 /// See [the example in `layout`](mod@crate::array::layout).
 pub fn checked_size(shape: &[usize]) -> Result<usize> {
-    shape
-        .iter()
-        .try_fold(1usize, |acc, &n| acc.checked_mul(n))
-        .filter(|&n| isize::try_from(n).is_ok())
-        .ok_or_else(|| {
-            Error::TooLarge(format!(
-                "the shape {shape:?} has more elements than an array can index ({}, isize::MAX); \
-                 use a smaller shape",
-                isize::MAX
-            ))
-        })
+    let nonzero = shape.iter().filter(|&&n| n != 0).try_fold(1usize, |acc, &n| acc.checked_mul(n));
+    match nonzero {
+        Some(m) if m <= MAX_ELEMENTS => Ok(if shape.contains(&0) { 0 } else { m }),
+        _ => Err(Error::TooLarge(format!(
+            "the shape {shape:?} has more elements than an array can index (its non-zero extents \
+             multiply past {MAX_ELEMENTS}, isize::MAX over 16 bytes, an empty shape included); \
+             use a smaller shape"
+        ))),
+    }
 }
 
 /// C-order (row-major) strides of `shape`. Strides that would not fit in `isize` (only for
