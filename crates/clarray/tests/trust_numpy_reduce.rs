@@ -562,12 +562,15 @@ fn concatenate_names_the_promoted_type_when_another_is_asked() {
 
 #[test]
 fn concatenate_extent_sum_overflow_is_too_large_not_a_wrap() {
-    // Empty arrays (another axis is 0) of huge extents along the joined axis.
-    let big = usize::MAX / 2 + 1;
+    // Empty arrays (another axis is 0) of the largest extents a shape may have along the
+    // joined axis (`layout::MAX_ELEMENTS`): 17 of them add up past isize.
+    let big = clarray::array::layout::MAX_ELEMENTS;
     let a = Array::<u8>::zeros(&shared_ctx(), &[0, big]).unwrap();
-    let e = clarray::reduce::concatenate::<u8>(&[&a, &a], 1).unwrap_err();
-    assert!(matches!(e, Error::TooLarge(_)) && e.to_string().contains("add up to more than"), "{e}");
-    let e = clarray::reduce::concatenate::<u8>(&[&a, &a], -1).unwrap_err();
+    let e =
+        clarray::reduce::concatenate::<u8>(&vec![&a as &dyn clarray::reduce::Joinable; 17], 1).unwrap_err();
+    assert!(matches!(e, Error::TooLarge(_)) && e.to_string().contains("more elements than"), "{e}");
+    let e =
+        clarray::reduce::concatenate::<u8>(&vec![&a as &dyn clarray::reduce::Joinable; 17], -1).unwrap_err();
     assert!(matches!(e, Error::TooLarge(_)), "{e}");
 }
 
