@@ -119,13 +119,32 @@ def array(obj, dtype=None, ctx=None):
 
 
 def _materialise(out):
-    if isinstance(out, Expr):
-        return out.eval()
-    if isinstance(out, tuple):
-        return tuple(_materialise(o) for o in out)
-    if isinstance(out, list):
-        return [_materialise(o) for o in out]
-    return out
+    """``out`` with every :class:`Expr` in it (alone, or in nested tuples and lists) evaluated
+    into a new array: all of them together, one kernel for those of one shape."""
+    exprs = []
+
+    def collect(o):
+        if isinstance(o, Expr):
+            exprs.append(o)
+        elif isinstance(o, (tuple, list)):
+            for x in o:
+                collect(x)
+
+    collect(out)
+    if not exprs:
+        return out
+    arrays = iter(_clarray._eval_all(exprs))
+
+    def rebuild(o):
+        if isinstance(o, Expr):
+            return next(arrays)
+        if isinstance(o, tuple):
+            return tuple(rebuild(x) for x in o)
+        if isinstance(o, list):
+            return [rebuild(x) for x in o]
+        return o
+
+    return rebuild(out)
 
 
 def fuse(func=None):
@@ -134,7 +153,8 @@ def fuse(func=None):
     The wrapped function is called with its clarray array arguments as lazy :class:`Expr`
     objects; operators and clarray's elementwise functions (``sqrt``, ``where``, ...) on them
     build one expression, and each :class:`Expr` it returns (alone, or in a tuple or list) is
-    evaluated with one kernel into a new :class:`Array`. NumPy's promotion rules hold as
+    evaluated into a new :class:`Array`: the results of one shape by one kernel together, their
+    shared subexpressions computed once. NumPy's promotion rules hold as
     without fusion. The methods ``sum``, ``prod``, ``min``, ``max``, ``mean``, ``any`` and
     ``all`` of an expression run fused with it (map-reduce); indexing or any other method
     evaluates the expression built so far first. Usable as ``@fuse`` or ``@fuse()``::
@@ -142,6 +162,11 @@ def fuse(func=None):
         @cl.fuse
         def axpb(a, x, b):
             return a * x + b          # one kernel, whatever the number of operators
+
+        @cl.fuse
+        def sum_and_product(a, b):
+            s = a + b
+            return s, s * a           # both results from one kernel
     """
     def wrap(f):
         @functools.wraps(f)
@@ -237,8 +262,26 @@ for _n, _d in _UNARY.items():
 for _n, _d in _BINARY.items():
     globals()[_n] = _binary(_n, _d)
     __all__.append(_n)
-round = globals()["rint"]  # noqa: A001 - NumPy's name for rounding halves to even
+# NumPy's name for rounding halves to even; integers stay as they are (np.round keeps their
+# dtype, where np.rint gives a float).
+round = globals()["rint"]  # noqa: A001
 del _n, _d
+
+
+def rint(x):
+    import numpy as np
+
+    dt = x.dtype if isinstance(x, (Array, Expr)) else np.asarray(x).dtype
+    dt = np.dtype(dt)
+    if dt.kind in "biu":
+        # NumPy's rint of an integer or bool is a float: float16 for 8 bits, float32 for 16,
+        # float64 wider.
+        ft = np.rint(np.zeros(0, dt)).dtype
+        x = x.astype(ft) if isinstance(x, (Array, Expr)) else np.asarray(x).astype(ft)
+    return round(x)
+
+
+rint.__doc__ = round.__doc__
 
 
 def _method(name, doc):

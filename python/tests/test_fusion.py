@@ -40,8 +40,36 @@ def test_fuse_makes_a_chain_one_kernel(pctx):
     want = np.sqrt(np.abs(x)) * y - 3 + np.where(x > 0, x, y) / 2
     assert r.dtype == want.dtype
     np.testing.assert_allclose(r.get(), want, rtol=1e-5, atol=1e-5)
-    two = cl.fuse()(lambda a, b: (a * 2 + b, a - b))(dx, dy)  # one kernel per result
+    p.reset()
+    two = cl.fuse()(lambda a, b: (a * 2 + b, a - b))(dx, dy)  # both results from one kernel
+    assert p.kernel_launches == 1
+    assert isinstance(two, tuple) and len(two) == 2
+    np.testing.assert_allclose(two[0].get(), x * 2 + y, rtol=1e-6)
     np.testing.assert_allclose(two[1].get(), x - y, rtol=1e-6)
+
+
+def test_fuse_results_of_several_shapes_and_dtypes(pctx):
+    """A fused function's results: one kernel per distinct shape, each with NumPy's dtype and
+    values, nested containers and non-Expr values kept where they were; a shared
+    subexpression is computed once."""
+    x, y, dx, dy = data(pctx, seed=9)
+    xi = np.arange(33, dtype=np.int32)
+    dxi = cl.asarray(xi, ctx=pctx)
+
+    @cl.fuse
+    def f(a, b, i):
+        s = a + b
+        return [s * a, (s > 0, i * 3 + 1)], "tag", s - i
+
+    p = cl.Profiler(pctx)
+    (prod, (pos, lin)), tag, diff = f(dx, dy, dxi)
+    assert p.kernel_launches == 2  # the (6, 33) results together, the (33,) one alone
+    assert tag == "tag"
+    s = x + y
+    for got, want in [(prod, s * x), (pos, s > 0), (lin, xi * 3 + 1), (diff, s - xi)]:
+        assert isinstance(got, cl.Array)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got.get(), want, rtol=1e-6)
 
 
 def test_lazy_expressions(pctx):

@@ -1,7 +1,7 @@
 //! Between Python and the library: dtypes, NumPy arrays (read in place, without a host copy
 //! of their own), and operands of arithmetic (arrays, weak Python scalars, strong NumPy ones).
 
-use clarray::array::{DType, DynArray, Expr, Scalar};
+use clarray::array::{BinOp, DType, DynArray, Expr, Scalar};
 use clarray::Context;
 use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
@@ -108,6 +108,31 @@ pub fn np_dtype<'py>(py: Python<'py>, dt: DType) -> PyResult<Bound<'py, PyAny>> 
     py.import("numpy")?.call_method1("dtype", (dt.name(),))
 }
 
+/// NumPy's checks on a scalar written into an array of `dt` (`a[i] = v`, `a.fill(v)`): a
+/// float or complex Python scalar, or (with `numpy_scalars`) a NumPy scalar, is first written
+/// into a NumPy 0-d array of `dt`, so NaN or infinity into an integer dtype, a value out of
+/// its range, or a complex into a real dtype raise NumPy's ValueError, OverflowError or
+/// TypeError (the device cast would write garbage silently). Python ints and bools have
+/// checks of their own. NumPy's advanced assignment (`a[mask] = v`, `a[[i, j]] = v`) casts a
+/// NumPy scalar as an array, unchecked: `numpy_scalars` false there.
+pub fn check_scalar_write(obj: &Bound<'_, PyAny>, dt: DType, numpy_scalars: bool) -> PyResult<()> {
+    let py = obj.py();
+    let is_np_scalar = || -> PyResult<bool> {
+        let generic = py.import("numpy")?.getattr("generic")?;
+        obj.is_instance(&generic)
+    };
+    if obj.is_instance_of::<PyBool>() || obj.is_instance_of::<PyInt>() {
+        return Ok(());
+    }
+    let python_scalar = obj.is_exact_instance_of::<PyFloat>() || obj.is_exact_instance_of::<PyComplex>();
+    if python_scalar || (numpy_scalars && is_np_scalar()?) {
+        let np = py.import("numpy")?;
+        let probe = np.call_method1("empty", ((), np_dtype(py, dt)?))?;
+        probe.call_method1("fill", (obj,))?;
+    }
+    Ok(())
+}
+
 /// A device copy of anything `numpy.asarray` accepts. The NumPy array is made C-contiguous
 /// (`asarray(order="C")`, which keeps 0-d arrays 0-d)
 /// and native-endian first (a no-op for most arrays), then read in place while the device
@@ -148,6 +173,14 @@ pub fn download<'py>(py: Python<'py>, a: &DynArray) -> PyResult<Bound<'py, PyAny
     macro_rules! get {
         ($x:expr) => {{
             let host = py.detach(|| $x.get()).py()?;
+            if host.ndim() > 32 {
+                // rust-numpy builds arrays of at most 32 dims; NumPy allows 64: flat, then
+                // NumPy's reshape.
+                let shape = host.shape().to_vec();
+                let flat: Vec<_> = host.iter().cloned().collect();
+                let flat = numpy::PyArray1::from_vec(py, flat).into_any();
+                return flat.call_method1("reshape", (pyo3::types::PyTuple::new(py, shape)?,));
+            }
             Ok(PyArrayDyn::from_owned_array(py, host).into_any())
         }};
     }
@@ -220,6 +253,49 @@ pub fn operand(ctx: &Context, obj: &Bound<'_, PyAny>) -> PyResult<Expr> {
         return Ok(Expr::scalar(s));
     }
     Ok(upload(ctx, obj, None)?.expr())
+}
+
+/// [`operand`] of the binary operation `op`: in a true division a Python int is a float
+/// (NumPy 2 divides ints as float64, so `int8_array / 300` and `uint64_array / -1` are
+/// float64, not a weak int out of the array's range).
+pub fn operand_of(ctx: &Context, op: BinOp, obj: &Bound<'_, PyAny>) -> PyResult<Expr> {
+    if matches!(op, BinOp::Div) && obj.is_exact_instance_of::<PyInt>() {
+        let v: f64 = obj.extract()?;
+        return Ok(Expr::scalar(Scalar::Float(v)));
+    }
+    operand(ctx, obj)
+}
+
+/// NumPy's refusal of a negative exponent in an integer power (`e`, of the exponent
+/// `exponent`): a scalar is read as it is, an array by its minimum (one reduction); a lazy
+/// `Expr` is not evaluated.
+pub fn check_int_pow(e: &Expr, exponent: &Bound<'_, PyAny>) -> PyResult<()> {
+    match e.dtype() {
+        Ok(dt) if dt.is_int() => {}
+        _ => return Ok(()),
+    }
+    let py = exponent.py();
+    let negative = if exponent.cast::<crate::expr::PyExpr>().is_ok() {
+        false
+    } else if let Ok(a) = exponent.cast::<PyArr>() {
+        let dt = a.get().inner.dtype();
+        if a.get().inner.is_empty() || !dt.is_int() || dt.name().starts_with('u') {
+            false
+        } else {
+            a.call_method0("min")?.lt(0)?
+        }
+    } else if exponent.is_instance_of::<PyInt>() {
+        exponent.lt(0)?
+    } else {
+        let arr = py.import("numpy")?.call_method1("asarray", (exponent,))?;
+        arr.getattr("size")?.extract::<usize>()? > 0 && arr.call_method0("min")?.lt(0)?
+    };
+    if negative {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "Integers to negative integer powers are not allowed.",
+        ));
+    }
+    Ok(())
 }
 
 /// A Python value for a library scalar.

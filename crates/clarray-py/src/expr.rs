@@ -7,7 +7,7 @@
 //! Operators on `Array` stay eager (NumPy's semantics, with nothing pending that a later
 //! in-place write could change); `clarray.lazy(a)` and `clarray.fuse(f)` opt in to fusion.
 
-use clarray::array::{binary, unary, BinOp, DynArray, Expr, UnOp};
+use clarray::array::{binary, unary, BinOp, DynArray, Expr, Fused, UnOp};
 use clarray::reduce::ExprReduction;
 use clarray::Context;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -16,7 +16,7 @@ use pyo3::types::PyTuple;
 
 use crate::array::{axes_arg, PyArr};
 use crate::context::PyContext;
-use crate::convert::{download, np_dtype, operand, to_dtype};
+use crate::convert::{download, np_dtype, to_dtype};
 use crate::errors::IntoPy;
 
 /// A lazy elementwise expression over device arrays (``clarray.lazy(a) * 2 + b``). Nothing
@@ -44,8 +44,11 @@ impl PyExpr {
     }
 
     fn bin(&self, op: BinOp, other: &Bound<'_, PyAny>, reflected: bool) -> PyResult<PyExpr> {
-        let o = operand(&self.ctx, other)?;
+        let o = crate::convert::operand_of(&self.ctx, op, other)?;
         let e = if reflected { binary(op, o, self.inner.clone()) } else { binary(op, self.inner.clone(), o) };
+        if matches!(op, BinOp::Pow) && !reflected {
+            crate::convert::check_int_pow(&e, other)?;
+        }
         e.check().py()?;
         Ok(PyExpr::new(e, self.ctx.clone()))
     }
@@ -80,6 +83,28 @@ pub fn lazy(a: &Bound<'_, PyAny>) -> PyResult<PyExpr> {
     })?;
     let inner = &arr.get().inner;
     Ok(PyExpr::new(inner.expr(), inner.context().clone()))
+}
+
+/// ``_eval_all(exprs)``: each expression evaluated into a new array, those of one shape by one
+/// kernel ([`Fused`]: shared subexpressions computed once), as ``fuse`` does with the tuple a
+/// function returns.
+#[pyfunction]
+pub fn _eval_all(py: Python<'_>, exprs: Vec<PyRef<'_, PyExpr>>) -> PyResult<Vec<PyArr>> {
+    let parts: Vec<(Expr, Context)> = exprs.iter().map(|e| (e.inner.clone(), e.ctx.clone())).collect();
+    py.detach(|| -> clarray::Result<Vec<DynArray>> {
+        let mut outs = parts
+            .iter()
+            .map(|(e, ctx)| DynArray::empty(ctx, e.dtype()?, &e.shape()?))
+            .collect::<clarray::Result<Vec<_>>>()?;
+        let mut fused = Fused::new();
+        for (out, (e, _)) in outs.iter_mut().zip(&parts) {
+            fused.assign_dyn(out, e.clone())?;
+        }
+        fused.run()?;
+        Ok(outs)
+    })
+    .py()
+    .map(|v| v.into_iter().map(PyArr::new).collect())
 }
 
 #[pymethods]

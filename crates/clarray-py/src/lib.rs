@@ -125,6 +125,8 @@ fn full(
 ) -> PyResult<PyArr> {
     let s = scalar_arg(fill_value)?;
     let default = match weak_scalar(fill_value)? {
+        // A Python int above int64's range (but within uint64's) is uint64, as in NumPy.
+        Some(Scalar::Int(v)) if v > i128::from(i64::MAX) && v <= i128::from(u64::MAX) => DType::U64,
         Some(w) => w.default_dtype(),
         None => convert::to_dtype(&fill_value.getattr("dtype")?)?,
     };
@@ -152,6 +154,12 @@ fn arange(
         Some(s) => scalar_arg(s)?,
         None => Scalar::Int(1),
     };
+    // A bool bound or step counts as the int it is (NumPy: arange(True) is [0], int64).
+    let as_int = |s: Scalar| match s {
+        Scalar::Bool(v) => Scalar::Int(i128::from(v)),
+        s => s,
+    };
+    let (a, b, d) = (as_int(a), as_int(b), as_int(d));
     let all_int = [a, b, d].iter().all(|s| matches!(s, Scalar::Int(_) | Scalar::Bool(_)));
     let dt = dtype_or(dtype, if all_int { DType::I64 } else { DType::F64 })?;
     let ctx = PyContext::or_default(ctx)?;
@@ -166,10 +174,12 @@ fn linspace(
     py: Python<'_>,
     start: f64,
     stop: f64,
-    num: usize,
+    num: isize,
     dtype: Option<&Bound<'_, PyAny>>,
     ctx: Option<PyRef<'_, PyContext>>,
 ) -> PyResult<PyArr> {
+    let num = usize::try_from(num)
+        .map_err(|_| PyValueError::new_err(format!("Number of samples, {num}, must be non-negative.")))?;
     let dt = dtype_or(dtype, DType::F64)?;
     let ctx = PyContext::or_default(ctx)?;
     py.detach(|| DynArray::linspace(&ctx, start, stop, num, dt)).py().map(PyArr::new)
@@ -301,7 +311,10 @@ fn _unary(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny
 fn _binary(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let op = binop(name).ok_or_else(|| PyValueError::new_err(format!("no elementwise function {name}")))?;
     let ctx = ctx_of(&[x, y])?;
-    let e = binary(op, convert::operand(&ctx, x)?, convert::operand(&ctx, y)?);
+    let e = binary(op, convert::operand_of(&ctx, op, x)?, convert::operand_of(&ctx, op, y)?);
+    if matches!(op, BinOp::Pow) {
+        convert::check_int_pow(&e, y)?;
+    }
     eval_or_lazy(py, ctx, e, &[x, y])
 }
 
@@ -506,6 +519,7 @@ fn _clarray(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<expr::PyExpr>()?;
     m.add_class::<PyProfiler>()?;
     m.add_function(wrap_pyfunction!(expr::lazy, m)?)?;
+    m.add_function(wrap_pyfunction!(expr::_eval_all, m)?)?;
     m.add_class::<kernel::PyLocal>()?;
     m.add_class::<runner::PyRunReport>()?;
     m.add_function(wrap_pyfunction!(runner::run_kernel, m)?)?;

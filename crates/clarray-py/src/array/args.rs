@@ -36,6 +36,16 @@ pub(super) fn single_axis(axis: Option<&Bound<'_, PyAny>>) -> PyResult<Axes> {
     }
 }
 
+/// NumPy's limit on the number of dimensions.
+pub(crate) fn check_ndim(n: usize) -> PyResult<()> {
+    if n > 64 {
+        return Err(PyValueError::new_err(format!(
+            "maximum supported dimension for an ndarray is currently 64, found {n}"
+        )));
+    }
+    Ok(())
+}
+
 /// A shape argument: an int or a sequence of ints (each >= 0).
 pub fn shape_arg(shape: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
     let v: Vec<isize> = if let Ok(n) = shape.extract::<isize>() {
@@ -45,6 +55,7 @@ pub fn shape_arg(shape: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
             PyTypeError::new_err(format!("a shape must be an int or a tuple of ints, not {shape}"))
         })?
     };
+    check_ndim(v.len())?;
     v.iter()
         .map(|&n| {
             usize::try_from(n)
@@ -55,6 +66,7 @@ pub fn shape_arg(shape: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
 
 /// A shape with at most one -1, filled in from the number of elements.
 pub(super) fn infer_shape(dims: &[isize], n: usize) -> PyResult<Vec<usize>> {
+    check_ndim(dims.len())?;
     let unknown = dims.iter().filter(|&&d| d == -1).count();
     if unknown > 1 || dims.iter().any(|&d| d < -1) {
         return Err(PyValueError::new_err(format!(

@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyEllipsis, PyNone, PySlice, PyTuple};
 
 use super::PyArr;
-use crate::convert::{operand, upload};
+use crate::convert::{check_scalar_write, operand, upload};
 use crate::errors::IntoPy;
 
 impl PyArr {
@@ -21,6 +21,7 @@ impl PyArr {
         key: DynArray,
         value: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
+        check_scalar_write(value, self.inner.dtype(), false)?;
         let ctx = self.ctx().clone();
         let shape = self.inner.shape().to_vec();
         if key.dtype() == DType::Bool {
@@ -211,6 +212,12 @@ pub fn slice_info(key: &Bound<'_, PyAny>, shape: &[usize]) -> PyResult<Vec<Slice
         out.push(full);
         ax += 1;
     }
+    let result_nd = out.iter().filter(|e| !matches!(e, SliceInfoElem::Index(_))).count();
+    if result_nd > 64 {
+        return Err(PyIndexError::new_err(format!(
+            "number of dimensions must be within [0, 64], indexing result would have {result_nd}"
+        )));
+    }
     Ok(out)
 }
 
@@ -218,7 +225,13 @@ pub fn slice_info(key: &Bound<'_, PyAny>, shape: &[usize]) -> PyResult<Vec<Slice
 pub(super) fn index_array(ctx: &Context, obj: &Bound<'_, PyAny>) -> PyResult<DynArray> {
     let a = match obj.cast::<PyArr>() {
         Ok(a) => a.borrow().inner.clone(),
-        Err(_) => upload(ctx, obj, None)?,
+        Err(_) => {
+            // An empty list has no elements to say it holds ints: NumPy's float64 would be
+            // refused as an index, so int64 (as NumPy's take and put read it).
+            let empty_list = obj.cast::<pyo3::types::PyList>().map(|l| l.is_empty()).unwrap_or(false)
+                || obj.cast::<PyTuple>().map(|t| t.is_empty()).unwrap_or(false);
+            upload(ctx, obj, if empty_list { Some(DType::I64) } else { None })?
+        }
     };
     if a.dtype().is_int() || a.dtype() == DType::Bool {
         // The library takes 32- and 64-bit indices: narrower ones (and bools, as 0 and 1) widen.

@@ -12,7 +12,9 @@ use super::index::{array_key, index_array};
 use super::PyArr;
 use crate::buffer::PyBuffer;
 use crate::context::PyContext;
-use crate::convert::{download, np_dtype, operand, opt_dtype, scalar_to_py, to_dtype, upload};
+use crate::convert::{
+    check_scalar_write, download, np_dtype, operand, opt_dtype, scalar_to_py, to_dtype, upload,
+};
 use crate::errors::IntoPy;
 
 #[pymethods]
@@ -189,6 +191,7 @@ impl PyArr {
 
     /// ``a.fill(value)``: sets every element (of this view) to ``value``.
     fn fill(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        check_scalar_write(value, self.inner.dtype(), true)?;
         let e = operand(self.ctx(), value)?;
         let mut t = self.inner.clone();
         py.detach(|| t.assign(e)).py()
@@ -196,6 +199,14 @@ impl PyArr {
 
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<PyArr> {
         if let Some(idx) = array_key(self.ctx(), key)? {
+            if idx.dtype() == DType::Bool && idx.shape() != self.inner.shape() {
+                return Err(pyo3::exceptions::PyIndexError::new_err(format!(
+                    "boolean index did not match indexed array: the index has shape {:?}, the \
+                     array {:?}",
+                    idx.shape(),
+                    self.inner.shape()
+                )));
+            }
             return py
                 .detach(|| {
                     if idx.dtype() == DType::Bool {
@@ -211,24 +222,10 @@ impl PyArr {
     }
 
     fn __setitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        // As NumPy: a Python float NaN or infinity has no integer value (the cast would write 0
-        // or saturate, silently).
-        if self.inner.dtype().is_int() {
-            if let Ok(f) = value.cast::<pyo3::types::PyFloat>() {
-                let f = f.value();
-                if f.is_nan() {
-                    return Err(PyValueError::new_err("cannot convert float NaN to integer"));
-                }
-                if f.is_infinite() {
-                    return Err(pyo3::exceptions::PyOverflowError::new_err(
-                        "cannot convert float infinity to integer",
-                    ));
-                }
-            }
-        }
         if let Some(idx) = array_key(self.ctx(), key)? {
             return self.set_by_array(py, idx, value);
         }
+        check_scalar_write(value, self.inner.dtype(), true)?;
         let mut view = self.basic_index(key)?;
         let e = operand(self.ctx(), value)?;
         py.detach(|| view.assign(e)).py()
@@ -249,8 +246,30 @@ impl PyArr {
         scalar_to_py(py, s)?.is_truthy()
     }
 
+    /// Iterates over the first axis (`a[0]`, `a[1]`, ...); a 0-d array is not iterable.
+    fn __iter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let n = slf.borrow().inner.shape().first().copied();
+        let n = n.ok_or_else(|| PyTypeError::new_err("iteration over a 0-d array"))?;
+        let items = (0..n).map(|i| slf.get_item(i)).collect::<PyResult<Vec<_>>>()?;
+        pyo3::types::PyList::new(py, items)?.into_any().try_iter().map(|it| it.into_any())
+    }
+
+    /// ``v in a``: ``(a == v).any()``, as NumPy.
+    fn __contains__(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let eq = slf.as_any().rich_compare(value, pyo3::basic::CompareOp::Eq)?;
+        eq.call_method0("any")?.is_truthy()
+    }
+
+    /// A one-element array as a Python complex.
+    fn __complex__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let v = self.item(py)?;
+        py.get_type::<pyo3::types::PyComplex>().call1((v,))
+    }
+
     fn __float__(&self, py: Python<'_>) -> PyResult<f64> {
-        self.item(py)?.call_method0("__float__")?.extract()
+        // Python's float() of the element: a complex is a TypeError, as in NumPy 2.
+        py.get_type::<pyo3::types::PyFloat>().call1((self.item(py)?,))?.extract()
     }
 
     /// A 0-d integer array as an index (`lst[a]`, `operator.index(a)`), as NumPy allows.
@@ -264,7 +283,8 @@ impl PyArr {
     }
 
     fn __int__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.item(py)?.call_method0("__int__")
+        // Python's int() of the element: a complex is a TypeError, as in NumPy 2.
+        py.get_type::<pyo3::types::PyInt>().call1((self.item(py)?,))
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

@@ -21,7 +21,7 @@ use clarray::array::{binary, unary, BinOp, DynArray, Expr, UnOp};
 use clarray::Context;
 use pyo3::prelude::*;
 
-use crate::convert::{can_cast_same_kind, operand};
+use crate::convert::{can_cast_same_kind, check_int_pow, operand_of};
 use crate::errors::IntoPy;
 use crate::expr::PyExpr;
 
@@ -58,8 +58,15 @@ impl PyArr {
         other: &Bound<'_, PyAny>,
         reflected: bool,
     ) -> PyResult<Py<PyAny>> {
-        let o = operand(self.ctx(), other)?;
+        let o = operand_of(self.ctx(), op, other)?;
         let e = if reflected { binary(op, o, &self.inner) } else { binary(op, &self.inner, o) };
+        if matches!(op, BinOp::Pow) {
+            if reflected {
+                check_int_pow(&e, Bound::new(py, PyArr::new(self.inner.clone()))?.as_any())?;
+            } else {
+                check_int_pow(&e, other)?;
+            }
+        }
         if other.cast::<PyExpr>().is_ok() {
             e.check().py()?;
             return Ok(Py::new(py, PyExpr::new(e, self.ctx().clone()))?.into_any());
@@ -70,7 +77,10 @@ impl PyArr {
     /// `self op= other`: one kernel writing into this array (or view), refused as NumPy
     /// refuses it when the result's dtype cannot be cast to this array's under 'same_kind'.
     fn inplace(&self, py: Python<'_>, op: BinOp, other: &Bound<'_, PyAny>, name: &str) -> PyResult<()> {
-        let e = binary(op, &self.inner, operand(self.ctx(), other)?);
+        let e = binary(op, &self.inner, operand_of(self.ctx(), op, other)?);
+        if matches!(op, BinOp::Pow) {
+            check_int_pow(&e, other)?;
+        }
         let (from, to) = (e.dtype().py()?, self.inner.dtype());
         if !can_cast_same_kind(from, to) {
             return Err(crate::errors::to_py(clarray::Error::Type {
