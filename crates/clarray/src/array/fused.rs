@@ -3,7 +3,7 @@
 
 use super::codegen::{self, Output, Plan};
 use super::dtype::{DType, Element};
-use super::dynarray::DynArray;
+use super::dynarray::{each, DynArray};
 use super::expr::{Expr, IntoExpr};
 use super::layout::Layout;
 use super::write::{same_places, views_overlap};
@@ -78,22 +78,7 @@ impl Fused {
     /// [`Fused::assign`] for an array whose dtype is known at run time.
     pub fn assign_dyn(&mut self, out: &mut DynArray, src: impl IntoExpr) -> Result<&mut Fused> {
         let src = src.into_expr();
-        match out {
-            DynArray::Bool(a) => self.assign(a, src),
-            DynArray::I8(a) => self.assign(a, src),
-            DynArray::I16(a) => self.assign(a, src),
-            DynArray::I32(a) => self.assign(a, src),
-            DynArray::I64(a) => self.assign(a, src),
-            DynArray::U8(a) => self.assign(a, src),
-            DynArray::U16(a) => self.assign(a, src),
-            DynArray::U32(a) => self.assign(a, src),
-            DynArray::U64(a) => self.assign(a, src),
-            DynArray::F16(a) => self.assign(a, src),
-            DynArray::F32(a) => self.assign(a, src),
-            DynArray::F64(a) => self.assign(a, src),
-            DynArray::C64(a) => self.assign(a, src),
-            DynArray::C128(a) => self.assign(a, src),
-        }
+        each!(out, a => self.assign(a, src))
     }
 
     fn add(&mut self, mut t: Target) -> Result<&mut Fused> {
