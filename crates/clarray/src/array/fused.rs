@@ -55,7 +55,7 @@ struct Target {
 }
 
 impl Fused {
-    /// No assignments yet.
+    /// No assignments yet; see [the example on `Fused`](Fused).
     pub fn new() -> Fused {
         Fused::default()
     }
@@ -76,6 +76,17 @@ impl Fused {
     }
 
     /// [`Fused::assign`] for an array whose dtype is known at run time.
+    ///
+    /// ```
+    /// use clarray::array::{Array, DType, DynArray, Fused};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = clarray::Context::new()?;
+    /// let a = Array::from_slice(&ctx, &[1i32, 2, 3], &[3])?;
+    /// let mut out = DynArray::empty(&ctx, DType::F64, &[3])?;
+    /// Fused::new().assign_dyn(&mut out, &a * 2)?.run()?;
+    /// assert_eq!(out.typed::<f64>()?.to_vec()?, [2.0, 4.0, 6.0]);
+    /// # Ok(()) }
+    /// ```
     pub fn assign_dyn(&mut self, out: &mut DynArray, src: impl IntoExpr) -> Result<&mut Fused> {
         let src = src.into_expr();
         each!(out, a => self.assign(a, src))

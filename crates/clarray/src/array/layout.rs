@@ -77,7 +77,8 @@ pub(crate) fn copy_of<T: Copy + Default>(v: &[T]) -> SmallVec<[T; INLINE_AXES]> 
 
 /// The most elements the non-zero extents of a shape may multiply to: `isize::MAX` over the
 /// largest element (16 bytes), so that every stride of a C-contiguous layout, in elements and
-/// in bytes, fits in `isize`.
+/// in bytes, fits in `isize`. [`checked_size`] refuses larger shapes; see [the example in
+/// `layout`](mod@crate::array::layout).
 pub const MAX_ELEMENTS: usize = isize::MAX as usize / 16;
 
 /// The number of elements of `shape`, or an error if the product of its non-zero extents is
