@@ -120,20 +120,7 @@ impl Peers for Ranks {
     }
 
     fn exchange(&self, send: Option<(usize, &[u8])>, recv: Option<(usize, &mut [u8])>) -> Result<()> {
-        let at = |r: usize| self.world.process_at_rank(r as i32);
-        let deadline = self.deadline();
-        let expected = recv.as_ref().map_or(0, |(_, r)| r.len());
-        let status = mpi::request::scope(|scope| {
-            let sent = send.map(|(to, s)| (to, at(to).immediate_send(scope, s)));
-            let received = recv.map(|(from, r)| (from, at(from).immediate_receive_into(scope, r)));
-            if let Some((to, req)) = sent {
-                self.finish(req, deadline, &|| format!("sending halo layers to rank {to}"));
-            }
-            received.map(|(from, req)| {
-                self.finish(req, deadline, &|| format!("receiving halo layers from rank {from}"))
-            })
-        });
-        check_count(status, expected)
+        self.exchange_in_chunks(send, recv, MESSAGE_BYTES)
     }
 
     fn sum(&self, values: &mut [f64]) -> Result<()> {
@@ -167,7 +154,49 @@ fn timeout_of(value: Option<&str>) -> Result<Duration> {
     }
 }
 
+/// The most bytes of one MPI message: MPI counts a message's elements in a C `int`, and rsmpi
+/// panics on a slice longer than `i32::MAX`. A halo exchange longer than this goes as several
+/// messages of at most this many bytes, matched in order (MPI keeps the order of messages
+/// between two ranks on one communicator).
+const MESSAGE_BYTES: usize = 1 << 30;
+
 impl Ranks {
+    /// [`Peers::exchange`] as messages of at most `chunk` bytes each (`chunk` ≥ 1): piece `k`
+    /// of the send goes out while piece `k` of the receive comes in, so two ranks exchanging
+    /// faces of equal length wait on each other piece by piece. The receive must be exactly as
+    /// long as what the other rank sends (a shorter piece is an error; a missing one, a wait that
+    /// times out).
+    fn exchange_in_chunks(
+        &self,
+        send: Option<(usize, &[u8])>,
+        recv: Option<(usize, &mut [u8])>,
+        chunk: usize,
+    ) -> Result<()> {
+        let at = |r: usize| self.world.process_at_rank(r as i32);
+        let mut sends = send.map(|(to, s)| (to, s.chunks(chunk)));
+        let mut recvs = recv.map(|(from, r)| (from, r.chunks_mut(chunk)));
+        loop {
+            let send = sends.as_mut().and_then(|(to, it)| Some((*to, it.next()?)));
+            let recv = recvs.as_mut().and_then(|(from, it)| Some((*from, it.next()?)));
+            if send.is_none() && recv.is_none() {
+                return Ok(());
+            }
+            let deadline = self.deadline();
+            let expected = recv.as_ref().map_or(0, |(_, r)| r.len());
+            let status = mpi::request::scope(|scope| {
+                let sent = send.map(|(to, s)| (to, at(to).immediate_send(scope, s)));
+                let received = recv.map(|(from, r)| (from, at(from).immediate_receive_into(scope, r)));
+                if let Some((to, req)) = sent {
+                    self.finish(req, deadline, &|| format!("sending halo layers to rank {to}"));
+                }
+                received.map(|(from, req)| {
+                    self.finish(req, deadline, &|| format!("receiving halo layers from rank {from}"))
+                })
+            });
+            check_count(status, expected)?;
+        }
+    }
+
     /// The deadline of a wait that starts now.
     fn deadline(&self) -> Instant {
         // At most a year ahead (`timeout_of`), which the clock counts.
@@ -246,8 +275,54 @@ fn check_count(status: Option<Status>, expected: usize) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{timeout_of, MAX_TIMEOUT_S};
+    use super::{timeout_of, Ranks, MAX_TIMEOUT_S, MESSAGE_BYTES};
     use std::time::Duration;
+
+    /// Set in the environment of the ranks a test starts under `mpiexec`.
+    const CHILD: &str = "INDUCTION_RANKS_UNIT_CHILD";
+
+    /// The bytes rank `from` sends in `exchanges_longer_than_a_message_go_in_pieces`.
+    fn pattern(from: usize, len: usize) -> Vec<u8> {
+        (0..len).map(|i| (i * 31 + from * 7 + i / 251) as u8).collect()
+    }
+
+    /// Regression: a halo exchange of more than `i32::MAX` bytes panicked in rsmpi (an MPI count
+    /// is a C int). Exchanges now go as pieces of at most `MESSAGE_BYTES`; under `mpiexec -n 2`
+    /// with pieces of 7 bytes, both ranks exchange 1000 bytes at once (143 pieces each way), then
+    /// rank 0 only sends 20 bytes and rank 1 only receives them, and every byte arrives in place.
+    #[test]
+    fn exchanges_longer_than_a_message_go_in_pieces() {
+        assert!(MESSAGE_BYTES <= i32::MAX as usize);
+        if std::env::var_os(CHILD).is_some() {
+            let ranks = Ranks::init().unwrap();
+            let (me, other) = (ranks.rank(), 1 - ranks.rank());
+            let mut got = vec![0u8; 1000];
+            ranks.exchange_in_chunks(Some((other, &pattern(me, 1000))), Some((other, &mut got)), 7).unwrap();
+            assert!(got == pattern(other, 1000), "rank {me}: the pieces arrived out of place");
+            let mut one_way = vec![0u8; 20];
+            match me {
+                0 => ranks.exchange_in_chunks(Some((1, &pattern(0, 20))), None, 7).unwrap(),
+                _ => ranks.exchange_in_chunks(None, Some((0, &mut one_way)), 7).unwrap(),
+            }
+            assert!(me == 0 || one_way == pattern(0, 20), "rank 1: the one-way pieces arrived out of place");
+            println!("RANK {me} EXCHANGED");
+            return;
+        }
+        let out = std::process::Command::new("mpiexec")
+            .args(["-n", "2"])
+            .arg(std::env::current_exe().unwrap())
+            .args(["--exact", "ranks::tests::exchanges_longer_than_a_message_go_in_pieces", "--nocapture"])
+            .args(["--test-threads", "1"])
+            .env(CHILD, "1")
+            .env("INDUCTION_MPI_TIMEOUT", "60")
+            .output()
+            .expect("mpiexec runs (install MPICH: apt-get install mpich libmpich-dev)");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+        for r in 0..2 {
+            assert!(text.contains(&format!("RANK {r} EXCHANGED")), "{text}");
+        }
+    }
 
     /// Regression: `INDUCTION_MPI_TIMEOUT=1e20` panicked (a `Duration` of more seconds than it
     /// holds), and 1e18 at the first wait (a deadline past the clock's range). Values out of
