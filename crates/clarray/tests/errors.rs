@@ -4,7 +4,7 @@
 mod common;
 
 use clarray::program::Source;
-use clarray::program::{cached_kernel, KernelArg, Local};
+use clarray::program::{cached_kernel, Bytes, KernelArg, Local};
 use clarray::runtime::{Arg, ChannelOrder, ChannelType, Dims, ImageFormat, Program, RectSide};
 use clarray::{Array, Buffer, Context, Error, ErrorKind, Image};
 use common::*;
@@ -299,6 +299,76 @@ fn a_kernel_computes_what_the_host_computes() {
     }
     // The cache hands out the same kernel.
     assert_eq!(cached_kernel(&ctx, AXPY, "-cl-kernel-arg-info", "axpy").unwrap().name(), "axpy");
+}
+
+/// Regression: a work-group whose sizes multiply past `usize::MAX`, and local-memory arguments
+/// whose sizes add past `u64::MAX`, panicked (overflow) instead of being refused; in a build
+/// without overflow checks the wrapped sums could pass the limits. Both are refused now, with
+/// the kernel and the limit named, and nothing runs.
+#[test]
+fn launch_sizes_that_overflow_are_refused() {
+    let ctx = ctx();
+    let q = ctx.queue();
+    let p = Program::build(&ctx, AXPY, "-cl-kernel-arg-info").unwrap();
+    let y = poisoned_buffer(&ctx, 64 * 4);
+    let axpy = p.kernel("axpy").unwrap();
+    let good = || (&y, &y, 1f32, 16u32);
+    let e = expect_err(axpy.launch(q, Dims::new([1, 1]).local([1 << 32, 1 << 32]), good()));
+    assert!(matches!(e, Error::LaunchDims { .. }), "{e:?}");
+    assert_msg(&e, &["a work-group of [4294967296, 4294967296] = more than 2^64 work-items", "allows 1 to"]);
+    let bs = p.kernel("block_sums").unwrap();
+    let e = expect_err(bs.launch(q, dims(&[16]), [Arg::Buffer(&y), Arg::Buffer(&y), Arg::Local(usize::MAX)]));
+    assert_msg(&e, &["kernel `block_sums`", &format!("{} bytes of local memory", usize::MAX)]);
+    let two =
+        Program::build(&ctx, "kernel void two(local int* a, local int* b, global int* o) { o[0] = 1; }", "")
+            .unwrap()
+            .kernel("two")
+            .unwrap();
+    let e = expect_err(two.launch(
+        q,
+        dims(&[1]),
+        [Arg::Local(usize::MAX), Arg::Local(usize::MAX), Arg::Buffer(&y)],
+    ));
+    assert!(matches!(&e, Error::KernelArgs { kernel, .. } if kernel == "two"), "{e:?}");
+    assert_msg(&e, &[&format!("{} bytes of local memory", u64::MAX), "bytes per work-group"]);
+    assert_eq!(read_all(q, &y), vec![POISON; 64 * 4], "no refused launch ran");
+}
+
+/// Regression: a scalar parameter whose typedef differs between the branches of an `#ifdef`
+/// took the size of the last one written: an f32 was accepted for a `real` the device built as
+/// double (the kernel read 8 bytes of a 4-byte value: a wrong result), and the right f64 was
+/// refused. Such a typedef is now of unknown size: typed scalars are refused with the way out,
+/// and raw bytes are checked against the size the device gives it.
+#[test]
+fn typedefs_chosen_by_the_preprocessor_are_sized_by_the_device() {
+    let ctx = ctx();
+    let q = ctx.queue();
+    let src = "#ifdef WIDE\ntypedef double real;\n#else\ntypedef float real;\n#endif\n\
+               kernel void k(real x, global ulong* o) { o[0] = sizeof(real); o[1] = (ulong)(x * 1000); }";
+    for (opts, size) in [("-DWIDE", 8usize), ("", 4)] {
+        if opts == "-DWIDE" && !ctx.device().info().fp64 {
+            continue;
+        }
+        let k = Program::build(&ctx, src, opts).unwrap().kernel("k").unwrap();
+        let o = poisoned_buffer(&ctx, 16);
+        let e = expect_err(k.launch(q, dims(&[1]), (1.5f32, &o)));
+        assert_msg(&e, &["under #if/#ifdef or more than once", "Bytes::of"]);
+        let e = expect_err(k.launch(q, dims(&[1]), (1.5f64, &o)));
+        assert_msg(&e, &["under #if/#ifdef or more than once", "Bytes::of"]);
+        let e = match size {
+            8 => expect_err(k.launch(q, dims(&[1]), (Bytes::of(&1.5f32), &o))),
+            _ => expect_err(k.launch(q, dims(&[1]), (Bytes::of(&1.5f64), &o))),
+        };
+        assert_msg(&e, &[&format!("of {size} bytes (the size the device gives it)")]);
+        assert_eq!(read_all(q, &o), vec![POISON; 16], "no refused launch ran");
+        match size {
+            8 => k.launch(q, dims(&[1]), (Bytes::of(&1.5f64), &o)).unwrap(),
+            _ => k.launch(q, dims(&[1]), (Bytes::of(&1.5f32), &o)).unwrap(),
+        };
+        let mut got = [0u64; 2];
+        q.read_buffer(&o, 0, &mut got).unwrap();
+        assert_eq!(got, [size as u64, 1500], "{opts}");
+    }
 }
 
 #[test]

@@ -339,6 +339,26 @@ fn zero_region_is_refused() {
     }
 }
 
+/// Regression: an origin and pitches near `usize::MAX` overflowed the bounds check's u128 sums
+/// (a panic in debug builds; in a build without overflow checks the sums wrapped). Every copy
+/// kind, on either side, refuses them with `OutOfBounds`, naming the side, and copies nothing.
+#[test]
+fn origins_and_pitches_past_any_memory_are_refused() {
+    let ctx = ctx();
+    let m = usize::MAX;
+    for (side, region) in [
+        (RectSide::new([0, m, m], m, m), [1, 1, 1]),
+        (RectSide::new([0, 0, m], 1, m), [1, 1, 2]),
+        (RectSide::new([0, m, 0], m, 0), [1, 2, 1]),
+        (RectSide::new([m - 1, 0, 0], m, 0), [1, 1, 1]),
+    ] {
+        for (e, what) in all_errors(&ctx, side, region, 64).iter().zip(SIDES) {
+            assert!(matches!(e, Error::OutOfBounds(_)), "{what}: {e:?}");
+            assert_msg(e, &[what.split(" (").next().unwrap(), "the memory holds"]);
+        }
+    }
+}
+
 #[test]
 fn overlapping_rect_copy_within_one_buffer_is_refused() {
     let ctx = ctx();

@@ -183,9 +183,32 @@ impl Typedefs {
     /// The typedefs written in `source` (comments and string literals skipped). Typedefs made
     /// by macros or in headers the driver includes itself are not seen: their names stay
     /// unknown, which refuses typed scalars for them rather than guessing.
+    ///
+    /// clarray does not run the preprocessor: a typedef written under `#if`/`#ifdef`/`#ifndef`,
+    /// or written more than once, names a type that depends on the build (`typedef double real;`
+    /// or `typedef float real;`), so it stays unknown too, and its size is asked of the device
+    /// where raw bytes are passed for it.
     pub fn parse(source: &str) -> Typedefs {
         let code = code_only(source);
+        let conditional = conditional_lines(&code);
+        let under_if = |at: usize| {
+            let k = conditional.partition_point(|&(start, _)| start <= at);
+            k > 0 && conditional[k - 1].1
+        };
         let mut map = HashMap::new();
+        let insert = |map: &mut HashMap<String, std::result::Result<String, String>>,
+                      name: &str,
+                      value: std::result::Result<String, String>,
+                      at: usize| {
+            let why = "a typedef written under #if/#ifdef or more than once (clarray does not run the \
+                       preprocessor, so its type depends on the build)";
+            let value = match map.get(name) {
+                Some(old) if *old != value => Err(why.to_string()),
+                _ if under_if(at) => Err(why.to_string()),
+                _ => value,
+            };
+            map.insert(name.to_string(), value);
+        };
         let b = code.as_bytes();
         let mut i = 0;
         while let Some(p) = code[i..].find("typedef") {
@@ -221,7 +244,7 @@ impl Typedefs {
                 for name in body[close + 1..].split(',') {
                     let name = name.trim();
                     if is_identifier(name) {
-                        map.insert(name.to_string(), Err(format!("a typedef of a {kind}")));
+                        insert(&mut map, name, Err(format!("a typedef of a {kind}")), at);
                     }
                 }
                 continue;
@@ -247,7 +270,7 @@ impl Typedefs {
             } else {
                 Ok(base)
             };
-            map.insert(name.to_string(), value);
+            insert(&mut map, name, value, at);
         }
         Typedefs { map }
     }
@@ -292,6 +315,27 @@ impl Typedefs {
         }
         Declared::Unknown(format!("`{name}`: typedefs nest too deep"))
     }
+}
+
+/// The start of every line of `code` (comments blanked) and whether the line lies inside an
+/// `#if`, `#ifdef` or `#ifndef` block (the directive lines themselves included), in order.
+fn conditional_lines(code: &str) -> Vec<(usize, bool)> {
+    let mut depth = 0usize;
+    let mut start = 0;
+    let mut out = Vec::new();
+    for line in code.split_inclusive('\n') {
+        let directive = line.trim_start().strip_prefix('#').map(|d| d.trim_start());
+        let word = directive.map(|d| d.split(|c: char| !c.is_ascii_alphanumeric()).next().unwrap_or(""));
+        if matches!(word, Some("if" | "ifdef" | "ifndef")) {
+            depth += 1;
+        }
+        out.push((start, depth > 0));
+        if word == Some("endif") {
+            depth = depth.saturating_sub(1);
+        }
+        start += line.len();
+    }
+    out
 }
 
 /// A parameter type's name as a `sizeof` operand (qualifiers dropped), for the probe that asks
@@ -483,6 +527,33 @@ mod tests {
         assert_eq!(sizeof_operand(" const  struct pair "), Some("struct pair".into()));
         assert_eq!(sizeof_operand("pair_t) + 1; (x"), None);
         assert_eq!(sizeof_operand("const"), None);
+    }
+
+    /// Regression: a typedef written in both branches of an `#ifdef` resolved to its last
+    /// definition, so an f32 was accepted for a `real` the device built as double (the kernel
+    /// read 8 bytes of a 4-byte value) and the right f64 was refused. Typedefs under a
+    /// conditional, or written twice differently, are now unknown (sized by the device); the
+    /// same typedef written twice alike, and typedefs outside the block, still resolve.
+    #[test]
+    fn typedefs_that_depend_on_the_preprocessor_are_unknown() {
+        let t = Typedefs::parse(
+            "typedef int before;\n#ifdef cl_khr_fp64\n typedef double real;\n#else\n  typedef float real;\n\
+             #endif\ntypedef uint after; typedef uint after;\n# if defined(X) // a comment\n\
+             #  ifndef Y\ntypedef long deep;\n#  endif\ntypedef short shallow;\n#endif\n\
+             typedef float twice; typedef double twice;\ntypedef char last;\n",
+        );
+        let k = |n: &str| match t.resolve(n, 8) {
+            Declared::Known(s) => Ok(s.size),
+            Declared::Unknown(why) => Err(why),
+            Declared::Handle(_) => Err(String::new()),
+        };
+        assert_eq!(k("before"), Ok(4));
+        assert_eq!(k("after"), Ok(4));
+        assert_eq!(k("last"), Ok(1));
+        for name in ["real", "deep", "shallow", "twice"] {
+            let why = k(name).unwrap_err();
+            assert!(why.contains("under #if/#ifdef or more than once"), "{name}: {why}");
+        }
     }
 
     #[test]

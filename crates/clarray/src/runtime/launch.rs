@@ -141,14 +141,16 @@ impl Queue {
             let nonuniform = (info.opencl_c_version.contains("OpenCL C 2")
                 || info.opencl_c_version.contains("OpenCL C 3"))
                 && (opts.contains("-cl-std=CL2") || opts.contains("-cl-std=CL3"));
-            let total: usize = l.iter().product();
+            // None where the product overflows: past any device's limit, refused below.
+            let product = l.iter().try_fold(1usize, |a, &x| a.checked_mul(x));
             // 0: the driver did not say (CL_KERNEL_WORK_GROUP_SIZE failed); the device's limit holds.
             let max = match kernel.max_work_group_size() {
                 0 => info.max_work_group_size,
                 k => k.min(info.max_work_group_size),
             }
             .max(1);
-            if total == 0 || total > max {
+            if product.is_none_or(|t| t == 0 || t > max) {
+                let total = product.map_or("more than 2^64".to_string(), |t| t.to_string());
                 return Err(dims_err(format!(
                     "a work-group of {l:?} = {total} work-items; this kernel allows 1 to {max} on {}",
                     info.name
@@ -182,7 +184,11 @@ impl Queue {
             }
         }
         kernel.check_args(args)?;
-        let local_bytes: u64 = args.iter().map(|a| if let Arg::Local(n) = a { *n as u64 } else { 0 }).sum();
+        // Saturating: a sum past u64 is past any device's local memory, refused below.
+        let local_bytes = args
+            .iter()
+            .map(|a| if let Arg::Local(n) = a { *n as u64 } else { 0 })
+            .fold(0u64, u64::saturating_add);
         if local_bytes > info.local_mem_bytes {
             return Err(Error::KernelArgs {
                 kernel: name(),

@@ -101,16 +101,31 @@ fn resolve_in(what: &str, side: &RectSide, region: [usize; 3], size: usize, whol
             o[0] + region[0] as u128
         )));
     }
-    let start = o[2] * slice + o[1] * row as u128 + o[0];
-    let end =
-        start + (region[2] as u128 - 1) * slice + (region[1] as u128 - 1) * row as u128 + region[0] as u128;
-    // The memory must hold every row and every slice the region touches in full. OpenCL's
-    // specification asks less (up to the last byte copied), but NVIDIA's driver refuses copies
-    // whose last slice or row is cut short by the end of the buffer (CL_INVALID_VALUE), so clarray
-    // asks the same everywhere: code that works on PoCL works on NVIDIA.
-    let last = o[2] + region[2] as u128;
-    let whole_slices = last * slice;
-    let whole_rows = (last - 1) * slice + (o[1] + region[1] as u128) * row as u128;
+    // Every sum of products below stays under 2^128 unless the origin and pitches reach past
+    // any memory: those are refused, as an origin past the end is.
+    let dot = |terms: &[(u128, u128)]| {
+        terms.iter().try_fold(0u128, |acc, &(a, b)| a.checked_mul(b).and_then(|p| acc.checked_add(p)))
+    };
+    let (r, row_w) = (region.map(|v| v as u128), row as u128);
+    let reach = (|| {
+        let start = dot(&[(o[2], slice), (o[1], row_w), (o[0], 1)])?;
+        let end = start.checked_add(dot(&[(r[2] - 1, slice), (r[1] - 1, row_w), (r[0], 1)])?)?;
+        // The memory must hold every row and every slice the region touches in full. OpenCL's
+        // specification asks less (up to the last byte copied), but NVIDIA's driver refuses copies
+        // whose last slice or row is cut short by the end of the buffer (CL_INVALID_VALUE), so
+        // clarray asks the same everywhere: code that works on PoCL works on NVIDIA.
+        let last = o[2].checked_add(r[2])?;
+        let whole_slices = last.checked_mul(slice)?;
+        let whole_rows = dot(&[(last - 1, slice), (o[1].checked_add(r[1])?, row_w)])?;
+        Some((start, end, whole_slices, whole_rows))
+    })();
+    let Some((start, end, whole_slices, whole_rows)) = reach else {
+        return Err(Error::OutOfBounds(format!(
+            "{what}: origin {:?} with region {region:?}, row pitch {row} and slice pitch {slice} \
+             reaches past 2^128 bytes, but the memory holds {size} bytes",
+            side.origin
+        )));
+    };
     let needed = if whole { whole_slices.max(whole_rows).max(end) } else { end };
     if needed > size as u128 {
         let reach = if needed > end {
@@ -140,7 +155,12 @@ pub(crate) fn rows_overlap(a: u128, b: u128, region: [usize; 3], row: usize, sli
     let (w, row, slice) = (region[0] as i128, row as i128, slice as i128);
     let (h, d) = (region[1] as i128 - 1, region[2] as i128 - 1);
     let delta = b as i128 - a as i128;
-    (-d..=d).any(|dz| {
+    // Only the slices with |delta − dz × slice| < h × row + w can meet (the rows of one slice
+    // span less than that): a few, however many slices the region has.
+    let reach = h * row + w;
+    let lo = (delta - reach).div_euclid(slice).max(-d);
+    let hi = (delta + reach).div_euclid(slice).saturating_add(1).min(d);
+    (lo..=hi).any(|dz| {
         let t = delta - dz * slice;
         let q = t.div_euclid(row);
         [q, q + 1].into_iter().any(|dy| (t - dy.clamp(-h, h) * row).abs() < w)
