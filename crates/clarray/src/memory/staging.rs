@@ -16,6 +16,7 @@ use bytemuck::Pod;
 
 use crate::error::{Error, Result};
 use crate::runtime::device::lock;
+use crate::runtime::pinned::Parked;
 use crate::runtime::{Buffer, Pending, Pinned, Queue};
 
 /// Bytes per staging buffer.
@@ -25,9 +26,11 @@ const STAGES: usize = 3;
 /// Below this many bytes the direct (driver-staged) copy is as fast.
 const DIRECT_BELOW: usize = 8 << 20;
 
+/// The staging buffers of a context, kept in its slots. Parked (without a handle of the
+/// context, see `Pinned::park`): a `Pinned` holds its context, which would then never be freed.
 #[derive(Default)]
 struct Ring {
-    stages: Mutex<Vec<Pinned<u8>>>,
+    stages: Mutex<Vec<Parked<u8>>>,
 }
 
 /// Whether `bytes` bytes to or from this queue's device are worth staging.
@@ -52,10 +55,13 @@ fn with_ring<R>(queue: &Queue, chunk: usize, f: impl FnOnce(&mut [Pinned<u8>]) -
     // runs: a copy at the same time (another thread, or a task that rayon runs on this thread
     // while it waits for the chunk's host copy) finds the ring empty and pins stages of its
     // own, instead of waiting on a lock that this copy holds.
-    let mut stages = std::mem::take(&mut *lock(&ring.stages));
+    let parked = std::mem::take(&mut *lock(&ring.stages));
     // Stages at least `chunk` long serve (a copy uses their first `chunk` bytes), so copies
     // of different chunk sizes do not free and re-pin the ring.
-    stages.retain(|p| p.len() >= chunk);
+    let mut stages = Vec::with_capacity(STAGES);
+    for p in parked.into_iter().filter(|p| p.len() >= chunk) {
+        stages.push(p.unpark(&ctx)?);
+    }
     while stages.len() < STAGES {
         stages.push(Pinned::new(&ctx, chunk)?);
     }
@@ -63,7 +69,7 @@ fn with_ring<R>(queue: &Queue, chunk: usize, f: impl FnOnce(&mut [Pinned<u8>]) -
     // Back into the ring, unless a copy that ran meanwhile has put its own there.
     let mut ring_stages = lock(&ring.stages);
     if ring_stages.is_empty() {
-        *ring_stages = stages;
+        *ring_stages = stages.into_iter().filter_map(Pinned::park).collect();
     }
     result
 }

@@ -389,6 +389,33 @@ impl Buffer {
         Buffer::create(ctx, bytes, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, Access::ReadWrite)
     }
 
+    /// Takes the memory object out of a buffer of [`Buffer::host_allocated`] that no other
+    /// handle refers to, for pinned memory put aside without its context (see
+    /// `Pinned::park`): the buffer then releases nothing when dropped. `None` (the buffer
+    /// untouched) where another handle shares it, or it is pooled or a sub-buffer.
+    pub(crate) fn take_mem(&mut self) -> Option<cl_mem> {
+        let inner = Arc::get_mut(&mut self.inner)?;
+        if inner.recycler.is_some() || inner.parent.is_some() || inner.obj.mem.is_null() {
+            return None;
+        }
+        Some(std::mem::replace(&mut inner.obj.mem, std::ptr::null_mut()))
+    }
+
+    /// The buffer of `bytes` bytes of a memory object taken out by [`Buffer::take_mem`],
+    /// owned by the new buffer; `ctx` must be its context (checked by the caller).
+    pub(crate) fn from_taken_mem(ctx: &Context, mem: cl_mem, bytes: usize) -> Buffer {
+        Buffer {
+            inner: Arc::new(BufferInner {
+                obj: MemObject { mem, ctx: ctx.clone() },
+                len: bytes,
+                access: Access::ReadWrite,
+                parent: None,
+                hazards: Mutex::default(),
+                recycler: None,
+            }),
+        }
+    }
+
     /// Size in bytes.
     ///
     /// See [the example on `Buffer`](crate::runtime::Buffer).

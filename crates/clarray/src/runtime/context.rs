@@ -29,6 +29,18 @@ pub const CHECK_LAUNCHES_ENV: &str = "CLARRAY_CHECK_LAUNCHES";
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
+/// How many context cores (OpenCL contexts made by [`Context`]) are alive in the process.
+static LIVE_CONTEXTS: AtomicUsize = AtomicUsize::new(0);
+
+/// How many OpenCL contexts made by [`Context`] are still alive in this process: each one is
+/// freed (with its queues, its pooled device memory and its staging buffers) once every handle
+/// to it — contexts, queues, buffers, arrays, events, programs — has been dropped. For tests of
+/// that.
+#[doc(hidden)]
+pub fn live_contexts() -> usize {
+    LIVE_CONTEXTS.load(Ordering::SeqCst)
+}
+
 pub(crate) struct ContextCore {
     pub(crate) ctx: ClContext,
     pub(crate) device: Device,
@@ -37,8 +49,21 @@ pub(crate) struct ContextCore {
     /// What the context was asked for when it was built, for the layers above that apply it.
     pub(crate) settings: Settings,
     /// Per-context state of the upper layers ([`Context::slot`]): a handful of entries, found
-    /// by a linear scan (cheaper than hashing the `TypeId` on every array operation).
+    /// by a linear scan (cheaper than hashing the `TypeId` on every array operation). What is
+    /// kept here must not hold a strong handle of this context (see `Drop`).
     slots: Mutex<Vec<(TypeId, Arc<dyn Any + Send + Sync>)>>,
+}
+
+impl Drop for ContextCore {
+    fn drop(&mut self) {
+        // The upper layers' state first (pooled blocks, staging buffers, programs), while the
+        // OpenCL context is still held. Nothing in it may hold a strong handle of this
+        // context (a `Context`, a `Queue`, an `Event`, a `Buffer`, a `Pinned`): that would
+        // make a cycle, and this would never run.
+        let slots = std::mem::take(self.slots.get_mut().unwrap_or_else(|p| p.into_inner()));
+        drop(slots);
+        LIVE_CONTEXTS.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl ContextCore {
@@ -313,6 +338,8 @@ impl Context {
     fn create(device: &Device, profiling: bool, settings: Settings) -> Result<Context> {
         let cl_dev = opencl3::device::Device::new(device.id);
         let ctx = ClContext::from_device(&cl_dev).cl("clCreateContext")?;
+        // Counted down in the core's Drop, which runs from here on (a failed queue included).
+        LIVE_CONTEXTS.fetch_add(1, Ordering::SeqCst);
         let core = Arc::new(ContextCore {
             ctx,
             device: device.clone(),
@@ -413,7 +440,11 @@ impl Context {
     }
 
     /// Per-context state of type `T` owned by a layer above the runtime (program cache,
-    /// memory pool, …), created with `T::default()` on first use.
+    /// memory pool, …), created with `T::default()` on first use. It lives as long as the
+    /// context, and must hold no strong handle of it — no [`Context`], [`Queue`],
+    /// [`Event`](super::Event), [`Buffer`](super::Buffer) or [`Pinned`](super::Pinned) —
+    /// or the context is never freed: pooled [`Block`](super::Block)s and parked pinned
+    /// memory hold none.
     pub(crate) fn slot<T: Any + Send + Sync + Default>(&self) -> Arc<T> {
         let id = TypeId::of::<T>();
         let mut slots = lock(&self.queue.inner.core.slots);

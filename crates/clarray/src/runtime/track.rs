@@ -18,6 +18,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
+use opencl3::event::Event as ClEvent;
 use opencl3::types::cl_event;
 use smallvec::SmallVec;
 
@@ -29,12 +30,18 @@ pub use super::record::{CommandKind, CommandRecord};
 use crate::error::{Error, Result};
 
 /// A command that used an allocation: its queue and its event.
+///
+/// Nothing here keeps a queue or a context alive: a pooled [`Block`](super::Block) keeps its
+/// record, and the pool lives in the context's slots, so a strong handle (an [`Event`], which
+/// holds its [`Queue`]) would make a cycle that never frees the context.
 struct Last {
     queue: u64,
     /// To flush that queue before another queue waits on the event (OpenCL requires it for
-    /// waits across queues). Weak: a pooled block must not keep its context alive.
+    /// waits across queues). Weak: see above. A queue that is gone needs no flush: its Drop
+    /// finishes it (which flushes).
     owner: Weak<QueueCore>,
-    event: Event,
+    /// The driver's event alone, without its queue (see above).
+    event: Arc<ClEvent>,
 }
 
 /// The last write of an allocation and its last read on each queue.
@@ -121,7 +128,7 @@ impl Queue {
         let mut flushed: Vec<u64> = Vec::new();
         let mut need = |last: &Last, ids: &mut SmallVec<[cl_event; 4]>| -> Result<()> {
             if last.queue != me {
-                ids.push(last.event.raw());
+                ids.push(last.event.get());
                 if !flushed.contains(&last.queue) {
                     flushed.push(last.queue);
                     if let Some(q) = last.owner.upgrade() {
@@ -169,16 +176,16 @@ impl Tracked<'_> {
         let q = self.queue;
         let ev = Event::from_raw(ev, q);
         let me = q.id();
-        let mine = || Last { queue: me, owner: Arc::downgrade(&q.inner), event: ev.clone() };
+        let mine = || Last { queue: me, owner: Arc::downgrade(&q.inner), event: ev.shared() };
         for (h, u) in &mut self.guards {
             match u {
                 Use::Read => match h.reads.iter_mut().find(|r| r.queue == me) {
-                    Some(slot) => slot.event = ev.clone(),
+                    Some(slot) => slot.event = ev.shared(),
                     None => h.reads.push(mine()),
                 },
                 Use::Write => {
                     match &mut h.write {
-                        Some(w) if w.queue == me => w.event = ev.clone(),
+                        Some(w) if w.queue == me => w.event = ev.shared(),
                         w => *w = Some(mine()),
                     }
                     h.reads.clear();
