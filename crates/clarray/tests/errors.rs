@@ -371,6 +371,68 @@ fn typedefs_chosen_by_the_preprocessor_are_sized_by_the_device() {
     }
 }
 
+/// Regression: an array was passed to a kernel's pointer parameter as bare bytes, so an f64
+/// array given for `float*` ran (garbage values) and an f32 array for `double*` let the kernel
+/// write past the buffer's end. Arrays now pass their element type: a pointer to a builtin type
+/// wider than a byte takes only arrays of the same kind and width (vectors of it included;
+/// 16-bit elements as either kind), and the refusal names both types; `.buffer()` still hands
+/// the bytes over unchecked, and nothing refused runs.
+#[test]
+fn arrays_given_to_pointer_parameters_must_hold_their_element_type() {
+    use clarray::array::Array;
+    use half::f16;
+    use num_complex::Complex;
+    let ctx = ctx();
+    let q = ctx.queue();
+    let src = "kernel void f(global float* o, global const float4* v) { o[0] = v[0].x; }\n\
+               kernel void d(global double* o) { o[0] = 1.0; }\n\
+               kernel void bits(global ushort* o) { o[0] = 0x3c00; }\n\
+               kernel void c(global float2* o) { o[0] = (float2)(1.0f, 2.0f); }\n\
+               kernel void raw(global void* o, global uchar* b) { }";
+    for opts in ["-cl-kernel-arg-info", ""] {
+        let p = Program::build(&ctx, src, opts).unwrap();
+        let f = p.kernel("f").unwrap();
+        let o = Array::<f32>::full(&ctx, &[4], 7.0).unwrap();
+        let v = Array::from_slice(&ctx, &[3.0f32, 0.0, 0.0, 0.0], &[4]).unwrap();
+        f.launch(q, dims(&[1]), (&o, &v)).unwrap();
+        assert_eq!(o.to_vec().unwrap()[0], 3.0, "{opts}");
+        let wrong = Array::<f64>::full(&ctx, &[4], 7.0).unwrap();
+        let e = expect_err(f.launch(q, dims(&[1]), (&wrong, &v)));
+        assert!(matches!(&e, Error::KernelArgs { kernel, .. } if kernel == "f"), "{e:?}");
+        assert_msg(
+            &e,
+            &[
+                "argument 0",
+                "an array of f64 (floating-point, 8 bytes)",
+                "`float*`, whose elements are floating-point, 4 bytes",
+                ".buffer()",
+            ],
+        );
+        let ints = Array::<i32>::full(&ctx, &[4], 7).unwrap();
+        assert_msg(
+            &expect_err(f.launch(q, dims(&[1]), (&o, &ints))),
+            &["an array of i32 (integer, 4 bytes)"],
+        );
+        assert_eq!(wrong.to_vec().unwrap(), [7.0; 4], "{opts}: nothing refused ran");
+        assert_eq!(ints.to_vec().unwrap(), [7; 4]);
+        // The bytes as they are, on request.
+        f.launch(q, dims(&[1]), (wrong.buffer(), &v)).unwrap();
+        if ctx.device().info().fp64 {
+            let d = p.kernel("d").unwrap();
+            let small = Array::<f32>::full(&ctx, &[1], 7.0).unwrap();
+            assert_msg(&expect_err(d.launch(q, dims(&[1]), (&small,))), &["an array of f32"]);
+            assert_eq!(small.to_vec().unwrap(), [7.0]);
+        }
+        let h = Array::<f16>::zeros(&ctx, &[1]).unwrap();
+        p.kernel("bits").unwrap().launch(q, dims(&[1]), (&h,)).unwrap();
+        assert_eq!(h.to_vec().unwrap(), [f16::ONE]);
+        let z = Array::<Complex<f32>>::zeros(&ctx, &[1]).unwrap();
+        p.kernel("c").unwrap().launch(q, dims(&[1]), (&z,)).unwrap();
+        assert_eq!(z.to_vec().unwrap(), [Complex::new(1.0, 2.0)]);
+        p.kernel("raw").unwrap().launch(q, dims(&[1]), (&wrong, &ints)).unwrap();
+    }
+}
+
 #[test]
 fn local_memory_work_groups_and_offsets() {
     let ctx = ctx();

@@ -386,7 +386,7 @@ impl<T: Element> KernelArg for Array<T> {
     /// The array's buffer, when the array is contiguous from offset 0.
     fn to_arg(&self) -> Result<Arg<'_>> {
         if self.layout.offset == 0 && self.is_contiguous() {
-            Ok(Arg::Buffer(&self.buf))
+            Ok(Arg::Elements(&self.buf, std::any::type_name::<T>()))
         } else {
             Err(Error::Argument {
                 name: "array view".into(),

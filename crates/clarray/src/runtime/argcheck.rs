@@ -24,6 +24,13 @@ impl Kernel {
         args.len() == accepts.len()
             && args.iter().zip(accepts).enumerate().all(|(i, (arg, ok))| match arg {
                 Arg::Buffer(b) => ok.buffer && b.context().id() == ctx,
+                Arg::Elements(b, rust) => {
+                    ok.buffer
+                        && b.context().id() == ctx
+                        && ok.pointee.is_none_or(|p| {
+                            argtype::given(rust).is_none_or(|g| argtype::elements_fit(&p, &g))
+                        })
+                }
                 Arg::Image(im) => ok.image && im.context().id() == ctx,
                 Arg::Local(bytes) => ok.local && *bytes != 0,
                 Arg::Scalar(bytes, given) => {
@@ -70,12 +77,28 @@ impl Kernel {
             let shown = type_shown(ty);
             let is_image = ty.starts_with("image");
             match (arg, info.space) {
-                (Arg::Buffer(b), space) => {
+                (Arg::Buffer(b) | Arg::Elements(b, _), space) => {
                     ctx.check_same(b.context()).map_err(|e| self.arg_error(i, e.to_string()))?;
                     if is_image || matches!(space, Some(AddressSpace::Local | AddressSpace::Private)) {
                         return Err(
                             self.arg_error(i, format!("a buffer was given where the kernel takes {shown}"))
                         );
+                    }
+                    let pointee = self.inner.accepts[i].pointee;
+                    if let (Arg::Elements(_, rust), Some(p)) = (arg, pointee) {
+                        if let Some(g) = argtype::given(rust).filter(|g| !argtype::elements_fit(&p, g)) {
+                            return Err(self.arg_error(
+                                i,
+                                format!(
+                                    "an array of {rust} ({}) was given where the kernel takes {shown}, \
+                                     whose elements are {}; pass an array of the kernel's element \
+                                     type (`.astype`), or its `.buffer()` to hand over the bytes as \
+                                     they are",
+                                    g.describe(),
+                                    p.describe()
+                                ),
+                            ));
+                        }
                     }
                 }
                 (Arg::Image(im), _) => {

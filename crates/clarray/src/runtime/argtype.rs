@@ -317,6 +317,28 @@ impl Typedefs {
     }
 }
 
+/// The element type of a pointer parameter from its declaration (`__global const float4*
+/// restrict x`) or the driver's type name (`float4*`): a builtin scalar or vector type wider
+/// than a byte. `None` for anything else (`void*`, `uchar*`, a typedef, a pointer to pointer),
+/// whose buffers are not checked.
+pub(crate) fn pointee(decl: &str) -> Option<Scalar> {
+    const SKIP: &str = "__global global __constant constant __local local const __const volatile \
+                        restrict __restrict __private";
+    let (before, after) = decl.split_once('*')?;
+    if after.contains('*') || after.contains('[') {
+        return None;
+    }
+    let words: Vec<&str> = before.split_whitespace().filter(|w| !SKIP.split(' ').any(|k| k == *w)).collect();
+    builtin(&words.join(" "), 0).filter(|s| s.elem > 1)
+}
+
+/// Whether a buffer of `given` elements may be passed for a pointer to `pointee`: the same
+/// element width, and the same kind except for 16-bit elements (a kernel without fp16 support
+/// reads `half` data as `ushort` bits).
+pub(crate) fn elements_fit(pointee: &Scalar, given: &Scalar) -> bool {
+    pointee.elem == given.elem && (pointee.class == given.class || pointee.elem == 2)
+}
+
 /// The start of every line of `code` (comments blanked) and whether the line lies inside an
 /// `#if`, `#ifdef` or `#ifndef` block (the directive lines themselves included), in order.
 fn conditional_lines(code: &str) -> Vec<(usize, bool)> {
@@ -554,6 +576,24 @@ mod tests {
             let why = k(name).unwrap_err();
             assert!(why.contains("under #if/#ifdef or more than once"), "{name}: {why}");
         }
+    }
+
+    #[test]
+    fn pointer_element_types_are_read_from_declarations() {
+        let elem = |d: &str| pointee(d).map(|s| (s.class, s.elem));
+        assert_eq!(elem("__global const float4* restrict x"), Some((Class::Float, 4)));
+        assert_eq!(elem("float*"), Some((Class::Float, 4)));
+        assert_eq!(elem("global unsigned int *o"), Some((Class::Int, 4)));
+        assert_eq!(elem("__constant double* c"), Some((Class::Float, 8)));
+        for none in ["void*", "global uchar* b", "real*", "float** p", "float x", "image2d_t im"] {
+            assert_eq!(elem(none), None, "{none}");
+        }
+        let (f32_, i32_, f16_) = (given("f32").unwrap(), given("i32").unwrap(), given("half::f16").unwrap());
+        assert!(elements_fit(&pointee("float4*").unwrap(), &f32_));
+        assert!(!elements_fit(&pointee("double*").unwrap(), &f32_));
+        assert!(!elements_fit(&pointee("float*").unwrap(), &i32_));
+        assert!(elements_fit(&pointee("ushort*").unwrap(), &f16_));
+        assert!(elements_fit(&pointee("float2*").unwrap(), &given("num_complex::Complex<f32>").unwrap()));
     }
 
     #[test]

@@ -218,6 +218,10 @@ pub(super) struct Accepts {
     pub(super) scalar_type: Option<Scalar>,
     /// A buffer passed here is only read (a `const` or `__constant` pointer).
     pub(super) read_only: bool,
+    /// The element type of a pointer parameter, where the kernel declares a builtin scalar or
+    /// vector type wider than a byte (`float*`, `int4*`): an [`Arg::Elements`] must hold
+    /// elements of that kind and width. `None`: any buffer (`void*`, `uchar*`, typedefs).
+    pub(super) pointee: Option<Scalar>,
 }
 
 impl Accepts {
@@ -241,6 +245,15 @@ impl Accepts {
                 Declared::Unknown(_) | Declared::Handle(_) => None,
             },
             read_only: info.is_const || info.space == Some(AddressSpace::Constant),
+            pointee: info
+                .type_name
+                .as_deref()
+                .filter(|t| !t.trim().is_empty())
+                .or(match declared {
+                    Declared::Handle(p) => Some(p.as_str()),
+                    _ => None,
+                })
+                .and_then(argtype::pointee),
         }
     }
 }
@@ -355,14 +368,33 @@ impl fmt::Debug for Kernel {
 /// See [the example in `kernel`](mod@crate::runtime::kernel).
 #[derive(Debug, Clone, Copy)]
 pub enum Arg<'a> {
-    /// A buffer (`__global` or `__constant` pointer).
+    /// A buffer (`__global` or `__constant` pointer), bytes the kernel may see as any type.
     Buffer(&'a Buffer),
+    /// A buffer of elements of the named Rust type (`f32`, `half::f16`,
+    /// `num_complex::Complex<f64>`: what an [`Array`](crate::array::Array) passes): where the
+    /// parameter is a pointer to a builtin type wider than a byte, its elements must be of the
+    /// same kind (integer or floating-point) and width (`float*` and `float4*` take `f32`;
+    /// `double*` does not). Pass [`Arg::Buffer`] (`array.buffer()`) to see the bytes as another
+    /// type.
+    Elements(&'a Buffer, &'static str),
     /// An image.
     Image(&'a Image),
     /// A value passed by copy: its bytes and the name of its Rust type (for messages).
     Scalar(&'a [u8], &'static str),
     /// `__local` memory of this many bytes.
     Local(usize),
+}
+
+impl<'a> Arg<'a> {
+    /// The buffer of an [`Arg::Buffer`] or [`Arg::Elements`].
+    ///
+    /// See [the example in `kernel`](mod@crate::runtime::kernel).
+    pub fn buffer(&self) -> Option<&'a Buffer> {
+        match *self {
+            Arg::Buffer(b) | Arg::Elements(b, _) => Some(b),
+            _ => None,
+        }
+    }
 }
 
 /// The size in bytes of an OpenCL C scalar or vector type, if it is one (`size_t` and its kin

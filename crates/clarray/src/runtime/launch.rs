@@ -212,7 +212,7 @@ impl Queue {
             if scalar.is_some_and(|b| raw.holds(i, b)) {
                 continue;
             }
-            if let Arg::Buffer(b) = arg {
+            if let Some(b) = arg.buffer() {
                 if raw.holds_buffer(i, b) {
                     continue;
                 }
@@ -228,7 +228,7 @@ impl Queue {
             // changes the arguments between.
             let r = unsafe {
                 match arg {
-                    Arg::Buffer(b) => {
+                    Arg::Buffer(b) | Arg::Elements(b, _) => {
                         let m: cl_mem = b.raw();
                         raw.set_arg(idx, &m).map_err(|e| e.0)
                     }
@@ -252,7 +252,7 @@ impl Queue {
                 )
             })?;
             raw.note(i, scalar);
-            if let Arg::Buffer(b) = arg {
+            if let Some(b) = arg.buffer() {
                 raw.buffers[i] = Some(b.weak());
             }
         }
@@ -260,7 +260,9 @@ impl Queue {
         // image counts as written: its access qualifier is not in the kernel's argument
         // information everywhere).
         let uses = args.iter().zip(&kernel.inner.accepts).filter_map(|(a, ok)| match a {
-            Arg::Buffer(b) => Some((b.hazards(), if ok.read_only { Use::Read } else { Use::Write })),
+            Arg::Buffer(b) | Arg::Elements(b, _) => {
+                Some((b.hazards(), if ok.read_only { Use::Read } else { Use::Write }))
+            }
             Arg::Image(im) => Some((im.hazards(), Use::Write)),
             _ => None,
         });
@@ -360,7 +362,7 @@ impl BareLaunch {
         let values = args
             .iter()
             .map(|a| match a {
-                Arg::Buffer(b) => {
+                Arg::Buffer(b) | Arg::Elements(b, _) => {
                     buffers.push((*b).clone());
                     BareArg::Bytes(bytemuck::bytes_of(&(b.raw() as usize)).to_vec())
                 }
