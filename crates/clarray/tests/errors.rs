@@ -490,8 +490,84 @@ fn program_binaries_round_trip() {
     let e = expect_err(Program::from_binary(&ctx, &[], ""));
     assert!(matches!(e, Error::Value { name: "binary", .. }), "{e:?}");
     assert_msg(&e, &["empty program binary"]);
+    // Bytes that are not `binary()`'s are refused before the driver sees them.
     let e = expect_err(Program::from_binary(&ctx, b"certainly not a device binary", ""));
-    assert!(matches!(e, Error::OpenCl { .. }), "{e:?}");
+    assert!(matches!(e, Error::Value { name: "binary", .. }), "{e:?}");
+    // The driver's own bytes load through the unsafe path.
+    let raw = p.raw_binary().unwrap();
+    // SAFETY: complete bytes the driver produced for this device.
+    let bare = unsafe { Program::from_raw_binary(&ctx, &raw, "-cl-kernel-arg-info") }.unwrap();
+    assert_eq!(bare.kernel_names().unwrap(), again.kernel_names().unwrap());
+}
+
+/// Regression: `Program::from_binary`, a safe function, handed any bytes to the driver, and
+/// PoCL does not check a binary before it parses it: the first 8, 100 or 20 000 bytes of a
+/// genuine binary made it fail an assertion in pocl_binary.c (SIGABRT) or read out of bounds
+/// (SIGSEGV), killing the process. `binary()` now wraps the device binary in an envelope (the
+/// device and driver it is for, its length and checksum) that `from_binary` checks first; each
+/// kind of damage is a typed error that says what was wrong and what to do.
+#[test]
+fn regression_truncated_or_altered_binaries_are_refused_not_crashed() {
+    let ctx = ctx();
+    let p = Program::build(&ctx, AXPY, "").unwrap();
+    let bin = p.binary().unwrap();
+    let raw = p.raw_binary().unwrap();
+    assert!(raw.len() > 20_000 && bin.len() > raw.len(), "{} {}", raw.len(), bin.len());
+    let refused = |bytes: &[u8], parts: &[&str]| {
+        let e = expect_err(Program::from_binary(&ctx, bytes, ""));
+        assert!(matches!(e, Error::Value { name: "binary", .. }), "{} bytes: {e:?}", bytes.len());
+        assert_msg(&e, parts);
+        assert_msg(&e, &["build the program from source again"]);
+    };
+    // Cut envelopes, and the cuts of the driver's own binary that crashed PoCL.
+    for n in [1, 8, 20, 55] {
+        refused(&bin[..n], &["truncated: ", "header", "Program::binary"]);
+    }
+    for n in [56, 100, 20_000, bin.len() / 2, bin.len() - 1] {
+        refused(&bin[..n], &["truncated or padded", "Program::binary"]);
+    }
+    for n in [8, 100, 20_000, raw.len()] {
+        refused(&raw[..n], &["does not start with", "from_raw_binary"]);
+    }
+    // One flipped byte anywhere past the mark: the length fields, the checksum, the device's
+    // name, the binary.
+    for at in [12, 16, 30, 60, 200, bin.len() / 2, bin.len() - 1] {
+        let mut flipped = bin.clone();
+        flipped[at] ^= 0x04;
+        let e = expect_err(Program::from_binary(&ctx, &flipped, ""));
+        assert!(matches!(e, Error::Value { name: "binary", .. }), "byte {at}: {e:?}");
+        let m = e.to_string();
+        assert!(m.contains("corrupt") || m.contains("truncated or padded"), "byte {at}: {m}");
+    }
+    // A well-formed envelope for another device (its name rewritten, the checksum made again,
+    // as the envelope's layout in runtime/program.rs says).
+    let device = ctx.device().name();
+    let at = bin.windows(device.len()).position(|w| w == device.as_bytes()).expect("the device is named");
+    let other = b"gpu-elsewhere";
+    let mut foreign = bin[..at - 4].to_vec();
+    foreign.extend_from_slice(&(other.len() as u32).to_le_bytes());
+    foreign.extend_from_slice(other);
+    foreign.extend_from_slice(&bin[at + device.len()..]);
+    let id_len = u32::from_le_bytes(bin[12..16].try_into().unwrap()) as usize - device.len() + other.len();
+    foreign[12..16].copy_from_slice(&(id_len as u32).to_le_bytes());
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::new().chain_update(&foreign[..24]).chain_update(&foreign[56..]).finalize();
+    foreign[24..56].copy_from_slice(&digest);
+    let e = expect_err(Program::from_binary(&ctx, &foreign, ""));
+    assert!(matches!(e, Error::Value { name: "binary", .. }), "{e:?}");
+    assert_msg(
+        &e,
+        &["built for device `gpu-elsewhere`", device, "build the program from source on this device"],
+    );
+    // The whole envelope still loads, and its kernel computes.
+    let again = Program::from_binary(&ctx, &bin, "").unwrap();
+    let k = again.kernel("axpy").unwrap();
+    let x = [1f32, 2.0];
+    let (xb, yb) = (buffer_from(&ctx, &x), buffer_from(&ctx, &x));
+    k.launch(ctx.queue(), dims(&[2]), (&yb, &xb, 2f32, 2u32)).unwrap();
+    let mut y = [0f32; 2];
+    ctx.queue().read_buffer(&yb, 0, &mut y).unwrap();
+    assert_eq!(y, [3.0, 6.0]);
 }
 
 #[test]

@@ -17,7 +17,7 @@ use smallvec::SmallVec;
 
 use crate::error::Result;
 use crate::program::cache::generated_kernel;
-use crate::runtime::{Context, Kernel};
+use crate::runtime::{Context, Kernel, StoredKernel};
 
 /// A generated kernel's key: its first word is its kind ([`ELEMENTWISE`] or [`TEXT`]), then
 /// the words of its structure. Inline for all but long expressions.
@@ -29,8 +29,9 @@ pub(crate) const ELEMENTWISE: u32 = 0;
 /// The first word of a key given as text: then its length in bytes and its bytes, four a word.
 const TEXT: u32 = 1;
 
-/// A generated kernel, its readable key and its source.
-type Entry = (Kernel, String, Arc<str>);
+/// A generated kernel (without its context: the cache is kept in the context's own state,
+/// which must not hold the context), its readable key and its source.
+type Entry = (StoredKernel, String, Arc<str>);
 
 /// The generated kernels of a context.
 #[derive(Default)]
@@ -71,7 +72,7 @@ pub(crate) fn kernel(
 ) -> Result<Kernel> {
     let g = generated(ctx);
     if let Some((k, _, _)) = g.kernels.lock().unwrap_or_else(|p| p.into_inner()).get(key) {
-        return Ok(k.clone());
+        return Ok(k.attach(ctx));
     }
     let name = name();
     let src = source();
@@ -82,7 +83,7 @@ pub(crate) fn kernel(
     // Built without -cl-kernel-arg-info: the arguments are right by construction, and the
     // launch checks only their count and kinds (cheaper for tiny arrays).
     let k = generated_kernel(ctx, &src, entry)?;
-    g.kernels.lock().unwrap_or_else(|p| p.into_inner()).insert(key.to_vec(), (k.clone(), name, src.into()));
+    g.kernels.lock().unwrap_or_else(|p| p.into_inner()).insert(key.to_vec(), (k.detach(), name, src.into()));
     Ok(k)
 }
 

@@ -22,7 +22,9 @@
 //!
 //! Each file starts with a header (magic, format version, key, payload length and the payload's
 //! SHA-256) that is checked before the driver sees the binary — some drivers crash on a
-//! truncated one. An entry that fails a check, or that the driver refuses, is rebuilt from
+//! truncated one. The payload is what [`Program::binary`] returns (the device binary in an
+//! envelope naming the device and driver), loaded with [`Program::from_binary`], which checks
+//! it again. An entry that fails a check, or that the driver refuses, is rebuilt from
 //! source and overwritten. Files are written to a temporary name in the same directory and
 //! renamed into place, which is atomic on POSIX file systems: readers see the old file or the
 //! new one, never half of one, and no lock files are needed (they break on shared file
@@ -49,7 +51,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::Result;
 use crate::runtime::device::lock;
-use crate::runtime::{Context, Kernel, Program};
+use crate::runtime::{Context, Kernel, Program, StoredKernel, StoredProgram};
 
 use super::build::{build, check_options};
 pub use super::disk::{DiskCache, Outcome, CACHE_DIR_ENV, NO_CACHE_ENV};
@@ -62,7 +64,9 @@ use super::source::{with_arg_info, Source, MAIN_LABEL};
 #[derive(Clone)]
 pub struct Kernels {
     program: Program,
-    kernels: Arc<Mutex<HashMap<String, Kernel>>>,
+    /// Shared with the program's entry in the cache, so that every `Kernels` of one program
+    /// creates each kernel once. Kept without their context (see [`Stored`]).
+    kernels: Arc<Mutex<HashMap<String, StoredKernel>>>,
 }
 
 impl fmt::Debug for Kernels {
@@ -77,11 +81,13 @@ impl Kernels {
     ///
     /// See [the example on `Source`](crate::program::Source).
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
+        let ctx = self.program.context();
         if let Some(k) = lock(&self.kernels).get(name) {
-            return Ok(k.clone());
+            return Ok(k.attach(ctx));
         }
         let k = self.program.kernel(name)?;
-        Ok(lock(&self.kernels).entry(name.to_string()).or_insert(k).clone())
+        let kept = lock(&self.kernels).entry(name.to_string()).or_insert_with(|| k.detach()).attach(ctx);
+        Ok(kept)
     }
 
     /// The program.
@@ -99,11 +105,26 @@ impl Kernels {
     }
 }
 
+/// A program in the cache: [`Kernels`] without their context. The cache lives in its
+/// context's own state ([`Context::slot`]), and what is kept there must hold no handle of the
+/// context, or the context is never freed; the context is attached when a program or kernel
+/// is handed out (reference counts only: no allocation).
+struct Stored {
+    program: StoredProgram,
+    kernels: Arc<Mutex<HashMap<String, StoredKernel>>>,
+}
+
+impl Stored {
+    fn attach(&self, ctx: &Context) -> Kernels {
+        Kernels { program: self.program.attach(ctx), kernels: self.kernels.clone() }
+    }
+}
+
 /// Per context: options → source → program. Nested so that a lookup borrows its keys (the
 /// hot path of every cached kernel allocates nothing).
 #[derive(Default)]
 struct Memory {
-    programs: Mutex<HashMap<String, HashMap<String, Kernels>>>,
+    programs: Mutex<HashMap<String, HashMap<String, Stored>>>,
 }
 
 /// The program built from `source` with `options` (plus `-cl-kernel-arg-info`) in `ctx`,
@@ -160,7 +181,7 @@ pub(crate) fn cached_program_named(
 ) -> Result<Kernels> {
     let mem: Arc<Memory> = ctx.slot();
     if let Some(k) = lock(&mem.programs).get(options).and_then(|m| m.get(source)) {
-        return Ok(k.clone());
+        return Ok(k.attach(ctx));
     }
     // (Checked here, after the lookup: a program in memory passed this check when it was built.)
     check_options(options)?;
@@ -168,13 +189,13 @@ pub(crate) fn cached_program_named(
         Some(disk) => disk.load_or_build(ctx, source, options, files)?.0,
         None => build(ctx, source, options, files)?,
     };
-    let built = Kernels { program, kernels: Arc::default() };
+    let built = Stored { program: program.detach(), kernels: Arc::default() };
     let kept = lock(&mem.programs)
         .entry(options.to_string())
         .or_default()
         .entry(source.to_string())
         .or_insert(built)
-        .clone();
+        .attach(ctx);
     Ok(kept)
 }
 

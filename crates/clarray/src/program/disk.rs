@@ -27,7 +27,8 @@ const DRIVER_BUILD_FLAGS_ENV: &str = "POCL_EXTRA_BUILD_FLAGS";
 pub const NO_CACHE_ENV: &str = "CLARRAY_NO_CACHE";
 
 const MAGIC: &[u8; 8] = b"CLARRAYP";
-const FORMAT: u32 = 1;
+/// 2: the payload is [`Program::binary`]'s checked envelope (1: the driver's bare binary).
+const FORMAT: u32 = 2;
 const HEADER: usize = 8 + 4 + 32 + 8 + 32;
 
 /// What the disk cache did for one program.

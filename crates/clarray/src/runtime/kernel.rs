@@ -38,8 +38,9 @@ use opencl3::kernel::{
 
 use super::argtype::{self, Declared, Scalar, Typedefs, Written, OBJECT_TYPES};
 use super::buffer::Buffer;
+use super::context::Context;
 use super::image::Image;
-use super::program::Program;
+use super::program::{check_context, Program, ProgramInner, ProgramRef};
 use super::status::ClResultExt;
 use crate::error::{Error, Result};
 
@@ -90,19 +91,26 @@ impl Program {
         let (types, operands, type_names) = self.arg_types(name, &args);
         let accepts = args.iter().zip(&types).map(|(a, t)| Accepts::of(a, t)).collect();
         Ok(Kernel {
-            inner: Arc::new(KernelInner {
-                raw: Mutex::new(RawKernel { scalars: vec![None; n], buffers: vec![None; n], kernel: raw }),
-                name: name.to_string(),
-                args,
-                accepts,
-                max_work_group: wg,
-                preferred_multiple: multiple,
+            inner: KernelRef {
                 program: self.clone(),
-                types,
-                operands,
-                type_names,
-                sizes: OnceLock::new(),
-            }),
+                core: Arc::new(KernelInner {
+                    raw: Mutex::new(RawKernel {
+                        scalars: vec![None; n],
+                        buffers: vec![None; n],
+                        kernel: raw,
+                    }),
+                    name: name.to_string(),
+                    args,
+                    accepts,
+                    max_work_group: wg,
+                    preferred_multiple: multiple,
+                    program_core: self.inner.core().clone(),
+                    types,
+                    operands,
+                    type_names,
+                    sizes: OnceLock::new(),
+                }),
+            },
         })
     }
 
@@ -320,7 +328,9 @@ pub(super) struct KernelInner {
     pub(super) accepts: Vec<Accepts>,
     pub(super) max_work_group: usize,
     pub(super) preferred_multiple: usize,
-    pub(super) program: Program,
+    /// The parts of the program it came from, without the program's context (see
+    /// [`StoredKernel`]).
+    program_core: Arc<ProgramInner>,
     /// What each argument's type is, for value parameters (see [`Program::arg_types`]).
     pub(super) types: Vec<Declared>,
     /// Per [`Declared::Unknown`] parameter, its type as a `sizeof` operand, where it has one.
@@ -354,7 +364,54 @@ unsafe impl Sync for KernelInner {}
 /// See [the example in `kernel`](mod@crate::runtime::kernel).
 #[derive(Clone)]
 pub struct Kernel {
-    pub(super) inner: Arc<KernelInner>,
+    pub(super) inner: KernelRef,
+}
+
+/// A kernel's parts with its program (and so its context): what a [`Kernel`] holds. Reads
+/// through to the parts (`kernel.inner.name`); `kernel.inner.program` is the program.
+#[derive(Clone)]
+pub(super) struct KernelRef {
+    core: Arc<KernelInner>,
+    pub(super) program: Program,
+}
+
+impl std::ops::Deref for KernelRef {
+    type Target = KernelInner;
+    fn deref(&self) -> &KernelInner {
+        &self.core
+    }
+}
+
+/// A [`Kernel`] without its context, for caches kept in the context's own state
+/// ([`Context::slot`](super::Context)), which must not hold the context (it would never be
+/// freed): they keep this and give out [`StoredKernel::attach`]ed kernels. Cheap to clone;
+/// attaching costs three reference counts, no allocation and no lock.
+#[derive(Clone)]
+pub(crate) struct StoredKernel(Arc<KernelInner>);
+
+impl fmt::Debug for StoredKernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "StoredKernel({}, {} args)", self.0.name, self.0.args.len())
+    }
+}
+
+impl StoredKernel {
+    /// The kernel with `ctx` as its program's context.
+    ///
+    /// # Panics
+    /// If `ctx` is not the OpenCL context the kernel was made in (a handle of it with another
+    /// queue is).
+    #[inline]
+    pub(crate) fn attach(&self, ctx: &Context) -> Kernel {
+        let program = &self.0.program_core;
+        check_context(program.context_id, ctx);
+        Kernel {
+            inner: KernelRef {
+                core: self.0.clone(),
+                program: Program { inner: ProgramRef::new(program.clone(), ctx.clone()) },
+            },
+        }
+    }
 }
 
 impl fmt::Debug for Kernel {
@@ -441,6 +498,11 @@ impl Kernel {
     pub fn program(&self) -> &Program {
         &self.inner.program
     }
+
+    /// The kernel without its context, for a cache kept in the context's own state.
+    pub(crate) fn detach(&self) -> StoredKernel {
+        StoredKernel(self.inner.core.clone())
+    }
 }
 
 #[cfg(test)]
@@ -448,6 +510,34 @@ mod tests {
     use super::*;
     use crate::runtime::argtype::RAW_BYTES;
     use crate::runtime::{Context, Dims};
+
+    /// A kernel kept without its context (as the caches keep them in the context's own state)
+    /// takes the handle it is attached to, holds no context while stored, and refuses a
+    /// handle of another context.
+    #[test]
+    fn stored_kernels_attach_to_a_handle_of_their_context_only() {
+        let ctx = Context::new().unwrap();
+        let src = "kernel void k(global int* o) { o[0] = 3; }";
+        let stored = Program::build(&ctx, src, "").unwrap().kernel("k").unwrap().detach();
+        let program = Program::build(&ctx, src, "").unwrap().detach();
+        let id = ctx.id();
+        let profiled = ctx.profiled().unwrap();
+        let k = stored.attach(&profiled);
+        assert!(k.program().context().queue().is_profiling() && k.program().context().id() == id);
+        assert!(program.attach(&profiled).context().queue().is_profiling());
+        let o = Buffer::uninit(&ctx, 4).unwrap();
+        k.launch(ctx.queue(), 1, (&o,)).unwrap();
+        assert_eq!(o.to_vec::<i32>().unwrap(), [3]);
+        let other = Context::on(ctx.device()).unwrap();
+        for attach in [
+            Box::new(|| drop(stored.attach(&other))) as Box<dyn Fn()>,
+            Box::new(|| drop(program.attach(&other))),
+        ] {
+            let e = std::panic::catch_unwind(std::panic::AssertUnwindSafe(attach)).unwrap_err();
+            let m = e.downcast_ref::<String>().cloned().unwrap_or_default();
+            assert!(m.contains(&format!("context #{id} attached to context #{}", other.id())), "{m}");
+        }
+    }
 
     /// NVIDIA's driver gives "" as the type name of a program built without argument
     /// information: the message said "the kernel takes `` (integer, 4 bytes)".

@@ -36,6 +36,8 @@ pub(crate) use argtype::code_only;
 pub(crate) use buffer::check_alloc_size;
 pub use buffer::{Access, Buffer};
 pub use buffer::{Block, Recycle};
+#[doc(hidden)]
+pub use context::live_contexts;
 pub use context::{Context, ContextBuilder, Limit, Queue, CHECK_LAUNCHES_ENV, PROFILE_ENV};
 pub use device::{
     choose, choose_for_rank, default_device, device_for_rank, devices, local_rank_from_env, platforms,
@@ -43,10 +45,12 @@ pub use device::{
 };
 pub use event::{wait_all, After, Event, EventStatus, ProfileTimes};
 pub use image::{ChannelOrder, ChannelType, Image, ImageFormat};
+pub(crate) use kernel::StoredKernel;
 pub use kernel::{opencl_type_size, AddressSpace, Arg, ArgInfo, Kernel};
 pub use launch::{BareLaunch, Dims, Sizes};
 pub use pinned::Pinned;
 pub use program::Program;
+pub(crate) use program::StoredProgram;
 pub use rect::RectSide;
 pub use scope::Scope;
 pub use track::{Command, CommandKind, CommandRecord};
