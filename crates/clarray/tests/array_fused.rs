@@ -299,3 +299,101 @@ fn two_outputs_are_one_kernel() {
     let want: Vec<f32> = [6.0f32, 8.0, 10.0, 12.0].iter().map(|x| x.sqrt()).collect();
     assert_eq!(f32s(&c), want);
 }
+
+/// Outputs side by side (`m[:, :3], m[:, 3:] = x, y`) or interleaved (`a[::2], a[1::2] = x,
+/// y`) share no element: NumPy assigns them, and so does one `Fused` call (their byte spans
+/// intersect, which the overlap test used to refuse). Views that do share an element (`a[::2]`
+/// and `a[::3]` share `a[0]`) stay refused. Checked against a host reference, with each
+/// output also read by the other (a swap, through temporaries) and in place.
+#[test]
+fn side_by_side_and_interleaved_outputs_are_one_call() {
+    use clarray::array::s;
+    let ctx = shared_ctx();
+    let host_m: Vec<f32> = (0..24).map(|i| i as f32).collect();
+    let x = Array::from_slice(&ctx, &(0..12).map(|i| 100.0 + i as f32).collect::<Vec<_>>(), &[4, 3]).unwrap();
+    let y = Array::from_slice(&ctx, &(0..12).map(|i| -(i as f32)).collect::<Vec<_>>(), &[4, 3]).unwrap();
+    let m = Array::from_slice(&ctx, &host_m, &[4, 6]).unwrap();
+    Fused::new()
+        .assign(&mut m.slice(s![.., 0..3]).unwrap(), &x * 2.0)
+        .unwrap()
+        .assign(&mut m.slice(s![.., 3..6]).unwrap(), &y + 1.0)
+        .unwrap()
+        .run()
+        .unwrap();
+    let want: Vec<f32> = (0..24)
+        .map(|i| {
+            let (r, c) = (i / 6, i % 6);
+            if c < 3 {
+                2.0 * (100.0 + (r * 3 + c) as f32)
+            } else {
+                -((r * 3 + c - 3) as f32) + 1.0
+            }
+        })
+        .collect();
+    assert_eq!(f32s(&m), want);
+
+    // A swap of the halves reads each output through the other one: temporaries.
+    let m = Array::from_slice(&ctx, &host_m, &[4, 6]).unwrap();
+    let (left, right) = (m.slice(s![.., 0..3]).unwrap().expr(), m.slice(s![.., 3..6]).unwrap().expr());
+    Fused::new()
+        .assign(&mut m.slice(s![.., 0..3]).unwrap(), &right)
+        .unwrap()
+        .assign(&mut m.slice(s![.., 3..6]).unwrap(), &left * 10.0)
+        .unwrap()
+        .run()
+        .unwrap();
+    let want: Vec<f32> =
+        (0..24).map(|i| if i % 6 < 3 { host_m[i + 3] } else { 10.0 * host_m[i - 3] }).collect();
+    assert_eq!(f32s(&m), want);
+
+    // Interleaved, each updated in place.
+    let host_a: Vec<f32> = (0..11).map(|i| i as f32).collect();
+    let a = Array::from_slice(&ctx, &host_a, &[11]).unwrap();
+    let (even, odd) = (a.slice(s![..;2]).unwrap().expr(), a.slice(s![1..;2]).unwrap().expr());
+    Fused::new()
+        .assign(&mut a.slice(s![..;2]).unwrap(), &even + 0.5)
+        .unwrap()
+        .assign(&mut a.slice(s![1..;2]).unwrap(), &odd * -1.0)
+        .unwrap()
+        .run()
+        .unwrap();
+    let want: Vec<f32> =
+        host_a.iter().enumerate().map(|(i, &v)| if i % 2 == 0 { v + 0.5 } else { -v }).collect();
+    assert_eq!(f32s(&a), want);
+
+    // Sharing `a[0]` (and `a[6]`): refused, naming both outputs.
+    let mut f = Fused::new();
+    f.assign(&mut a.slice(s![..;2]).unwrap(), 1.0).unwrap();
+    let err = expect_err(f.assign(&mut a.slice(s![..;3]).unwrap(), 2.0).map(drop));
+    assert!(matches!(err, Error::Overlap { .. }), "{err:?}");
+    assert_msg(&err, &["output 1", "[4]", "shares elements with output 0", "[6]"]);
+    // Different element sizes over one buffer: byte 1 of every i32 meets the odd i32s.
+    let w = Array::<i32>::zeros(&ctx, &[4]).unwrap();
+    let mut bytes = Array::<u8>::from_buffer(w.buffer(), &[4], &[4], 1).unwrap();
+    let mut f = Fused::new();
+    f.assign(&mut w.slice(s![1..;2]).unwrap(), 7).unwrap();
+    let err = expect_err(f.assign(&mut bytes, 1u8).map(drop));
+    assert!(matches!(err, Error::Overlap { .. }), "{err:?}");
+    // The bytes of the even elements only: none shared with the odd ones.
+    let mut even_bytes = Array::<u8>::from_buffer(w.buffer(), &[2], &[8], 1).unwrap();
+    f.assign(&mut even_bytes, 1u8).unwrap().run().unwrap();
+    assert_eq!(w.to_vec().unwrap(), [256, 7, 256, 7]);
+}
+
+/// A value with leading axes of extent 1 beyond the output's goes in with them dropped
+/// (NumPy's `out[...] = v`, `np.copyto`); a leading axis of another extent stays refused,
+/// naming both shapes.
+#[test]
+fn fused_values_with_leading_unit_axes_are_assigned() {
+    let ctx = shared_ctx();
+    let v = Array::from_slice(&ctx, &[1.0f32, 2.0, 3.0], &[1, 1, 3]).unwrap();
+    let (mut a, mut b) =
+        (Array::<f32>::zeros(&ctx, &[3]).unwrap(), Array::<f64>::zeros(&ctx, &[2, 3]).unwrap());
+    Fused::new().assign(&mut a, &v * 2.0).unwrap().assign(&mut b, &v + 1.0).unwrap().run().unwrap();
+    assert_eq!(f32s(&a), [2.0, 4.0, 6.0]);
+    assert_eq!(b.to_vec().unwrap(), [2.0, 3.0, 4.0, 2.0, 3.0, 4.0]);
+    let two = Array::<f32>::ones(&ctx, &[2, 3]).unwrap();
+    let err = expect_err(Fused::new().assign(&mut a, &two).map(drop));
+    assert!(matches!(err, Error::Shape { .. }), "{err:?}");
+    assert_msg(&err, &["[2, 3]", "[3]"]);
+}

@@ -355,3 +355,96 @@ fn empty_shapes_with_huge_extents_are_refused() {
     assert_eq!((ok.len(), ok.to_vec().unwrap().len()), (0, 0));
     assert!(ok.strides().iter().all(|&s| s > 0 && (s as usize).checked_mul(16).is_some()));
 }
+
+/// `assign` drops a value's leading axes of extent 1 beyond the array's (NumPy's
+/// `a[...] = np.ones((1, 3))` and `np.copyto`), through views and expressions too; a leading
+/// axis of another extent stays refused, naming both shapes.
+#[test]
+fn assign_drops_leading_unit_axes_of_the_value() {
+    use clarray::array::s;
+    let ctx = ctx();
+    let mut a = Array::<f32>::zeros(ctx, &[3]).unwrap();
+    a.assign(Array::<f32>::ones(ctx, &[1, 3]).unwrap()).unwrap();
+    assert_eq!(a.to_vec().unwrap(), [1.0, 1.0, 1.0]);
+    // A transposed [3, 1] is a [1, 3] with a non-unit stride on the dropped axis.
+    let col = Array::from_slice(ctx, &[1.0f32, 2.0, 3.0], &[3, 1]).unwrap();
+    a.assign(col.t() * 2.0).unwrap();
+    assert_eq!(a.to_vec().unwrap(), [2.0, 4.0, 6.0]);
+    let mut m = Array::<i32>::zeros(ctx, &[2, 3]).unwrap();
+    let v = Array::from_slice(ctx, &[1i32, 2, 3], &[1, 1, 1, 3]).unwrap();
+    m.assign(&v).unwrap(); // broadcast over the rows as well
+    assert_eq!(m.to_vec().unwrap(), [1, 2, 3, 1, 2, 3]);
+    let mut row = m.slice(s![1, ..]).unwrap();
+    row.assign(&v * 10).unwrap(); // into a view
+    assert_eq!(m.to_vec().unwrap(), [1, 2, 3, 10, 20, 30]);
+    // In place through a [1, 3] view of the destination itself.
+    let self_view = row.reshape(&[1, 3]).unwrap();
+    row.assign(&self_view + 1).unwrap();
+    assert_eq!(m.to_vec().unwrap(), [1, 2, 3, 11, 21, 31]);
+    for bad in [&[2usize, 3][..], &[1, 2], &[2, 1, 3]] {
+        let err = a.assign(Array::<f32>::ones(ctx, bad).unwrap()).unwrap_err();
+        assert!(matches!(err, Error::Shape { .. }), "{err:?}");
+        let msg = err.to_string();
+        assert!(msg.contains(&format!("{bad:?}")) && msg.contains("[3]"), "{msg}");
+    }
+}
+
+/// A complex Rust scalar into a real or integer array is a type error (NumPy's
+/// `float_array[...] = 1 + 2j` raises TypeError), not a silent drop of its imaginary part; a
+/// complex or bool array takes it (NumPy's `bool_array[...] = 1j` is true), and a complex
+/// array expression converts, taking the real part (NumPy: a ComplexWarning and the cast).
+#[test]
+fn complex_scalars_are_refused_for_real_and_integer_arrays() {
+    use clarray::array::{DynArray, Fused, Scalar};
+    let ctx = ctx();
+    let mut f = Array::<f32>::zeros(ctx, &[3]).unwrap();
+    let err = f.assign(Complex::new(1.0f64, 2.0)).unwrap_err();
+    assert!(matches!(err, Error::Type { .. }), "{err:?}");
+    let msg = err.to_string();
+    assert!(msg.contains("float32") && msg.contains("1+2j") && msg.contains(".re"), "{msg}");
+    let mut i = Array::<i32>::zeros(ctx, &[3]).unwrap();
+    let err = i.assign(Complex::new(1.0f32, 0.0)).unwrap_err();
+    assert!(matches!(err, Error::Type { .. }) && err.to_string().contains("int32"), "{err}");
+    assert!(matches!(i.assign(Scalar::Complex(1.0, 2.0)), Err(Error::Type { .. })));
+    let err = Fused::new().assign(&mut f, Complex::new(3.0f64, 1.0)).map(drop).unwrap_err();
+    assert!(matches!(err, Error::Type { .. }), "{err:?}");
+    let mut d = DynArray::zeros(ctx, DType::I64, &[3]).unwrap();
+    assert!(matches!(d.assign(Complex::new(1.0f64, 2.0)), Err(Error::Type { .. })));
+    assert_eq!((f.to_vec().unwrap(), i.to_vec().unwrap()), (vec![0.0; 3], vec![0; 3]), "nothing written");
+    // The real part, as NumPy suggests, goes in.
+    f.assign(Complex::new(1.5f64, 2.0).re).unwrap();
+    assert_eq!(f.to_vec().unwrap(), [1.5; 3]);
+    let mut b = Array::<bool>::zeros(ctx, &[2]).unwrap();
+    b.assign(Complex::new(0.0f64, 1.0)).unwrap();
+    assert_eq!(b.to_vec().unwrap(), [true, true]);
+    let mut c = Array::<Complex<f32>>::zeros(ctx, &[2]).unwrap();
+    c.assign(Complex::new(1.0f64, 2.0)).unwrap();
+    assert_eq!(c.to_vec().unwrap(), [Complex::new(1.0, 2.0); 2]);
+    // A complex array (or an expression with a complex scalar) converts to the real part.
+    f.slice(clarray::array::s![..2]).unwrap().assign(&c * Complex::new(2.0f32, 0.0)).unwrap();
+    assert_eq!(f.to_vec().unwrap(), [2.0, 2.0, 1.5]);
+}
+
+/// `assign` from a view of its own destination: interleaved or side by side (no element
+/// shared: written directly) or shifted (shared: through a temporary), each as NumPy's copy
+/// semantics give.
+#[test]
+fn assign_from_interleaved_and_shifted_views_of_itself() {
+    use clarray::array::s;
+    let ctx = ctx();
+    let host: Vec<f32> = (0..10).map(|i| i as f32).collect();
+    let a = Array::from_slice(ctx, &host, &[10]).unwrap();
+    a.slice(s![..;2]).unwrap().assign(a.slice(s![1..;2]).unwrap() * 2.0).unwrap();
+    let want: Vec<f32> = (0..10).map(|i| if i % 2 == 0 { 2.0 * (i + 1) as f32 } else { i as f32 }).collect();
+    assert_eq!(a.to_vec().unwrap(), want);
+    let a = Array::from_slice(ctx, &host, &[10]).unwrap();
+    a.slice(s![1..]).unwrap().assign(a.slice(s![..-1]).unwrap()).unwrap();
+    assert_eq!(a.to_vec().unwrap(), [0.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+    let m = Array::from_slice(ctx, &host, &[2, 5]).unwrap();
+    m.slice(s![.., 3..]).unwrap().assign(&m.slice(s![.., ..2]).unwrap() + 100.0).unwrap();
+    assert_eq!(m.to_vec().unwrap(), [0.0, 1.0, 2.0, 100.0, 101.0, 5.0, 6.0, 7.0, 105.0, 106.0]);
+    // A transpose of itself shares elements off the diagonal: a temporary.
+    let sq = Array::from_slice(ctx, &host[..9], &[3, 3]).unwrap();
+    sq.clone().assign(sq.t()).unwrap();
+    assert_eq!(sq.to_vec().unwrap(), [0.0, 3.0, 6.0, 1.0, 4.0, 7.0, 2.0, 5.0, 8.0]);
+}

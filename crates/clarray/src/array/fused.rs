@@ -5,8 +5,8 @@ use super::codegen::{self, Output, Plan};
 use super::dtype::{DType, Element};
 use super::dynarray::{each, DynArray};
 use super::expr::{Expr, IntoExpr};
-use super::layout::Layout;
-use super::write::{same_places, views_overlap};
+use super::layout::{Layout, OVERLAP_WORK_REFUSE};
+use super::write::{drop_leading_axes, read_write_hazard, views_overlap, views_share};
 use super::Array;
 use crate::error::{Error, Result};
 use crate::runtime::{Buffer, Context};
@@ -22,7 +22,10 @@ use crate::runtime::{Buffer, Context};
 /// a * b`): an output that is also read elementwise in place (`a = a + 1`) is updated in the
 /// kernel, and one read through another layout (`a = a.T`) makes the whole call go through
 /// temporaries. Outputs that share an element are refused ([`Error::Overlap`]): the order of
-/// their writes would decide the result.
+/// their writes would decide the result. Views side by side or interleaved (`m[:, :3]` and
+/// `m[:, 3:]`, `a[::2]` and `a[1::2]`) share none and may be outputs of one call (the test is
+/// exact, NumPy's `shares_memory`, but bounded in work: strides too costly to decide count as
+/// sharing).
 ///
 /// ```
 /// use clarray::array::{Array, Fused};
@@ -61,8 +64,10 @@ impl Fused {
     }
 
     /// Adds `out = src` (`src` an expression, array or scalar that broadcasts to `out`'s shape,
-    /// converted to `T` as [`Array::assign`] does). Checked now: the shape, a writable `out`,
-    /// one context, and no overlap with an output already added.
+    /// converted to `T` as [`Array::assign`] does; leading axes of extent 1 beyond `out`'s are
+    /// dropped, and a bare complex scalar into a real or integer `out` is an [`Error::Type`]).
+    /// Checked now: the shape, the type, a writable `out`, one context, and no element shared
+    /// with an output already added.
     pub fn assign<T: Element>(&mut self, out: &mut Array<T>, src: impl IntoExpr) -> Result<&mut Fused> {
         out.check_writable()?;
         let target = Target {
@@ -93,8 +98,7 @@ impl Fused {
     }
 
     fn add(&mut self, mut t: Target) -> Result<&mut Fused> {
-        let sh = t.expr.inner()?.shape.clone();
-        super::write::check_broadcasts(&sh, &t.layout.shape)?;
+        super::write::check_assignable(&t.expr, &t.layout.shape, t.dtype)?;
         if let Some(c) = t.expr.context() {
             t.ctx.check_same(c)?;
         }
@@ -102,19 +106,24 @@ impl Fused {
             first.ctx.check_same(&t.ctx)?;
         }
         let size = t.dtype.size();
-        if let Some(k) = self
-            .targets
-            .iter()
-            .position(|o| views_overlap(&o.buf, &o.layout, o.dtype.size(), &t.buf, &t.layout, size))
-        {
+        // Exactly: views side by side or interleaved (`m[:, :3]` and `m[:, 3:]`, `a[::2]` and
+        // `a[1::2]`) share no element though their byte spans intersect.
+        for (k, o) in self.targets.iter().enumerate() {
+            let shared =
+                views_share(&o.buf, &o.layout, o.dtype.size(), &t.buf, &t.layout, size, OVERLAP_WORK_REFUSE);
+            let how = match shared {
+                Some(false) => continue,
+                Some(true) => "shares elements with",
+                None => "may share elements with (too costly to rule out for these strides)",
+            };
             return Err(Error::Overlap {
                 what: "fused assignment",
                 message: format!(
-                    "output {} (shape {:?}) shares elements with output {k} (shape {:?}): the \
-                     order of their writes would decide the result; assign them in two calls",
+                    "output {} (shape {:?}) {how} output {k} (shape {:?}): the order of their \
+                     writes would decide the result; assign them in two calls",
                     self.targets.len(),
                     t.layout.shape,
-                    self.targets[k].layout.shape
+                    o.layout.shape
                 ),
             });
         }
@@ -140,16 +149,20 @@ impl Fused {
         let mut plans = Vec::with_capacity(groups.len());
         for g in &groups {
             let exprs: Vec<&Expr> = g.iter().map(|&i| &targets[i].expr).collect();
-            plans.push(Plan::new_all(&exprs)?);
+            let (mut plan, roots) = Plan::new_all(&exprs)?;
+            drop_leading_axes(&mut plan, targets[g[0]].layout.ndim());
+            plans.push((plan, roots));
         }
         // A leaf that overlaps an output must read it exactly where the same kernel writes it.
         let hazard = plans.iter().enumerate().any(|(gi, (plan, _))| {
             plan.leaves.iter().any(|l| {
                 targets.iter().enumerate().any(|(ti, t)| {
                     let (lsz, tsz) = (l.dtype.size(), t.dtype.size());
-                    views_overlap(&l.buffer, &l.layout, lsz, &t.buf, &t.layout, tsz)
-                        && !(groups[gi].contains(&ti)
-                            && same_places(&l.buffer, &l.layout, lsz, &t.buf, &t.layout, tsz))
+                    if groups[gi].contains(&ti) {
+                        read_write_hazard(&l.buffer, &l.layout, lsz, &t.buf, &t.layout, tsz)
+                    } else {
+                        views_overlap(&l.buffer, &l.layout, lsz, &t.buf, &t.layout, tsz)
+                    }
                 })
             })
         });

@@ -633,3 +633,289 @@ pub fn collapse(shape: &[usize], strides: &[Strides]) -> (Shape, Vec<Strides>) {
     }
     (out_shape, out_strides)
 }
+
+/// The bytes of one strided view, for [`share_bytes`]: element `(i0, i1, …)` covers bytes
+/// `base + Σ ik * strides[k] .. + elem_size` (`base` and `strides` in bytes).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ByteView<'a> {
+    /// The first byte of element `(0, 0, …)`.
+    pub base: usize,
+    /// Extent of each axis.
+    pub shape: &'a [usize],
+    /// Distance between neighbours along each axis, in elements (multiplied by `elem_size`).
+    pub strides: &'a [isize],
+    /// Bytes per element.
+    pub elem_size: usize,
+}
+
+impl<'a> ByteView<'a> {
+    /// The bytes of `layout`'s elements of `elem_size` bytes in a buffer whose byte 0 is at
+    /// `origin` (a sub-buffer's place in its parent), or `None` when a position overflows.
+    pub(crate) fn of(layout: &'a Layout, elem_size: usize, origin: usize) -> Option<ByteView<'a>> {
+        let base = layout.offset.checked_mul(elem_size)?.checked_add(origin)?;
+        Some(ByteView { base, shape: &layout.shape, strides: &layout.strides, elem_size })
+    }
+}
+
+/// The work [`share_bytes`] may do where a conservative answer costs a temporary copy.
+pub(crate) const OVERLAP_WORK_COPY: usize = 1 << 12;
+/// The work [`share_bytes`] may do where a conservative answer is a refusal.
+pub(crate) const OVERLAP_WORK_REFUSE: usize = 1 << 18;
+
+/// Whether two strided views share a byte: `Some(true)` or `Some(false)` exactly, `None` when
+/// deciding would take more than `max_work` steps (or a position overflows): the caller must
+/// then assume that they do.
+///
+/// A shared byte is a solution of the bounded linear Diophantine problem
+/// `Σ ik·sk − Σ jk·tk = base_b − base_a + v − u`, `0 ≤ ik < nk`, `0 ≤ jk < mk`,
+/// `0 ≤ u < size_a`, `0 ≤ v < size_b` (NumPy's `solve_may_share_memory`). Negative terms are
+/// flipped (`x → n−1−x`), terms of equal coefficient merged, and the rest searched depth
+/// first by decreasing coefficient, pruning every branch whose remaining terms cannot reach
+/// the target interval or cannot reach a multiple of their common divisor in it; the last
+/// term is solved directly.
+pub(crate) fn share_bytes(a: ByteView<'_>, b: ByteView<'_>, max_work: usize) -> Option<bool> {
+    if a.shape.contains(&0) || b.shape.contains(&0) || a.elem_size == 0 || b.elem_size == 0 {
+        return Some(false);
+    }
+    if a.shape.len() != a.strides.len() || b.shape.len() != b.strides.len() {
+        return None;
+    }
+    // Σ c·x ∈ [lo, hi], with 0 ≤ x ≤ max for each term (c, max).
+    let d = b.base as i128 - a.base as i128;
+    let mut lo = d - (a.elem_size as i128 - 1);
+    let mut hi = d + (b.elem_size as i128 - 1);
+    let mut terms: SmallVec<[(i128, i128); 8]> = SmallVec::new();
+    let sides = [(a, 1i128), (b, -1i128)];
+    for (v, sign) in sides {
+        for (&n, &s) in v.shape.iter().zip(v.strides) {
+            let c = (s as i128).checked_mul(v.elem_size as i128)?.checked_mul(sign)?;
+            let m = n as i128 - 1;
+            if c == 0 || m == 0 {
+                continue;
+            }
+            if c < 0 {
+                // c·x = c·m + |c|·(m − x)
+                let shift = c.checked_mul(m)?;
+                lo = lo.checked_sub(shift)?;
+                hi = hi.checked_sub(shift)?;
+            }
+            terms.push((c.checked_abs()?, m));
+        }
+    }
+    terms.sort_unstable_by_key(|t| std::cmp::Reverse(t.0));
+    // Equal coefficients: c·x + c·y over [0, m] × [0, k] is c·z over [0, m + k].
+    let mut merged: SmallVec<[(i128, i128); 8]> = SmallVec::new();
+    for (c, m) in terms {
+        match merged.last_mut() {
+            Some(last) if last.0 == c => last.1 = last.1.checked_add(m)?,
+            _ => merged.push((c, m)),
+        }
+    }
+    // For each suffix of the terms: the most it reaches and the gcd of its coefficients.
+    let k = merged.len();
+    let mut reach: SmallVec<[i128; 9]> = smallvec![0i128; k + 1];
+    let mut gcds: SmallVec<[i128; 9]> = smallvec![0i128; k + 1];
+    for i in (0..k).rev() {
+        let (c, m) = merged[i];
+        reach[i] = c.checked_mul(m)?.checked_add(reach[i + 1])?;
+        gcds[i] = gcd(c, gcds[i + 1]);
+    }
+    // Bounds that keep every sum and difference of the search inside i128.
+    const BOUND: i128 = 1 << 120;
+    if reach[0] > BOUND || lo.abs() > BOUND || hi.abs() > BOUND {
+        return None;
+    }
+    let mut search = Search { terms: &merged, reach: &reach, gcds: &gcds, work: 0, max_work };
+    if !search.reachable(0, lo, hi) {
+        return Some(false);
+    }
+    search.solve(0, lo, hi)
+}
+
+/// The state of [`share_bytes`]' depth-first search.
+struct Search<'a> {
+    terms: &'a [(i128, i128)],
+    reach: &'a [i128],
+    gcds: &'a [i128],
+    work: usize,
+    max_work: usize,
+}
+
+impl Search<'_> {
+    /// Whether the terms from `i` on may sum into `[lo, hi]`: the interval meets their range
+    /// and holds a multiple of their gcd there.
+    fn reachable(&self, i: usize, lo: i128, hi: i128) -> bool {
+        let (lo, hi) = (lo.max(0), hi.min(self.reach[i]));
+        if lo > hi {
+            return false;
+        }
+        let g = self.gcds[i];
+        g == 0 || ceil_div(lo, g) * g <= hi
+    }
+
+    /// Whether the terms from `i` on sum into `[lo, hi]` (`None`: out of work).
+    fn solve(&mut self, i: usize, lo: i128, hi: i128) -> Option<bool> {
+        let Some(&(c, m)) = self.terms.get(i) else { return Some(lo <= 0 && 0 <= hi) };
+        if i + 1 == self.terms.len() {
+            let x = ceil_div(lo, c).max(0);
+            return Some(x <= m && c * x <= hi);
+        }
+        let rest = self.reach[i + 1];
+        let first = ceil_div(lo - rest, c).max(0);
+        let last = hi.div_euclid(c).min(m);
+        let mut x = first;
+        while x <= last {
+            self.work += 1;
+            if self.work > self.max_work {
+                return None;
+            }
+            let (l, h) = (lo - c * x, hi - c * x);
+            if self.reachable(i + 1, l, h) && self.solve(i + 1, l, h)? {
+                return Some(true);
+            }
+            x += 1;
+        }
+        Some(false)
+    }
+}
+
+fn gcd(mut a: i128, mut b: i128) -> i128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// `⌈a / b⌉` for `b > 0`.
+fn ceil_div(a: i128, b: i128) -> i128 {
+    -((-a).div_euclid(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use proptest::prelude::*;
+
+    use super::{share_bytes, ByteView};
+
+    /// Every byte address of a view, by enumeration.
+    fn bytes(v: &ByteView<'_>) -> HashSet<i128> {
+        let mut out = HashSet::new();
+        if v.shape.contains(&0) {
+            return out;
+        }
+        let mut idx = vec![0usize; v.shape.len()];
+        loop {
+            let pos: i128 = v.base as i128
+                + idx
+                    .iter()
+                    .zip(v.strides)
+                    .map(|(&i, &s)| i as i128 * s as i128 * v.elem_size as i128)
+                    .sum::<i128>();
+            out.extend((0..v.elem_size as i128).map(|u| pos + u));
+            let mut k = idx.len();
+            loop {
+                if k == 0 {
+                    return out;
+                }
+                k -= 1;
+                idx[k] += 1;
+                if idx[k] < v.shape[k] {
+                    break;
+                }
+                idx[k] = 0;
+            }
+        }
+    }
+
+    fn brute(a: &ByteView<'_>, b: &ByteView<'_>) -> bool {
+        let sa = bytes(a);
+        bytes(b).iter().any(|x| sa.contains(x))
+    }
+
+    #[derive(Debug, Clone)]
+    struct View {
+        base: usize,
+        shape: Vec<usize>,
+        strides: Vec<isize>,
+        elem_size: usize,
+    }
+
+    impl View {
+        fn bv(&self) -> ByteView<'_> {
+            ByteView {
+                base: self.base,
+                shape: &self.shape,
+                strides: &self.strides,
+                elem_size: self.elem_size,
+            }
+        }
+    }
+
+    fn view() -> impl Strategy<Value = View> {
+        (0usize..=4)
+            .prop_flat_map(|nd| {
+                (
+                    0usize..160,
+                    proptest::collection::vec(0usize..5, nd),
+                    proptest::collection::vec(-9isize..=9, nd),
+                    prop::sample::select(vec![1usize, 2, 4, 8, 16]),
+                )
+            })
+            .prop_map(|(base, shape, strides, elem_size)| View { base, shape, strides, elem_size })
+    }
+
+    /// A view and one of the same shape and strides elsewhere (interleaved or side by side),
+    /// or an unrelated one.
+    fn pair() -> impl Strategy<Value = (View, View)> {
+        prop_oneof![
+            (view(), view()),
+            (view(), 0usize..64, prop::sample::select(vec![1usize, 2, 4, 8, 16])).prop_map(
+                |(a, shift, sz)| {
+                    let b = View { base: a.base + shift, elem_size: sz, ..a.clone() };
+                    (a, b)
+                }
+            ),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 4000, ..ProptestConfig::default() })]
+
+        /// The exact test agrees with enumerating the bytes; with little work it may give up
+        /// (`None`), but never answers wrongly.
+        #[test]
+        fn share_bytes_matches_enumeration((a, b) in pair()) {
+            let want = brute(&a.bv(), &b.bv());
+            prop_assert_eq!(share_bytes(a.bv(), b.bv(), 1 << 20), Some(want));
+            prop_assert_eq!(share_bytes(b.bv(), a.bv(), 1 << 20), Some(want));
+            let cheap = share_bytes(a.bv(), b.bv(), 3);
+            prop_assert!(cheap.is_none() || cheap == Some(want), "{:?} vs {}", cheap, want);
+        }
+    }
+
+    /// NumPy's examples: column halves of a matrix and the even and odd elements of a vector
+    /// share nothing; a column and a row of one matrix do.
+    #[test]
+    fn side_by_side_and_interleaved_views_are_disjoint() {
+        let (shape, strides) = ([4usize, 3], [6isize, 1]);
+        let left = ByteView { base: 0, shape: &shape, strides: &strides, elem_size: 4 };
+        let right = ByteView { base: 12, ..left };
+        assert_eq!(share_bytes(left, right, 1 << 10), Some(false));
+        let n = [500_000usize];
+        let even = ByteView { base: 0, shape: &n, strides: &[2], elem_size: 8 };
+        let odd = ByteView { base: 8, ..even };
+        assert_eq!(share_bytes(even, odd, 16), Some(false));
+        let big = [1000usize, 1000];
+        let (l, r) = ([1000usize, 500], [1000usize, 500]);
+        let lv = ByteView { base: 0, shape: &l, strides: &[1000, 1], elem_size: 4 };
+        let rv = ByteView { base: 2000, shape: &r, ..lv };
+        assert_eq!(share_bytes(lv, rv, 1 << 12), Some(false));
+        let m = ByteView { base: 0, shape: &big, strides: &[1000, 1], elem_size: 4 };
+        let t = ByteView { strides: &[1, 1000], ..m };
+        assert_eq!(share_bytes(m, t, 1 << 12), Some(true));
+        let col = ByteView { base: 4 * 7, shape: &n[..0], strides: &[], elem_size: 4 };
+        assert_eq!(share_bytes(col, m, 1 << 12), Some(true));
+    }
+}

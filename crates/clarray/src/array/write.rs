@@ -2,9 +2,9 @@
 //! the overlap test that decides when a write goes through a temporary.
 
 use super::codegen::{self, Plan};
-use super::dtype::{DType, Element};
-use super::expr::{Expr, IntoExpr};
-use super::layout::Layout;
+use super::dtype::{DType, Element, Scalar};
+use super::expr::{Expr, IntoExpr, Node};
+use super::layout::{copy_of, share_bytes, ByteView, Layout, OVERLAP_WORK_COPY};
 use super::{Array, DynArray};
 use crate::error::{Error, Result};
 use crate::runtime::{Buffer, Context};
@@ -61,7 +61,12 @@ impl<T: Element> Array<T> {
     }
 
     /// Evaluates `src` (an expression, array or scalar that broadcasts to this array's shape)
-    /// into this array or view, converting to `T` as [`Expr::cast`] does. One kernel; when
+    /// into this array or view, converting to `T` as [`Expr::cast`] does. Leading axes of
+    /// `src` of extent 1 beyond this array's are dropped (NumPy's `a[...] = v`: `[1, 3]` goes
+    /// into `[3]`). A bare complex scalar (`Complex::new(1.0, 2.0)`) into a real or integer
+    /// array is an [`Error::Type`] (NumPy's `TypeError`; assign its `.re`), while a complex
+    /// array or expression converts, taking the real part (NumPy casts those too, with a
+    /// `ComplexWarning`). One kernel; when
     /// `src` reads this array's buffer through a different layout (e.g. `a.assign(a.t())`),
     /// the result goes through a temporary so that no element is read after it was written.
     ///
@@ -80,22 +85,15 @@ impl<T: Element> Array<T> {
     pub fn assign(&mut self, src: impl IntoExpr) -> Result<()> {
         self.check_writable()?;
         let e = src.into_expr();
-        check_broadcasts(&e.inner()?.shape, self.shape())?;
+        check_assignable(&e, self.shape(), T::DTYPE)?;
         if let Some(c) = e.context() {
             self.ctx.check_same(c)?;
         }
         let mut plan = Plan::empty();
         plan.flatten(&e.cast_into(T::DTYPE))?;
+        drop_leading_axes(&mut plan, self.layout.ndim());
         let hazard = plan.leaves.iter().any(|l| {
-            views_overlap(&l.buffer, &l.layout, l.dtype.size(), &self.buf, &self.layout, T::DTYPE.size())
-                && !same_places(
-                    &l.buffer,
-                    &l.layout,
-                    l.dtype.size(),
-                    &self.buf,
-                    &self.layout,
-                    T::DTYPE.size(),
-                )
+            read_write_hazard(&l.buffer, &l.layout, l.dtype.size(), &self.buf, &self.layout, T::DTYPE.size())
         });
         if hazard {
             let tmp = Array::<T>::empty(&self.ctx, self.shape())?;
@@ -108,11 +106,64 @@ impl<T: Element> Array<T> {
     }
 }
 
-/// Checks that a value of shape `value` can be assigned to an array of shape `out` (it
-/// broadcasts to it).
+/// Checks that `value` can be assigned to an array of shape `out` and dtype `dtype`: its shape
+/// broadcasts to `out` ([`check_broadcasts`]), and it is not a bare complex scalar going into a
+/// real or integer array ([`check_not_complex_scalar`]).
+pub(super) fn check_assignable(value: &Expr, out: &[usize], dtype: DType) -> Result<()> {
+    let inner = value.inner()?;
+    check_broadcasts(&inner.shape, out)?;
+    check_not_complex_scalar(value, dtype)
+}
+
+/// Refuses a bare (weak) complex scalar — a Rust `Complex` or [`Scalar::Complex`] given as the
+/// whole value — for an array of a real or integer `dtype`, as NumPy raises `TypeError` for
+/// `float_array[...] = 1 + 2j` rather than dropping the imaginary part. A bool array takes it
+/// (nonzero is true, as NumPy's `bool_array[...] = 1j`). A complex array or expression (a
+/// complex 0-d typed scalar included) converts as [`Expr::cast`] does, taking the real part:
+/// NumPy casts those too (with a `ComplexWarning`).
+///
+/// [`Scalar::Complex`]: crate::array::Scalar::Complex
+pub(super) fn check_not_complex_scalar(value: &Expr, dtype: DType) -> Result<()> {
+    let inner = value.inner()?;
+    let complex = matches!(inner.node, Node::Scalar(Scalar::Complex(..)) if inner.weak);
+    if !complex || dtype.is_complex() || dtype == DType::Bool {
+        return Ok(());
+    }
+    let Node::Scalar(Scalar::Complex(re, im)) = inner.node else { unreachable!() };
+    Err(Error::Type {
+        dtypes: vec![inner.dtype.name().into(), dtype.name().into()],
+        message: format!(
+            "the complex scalar {re}{im:+}j cannot be assigned to an array of {dtype} (NumPy raises \
+             TypeError too): its imaginary part would be lost. Assign its real part (`.re`), or \
+             assign into a complex array"
+        ),
+    })
+}
+
+/// Drops the leading axes of the plan's operands beyond `ndim` (the output's): a value with
+/// leading axes of extent 1 is assigned as if they were not there (NumPy's `a[...] = v` and
+/// `copyto`), [`check_broadcasts`] having checked that every such axis has extent 1.
+pub(super) fn drop_leading_axes(plan: &mut Plan, ndim: usize) {
+    for l in plan.leaves.iter_mut() {
+        let extra = l.layout.ndim().saturating_sub(ndim);
+        if extra > 0 {
+            debug_assert!(l.layout.shape[..extra].iter().all(|&n| n == 1), "{:?}", l.layout.shape);
+            l.layout = Layout {
+                shape: copy_of(&l.layout.shape[extra..]),
+                strides: copy_of(&l.layout.strides[extra..]),
+                offset: l.layout.offset,
+            };
+        }
+    }
+}
+
+/// Checks that a value of shape `value` can be assigned to an array of shape `out`: with its
+/// leading axes of extent 1 beyond `out`'s dropped (NumPy drops them too), it broadcasts to it.
 pub(super) fn check_broadcasts(value: &[usize], out: &[usize]) -> Result<()> {
-    let fits =
-        value.len() <= out.len() && value.iter().rev().zip(out.iter().rev()).all(|(&a, &b)| a == b || a == 1);
+    let extra = value.len().saturating_sub(out.len());
+    let (lead, value_tail) = value.split_at(extra);
+    let fits = lead.iter().all(|&n| n == 1)
+        && value_tail.iter().rev().zip(out.iter().rev()).all(|(&a, &b)| a == b || a == 1);
     if fits {
         return Ok(());
     }
@@ -120,9 +171,25 @@ pub(super) fn check_broadcasts(value: &[usize], out: &[usize]) -> Result<()> {
         shapes: vec![value.to_vec(), out.to_vec()],
         message: format!(
             "a value of shape {value:?} cannot be assigned to an array of shape {out:?} (it must \
-             broadcast to it)"
+             broadcast to it; leading axes of extent 1 beyond the array's are dropped)"
         ),
     })
+}
+
+/// Whether a kernel that writes view `b` while reading view `a` needs a temporary: they share
+/// a byte ([`views_overlap`]) and `a` does not read each element exactly where `b` writes it
+/// ([`same_places`]). The cheap tests first: disjoint byte spans, then the same places.
+pub(super) fn read_write_hazard(
+    a: &Buffer,
+    al: &Layout,
+    asz: usize,
+    b: &Buffer,
+    bl: &Layout,
+    bsz: usize,
+) -> bool {
+    a.shares_bytes(al.byte_span(asz), b, bl.byte_span(bsz))
+        && !same_places(a, al, asz, b, bl, bsz)
+        && views_overlap(a, al, asz, b, bl, bsz)
 }
 
 /// Copies the contiguous array `src` into `out` (same shape and dtype): one kernel. f16 moves
@@ -135,8 +202,11 @@ pub(super) fn copy_into(ctx: &Context, src: &DynArray, out: &Buffer, out_layout:
 }
 
 /// Whether two views may share a byte: the same root allocation (a buffer, its parent, a
-/// sibling sub-buffer) and intersecting byte spans there. The test every write that reads its
-/// own destination uses to decide on a temporary; comparing buffer handles misses sub-buffers.
+/// sibling sub-buffer), intersecting byte spans there, and then (the spans of side-by-side or
+/// interleaved views intersect too) a common byte by the exact test [`views_share`], with the
+/// work of a decision whose conservative answer costs a temporary copy. The test every write
+/// that reads its own destination uses to decide on a temporary; comparing buffer handles
+/// misses sub-buffers. `false` only when they certainly share nothing.
 pub(crate) fn views_overlap(
     a: &Buffer,
     al: &Layout,
@@ -145,7 +215,27 @@ pub(crate) fn views_overlap(
     bl: &Layout,
     bsz: usize,
 ) -> bool {
-    a.shares_bytes(al.byte_span(asz), b, bl.byte_span(bsz))
+    views_share(a, al, asz, b, bl, bsz, OVERLAP_WORK_COPY) != Some(false)
+}
+
+/// Whether two views share a byte, exactly: `Some(true)` or `Some(false)`, or `None` when the
+/// exact test ([`share_bytes`]) would take more than `max_work` steps. Byte spans that do not
+/// intersect (or different root allocations) answer `Some(false)` at once.
+pub(crate) fn views_share(
+    a: &Buffer,
+    al: &Layout,
+    asz: usize,
+    b: &Buffer,
+    bl: &Layout,
+    bsz: usize,
+    max_work: usize,
+) -> Option<bool> {
+    if !a.shares_bytes(al.byte_span(asz), b, bl.byte_span(bsz)) {
+        return Some(false);
+    }
+    let va = ByteView::of(al, asz, a.root_offset(0).1)?;
+    let vb = ByteView::of(bl, bsz, b.root_offset(0).1)?;
+    share_bytes(va, vb, max_work)
 }
 
 /// Whether view `a`, broadcast to `b`'s shape, reads each element exactly where `b` writes the
