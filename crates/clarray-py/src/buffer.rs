@@ -1,7 +1,7 @@
 //! `clarray.Buffer` (OpenCL's malloc: bytes on the device), `enqueue_copy` between NumPy
 //! arrays and buffers, and `Event`s of non-blocking copies.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use clarray::runtime::Pending;
 use clarray::{Buffer, Context};
@@ -47,75 +47,233 @@ impl PyBuffer {
     }
 }
 
-/// A non-blocking copy in flight. ``wait()`` blocks until it has completed (for a read, the
-/// host array then holds the bytes); the host array stays referenced until then.
+/// A non-blocking copy in flight, or a device command. ``wait()`` blocks until it has
+/// completed. A read lands in its NumPy array as soon as the copy is known to be complete:
+/// after ``wait()``, once ``is_complete`` reads True, after ``finish()`` of its queue or
+/// context, before a later copy, upload or ``run_kernel`` on the same queue reads host
+/// memory, and at the latest when the event is dropped (which waits for it). The host array
+/// stays referenced until then.
 #[derive(Debug)]
 #[pyclass(name = "Event", module = "clarray", frozen)]
 pub struct PyEvent {
-    state: Mutex<Option<InFlight>>,
+    kind: EventKind,
 }
+
+#[derive(Debug)]
+enum EventKind {
+    /// A kernel launch (or any other device command): waiting twice is harmless.
+    Command(clarray::Event),
+    /// A copy between the host and the device; the slot is `None` once it is finished.
+    Copy(Slot),
+}
+
+/// A copy's state, shared with the registry of reads in flight ([`READS`]). Locked only with
+/// the GIL released ([`lock`] inside `py.detach`): the thread that finishes a read holds the
+/// lock while it takes the GIL to write the NumPy array, so a thread that then finds the slot
+/// empty finds the array written.
+type Slot = Arc<Mutex<Option<InFlight>>>;
 
 #[derive(Debug)]
 enum InFlight {
     /// A write: the bytes are owned by the pending copy; the host array is kept for symmetry.
     Write(Pending<'static, Vec<u8>>, Py<PyAny>),
-    /// A read into host bytes, copied into the host array on completion.
+    /// A read into owned bytes, written into the host array (a flat uint8 view of it, which
+    /// keeps the array alive) once the device copy has completed.
     Read(Pending<'static, Vec<u8>>, Py<PyAny>),
-    /// A kernel launch (or any other device command).
-    Command(clarray::Event),
+}
+
+/// A read in flight on the queue of id `queue`. Registered in enqueue order, so that reads
+/// into the same host memory land in that order whichever call finishes them.
+struct Registered {
+    queue: u64,
+    slot: Weak<Mutex<Option<InFlight>>>,
+}
+
+static READS: Mutex<Vec<Registered>> = Mutex::new(Vec::new());
+
+/// The slot's lock (poisoning ignored: the `Option` is consistent at every unlock). Only
+/// inside `py.detach`.
+fn lock(slot: &Mutex<Option<InFlight>>) -> MutexGuard<'_, Option<InFlight>> {
+    slot.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The registry's lock; never held while taking the GIL or waiting for a slot's lock (it only
+/// tries them).
+fn reads() -> MutexGuard<'static, Vec<Registered>> {
+    READS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Whether the device has completed the copy (or it is finished), without waiting.
+fn slot_ready(py: Python<'_>, slot: &Slot) -> bool {
+    py.detach(|| match &*lock(slot) {
+        None => true,
+        Some(InFlight::Write(p, _)) | Some(InFlight::Read(p, _)) => p.is_complete(),
+    })
+}
+
+/// Finishes a copy: waits for the device (the GIL released), then writes a read's bytes into
+/// its host array. A no-op once finished.
+fn finish_slot(py: Python<'_>, slot: &Slot) -> PyResult<()> {
+    let (result, host) = py.detach(|| {
+        let mut g = lock(slot);
+        match g.take() {
+            None => (Ok(()), None),
+            Some(InFlight::Write(p, host)) => (p.wait().py().map(drop), Some(host)),
+            Some(InFlight::Read(p, host)) => {
+                // Python's own assignment, with the slot still locked: it honours the array's
+                // writeable flag at this time.
+                let r = p.wait().py().and_then(|bytes| {
+                    Python::attach(|py| {
+                        let src = numpy::PyArray1::from_vec(py, bytes);
+                        host.bind(py).set_item(py.Ellipsis(), src)
+                    })
+                });
+                (r, Some(host))
+            }
+        }
+    });
+    // The host array's reference is given up with the GIL held.
+    drop(host);
+    result
+}
+
+/// The registered reads (on `queue`, or on every queue) enqueued before `upto` (or all), in
+/// enqueue order, with their queues; entries of finished or dropped events are cleaned out.
+fn registered(queue: Option<u64>, upto: Option<&Slot>) -> Vec<(u64, Slot)> {
+    let mut out = Vec::new();
+    // Every slot looked at is dropped after the registry's lock is released (a last
+    // reference's drop may wait for a copy).
+    let mut seen = Vec::new();
+    let mut r = reads();
+    r.retain(|e| match e.slot.upgrade() {
+        None => false,
+        Some(s) => {
+            let live = !s.try_lock().is_ok_and(|g| g.is_none());
+            seen.push(s);
+            live
+        }
+    });
+    for e in r.iter() {
+        if upto.is_some_and(|u| std::ptr::eq(Arc::as_ptr(u), e.slot.as_ptr())) {
+            break;
+        }
+        if queue.is_none_or(|q| q == e.queue) {
+            out.extend(e.slot.upgrade().map(|s| (e.queue, s)));
+        }
+    }
+    drop(r);
+    drop(seen);
+    out
+}
+
+/// The queue a read was registered for (`None`: not a registered read).
+fn queue_of(slot: &Slot) -> Option<u64> {
+    reads().iter().find(|e| std::ptr::eq(Arc::as_ptr(slot), e.slot.as_ptr())).map(|e| e.queue)
+}
+
+/// Finishes the host side of non-blocking reads: every one enqueued on the queue `queue`,
+/// waiting for it (after the queue's `finish()` that costs nothing; before host memory is
+/// read for a copy on that queue it is what an in-order queue would do), and on any queue
+/// each that the device has already completed. Cheap when no read is in flight.
+pub fn settle_reads(py: Python<'_>, queue: Option<u64>) -> PyResult<()> {
+    if reads().is_empty() {
+        return Ok(());
+    }
+    let mut first_err = None;
+    for (q, slot) in registered(None, None) {
+        if queue == Some(q) || slot_ready(py, &slot) {
+            if let Err(e) = finish_slot(py, &slot) {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    registered(None, None);
+    first_err.map_or(Ok(()), Err)
 }
 
 impl PyEvent {
     /// The event of a device command (a kernel launch).
     pub fn command(ev: clarray::Event) -> PyEvent {
-        PyEvent { state: Mutex::new(Some(InFlight::Command(ev))) }
+        PyEvent { kind: EventKind::Command(ev) }
+    }
+
+    /// A copy in flight on the queue of id `queue`; a read is registered.
+    fn copy(f: InFlight, queue: u64) -> PyEvent {
+        let read = matches!(f, InFlight::Read(..));
+        let slot: Slot = Arc::new(Mutex::new(Some(f)));
+        if read {
+            reads().push(Registered { queue, slot: Arc::downgrade(&slot) });
+        }
+        PyEvent { kind: EventKind::Copy(slot) }
     }
 
     /// The device event of a command still in flight (for `wait_for` lists); copies wait on
     /// their own.
     pub fn command_event(&self) -> Option<clarray::Event> {
-        match &*self.state.lock().ok()? {
-            Some(InFlight::Command(ev)) => Some(ev.clone()),
-            _ => None,
+        match &self.kind {
+            EventKind::Command(ev) => Some(ev.clone()),
+            EventKind::Copy(_) => None,
+        }
+    }
+
+    /// Finishes a copy (waiting for it) after the reads enqueued before it on its queue, which
+    /// the in-order queue completed first (so that they land first).
+    fn finish_copy(py: Python<'_>, slot: &Slot) -> PyResult<()> {
+        if let Some(q) = queue_of(slot) {
+            for (_, earlier) in registered(Some(q), Some(slot)) {
+                finish_slot(py, &earlier)?;
+            }
+        }
+        finish_slot(py, slot)
+    }
+}
+
+impl Drop for PyEvent {
+    /// A dropped copy event waits for its copy and finishes it, so that no read is lost; an
+    /// error then is reported as unraisable (there is nobody to raise it to).
+    fn drop(&mut self) {
+        if let EventKind::Copy(slot) = &self.kind {
+            if slot.try_lock().is_ok_and(|g| g.is_none()) {
+                return;
+            }
+            Python::try_attach(|py| {
+                if let Err(e) = PyEvent::finish_copy(py, slot) {
+                    e.write_unraisable(py, None);
+                }
+            });
         }
     }
 }
 
 #[pymethods]
 impl PyEvent {
-    /// Waits for the copy (releasing the GIL) and finishes it.
+    /// Waits for the command or copy (releasing the GIL); a read's host array then holds the
+    /// bytes. Waiting again returns at once.
     fn wait(&self, py: Python<'_>) -> PyResult<()> {
-        let Some(f) = self.state.lock().map_err(|_| PyValueError::new_err("event lock poisoned"))?.take()
-        else {
-            return Ok(());
-        };
-        match f {
-            InFlight::Write(p, _host) => {
-                py.detach(|| p.wait()).py()?;
-            }
-            InFlight::Command(ev) => {
+        match &self.kind {
+            EventKind::Command(ev) => {
+                let ev = ev.clone();
                 py.detach(|| ev.wait()).py()?;
             }
-            InFlight::Read(p, host) => {
-                let bytes = py.detach(|| p.wait()).py()?;
-                let host = host.bind(py);
-                let a = host.cast::<PyArrayDyn<u8>>()?;
-                let mut w = a.readwrite();
-                w.as_slice_mut().map_err(|e| PyTypeError::new_err(e.to_string()))?.copy_from_slice(&bytes);
-            }
+            EventKind::Copy(slot) => PyEvent::finish_copy(py, slot)?,
         }
-        Ok(())
+        settle_reads(py, None)
     }
 
-    /// Whether the copy has completed (without waiting).
+    /// Whether the command or copy has completed (without waiting); a completed read is
+    /// written into its host array before this returns True.
     #[getter]
-    fn is_complete(&self) -> PyResult<bool> {
-        let g = self.state.lock().map_err(|_| PyValueError::new_err("event lock poisoned"))?;
-        Ok(match &*g {
-            None => true,
-            Some(InFlight::Write(p, _)) | Some(InFlight::Read(p, _)) => p.is_complete(),
-            Some(InFlight::Command(ev)) => ev.is_complete(),
-        })
+    fn is_complete(&self, py: Python<'_>) -> PyResult<bool> {
+        match &self.kind {
+            EventKind::Command(ev) => Ok(ev.is_complete()),
+            EventKind::Copy(slot) => {
+                if !slot_ready(py, slot) {
+                    return Ok(false);
+                }
+                PyEvent::finish_copy(py, slot)?;
+                Ok(true)
+            }
+        }
     }
 }
 
@@ -171,7 +329,10 @@ fn check_device_range(name: &'static str, offset: usize, n: usize, size: usize, 
 /// buffer's context's queue, or ``ctx``'s). PyOpenCL's keyword names are accepted too:
 /// ``dst_offset`` for ``dest_offset``, and ``device_offset`` for the buffer's offset in a copy
 /// to or from the host. Blocking by default; with ``is_blocking=False`` a host copy returns an
-/// ``Event`` whose ``wait()`` completes it (the host array stays referenced until then).
+/// ``Event``: a read lands in the host array once the copy is known complete (the event's
+/// ``wait()``, ``is_complete`` reading True, ``finish()`` of the queue, a later host copy on
+/// it, or the event dropped, which waits), and the host array stays referenced until then.
+/// A read-only destination array is a ``ValueError`` before anything is enqueued.
 /// Every range is checked before anything is copied or waited for: an offset and byte count
 /// past a buffer's end raise :class:`CopyRangeError` (a ``ValueError`` and an
 /// ``OutOfBoundsError``) naming the offset, the count and the buffer's size.
@@ -252,6 +413,14 @@ pub fn enqueue_copy(
             check_device_range(name, dest_offset, n, d.get().inner.len(), "buffer")?;
         }
         (None, Some(s)) => {
+            // A read-only target is refused before anything is enqueued (the bytes could not
+            // be written into it; NumPy's own message names the flag).
+            if !dest.getattr("flags")?.getattr("writeable")?.extract::<bool>()? {
+                return Err(PyValueError::new_err(
+                    "enqueue_copy: the destination NumPy array is read-only (flags.writeable is \
+                     False); pass a writable array (nothing was copied)",
+                ));
+            }
             let n = byte_count.unwrap_or(host_len(dest)?);
             let name = if device_offset.is_some() { "device_offset" } else { "src_offset" };
             check_device_range(name, src_offset, n, s.get().inner.len(), "buffer")?;
@@ -281,13 +450,20 @@ pub fn enqueue_copy(
                 Ok(())
             })
             .py()?;
+            if is_blocking {
+                settle_reads(py, Some(ctx.queue().id()))?;
+            }
             Ok(None)
         }
         (Some(d), None) => {
             let buf = d.get().inner.clone();
+            let q = queue.as_ref().unwrap_or(buf.context()).queue().clone();
+            // Reads into host memory enqueued before on this queue land first (the bytes read
+            // here may be theirs).
+            settle_reads(py, Some(q.id()))?;
             let host = byte_view(src)?;
             let a = host.cast::<PyArrayDyn<u8>>()?;
-            let ro = a.readonly();
+            let ro = a.try_readonly()?;
             let all = ro.as_slice().map_err(|e| PyTypeError::new_err(e.to_string()))?;
             let n = byte_count.unwrap_or(all.len());
             let data = all.get(..n).ok_or_else(|| {
@@ -296,14 +472,13 @@ pub fn enqueue_copy(
                     all.len()
                 ))
             })?;
-            let q = queue.as_ref().unwrap_or(buf.context()).queue().clone();
             if is_blocking {
                 py.detach(|| q.after(&wait).write_buffer(&buf, dest_offset, data)).py()?;
                 return Ok(None);
             }
             let owned = data.to_vec();
             let p = py.detach(|| q.after(&wait).write_buffer_async(&buf, dest_offset, owned)).py()?;
-            Ok(Some(PyEvent { state: Mutex::new(Some(InFlight::Write(p, src.clone().unbind()))) }))
+            Ok(Some(PyEvent::copy(InFlight::Write(p, src.clone().unbind()), q.id())))
         }
         (None, Some(s)) => {
             let buf = s.get().inner.clone();
@@ -318,7 +493,7 @@ pub fn enqueue_copy(
             let q = queue.as_ref().unwrap_or(buf.context()).queue().clone();
             let p = py.detach(|| q.after(&wait).read_buffer_async(&buf, src_offset, vec![0u8; n])).py()?;
             let host_head = host.get_item(pyo3::types::PySlice::new(py, 0, n as isize, 1))?;
-            let ev = PyEvent { state: Mutex::new(Some(InFlight::Read(p, host_head.unbind()))) };
+            let ev = PyEvent::copy(InFlight::Read(p, host_head.unbind()), q.id());
             if is_blocking {
                 ev.wait(py)?;
                 return Ok(None);

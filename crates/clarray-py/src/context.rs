@@ -78,9 +78,11 @@ impl PyContext {
         py.detach(|| self.inner.profiled()).py().map(PyContext::wrap)
     }
 
-    /// Waits until every command enqueued in this context has completed.
+    /// Waits until every command enqueued in this context has completed; the host arrays of
+    /// non-blocking reads on it then hold their bytes.
     fn finish(&self, py: Python<'_>) -> PyResult<()> {
-        py.detach(|| self.inner.queue().finish()).py()
+        py.detach(|| self.inner.queue().finish()).py()?;
+        crate::buffer::settle_reads(py, Some(self.inner.queue().id()))
     }
 
     fn __repr__(&self) -> String {
@@ -122,9 +124,11 @@ impl PyQueue {
         self.ctx.queue().is_profiling()
     }
 
-    /// Waits until every command enqueued on this queue has completed.
+    /// Waits until every command enqueued on this queue has completed; the host arrays of
+    /// non-blocking reads on it then hold their bytes.
     fn finish(&self, py: Python<'_>) -> PyResult<()> {
-        py.detach(|| self.ctx.queue().finish()).py()
+        py.detach(|| self.ctx.queue().finish()).py()?;
+        crate::buffer::settle_reads(py, Some(self.ctx.queue().id()))
     }
 
     /// Sends the queued commands to the device without waiting.

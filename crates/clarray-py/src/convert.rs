@@ -139,6 +139,8 @@ pub fn check_scalar_write(obj: &Bound<'_, PyAny>, dt: DType, numpy_scalars: bool
 /// copy runs with the GIL released.
 pub fn upload(ctx: &Context, obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<DynArray> {
     let py = obj.py();
+    // A non-blocking read on this queue into host memory lands before host memory is read.
+    crate::buffer::settle_reads(py, Some(ctx.queue().id()))?;
     let np = py.import("numpy")?;
     let arr = match dtype {
         Some(d) => np.call_method("asarray", (obj, d.name()), Some(&[("order", "C")].into_py_dict(py)?))?,
@@ -253,6 +255,49 @@ pub fn operand(ctx: &Context, obj: &Bound<'_, PyAny>) -> PyResult<Expr> {
         return Ok(Expr::scalar(s));
     }
     Ok(upload(ctx, obj, None)?.expr())
+}
+
+/// NumPy 2's `a == x` and `a != x` for an `x` that is no array of a clarray dtype (None, a
+/// string, any other object, an object or string array): no element is equal, so all False
+/// for `==` and all True for `!=`, in the shapes of `a` (`shape`) and `x` broadcast together (a
+/// mismatch is NumPy's ValueError). `err`, what converting `x` raised, is raised again unless
+/// it is a TypeError (an `x` NumPy cannot make an array of at all).
+pub fn uncomparable(
+    ctx: &Context,
+    shape: &[usize],
+    op: BinOp,
+    other: &Bound<'_, PyAny>,
+    err: PyErr,
+) -> PyResult<DynArray> {
+    let py = other.py();
+    if !matches!(op, BinOp::Eq | BinOp::Ne) || !err.is_instance_of::<PyTypeError>(py) {
+        return Err(err);
+    }
+    let np = py.import("numpy")?;
+    let Ok(theirs) = np.call_method1("shape", (other,)) else {
+        return Err(err);
+    };
+    let ours = pyo3::types::PyTuple::new(py, shape)?;
+    let out: Vec<usize> = match np.call_method1("broadcast_shapes", (&ours, &theirs)) {
+        Ok(s) => s.extract()?,
+        Err(_) => {
+            let r = |t: &Bound<'_, PyAny>| -> PyResult<String> { t.repr()?.extract() };
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "operands could not be broadcast together with shapes {} {}",
+                r(ours.as_any())?,
+                r(&theirs)?
+            )));
+        }
+    };
+    let equal = matches!(op, BinOp::Ne);
+    py.detach(|| {
+        if equal {
+            DynArray::ones(ctx, DType::Bool, &out)
+        } else {
+            DynArray::zeros(ctx, DType::Bool, &out)
+        }
+    })
+    .py()
 }
 
 /// [`operand`] of the binary operation `op`: in a true division a Python int is a float

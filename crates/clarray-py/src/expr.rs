@@ -44,7 +44,15 @@ impl PyExpr {
     }
 
     fn bin(&self, op: BinOp, other: &Bound<'_, PyAny>, reflected: bool) -> PyResult<PyExpr> {
-        let o = crate::convert::operand_of(&self.ctx, op, other)?;
+        let o = match crate::convert::operand_of(&self.ctx, op, other) {
+            Ok(o) => o,
+            Err(err) => {
+                // `e == None`, `e != "x"`: NumPy 2's all-False / all-True arrays (as an Expr).
+                let shape = self.inner.shape().py()?;
+                let r = crate::convert::uncomparable(&self.ctx, &shape, op, other, err)?;
+                return Ok(PyExpr::new(r.expr(), self.ctx.clone()));
+            }
+        };
         let e = if reflected { binary(op, o, self.inner.clone()) } else { binary(op, self.inner.clone(), o) };
         if matches!(op, BinOp::Pow) && !reflected {
             crate::convert::check_int_pow(&e, other)?;
@@ -246,6 +254,42 @@ impl PyExpr {
 
     fn __bool__(&self, py: Python<'_>) -> PyResult<bool> {
         Bound::new(py, self.evaluate(py)?)?.is_truthy()
+    }
+
+    /// Iterates over the first axis of the value (evaluated once); a 0-d expression is not
+    /// iterable, as a 0-d NumPy array.
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(Bound::new(py, self.evaluate(py)?)?.try_iter()?.into_any())
+    }
+
+    /// ``v in e``: ``(value == v).any()`` of the value, evaluated once.
+    fn __contains__(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Bound::new(py, self.evaluate(py)?)?.contains(value)
+    }
+
+    /// ``copy.copy(e)``: the same expression (it reads its operands when evaluated).
+    fn __copy__(&self) -> PyExpr {
+        self.clone()
+    }
+
+    /// ``copy.deepcopy(e)``: the value evaluated into a new device array, as a lazy
+    /// expression of it (independent of later writes to the operands).
+    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> PyResult<PyExpr> {
+        let a = self.evaluate(py)?;
+        Ok(PyExpr::new(a.inner.expr(), self.ctx.clone()))
+    }
+
+    /// Pickling evaluates the expression and pickles the value (an :class:`Array`, copied to
+    /// the host); unpickling gives ``lazy(asarray(value))`` on the default context.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let lazy = py.import("clarray")?.getattr("lazy")?;
+        let value = Bound::new(py, self.evaluate(py)?)?.into_any();
+        PyTuple::new(py, [lazy, PyTuple::new(py, [value])?.into_any()])
+    }
+
+    /// ``format(e, spec)``: the evaluated array's.
+    fn __format__(&self, py: Python<'_>, spec: &str) -> PyResult<String> {
+        Bound::new(py, self.evaluate(py)?)?.call_method1("__format__", (spec,))?.extract()
     }
 
     fn __float__(&self, py: Python<'_>) -> PyResult<f64> {

@@ -421,21 +421,38 @@ impl PyGenerator {
     }
 
     /// Integers uniformly distributed in ``[low, high)`` (int32, int64, uint32 or uint64).
+    /// ``low`` and ``high`` are any Python ints; one outside the dtype's range is NumPy's
+    /// ``ValueError`` (``high is out of bounds for uint32``), so the whole uint64 range is
+    /// reachable (``integers(0, 2**64 - 1, n, dtype=np.uint64)``).
     #[pyo3(signature = (low, high, size, dtype=None, ctx=None))]
     fn integers(
         &self,
         py: Python<'_>,
-        low: i64,
-        high: i64,
+        low: &Bound<'_, PyAny>,
+        high: &Bound<'_, PyAny>,
         size: &Bound<'_, PyAny>,
         dtype: Option<&Bound<'_, PyAny>>,
         ctx: Option<PyRef<'_, PyContext>>,
     ) -> PyResult<PyArr> {
         let (sh, dt, ctx) = (shape_arg(size)?, dtype_or(dtype, DType::I64)?, PyContext::or_default(ctx)?);
-        let conv = |v: i64| -> clarray::Result<i128> { Ok(i128::from(v)) };
+        // Python ints of any size: beyond 128 bits is beyond every dtype's range as well.
+        let bound = |v: &Bound<'_, PyAny>, name: &'static str| -> PyResult<i128> {
+            v.extract::<i128>().map_err(|e| {
+                if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(v.py()) {
+                    // The same InvalidArgumentError (a ValueError) as a bound in 128 bits.
+                    crate::errors::to_py(clarray::Error::Value {
+                        name,
+                        value: v.to_string(),
+                        message: format!("{name} {v} is out of bounds for {dt}"),
+                    })
+                } else {
+                    e
+                }
+            })
+        };
+        let (l, h) = (bound(low, "low")?, bound(high, "high")?);
         py.detach(|| {
             self.with(|g| {
-                let (l, h) = (conv(low)?, conv(high)?);
                 macro_rules! ints {
                     ($t:ty) => {{
                         let lo = <$t>::try_from(l).map_err(|_| clarray::Error::Value {

@@ -125,6 +125,8 @@ pub fn run_kernel(
     ctx: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyRunReport> {
     let ctx = run_ctx(source_or_program, args, ctx)?;
+    // Non-blocking reads on this queue land in their host arrays before any is read here.
+    crate::buffer::settle_reads(py, Some(ctx.queue().id()))?;
     let program = PyProgram::from_text(py, source_or_program, &ctx)?;
     let names: Vec<String> = if let Ok(s) = name.cast::<PyString>() {
         vec![s.to_cow()?.into_owned()]

@@ -3,6 +3,7 @@
 use clarray::reduce::Axes;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyBool;
 
 /// An axis argument: None (all axes), an int, or a tuple of ints.
 pub fn axes_arg(axis: Option<&Bound<'_, PyAny>>) -> PyResult<Axes> {
@@ -46,14 +47,40 @@ pub(crate) fn check_ndim(n: usize) -> PyResult<()> {
     Ok(())
 }
 
-/// A shape argument: an int or a sequence of ints (each >= 0).
+/// An integer index argument (anything with `__index__`, as `operator.index`; not a bool,
+/// which NumPy refuses there).
+pub(crate) fn index_int(v: &Bound<'_, PyAny>) -> PyResult<i128> {
+    if v.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err("an integer is required"));
+    }
+    v.extract::<i128>()
+}
+
+/// A shape argument: an int or a sequence of ints (each >= 0); a bool is no int here, as in
+/// NumPy (`zeros(True)` is a TypeError).
 pub fn shape_arg(shape: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    if shape.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "expected a sequence of integers or a single integer, got '{shape}'"
+        )));
+    }
     let v: Vec<isize> = if let Ok(n) = shape.extract::<isize>() {
         vec![n]
     } else {
-        shape.extract().map_err(|_| {
+        let items: Vec<Bound<'_, PyAny>> = shape.extract().map_err(|_| {
             PyTypeError::new_err(format!("a shape must be an int or a tuple of ints, not {shape}"))
-        })?
+        })?;
+        items
+            .iter()
+            .map(|d| {
+                if d.is_instance_of::<PyBool>() {
+                    return Err(PyTypeError::new_err("an integer is required"));
+                }
+                d.extract::<isize>().map_err(|_| {
+                    PyTypeError::new_err(format!("a shape must be an int or a tuple of ints, not {shape}"))
+                })
+            })
+            .collect::<PyResult<_>>()?
     };
     check_ndim(v.len())?;
     v.iter()

@@ -2,12 +2,12 @@
 //! methods from one `#[pymethods]` block, so they are all here; each is a thin call into the
 //! library or into the helpers of the other files of this module.
 
-use clarray::array::{BinOp, DType, UnOp};
+use clarray::array::{BinOp, DType, SliceInfoElem, UnOp};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
-use super::args::{axes_arg, infer_shape, single_axis};
+use super::args::{axes_arg, index_int, infer_shape, single_axis};
 use super::index::{array_key, index_array};
 use super::PyArr;
 use crate::buffer::PyBuffer;
@@ -182,11 +182,90 @@ impl PyArr {
         py.detach(|| self.inner.reshape_copy(&[n])).py().map(PyArr::new)
     }
 
-    /// The single element of a one-element array as a Python scalar.
-    fn item<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let s = py.detach(|| self.inner.item()).py()?;
-        let v = scalar_to_py(py, s)?;
-        Ok(v)
+    /// One element as a Python scalar, as NumPy's ``item``: ``a.item()`` of a one-element
+    /// array, ``a.item(i)`` by flat (C-order) index, ``a.item(i, j, ...)`` or
+    /// ``a.item((i, j, ...))`` by one index per axis (negative ones count from the end).
+    #[pyo3(signature = (*args))]
+    fn item<'py>(&self, py: Python<'py>, args: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyAny>> {
+        if args.is_empty() {
+            return self.scalar(py);
+        }
+        let key = match args.get_item(0)?.cast_into::<PyTuple>() {
+            Ok(t) if args.len() == 1 => t,
+            _ => args.clone(),
+        };
+        let idx = key.iter().map(|k| index_int(&k)).collect::<PyResult<Vec<i128>>>()?;
+        let shape = self.inner.shape().to_vec();
+        let at: Vec<usize> = if idx.len() == 1 {
+            // A flat index into the C-order elements.
+            let n = self.inner.len() as i128;
+            let i = if idx[0] < 0 { idx[0] + n } else { idx[0] };
+            if !(0..n).contains(&i) {
+                return Err(pyo3::exceptions::PyIndexError::new_err(format!(
+                    "index {} is out of bounds for size {n}",
+                    idx[0]
+                )));
+            }
+            let mut rest = i as usize;
+            let mut at = vec![0; shape.len()];
+            for (k, &d) in shape.iter().enumerate().rev() {
+                at[k] = rest % d;
+                rest /= d;
+            }
+            at
+        } else if idx.len() != shape.len() {
+            return Err(PyValueError::new_err("incorrect number of indices for array"));
+        } else {
+            idx.iter()
+                .zip(&shape)
+                .enumerate()
+                .map(|(axis, (&i, &d))| {
+                    let j = if i < 0 { i + d as i128 } else { i };
+                    if (0..d as i128).contains(&j) {
+                        Ok(j as usize)
+                    } else {
+                        Err(pyo3::exceptions::PyIndexError::new_err(format!(
+                            "index {i} is out of bounds for axis {axis} with size {d}"
+                        )))
+                    }
+                })
+                .collect::<PyResult<_>>()?
+        };
+        let info: Vec<SliceInfoElem> = at.iter().map(|&i| SliceInfoElem::Index(i as isize)).collect();
+        let one = self.inner.slice(&info).py()?;
+        let s = py.detach(|| one.item()).py()?;
+        scalar_to_py(py, s)
+    }
+
+    /// NumPy's ``copy.copy(a)`` and ``copy.deepcopy(a)``: a new device array with the same
+    /// elements (an array holds no Python objects, so both are the same copy).
+    fn __copy__(&self, py: Python<'_>) -> PyResult<PyArr> {
+        self.copy(py)
+    }
+
+    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> PyResult<PyArr> {
+        self.copy(py)
+    }
+
+    /// Pickling copies the elements to the host (a NumPy array of the same dtype and shape);
+    /// unpickling uploads them with ``clarray.asarray`` to the *default* context (a pickle
+    /// holds no device or context).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let host = download(py, &self.inner)?;
+        let asarray = py.import("clarray")?.getattr("asarray")?;
+        PyTuple::new(py, [asarray, PyTuple::new(py, [host, np_dtype(py, self.inner.dtype())?])?.into_any()])
+    }
+
+    /// ``format(a, spec)``: a 0-d array formats its element (``format(a, ".2f")``); others
+    /// take only an empty spec (their ``str``), as NumPy.
+    fn __format__(&self, py: Python<'_>, spec: &str) -> PyResult<String> {
+        if self.inner.ndim() == 0 {
+            return self.scalar(py)?.call_method1("__format__", (spec,))?.extract();
+        }
+        if spec.is_empty() {
+            return self.__str__(py);
+        }
+        Err(PyTypeError::new_err("unsupported format string passed to clarray.Array.__format__"))
     }
 
     /// ``a.fill(value)``: sets every element (of this view) to ``value``.
@@ -261,15 +340,16 @@ impl PyArr {
         eq.call_method0("any")?.is_truthy()
     }
 
-    /// A one-element array as a Python complex.
+    /// A 0-d array as a Python complex (NumPy 2 refuses arrays of more dimensions, even of
+    /// one element).
     fn __complex__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let v = self.item(py)?;
+        let v = self.scalar_0d(py)?;
         py.get_type::<pyo3::types::PyComplex>().call1((v,))
     }
 
     fn __float__(&self, py: Python<'_>) -> PyResult<f64> {
         // Python's float() of the element: a complex is a TypeError, as in NumPy 2.
-        py.get_type::<pyo3::types::PyFloat>().call1((self.item(py)?,))?.extract()
+        py.get_type::<pyo3::types::PyFloat>().call1((self.scalar_0d(py)?,))?.extract()
     }
 
     /// A 0-d integer array as an index (`lst[a]`, `operator.index(a)`), as NumPy allows.
@@ -279,12 +359,12 @@ impl PyArr {
                 "only integer scalar arrays can be converted to a scalar index",
             ));
         }
-        self.item(py)?.call_method0("__index__")
+        self.scalar(py)?.call_method0("__index__")
     }
 
     fn __int__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         // Python's int() of the element: a complex is a TypeError, as in NumPy 2.
-        py.get_type::<pyo3::types::PyInt>().call1((self.item(py)?,))
+        py.get_type::<pyo3::types::PyInt>().call1((self.scalar_0d(py)?,))
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

@@ -21,7 +21,7 @@ use clarray::array::{binary, unary, BinOp, DynArray, Expr, UnOp};
 use clarray::Context;
 use pyo3::prelude::*;
 
-use crate::convert::{can_cast_same_kind, check_int_pow, operand_of};
+use crate::convert::{can_cast_same_kind, check_int_pow, operand_of, uncomparable};
 use crate::errors::IntoPy;
 use crate::expr::PyExpr;
 
@@ -58,7 +58,14 @@ impl PyArr {
         other: &Bound<'_, PyAny>,
         reflected: bool,
     ) -> PyResult<Py<PyAny>> {
-        let o = operand_of(self.ctx(), op, other)?;
+        let o = match operand_of(self.ctx(), op, other) {
+            Ok(o) => o,
+            Err(err) => {
+                // `a == None`, `a != "x"`: NumPy 2's all-False / all-True arrays.
+                let r = uncomparable(self.ctx(), self.inner.shape(), op, other, err)?;
+                return Ok(Py::new(py, PyArr::new(r))?.into_any());
+            }
+        };
         let e = if reflected { binary(op, o, &self.inner) } else { binary(op, &self.inner, o) };
         if matches!(op, BinOp::Pow) {
             if reflected {
@@ -99,6 +106,23 @@ impl PyArr {
 
     fn un(&self, py: Python<'_>, op: UnOp) -> PyResult<PyArr> {
         PyArr::eval(py, unary(op, &self.inner))
+    }
+
+    /// The single element of a one-element array as a Python scalar.
+    fn scalar<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let s = py.detach(|| self.inner.item()).py()?;
+        crate::convert::scalar_to_py(py, s)
+    }
+
+    /// The element of a 0-d array, for `float()`, `int()` and `complex()`: NumPy 2.4 refuses
+    /// them on arrays of more dimensions, even of one element.
+    fn scalar_0d<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if self.inner.ndim() != 0 {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "only 0-dimensional arrays can be converted to Python scalars",
+            ));
+        }
+        self.scalar(py)
     }
 
     /// The array and axis an `axis=None` operation works on: the flattened array and 0.
