@@ -53,6 +53,16 @@ def test_run_kernel_refuses_bad_arguments(ctx):
         cl.run_kernel(SRC, "scale", 8, np.zeros(8, np.float32))
     with pytest.raises(cl.KernelArgsError, match="float64|double|8 bytes"):
         cl.run_kernel(SRC, "scale", 8, np.zeros(8, np.float32), np.float64(2))
+    # Arrays of another element type than the kernel's pointer (host or device), before
+    # anything runs: f64 data for float* ran on garbage.
+    wide = np.full(8, 5.0)
+    with pytest.raises(cl.KernelArgsError, match="an array of f64"):
+        cl.run_kernel(SRC, "scale", 8, wide, 1.0)
+    np.testing.assert_array_equal(wide, 5.0)
+    with pytest.raises(cl.KernelArgsError, match="an array of f64"):
+        cl.run_kernel(SRC, "scale", 8, cl.asarray(wide), 1.0)
+    with pytest.raises(cl.KernelArgsError, match="an array of i32"):
+        cl.Program(SRC, ctx).scale(ctx, 8, None, cl.zeros(8, np.int32), np.float32(1))
     with pytest.raises(cl.InvalidArgumentError, match="no kernel `missing`"):
         cl.run_kernel(SRC, "missing", 8, np.zeros(8, np.float32), 1.0)
     with pytest.raises(TypeError, match="name"):

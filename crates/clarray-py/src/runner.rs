@@ -16,6 +16,7 @@ use pyo3::types::{PyList, PyString, PyTuple};
 use crate::array::PyArr;
 use crate::buffer::{byte_view, PyBuffer};
 use crate::context::PyContext;
+use crate::convert::{rust_type_name, to_dtype};
 use crate::errors::IntoPy;
 use crate::kernel::{dims, launch_arg, target, Owned, PyProgram};
 
@@ -69,15 +70,17 @@ impl From<RunReport> for PyRunReport {
 
 /// One argument while its host memory is borrowed from NumPy.
 enum Held<'py> {
-    Rw(PyReadwriteArrayDyn<'py, u8>),
-    Ro(PyReadonlyArrayDyn<'py, u8>),
+    /// The bytes and the element type (`rust_type_name`; `u8` where the dtype is not one of
+    /// clarray's: bytes, unchecked).
+    Rw(PyReadwriteArrayDyn<'py, u8>, &'static str),
+    Ro(PyReadonlyArrayDyn<'py, u8>, &'static str),
     Dev(Owned),
 }
 
 /// The same, as plain borrows (which may cross into the GIL-free part).
 enum Pre<'a> {
-    InOut(&'a mut [u8]),
-    In(&'a [u8]),
+    InOut(&'a mut [u8], &'static str),
+    In(&'a [u8], &'static str),
     Dev(&'a Owned),
 }
 
@@ -158,6 +161,8 @@ pub fn run_kernel(
             held.push(Held::Dev(launch_arg(first.name(), i, ty, &a)?));
             continue;
         }
+        // Checked against the kernels' pointer parameters as a device array of its dtype is.
+        let elem = to_dtype(&a.getattr("dtype")?).map_or("u8", rust_type_name);
         // Written unless every kernel reads it through a const or __constant pointer.
         let written = kernels.iter().any(|k| {
             k.args().get(i).is_none_or(|x| !(x.is_const || x.space == Some(AddressSpace::Constant)))
@@ -179,18 +184,20 @@ pub fn run_kernel(
                 )));
             }
             let bytes = byte_view(&a)?;
-            held.push(Held::Rw(bytes.cast::<PyArrayDyn<u8>>()?.try_readwrite()?));
+            held.push(Held::Rw(bytes.cast::<PyArrayDyn<u8>>()?.try_readwrite()?, elem));
         } else {
             let c = np.call_method1("ascontiguousarray", (&a,))?;
             let bytes = byte_view(&c)?;
-            held.push(Held::Ro(bytes.cast::<PyArrayDyn<u8>>()?.try_readonly()?));
+            held.push(Held::Ro(bytes.cast::<PyArrayDyn<u8>>()?.try_readonly()?, elem));
         }
     }
     let mut pre: Vec<Pre<'_>> = Vec::with_capacity(held.len());
     for h in held.iter_mut() {
         pre.push(match h {
-            Held::Rw(g) => Pre::InOut(g.as_slice_mut().map_err(|e| PyTypeError::new_err(e.to_string()))?),
-            Held::Ro(g) => Pre::In(g.as_slice().map_err(|e| PyTypeError::new_err(e.to_string()))?),
+            Held::Rw(g, t) => {
+                Pre::InOut(g.as_slice_mut().map_err(|e| PyTypeError::new_err(e.to_string()))?, t)
+            }
+            Held::Ro(g, t) => Pre::In(g.as_slice().map_err(|e| PyTypeError::new_err(e.to_string()))?, t),
             Held::Dev(o) => Pre::Dev(o),
         });
     }
@@ -201,8 +208,8 @@ pub fn run_kernel(
             let mut run_args: Vec<RunArg<'_>> = pre
                 .into_iter()
                 .map(|p| match p {
-                    Pre::InOut(h) => RunArg::InOut(h),
-                    Pre::In(h) => RunArg::In(h),
+                    Pre::InOut(h, t) => RunArg::InOut(h, t),
+                    Pre::In(h, t) => RunArg::In(h, t),
                     Pre::Dev(Owned::Bytes(b, t)) => RunArg::Scalar(b.clone(), t),
                     Pre::Dev(o) => RunArg::Device(o as &dyn KernelArg),
                 })

@@ -84,6 +84,32 @@ fn copies_in_once_and_out_once() {
     assert_eq!(d, dev_init.iter().map(|v| (v + 1.0) * 3.0).collect::<Vec<_>>());
 }
 
+/// Regression: host data went to the kernels as bare bytes, so f64 data given for `float*`
+/// ran on garbage (and f32 data for `double*` read past its buffer). Typed host data is checked
+/// as an array of its type is, before anything is copied; `u8` data is bytes, unchecked.
+#[test]
+fn host_data_must_hold_the_kernels_element_type() {
+    let ctx = Context::new().unwrap();
+    let runner = Runner::new(&Source::new(SRC).build(&ctx).unwrap()).unwrap();
+    let mut wide = [5.0f64; 4];
+    let e = runner.run(&["only_dev"], 4, &mut [RunArg::inout(&mut wide), RunArg::scalar(3.0f32).unwrap()]);
+    let msg = e.unwrap_err().to_string();
+    assert!(msg.contains("only_dev") && msg.contains("an array of f64") && msg.contains("`float*`"), "{msg}");
+    assert_eq!(wide, [5.0; 4], "nothing ran or came back");
+    let mut ints = [5i32; 4];
+    let msg = runner
+        .run(&["only_dev"], 4, &mut [RunArg::output(&mut ints), RunArg::scalar(3.0f32).unwrap()])
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("an array of i32 (integer, 4 bytes)"), "{msg}");
+    let mut right = [5.0f32; 4];
+    runner.run(&["only_dev"], 4, &mut [RunArg::inout(&mut right), RunArg::scalar(3.0f32).unwrap()]).unwrap();
+    assert_eq!(right, [15.0; 4]);
+    let mut bytes: Vec<u8> = [5.0f32; 4].iter().flat_map(|v| v.to_ne_bytes()).collect();
+    runner.run(&["only_dev"], 4, &mut [RunArg::inout(&mut bytes), RunArg::scalar(2.0f32).unwrap()]).unwrap();
+    assert_eq!(bytemuck::cast_slice::<u8, f32>(&bytes), [10.0; 4]);
+}
+
 #[test]
 fn errors_come_before_any_copy() {
     let ctx = Context::new().unwrap();

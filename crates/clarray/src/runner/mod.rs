@@ -40,13 +40,15 @@ use crate::runtime::{Arg, Buffer, Event, Queue};
 pub enum RunArg<'a> {
     /// A device buffer, array, image or local memory: passed as it is, never copied.
     Device(&'a dyn KernelArg),
-    /// Host data copied to the device before the first kernel and back after the last.
-    InOut(&'a mut [u8]),
-    /// Host data copied to the device before the first kernel only.
-    In(&'a [u8]),
+    /// Host data copied to the device before the first kernel and back after the last: its
+    /// bytes and the name of its element type (`f32`, as [`Arg::Elements`] checks it against
+    /// the kernel's pointer parameter; `u8`: bytes, unchecked).
+    InOut(&'a mut [u8], &'static str),
+    /// Host data copied to the device before the first kernel only (bytes and element type).
+    In(&'a [u8], &'static str),
     /// Host data copied back after the last kernel only; not uploaded, so the kernels must
-    /// write every byte of it.
-    Out(&'a mut [u8]),
+    /// write every byte of it (bytes and element type).
+    Out(&'a mut [u8], &'static str),
     /// A value passed by copy: its bytes and the name of its type.
     Scalar(Vec<u8>, &'static str),
 }
@@ -55,9 +57,9 @@ impl fmt::Debug for RunArg<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RunArg::Device(_) => write!(f, "Device"),
-            RunArg::InOut(h) => write!(f, "InOut({} bytes)", h.len()),
-            RunArg::In(h) => write!(f, "In({} bytes)", h.len()),
-            RunArg::Out(h) => write!(f, "Out({} bytes)", h.len()),
+            RunArg::InOut(h, t) => write!(f, "InOut({t}, {} bytes)", h.len()),
+            RunArg::In(h, t) => write!(f, "In({t}, {} bytes)", h.len()),
+            RunArg::Out(h, t) => write!(f, "Out({t}, {} bytes)", h.len()),
             RunArg::Scalar(b, t) => write!(f, "Scalar({t}, {} bytes)", b.len()),
         }
     }
@@ -75,21 +77,21 @@ impl<'a> RunArg<'a> {
     ///
     /// See [the example in `runner`](mod@crate::runner).
     pub fn inout<T: Pod>(data: &'a mut [T]) -> RunArg<'a> {
-        RunArg::InOut(bytemuck::cast_slice_mut(data))
+        RunArg::InOut(bytemuck::cast_slice_mut(data), std::any::type_name::<T>())
     }
 
     /// Host data copied in only.
     ///
     /// See [the example in `runner`](mod@crate::runner).
     pub fn input<T: Pod>(data: &'a [T]) -> RunArg<'a> {
-        RunArg::In(bytemuck::cast_slice(data))
+        RunArg::In(bytemuck::cast_slice(data), std::any::type_name::<T>())
     }
 
     /// Host data copied out only.
     ///
     /// See [the example in `runner`](mod@crate::runner).
     pub fn output<T: Pod>(data: &'a mut [T]) -> RunArg<'a> {
-        RunArg::Out(bytemuck::cast_slice_mut(data))
+        RunArg::Out(bytemuck::cast_slice_mut(data), std::any::type_name::<T>())
     }
 
     /// A scalar (any numeric type clarray passes to kernels).
@@ -242,8 +244,8 @@ impl Runner {
         let mut buffers: Vec<Option<Buffer>> = Vec::with_capacity(args.len());
         for a in args.iter() {
             buffers.push(match a {
-                RunArg::InOut(h) | RunArg::Out(h) => Some(memory::alloc(&ctx, h.len())?),
-                RunArg::In(h) => Some(memory::alloc(&ctx, h.len())?),
+                RunArg::InOut(h, _) | RunArg::Out(h, _) => Some(memory::alloc(&ctx, h.len())?),
+                RunArg::In(h, _) => Some(memory::alloc(&ctx, h.len())?),
                 _ => None,
             });
         }
@@ -252,7 +254,11 @@ impl Runner {
             list.push(match (a, b) {
                 (RunArg::Device(d), _) => d.to_arg()?,
                 (RunArg::Scalar(bytes, ty), _) => Arg::Scalar(bytes, ty),
-                (_, Some(b)) => Arg::Buffer(b),
+                // Bytes go as they are; typed host data is checked as an array would be.
+                (RunArg::InOut(_, "u8") | RunArg::In(_, "u8") | RunArg::Out(_, "u8"), Some(b)) => {
+                    Arg::Buffer(b)
+                }
+                (RunArg::InOut(_, t) | RunArg::In(_, t) | RunArg::Out(_, t), Some(b)) => Arg::Elements(b, t),
                 // The loop above gave every host argument a buffer.
                 (_, None) => {
                     return Err(Error::Argument {
@@ -278,8 +284,8 @@ impl Runner {
         let mut copies_in: Vec<Event> = Vec::new();
         for (a, b) in args.iter().zip(&buffers) {
             let h: &[u8] = match a {
-                RunArg::InOut(h) => h,
-                RunArg::In(h) => h,
+                RunArg::InOut(h, _) => h,
+                RunArg::In(h, _) => h,
                 _ => continue,
             };
             if let Some(b) = b {
@@ -295,7 +301,7 @@ impl Runner {
         // Copy results back, once.
         let mut copies_out: Vec<Event> = Vec::new();
         for (a, b) in args.iter_mut().zip(&buffers) {
-            if let (RunArg::InOut(h) | RunArg::Out(h), Some(b)) = (a, b) {
+            if let (RunArg::InOut(h, _) | RunArg::Out(h, _), Some(b)) = (a, b) {
                 copies_out.push(q.read_buffer(b, 0, h)?);
                 report.bytes_out += h.len() as u64;
             }
