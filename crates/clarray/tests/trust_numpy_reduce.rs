@@ -610,15 +610,17 @@ proptest! {
     }
 }
 
-/// Min/max/argmin/argmax over an empty axis were refused even where the result has no element
-/// (shape [0, 0, 0] reduced along axis 0): NumPy refuses only where a result element would
-/// have no operand, and otherwise returns the empty result.
+/// Min/max/argmin/argmax over a non-empty axis of an array with an empty result give the empty
+/// result (`zeros((3, 0)).max(axis=0)`); over an empty axis NumPy refuses them even where the
+/// result is empty too (`zeros((0, 0, 0)).min(axis=0)`: ValueError).
 #[test]
 fn min_over_an_empty_axis_with_an_empty_result_is_empty() {
     let ctx = shared_ctx();
     let a = Array::<bool>::zeros(&ctx, &[0, 0, 0]).unwrap();
-    let m = a.min_axes(0, false).unwrap();
-    assert_eq!(m.shape(), &[0, 0]);
+    let e = a.min_axes(0, false).unwrap_err();
+    assert!(matches!(e, Error::EmptyReduction { axis: 0, .. }), "{e}");
+    let m = a.min_axes(1, false).unwrap_err();
+    assert!(matches!(m, Error::EmptyReduction { axis: 1, .. }), "{m}");
     let b = Array::<f32>::zeros(&ctx, &[3, 0]).unwrap();
     let m = b.max_axes(0, true).unwrap();
     assert_eq!(m.shape(), &[1, 0]);

@@ -14,6 +14,40 @@ use crate::error::{Error, Result};
 use crate::memory;
 use crate::runtime::{Buffer, Context};
 
+/// Refuses `linspace` into a type that is not a float type.
+fn linspace_float_type(dt: DType) -> Result<()> {
+    if dt.kind() != Kind::Float {
+        return Err(Error::Type {
+            dtypes: vec![dt.name().into()],
+            message: format!("linspace is defined for float types, not {dt}"),
+        });
+    }
+    Ok(())
+}
+
+/// Value `i` of NumPy's `linspace(start, stop, num)` (with its endpoint) in float64, NumPy's
+/// arithmetic: `delta = stop - start`, `step = delta / (num - 1)`; value `i` is
+/// `i * step + start`, or `i / (num - 1) * delta + start` where the step is zero (it
+/// underflowed, or `start == stop`); the last of several is `stop`; a single value is
+/// `0 * delta + start`.
+pub(crate) fn linspace_f64_value(start: f64, stop: f64, num: usize, i: usize) -> f64 {
+    let delta = stop - start;
+    let x = i as f64;
+    if num <= 1 {
+        return x * delta + start;
+    }
+    let div = (num - 1) as f64;
+    if i == num - 1 {
+        return stop;
+    }
+    let step = delta / div;
+    if step == 0.0 {
+        x / div * delta + start
+    } else {
+        x * step + start
+    }
+}
+
 /// The number of values of `arange(start, stop, step)`, as NumPy counts them: exact for
 /// integers (in i128); for floats `ceil((stop - start) / step)` in f64, at least 0, except that
 /// a quotient that underflows to ±0 from a nonzero difference (a step of ±inf, or a step far
@@ -311,12 +345,7 @@ impl<T: Element> Array<T> {
     /// # Ok(()) }
     /// ```
     pub fn linspace(ctx: &Context, start: T, stop: T, num: usize) -> Result<Array<T>> {
-        if T::DTYPE.kind() != Kind::Float {
-            return Err(Error::Type {
-                dtypes: vec![T::DTYPE.name().into()],
-                message: format!("linspace is defined for float types, not {}", T::DTYPE),
-            });
-        }
+        linspace_float_type(T::DTYPE)?;
         let (Scalar::Float(a), Scalar::Float(b)) = (start.to_scalar(), stop.to_scalar()) else {
             return Err(Error::Type {
                 dtypes: vec![T::DTYPE.name().into()],
@@ -332,6 +361,35 @@ impl<T: Element> Array<T> {
         let step = (b - a) / (num - 1) as f64;
         let v = i.cast(w) * step + a;
         where_(i.equal(num as i64 - 1), b, v).cast(w).cast(T::DTYPE).eval()
+    }
+
+    /// NumPy's `linspace(start, stop, num, dtype=T)` of float64 bounds (Python floats): the
+    /// values computed in float64 and converted to `T` once, as NumPy does, so that a float32
+    /// or float16 result is the float64 value rounded once (computing in `T` rounds the step and
+    /// every product and sum: `linspace(0., 1., 7)` as float32 gave 0.8333333730697632 for
+    /// 0.8333333134651184). See [`linspace_f64_value`] for NumPy's arithmetic. On a device
+    /// without float64 the values are computed on the host, the same IEEE operations.
+    pub(crate) fn linspace_f64(ctx: &Context, start: f64, stop: f64, num: usize) -> Result<Array<T>> {
+        linspace_float_type(T::DTYPE)?;
+        if !ctx.device().info().fp64 {
+            let v: Vec<T> = (0..num)
+                .map(|i| T::from_scalar(Scalar::Float(linspace_f64_value(start, stop, num, i))))
+                .collect();
+            return Array::from_slice(ctx, &v, &[num]);
+        }
+        let i = Expr::index(ctx, &[num]);
+        let x = i.cast(DType::F64);
+        let delta = stop - start;
+        let div = num.saturating_sub(1);
+        let y = if div == 0 {
+            x * delta + start
+        } else if delta / div as f64 == 0.0 {
+            x / div as f64 * delta + start
+        } else {
+            x * (delta / div as f64) + start
+        };
+        let y = if div == 0 { y } else { where_(i.equal(div as i64), stop, y) };
+        y.cast(T::DTYPE).eval()
     }
 
     /// The `n × m` matrix with ones on diagonal `k` (0: main, > 0: above) and zeros elsewhere.

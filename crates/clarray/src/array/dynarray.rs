@@ -334,17 +334,20 @@ impl DynArray {
         })
     }
 
-    /// NumPy's `linspace(start, stop, num, dtype)` with its endpoint (float dtypes).
+    /// NumPy's `linspace(start, stop, num, dtype)` with its endpoint (float dtypes), for
+    /// float64 bounds (Python floats) as NumPy computes it: in float64, converted to `dtype`
+    /// once (not in `dtype`, as [`Array::linspace`] of bounds of that type does).
     ///
-    /// See [the example on `DynArray`](crate::DynArray).
+    /// ```
+    /// use clarray::{Context, DType, DynArray};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let a = DynArray::linspace(&ctx, 0.0, 1.0, 7, DType::F32)?.typed::<f32>()?.to_vec()?;
+    /// assert_eq!(a[5], (5.0f64 * (1.0 / 6.0)) as f32); // numpy.linspace(0., 1., 7, dtype=float32)[5]
+    /// # Ok(()) }
+    /// ```
     pub fn linspace(ctx: &Context, start: f64, stop: f64, num: usize, dtype: DType) -> Result<DynArray> {
-        with_dtype!(dtype, T => Array::<T>::linspace(
-            ctx,
-            T::from_scalar(Scalar::Float(start)),
-            T::from_scalar(Scalar::Float(stop)),
-            num
-        )
-        .map(DynArray::from))
+        with_dtype!(dtype, T => Array::<T>::linspace_f64(ctx, start, stop, num).map(DynArray::from))
     }
 
     /// Evaluates `e` into a new array of the expression's own dtype: one kernel.

@@ -118,8 +118,11 @@ impl Emitter {
         }
         let name = format!("c{what}_{ct}");
         let code = match what {
+            // Smith's method, as NumPy divides: scaled by the larger part of `b`, multiplied by
+            // the reciprocal of the scaled divisor. A zero divisor divides each part of `a` by
+            // |Re b| = +0, giving signed infinities (and NaN for 0/0), not NaN + NaN i.
             "div" => format!(
-                "{ct} {name}({ct} a, {ct} b) {{\n  if (fabs(b.x) >= fabs(b.y)) {{ {f} r = b.y / b.x; {f} d = b.x + b.y * r;\n    return ({ct})((a.x + a.y * r) / d, (a.y - a.x * r) / d); }}\n  {f} r = b.x / b.y; {f} d = b.x * r + b.y;\n  return ({ct})((a.x * r + a.y) / d, (a.y * r - a.x) / d);\n}}"
+                "{ct} {name}({ct} a, {ct} b) {{\n  {f} br = fabs(b.x), bi = fabs(b.y);\n  if (br >= bi) {{\n    if (br == 0 && bi == 0) return ({ct})(a.x / br, a.y / br);\n    {f} r = b.y / b.x; {f} s = 1 / (b.x + b.y * r);\n    return ({ct})((a.x + a.y * r) * s, (a.y - a.x * r) * s);\n  }}\n  {f} r = b.x / b.y; {f} s = 1 / (b.y + b.x * r);\n  return ({ct})((a.x * r + a.y) * s, (a.y * r - a.x) * s);\n}}"
             ),
             "exp" => format!(
                 "{ct} {name}({ct} a) {{ {f} e = exp(a.x); return a.y == 0 ? ({ct})(e, a.y) : ({ct})(e * cos(a.y), e * sin(a.y)); }}"

@@ -219,10 +219,10 @@ pub(crate) fn reduce_map(mut map: MapExpr, kind: Kind, axes: &Axes, keepdims: bo
         map.preamble += &complex_helpers(t == DType::C128);
     }
     let needs_items = matches!(kind, Kind::Min | Kind::Max | Kind::ArgMin | Kind::ArgMax);
-    // NumPy refuses a reduction without a neutral element over no elements only where there is
-    // a result element to compute: with an empty result there is nothing to refuse.
-    let result_is_empty = (0..shape.len()).any(|a| !ax.contains(&a) && shape[a] == 0);
-    if needs_items && !result_is_empty {
+    // NumPy refuses a reduction without a neutral element over an empty axis whatever the
+    // result's size: `zeros((0, 0)).max(axis=0)` is a ValueError although its result would be
+    // empty too, while `zeros((3, 0)).max(axis=0)` (no reduced axis empty) is an empty array.
+    if needs_items {
         if let Some(&a) = ax.iter().find(|&&a| shape[a] == 0) {
             return Err(Error::EmptyReduction { op: format!("{kind:?}"), axis: a, shape });
         }

@@ -1,8 +1,8 @@
 //! NumPy's typing of each operation (which input and output dtypes it has) and the checked
 //! construction of unary, binary and `where` nodes.
 
-use super::{join_ctx, pair, type_err, Expr, Name, Node};
-use crate::array::dtype::{DType, Kind, Scalar};
+use super::{join_ctx, pair, type_err, Expr, ExprInner, Name, Node};
+use crate::array::dtype::{promote, DType, Kind, Scalar};
 use crate::array::layout::{broadcast, Shape};
 use crate::error::Result;
 use crate::kernel::ops::is_mixed_sign_64;
@@ -152,6 +152,7 @@ pub(super) fn build_binary(op: BinOp, a: Expr, b: Expr) -> Result<Expr> {
     if let Some(e) = out_of_range_comparison(op, &a, &b)? {
         return Ok(e);
     }
+    let (a, b) = settle_by_op(op, a, b)?;
     let (a, b, t) = pair(a, b)?;
     let (ia, ib) = (a.inner()?, b.inner()?);
     let shape = broadcast(&ia.shape, &ib.shape)?;
@@ -174,6 +175,49 @@ pub(super) fn build_binary(op: BinOp, a: Expr, b: Expr) -> Result<Expr> {
     // Shifts by a count of another type: the count is cast to the promoted type too.
     let (a, b) = (a.cast_into(tin), b.cast_into(tin));
     Ok(Expr::new(Node::Binary(op, a, b), tout, shape, ctx))
+}
+
+/// A bare integer scalar next to an operand of another type, settled by the operation rather
+/// than by the operand where the operation computes in neither's integer type, as NumPy 2
+/// does (NEP 50): an operation that computes in a float type for integer and bool operands
+/// (true division, `atan2`, `hypot`) takes the scalar straight into that float type, without
+/// the integer range check (`u8_array / 300` and `atan2(i8_array, 300)` are float64 and
+/// float16 results, not overflows), and a logical operation takes its truth, for a value that
+/// fits int64 (NumPy converts it to a C long first, so `logical_and(x, 2**63)` is refused).
+/// Any other scalar is left to [`pair`], which refuses one out of the operand's integer range
+/// (`u8_array + 300`, `maximum(u8_array, 300)`), as NumPy 2 does.
+fn settle_by_op(op: BinOp, a: Expr, b: Expr) -> Result<(Expr, Expr)> {
+    use BinOp::*;
+    if !matches!(op, Div | Atan2 | Hypot | LogicalAnd | LogicalOr | LogicalXor) {
+        return Ok((a, b));
+    }
+    let (ia, ib) = (a.inner()?, b.inner()?);
+    let weak_int = |i: &ExprInner| match i.node {
+        Node::Scalar(s @ Scalar::Int(_)) if i.weak => Some(s),
+        _ => None,
+    };
+    // One bare integer scalar `s` next to a typed operand of dtype `other`.
+    let (s, other, scalar_left) = match (weak_int(ia), weak_int(ib)) {
+        (Some(s), None) if !ib.weak => (s, ib.dtype, true),
+        (None, Some(s)) if !ia.weak => (s, ia.dtype, false),
+        _ => return Ok((a, b)),
+    };
+    let to = if matches!(op, LogicalAnd | LogicalOr | LogicalXor) {
+        s.check_fits(DType::I64)?;
+        DType::Bool
+    } else {
+        // The dtype the scalar would take (unchecked), and the operation's input type then.
+        let d = s.weak_dtype(other);
+        let t = match op {
+            Atan2 | Hypot => DType::float_loop(d, other),
+            _ => promote(d, other),
+        };
+        match binary_types(op, t) {
+            Ok((tin, _)) if matches!(tin.kind(), Kind::Float | Kind::Complex) => tin,
+            _ => return Ok((a, b)),
+        }
+    };
+    Ok(if scalar_left { (a.settled(to), b) } else { (a, b.settled(to)) })
 }
 
 /// A comparison of an integer operand with a bare integer scalar out of its type's bounds
