@@ -15,7 +15,7 @@ use clarray::{Context, Error};
 use half::f16;
 use num_complex::Complex;
 use proptest::prelude::*;
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 
 fn ctx() -> Context {
     common::shared_ctx()
@@ -504,6 +504,83 @@ proptest! {
             let want: Vec<usize> =
                 (0..nd).filter_map(|k| if reduced(k) { keep.then_some(1) } else { Some(shape[k]) }).collect();
             prop_assert_eq!(got.unwrap(), want);
+        }
+    }
+}
+
+// ---- var/std of values near the type's largest, of opposite signs ----
+
+/// NumPy's var of `x` (population, ddof 0) for values whose squared deviations may pass the
+/// range of the type whose largest value is `max`: computed in f64 on values scaled down by
+/// 2^-600 (exact), so it cannot overflow, then compared with `max` scaled the same way.
+fn var_or_inf(x: &[f64], max: f64) -> f64 {
+    let s = 2f64.powi(-600);
+    let xs: Vec<f64> = x.iter().map(|v| v * s).collect();
+    let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+    let var = xs.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / xs.len() as f64;
+    if var > max * s * s {
+        f64::INFINITY
+    } else {
+        var / s / s
+    }
+}
+
+/// Regression: two values near the largest, of opposite signs, in the same work-item gave var
+/// and std NaN (the shifted value overflowed: inf − inf) where NumPy gives inf; the same values
+/// in different work-items gave inf. Lines of many lengths (each kernel path: short, per-item,
+/// grouped, vectorised columns, merges), the pair at random places, f32 and f64, whole-array
+/// and along either axis of a 2-D layout: +inf wherever NumPy's var is inf.
+#[test]
+fn var_of_values_near_the_largest_of_opposite_signs_is_inf_not_nan() {
+    let mut r = rand::rngs::StdRng::seed_from_u64(20261204);
+    for &n in &[2usize, 3, 8, 17, 64, 1000, 4096, 70_001] {
+        for _ in 0..3 {
+            let (i, j) = (r.random_range(0..n), r.random_range(0..n));
+            if i == j {
+                continue;
+            }
+            let near = |r: &mut rand::rngs::StdRng| r.random_range(0.8..0.99);
+            let mut x: Vec<f64> = (0..n).map(|_| r.random_range(0.0..2.0)).collect();
+            x[i] = near(&mut r);
+            x[j] = -near(&mut r);
+            // f32
+            let x32: Vec<f32> = x
+                .iter()
+                .map(|v| if v.abs() < 0.5 { *v as f32 } else { (*v * f32::MAX as f64) as f32 })
+                .collect();
+            let xs: Vec<f64> = x32.iter().map(|&v| f64::from(v)).collect();
+            let want = var_or_inf(&xs, f32::MAX as f64);
+            let a = Array::from_slice(&ctx(), &x32, &[n]).unwrap();
+            let got = f64::from(a.var(0).unwrap().item().unwrap());
+            assert!(same(got, want as f32 as f64), "f32 n {n} at {i},{j}: var {got}, NumPy {want}");
+            let got = f64::from(a.std(0).unwrap().item().unwrap());
+            assert!(same(got, (want as f32).sqrt() as f64), "f32 n {n}: std {got}");
+            // f64
+            let x64: Vec<f64> = x.iter().map(|v| if v.abs() < 0.5 { *v } else { v * f64::MAX }).collect();
+            let want = var_or_inf(&x64, f64::MAX);
+            let a = Array::from_slice(&ctx(), &x64, &[n]).unwrap();
+            let got = a.var(0).unwrap().item().unwrap();
+            assert!(same(got, want), "f64 n {n} at {i},{j}: var {got}, NumPy {want}");
+            // Along each axis of a 2-D array (rows of `w`), on the same data.
+            if n % 8 == 0 {
+                let w = 8;
+                let m = Array::from_slice(&ctx(), &x32, &[n / w, w]).unwrap();
+                for axis in [0usize, 1] {
+                    let got: Vec<f32> = m.var_axes(&[axis as isize][..], 0, false).unwrap().to_vec().unwrap();
+                    let lines: Vec<Vec<f64>> = match axis {
+                        0 => (0..w).map(|c| (0..n / w).map(|r| xs[r * w + c]).collect()).collect(),
+                        _ => xs.chunks(w).map(|c| c.to_vec()).collect(),
+                    };
+                    for (k, line) in lines.iter().enumerate() {
+                        let want = var_or_inf(line, f32::MAX as f64) as f32;
+                        assert!(
+                            same(f64::from(got[k]), f64::from(want)),
+                            "2-D axis {axis} line {k}: {} vs {want}",
+                            got[k]
+                        );
+                    }
+                }
+            }
         }
     }
 }

@@ -74,11 +74,25 @@ impl<'a> State<'a> {
             if self.acc.is_complex() || self.vector { format!("({x})") } else { format!("({a})({x})") };
         match self.op {
             // Welford's update of the values shifted by the state's first value (`k`): close
-            // values subtract exactly, so a mean far from zero costs no precision.
-            Op::Moments => format!(
-                "{{ {a} y_ = {cast}; {p}k = {p}i == 0 ? y_ : {p}k; y_ -= {p}k; {p}i++; \
-                 {a} d_ = y_ - {p}v; {p}v += d_ / ({a}){p}i; {p}c += d_ * (y_ - {p}v); }}"
-            ),
+            // values subtract exactly, so a mean far from zero costs no precision. A shifted
+            // value that overflows (values near the type's largest, of opposite signs) makes
+            // the state give its shift up, as `merge` does. The difference from the mean is
+            // taken halved (`h_`, exactly half of it short of subnormals), so that it cannot
+            // overflow where the values and the mean are in range: squared deviations past the
+            // largest then give NumPy's inf, not inf − inf = NaN.
+            Op::Moments => {
+                let overflow = if self.vector {
+                    "any(!isfinite(s_) & isfinite(y_))"
+                } else {
+                    "!isfinite(s_) && isfinite(y_)"
+                };
+                format!(
+                    "{{ {a} y_ = {cast}; {p}k = {p}i == 0 ? y_ : {p}k; {a} s_ = y_ - {p}k; \
+                     if ({overflow}) {{ {p}v += {p}k; {p}k = ({a})0; s_ = y_; }} {p}i++; \
+                     {a} h_ = s_ * ({a})0.5 - {p}v * ({a})0.5; {p}v += (h_ / ({a}){p}i) * ({a})2; \
+                     {p}c += (h_ * (s_ - {p}v)) * ({a})2; }}"
+                )
+            }
             Op::Sum if self.comp => format!(
                 "{{ {a} y_ = {cast}; {a} t_ = {p}v + y_; {a} b_ = t_ - {p}v; \
                  {p}c += ({p}v - (t_ - b_)) + (y_ - b_); {p}v = t_; }}"
@@ -119,17 +133,25 @@ impl<'a> State<'a> {
         for (j, y) in ys.iter().enumerate() {
             let _ = write!(s, "{a} y{j}_ = {y}; ");
         }
-        let _ = write!(s, "{p}k = {p}i == 0 ? y0_ : {p}k; ");
-        let ys: Vec<String> = (0..g).map(|j| format!("y{j}_")).collect();
-        for y in &ys {
-            let _ = write!(s, "{y} -= {p}k; ");
+        // Shifted by the state's first value, unless a shifted value overflows (see `add`).
+        let _ = write!(s, "{p}k = {p}i == 0 ? y0_ : {p}k; int o_ = 0; ");
+        for j in 0..g {
+            let _ = write!(s, "{a} s{j}_ = y{j}_ - {p}k; o_ |= !isfinite(s{j}_) & isfinite(y{j}_); ");
         }
+        let _ = write!(s, "if (o_) {{ {p}v += {p}k; {p}k = ({a})0; ");
+        for j in 0..g {
+            let _ = write!(s, "s{j}_ = y{j}_; ");
+        }
+        let _ = write!(s, "}} ");
+        let ys: Vec<String> = (0..g).map(|j| format!("s{j}_")).collect();
         let mean: Vec<String> = ys.iter().map(|y| format!("{y} * (({a})1 / ({a}){g})")).collect();
         let dev: Vec<String> = ys.iter().map(|y| format!("({y} - m_) * ({y} - m_)")).collect();
+        // The difference of the means halved (exactly, short of subnormals), as in `add`.
         let _ = write!(
             s,
-            "const {a} m_ = {}; const {a} c_ = {}; const long n_ = {p}i + {g}; const {a} d_ = m_ - {p}v; \
-             const {a} f_ = ({a}){g} / ({a})n_; {p}c += c_ + (d_ * f_) * (({a}){p}i * d_); {p}v += d_ * f_; {p}i = n_; }}",
+            "const {a} m_ = {}; const {a} c_ = {}; const long n_ = {p}i + {g}; \
+             const {a} h_ = m_ * ({a})0.5 - {p}v * ({a})0.5; const {a} f_ = ({a}){g} / ({a})n_; \
+             {p}c += c_ + ((h_ * f_) * (({a}){p}i * h_)) * ({a})4; {p}v += (h_ * f_) * ({a})2; {p}i = n_; }}",
             mean.join(" + "),
             dev.join(" + ")
         );
@@ -145,13 +167,14 @@ impl<'a> State<'a> {
             // so `d` is as precise as the shifted means (an unshifted mean far from zero would
             // carry the rounding of its magnitude into every merge). Where the shifted difference
             // overflows (values near the type's largest: shifts and shifted means of opposite
-            // signs), `p` gives its shift up and continues unshifted, as the means are in range.
+            // signs), `p` gives its shift up and continues unshifted, as the means are in range;
+            // the difference is taken halved (`h_`) so that the unshifted one cannot overflow.
             Op::Moments => format!(
                 "if ({q}i > 0) {{ if ({p}i == 0) {{ {p}v = {q}v; {p}c = {q}c; {p}i = {q}i; {p}k = {q}k; }} else {{ \
-                 const long n_ = {p}i + {q}i; {a} d_ = ({q}k - {p}k) + ({q}v - {p}v); \
-                 if (!isfinite(d_)) {{ {p}v += {p}k; {p}k = 0; d_ = ({q}v + {q}k) - {p}v; }} \
+                 const long n_ = {p}i + {q}i; {a} h_ = (({q}k - {p}k) + ({q}v - {p}v)) * ({a})0.5; \
+                 if (!isfinite(h_)) {{ {p}v += {p}k; {p}k = 0; h_ = ({q}v + {q}k) * ({a})0.5 - {p}v * ({a})0.5; }} \
                  const {a} f_ = ({a}){q}i / ({a})n_; \
-                 {p}v += d_ * f_; {p}c += {q}c + (d_ * f_) * (({a}){p}i * d_); {p}i = n_; }} }}"
+                 {p}v += (h_ * f_) * ({a})2; {p}c += {q}c + ((h_ * f_) * (({a}){p}i * h_)) * ({a})4; {p}i = n_; }} }}"
             ),
             Op::Sum if self.comp => format!(
                 "{{ {a} t_ = {p}v + {q}v; {a} b_ = t_ - {p}v; \
