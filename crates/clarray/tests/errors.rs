@@ -477,7 +477,9 @@ fn program_binaries_round_trip() {
     let p = Program::build(&ctx, AXPY, "-cl-kernel-arg-info").unwrap();
     let bin = p.binary().unwrap();
     assert!(!bin.is_empty());
-    let again = Program::from_binary(&ctx, &bin, "-cl-kernel-arg-info").unwrap();
+    // SAFETY: bytes `binary()` returned (whole, or cut or altered by this test: the checks
+    // refuse those before the driver sees them); nothing forged them.
+    let again = unsafe { Program::from_binary(&ctx, &bin, "-cl-kernel-arg-info") }.unwrap();
     let k = again.kernel("axpy").unwrap();
     let x = vec![1f32, 2.0, 3.0];
     let (xb, yb) = (buffer_from(&ctx, &x), buffer_from(&ctx, &x));
@@ -487,11 +489,15 @@ fn program_binaries_round_trip() {
     let mut y = vec![0f32; 3];
     q.read_buffer(&yb, 0, &mut y).unwrap();
     assert_eq!(y, [11.0, 22.0, 33.0]);
-    let e = expect_err(Program::from_binary(&ctx, &[], ""));
+    // SAFETY: bytes `binary()` returned (whole, or cut or altered by this test: the checks
+    // refuse those before the driver sees them); nothing forged them.
+    let e = expect_err(unsafe { Program::from_binary(&ctx, &[], "") });
     assert!(matches!(e, Error::Value { name: "binary", .. }), "{e:?}");
     assert_msg(&e, &["empty program binary"]);
     // Bytes that are not `binary()`'s are refused before the driver sees them.
-    let e = expect_err(Program::from_binary(&ctx, b"certainly not a device binary", ""));
+    // SAFETY: bytes `binary()` returned (whole, or cut or altered by this test: the checks
+    // refuse those before the driver sees them); nothing forged them.
+    let e = expect_err(unsafe { Program::from_binary(&ctx, b"certainly not a device binary", "") });
     assert!(matches!(e, Error::Value { name: "binary", .. }), "{e:?}");
     // The driver's own bytes load through the unsafe path.
     let raw = p.raw_binary().unwrap();
@@ -500,12 +506,13 @@ fn program_binaries_round_trip() {
     assert_eq!(bare.kernel_names().unwrap(), again.kernel_names().unwrap());
 }
 
-/// Regression: `Program::from_binary`, a safe function, handed any bytes to the driver, and
+/// Regression: `Program::from_binary` (then a safe function) handed any bytes to the driver, and
 /// PoCL does not check a binary before it parses it: the first 8, 100 or 20 000 bytes of a
 /// genuine binary made it fail an assertion in pocl_binary.c (SIGABRT) or read out of bounds
 /// (SIGSEGV), killing the process. `binary()` now wraps the device binary in an envelope (the
 /// device and driver it is for, its length and checksum) that `from_binary` checks first; each
-/// kind of damage is a typed error that says what was wrong and what to do.
+/// kind of damage is a typed error that says what was wrong and what to do. (Loading stays
+/// `unsafe`: the checks find damage, not a forgery.)
 #[test]
 fn regression_truncated_or_altered_binaries_are_refused_not_crashed() {
     let ctx = ctx();
@@ -514,7 +521,9 @@ fn regression_truncated_or_altered_binaries_are_refused_not_crashed() {
     let raw = p.raw_binary().unwrap();
     assert!(raw.len() > 20_000 && bin.len() > raw.len(), "{} {}", raw.len(), bin.len());
     let refused = |bytes: &[u8], parts: &[&str]| {
-        let e = expect_err(Program::from_binary(&ctx, bytes, ""));
+        // SAFETY: bytes `binary()` returned (whole, or cut or altered by this test: the checks
+        // refuse those before the driver sees them); nothing forged them.
+        let e = expect_err(unsafe { Program::from_binary(&ctx, bytes, "") });
         assert!(matches!(e, Error::Value { name: "binary", .. }), "{} bytes: {e:?}", bytes.len());
         assert_msg(&e, parts);
         assert_msg(&e, &["build the program from source again"]);
@@ -534,7 +543,9 @@ fn regression_truncated_or_altered_binaries_are_refused_not_crashed() {
     for at in [12, 16, 30, 60, 200, bin.len() / 2, bin.len() - 1] {
         let mut flipped = bin.clone();
         flipped[at] ^= 0x04;
-        let e = expect_err(Program::from_binary(&ctx, &flipped, ""));
+        // SAFETY: bytes `binary()` returned (whole, or cut or altered by this test: the checks
+        // refuse those before the driver sees them); nothing forged them.
+        let e = expect_err(unsafe { Program::from_binary(&ctx, &flipped, "") });
         assert!(matches!(e, Error::Value { name: "binary", .. }), "byte {at}: {e:?}");
         let m = e.to_string();
         assert!(m.contains("corrupt") || m.contains("truncated or padded"), "byte {at}: {m}");
@@ -553,14 +564,18 @@ fn regression_truncated_or_altered_binaries_are_refused_not_crashed() {
     use sha2::Digest as _;
     let digest = sha2::Sha256::new().chain_update(&foreign[..24]).chain_update(&foreign[56..]).finalize();
     foreign[24..56].copy_from_slice(&digest);
-    let e = expect_err(Program::from_binary(&ctx, &foreign, ""));
+    // SAFETY: bytes `binary()` returned (whole, or cut or altered by this test: the checks
+    // refuse those before the driver sees them); nothing forged them.
+    let e = expect_err(unsafe { Program::from_binary(&ctx, &foreign, "") });
     assert!(matches!(e, Error::Value { name: "binary", .. }), "{e:?}");
     assert_msg(
         &e,
         &["built for device `gpu-elsewhere`", device, "build the program from source on this device"],
     );
     // The whole envelope still loads, and its kernel computes.
-    let again = Program::from_binary(&ctx, &bin, "").unwrap();
+    // SAFETY: bytes `binary()` returned (whole, or cut or altered by this test: the checks
+    // refuse those before the driver sees them); nothing forged them.
+    let again = unsafe { Program::from_binary(&ctx, &bin, "") }.unwrap();
     let k = again.kernel("axpy").unwrap();
     let x = [1f32, 2.0];
     let (xb, yb) = (buffer_from(&ctx, &x), buffer_from(&ctx, &x));
@@ -647,7 +662,10 @@ fn regression_unchecked_arguments_without_arg_info_option() {
     for opts in ["", "-DUNUSED=1"] {
         let p = Program::build(&ctx, LCG_SOURCE, opts).unwrap();
         assert_eq!(p.options(), opts);
-        for program in [p.clone(), Program::from_binary(&ctx, &p.binary().unwrap(), opts).unwrap()] {
+        // SAFETY: bytes `binary()` returned (whole, or cut or altered by this test: the checks
+        // refuse those before the driver sees them); nothing forged them.
+        for program in [p.clone(), unsafe { Program::from_binary(&ctx, &p.binary().unwrap(), opts) }.unwrap()]
+        {
             let k = program.kernel("lcg").unwrap();
             assert!(k.args().iter().all(|a| a.name.is_some() && a.space.is_some()), "{:?}", k.args());
             let iters = 3u32;

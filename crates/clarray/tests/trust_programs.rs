@@ -288,12 +288,17 @@ fn struct_raw_bytes_are_refused_where_the_size_cannot_be_learnt() {
     let binary = built.binary().unwrap();
     let p = Pair { x: 1.5, n: 2 };
     let o = common::poisoned_buffer(&ctx, 4);
-    let bare = clarray::runtime::Program::from_binary(&ctx, &binary, "").unwrap().kernel("k").unwrap();
+    // SAFETY: bytes `binary()` returned (whole, or cut or altered by this test: the checks
+    // refuse those before the driver sees them); nothing forged them.
+    let bare =
+        unsafe { clarray::runtime::Program::from_binary(&ctx, &binary, "") }.unwrap().kernel("k").unwrap();
     let e = expect_err(bare.launch(ctx.queue(), 1, (Bytes::of(&p), &o)));
     assert!(matches!(e, Error::KernelArgs { .. }), "{e:?}");
     assert_msg(&e, &["`p`", "pair_t", "without its source", "from_binary_with_source"]);
     // With its source, the same binary's kernel takes the struct.
-    let with = clarray::runtime::Program::from_binary_with_source(&ctx, &binary, src, "").unwrap();
+    // SAFETY: bytes `binary()` returned (whole, or cut or altered by this test: the checks
+    // refuse those before the driver sees them); nothing forged them.
+    let with = unsafe { clarray::runtime::Program::from_binary_with_source(&ctx, &binary, src, "") }.unwrap();
     with.kernel("k").unwrap().launch(ctx.queue(), 1, (Bytes::of(&p), &o)).unwrap();
     assert_eq!(read::<f32>(&ctx, &o, 1), vec![p.x * p.n as f32]);
     // A source whose probe kernel cannot be added (it has a kernel of the probe's name).

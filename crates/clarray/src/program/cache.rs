@@ -23,8 +23,9 @@
 //! Each file starts with a header (magic, format version, key, payload length and the payload's
 //! SHA-256) that is checked before the driver sees the binary — some drivers crash on a
 //! truncated one. The payload is what [`Program::binary`] returns (the device binary in an
-//! envelope naming the device and driver), loaded with [`Program::from_binary`], which checks
-//! it again. An entry that fails a check, or that the driver refuses, is rebuilt from
+//! envelope naming the device and driver), loaded with the checks of [`Program::from_binary`]
+//! (whose contract — bytes not forged — the cache meets by trusting the user's own cache
+//! directory, as the user's other files are trusted). An entry that fails a check, or that the driver refuses, is rebuilt from
 //! source and overwritten. Files are written to a temporary name in the same directory and
 //! renamed into place, which is atomic on POSIX file systems: readers see the old file or the
 //! new one, never half of one, and no lock files are needed (they break on shared file

@@ -201,7 +201,7 @@ impl DiskCache {
                     Err(why) => Outcome::Rebuilt(why),
                     Ok(binary) => {
                         let marked = std::fs::write(&marker, marker_text());
-                        let loaded = Program::from_binary_with_source(ctx, binary, source, options);
+                        let loaded = Program::from_cache(ctx, binary, source, options);
                         if marked.is_ok() {
                             let _ = std::fs::remove_file(&marker);
                         }

@@ -37,12 +37,13 @@ use crate::runtime::{Arg, Buffer, Event, Queue};
 /// One argument of a run.
 ///
 /// See [the example in `runner`](mod@crate::runner).
+#[non_exhaustive]
 pub enum RunArg<'a> {
     /// A device buffer, array, image or local memory: passed as it is, never copied.
     Device(&'a dyn KernelArg),
     /// Host data copied to the device before the first kernel and back after the last: its
     /// bytes and the name of its element type (`f32`, as [`Arg::Elements`] checks it against
-    /// the kernel's pointer parameter; `u8`: bytes, unchecked).
+    /// the kernel's pointer parameter; one-byte elements are bytes, which fit any).
     InOut(&'a mut [u8], &'static str),
     /// Host data copied to the device before the first kernel only (bytes and element type).
     In(&'a [u8], &'static str),
@@ -254,10 +255,7 @@ impl Runner {
             list.push(match (a, b) {
                 (RunArg::Device(d), _) => d.to_arg()?,
                 (RunArg::Scalar(bytes, ty), _) => Arg::Scalar(bytes, ty),
-                // Bytes go as they are; typed host data is checked as an array would be.
-                (RunArg::InOut(_, "u8") | RunArg::In(_, "u8") | RunArg::Out(_, "u8"), Some(b)) => {
-                    Arg::Buffer(b)
-                }
+                // Checked as an array of its element type is (bytes as bytes).
                 (RunArg::InOut(_, t) | RunArg::In(_, t) | RunArg::Out(_, t), Some(b)) => Arg::Elements(b, t),
                 // The loop above gave every host argument a buffer.
                 (_, None) => {

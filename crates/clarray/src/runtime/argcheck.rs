@@ -92,8 +92,9 @@ impl Kernel {
                                 format!(
                                     "an array of {rust} ({}) was given where the kernel takes {shown}, \
                                      whose elements are {}; pass an array of the kernel's element \
-                                     type (`.astype`), or its `.buffer()` to hand over the bytes as \
-                                     they are",
+                                     type, or its bytes as they are (in Rust the array's `.buffer()`; \
+                                     in Python a device array's `.data`, a NumPy array's \
+                                     `.view(numpy.uint8)`)",
                                     g.describe(),
                                     p.describe()
                                 ),

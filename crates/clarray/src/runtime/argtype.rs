@@ -39,10 +39,11 @@ impl Scalar {
             Class::Int => "integer",
             Class::Float => "floating-point",
         };
+        let bytes = |n: usize| if n == 1 { "1 byte".to_string() } else { format!("{n} bytes") };
         if self.elem == self.size {
-            format!("{what}, {} bytes", self.size)
+            format!("{what}, {}", bytes(self.size))
         } else {
-            format!("{what} vector of {}-byte elements, {} bytes", self.elem, self.size)
+            format!("{what} vector of {}-byte elements, {}", self.elem, bytes(self.size))
         }
     }
 
@@ -334,9 +335,10 @@ pub(crate) fn pointee(decl: &str) -> Option<Scalar> {
 
 /// Whether a buffer of `given` elements may be passed for a pointer to `pointee`: the same
 /// element width, and the same kind except for 16-bit elements (a kernel without fp16 support
-/// reads `half` data as `ushort` bits).
+/// reads `half` data as `ushort` bits). Elements of one byte (`u8`, `i8`, `bool`, `[u8; 4]`)
+/// are bytes, which a kernel may see as any type.
 pub(crate) fn elements_fit(pointee: &Scalar, given: &Scalar) -> bool {
-    pointee.elem == given.elem && (pointee.class == given.class || pointee.elem == 2)
+    given.elem == 1 || (pointee.elem == given.elem && (pointee.class == given.class || pointee.elem == 2))
 }
 
 /// The start of every line of `code` (comments blanked) and whether the line lies inside an
@@ -594,6 +596,8 @@ mod tests {
         assert!(!elements_fit(&pointee("float*").unwrap(), &i32_));
         assert!(elements_fit(&pointee("ushort*").unwrap(), &f16_));
         assert!(elements_fit(&pointee("float2*").unwrap(), &given("num_complex::Complex<f32>").unwrap()));
+        assert!(elements_fit(&pointee("uint*").unwrap(), &given("[u8; 4]").unwrap()), "bytes");
+        assert!(elements_fit(&pointee("double*").unwrap(), &given("u8").unwrap()), "bytes");
     }
 
     #[test]

@@ -21,7 +21,8 @@
 //! k.launch(ctx.queue(), 3, (&x,))?;
 //! assert_eq!(x.to_vec::<i32>()?, [2, 4, 6]);
 //! assert!(k.launch(ctx.queue(), 3, (1.5f32,)).is_err()); // a float for a pointer: refused
-//! let again = Program::from_binary(&ctx, &program.binary()?, "")?; // the device binary
+//! // SAFETY: bytes `binary()` just returned, unaltered.
+//! let again = unsafe { Program::from_binary(&ctx, &program.binary()?, "") }?; // the device binary
 //! assert_eq!(again.kernel_names()?, ["twice"]);
 //! assert!(Program::build(&ctx, "kernel void broken(", "").is_err()); // the log is in the error
 //! # Ok(()) }
@@ -424,6 +425,7 @@ impl fmt::Debug for Kernel {
 ///
 /// See [the example in `kernel`](mod@crate::runtime::kernel).
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub enum Arg<'a> {
     /// A buffer (`__global` or `__constant` pointer), bytes the kernel may see as any type.
     Buffer(&'a Buffer),

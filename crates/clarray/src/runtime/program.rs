@@ -2,7 +2,8 @@
 //! the build fails) or from a device binary, and the kernels they hold. [`Program::binary`]
 //! wraps the device binary in an envelope (the device and driver it was built for, its length
 //! and checksum) that [`Program::from_binary`] checks before the driver sees a byte: drivers
-//! crash on a damaged binary.
+//! crash on a damaged binary. Loading a binary stays `unsafe`: the checks find damage, not a
+//! forgery.
 //!
 //! Creating kernels ([`Program::kernel`]) and their argument checks are in `kernel.rs`;
 //! launches in `launch.rs`.
@@ -283,28 +284,44 @@ impl Program {
     /// then builds from source. A binary that a driver made outside clarray (no envelope) is
     /// loaded with the unsafe [`Program::from_raw_binary`].
     ///
-    /// The checksum finds damage, not intent: it is no signature, and bytes crafted to pass the
-    /// checks around a damaged binary would reach the driver.
-    ///
     /// Without the source, value parameters of typedef'd, struct and union types cannot be
     /// sized, so they take no value at all (not even [`crate::program::Bytes`], whose length
     /// could not be checked); see [`Program::from_binary_with_source`].
     ///
+    /// # Safety
+    /// `binary` must be bytes that [`Program::binary`] returned, not altered since by anyone
+    /// who meant to. The checks find truncation, damage and another device or driver (and
+    /// refuse them), not intent: the checksum is no signature, so bytes crafted to pass them
+    /// around a damaged device binary reach the driver, which may then abort or crash the
+    /// process. Bytes from a source you do not trust must not be loaded at all.
+    ///
     /// See [the example in `kernel`](mod@crate::runtime::kernel).
-    pub fn from_binary(ctx: &Context, binary: &[u8], options: &str) -> Result<Program> {
+    pub unsafe fn from_binary(ctx: &Context, binary: &[u8], options: &str) -> Result<Program> {
         Program::load_checked(ctx, binary, options, None)
     }
 
     /// [`Program::from_binary`] for a binary built from `source`, whose typedefs size the
     /// kernels' value parameters as for a program built from source.
     ///
+    /// # Safety
+    /// As for [`Program::from_binary`].
+    ///
     /// See [the example in `kernel`](mod@crate::runtime::kernel).
-    pub fn from_binary_with_source(
+    pub unsafe fn from_binary_with_source(
         ctx: &Context,
         binary: &[u8],
         source: &str,
         options: &str,
     ) -> Result<Program> {
+        Program::load_checked(ctx, binary, options, Some(source.into()))
+    }
+
+    /// [`Program::from_binary_with_source`] for the disk cache of built programs
+    /// (`program::disk`), whose files clarray wrote into the user's own cache directory: the
+    /// cache trusts that directory as a program trusts the user's other files (whoever can
+    /// write there can change what the user runs), and its checks catch what an interrupted
+    /// write or a disk leaves behind.
+    pub(crate) fn from_cache(ctx: &Context, binary: &[u8], source: &str, options: &str) -> Result<Program> {
         Program::load_checked(ctx, binary, options, Some(source.into()))
     }
 
@@ -329,9 +346,11 @@ impl Program {
     /// let again = unsafe { Program::from_raw_binary(&ctx, &raw, "") }?;
     /// assert_eq!(again.kernel_names()?, ["k"]);
     /// // The checked path refuses them (no envelope), as it refuses cut bytes.
-    /// assert!(Program::from_binary(&ctx, &raw, "").is_err());
+    /// // SAFETY (of the two calls below): bytes of this process's `binary()`/`raw_binary()`, cut
+    /// // or not: the checked path refuses them before the driver sees a byte.
+    /// assert!(unsafe { Program::from_binary(&ctx, &raw, "") }.is_err()); // no envelope
     /// let checked = program.binary()?;
-    /// assert!(Program::from_binary(&ctx, &checked[..checked.len() / 2], "").is_err());
+    /// assert!(unsafe { Program::from_binary(&ctx, &checked[..checked.len() / 2], "") }.is_err());
     /// # Ok(()) }
     /// ```
     pub unsafe fn from_raw_binary(ctx: &Context, binary: &[u8], options: &str) -> Result<Program> {
