@@ -60,6 +60,12 @@
 //!
 //! `min(bool)` is bool; `sum(bool)` counts the true elements.
 //!
+//! `cumsum` and `cumprod` take `sum`'s and `prod`'s types. Of f16 they differ from NumPy's:
+//! clarray accumulates in f32 and rounds each output to f16 once, where NumPy rounds every
+//! running value to f16 before it adds the next, so that its `cumsum` of 5000 f16 ones stops at
+//! 2048 (where f16 steps by 2) and clarray's reaches 5000. A parallel scan cannot round as a
+//! sequential loop does; take f32 for NumPy's f32 results.
+//!
 //! ## Empty reductions, NaN
 //! * Reducing over no elements gives the neutral element: `sum` 0, `prod` 1, `any` false,
 //!   `all` true, `count_nonzero` 0, `norm` 0; `mean` and `var` give NaN (0/0), as NumPy does.
