@@ -239,14 +239,22 @@ impl Ranks {
                 Err(pending) => req = pending,
             }
             if Instant::now() > deadline {
-                eprintln!(
+                let message = format!(
                     "error: rank {} of {} waited {:.0} s {}, which did not come: a rank has died or hangs; \
-                     aborting the run (raise INDUCTION_MPI_TIMEOUT if a step really takes this long)",
+                     aborting the run (raise INDUCTION_MPI_TIMEOUT if a step really takes this long)\n",
                     self.rank(),
                     self.size(),
                     self.timeout.as_secs_f64(),
                     what()
                 );
+                // One write (`eprintln!` writes each piece of its format apart), and a moment for
+                // the launcher to forward it: MPI_Abort tears the run down at once, and a message
+                // still in the launcher's pipe was seen cut after its first piece.
+                let mut err = std::io::stderr().lock();
+                let _ = std::io::Write::write_all(&mut err, message.as_bytes());
+                let _ = std::io::Write::flush(&mut err);
+                drop(err);
+                std::thread::sleep(Duration::from_millis(200));
                 self.world.abort(3);
             }
             // Spin briefly (exchanges are usually answered at once), then give the core to
