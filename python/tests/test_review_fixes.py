@@ -8,6 +8,7 @@ import copy
 import gc
 import pickle
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -182,6 +183,76 @@ def test_nonblocking_read_from_threads(ctx, src_buf):
         t.join()
     for h in hs:
         np.testing.assert_array_equal(h, EXPECTED)
+
+
+
+def test_nonblocking_reads_land_in_order_while_another_thread_waits(ctx):
+    # Every Event.wait() lands the reads the device has completed. A thread that keeps waiting
+    # on a finished event must not land a later read before an earlier one that was still
+    # running when it looked (the earlier one, landed later, would overwrite the later bytes).
+    n = 1 << 18
+    ones = cl.Buffer(n * 4)
+    cl.enqueue_copy(ones, np.ones(n, np.float32))
+    sevens = cl.Buffer(16)
+    cl.enqueue_copy(sevens, np.full(4, 7, np.float32))
+    done = cl.enqueue_copy(cl.Buffer(16), np.zeros(4, np.float32), is_blocking=False)
+    done.wait()
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            done.wait()
+
+    spinners = [threading.Thread(target=spin) for _ in range(2)]
+    for t in spinners:
+        t.start()
+    bad = 0
+    try:
+        for _ in range(1000):
+            h = np.zeros(n, np.float32)
+            e1 = cl.enqueue_copy(h, ones, is_blocking=False)
+            e2 = cl.enqueue_copy(h, sevens, is_blocking=False, byte_count=4)
+            time.sleep(0.002)
+            e1.wait()
+            e2.wait()
+            bad += h[0] != 7
+    finally:
+        stop.set()
+        for t in spinners:
+            t.join()
+    assert bad == 0
+
+
+class _Hooked(np.ndarray):
+    """An array whose assignment first runs the hooks in ``HOOKS`` (as the cyclic GC could
+    while a read is written into its host array)."""
+
+    def __setitem__(self, key, value):
+        while HOOKS:
+            HOOKS.pop()()
+        super().__setitem__(key, value)
+
+
+HOOKS = []
+
+
+@pytest.mark.parametrize("nested", ["drop", "wait", "finish"])
+def test_python_code_run_while_a_read_lands_can_finish_a_later_read(ctx, src_buf, nested):
+    # Dropping (or waiting on) a later read's event from Python code run while an earlier read
+    # is written into its array neither deadlocks nor lets the later read land first.
+    sevens = cl.Buffer(N * 4)
+    cl.enqueue_copy(sevens, np.full(N, 7, np.float32))
+    h = np.zeros(N, np.float32).view(_Hooked)
+    e1 = cl.enqueue_copy(h, src_buf, is_blocking=False)
+    later = [cl.enqueue_copy(h, sevens, is_blocking=False)]
+    HOOKS.append({"drop": later.clear, "wait": lambda: later[0].wait(), "finish": ctx.finish}[nested])
+    t = threading.Thread(target=e1.wait, daemon=True)
+    t.start()
+    t.join(30)
+    assert not t.is_alive(), "deadlock"
+    HOOKS.clear()
+    np.testing.assert_array_equal(np.asarray(h), np.full(N, 7, np.float32))
+    del later
 
 
 # 5, 6. `in` and iteration of an Expr evaluate once and follow NumPy.

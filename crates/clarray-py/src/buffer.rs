@@ -1,7 +1,11 @@
 //! `clarray.Buffer` (OpenCL's malloc: bytes on the device), `enqueue_copy` between NumPy
 //! arrays and buffers, and `Event`s of non-blocking copies.
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::cell::Cell;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::{self, ThreadId};
 
 use clarray::runtime::Pending;
 use clarray::{Buffer, Context};
@@ -52,7 +56,7 @@ impl PyBuffer {
 /// after ``wait()``, once ``is_complete`` reads True, after ``finish()`` of its queue or
 /// context, before a later copy, upload or ``run_kernel`` on the same queue reads host
 /// memory, and at the latest when the event is dropped (which waits for it). The host array
-/// stays referenced until then.
+/// stays referenced until then. Reads on one queue land in the order they were enqueued.
 #[derive(Debug)]
 #[pyclass(name = "Event", module = "clarray", frozen)]
 pub struct PyEvent {
@@ -63,132 +67,269 @@ pub struct PyEvent {
 enum EventKind {
     /// A kernel launch (or any other device command): waiting twice is harmless.
     Command(clarray::Event),
-    /// A copy between the host and the device; the slot is `None` once it is finished.
-    Copy(Slot),
+    /// A write from the host to the device.
+    Write(WriteSlot),
+    /// A read from the device into a host array, registered on its queue.
+    Read(Arc<Read>),
 }
 
-/// A copy's state, shared with the registry of reads in flight ([`READS`]). Locked only with
-/// the GIL released ([`lock`] inside `py.detach`): the thread that finishes a read holds the
-/// lock while it takes the GIL to write the NumPy array, so a thread that then finds the slot
-/// empty finds the array written.
-type Slot = Arc<Mutex<Option<InFlight>>>;
+/// A copy in flight and its host array (for a read, a flat uint8 view of it, which keeps the
+/// array alive).
+type Copy = (Pending<'static, Vec<u8>>, Py<PyAny>);
+
+/// A write's state, `None` once finished. Locked only with the GIL released, and no Python
+/// code runs while it is locked.
+type WriteSlot = Arc<Mutex<Option<Copy>>>;
+
+/// A non-blocking read. Reads are registered per queue in the order they were enqueued (the
+/// registry is locked across the enqueue), and land strictly in that order: only the thread
+/// that holds the queue's landing role ([`Lander`]) takes them, front first.
+#[derive(Debug)]
+struct Read {
+    queue: u64,
+    /// Increasing in registration (and so enqueue) order.
+    seq: u64,
+    /// The copy, until the lander takes it. Locked briefly, never while running Python code.
+    copy: Mutex<Option<Copy>>,
+    /// Set, under the registry's lock, once the bytes are in the host array (or failed to be).
+    landed: AtomicBool,
+    /// Why landing failed, for the event's owner to raise.
+    error: Mutex<Option<PyErr>>,
+}
+
+/// The reads of one queue not yet landed.
+#[derive(Debug, Default)]
+struct QueueReads {
+    /// Reads not yet taken by a lander, in enqueue order.
+    pending: VecDeque<Arc<Read>>,
+    /// Every read with `seq <= target` is to be landed, waiting for the device if need be.
+    target: u64,
+    /// The thread that holds the landing role: the only one that pops `pending`.
+    lander: Option<ThreadId>,
+}
 
 #[derive(Debug)]
-enum InFlight {
-    /// A write: the bytes are owned by the pending copy; the host array is kept for symmetry.
-    Write(Pending<'static, Vec<u8>>, Py<PyAny>),
-    /// A read into owned bytes, written into the host array (a flat uint8 view of it, which
-    /// keeps the array alive) once the device copy has completed.
-    Read(Pending<'static, Vec<u8>>, Py<PyAny>),
+struct Registry {
+    next_seq: u64,
+    queues: BTreeMap<u64, QueueReads>,
 }
 
-/// A read in flight on the queue of id `queue`. Registered in enqueue order, so that reads
-/// into the same host memory land in that order whichever call finishes them.
-struct Registered {
+/// The reads in flight. Locked only briefly (across an enqueue at most) and never while
+/// taking the GIL or running Python code, so it may be locked with the GIL held.
+static READS: Mutex<Registry> = Mutex::new(Registry { next_seq: 1, queues: BTreeMap::new() });
+
+/// Signalled whenever a read has landed or a landing role is released.
+static LANDED: Condvar = Condvar::new();
+
+thread_local! {
+    /// How many landing roles this thread holds: Python code run while landing (a NumPy
+    /// assignment, or the cyclic GC dropping events there) must not wait for another role.
+    static LANDING: Cell<usize> = const { Cell::new(0) };
+}
+
+/// A lock, poisoning ignored (every state is consistent at every unlock).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn reads() -> MutexGuard<'static, Registry> {
+    lock(&READS)
+}
+
+/// Whether the device has completed the read (false once a lander has taken it).
+fn is_ready(read: &Read) -> bool {
+    lock(&read.copy).as_ref().is_some_and(|(p, _)| p.is_complete())
+}
+
+/// Registers a read just enqueued on `queue`, with the registry locked across the enqueue.
+fn register(r: &mut Registry, queue: u64, copy: Copy) -> Arc<Read> {
+    let seq = r.next_seq;
+    r.next_seq += 1;
+    let read = Arc::new(Read {
+        queue,
+        seq,
+        copy: Mutex::new(Some(copy)),
+        landed: AtomicBool::new(false),
+        error: Mutex::new(None),
+    });
+    r.queues.entry(queue).or_default().pending.push_back(read.clone());
+    read
+}
+
+/// What a caller needs landed on a queue.
+enum Want<'a> {
+    /// The reads the device has completed, in order up to the first that it has not.
+    Ready,
+    /// Every read registered so far (waiting for the device).
+    All,
+    /// This read and those before it (waiting for the device).
+    Read(&'a Read),
+}
+
+/// The role of landing one queue's reads, held by one thread at a time. A holder never waits
+/// for another role, so waiting for a role cannot deadlock.
+struct Lander {
     queue: u64,
-    slot: Weak<Mutex<Option<InFlight>>>,
+    held: bool,
 }
 
-static READS: Mutex<Vec<Registered>> = Mutex::new(Vec::new());
+impl Lander {
+    /// Records `want` and takes the role of landing `queue`'s reads, waiting for another thread
+    /// to release it (the GIL must be released). `None` when there is nothing to do, or when
+    /// the holder will do it (it lands up to the target before releasing the role), or when
+    /// this thread already holds a role (a nested call: it must not wait; the outer landing, or
+    /// the holder, lands the reads asked for).
+    fn take(queue: u64, want: &Want<'_>) -> Option<Lander> {
+        let me = thread::current().id();
+        let nested = LANDING.with(Cell::get) > 0;
+        let mut r = reads();
+        loop {
+            if let Want::Read(read) = want {
+                if read.landed.load(Ordering::Acquire) {
+                    return None;
+                }
+            }
+            let qr = r.queues.get_mut(&queue)?;
+            match want {
+                Want::Read(read) => qr.target = qr.target.max(read.seq),
+                Want::All => qr.target = qr.target.max(qr.pending.back().map_or(0, |b| b.seq)),
+                Want::Ready => {}
+            }
+            match qr.lander {
+                None => {
+                    qr.lander = Some(me);
+                    LANDING.with(|c| c.set(c.get() + 1));
+                    return Some(Lander { queue, held: true });
+                }
+                Some(_) if nested || matches!(want, Want::Ready) => return None,
+                Some(_) => r = LANDED.wait(r).unwrap_or_else(PoisonError::into_inner),
+            }
+        }
+    }
 
-/// The slot's lock (poisoning ignored: the `Option` is consistent at every unlock). Only
-/// inside `py.detach`.
-fn lock(slot: &Mutex<Option<InFlight>>) -> MutexGuard<'_, Option<InFlight>> {
-    slot.lock().unwrap_or_else(PoisonError::into_inner)
+    /// Gives the role up (the registry locked).
+    fn release(&mut self, r: &mut Registry) {
+        if !std::mem::replace(&mut self.held, false) {
+            return;
+        }
+        if let Some(qr) = r.queues.get_mut(&self.queue) {
+            qr.lander = None;
+            if qr.pending.is_empty() {
+                r.queues.remove(&self.queue);
+            }
+        }
+        LANDING.with(|c| c.set(c.get() - 1));
+        LANDED.notify_all();
+    }
+
+    /// The next read to land: the front one if it is due (asked for, or completed by the
+    /// device), taken off the queue; otherwise the role is released, in the same critical
+    /// section (so a target raised by a thread that left the work to this one is seen).
+    fn next(&mut self) -> Option<Arc<Read>> {
+        let mut r = reads();
+        let qr = r.queues.get_mut(&self.queue)?;
+        let due = qr.pending.front().is_some_and(|f| f.seq <= qr.target || is_ready(f));
+        if due {
+            return qr.pending.pop_front();
+        }
+        self.release(&mut r);
+        None
+    }
+
+    /// Lands the queue's reads, front first: each one due, stopping at the first that is not;
+    /// then releases the role. Python code runs here (writing the host arrays), with no lock
+    /// held.
+    fn run(mut self, py: Python<'_>) {
+        while let Some(read) = py.detach(|| self.next()) {
+            land(py, &read);
+            py.detach(|| {
+                let _r = reads();
+                read.landed.store(true, Ordering::Release);
+                LANDED.notify_all();
+            });
+        }
+    }
 }
 
-/// The registry's lock; never held while taking the GIL or waiting for a slot's lock (it only
-/// tries them).
-fn reads() -> MutexGuard<'static, Vec<Registered>> {
-    READS.lock().unwrap_or_else(PoisonError::into_inner)
+impl Drop for Lander {
+    /// Releases the role if still held (after a panic).
+    fn drop(&mut self) {
+        if self.held {
+            self.release(&mut reads());
+        }
+    }
 }
 
-/// Whether the device has completed the copy (or it is finished), without waiting.
-fn slot_ready(py: Python<'_>, slot: &Slot) -> bool {
-    py.detach(|| match &*lock(slot) {
-        None => true,
-        Some(InFlight::Write(p, _)) | Some(InFlight::Read(p, _)) => p.is_complete(),
-    })
+/// Writes a read's bytes into its host array once the device has completed it (waiting with
+/// the GIL released). No lock is held: the NumPy assignment may run Python code. A failure is
+/// kept for the event's owner, or reported as unraisable where the event is gone.
+fn land(py: Python<'_>, read: &Arc<Read>) {
+    let Some((pending, host)) = py.detach(|| lock(&read.copy).take()) else {
+        return;
+    };
+    // Python's own assignment: it honours the array's writeable flag at this time.
+    let result = py.detach(|| pending.wait()).py().and_then(|bytes| {
+        let src = numpy::PyArray1::from_vec(py, bytes);
+        host.bind(py).set_item(py.Ellipsis(), src)
+    });
+    drop(host);
+    if let Err(e) = result {
+        if Arc::strong_count(read) > 1 {
+            *lock(&read.error) = Some(e);
+        } else {
+            e.write_unraisable(py, None);
+        }
+    }
 }
 
-/// Finishes a copy: waits for the device (the GIL released), then writes a read's bytes into
-/// its host array. A no-op once finished.
-fn finish_slot(py: Python<'_>, slot: &Slot) -> PyResult<()> {
+/// Lands `read` and the reads enqueued before it on its queue, in order (waiting for the
+/// device); raises the error of landing `read`, if any. Called from Python code run while
+/// this thread lands reads (nested), it leaves them to the landing in progress.
+fn finish_read(py: Python<'_>, read: &Arc<Read>) -> PyResult<()> {
+    if !read.landed.load(Ordering::Acquire) {
+        if let Some(role) = py.detach(|| Lander::take(read.queue, &Want::Read(read))) {
+            role.run(py);
+        }
+    }
+    lock(&read.error).take().map_or(Ok(()), Err)
+}
+
+/// Finishes a write: waits for the device with the GIL released (the slot locked, no Python
+/// code run), then gives up the host array with the GIL held. A no-op once finished.
+fn finish_write(py: Python<'_>, slot: &WriteSlot) -> PyResult<()> {
     let (result, host) = py.detach(|| {
         let mut g = lock(slot);
         match g.take() {
             None => (Ok(()), None),
-            Some(InFlight::Write(p, host)) => (p.wait().py().map(drop), Some(host)),
-            Some(InFlight::Read(p, host)) => {
-                // Python's own assignment, with the slot still locked: it honours the array's
-                // writeable flag at this time.
-                let r = p.wait().py().and_then(|bytes| {
-                    Python::attach(|py| {
-                        let src = numpy::PyArray1::from_vec(py, bytes);
-                        host.bind(py).set_item(py.Ellipsis(), src)
-                    })
-                });
-                (r, Some(host))
-            }
+            Some((p, host)) => (p.wait().py().map(drop), Some(host)),
         }
     });
-    // The host array's reference is given up with the GIL held.
     drop(host);
     result
 }
 
-/// The registered reads (on `queue`, or on every queue) enqueued before `upto` (or all), in
-/// enqueue order, with their queues; entries of finished or dropped events are cleaned out.
-fn registered(queue: Option<u64>, upto: Option<&Slot>) -> Vec<(u64, Slot)> {
-    let mut out = Vec::new();
-    // Every slot looked at is dropped after the registry's lock is released (a last
-    // reference's drop may wait for a copy).
-    let mut seen = Vec::new();
-    let mut r = reads();
-    r.retain(|e| match e.slot.upgrade() {
-        None => false,
-        Some(s) => {
-            let live = !s.try_lock().is_ok_and(|g| g.is_none());
-            seen.push(s);
-            live
-        }
-    });
-    for e in r.iter() {
-        if upto.is_some_and(|u| std::ptr::eq(Arc::as_ptr(u), e.slot.as_ptr())) {
-            break;
-        }
-        if queue.is_none_or(|q| q == e.queue) {
-            out.extend(e.slot.upgrade().map(|s| (e.queue, s)));
-        }
-    }
-    drop(r);
-    drop(seen);
-    out
-}
-
-/// The queue a read was registered for (`None`: not a registered read).
-fn queue_of(slot: &Slot) -> Option<u64> {
-    reads().iter().find(|e| std::ptr::eq(Arc::as_ptr(slot), e.slot.as_ptr())).map(|e| e.queue)
-}
-
-/// Finishes the host side of non-blocking reads: every one enqueued on the queue `queue`,
-/// waiting for it (after the queue's `finish()` that costs nothing; before host memory is
-/// read for a copy on that queue it is what an in-order queue would do), and on any queue
-/// each that the device has already completed. Cheap when no read is in flight.
+/// Lands non-blocking reads: every one enqueued on the queue `queue` (waiting for it: after
+/// the queue's `finish()` that costs nothing; before host memory is read for a copy on that
+/// queue it is what an in-order queue would do), or with `None`, on every queue the reads the
+/// device has completed, in enqueue order up to the first it has not. Cheap when no read is
+/// in flight. A read's failure is raised by its event.
 pub fn settle_reads(py: Python<'_>, queue: Option<u64>) -> PyResult<()> {
-    if reads().is_empty() {
-        return Ok(());
-    }
-    let mut first_err = None;
-    for (q, slot) in registered(None, None) {
-        if queue == Some(q) || slot_ready(py, &slot) {
-            if let Err(e) = finish_slot(py, &slot) {
-                first_err.get_or_insert(e);
+    let (queues, want) = match queue {
+        Some(q) => (vec![q], Want::All),
+        None => {
+            let r = reads();
+            if r.queues.is_empty() {
+                return Ok(());
             }
+            (r.queues.keys().copied().collect(), Want::Ready)
+        }
+    };
+    for q in queues {
+        if let Some(role) = py.detach(|| Lander::take(q, &want)) {
+            role.run(py);
         }
     }
-    registered(None, None);
-    first_err.map_or(Ok(()), Err)
+    Ok(())
 }
 
 impl PyEvent {
@@ -197,50 +338,43 @@ impl PyEvent {
         PyEvent { kind: EventKind::Command(ev) }
     }
 
-    /// A copy in flight on the queue of id `queue`; a read is registered.
-    fn copy(f: InFlight, queue: u64) -> PyEvent {
-        let read = matches!(f, InFlight::Read(..));
-        let slot: Slot = Arc::new(Mutex::new(Some(f)));
-        if read {
-            reads().push(Registered { queue, slot: Arc::downgrade(&slot) });
-        }
-        PyEvent { kind: EventKind::Copy(slot) }
-    }
-
     /// The device event of a command still in flight (for `wait_for` lists); copies wait on
     /// their own.
     pub fn command_event(&self) -> Option<clarray::Event> {
         match &self.kind {
             EventKind::Command(ev) => Some(ev.clone()),
-            EventKind::Copy(_) => None,
+            EventKind::Write(_) | EventKind::Read(_) => None,
         }
-    }
-
-    /// Finishes a copy (waiting for it) after the reads enqueued before it on its queue, which
-    /// the in-order queue completed first (so that they land first).
-    fn finish_copy(py: Python<'_>, slot: &Slot) -> PyResult<()> {
-        if let Some(q) = queue_of(slot) {
-            for (_, earlier) in registered(Some(q), Some(slot)) {
-                finish_slot(py, &earlier)?;
-            }
-        }
-        finish_slot(py, slot)
     }
 }
 
 impl Drop for PyEvent {
-    /// A dropped copy event waits for its copy and finishes it, so that no read is lost; an
-    /// error then is reported as unraisable (there is nobody to raise it to).
+    /// A dropped copy event waits for its copy and finishes it (a read lands after those
+    /// before it), so that no read is lost; an error then is reported as unraisable (there is
+    /// nobody to raise it to).
     fn drop(&mut self) {
-        if let EventKind::Copy(slot) = &self.kind {
-            if slot.try_lock().is_ok_and(|g| g.is_none()) {
-                return;
-            }
-            Python::try_attach(|py| {
-                if let Err(e) = PyEvent::finish_copy(py, slot) {
-                    e.write_unraisable(py, None);
+        match &self.kind {
+            EventKind::Command(_) => {}
+            EventKind::Write(slot) => {
+                if slot.try_lock().is_ok_and(|g| g.is_none()) {
+                    return;
                 }
-            });
+                Python::try_attach(|py| {
+                    if let Err(e) = finish_write(py, slot) {
+                        e.write_unraisable(py, None);
+                    }
+                });
+            }
+            EventKind::Read(read) => {
+                if read.landed.load(Ordering::Acquire) && read.error.try_lock().is_ok_and(|e| e.is_none()) {
+                    return;
+                }
+                Python::try_attach(|py| {
+                    if let Err(e) = finish_read(py, read) {
+                        e.write_unraisable(py, None);
+                    }
+                });
+            }
         }
     }
 }
@@ -248,30 +382,39 @@ impl Drop for PyEvent {
 #[pymethods]
 impl PyEvent {
     /// Waits for the command or copy (releasing the GIL); a read's host array then holds the
-    /// bytes. Waiting again returns at once.
+    /// bytes (and those of the reads enqueued before it on its queue). Waiting again returns at
+    /// once.
     fn wait(&self, py: Python<'_>) -> PyResult<()> {
         match &self.kind {
             EventKind::Command(ev) => {
                 let ev = ev.clone();
                 py.detach(|| ev.wait()).py()?;
             }
-            EventKind::Copy(slot) => PyEvent::finish_copy(py, slot)?,
+            EventKind::Write(slot) => finish_write(py, slot)?,
+            EventKind::Read(read) => finish_read(py, read)?,
         }
         settle_reads(py, None)
     }
 
     /// Whether the command or copy has completed (without waiting); a completed read is
-    /// written into its host array before this returns True.
+    /// written into its host array (after those enqueued before it) before this returns True.
     #[getter]
     fn is_complete(&self, py: Python<'_>) -> PyResult<bool> {
         match &self.kind {
             EventKind::Command(ev) => Ok(ev.is_complete()),
-            EventKind::Copy(slot) => {
-                if !slot_ready(py, slot) {
+            EventKind::Write(slot) => {
+                if !py.detach(|| lock(slot).as_ref().is_none_or(|(p, _)| p.is_complete())) {
                     return Ok(false);
                 }
-                PyEvent::finish_copy(py, slot)?;
+                finish_write(py, slot)?;
                 Ok(true)
+            }
+            EventKind::Read(read) => {
+                if !read.landed.load(Ordering::Acquire) && !py.detach(|| is_ready(read)) {
+                    return Ok(false);
+                }
+                finish_read(py, read)?;
+                Ok(read.landed.load(Ordering::Acquire))
             }
         }
     }
@@ -478,7 +621,9 @@ pub fn enqueue_copy(
             }
             let owned = data.to_vec();
             let p = py.detach(|| q.after(&wait).write_buffer_async(&buf, dest_offset, owned)).py()?;
-            Ok(Some(PyEvent::copy(InFlight::Write(p, src.clone().unbind()), q.id())))
+            Ok(Some(PyEvent {
+                kind: EventKind::Write(Arc::new(Mutex::new(Some((p, src.clone().unbind()))))),
+            }))
         }
         (None, Some(s)) => {
             let buf = s.get().inner.clone();
@@ -491,9 +636,26 @@ pub fn enqueue_copy(
                 )));
             }
             let q = queue.as_ref().unwrap_or(buf.context()).queue().clone();
-            let p = py.detach(|| q.after(&wait).read_buffer_async(&buf, src_offset, vec![0u8; n])).py()?;
-            let host_head = host.get_item(pyo3::types::PySlice::new(py, 0, n as isize, 1))?;
-            let ev = PyEvent::copy(InFlight::Read(p, host_head.unbind()), q.id());
+            let host_head = host.get_item(pyo3::types::PySlice::new(py, 0, n as isize, 1))?.unbind();
+            let bytes = vec![0u8; n];
+            // Registered with the registry locked across the enqueue, so that reads enqueued
+            // on one queue by several threads are registered (and land) in enqueue order.
+            let registered = py.detach(|| {
+                let mut r = reads();
+                match q.after(&wait).read_buffer_async(&buf, src_offset, bytes) {
+                    Ok(p) => Ok(register(&mut r, q.id(), (p, host_head))),
+                    Err(e) => Err((e, host_head)),
+                }
+            });
+            let read = match registered {
+                Ok(read) => read,
+                // The host array's reference is given up with the GIL held.
+                Err((e, host_head)) => {
+                    drop(host_head);
+                    return Err(e).py();
+                }
+            };
+            let ev = PyEvent { kind: EventKind::Read(read) };
             if is_blocking {
                 ev.wait(py)?;
                 return Ok(None);
