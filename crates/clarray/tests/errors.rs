@@ -433,6 +433,27 @@ fn arrays_given_to_pointer_parameters_must_hold_their_element_type() {
     }
 }
 
+/// Regression: an empty source reached the driver with length 0, which OpenCL reads as
+/// "NUL-terminated", so PoCL ran strlen past the empty string and the process segfaulted
+/// (`Program::build(&ctx, "", "")`, also through `Source`); and a program without kernels
+/// listed garbage as its kernel names (PoCL leaves the one-byte name string unwritten). Both
+/// give a program without kernels, whose names are none and whose kernel lookups say so.
+#[test]
+fn empty_programs_build_and_have_no_kernels() {
+    let ctx = ctx();
+    for src in ["", "int f(int a) { return a; }", "\n"] {
+        let p = Program::build(&ctx, src, "").unwrap();
+        assert_eq!(p.kernel_names().unwrap(), Vec::<String>::new(), "{src:?}");
+        let e = expect_err(p.kernel("k"));
+        assert!(
+            matches!(&e, Error::NoKernel { name, available } if name == "k" && available.is_empty()),
+            "{e:?}"
+        );
+    }
+    let p = clarray::program::Source::new("").build(&ctx).unwrap();
+    assert!(p.kernel("k").is_err());
+}
+
 #[test]
 fn local_memory_work_groups_and_offsets() {
     let ctx = ctx();

@@ -240,6 +240,10 @@ impl Program {
         trace_span!(DEBUG, "clarray.build", device = ctx.device().name(), bytes = source.len(), options);
         ctx.check_deferred()?;
         let core = &ctx.queue.inner.core;
+        // A source of length 0 means "NUL-terminated" to the driver, which then reads past the
+        // empty string (PoCL: a segfault in strlen): an empty program is handed over as a line
+        // break, which compiles to the same program without kernels.
+        let source = if source.is_empty() { "\n" } else { source };
         let mut raw = ClProgram::create_from_source(&core.ctx, source).cl("clCreateProgramWithSource")?;
         let build_options = with_arg_info(options);
         if let Err(e) = raw.build(&[ctx.device().id], &build_options) {
@@ -442,6 +446,11 @@ impl Program {
     ///
     /// See [the example in `kernel`](mod@crate::runtime::kernel).
     pub fn kernel_names(&self) -> Result<Vec<String>> {
+        // Asked first: for a program without kernels, PoCL gives a name string of one byte that
+        // it never writes (garbage such as `{`).
+        if self.inner.raw.get_num_kernels().cl("clGetProgramInfo(CL_PROGRAM_NUM_KERNELS)")? == 0 {
+            return Ok(Vec::new());
+        }
         let names = self.inner.raw.get_kernel_names().cl("clGetProgramInfo(CL_PROGRAM_KERNEL_NAMES)")?;
         Ok(names.split(';').filter(|s| !s.is_empty()).map(str::to_string).collect())
     }
