@@ -116,6 +116,20 @@ fn objects_of_two_contexts_are_refused() {
     let e = expect_err(k.launch(qa, dims(&[16]), bad));
     assert!(matches!(e, Error::KernelArgs { .. }), "{e:?}");
     assert_msg(&e, &["kernel `axpy`", "argument 1 (`x`)", "context mismatch"]);
+    // Regression: an event of context b in a wait list of context a went to the driver, which
+    // the specification forbids (PoCL ignored it; other drivers refuse it with a bare status).
+    let ev_b = qb.marker().unwrap();
+    for e in [
+        expect_err(qa.after(std::slice::from_ref(&ev_b)).marker()),
+        expect_err(k.launch(qa.after(std::slice::from_ref(&ev_b)), dims(&[16]), args)),
+        expect_err(qa.after(std::slice::from_ref(&ev_b)).write_buffer(&buf_a, 0, &host)),
+    ] {
+        assert!(matches!(e, Error::ContextMismatch(_)), "{e:?}");
+        assert_msg(
+            &e,
+            &[&format!("context #{}", a.id()), &format!("event of context #{}", b.id()), "event.wait()"],
+        );
+    }
     assert_eq!(read_all(qa, &buf_a), vec![POISON; 64], "nothing ran");
 }
 

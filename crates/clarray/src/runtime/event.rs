@@ -218,6 +218,14 @@ impl Queue {
     pub(crate) fn wait_list(&self, events: &[Event]) -> Result<Vec<cl_event>> {
         let mut flushed: Vec<u64> = Vec::new();
         for e in events {
+            let (theirs, ours) = (e.queue.inner.core.id, self.inner.core.id);
+            if theirs != ours {
+                return Err(Error::ContextMismatch(format!(
+                    "a command of context #{ours} was asked to wait on an event of context #{theirs}: \
+                     OpenCL waits only on events of the same context (other drivers refuse it, some \
+                     ignore it); wait for that event on the host first (`event.wait()`)"
+                )));
+            }
             let id = e.queue.id();
             if id != self.id() && !flushed.contains(&id) {
                 e.queue.flush()?;
