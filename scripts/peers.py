@@ -320,10 +320,10 @@ def rows_clarray_py(quick):
     n = 1 << (20 if quick else 28)
     nb = n * 4
     rng = ca.random.default_rng(1)
-    a = rng.uniform(n, dtype=np.float32)
-    b = rng.uniform(n, dtype=np.float32)
-    c = rng.uniform(n, dtype=np.float32)
-    d = rng.uniform(n, dtype=np.float32)
+    a = rng.uniform(size=n, dtype=np.float32)
+    b = rng.uniform(size=n, dtype=np.float32)
+    c = rng.uniform(size=n, dtype=np.float32)
+    d = rng.uniform(size=n, dtype=np.float32)
     o = ca.empty(n, dtype=np.float32)
     rows = []
 
@@ -344,7 +344,7 @@ def rows_clarray_py(quick):
     row("abs(a - b).max()", 2 * nb, lambda: ca.abs(a - b).max())
     row("var", nb, lambda: a.var())
     row("cumsum", 2 * nb, lambda: ca.cumsum(a))
-    s = rng.uniform(16, dtype=np.float32)
+    s = rng.uniform(size=16, dtype=np.float32)
     row("16 elements: a + 2 (per op)", 128, lambda: s + 2, reps=2000)
     return rows, ctx.device_name
 

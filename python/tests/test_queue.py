@@ -24,7 +24,7 @@ def test_enqueue_copy_with_a_queue_first(ctx):
     q = cl.Queue(ctx)
     h = np.arange(32, dtype=np.int32)
     b = cl.Buffer(h.nbytes, ctx=ctx)
-    assert cl.enqueue_copy(q, b, h) is None
+    assert isinstance(cl.enqueue_copy(q, b, h), cl.Event)  # complete: it blocked
     out = np.full(8, -1, dtype=np.int32)
     cl.enqueue_copy(q, out, b, device_offset=4 * 10)
     np.testing.assert_array_equal(out, h[10:18])

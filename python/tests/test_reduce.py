@@ -110,15 +110,15 @@ def test_take_and_put_match_numpy():
 
 def test_random_generators_are_reproducible_and_in_range():
     g1, g2 = cl.random.default_rng(7), cl.random.default_rng(7)
-    u1 = g1.uniform((1000,), dtype="float32").get()
-    u2 = g2.uniform((1000,), dtype="float32").get()
+    u1 = g1.uniform(size=(1000,), dtype="float32").get()
+    u2 = g2.uniform(size=(1000,), dtype="float32").get()
     np.testing.assert_array_equal(u1, u2)
     assert u1.dtype == np.float32 and (u1 >= 0).all() and (u1 < 1).all()
-    n = cl.random.Generator(3).normal((20000,), loc=2.0, scale=0.5).get()
+    n = cl.random.Generator(3).normal(2.0, 0.5, (20000,)).get()
     assert abs(n.mean() - 2.0) < 0.05 and abs(n.std() - 0.5) < 0.05
     k = cl.random.Generator(1).integers(-3, 4, (5000,), dtype="int32").get()
     assert k.dtype == np.int32 and k.min() == -3 and k.max() == 3
     with pytest.raises(ValueError, match="lo < hi"):
         cl.random.Generator(1).integers(4, 4, (3,))
     with pytest.raises(TypeError, match="float32 or float64"):
-        cl.random.Generator(1).uniform((3,), dtype="int32")
+        cl.random.Generator(1).uniform(size=(3,), dtype="int32")

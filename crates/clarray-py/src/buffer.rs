@@ -429,7 +429,8 @@ pub fn byte_view<'py>(host: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         ));
     }
     let py = host.py();
-    host.call_method1("view", (py.import("numpy")?.getattr("uint8")?,))?.call_method1("reshape", (-1,))
+    // Flat first: NumPy cannot view a 0-d array as another itemsize.
+    host.call_method1("reshape", (-1,))?.call_method1("view", (py.import("numpy")?.getattr("uint8")?,))
 }
 
 /// The keyword the destination offset was given by.
@@ -471,8 +472,10 @@ fn check_device_range(name: &'static str, offset: usize, n: usize, size: usize, 
 /// :class:`Queue` or :class:`Context`) comes first as in PyOpenCL, or is left out (then the
 /// buffer's context's queue, or ``ctx``'s). PyOpenCL's keyword names are accepted too:
 /// ``dst_offset`` for ``dest_offset``, and ``device_offset`` for the buffer's offset in a copy
-/// to or from the host. Blocking by default; with ``is_blocking=False`` a host copy returns an
-/// ``Event``: a read lands in the host array once the copy is known complete (the event's
+/// to or from the host; an offset keyword that does not apply to the copy's direction is a
+/// ``TypeError``. A buffer-to-buffer copy copies by default as many bytes as fit in both
+/// buffers past their offsets (as PyOpenCL). Every copy returns an ``Event`` (already complete
+/// for a blocking copy). Blocking by default; with ``is_blocking=False`` a read lands in the host array once the copy is known complete (the event's
 /// ``wait()``, ``is_complete`` reading True, ``finish()`` of the queue, a later host copy on
 /// it, or the event dropped, which waits), and the host array stays referenced until then.
 /// A read-only destination array is a ``ValueError`` before anything is enqueued.
@@ -493,7 +496,7 @@ pub fn enqueue_copy(
     ctx: Option<PyRef<'_, PyContext>>,
     dst_offset: Option<usize>,
     device_offset: Option<usize>,
-) -> PyResult<Option<PyEvent>> {
+) -> PyResult<PyEvent> {
     let (queue, dest, src) = match args.len() {
         2 => (None, args.get_item(0)?, args.get_item(1)?),
         3 => {
@@ -516,27 +519,85 @@ pub fn enqueue_copy(
         (None, Some(c)) => Some(c.inner.clone()),
         (None, None) => None,
     };
-    let one = |a: Option<usize>, b: Option<usize>, names: &str| -> PyResult<usize> {
-        match (a, b) {
-            (Some(_), Some(_)) => {
-                Err(PyTypeError::new_err(format!("enqueue_copy was given both {names}; give one")))
+    // Each side is a Buffer or a NumPy array; anything else (a clarray.Array, a list) is
+    // refused here rather than failing later on a missing NumPy attribute.
+    let np_array = |x: &Bound<'_, PyAny>| x.cast::<numpy::PyUntypedArray>().is_ok();
+    for (what, x) in [("destination", dest), ("source", src)] {
+        if x.cast::<PyBuffer>().is_err() && !np_array(x) {
+            let tn = x.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
+            let hint = if x.is_instance_of::<crate::array::PyArr>() {
+                " (for a clarray.Array pass its buffer, `a.data`, or a NumPy array such as `a.get()`)"
+            } else {
+                " (convert it with numpy.asarray)"
+            };
+            return Err(PyTypeError::new_err(format!(
+                "enqueue_copy: the {what} must be a clarray.Buffer or a NumPy array, not {tn}{hint}"
+            )));
+        }
+    }
+    let (dest_is_buf, src_is_buf) = (dest.cast::<PyBuffer>().is_ok(), src.cast::<PyBuffer>().is_ok());
+    // A keyword that has no meaning for this direction is an error, not silently ignored.
+    let direction = match (dest_is_buf, src_is_buf) {
+        (true, true) => "a buffer-to-buffer copy",
+        (true, false) => "a copy from a NumPy array into a buffer",
+        (false, true) => "a copy from a buffer into a NumPy array",
+        (false, false) => "",
+    };
+    let refuse = |given: bool, name: &str, instead: &str| -> PyResult<()> {
+        if given {
+            return Err(PyTypeError::new_err(format!(
+                "enqueue_copy: {name}= does not apply to {direction}{instead}"
+            )));
+        }
+        Ok(())
+    };
+    let pick = |given: &[(&str, Option<usize>)]| -> PyResult<usize> {
+        let set: Vec<_> = given.iter().filter(|(_, v)| v.is_some()).collect();
+        match set.as_slice() {
+            [] => Ok(0),
+            [(_, v)] => Ok(v.unwrap_or(0)),
+            more => {
+                let names: Vec<String> = more.iter().map(|(n, _)| format!("{n}=")).collect();
+                Err(PyTypeError::new_err(format!(
+                    "enqueue_copy was given both {}; give one (they name the same offset in {direction})",
+                    names.join(" and ")
+                )))
             }
-            (x, y) => Ok(x.or(y).unwrap_or(0)),
         }
     };
-    let host_side = dest.cast::<PyBuffer>().is_ok() != src.cast::<PyBuffer>().is_ok();
-    let (dest_offset, src_offset) = if host_side && dest.cast::<PyBuffer>().is_ok() {
-        (
-            one(dest_offset.or(dst_offset), device_offset, "dest_offset/dst_offset and device_offset")?,
-            src_offset.unwrap_or(0),
-        )
-    } else if host_side {
-        (
-            dest_offset.or(dst_offset).unwrap_or(0),
-            one(src_offset, device_offset, "src_offset and device_offset")?,
-        )
-    } else {
-        (one(dest_offset, dst_offset, "dest_offset and dst_offset")?, src_offset.unwrap_or(0))
+    let (dest_offset, src_offset) = match (dest_is_buf, src_is_buf) {
+        (true, true) => {
+            refuse(
+                device_offset.is_some(),
+                "device_offset",
+                " (use src_offset= and dest_offset=/dst_offset=)",
+            )?;
+            (pick(&[("dest_offset", dest_offset), ("dst_offset", dst_offset)])?, src_offset.unwrap_or(0))
+        }
+        (true, false) => {
+            refuse(
+                src_offset.is_some(),
+                "src_offset",
+                " (the host array is copied from its start; slice it, or give the buffer's offset as dest_offset=/device_offset=)",
+            )?;
+            let d = pick(&[
+                ("dest_offset", dest_offset),
+                ("dst_offset", dst_offset),
+                ("device_offset", device_offset),
+            ])?;
+            (d, 0)
+        }
+        (false, true) => {
+            for (name, v) in [("dest_offset", dest_offset), ("dst_offset", dst_offset)] {
+                refuse(
+                    v.is_some(),
+                    name,
+                    " (the host array is filled from its start; slice it, or give the buffer's offset as src_offset=/device_offset=)",
+                )?;
+            }
+            (0, pick(&[("src_offset", src_offset), ("device_offset", device_offset)])?)
+        }
+        (false, false) => (0, 0),
     };
     let (d, s) = (dest.cast::<PyBuffer>().ok(), src.cast::<PyBuffer>().ok());
     // Every device range, checked before anything waits or copies.
@@ -545,7 +606,8 @@ pub fn enqueue_copy(
     match (&d, &s) {
         (Some(d), Some(s)) => {
             let (dl, sl) = (d.get().inner.len(), s.get().inner.len());
-            let n = byte_count.unwrap_or_else(|| sl.saturating_sub(src_offset));
+            let n = byte_count
+                .unwrap_or_else(|| sl.saturating_sub(src_offset).min(dl.saturating_sub(dest_offset)));
             check_device_range("src_offset", src_offset, n, sl, "source buffer")?;
             check_device_range(dest_name(dst_offset.is_some()), dest_offset, n, dl, "destination buffer")?;
         }
@@ -584,19 +646,22 @@ pub fn enqueue_copy(
                 Some(c) => c.clone(),
                 None => s.context().clone(),
             };
-            let n = byte_count.unwrap_or_else(|| s.len().saturating_sub(src_offset));
-            py.detach(|| -> clarray::Result<()> {
-                ctx.queue().after(&wait).copy_buffer(&s, src_offset, &d, dest_offset, n)?;
-                if is_blocking {
-                    ctx.queue().finish()?;
-                }
-                Ok(())
-            })
-            .py()?;
+            let n = byte_count.unwrap_or_else(|| {
+                s.len().saturating_sub(src_offset).min(d.len().saturating_sub(dest_offset))
+            });
+            let ev = py
+                .detach(|| -> clarray::Result<clarray::Event> {
+                    let ev = ctx.queue().after(&wait).copy_buffer(&s, src_offset, &d, dest_offset, n)?;
+                    if is_blocking {
+                        ctx.queue().finish()?;
+                    }
+                    Ok(ev)
+                })
+                .py()?;
             if is_blocking {
                 settle_reads(py, Some(ctx.queue().id()))?;
             }
-            Ok(None)
+            Ok(PyEvent { kind: EventKind::Command(ev) })
         }
         (Some(d), None) => {
             let buf = d.get().inner.clone();
@@ -616,14 +681,12 @@ pub fn enqueue_copy(
                 ))
             })?;
             if is_blocking {
-                py.detach(|| q.after(&wait).write_buffer(&buf, dest_offset, data)).py()?;
-                return Ok(None);
+                let ev = py.detach(|| q.after(&wait).write_buffer(&buf, dest_offset, data)).py()?;
+                return Ok(PyEvent { kind: EventKind::Command(ev) });
             }
             let owned = data.to_vec();
             let p = py.detach(|| q.after(&wait).write_buffer_async(&buf, dest_offset, owned)).py()?;
-            Ok(Some(PyEvent {
-                kind: EventKind::Write(Arc::new(Mutex::new(Some((p, src.clone().unbind()))))),
-            }))
+            Ok(PyEvent { kind: EventKind::Write(Arc::new(Mutex::new(Some((p, src.clone().unbind()))))) })
         }
         (None, Some(s)) => {
             let buf = s.get().inner.clone();
@@ -658,9 +721,8 @@ pub fn enqueue_copy(
             let ev = PyEvent { kind: EventKind::Read(read) };
             if is_blocking {
                 ev.wait(py)?;
-                return Ok(None);
             }
-            Ok(Some(ev))
+            Ok(ev)
         }
         (None, None) => Err(PyTypeError::new_err(
             "enqueue_copy copies between a clarray.Buffer and a NumPy array, or between two buffers",

@@ -52,7 +52,20 @@ impl PyContext {
             Some(d) => b.select(d),
             None => b,
         };
-        py.detach(|| b.build()).py().map(PyContext::wrap)
+        let asked = match &device {
+            Some(d) => Some(pyo3::types::PyString::new(py, d).repr()?.to_string()),
+            None => None,
+        };
+        py.detach(|| b.build())
+            .map_err(|e| match (e, asked) {
+                // The library words it as the environment variable it usually reads.
+                (clarray::Error::NoDevice { found, .. }, Some(d)) => {
+                    clarray::Error::NoDevice { wanted: format!("Context({d})"), found }
+                }
+                (e, _) => e,
+            })
+            .py()
+            .map(PyContext::wrap)
     }
 
     /// The device's name.

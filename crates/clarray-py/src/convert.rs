@@ -207,8 +207,13 @@ pub fn download<'py>(py: Python<'py>, a: &DynArray) -> PyResult<Bound<'py, PyAny
 /// The `ScalarOverflowError` of a Python int that fits no integer type (not even in 128 bits,
 /// where the library's scalars are held).
 fn beyond_every_int(obj: &Bound<'_, PyAny>) -> PyErr {
+    beyond_every_int_in(obj, "")
+}
+
+/// [`beyond_every_int`] with `prefix` (e.g. the kernel and argument) before the message.
+pub fn beyond_every_int_in(obj: &Bound<'_, PyAny>, prefix: &str) -> PyErr {
     let message = format!(
-        "the Python integer {obj} is out of bounds of every integer type (int64 and uint64 are \
+        "{prefix}the Python integer {obj} is out of bounds of every integer type (int64 and uint64 are \
          the widest); NumPy 2 raises OverflowError too. Use a value in range, or a float"
     );
     let made = (|| {

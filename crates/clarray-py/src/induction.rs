@@ -349,7 +349,7 @@ pub fn run(
     history: bool,
     ctx: Option<PyRef<'_, PyContext>>,
 ) -> PyResult<PyRunResult> {
-    let parsed = |r: Result<_, Error>| r.map_err(to_py_err);
+    let parsed = |r: Result<_, Error>| r.map_err(pythonic_err);
     let common = Common {
         case: choice("case", case)?,
         final_time,
@@ -360,7 +360,7 @@ pub fn run(
         dissipation_form: dissipation_form
             .map(|s| s.parse::<DissipationForm>())
             .transpose()
-            .map_err(to_py_err)?,
+            .map_err(pythonic_err)?,
         dissipation_rows: parsed(dissipation_rows.parse::<DissipationRows>())?,
         mp2min,
         mp2max,
@@ -402,14 +402,19 @@ pub fn run(
         overlap: true,
     };
     // The command line's words in the messages (`--cg-tol`) are the keywords here with `_`.
-    let cfg = args.config().map_err(|e| match e {
-        Error::Config(m) => to_py_err(Error::Config(pythonic(&m))),
-        Error::Usage(m) => to_py_err(Error::Usage(pythonic(&m))),
-        e => to_py_err(e),
-    })?;
+    let cfg = args.config().map_err(pythonic_err)?;
     let ctx = PyContext::or_default(ctx)?;
     let out = py.detach(|| solve(&ctx, &cfg, history))?;
     wrap(py, out)
+}
+
+/// An option check's error with the command line's flags written as this function's keywords.
+fn pythonic_err(e: Error) -> PyErr {
+    match e {
+        Error::Config(m) => to_py_err(Error::Config(pythonic(&m))),
+        Error::Usage(m) => to_py_err(Error::Usage(pythonic(&m))),
+        e => to_py_err(e),
+    }
 }
 
 /// A message of the command line's option checks with the flags written as this function's

@@ -85,6 +85,18 @@ fn scalar_arg_error(kernel: &str, arg: String, e: Error) -> PyErr {
     }
 }
 
+/// [`weak_scalar`] with the kernel and argument named in its error (an int beyond every type).
+fn kernel_weak_scalar(
+    kernel: &str,
+    i: usize,
+    v: &Bound<'_, PyAny>,
+) -> PyResult<Option<clarray::array::Scalar>> {
+    if v.is_exact_instance_of::<pyo3::types::PyInt>() && v.extract::<i128>().is_err() {
+        return Err(crate::convert::beyond_every_int_in(v, &format!("kernel `{kernel}` argument {i}: ")));
+    }
+    weak_scalar(v)
+}
+
 /// A Python launch argument as the library's: `ty` is the parameter's type name, where known.
 pub fn launch_arg(kernel: &str, i: usize, ty: Option<&str>, v: &Bound<'_, PyAny>) -> PyResult<Owned> {
     if let Ok(a) = v.cast::<PyArr>() {
@@ -99,7 +111,7 @@ pub fn launch_arg(kernel: &str, i: usize, ty: Option<&str>, v: &Bound<'_, PyAny>
     if let Some((dt, bytes)) = numpy_scalar(v)? {
         return Ok(Owned::Bytes(bytes, rust_type_name(dt)));
     }
-    if let Some(s) = weak_scalar(v)? {
+    if let Some(s) = kernel_weak_scalar(kernel, i, v)? {
         let dt = ty.and_then(param_dtype).ok_or_else(|| {
             args_error(
                 kernel,
@@ -129,13 +141,49 @@ pub fn launch_arg(kernel: &str, i: usize, ty: Option<&str>, v: &Bound<'_, PyAny>
 }
 
 /// A size argument: an int or a tuple of 1 to 3 ints.
-fn sizes(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+pub fn sizes(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
     if let Ok(n) = obj.extract::<usize>() {
         return Ok(vec![n]);
     }
+    let repr = obj.repr().map(|r| r.to_string()).unwrap_or_else(|_| "?".into());
+    let negative = |o: &Bound<'_, PyAny>| o.extract::<i128>().is_ok_and(|n| n < 0);
+    let is_seq = obj.is_instance_of::<pyo3::types::PyTuple>() || obj.is_instance_of::<pyo3::types::PyList>();
+    if negative(obj)
+        || (is_seq && obj.try_iter().is_ok_and(|mut it| it.any(|x| x.is_ok_and(|x| negative(&x)))))
+    {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "{what} must not be negative: got {repr}"
+        )));
+    }
+    if obj.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be an int or a tuple of non-negative ints, not the string {repr}"
+        )));
+    }
     obj.extract::<Vec<usize>>().map_err(|_| {
-        PyTypeError::new_err(format!("{what} must be an int or a tuple of non-negative ints, not {obj}"))
+        PyTypeError::new_err(format!("{what} must be an int or a tuple of non-negative ints, not {repr}"))
     })
+}
+
+/// The launch's argument count, checked before any argument is converted (`given` against
+/// the parameters the driver reports; nothing is checked where it reports none).
+pub fn check_count(kernel: &Kernel, given: usize) -> PyResult<()> {
+    let want = kernel.args().len();
+    if want > 0 && given != want {
+        // The library's own wording (it checks the count only after converting each argument).
+        let sig: Vec<String> = kernel
+            .args()
+            .iter()
+            .map(|a| {
+                format!("{} {}", a.type_name.as_deref().unwrap_or("?"), a.name.as_deref().unwrap_or("?"))
+            })
+            .collect();
+        return Err(args_error(
+            kernel.name(),
+            format!("{given} arguments were given, but it takes {want}: ({})", sig.join(", ")),
+        ));
+    }
+    Ok(())
 }
 
 /// The library's launch shape for sizes of any length (1 to 3; others are refused by name).
@@ -363,6 +411,7 @@ pub struct PyKernel {
 
 impl PyKernel {
     fn launch_args(&self, args: &Bound<'_, PyTuple>) -> PyResult<Vec<Owned>> {
+        check_count(&self.inner, args.len())?;
         let infos = self.inner.args();
         args.iter()
             .enumerate()
@@ -435,7 +484,7 @@ fn user_args(kernel: &str, decls: &[ArgDecl], args: &Bound<'_, PyTuple>) -> PyRe
             if let Some((dt, bytes)) = numpy_scalar(&v)? {
                 return Ok(ArgValue::Scalar(dt, bytes));
             }
-            if let Some(s) = weak_scalar(&v)? {
+            if let Some(s) = kernel_weak_scalar(kernel, i, &v)? {
                 // Extra arguments are left for the library's count check.
                 let Some(d) = decls.get(i).filter(|d| !d.array) else {
                     return Ok(ArgValue::Scalar(s.default_dtype(), Vec::new()));
@@ -463,6 +512,8 @@ fn user_args(kernel: &str, decls: &[ArgDecl], args: &Bound<'_, PyTuple>) -> PyRe
 pub struct PyElementwise {
     inner: clarray::kernels::ElementwiseKernel,
     name: String,
+    /// The context it runs on (its queue gives the call's event).
+    ctx: Context,
 }
 
 #[pymethods]
@@ -483,19 +534,58 @@ impl PyElementwise {
                 clarray::kernels::ElementwiseKernel::with_preamble(&ctx, arguments, operation, name, preamble)
             })
             .py()?;
-        Ok(PyElementwise { inner: k, name: name.to_string() })
+        Ok(PyElementwise { inner: k, name: name.to_string(), ctx })
     }
 
-    /// Runs the kernel (non-blocking) over the arguments, in declaration order.
+    /// Runs the kernel (non-blocking) over the arguments, in declaration order; returns an
+    /// :class:`Event` that completes with the launch (as PyOpenCL).
     #[pyo3(signature = (*args))]
-    fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<()> {
+    fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<PyEvent> {
         let vals = user_args(&self.name, self.inner.arguments(), args)?;
-        py.detach(|| {
-            let refs: Vec<&dyn UserArg> = vals.iter().map(|v| v as &dyn UserArg).collect();
-            self.inner.run(&refs)
-        })
-        .py()
+        let ev = py
+            .detach(|| {
+                let refs: Vec<&dyn UserArg> = vals.iter().map(|v| v as &dyn UserArg).collect();
+                self.inner.run(&refs)?;
+                // The library's `run` returns no event; a marker on the (in-order) queue it
+                // launched on completes with it.
+                self.ctx.queue().marker()
+            })
+            .py()?;
+        Ok(PyEvent::command(ev))
     }
+}
+
+/// A reduction's neutral element as C text: a string as it is; a bool as 1 or 0; an integer
+/// as written; a float as a C literal of the reduction's type (`INFINITY`, `-INFINITY`, `NAN`,
+/// or Python's shortest round-trip digits, with an `f` suffix unless the type is double).
+fn neutral_text(v: &Bound<'_, PyAny>, out: DType) -> PyResult<String> {
+    if let Ok(s) = v.cast::<PyString>() {
+        return s.extract::<String>();
+    }
+    let np = v.py().import("numpy")?;
+    if v.is_instance_of::<pyo3::types::PyBool>() || v.is_instance(&np.getattr("bool_")?)? {
+        return Ok(if v.is_truthy()? { "1" } else { "0" }.to_string());
+    }
+    if v.is_instance_of::<pyo3::types::PyInt>() || v.is_instance(&np.getattr("integer")?)? {
+        return v.call_method0("__index__")?.str()?.extract::<String>();
+    }
+    if v.is_instance_of::<pyo3::types::PyFloat>() || v.is_instance(&np.getattr("floating")?)? {
+        let x: f64 = v.extract()?;
+        if x.is_nan() {
+            return Ok("NAN".into());
+        }
+        if x.is_infinite() {
+            return Ok(if x > 0.0 { "INFINITY" } else { "-INFINITY" }.into());
+        }
+        // Python's repr: the shortest digits that round-trip ("0.1", "1e+300"), always with a
+        // '.' or an exponent, so a valid C floating literal.
+        let digits: String = pyo3::types::PyFloat::new(v.py(), x).repr()?.extract()?;
+        return Ok(if out == DType::F64 { format!("({digits})") } else { format!("({digits}f)") });
+    }
+    Err(PyTypeError::new_err(format!(
+        "ReductionKernel: neutral must be C text (a str) or a number, not {}",
+        v.get_type().name()?
+    )))
 }
 
 /// ``ReductionKernel(dtype_out, neutral, reduce_expr, map_expr, arguments,
@@ -530,8 +620,8 @@ impl PyReduction {
     ) -> PyResult<PyReduction> {
         let ctx = target(ctx)?;
         let out = to_dtype(dtype_out)?;
-        // PyOpenCL takes the neutral element as C text; a number is written as one.
-        let neutral: String = neutral.str()?.extract()?;
+        // PyOpenCL takes the neutral element as C text; a number is written as a C literal.
+        let neutral = neutral_text(neutral, out)?;
         let decls = parse_args(arguments).py()?;
         let k = py
             .detach(|| {

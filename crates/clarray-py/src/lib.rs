@@ -348,11 +348,25 @@ fn result_type<'py>(
     convert::np_dtype(py, clarray::array::promote(dt(a)?, dt(b)?))
 }
 
-/// ``Generator(seed=0)``: Philox4x32-10 random numbers made on the device; the same seed
-/// gives the same numbers on every device.
+/// ``Generator(seed=None)``: Philox4x32-10 random numbers made on the device; the same seed
+/// gives the same numbers on every device. ``seed=None`` takes a fresh seed from the
+/// operating system's entropy (``os.urandom``), as NumPy's ``default_rng()``.
+///
+/// The methods take NumPy's arguments in NumPy's order: ``uniform(low, high, size)``,
+/// ``normal(loc, scale, size)``, ``integers(low, high, size)`` (before 0.2 ``size`` came
+/// first). ``size=None`` gives a 0-d device array (NumPy gives a Python float; ``float(x)``
+/// or ``x.get()`` brings it to the host).
 #[pyclass(name = "Generator", module = "clarray.random", frozen)]
 struct PyGenerator {
     inner: Mutex<Philox>,
+}
+
+/// A random method's ``size``: ``None`` is a 0-d result, as NumPy's scalar.
+fn size_arg(size: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<usize>> {
+    match size.filter(|s| !s.is_none()) {
+        Some(s) => shape_arg(s),
+        None => Ok(Vec::new()),
+    }
 }
 
 impl PyGenerator {
@@ -365,23 +379,34 @@ impl PyGenerator {
 #[pymethods]
 impl PyGenerator {
     #[new]
-    #[pyo3(signature = (seed=0))]
-    fn new(seed: u64) -> PyGenerator {
-        PyGenerator { inner: Mutex::new(Philox::new(seed)) }
+    #[pyo3(signature = (seed=None))]
+    fn new(py: Python<'_>, seed: Option<u64>) -> PyResult<PyGenerator> {
+        let seed = match seed {
+            Some(s) => s,
+            None => {
+                let b: Vec<u8> = py.import("os")?.call_method1("urandom", (8,))?.extract()?;
+                u64::from_le_bytes(
+                    b.try_into().map_err(|_| PyValueError::new_err("os.urandom(8) gave not 8 bytes"))?,
+                )
+            }
+        };
+        Ok(PyGenerator { inner: Mutex::new(Philox::new(seed)) })
     }
 
-    /// Uniform numbers in ``[low, high)`` (float32 or float64).
-    #[pyo3(signature = (size, low=0.0, high=1.0, dtype=None, ctx=None))]
+    /// ``uniform(low=0.0, high=1.0, size=None, dtype=float64, ctx=None)``: uniform numbers
+    /// in ``[low, high)`` (float32 or float64), NumPy's argument order; ``size=None`` gives a
+    /// 0-d array.
+    #[pyo3(signature = (low=0.0, high=1.0, size=None, dtype=None, ctx=None))]
     fn uniform(
         &self,
         py: Python<'_>,
-        size: &Bound<'_, PyAny>,
         low: f64,
         high: f64,
+        size: Option<&Bound<'_, PyAny>>,
         dtype: Option<&Bound<'_, PyAny>>,
         ctx: Option<PyRef<'_, PyContext>>,
     ) -> PyResult<PyArr> {
-        let (sh, dt, ctx) = (shape_arg(size)?, dtype_or(dtype, DType::F64)?, PyContext::or_default(ctx)?);
+        let (sh, dt, ctx) = (size_arg(size)?, dtype_or(dtype, DType::F64)?, PyContext::or_default(ctx)?);
         py.detach(|| {
             self.with(|g| match dt {
                 DType::F32 => g.uniform_range::<f32>(&ctx, &sh, low, high).map(DynArray::from),
@@ -395,18 +420,20 @@ impl PyGenerator {
         .map(PyArr::new)
     }
 
-    /// Normally distributed numbers with mean ``loc`` and standard deviation ``scale``.
-    #[pyo3(signature = (size, loc=0.0, scale=1.0, dtype=None, ctx=None))]
+    /// ``normal(loc=0.0, scale=1.0, size=None, dtype=float64, ctx=None)``: normally
+    /// distributed numbers with mean ``loc`` and standard deviation ``scale``, NumPy's
+    /// argument order; ``size=None`` gives a 0-d array.
+    #[pyo3(signature = (loc=0.0, scale=1.0, size=None, dtype=None, ctx=None))]
     fn normal(
         &self,
         py: Python<'_>,
-        size: &Bound<'_, PyAny>,
         loc: f64,
         scale: f64,
+        size: Option<&Bound<'_, PyAny>>,
         dtype: Option<&Bound<'_, PyAny>>,
         ctx: Option<PyRef<'_, PyContext>>,
     ) -> PyResult<PyArr> {
-        let (sh, dt, ctx) = (shape_arg(size)?, dtype_or(dtype, DType::F64)?, PyContext::or_default(ctx)?);
+        let (sh, dt, ctx) = (size_arg(size)?, dtype_or(dtype, DType::F64)?, PyContext::or_default(ctx)?);
         py.detach(|| {
             self.with(|g| match dt {
                 DType::F32 => g.normal::<f32>(&ctx, &sh, loc, scale).map(DynArray::from),
@@ -424,17 +451,18 @@ impl PyGenerator {
     /// ``low`` and ``high`` are any Python ints; one outside the dtype's range is NumPy's
     /// ``ValueError`` (``high is out of bounds for uint32``), so the whole uint64 range is
     /// reachable (``integers(0, 2**64 - 1, n, dtype=np.uint64)``).
-    #[pyo3(signature = (low, high, size, dtype=None, ctx=None))]
+    /// ``size=None`` gives a 0-d array.
+    #[pyo3(signature = (low, high, size=None, dtype=None, ctx=None))]
     fn integers(
         &self,
         py: Python<'_>,
         low: &Bound<'_, PyAny>,
         high: &Bound<'_, PyAny>,
-        size: &Bound<'_, PyAny>,
+        size: Option<&Bound<'_, PyAny>>,
         dtype: Option<&Bound<'_, PyAny>>,
         ctx: Option<PyRef<'_, PyContext>>,
     ) -> PyResult<PyArr> {
-        let (sh, dt, ctx) = (shape_arg(size)?, dtype_or(dtype, DType::I64)?, PyContext::or_default(ctx)?);
+        let (sh, dt, ctx) = (size_arg(size)?, dtype_or(dtype, DType::I64)?, PyContext::or_default(ctx)?);
         // Python ints of any size: beyond 128 bits is beyond every dtype's range as well.
         let bound = |v: &Bound<'_, PyAny>, name: &'static str| -> PyResult<i128> {
             v.extract::<i128>().map_err(|e| {
@@ -488,33 +516,120 @@ impl PyGenerator {
 /// profile: ``ctx.profiled()``). ``report()`` gives the library's report as a dict: per
 /// kernel its launches (``count``) and device times, per kind of transfer its bytes and
 /// times, and the idle time between commands.
+///
+/// ``stop()`` (idempotent) ends the recording and returns the final report; leaving a
+/// ``with cl.Profiler(ctx) as p:`` block, or dropping the profiler, stops it too. Only one
+/// profiler may be active on a queue at a time (a second one would take the first one's
+/// records): starting another raises ``RuntimeError`` until the first one is stopped.
 #[pyclass(name = "Profiler", module = "clarray", frozen)]
 struct PyProfiler {
-    inner: clarray::profile::Profiler,
+    /// `None` once stopped.
+    inner: Mutex<Option<clarray::profile::Profiler>>,
+    /// The report `stop()` returned, for `report()` and a second `stop()`.
+    last: Mutex<Option<clarray::profile::Report>>,
+    queue_id: u64,
+}
+
+/// Ids of the queues that have an active `Profiler`.
+static PROFILED_QUEUES: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+
+impl PyProfiler {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<clarray::profile::Profiler>> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Stops recording (if not yet) and returns the final report.
+    fn stop_report(&self) -> clarray::Result<clarray::profile::Report> {
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = self.lock().take() {
+            PROFILED_QUEUES.lock().unwrap_or_else(|p| p.into_inner()).retain(|&q| q != self.queue_id);
+            *last = Some(p.stop()?);
+        }
+        Ok(last.clone().unwrap_or_default())
+    }
+
+    /// The report so far (the final one once stopped).
+    fn current_report(&self) -> clarray::Result<clarray::profile::Report> {
+        {
+            let guard = self.lock();
+            if let Some(p) = guard.as_ref() {
+                return p.report();
+            }
+        }
+        // (`inner` is unlocked here: `stop_report` locks `last` first.)
+        Ok(self.last.lock().unwrap_or_else(|p| p.into_inner()).clone().unwrap_or_default())
+    }
+}
+
+impl Drop for PyProfiler {
+    fn drop(&mut self) {
+        // Errors cannot be reported from here; the queue stops recording either way unless
+        // the device is gone.
+        let _ = self.stop_report();
+    }
 }
 
 #[pymethods]
 impl PyProfiler {
     #[new]
     fn new(ctx: PyRef<'_, PyContext>) -> PyResult<PyProfiler> {
-        clarray::profile::Profiler::start(ctx.inner.queue()).py().map(|inner| PyProfiler { inner })
+        let queue = ctx.inner.queue();
+        let queue_id = queue.id();
+        let mut active = PROFILED_QUEUES.lock().unwrap_or_else(|p| p.into_inner());
+        if active.contains(&queue_id) {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                "this context's queue already has an active Profiler: stop() it (or leave its \
+                 `with` block) before starting another",
+            ));
+        }
+        let inner = clarray::profile::Profiler::start(queue).py()?;
+        active.push(queue_id);
+        Ok(PyProfiler { inner: Mutex::new(Some(inner)), last: Mutex::new(None), queue_id })
     }
 
-    /// The report over every command since the start (waits for them), as a dict.
+    /// The report over every command since the start (waits for them), as a dict; after
+    /// ``stop()``, the final report.
     fn report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let r = py.detach(|| self.inner.report()).py()?;
+        let r = py.detach(|| self.current_report()).py()?;
         py.import("json")?.call_method1("loads", (r.to_json(),))
     }
 
-    /// Forgets what was recorded so far.
+    /// Stops recording and returns the final report (as ``report()``). Calling it again
+    /// returns the same report.
+    fn stop<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let r = py.detach(|| self.stop_report()).py()?;
+        py.import("json")?.call_method1("loads", (r.to_json(),))
+    }
+
+    /// Whether the profiler is still recording (not stopped).
+    #[getter]
+    fn active(&self) -> bool {
+        self.lock().is_some()
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
+        py.detach(|| self.stop_report()).py()?;
+        Ok(false)
+    }
+
+    /// Forgets what was recorded so far (nothing to do once stopped).
     fn reset(&self, py: Python<'_>) -> PyResult<()> {
-        py.detach(|| self.inner.reset()).py()
+        py.detach(|| match self.lock().as_ref() {
+            Some(p) => p.reset(),
+            None => Ok(()),
+        })
+        .py()
     }
 
     /// How many kernels were launched since the start (or the last ``reset``).
     #[getter]
     fn kernel_launches(&self, py: Python<'_>) -> PyResult<u64> {
-        let r = py.detach(|| self.inner.report()).py()?;
+        let r = py.detach(|| self.current_report()).py()?;
         Ok(r.kernels.iter().map(|k| k.count).sum())
     }
 }
@@ -527,6 +642,10 @@ fn default_context() -> PyResult<PyContext> {
 
 #[pymodule]
 fn _clarray(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // rust-numpy imports NumPy's C-API capsule lazily, on first use. If that first use is a
+    // `get()` whose wait was interrupted (Ctrl-C while the GIL was released), the import
+    // fails with the pending KeyboardInterrupt and rust-numpy panics. Load it here, once.
+    let _ = numpy::PyArray1::<u8>::zeros(m.py(), 0, false);
     m.add_class::<PyArr>()?;
     m.add_class::<PyContext>()?;
     m.add_class::<PyBuffer>()?;

@@ -143,14 +143,14 @@ pub fn run_kernel(
     let kernels = names.iter().map(|n| program.inner.kernel(n)).collect::<clarray::Result<Vec<_>>>().py()?;
     let first =
         kernels.first().ok_or_else(|| PyValueError::new_err("run_kernel needs at least one kernel name"))?;
-    let size = |o: &Bound<'_, PyAny>| -> PyResult<Vec<usize>> {
-        o.extract::<usize>().map(|n| vec![n]).or_else(|_| o.extract::<Vec<usize>>())
-    };
-    let g = size(global_size)?;
+    let g = crate::kernel::sizes("global_size", global_size)?;
     let l = match local_size.filter(|l| !l.is_none()) {
-        Some(l) => Some(size(l)?),
+        Some(l) => Some(crate::kernel::sizes("local_size", l)?),
         None => None,
     };
+    for k in &kernels {
+        crate::kernel::check_count(k, args.len())?;
+    }
     let d = dims(first.name(), &g, l.as_deref(), None)?;
     let np = py.import("numpy")?;
     let ndarray = np.getattr("ndarray")?;
@@ -184,11 +184,15 @@ pub fn run_kernel(
                 )));
             }
             let bytes = byte_view(&a)?;
-            held.push(Held::Rw(bytes.cast::<PyArrayDyn<u8>>()?.try_readwrite()?, elem));
+            let rw =
+                bytes.cast::<PyArrayDyn<u8>>()?.try_readwrite().map_err(|_| shared_array(i, first.name()))?;
+            held.push(Held::Rw(rw, elem));
         } else {
             let c = np.call_method1("ascontiguousarray", (&a,))?;
             let bytes = byte_view(&c)?;
-            held.push(Held::Ro(bytes.cast::<PyArrayDyn<u8>>()?.try_readonly()?, elem));
+            let ro =
+                bytes.cast::<PyArrayDyn<u8>>()?.try_readonly().map_err(|_| shared_array(i, first.name()))?;
+            held.push(Held::Ro(ro, elem));
         }
     }
     let mut pre: Vec<Pre<'_>> = Vec::with_capacity(held.len());
@@ -218,4 +222,14 @@ pub fn run_kernel(
         })
         .py()?;
     Ok(report.into())
+}
+
+/// A NumPy array (or one sharing its memory) passed for two parameters, one of them written:
+/// run_kernel copies every array to its own device buffer, so the results would race.
+fn shared_array(i: usize, kernel: &str) -> PyErr {
+    PyValueError::new_err(format!(
+        "argument {i} is a NumPy array that shares memory with an earlier argument, and kernel \
+         `{kernel}` may write one of them; run_kernel copies each array to its own device buffer, \
+         so pass it once, or pass a copy (a.copy()) for the other parameter"
+    ))
 }
