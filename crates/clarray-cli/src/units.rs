@@ -4,10 +4,18 @@
 use std::io::Write;
 
 /// Writes `text` to standard output. A reader that went away (a closed pipe) is not an error
-/// worth a panic, so write errors end the output quietly.
+/// worth a panic, so that ends the output quietly; any other write error (a full disk,
+/// `> /dev/full`) lost the output, so it is reported and the process exits with 1.
 pub fn emit(text: &str) {
     let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => {
+            eprintln!("error: cannot write to standard output: {e}");
+            std::process::exit(1);
+        }
+    }
 }
 
 /// `bytes` in the largest binary unit that keeps the number at or above 1, e.g. `4.47 GiB`.

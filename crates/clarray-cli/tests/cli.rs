@@ -274,8 +274,9 @@ fn bench_sweep_options_are_checked_first() {
     std::fs::write(&bad_json, "{\"cupy\": {}}").unwrap();
     let svg = dir.join("s.svg");
     let (svg, bad) = (svg.to_str().unwrap(), bad_json.to_str().unwrap());
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (&["--plot", svg], "--plot and --peers draw the size sweep: add --sweep"),
+        (&["--sweep", "--plot", "/nonexistent/dir/x.svg"], "--plot /nonexistent/dir/x.svg: its folder"),
         (&["--sweep", "--only", "sum"], "--sweep runs its own rows; leave --only out"),
         (&["--sweep", "--peers", bad], "--peers is drawn beside the sweep in --plot FILE.svg"),
         (&["--sweep", "--plot", svg, "--peers", "/no/such/peers.json"], "--peers /no/such/peers.json: "),
@@ -318,4 +319,37 @@ fn bench_sweep_measures_every_size_and_draws_it() {
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.contains("clarray cumsum") && text.contains("copy ceiling"), "labels missing");
     std::fs::remove_file(&svg).unwrap();
+}
+
+/// Output that cannot be written (a full disk) fails with 1 and says so; a closed pipe stays
+/// quiet.
+#[test]
+fn a_failed_write_to_stdout_exits_1() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("skipped: no /dev/full");
+        return;
+    };
+    if !have_device() {
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_clarray"))
+        .args(["devices", "--json"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {err}");
+    assert!(err.contains("cannot write to standard output"), "{err}");
+}
+
+/// `--only` that matches no area and no row is a usage error (2) naming the option once.
+#[test]
+fn bench_only_without_a_match_is_a_usage_error() {
+    if !have_device() {
+        return;
+    }
+    let out = clarray(&["bench", "--quick", "--only", "copy: nope-no-such-row"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert_eq!(err.matches("--only").count(), 1, "{err}");
 }

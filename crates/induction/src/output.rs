@@ -33,6 +33,31 @@ fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     move |source| Error::Io { path: path.display().to_string(), source }
 }
 
+/// Writes the file `path` atomically: `body` writes into a temporary file in the same folder,
+/// which is flushed to disk and renamed to `path`, so that `path` holds either its old contents
+/// or the whole new file, never a part (a run killed while writing, a full disk). The
+/// temporary file is removed when `body` or the writing fails.
+pub fn write_atomically(
+    path: &Path,
+    body: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> Result<()> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let written = (|| {
+        let file = std::fs::File::create(&tmp)?;
+        let mut w = std::io::BufWriter::new(file);
+        body(&mut w)?;
+        w.flush()?;
+        w.get_ref().sync_all()?;
+        drop(w);
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        std::fs::remove_file(&tmp).ok();
+    }
+    written.map_err(io_err(path))
+}
+
 /// Writes `b` (3 components, x fastest) and `div` as a `.vti` file of VTK XML image data: the
 /// point arrays B, |B| and div B as Float64, appended raw after the XML header (each block a UInt64
 /// byte count and the little-endian values), which ParaView and VTK read directly.
@@ -122,9 +147,7 @@ pub fn write_vti_piece(
         offset += 8 + 8 * values.len();
     }
     xml += "</PointData>\n</Piece>\n</ImageData>\n<AppendedData encoding=\"raw\">\n_";
-    let file = std::fs::File::create(path).map_err(io_err(path))?;
-    let mut w = std::io::BufWriter::new(file);
-    let mut body = || -> std::io::Result<()> {
+    write_atomically(path, |w| {
         w.write_all(xml.as_bytes())?;
         for (_, _, values) in &arrays {
             w.write_all(&((8 * values.len()) as u64).to_le_bytes())?;
@@ -132,10 +155,8 @@ pub fn write_vti_piece(
                 w.write_all(&v.to_le_bytes())?;
             }
         }
-        w.write_all(b"\n</AppendedData>\n</VTKFile>\n")?;
-        w.flush()
-    };
-    body().map_err(io_err(path))
+        w.write_all(b"\n</AppendedData>\n</VTKFile>\n")
+    })
 }
 
 /// Writes the `.pvti` file (VTK XML parallel image data) that makes the `.vti` pieces one field
@@ -172,7 +193,7 @@ pub fn write_pvti(path: &Path, cfg: &Config, pieces: &[([[usize; 2]; 3], String)
         xml += &format!("<Piece Extent=\"{}\" Source=\"{file}\"/>\n", extent_text(*extent));
     }
     xml += "</PImageData>\n</VTKFile>\n";
-    std::fs::write(path, xml).map_err(io_err(path))
+    write_atomically(path, |w| w.write_all(xml.as_bytes()))
 }
 
 /// Checks before a run that the file `path`, given by the option `option`, can be written: it is
@@ -189,6 +210,12 @@ pub fn check_output_file(option: &str, path: &Path) -> Result<()> {
         return Err(fail(std::io::ErrorKind::InvalidInput, "is a folder; give a file name".into()));
     }
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if let Some(file) = file_ancestor(dir) {
+            return Err(fail(
+                std::io::ErrorKind::NotADirectory,
+                format!("{} is a file, not a folder", file.display()),
+            ));
+        }
         std::fs::create_dir_all(dir).map_err(|e| {
             fail(e.kind(), format!("its folder {} does not exist and cannot be made: {e}", dir.display()))
         })?;
@@ -209,6 +236,31 @@ pub fn check_output_file(option: &str, path: &Path) -> Result<()> {
             _ => {}
         }
     }
+    Ok(())
+}
+
+/// The nearest of `dir` and its ancestors that exists, if that is not a folder (a file where
+/// a folder is needed).
+fn file_ancestor(dir: &Path) -> Option<&Path> {
+    let existing = dir.ancestors().filter(|a| !a.as_os_str().is_empty()).find(|a| a.exists())?;
+    (!existing.is_dir()).then_some(existing)
+}
+
+/// Checks before a run that the folder `dir`, given by the option `option`, is not a file and
+/// not under one (it is not made here). The error names the option and the folder.
+pub fn check_output_dir(option: &str, dir: &Path) -> Result<()> {
+    let fail = |kind: std::io::ErrorKind, what: String| Error::Io {
+        path: dir.display().to_string(),
+        source: std::io::Error::new(kind, format!("{option} {}: {what}", dir.display())),
+    };
+    if let Some(file) = file_ancestor(dir) {
+        return Err(fail(
+            std::io::ErrorKind::NotADirectory,
+            format!("{} is a file, not a folder", file.display()),
+        ));
+    }
+    // Not made here: a run refused later (a bad option) must leave nothing behind; the
+    // checkpoint writer makes the folder.
     Ok(())
 }
 
@@ -317,5 +369,5 @@ pub fn write_history(path: &Path, rows: &[HistoryRow]) -> Result<()> {
             out += "]}\n";
         }
     }
-    std::fs::write(path, out).map_err(io_err(path))
+    write_atomically(path, |w| w.write_all(out.as_bytes()))
 }

@@ -230,7 +230,7 @@ fn keep_matching(mut rows: Vec<Row>, filter: &str) -> clarray::Result<Vec<Row>> 
             name: "--only",
             value: filter.to_string(),
             message: format!(
-                "--only {filter}: no area of that name ({}) and no row whose name contains it",
+                "{filter}: no area of that name ({}) and no row whose name contains it",
                 area_names()
             ),
         });
@@ -361,6 +361,13 @@ pub fn run(args: &Args) -> i32 {
         eprintln!("clarray bench: --peers is drawn beside the sweep in --plot FILE.svg: add --plot");
         return 2;
     }
+    // The plot's file is checked before anything is measured, so a bad path costs no run.
+    if let Some(path) = &args.plot {
+        if let Err(e) = sweep::check_plot_path(path) {
+            eprintln!("clarray bench: --plot {}: {e}", path.display());
+            return 2;
+        }
+    }
     // The peers' file is read before anything is measured, so a bad one costs no run.
     let peer_curves = match &args.peers {
         None => Vec::new(),
@@ -393,7 +400,8 @@ pub fn run(args: &Args) -> i32 {
         Ok(r) => r,
         Err(e) => {
             eprintln!("clarray bench: {e}");
-            return 1;
+            // A --only that matches nothing is a usage error, as a bad --tune is.
+            return if matches!(e, clarray::Error::Value { name: "--only", .. }) { 2 } else { 1 };
         }
     };
     if args.json {
@@ -478,6 +486,7 @@ mod tests {
             keep_matching(rows(), "pinned").unwrap().into_iter().map(|r| r.name).collect();
         assert_eq!(kept, ["copy: kernel", "transfer: host->device pinned"]);
         let e = keep_matching(rows(), "no-such-row").unwrap_err().to_string();
-        assert!(e.contains("--only no-such-row: no area of that name (copy, transfer"), "{e}");
+        assert!(e.contains("invalid --only: no-such-row: no area of that name (copy, transfer"), "{e}");
+        assert_eq!(e.matches("--only").count(), 1, "{e}");
     }
 }

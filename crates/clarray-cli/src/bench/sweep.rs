@@ -100,8 +100,41 @@ pub fn peer_curves(json: &str) -> Result<Vec<Curve>, String> {
     Ok(out)
 }
 
-/// Draws `curves` and the ceiling (GB/s) into an SVG file.
+/// An error unless the SVG file `path` can be written: not a folder, in a folder that exists.
+pub fn check_plot_path(path: &Path) -> Result<(), String> {
+    if path.is_dir() {
+        return Err("is a folder; give a file name".into());
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(format!("its folder {} does not exist", dir.display()));
+    }
+    Ok(())
+}
+
+/// Draws `curves` and the ceiling (GB/s) into an SVG file, written atomically: into a
+/// temporary file in the same folder, renamed to `path` once whole.
 pub fn plot(path: &Path, title: &str, ceiling_gbps: f64, curves: &[Curve]) -> Result<(), String> {
+    let mut svg = String::new();
+    draw(&mut svg, path, title, ceiling_gbps, curves)?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let written = std::fs::write(&tmp, svg).and_then(|()| std::fs::rename(&tmp, path));
+    if let Err(e) = written {
+        std::fs::remove_file(&tmp).ok();
+        return Err(format!("cannot write {}: {e}", path.display()));
+    }
+    Ok(())
+}
+
+/// Draws `curves` and the ceiling (GB/s) as SVG into `svg`.
+fn draw(
+    svg: &mut String,
+    path: &Path,
+    title: &str,
+    ceiling_gbps: f64,
+    curves: &[Curve],
+) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| format!("cannot draw {}: {e}", path.display());
     let (x0, x1) = curves
         .iter()
@@ -109,7 +142,7 @@ pub fn plot(path: &Path, title: &str, ceiling_gbps: f64, curves: &[Curve]) -> Re
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
     let (x0, x1) = if x0.is_finite() { (x0, x1.max(x0 + 1.0)) } else { (10.0, 30.0) };
     let ymax = curves.iter().flat_map(|c| c.points.iter().map(|p| p.1)).fold(ceiling_gbps, f64::max) * 1.1;
-    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
+    let root = SVGBackend::with_string(svg, (900, 560)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 18))
@@ -191,6 +224,13 @@ mod tests {
         for text in ["test sweep", "clarray a + 2", "copy ceiling 150 GB/s", "2^10"] {
             assert!(svg.contains(text), "no {text:?} in the SVG");
         }
+        // Written atomically: no temporary file is left beside it.
+        let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, ["sweep.svg"]);
+        assert!(check_plot_path(&path).is_ok());
+        assert!(check_plot_path(&dir).unwrap_err().contains("is a folder"));
+        let e = check_plot_path(&dir.join("nope/x.svg")).unwrap_err();
+        assert!(e.contains("does not exist"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

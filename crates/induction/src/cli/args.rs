@@ -310,7 +310,7 @@ pub struct EnergyArgs {
     /// Boundary data at inflow: zero (the setting of the energy estimate; the default) or exact.
     /// Not with --hall (its outflow penalties impose no data) nor on a periodic case (no
     /// boundary).
-    #[arg(long)]
+    #[arg(long, value_parser = ["zero", "exact"])]
     pub inflow: Option<String>,
 }
 
@@ -335,15 +335,15 @@ pub fn parse_list(what: &str, s: &str) -> Result<Vec<usize>> {
         .split(',')
         .map(|p| {
             p.trim().parse::<usize>().map_err(|_| {
-                Error::Config(format!(
-                    "--{what} `{s}`: `{p}` is not a whole number; give e.g. --{what} 20,40,80"
+                Error::Usage(format!(
+                    "--{what} `{s}`: `{p}` is not a whole number; give a comma-separated list, e.g. --n 20,40,80"
                 ))
             })
         })
         .collect();
     let v = v?;
     if v.is_empty() {
-        return Err(Error::Config(format!("--{what} is empty")));
+        return Err(Error::Usage(format!("--{what} is empty")));
     }
     Ok(v)
 }
@@ -356,7 +356,7 @@ pub fn parse_box(s: &str) -> Result<[[f64; 2]; 3]> {
     let names = ["xmin", "xmax", "ymin", "ymax", "zmin", "zmax"];
     let parts: Vec<&str> = s.split(',').map(str::trim).collect();
     if parts.len() != 6 {
-        return Err(Error::Config(format!(
+        return Err(Error::Usage(format!(
             "--box `{s}`: give six numbers XMIN,XMAX,YMIN,YMAX,ZMIN,ZMAX, e.g. --box -1,1,-1,1,0,0.5 \
              ({} given)",
             parts.len()
@@ -366,7 +366,7 @@ pub fn parse_box(s: &str) -> Result<[[f64; 2]; 3]> {
     for (i, p) in parts.iter().enumerate() {
         v[i] = p
             .parse::<f64>()
-            .map_err(|_| Error::Config(format!("--box `{s}`: {} = `{p}` is not a number", names[i])))?;
+            .map_err(|_| Error::Usage(format!("--box `{s}`: {} = `{p}` is not a number", names[i])))?;
     }
     Ok([[v[0], v[1]], [v[2], v[3]], [v[4], v[5]]])
 }
@@ -377,7 +377,7 @@ pub fn parse_box(s: &str) -> Result<[[f64; 2]; 3]> {
 pub fn parse_local(s: &str) -> Result<[usize; 3]> {
     let v = parse_list("local", s)?;
     <[usize; 3]>::try_from(v.as_slice())
-        .map_err(|_| Error::Config(format!("--local `{s}`: give three sizes, e.g. --local 32,4,1")))
+        .map_err(|_| Error::Usage(format!("--local `{s}`: give three sizes, e.g. --local 32,4,1")))
 }
 
 impl Common {

@@ -67,6 +67,20 @@ fn bare_launch(ctx: &clarray::Context, n: usize) -> Result<f64> {
 ///
 /// See [the example in `cli`](mod@crate::cli).
 pub fn check_bench_args(a: &BenchArgs, n_copy: usize, local: Option<[usize; 3]>) -> Result<()> {
+    // The comparison's grid, checked before any table runs; the message names --n-copy.
+    if !a.no_modes {
+        if let Err(e) = Config::new(a.case, a.order, n_copy).validate() {
+            let text = match e {
+                Error::Config(m) | Error::Usage(m) => m,
+                other => other.to_string(),
+            };
+            return Err(Error::Usage(format!(
+                "--n-copy {n_copy} (the grid of the resident-versus-copy comparison): {}",
+                text.replace("--n ", "--n-copy ")
+                    .replace("a smaller --n, --nx or --ny", "a smaller --n-copy")
+            )));
+        }
+    }
     if let (Some(n), true) = (a.n_copy, a.no_modes) {
         return Err(Error::Usage(format!(
             "--n-copy {n} sets the grid of the resident-versus-copy comparison, which --no-modes \
@@ -217,7 +231,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     for mode in [Mode::Resident, Mode::Copy] {
         let mut cfg = base.clone();
         cfg.n = Config::new(a.case, a.order, n_copy).n;
-        cfg.precision = if info.fp64 { Precision::F64 } else { Precision::F32 };
+        cfg.precision = a.precision.unwrap_or(if info.fp64 { Precision::F64 } else { Precision::F32 });
         cfg.local = local;
         cfg.mode = mode;
         let (wall, kernel, _) = time_steps(&ctx, &cfg, steps)?;
@@ -235,7 +249,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     // beside the launch floor of an empty kernel in the same run.
     let mut cfg = base.clone();
     cfg.n = Config::new(a.case, a.order, 32).n;
-    cfg.precision = if info.fp64 { Precision::F64 } else { Precision::F32 };
+    cfg.precision = a.precision.unwrap_or(if info.fp64 { Precision::F64 } else { Precision::F32 });
     cfg.local = None;
     let (wall, kernel, launches) = time_steps(&ctx, &cfg, steps)?;
     let per = |t: f64| t / steps as f64 * 1e6;
@@ -265,6 +279,9 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
 pub fn bench_scaling(a: &BenchArgs) -> Result<()> {
     let n = a.n.unwrap_or(if a.quick { 16 } else { 32 });
     let steps = a.steps.unwrap_or(if a.quick { 3 } else { 10 });
+    if steps == 0 {
+        return Err(Error::Usage("--steps 0 would time no step; give at least 1".into()));
+    }
     for (flag, given) in [
         ("--n-copy", a.n_copy.is_some()),
         ("--no-modes", a.no_modes),
@@ -319,9 +336,9 @@ pub fn bench_scaling(a: &BenchArgs) -> Result<()> {
         return Ok(());
     }
     outln!(
-        "induction bench --scaling on {} (rank 0's device), {} ranks: {}, order {}, {}, {} timed steps, overlap {}",
+        "induction bench --scaling on {} (rank 0's device), {size} rank{}: {}, order {}, {}, {} timed steps, overlap {}",
         ctx.device().name(),
-        size,
+        if size == 1 { "" } else { "s" },
         cfg.case,
         cfg.order,
         cfg.precision,

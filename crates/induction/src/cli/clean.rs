@@ -34,7 +34,7 @@ pub struct CleanArgs {
     /// CG tolerance: with --cg-norm h it stops at ‖r‖ ≤ tol·‖r₀‖ (default 1e-8 in f64, 1e-4 in
     /// f32; r is the divergence of the cleaned field, so this is the factor the divergence norm
     /// falls by); with --cg-norm euclidean at |r| ≤ tol (default 1e-3).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub cg_tol: Option<f64>,
     /// CG iterations at most, per cleaning (default 500; 50 with --cg-norm euclidean).
     #[arg(long)]
@@ -228,6 +228,17 @@ pub fn clean_on(ctx: &clarray::Context, a: &CleanCmdArgs, cfg: &Config) -> Resul
     }
     let files = a.png_files();
     let before = solver.norms()?;
+    // A perturbation so large that the field's norms overflow leaves nothing to clean: say so
+    // rather than print NaN and inf.
+    let finite = |n: &crate::solver::Norms| n.energy.is_finite() && n.divergence.is_finite();
+    if !finite(&before) {
+        return Err(Error::Config(format!(
+            "--perturb {:e}: the perturbed field's norms are not finite numbers (energy {:e}, divergence {:e}); give a smaller --perturb",
+            a.perturb.unwrap_or(0.0),
+            before.energy,
+            before.divergence
+        )));
+    }
     let pictures_before =
         if files.is_empty() { None } else { Some((solver.field()?, solver.divergence_field()?)) };
     solver.clean()?;
@@ -235,6 +246,14 @@ pub fn clean_on(ctx: &clarray::Context, a: &CleanCmdArgs, cfg: &Config) -> Resul
     let stats = solver.last_clean().ok_or_else(|| {
         Error::Config("the cleaning left no outcome; this is a defect of the solver".into())
     })?;
+    if !(finite(&after) && stats.residual.is_finite()) {
+        return Err(Error::Config(format!(
+            "the cleaning ended with norms or a residual that are not finite numbers (divergence {:e},              residual {:e}){}",
+            after.divergence,
+            stats.residual,
+            if a.perturb.is_some() { "; give a smaller --perturb" } else { "" }
+        )));
+    }
     let mut written = Vec::new();
     if let Some((b0, d0)) = pictures_before {
         let (b1, d1, psi) = (solver.field()?, solver.divergence_field()?, solver.potential()?);

@@ -38,11 +38,13 @@ use crate::output::{check_output_file, HistoryFormat};
 
 /// `println!` that survives a reader that went away (`induction run --help | head`): a write
 /// to a closed pipe is not worth a panic, so a failed write ends that line of output quietly,
-/// as `clarray`'s commands do.
+/// as `clarray`'s commands do. Any other write error (a full disk, `> /dev/full`) is kept
+/// ([`note_write`]) and makes [`main_with`] fail once the command is done.
 macro_rules! outln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+        let mut out = std::io::stdout().lock();
+        $crate::cli::note_write(writeln!(out, $($arg)*).and_then(|()| out.flush()));
     }};
 }
 
@@ -50,8 +52,36 @@ macro_rules! outln {
 macro_rules! out {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = write!(std::io::stdout().lock(), $($arg)*);
+        let mut out = std::io::stdout().lock();
+        $crate::cli::note_write(write!(out, $($arg)*).and_then(|()| out.flush()));
     }};
+}
+
+thread_local! {
+    /// The first write error to standard output other than a closed pipe, since [`main_with`]
+    /// began on this thread.
+    static WRITE_ERROR: std::cell::RefCell<Option<std::io::Error>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Keeps the first error of a write to standard output, unless it is a closed pipe (a reader
+/// that went away, which ends the output quietly).
+#[doc(hidden)]
+pub fn note_write(r: std::io::Result<()>) {
+    if let Err(e) = r {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            WRITE_ERROR.with(|w| {
+                w.borrow_mut().get_or_insert(e);
+            });
+        }
+    }
+}
+
+/// An error if a write to standard output failed (other than on a closed pipe).
+fn take_write_error() -> Result<()> {
+    match WRITE_ERROR.with(|w| w.borrow_mut().take()) {
+        Some(source) => Err(Error::Io { path: "standard output".into(), source }),
+        None => Ok(()),
+    }
 }
 
 mod args;
@@ -87,7 +117,14 @@ use run::write_outputs;
 ///
 /// See [the example in `cli`](mod@crate::cli).
 #[derive(Debug, Parser)]
-#[command(name = "induction", version)]
+#[command(
+    name = "induction",
+    version,
+    // The help's text, without the rustdoc link above.
+    about = "Solve the linear magnetic induction equation on an OpenCL device, with every field \
+             resident on the device from initialisation to the end.",
+    long_about = None
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -118,10 +155,99 @@ pub enum Command {
     Clean(clean::CleanCmdArgs),
 }
 
+/// A usage error for a repeated order or grid (its rate of convergence would be 0/0), or grids
+/// not coarse to fine (the rates are between consecutive grids, as `--help` says).
+fn check_convergence_lists(orders: &[usize], ns: &[usize]) -> Result<()> {
+    for (what, list) in [("--orders", orders), ("--n", ns)] {
+        if let Some((_, v)) = list.iter().enumerate().find(|(i, v)| list[..*i].contains(v)) {
+            return Err(Error::Usage(format!(
+                "{what} gives {v} twice; give each value once (the rate of convergence between equal \
+                 values is 0/0)"
+            )));
+        }
+    }
+    if let Some(w) = ns.windows(2).find(|w| w[1] < w[0]) {
+        return Err(Error::Usage(format!(
+            "--n gives {} after {}; give the grids coarse to fine, e.g. --n 20,40,80",
+            w[1], w[0]
+        )));
+    }
+    Ok(())
+}
+
+/// A usage error unless `path`, given by `option`, ends in `.png` (the file is a PNG whatever
+/// its name, so another extension would only mislead).
+fn require_png(option: &str, path: &std::path::Path) -> Result<()> {
+    if path.is_dir() {
+        // A folder is refused as such by the path's check.
+        return check_output_file(option, path);
+    }
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("png") => Ok(()),
+        _ => Err(Error::Usage(format!(
+            "{option} {}: the file is a PNG picture; name it with the extension .png, e.g. out.png",
+            path.display()
+        ))),
+    }
+}
+
+/// A path as compared for sharing: without `.` components.
+fn plain(p: &std::path::Path) -> std::path::PathBuf {
+    p.components().filter(|c| !matches!(c, std::path::Component::CurDir)).collect()
+}
+
+/// A usage error when two of `run`'s outputs would be written to one path (the later would
+/// overwrite the earlier): the files of --history, --plot, --png and --vtk, and the folder of
+/// --checkpoint (which may hold --vtk's files beside the checkpoints).
+fn check_distinct_outputs(a: &RunArgs, cfg: &Config) -> Result<()> {
+    let mut outputs: Vec<(&str, std::path::PathBuf, bool)> = Vec::new();
+    if let Some(h) = &a.history {
+        outputs.push(("--history", plain(h), false));
+    }
+    if let Some(p) = &a.plot {
+        outputs.push(("--plot", plain(p), false));
+    }
+    if let Some(png) = &a.png {
+        outputs.extend(a.planes.files(png).into_iter().map(|f| ("--png", plain(&f.path), false)));
+    }
+    if let Some(dir) = &a.vtk {
+        outputs.push(("--vtk", plain(&dir.join(vti_name(cfg))), false));
+        outputs.push(("--vtk", plain(&dir.join(pvti_name(cfg))), false));
+        outputs.push(("--vtk", plain(dir), true));
+    }
+    if let Some(dir) = &a.checkpoint {
+        outputs.push(("--checkpoint", plain(dir), true));
+    }
+    for (i, (o1, p1, dir1)) in outputs.iter().enumerate() {
+        for (o2, p2, dir2) in &outputs[i + 1..] {
+            // Two folders may be one (--vtk and --checkpoint); a file may not be another
+            // output's file or folder.
+            if p1 == p2 && !(*dir1 && *dir2) && o1 != o2 {
+                return Err(Error::Usage(format!(
+                    "{o1} and {o2} both write {}; give each output its own path",
+                    p1.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Runs the command line `args` (the first item is the program name).
 ///
 /// See [the example in `cli`](mod@crate::cli).
 pub fn main_with<I, T>(args: I) -> Result<()>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    take_write_error().ok();
+    let r = main_inner(args);
+    // A command that failed says why; one that did not fails here if its output was lost.
+    r.and_then(|()| take_write_error())
+}
+
+fn main_inner<I, T>(args: I) -> Result<()>
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
@@ -165,10 +291,12 @@ where
         Command::Run(a) => {
             let cfg = a.config()?;
             // Every output path before any computing: a bad one costs nothing.
+            check_distinct_outputs(&a, &cfg)?;
             if let Some(dir) = &a.vtk {
                 check_output_file("--vtk", &dir.join(vti_name(&cfg)))?;
             }
             if let Some(png) = &a.png {
+                require_png("--png", png)?;
                 a.planes.check(cfg.case, png)?;
             }
             if let Some(h) = &a.history {
@@ -176,7 +304,11 @@ where
                 check_output_file("--history", h)?;
             }
             if let Some(p) = &a.plot {
+                require_png("--plot", p)?;
                 check_output_file("--plot", p)?;
+            }
+            if let Some(dir) = &a.checkpoint {
+                crate::output::check_output_dir("--checkpoint", dir)?;
             }
             // Started by mpiexec on several ranks (feature `mpi`): the grid split in blocks.
             #[cfg(feature = "mpi")]
@@ -206,6 +338,7 @@ where
         Command::Convergence(a) => {
             let orders = parse_list("orders", &a.orders)?;
             let ns = parse_list("n", &a.n)?;
+            check_convergence_lists(&orders, &ns)?;
             let mut base = Config::new_with(a.common.case, orders[0], a.common.operator, ns[0]);
             a.common.apply(&mut base)?;
             let ctx = context(a.common.device.as_deref())?;

@@ -10,10 +10,6 @@ use crate::error::{Error, Result};
 use crate::output::HistoryRow;
 use crate::solver::Panel;
 
-fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
-    move |source| Error::Io { path: path.display().to_string(), source }
-}
-
 /// 3×5 glyphs of the characters the labels use.
 fn glyph(c: char) -> [u8; 5] {
     match c {
@@ -294,8 +290,9 @@ pub fn write_history_png(path: &Path, rows: &[HistoryRow]) -> Result<()> {
 }
 
 fn write_rgb_png(path: &Path, cv: &Canvas) -> Result<()> {
-    let file = std::fs::File::create(path).map_err(io_err(path))?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), cv.w as u32, cv.h as u32);
+    // Encoded in memory, then written atomically (a temporary file renamed).
+    let mut bytes = Vec::new();
+    let mut enc = png::Encoder::new(&mut bytes, cv.w as u32, cv.h as u32);
     enc.set_color(png::ColorType::Rgb);
     enc.set_depth(png::BitDepth::Eight);
     let png_err = |e: png::EncodingError| Error::Io {
@@ -305,5 +302,5 @@ fn write_rgb_png(path: &Path, cv: &Canvas) -> Result<()> {
     let mut writer = enc.write_header().map_err(png_err)?;
     writer.write_image_data(&cv.rgb).map_err(png_err)?;
     writer.finish().map_err(png_err)?;
-    Ok(())
+    crate::output::write_atomically(path, |w| std::io::Write::write_all(w, &bytes))
 }
