@@ -37,6 +37,16 @@ fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
 /// which is flushed to disk and renamed to `path`, so that `path` holds either its old contents
 /// or the whole new file, never a part (a run killed while writing, a full disk). The
 /// temporary file is removed when `body` or the writing fails.
+///
+/// ```
+/// use induction::output::write_atomically;
+/// # fn main() -> induction::Result<()> {
+/// let path = std::env::temp_dir().join(format!("induction-atomic-{}.txt", std::process::id()));
+/// write_atomically(&path, |w| std::io::Write::write_all(w, b"whole or nothing"))?;
+/// assert_eq!(std::fs::read(&path).unwrap(), b"whole or nothing");
+/// std::fs::remove_file(&path).ok();
+/// # Ok(()) }
+/// ```
 pub fn write_atomically(
     path: &Path,
     body: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
@@ -248,6 +258,8 @@ fn file_ancestor(dir: &Path) -> Option<&Path> {
 
 /// Checks before a run that the folder `dir`, given by the option `option`, is not a file and
 /// not under one (it is not made here). The error names the option and the folder.
+///
+/// See [the example in `output`](mod@crate::output) for its sibling [`check_output_file`].
 pub fn check_output_dir(option: &str, dir: &Path) -> Result<()> {
     let fail = |kind: std::io::ErrorKind, what: String| Error::Io {
         path: dir.display().to_string(),
