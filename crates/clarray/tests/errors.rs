@@ -451,7 +451,8 @@ fn arrays_given_to_pointer_parameters_must_hold_their_element_type() {
 /// "NUL-terminated", so PoCL ran strlen past the empty string and the process segfaulted
 /// (`Program::build(&ctx, "", "")`, also through `Source`); and a program without kernels
 /// listed garbage as its kernel names (PoCL leaves the one-byte name string unwritten). Both
-/// give a program without kernels, whose names are none and whose kernel lookups say so.
+/// give a program without kernels, whose names are none and whose kernel lookups say so. On
+/// NVIDIA's OpenCL (driver 580) every one of these sources segfaulted in clBuildProgram.
 #[test]
 fn empty_programs_build_and_have_no_kernels() {
     let ctx = ctx();
@@ -466,6 +467,12 @@ fn empty_programs_build_and_have_no_kernels() {
     }
     let p = clarray::program::Source::new("").build(&ctx).unwrap();
     assert!(p.kernel("k").is_err());
+    // clarray's own kernel in every program (NVIDIA's compiler crashed the process on a program
+    // without one: every source above) is neither listed nor launchable.
+    let p = Program::build(&ctx, "__kernel void k(__global int *a) { a[0] = 1; }", "").unwrap();
+    assert_eq!(p.kernel_names().unwrap(), ["k"]);
+    let e = expect_err(p.kernel("clarray_guard_"));
+    assert!(matches!(&e, Error::NoKernel { available, .. } if available == &["k"]), "{e:?}");
 }
 
 #[test]
@@ -554,7 +561,9 @@ fn regression_truncated_or_altered_binaries_are_refused_not_crashed() {
     let p = Program::build(&ctx, AXPY, "").unwrap();
     let bin = p.binary().unwrap();
     let raw = p.raw_binary().unwrap();
-    assert!(raw.len() > 20_000 && bin.len() > raw.len(), "{} {}", raw.len(), bin.len());
+    // (PoCL's binaries run to tens of kilobytes, NVIDIA's PTX to a few: the cuts below are
+    // fractions of the length.)
+    assert!(raw.len() > 1000 && bin.len() > raw.len(), "{} {}", raw.len(), bin.len());
     let refused = |bytes: &[u8], parts: &[&str]| {
         // SAFETY: bytes `binary()` returned (whole, or cut or altered by this test: the checks
         // refuse those before the driver sees them); nothing forged them.
@@ -567,10 +576,10 @@ fn regression_truncated_or_altered_binaries_are_refused_not_crashed() {
     for n in [1, 8, 20, 55] {
         refused(&bin[..n], &["truncated: ", "header", "Program::binary"]);
     }
-    for n in [56, 100, 20_000, bin.len() / 2, bin.len() - 1] {
+    for n in [56, 100, bin.len() / 5, bin.len() / 2, bin.len() - 1] {
         refused(&bin[..n], &["truncated or padded", "Program::binary"]);
     }
-    for n in [8, 100, 20_000, raw.len()] {
+    for n in [8, 100, raw.len() / 3, raw.len()] {
         refused(&raw[..n], &["does not start with", "from_raw_binary"]);
     }
     // One flipped byte anywhere past the mark: the length fields, the checksum, the device's

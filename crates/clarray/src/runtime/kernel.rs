@@ -32,6 +32,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use opencl3::device::Device as ClDevice;
+use opencl3::error_codes::{ClError, CL_INVALID_KERNEL_NAME};
 use opencl3::kernel::{
     Kernel as ClKernel, CL_KERNEL_ARG_ADDRESS_CONSTANT, CL_KERNEL_ARG_ADDRESS_GLOBAL,
     CL_KERNEL_ARG_ADDRESS_LOCAL, CL_KERNEL_ARG_TYPE_CONST,
@@ -41,7 +42,7 @@ use super::argtype::{self, Declared, Scalar, Typedefs, Written, OBJECT_TYPES};
 use super::buffer::Buffer;
 use super::context::Context;
 use super::image::Image;
-use super::program::{check_context, Program, ProgramInner, ProgramRef};
+use super::program::{check_context, Program, ProgramInner, ProgramRef, GUARD_NAME};
 use super::status::ClResultExt;
 use crate::error::{Error, Result};
 
@@ -56,8 +57,14 @@ impl Program {
     /// [`Program::kernel`]; without `arg_info`, as if the driver kept no argument information
     /// (what some drivers do for some programs; PoCL always keeps it, so tests need this).
     pub(super) fn make_kernel(&self, name: &str, arg_info: bool) -> Result<Kernel> {
-        let raw = ClKernel::create(&self.inner.raw, name).map_err(|e| {
-            if e.0 == opencl3::error_codes::CL_INVALID_KERNEL_NAME {
+        // clarray's own guard kernel (see `Program::build`) is not the user's to launch.
+        let raw = if name == GUARD_NAME {
+            Err(ClError(CL_INVALID_KERNEL_NAME))
+        } else {
+            ClKernel::create(&self.inner.raw, name)
+        };
+        let raw = raw.map_err(|e| {
+            if e.0 == CL_INVALID_KERNEL_NAME {
                 Error::NoKernel { name: name.to_string(), available: self.kernel_names().unwrap_or_default() }
             } else {
                 Error::opencl("clCreateKernel", e.0)

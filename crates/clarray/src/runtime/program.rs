@@ -220,6 +220,14 @@ fn with_arg_info(options: &str) -> String {
     }
 }
 
+/// The name of clarray's own kernel in every program built from source (see [`Program::build`]).
+pub(super) const GUARD_NAME: &str = "clarray_guard_";
+
+/// The guard kernel, after the user's source: on lines of its own (after a line the source may
+/// leave unterminated or continued with a backslash), with an argument (NVIDIA's assembler
+/// rejects an argument-less kernel built with `-cl-kernel-arg-info`).
+const GUARD: &str = "\n\n__kernel void clarray_guard_(__global int *clarray_guard_unused) {}\n";
+
 impl Program {
     fn made(raw: ClProgram, ctx: &Context, options: &str, source: Option<Arc<str>>) -> Program {
         let core = ProgramInner { raw, context_id: ctx.id(), options: options.to_string(), source };
@@ -235,16 +243,21 @@ impl Program {
     /// device's log, the options and the source lines it points at. `-cl-kernel-arg-info` is
     /// always added, so that launches can check their arguments.
     ///
+    /// The driver compiles the source with one kernel of clarray's own after it,
+    /// `clarray_guard_`, which [`Program::kernel_names`] and [`Program::kernel`] leave out:
+    /// NVIDIA's OpenCL compiler (driver 580) crashes the process on a program without a
+    /// kernel (an empty source, or only functions or constants), and a program of functions
+    /// alone is valid OpenCL C.
+    ///
     /// See [the example in `kernel`](mod@crate::runtime::kernel).
     pub fn build(ctx: &Context, source: &str, options: &str) -> Result<Program> {
         trace_span!(DEBUG, "clarray.build", device = ctx.device().name(), bytes = source.len(), options);
         ctx.check_deferred()?;
         let core = &ctx.queue.inner.core;
-        // A source of length 0 means "NUL-terminated" to the driver, which then reads past the
-        // empty string (PoCL: a segfault in strlen): an empty program is handed over as a line
-        // break, which compiles to the same program without kernels.
-        let source = if source.is_empty() { "\n" } else { source };
-        let mut raw = ClProgram::create_from_source(&core.ctx, source).cl("clCreateProgramWithSource")?;
+        // What the driver compiles: the source and clarray's own kernel after it (`GUARD`), so
+        // that no program reaches the compiler without a kernel (and none with length 0).
+        let compiled = format!("{source}{GUARD}");
+        let mut raw = ClProgram::create_from_source(&core.ctx, &compiled).cl("clCreateProgramWithSource")?;
         let build_options = with_arg_info(options);
         if let Err(e) = raw.build(&[ctx.device().id], &build_options) {
             let log = raw.get_build_log(ctx.device().id).unwrap_or_default();
@@ -254,7 +267,7 @@ impl Program {
             // argument count only.
             if build_options != options && log.contains("ptxas") {
                 let mut plain =
-                    ClProgram::create_from_source(&core.ctx, source).cl("clCreateProgramWithSource")?;
+                    ClProgram::create_from_source(&core.ctx, &compiled).cl("clCreateProgramWithSource")?;
                 if plain.build(&[ctx.device().id], options).is_ok() {
                     diag!(
                         warn,
@@ -442,17 +455,18 @@ impl Program {
         Ok(if b.is_empty() { Vec::new() } else { b.swap_remove(0) })
     }
 
-    /// Names of the kernels in the program.
+    /// Names of the kernels in the program (not clarray's own guard kernel: see
+    /// [`Program::build`]).
     ///
     /// See [the example in `kernel`](mod@crate::runtime::kernel).
     pub fn kernel_names(&self) -> Result<Vec<String>> {
-        // Asked first: for a program without kernels, PoCL gives a name string of one byte that
-        // it never writes (garbage such as `{`).
+        // Asked first: for a program without kernels (a binary loaded without the guard), PoCL
+        // gives a name string of one byte that it never writes (garbage such as `{`).
         if self.inner.raw.get_num_kernels().cl("clGetProgramInfo(CL_PROGRAM_NUM_KERNELS)")? == 0 {
             return Ok(Vec::new());
         }
         let names = self.inner.raw.get_kernel_names().cl("clGetProgramInfo(CL_PROGRAM_KERNEL_NAMES)")?;
-        Ok(names.split(';').filter(|s| !s.is_empty()).map(str::to_string).collect())
+        Ok(names.split(';').filter(|s| !s.is_empty() && *s != GUARD_NAME).map(str::to_string).collect())
     }
 
     /// The device compiler's log of the build that made this program. Empty where the compiler
