@@ -401,3 +401,24 @@ fn images_are_ordered_across_queues() {
         assert!(host.iter().all(|&x| x == v), "round {round}: the copy saw {:?}", &host[..4]);
     }
 }
+
+/// Regression: a host buffer too short for a region showed the region in bytes as if it were
+/// the caller's region in pixels ("region [64, 1, 1]" for a region of 4 RGBA f32 pixels); a
+/// region too wide for its bytes to be counted multiplied past `usize`.
+#[test]
+fn host_side_errors_show_the_region_in_pixels_and_never_overflow() {
+    let ctx = ctx();
+    let format = ImageFormat::new(ChannelOrder::Rgba, ChannelType::F32);
+    let img = match Image::new_2d(&ctx, format, 4, 4) {
+        Ok(i) => i,
+        Err(e) if e.kind() == ErrorKind::Unsupported => return,
+        Err(e) => panic!("{e}"),
+    };
+    let mut short = vec![0f32; 10];
+    let e = ctx.queue().read_image(&img, [0, 0, 0], [4, 1, 1], &mut short, 0, 0).unwrap_err();
+    let m = e.to_string();
+    assert!(m.contains("region [4, 1, 1] in pixels of 16 bytes") && m.contains("40 bytes"), "{m}");
+    let mut host = vec![0f32; 64];
+    let e = ctx.queue().read_image(&img, [0, 0, 0], [usize::MAX / 8, 1, 1], &mut host, 0, 0).unwrap_err();
+    assert!(matches!(e, Error::OutOfBounds(_)), "{e:?}");
+}

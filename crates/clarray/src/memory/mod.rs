@@ -11,7 +11,11 @@
 //! - **Limit.** Bytes in use plus bytes held by the pool never exceed the limit: by default the
 //!   device's global memory less a reserve (1/16 of it, between 64 MiB and 1 GiB); set with
 //!   [`set_limit`] or `CLARRAY_MEMORY_LIMIT` (bytes, with an optional `K`/`M`/`G` suffix, or a
-//!   percentage of the device's memory such as `50%`).
+//!   percentage of the device's memory such as `50%`). A request that fits under the limit
+//!   but whose bin would not gets a block of its own size. Images
+//!   ([`Image`](crate::runtime::Image)) are made by the driver outside the pool and do not
+//!   count against the limit; a driver that cannot make one says so with
+//!   [`Error::OutOfDeviceMemory`].
 //! - **Allocation is real at once.** A new block is touched on the device (a one-byte fill)
 //!   before [`alloc`] returns, so running out of memory is reported by the allocation that
 //!   caused it, not later by an unrelated kernel.
@@ -94,6 +98,17 @@ pub fn alloc_with(ctx: &Context, bytes: usize, access: Access) -> Result<Buffer>
         let _released = st.release_held();
         trace_event!(debug, released = _released, limit, "clarray.pool.release");
     }
+    // A request that fits under the limit at its own size but not rounded up to its bin (up to
+    // a quarter more) gets a block of its own size: the limit bounds the bytes asked for, not
+    // the pool's rounding.
+    let (bin, bin64) = if bytes > 0
+        && st.in_use.saturating_add(bin64) > limit
+        && st.in_use.saturating_add(bytes as u64) <= limit
+    {
+        (bytes, bytes as u64)
+    } else {
+        (bin, bin64)
+    };
     if st.in_use.saturating_add(bin64) > limit {
         trace_event!(debug, bytes, in_use = st.in_use, limit, "clarray.pool.out_of_memory");
         return Err(st.out_of_memory(bytes));

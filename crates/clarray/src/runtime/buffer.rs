@@ -229,7 +229,7 @@ impl Block {
 
 /// An allocation failure as [`Error::OutOfDeviceMemory`] (the memory layer fills in its
 /// numbers), any other code as [`Error::OpenCl`].
-fn alloc_error(ctx: &Context, bytes: usize, code: i32, op: &'static str) -> Error {
+pub(super) fn alloc_error(ctx: &Context, bytes: usize, code: i32, op: &'static str) -> Error {
     if code == opencl3::error_codes::CL_MEM_OBJECT_ALLOCATION_FAILURE
         || code == opencl3::error_codes::CL_OUT_OF_RESOURCES
     {

@@ -16,7 +16,7 @@ use opencl3::memory::{
 };
 use opencl3::types::{cl_image_desc, cl_image_format};
 
-use super::buffer::MemObject;
+use super::buffer::{alloc_error, MemObject};
 use super::context::Context;
 use super::status::ClResultExt;
 use super::track::Hazards;
@@ -230,7 +230,11 @@ impl Image {
                 std::ptr::null_mut(),
             )
         }
-        .cl("clCreateImage")?;
+        .map_err(|code| {
+            // The driver's bytes may be padded; what was asked for is close enough to say.
+            let bytes = dims.iter().product::<usize>().saturating_mul(format.pixel_bytes());
+            alloc_error(ctx, bytes, code, "clCreateImage")
+        })?;
         Ok(Image {
             inner: Arc::new(ImageInner {
                 obj: MemObject { mem, ctx: ctx.clone() },

@@ -242,8 +242,21 @@ impl Queue {
         slice_pitch: usize,
     ) -> Result<(usize, usize)> {
         let px = image.format().pixel_bytes();
-        let bytes_region = [region[0] * px, region[1], region[2]];
-        let r = resolve_host(what, &RectSide::new([0, 0, 0], row_pitch, slice_pitch), bytes_region, len)?;
+        // The host side is measured in bytes: the region's width in pixels times the pixel's
+        // bytes, which the messages below show (after the region in pixels the caller gave).
+        let width = region[0].checked_mul(px).ok_or_else(|| {
+            Error::OutOfBounds(format!(
+                "{what}: a region {} pixels wide of {px} bytes each is more than 2^64 bytes a row",
+                region[0]
+            ))
+        })?;
+        let what = format!("{what} (region {region:?} in pixels of {px} bytes; in bytes on the host)");
+        let r = resolve_host(
+            &what,
+            &RectSide::new([0, 0, 0], row_pitch, slice_pitch),
+            [width, region[1], region[2]],
+            len,
+        )?;
         // For a 2-D image OpenCL requires slice pitch 0.
         Ok((r.row, if image.is_3d() { r.slice } else { 0 }))
     }
