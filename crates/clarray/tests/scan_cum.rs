@@ -72,18 +72,47 @@ proptest! {
     }
 }
 
+/// The three passes on this thread: the path of every line that is not contiguous, of segmented
+/// scans, of devices whose cross-work-group fence is not known (GPUs other than NVIDIA's), and
+/// of every scan where the single pass is turned off or did not build. Contiguous lines take the
+/// single pass by default, so without this they would go untested there.
+fn three_passes<R>(f: impl FnOnce() -> R) -> R {
+    use clarray::tuning::{self, Tuning};
+    tuning::scoped(Tuning { scan_look_back: false, ..tuning::get() }, f).unwrap()
+}
+
+/// A line of 2^22 + 2^11 + 7 elements, by each path: in the three passes, 2049 blocks of 2048
+/// whose totals are scanned in two more levels (recursive carries).
 #[test]
 fn long_line_with_recursive_carries() {
-    // 2049 blocks of 2048: the block totals are scanned in two more levels.
+    long_line(false);
+    three_passes(|| long_line(true));
+    // An aligned f32 line of 4097 blocks of 4096 takes the float4 kernels in the three passes,
+    // and its 4097 block totals (more than one block) the same kernels again, twice.
+    let n = 4096 * 4097 + 4;
+    let mut r = rand::rngs::StdRng::seed_from_u64(19);
+    let x: Vec<f32> = (0..n).map(|_| r.random_range(-1.0f32..1.0)).collect();
+    let a = Array::from_slice(&ctx(), &x, &[n]).unwrap();
+    let got = three_passes(|| a.cumsum(0)).unwrap().to_vec().unwrap();
+    let (mut acc, mut mag) = (0f64, 0f64);
+    for (i, &v) in x.iter().enumerate() {
+        acc += v as f64;
+        mag += (v as f64).abs();
+        assert!((got[i] as f64 - acc).abs() <= 1e-5 * mag, "element {i}: {} vs {acc}", got[i]);
+    }
+}
+
+fn long_line(three: bool) {
     let n = 2048 * 2048 + 2048 + 7;
     let mut r = rand::rngs::StdRng::seed_from_u64(9);
     let data: Vec<i32> = (0..n).map(|_| r.random_range(-100..100)).collect();
     let a = Array::from_slice(&ctx(), &data, &[n]).unwrap();
     let got = a.cumsum(0).unwrap().to_vec().unwrap();
+    assert_eq!(got.len(), n, "three passes: {three}");
     let mut acc = 0i64;
     for (i, &v) in data.iter().enumerate() {
         acc += v as i64;
-        assert_eq!(got[i], acc, "element {i}");
+        assert_eq!(got[i], acc, "element {i} (three passes: {three})");
     }
     let ex = a.cumsum_exclusive(0).unwrap().to_vec().unwrap();
     assert_eq!(ex[0], 0);
@@ -192,8 +221,36 @@ proptest! {
         len in prop_oneof![0usize..3, 60usize..70, 2040usize..2060, 4090usize..4100, 1usize..30000],
         rows in 1usize..4, start in 0usize..6, exclusive in any::<bool>(), dtype in 0usize..6, seed in any::<u64>(),
     ) {
-        // The single pass with look-back is off by default (slower than three passes so far).
+        // On by default; turned on again in case a test of this binary turned it off.
         clarray::reduce::scan::use_look_back(true);
+        contiguous_lines(len, rows, start, exclusive, dtype, seed)?;
+    }
+
+    /// The same lines by the three passes: blocks of 4096 (4-byte accumulators) or 2048
+    /// (8-byte ones), aligned f32 lines whose length is a multiple of 4 by the float4 kernels,
+    /// the rest by the general ones, lines of several blocks with their carries.
+    #[test]
+    fn cumsum_of_contiguous_lines_in_three_passes(
+        len in prop_oneof![0usize..3, 60usize..70, 2040usize..2060, 4090usize..4100, 1usize..30000,
+                           (1usize..2000).prop_map(|k| 4 * k)],
+        rows in 1usize..4, start in prop_oneof![Just(0usize), Just(4), 0usize..6], exclusive in any::<bool>(),
+        dtype in 0usize..6, seed in any::<u64>(),
+    ) {
+        three_passes(|| contiguous_lines(len, rows, start, exclusive, dtype, seed))?;
+    }
+}
+
+/// cumsum of `rows` contiguous lines of `len` random values of the `dtype`-th kind (f32, f64,
+/// i32, u8, bool, f16) starting `start` elements into each row, against the host.
+fn contiguous_lines(
+    len: usize,
+    rows: usize,
+    start: usize,
+    exclusive: bool,
+    dtype: usize,
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    {
         let mut r = rand::rngs::StdRng::seed_from_u64(seed);
         let n = rows * len;
         match dtype {
@@ -224,6 +281,7 @@ proptest! {
             }
         }
     }
+    Ok(())
 }
 
 /// Lines of about a thousand tiles: far more than the device runs at once, so tiles wait on
