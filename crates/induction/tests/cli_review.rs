@@ -112,6 +112,16 @@ fn a_negative_cg_tolerance_meets_the_range_check() {
     assert!(e.contains("--cg-tol -1 must lie in (0, 1)"), "{e}");
 }
 
+/// Regression: an axis given too few points by --nx/--ny/--nz was told to use --n, which sets
+/// all three; the message names the option of that axis too.
+#[test]
+fn a_short_axis_names_its_own_option() {
+    let e = induction::cli::main_with(["induction", "run", "--n", "16", "--nz", "3", NODEV[0], NODEV[1]])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("nz = 3 is too small") && e.contains("--nz "), "{e}");
+}
+
 #[test]
 fn a_perturbation_that_overflows_is_refused() {
     let e = induction::cli::main_with(["induction", "clean", "--n", "12", "--perturb", "1e308"]).unwrap_err();

@@ -62,7 +62,8 @@ impl Config {
             if n < min {
                 return Err(Error::Config(format!(
                     "n{} = {n} is too small for order {} ({} operators): {what} need at least {min} \
-                     points per axis; use --n {min} or more (or a lower --order{})",
+                     points per axis; use --n {min} or more, or --n{0} {min} or more for this axis \
+                     alone (or a lower --order{})",
                     ["x", "y", "z"][a],
                     self.order,
                     self.operator,
