@@ -170,3 +170,21 @@ fn outputs_are_written_whole_with_no_temporary_left() {
     assert!(std::fs::read(dir.join("h.png")).unwrap().starts_with(b"\x89PNG"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Regression: the `.vti` file was named by nx alone, so runs of 16×16×32 and 16×16×8 nodes
+/// into one --vtk folder wrote the same file. A grid that --n lays out keeps its short name.
+#[test]
+fn vti_names_tell_grids_apart() {
+    use induction::cli::vti_name;
+    use induction::{Case, Config};
+    assert_eq!(vti_name(&Config::new(Case::Rotation2d, 2, 12)), "rotation_2d_order2_n12.vti");
+    let base = Config::new(Case::Rotation3d, 4, 16);
+    assert_eq!(vti_name(&base), "rotation_3d_order4_n16.vti");
+    let tall = Config { n: [16, 16, 32], ..base.clone() };
+    let flat = Config { n: [16, 16, 8], ..base.clone() };
+    assert_eq!(vti_name(&tall), "rotation_3d_order4_n16x16x32.vti");
+    assert_eq!(vti_name(&flat), "rotation_3d_order4_n16x16x8.vti");
+    // The Hall wave's grid is few points in x and y and --n in z: named by --n.
+    let hall = Config::new(Case::HallTravellingWave, 4, 40);
+    assert_eq!(vti_name(&hall), "hall_travelling_wave_order4_n40.vti");
+}

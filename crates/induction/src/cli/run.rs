@@ -257,11 +257,20 @@ fn write_pieces(solver: &Solver, dir: &Path, rank: usize, size: usize) -> Result
     Ok(written)
 }
 
-/// The name of the `.vti` file a run writes into the `--vtk` folder.
+/// The name of the `.vti` file a run writes into the `--vtk` folder: case, order and grid,
+/// the grid as `n{N}` where it is the one `--n N` lays out for the case (the largest extent),
+/// else as `n{nx}x{ny}x{nz}` (a grid given by `--nx`, `--ny`, `--nz`), so that runs of
+/// different grids into one folder never share a file.
 ///
 /// See [the example in `cli`](mod@crate::cli).
 pub fn vti_name(cfg: &Config) -> String {
-    format!("{}_order{}_n{}.vti", cfg.case, cfg.order, cfg.n[0])
+    let n = cfg.n.into_iter().max().unwrap_or(0);
+    let grid = if Config::new_with(cfg.case, cfg.order, cfg.operator, n).n == cfg.n {
+        format!("n{n}")
+    } else {
+        format!("n{}x{}x{}", cfg.n[0], cfg.n[1], cfg.n[2])
+    };
+    format!("{}_order{}_{grid}.vti", cfg.case, cfg.order)
 }
 
 /// The summary of one run, as printed.
