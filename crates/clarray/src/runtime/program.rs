@@ -351,7 +351,9 @@ impl Program {
     /// for this context's device with this driver version. Drivers do not check a binary
     /// before they parse it: on a truncated or altered one, PoCL fails an assertion (SIGABRT)
     /// or reads out of bounds (SIGSEGV), and takes the process down. A binary of another
-    /// device or driver may get `CL_INVALID_BINARY` or may be misread.
+    /// device or driver may get `CL_INVALID_BINARY` or may be misread. It must also hold at
+    /// least one kernel: NVIDIA's driver crashes the process building a program without one
+    /// (see [`Program::build`]), which a binary made outside clarray may be.
     ///
     /// ```
     /// use clarray::runtime::{Context, Program};
