@@ -518,20 +518,15 @@ impl PyGenerator {
 /// times, and the idle time between commands.
 ///
 /// ``stop()`` (idempotent) ends the recording and returns the final report; leaving a
-/// ``with cl.Profiler(ctx) as p:`` block, or dropping the profiler, stops it too. Only one
-/// profiler may be active on a queue at a time (a second one would take the first one's
-/// records): starting another raises ``RuntimeError`` until the first one is stopped.
+/// ``with cl.Profiler(ctx) as p:`` block, or dropping the profiler, stops it too. Several
+/// profilers of one queue each see every command from their own start on.
 #[pyclass(name = "Profiler", module = "clarray", frozen)]
 struct PyProfiler {
     /// `None` once stopped.
     inner: Mutex<Option<clarray::profile::Profiler>>,
     /// The report `stop()` returned, for `report()` and a second `stop()`.
     last: Mutex<Option<clarray::profile::Report>>,
-    queue_id: u64,
 }
-
-/// Ids of the queues that have an active `Profiler`.
-static PROFILED_QUEUES: Mutex<Vec<u64>> = Mutex::new(Vec::new());
 
 impl PyProfiler {
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<clarray::profile::Profiler>> {
@@ -542,7 +537,6 @@ impl PyProfiler {
     fn stop_report(&self) -> clarray::Result<clarray::profile::Report> {
         let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(p) = self.lock().take() {
-            PROFILED_QUEUES.lock().unwrap_or_else(|p| p.into_inner()).retain(|&q| q != self.queue_id);
             *last = Some(p.stop()?);
         }
         Ok(last.clone().unwrap_or_default())
@@ -573,18 +567,8 @@ impl Drop for PyProfiler {
 impl PyProfiler {
     #[new]
     fn new(ctx: PyRef<'_, PyContext>) -> PyResult<PyProfiler> {
-        let queue = ctx.inner.queue();
-        let queue_id = queue.id();
-        let mut active = PROFILED_QUEUES.lock().unwrap_or_else(|p| p.into_inner());
-        if active.contains(&queue_id) {
-            return Err(pyo3::exceptions::PyRuntimeError::new_err(
-                "this context's queue already has an active Profiler: stop() it (or leave its \
-                 `with` block) before starting another",
-            ));
-        }
-        let inner = clarray::profile::Profiler::start(queue).py()?;
-        active.push(queue_id);
-        Ok(PyProfiler { inner: Mutex::new(Some(inner)), last: Mutex::new(None), queue_id })
+        let inner = clarray::profile::Profiler::start(ctx.inner.queue()).py()?;
+        Ok(PyProfiler { inner: Mutex::new(Some(inner)), last: Mutex::new(None) })
     }
 
     /// The report over every command since the start (waits for them), as a dict; after

@@ -129,3 +129,42 @@ fn a_profiler_leaves_recording_as_it_found_it() {
         assert_eq!(profile::report(q).unwrap().kernels.len(), usize::from(was));
     }
 }
+
+/// Regression: two profilers of one queue took each other's records (each `start`, `report`
+/// and `reset` emptied the queue's one log), stopping one switched recording off for the other
+/// and for `CLARRAY_PROFILE=1`'s report, and a profiler dropped without `stop` left the queue
+/// recording (and its log growing) for good. Each profiler now keeps a log of its own.
+#[test]
+fn profilers_of_one_queue_each_see_every_command() {
+    let ctx = Context::new().unwrap().profiled().unwrap();
+    let q = ctx.queue();
+    let k = Source::new(SRC).build(&ctx).unwrap().kernel("scale").unwrap();
+    let x = Buffer::from_slice(&ctx, &[1.0f32; 64]).unwrap();
+    let launches = |r: &profile::Report| r.kernels.iter().map(|s| s.count).sum::<u64>();
+    q.set_recording(true).unwrap(); // as CLARRAY_PROFILE=1 does
+    profile::report(q).unwrap();
+    let a = Profiler::start(q).unwrap();
+    k.launch(q, 64, (&x, 2.0f32)).unwrap();
+    let b = Profiler::start(q).unwrap();
+    k.launch(q, 64, (&x, 2.0f32)).unwrap();
+    assert_eq!(launches(&a.report().unwrap()), 2);
+    assert_eq!(launches(&b.report().unwrap()), 1);
+    assert_eq!(launches(&a.report().unwrap()), 2, "a report takes nothing from the next");
+    assert_eq!(launches(&a.stop().unwrap()), 2);
+    k.launch(q, 64, (&x, 2.0f32)).unwrap();
+    assert_eq!(launches(&b.report().unwrap()), 2);
+    b.reset().unwrap();
+    assert_eq!(launches(&b.report().unwrap()), 0);
+    assert!(q.is_recording());
+    assert_eq!(launches(&profile::report(q).unwrap()), 3, "the queue's own log kept every launch");
+    drop(b);
+    q.set_recording(false).unwrap();
+    {
+        let _dropped = Profiler::start(q).unwrap();
+        k.launch(q, 64, (&x, 2.0f32)).unwrap();
+    }
+    assert!(!q.is_recording());
+    let later = Profiler::start(q).unwrap();
+    k.launch(q, 64, (&x, 2.0f32)).unwrap();
+    assert_eq!(launches(&later.stop().unwrap()), 1);
+}

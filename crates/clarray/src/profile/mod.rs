@@ -30,30 +30,25 @@ use std::fmt;
 use std::sync::Mutex;
 
 use crate::error::Result;
-use crate::runtime::{CommandKind, CommandRecord, Queue};
+use crate::runtime::{CommandKind, CommandRecord, Queue, RecordLog};
 
-/// Collects the commands of one queue from [`Profiler::start`] on.
+/// Collects the commands of one queue from [`Profiler::start`] on, in a log of its own
+/// ([`RecordLog`]): several profilers of one queue, and `CLARRAY_PROFILE=1`'s [`report`], each
+/// see every command, and none takes another's. Dropping it stops it.
 ///
 /// See [the example in `profile`](mod@crate::profile).
 #[derive(Debug)]
 pub struct Profiler {
-    queue: Queue,
+    log: RecordLog,
     records: Mutex<Vec<CommandRecord>>,
-    /// Whether the queue recorded before [`Profiler::start`] (`CLARRAY_PROFILE=1`, another
-    /// profiler): [`Profiler::stop`] leaves it recording then.
-    was_recording: bool,
 }
 
 impl Profiler {
-    /// Starts recording every command on `queue` (which must profile), dropping what it had
-    /// recorded before.
+    /// Starts recording every command on `queue` (which must profile).
     ///
     /// See [the example in `profile`](mod@crate::profile).
     pub fn start(queue: &Queue) -> Result<Profiler> {
-        let was_recording = queue.is_recording();
-        queue.set_recording(true)?;
-        queue.take_records()?;
-        Ok(Profiler { queue: queue.clone(), records: Mutex::new(Vec::new()), was_recording })
+        Ok(Profiler { log: queue.record_log()?, records: Mutex::new(Vec::new()) })
     }
 
     /// The report over every command since [`Profiler::start`] (waits for them to complete).
@@ -61,7 +56,7 @@ impl Profiler {
     /// See [the example in `profile`](mod@crate::profile).
     pub fn report(&self) -> Result<Report> {
         let mut all = self.records.lock().unwrap_or_else(|p| p.into_inner());
-        all.extend(self.queue.take_records()?);
+        all.extend(self.log.take()?);
         Ok(Report::from_records(&all))
     }
 
@@ -69,21 +64,16 @@ impl Profiler {
     ///
     /// See [the example in `profile`](mod@crate::profile).
     pub fn reset(&self) -> Result<()> {
-        self.queue.take_records()?;
+        self.log.take()?;
         self.records.lock().unwrap_or_else(|p| p.into_inner()).clear();
         Ok(())
     }
 
-    /// Returns the final report and stops recording, unless the queue recorded before
-    /// [`Profiler::start`] (then it goes on recording for [`report`]).
+    /// Returns the final report and stops recording (as dropping it does).
     ///
     /// See [the example in `profile`](mod@crate::profile).
     pub fn stop(self) -> Result<Report> {
-        let r = self.report()?;
-        if !self.was_recording {
-            self.queue.set_recording(false)?;
-        }
-        Ok(r)
+        self.report()
     }
 }
 

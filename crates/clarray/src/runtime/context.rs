@@ -94,6 +94,11 @@ pub(crate) struct QueueCore {
     pub(crate) captures: Mutex<Vec<(u64, Vec<Captured>)>>,
     /// How many captures are open (read without the lock by every enqueue).
     pub(crate) capturing: AtomicUsize,
+    /// The logs of the [`RecordLog`](super::RecordLog)s of this queue: each one's id and the
+    /// commands enqueued since it was made or last taken.
+    pub(crate) logs: Mutex<Vec<(u64, CommandLog)>>,
+    /// How many record logs there are (read without the lock by every enqueue).
+    pub(crate) logging: AtomicUsize,
 }
 
 impl Drop for QueueCore {
@@ -212,6 +217,8 @@ impl Queue {
             log: Mutex::new(CommandLog::default()),
             captures: Mutex::new(Vec::new()),
             capturing: AtomicUsize::new(0),
+            logs: Mutex::new(Vec::new()),
+            logging: AtomicUsize::new(0),
         });
         keep_live(&inner);
         finish_queues_at_thread_exit();

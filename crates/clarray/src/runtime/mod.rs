@@ -53,5 +53,5 @@ pub use program::Program;
 pub(crate) use program::StoredProgram;
 pub use rect::RectSide;
 pub use scope::Scope;
-pub use track::{Command, CommandKind, CommandRecord};
+pub use track::{Command, CommandKind, CommandRecord, RecordLog};
 pub use transfer::{HostSink, HostSource, Pending};

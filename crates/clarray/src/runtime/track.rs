@@ -195,13 +195,14 @@ impl Tracked<'_> {
         drop(self.guards);
         let recording = q.is_recording();
         let capturing = q.inner.capturing.load(Ordering::Acquire) > 0;
+        let logging = q.inner.logging.load(Ordering::Acquire) > 0;
         #[cfg(feature = "tracing")]
         let traced = tracing::enabled!(tracing::Level::TRACE);
         #[cfg(not(feature = "tracing"))]
         let traced = false;
         // Every enqueued command (kernels, copies, fills, reads, writes) as one event; its kind
         // is made only when someone wants it (a kernel's kind holds its name).
-        if recording || capturing || traced {
+        if recording || capturing || logging || traced {
             let kind = kind();
             #[cfg(feature = "tracing")]
             if traced {
@@ -210,6 +211,11 @@ impl Tracked<'_> {
             if capturing {
                 for (_, list) in lock(&q.inner.captures).iter_mut() {
                     list.push((kind.clone(), bytes as u64, ev.shared()));
+                }
+            }
+            if logging {
+                for (_, log) in lock(&q.inner.logs).iter_mut() {
+                    log.push(kind.clone(), bytes as u64, ev.shared());
                 }
             }
             if recording {
@@ -236,6 +242,87 @@ pub struct Command {
 
 /// Ids of captures, unique in the process.
 static NEXT_CAPTURE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Ids of record logs, unique in the process.
+static NEXT_LOG: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// A command log of one's own on a profiling queue ([`Queue::record_log`]): every command
+/// enqueued on the queue from its making on, until it is dropped. Logs are independent of each
+/// other and of the queue's own log ([`Queue::set_recording`], [`Queue::take_records`]): taking
+/// one's records leaves the others' in place. What each profiler of a queue keeps
+/// ([`Profiler`](crate::profile::Profiler)).
+///
+/// ```
+/// # fn main() -> clarray::Result<()> {
+/// let ctx = clarray::Context::new()?.profiled()?;
+/// let q = ctx.queue();
+/// let buf = clarray::Buffer::uninit(&ctx, 64)?;
+/// let first = q.record_log()?;
+/// q.fill_buffer(&buf, &[1u8], 0, 64)?;
+/// let second = q.record_log()?;
+/// q.fill_buffer(&buf, &[2u8], 0, 64)?;
+/// assert_eq!(first.take()?.len(), 2);
+/// assert_eq!(second.take()?.len(), 1);
+/// assert!(first.take()?.is_empty()); // taken
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct RecordLog {
+    queue: Queue,
+    id: u64,
+}
+
+impl Queue {
+    /// A new [`RecordLog`] of this queue, which must profile ([`Error::Unsupported`]
+    /// otherwise).
+    ///
+    /// See [the example on `RecordLog`](RecordLog).
+    pub fn record_log(&self) -> Result<RecordLog> {
+        if !self.is_profiling() {
+            return Err(Error::Unsupported(
+                "command recording was asked of a queue without profiling; create it with \
+                 Context::create_queue(true) or Context::profiled, or set CLARRAY_PROFILE=1"
+                    .into(),
+            ));
+        }
+        let id = NEXT_LOG.fetch_add(1, Ordering::Relaxed);
+        lock(&self.inner.logs).push((id, CommandLog::default()));
+        self.inner.logging.fetch_add(1, Ordering::AcqRel);
+        Ok(RecordLog { queue: self.clone(), id })
+    }
+}
+
+impl RecordLog {
+    /// Waits for every command logged since the log was made or last taken and hands over
+    /// their records, oldest first, emptying the log.
+    ///
+    /// See [the example on `RecordLog`](RecordLog).
+    pub fn take(&self) -> Result<Vec<CommandRecord>> {
+        // Out of the lock before waiting: enqueues on other threads go on meanwhile.
+        let log = {
+            let mut logs = lock(&self.queue.inner.logs);
+            logs.iter_mut().find(|(id, _)| *id == self.id).map(|(_, log)| std::mem::take(log))
+        };
+        log.unwrap_or_default().into_records()
+    }
+
+    /// The queue it logs.
+    ///
+    /// See [the example on `RecordLog`](RecordLog).
+    pub fn queue(&self) -> &Queue {
+        &self.queue
+    }
+}
+
+impl Drop for RecordLog {
+    fn drop(&mut self) {
+        let mut logs = lock(&self.queue.inner.logs);
+        if let Some(at) = logs.iter().position(|(id, _)| *id == self.id) {
+            logs.swap_remove(at);
+            self.queue.inner.logging.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
 
 /// Closes a capture when dropped (also where its closure panicked), handing over its commands.
 struct OpenCapture<'a> {
