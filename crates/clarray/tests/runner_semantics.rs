@@ -145,6 +145,21 @@ fn errors_come_before_any_copy() {
     ctx.queue().read_buffer(&ones, 0, &mut back).unwrap();
     assert_eq!(back, [1.0; 4], "a step ran before a later step's arguments were refused");
     assert_eq!(host, [5.0; 4]);
+    // Regression: a later step's launch sizes were checked only when it launched, after the
+    // earlier steps had written device arguments (here a work-group wider than any device's).
+    let e = runner
+        .run_steps(
+            &[
+                Step::new("only_dev", 4).args(&[0, 2]),
+                Step::new("only_dev", clarray::runtime::Dims::new([1 << 21]).local([1 << 21])).args(&[0, 2]),
+            ],
+            &mut [RunArg::device(&ones), RunArg::inout(&mut host), RunArg::scalar(3.0f32).unwrap()],
+        )
+        .unwrap_err();
+    assert!(matches!(e, clarray::Error::LaunchDims { .. }), "{e:?}");
+    ctx.queue().read_buffer(&ones, 0, &mut back).unwrap();
+    assert_eq!(back, [1.0; 4], "a step ran before a later step's sizes were refused");
+    assert_eq!(host, [5.0; 4]);
     let e = RunArg::scalar(&dev).unwrap_err();
     assert!(e.to_string().contains("RunArg::device"), "{e}");
 }

@@ -109,6 +109,23 @@ fn reduction_kernel_over_all_and_along_axes() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("x[i]"), "{e}");
+    // Regression: a bare `i` (PyOpenCL's map expressions have the index) reached the compiler
+    // as an undeclared name at the first run, and a scalar named `i` was read where `i` meant
+    // the index. Both are refused when the kernel is made.
+    let index = |e: Error| matches!(&e, Error::KernelArgs { message, .. } if message.contains("index `i`"));
+    let e = ReductionKernel::new(&ctx(), DType::F32, "0", "a+b", "x[i]*i", "float *x", "r").unwrap_err();
+    assert!(index(e));
+    let e = ScanKernel::new(&ctx(), DType::F32, "float *x", "x[i] + i", "a+b", "0", "item", DType::F32, "s")
+        .unwrap_err();
+    assert!(index(e));
+    let seg = ScanKernel::new(&ctx(), DType::F32, "float *x", "x[i]", "a+b", "0", "item", DType::F32, "s")
+        .unwrap()
+        .segmented("i % 2 == 0")
+        .unwrap_err();
+    assert!(index(seg));
+    let e =
+        ReductionKernel::new(&ctx(), DType::F32, "0", "a+b", "x[i]*i", "float i, float *x", "r").unwrap_err();
+    assert!(matches!(&e, Error::Argument { name, .. } if name == "i"), "{e:?}");
     let e = dot.run::<f64>(&[&x, &y]).unwrap_err();
     assert!(matches!(&e, Error::Type { dtypes, .. } if dtypes.iter().any(|d| d == "float64")), "{e}");
     assert!(e.to_string().contains("float64"), "{e}");

@@ -15,6 +15,9 @@ pub(super) fn refuse_element_names(kernel: &str, decls: &[ArgDecl]) -> Result<()
     super::args::refuse_reserved(kernel, decls, |d| {
         let digits =
             d.name.strip_prefix('x').filter(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()));
+        if !d.array && d.name == "i" {
+            return Some("`i` is the element index in `x[i]`; a scalar of that name would read as it");
+        }
         (!d.array && digits.is_some()).then_some("the kernel names the elements it loads x0, x1, …")
     })
 }
@@ -65,6 +68,19 @@ pub(super) fn rewrite(kernel: &str, expr: &str, decls: &[ArgDecl], what: &str) -
         let member = before.ends_with('.') || before.ends_with("->");
         let array = if member { None } else { arrays.iter().find(|(_, d)| d.name == word) };
         let Some((k, _)) = array else {
+            // A bare `i` reached the compiler as an undeclared name: these kernels hand the
+            // expression the element, not its index (PyOpenCL's do).
+            if word == "i" && !member {
+                return Err(Error::KernelArgs {
+                    kernel: kernel.to_string(),
+                    message: format!(
+                        "the {what} uses the index `i` other than in `name[i]`; reduction and scan \
+                         kernels give their expressions the elements, not their index: pass the \
+                         index as an array argument (e.g. `long *idx` holding 0, 1, 2, … and \
+                         write `idx[i]`)"
+                    ),
+                });
+            }
             out.push_str(&word);
             continue;
         };

@@ -29,7 +29,9 @@ pub struct ReductionKernel {
 impl ReductionKernel {
     /// A reduction to `out` values: `map` (e.g. `x[i]*y[i]`) is reduced with `reduce` (e.g.
     /// `a+b`) from `neutral` (e.g. `0`). Checked for syntax when it is first run (its kernel is
-    /// compiled once per layout class and cached).
+    /// compiled once per layout class and cached). `map` sees the elements at `i` (arrays as
+    /// `name[i]`), not the index itself. `reduce` must be associative and commutative: elements
+    /// are combined in whatever order the work-groups take them (as in PyOpenCL).
     ///
     /// ```
     /// use clarray::prelude::*;

@@ -272,11 +272,11 @@ impl Runner {
                 Some(pos) => pos.iter().map(|&i| list[i]).collect(),
             }
         };
-        // Every step's arguments against its kernel before anything is copied or launched: a
-        // later step's wrong arguments must not leave earlier steps' writes in device arguments.
-        // (Launch sizes are checked at each launch.)
+        // Every step's launch (its sizes and its arguments) against its kernel before anything
+        // is copied or launched: a later step's wrong launch must not leave earlier steps'
+        // writes in device arguments.
         for (s, k) in steps.iter().zip(&kernels) {
-            k.check_args(&step_args(s))?;
+            q.check_launch(k, s.dims, &step_args(s))?;
         }
         // Upload the host arguments, once.
         let mut copies_in: Vec<Event> = Vec::new();

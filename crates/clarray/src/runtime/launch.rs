@@ -92,9 +92,9 @@ fn run_probe(program: &Program, n: usize) -> Result<Vec<u64>> {
 }
 
 impl Queue {
-    /// Launches `kernel` with `args` over `dims` after checking both, once the events in `wait`
-    /// have completed. Non-blocking. The one launch path: [`Kernel::launch`] comes here.
-    fn launch(&self, kernel: &Kernel, args: &[Arg<'_>], dims: &Dims, wait: &[Event]) -> Result<Event> {
+    /// The checks of a launch ([`Queue::check_launch`]); the work-group size it takes (none:
+    /// the driver's).
+    fn checked_local(&self, kernel: &Kernel, args: &[Arg<'_>], dims: &Dims) -> Result<Option<Sizes>> {
         let name = || kernel.name().to_string();
         let dims_err = |m: String| Error::LaunchDims {
             kernel: name(),
@@ -119,12 +119,12 @@ impl Queue {
             self.context_of().check_same(kctx)?;
         }
         let info = self.inner.core.device.info();
-        let local = match dims.local {
+        let resolved = match dims.local {
             LocalSize::Given(l) => Some(l),
             LocalSize::Auto => auto_local(kernel, info, global),
             LocalSize::Driver => None,
         };
-        let local = local.as_ref().map(Sizes::as_slice);
+        let local = resolved.as_ref().map(Sizes::as_slice);
         let offset = dims.offset.as_ref().map(Sizes::as_slice);
         if let Some(l) = local {
             if l.len() != d {
@@ -199,6 +199,39 @@ impl Queue {
                 ),
             });
         }
+        Ok(resolved)
+    }
+
+    /// Checks a launch of `kernel` with `args` over `dims` on this queue as
+    /// [`Kernel::launch`] does (the sizes against the kernel and the device, the arguments
+    /// against the signature, local memory), without launching: for a sequence of launches
+    /// that must all be valid before the first one runs.
+    ///
+    /// ```
+    /// use clarray::runtime::{Arg, Context, Dims, Program};
+    /// # fn main() -> clarray::Result<()> {
+    /// let ctx = Context::new()?;
+    /// let k = Program::build(&ctx, "kernel void k(global float *x) { x[get_global_id(0)] = 1; }", "")?
+    ///     .kernel("k")?;
+    /// let x = clarray::Buffer::uninit(&ctx, 64 * 4)?;
+    /// assert!(ctx.queue().check_launch(&k, Dims::new([64]), &[Arg::Buffer(&x)]).is_ok());
+    /// let too_wide = Dims::new([64]).local([1 << 20]);
+    /// assert!(ctx.queue().check_launch(&k, too_wide, &[Arg::Buffer(&x)]).is_err());
+    /// # Ok(()) }
+    /// ```
+    pub fn check_launch(&self, kernel: &Kernel, dims: impl Into<Dims>, args: &[Arg<'_>]) -> Result<()> {
+        self.checked_local(kernel, args, &dims.into()).map(drop)
+    }
+
+    /// Launches `kernel` with `args` over `dims` after checking both, once the events in `wait`
+    /// have completed. Non-blocking. The one launch path: [`Kernel::launch`] comes here.
+    fn launch(&self, kernel: &Kernel, args: &[Arg<'_>], dims: &Dims, wait: &[Event]) -> Result<Event> {
+        let local = self.checked_local(kernel, args, dims)?;
+        let local = local.as_ref().map(Sizes::as_slice);
+        let name = || kernel.name().to_string();
+        let global = dims.global.as_slice();
+        let d = global.len();
+        let offset = dims.offset.as_ref().map(Sizes::as_slice);
         if global.contains(&0) {
             return self.marker_after(wait);
         }
