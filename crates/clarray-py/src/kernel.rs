@@ -590,7 +590,8 @@ fn neutral_text(v: &Bound<'_, PyAny>, out: DType) -> PyResult<String> {
 
 /// ``ReductionKernel(dtype_out, neutral, reduce_expr, map_expr, arguments,
 /// name="reduce_kernel", preamble="", ctx=None)``: PyOpenCL's: ``map_expr`` (of the arguments
-/// at ``i``; arrays are read only as ``x[i]``) reduced with ``reduce_expr`` (of ``a`` and
+/// at ``i``; arrays are read only as ``x[i]``, and ``i`` alone is not available, unlike
+/// PyOpenCL's) reduced with ``reduce_expr`` (associative and commutative, of ``a`` and
 /// ``b``) from ``neutral``. Calling it returns a device array of ``dtype_out``: 0-d over all
 /// elements, or over ``axis`` of the (broadcast) arrays, on any views.
 #[derive(Debug, Clone)]
