@@ -90,7 +90,10 @@ impl Queue {
     ///
     /// See [the example on `Queue`](crate::runtime::context::Queue).
     pub fn take_records(&self) -> Result<Vec<CommandRecord>> {
-        std::mem::take(&mut *lock(&self.inner.log)).into_records()
+        // Out of the lock before waiting (a temporary guard would live through the wait): a
+        // thread that enqueues on this queue meanwhile must not wait for the lock.
+        let log = std::mem::take(&mut *lock(&self.inner.log));
+        log.into_records()
     }
 
     /// The core of [`Queue::track`], on the buffers' hazard records: locks them (in address
