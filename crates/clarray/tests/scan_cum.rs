@@ -377,3 +377,25 @@ fn look_back_knobs_give_the_host_sums() {
     assert!(matches!(tuning::scoped(t, || ()), Err(clarray::Error::Value { name: "scan_wg", .. })));
     assert_eq!(tuning::get(), before);
 }
+
+/// Regression: a 0-d array's cumsum along axis 0 was an axis error; NumPy scans it as an array
+/// of one element (`np.cumsum(np.array(3.), axis=0)` is `[3.]`), and refuses other axes.
+#[test]
+fn zero_d_arrays_scan_as_one_element() {
+    let mut r = rand::rngs::StdRng::seed_from_u64(23);
+    let v: f32 = r.random_range(-4.0..4.0);
+    let a = Array::from_slice(&ctx(), &[v], &[]).unwrap();
+    for axis in [0, -1] {
+        let s = a.cumsum(axis).unwrap();
+        assert_eq!(s.shape(), &[1]);
+        assert_eq!(s.to_vec().unwrap(), vec![v]);
+        assert_eq!(a.cumprod_exclusive(axis).unwrap().to_vec().unwrap(), vec![1.0f32]);
+        assert_eq!(a.cumsum_exclusive(axis).unwrap().to_vec().unwrap(), vec![0.0f32]);
+    }
+    assert!(a.cumsum(1).is_err() && a.cumsum(-2).is_err());
+    let twice: Array<f32> = (&a * 2.0f32).cumsum(0).unwrap();
+    assert_eq!(twice.to_vec().unwrap(), vec![2.0 * v]);
+    let k: i32 = r.random_range(-100..100);
+    let i = Array::from_slice(&ctx(), &[k], &[]).unwrap();
+    assert_eq!(i.cumprod(0).unwrap().to_vec().unwrap(), vec![k as i64]);
+}

@@ -274,8 +274,12 @@ fn cum_spec(t: DType, prod: bool, exclusive: bool) -> ScanSpec {
     ScanSpec { acc, neutral, combine, out, output: "item".into(), exclusive, preamble: String::new() }
 }
 
-fn cum(map: MapExpr, axis: isize, prod: bool, exclusive: bool) -> Result<Strided> {
+fn cum(mut map: MapExpr, axis: isize, prod: bool, exclusive: bool) -> Result<Strided> {
     let ctx = map.inputs[0].context().clone();
+    // NumPy scans a 0-d array along axis 0 (or -1) as an array of one element.
+    if (axis == 0 || axis == -1) && map.inputs.iter().all(|s| s.shape().is_empty()) {
+        map.inputs = map.inputs.iter().map(|s| s.broadcast_to(&[1])).collect::<Result<_>>()?;
+    }
     let spec = cum_spec(map.value, prod, exclusive);
     scan(&ctx, &map, None, &spec, axis)
 }
