@@ -231,8 +231,8 @@ impl DissipationOptions {
         if eps.is_none() {
             return Err(Error::Usage(format!(
                 "--dissipation-rows {rows} chooses the rows of the artificial dissipation, which is off, \
-                 so it would be ignored; add --dissipation EPS or --dissipation-form (set \
-                 Config::dissipation), or leave --dissipation-rows out"
+                 so it would be ignored; add --dissipation EPS or --dissipation-form, or \
+                 leave --dissipation-rows out"
             )));
         }
         if self.form == DissipationForm::FirstOrder {

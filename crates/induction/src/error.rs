@@ -55,12 +55,23 @@ pub enum Error {
     /// An error from the OpenCL device, through clarray.
     #[error(transparent)]
     Device(#[from] clarray::Error),
-    /// Writing an output file failed.
-    #[error("writing {path}: {source}")]
+    /// Reading or writing a file failed (an output, a checkpoint, a folder of checkpoints);
+    /// `doing` says which, so that a failed read is not reported as a write.
+    ///
+    /// ```
+    /// let source = std::io::Error::from(std::io::ErrorKind::NotADirectory);
+    /// let e = induction::Error::Io { doing: "reading", path: "afile".into(), source };
+    /// assert!(e.to_string().starts_with("reading afile: "));
+    /// assert!(std::error::Error::source(&e).is_some());
+    /// ```
+    #[error("{doing} {path}: {source}")]
     Io {
+        /// What was being done to the file: `"reading"` or `"writing"`.
+        doing: &'static str,
         /// The file.
         path: String,
         /// What went wrong.
+        #[source]
         source: std::io::Error,
     },
 }

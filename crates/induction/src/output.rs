@@ -16,7 +16,7 @@
 //! let cfg = Config::new(Case::PeriodicAdvection, 2, 4); // 4³ nodes
 //! let (b, div) = (vec![1.0; 3 * 64], vec![0.0; 64]); // B (x fastest) and div B
 //! write_vti(&file, &cfg, &b, &div)?;
-//! let bytes = std::fs::read(&file).map_err(|source| induction::Error::Io { path: "b.vti".into(), source })?;
+//! let bytes = std::fs::read(&file).map_err(|source| induction::Error::Io { doing: "reading", path: "b.vti".into(), source })?;
 //! assert!(bytes.starts_with(b"<?xml")); // an XML header, the values appended raw
 //! std::fs::remove_dir_all(&dir).ok();
 //! # Ok(()) }
@@ -30,7 +30,7 @@ use crate::error::{Error, Result};
 use crate::solver::{CleanStats, Norms};
 
 fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
-    move |source| Error::Io { path: path.display().to_string(), source }
+    move |source| Error::Io { doing: "writing", path: path.display().to_string(), source }
 }
 
 /// Writes the file `path` atomically: `body` writes into a temporary file in the same folder,
@@ -177,6 +177,8 @@ pub fn write_vti_piece(
 ///
 /// See [the example in `output`](mod@crate::output).
 pub fn write_pvti(path: &Path, cfg: &Config, pieces: &[([[usize; 2]; 3], String)]) -> Result<()> {
+    // The whole extent's last node is n - 1 per axis: a grid with an empty axis has none.
+    check_grid(cfg)?;
     let [nx, ny, nz] = cfg.n;
     let (lo, _) = cfg.domain();
     let h = cfg.spacing();
@@ -213,6 +215,7 @@ pub fn write_pvti(path: &Path, cfg: &Config, pieces: &[([[usize; 2]; 3], String)
 /// See [the example in `output`](mod@crate::output).
 pub fn check_output_file(option: &str, path: &Path) -> Result<()> {
     let fail = |kind: std::io::ErrorKind, what: String| Error::Io {
+        doing: "writing",
         path: path.display().to_string(),
         source: std::io::Error::new(kind, format!("{option} {}: {what}", path.display())),
     };
@@ -262,6 +265,7 @@ fn file_ancestor(dir: &Path) -> Option<&Path> {
 /// See [the example in `output`](mod@crate::output) for its sibling [`check_output_file`].
 pub fn check_output_dir(option: &str, dir: &Path) -> Result<()> {
     let fail = |kind: std::io::ErrorKind, what: String| Error::Io {
+        doing: "writing",
         path: dir.display().to_string(),
         source: std::io::Error::new(kind, format!("{option} {}: {what}", dir.display())),
     };

@@ -410,6 +410,14 @@ impl Solver {
         let (steps, dt) = self.cfg.steps()?;
         let start = Instant::now();
         let initial = self.norms()?;
+        if !(initial.energy.is_finite() && initial.error.is_finite()) {
+            return Err(Error::Unstable(format!(
+                "the field is not finite at t = {} before any step (energy {:e}, error {:e}): its \
+                 values, or the grid's cells (whose volume weighs every norm), are beyond the \
+                 numbers of {} precision; no step was taken",
+                self.t, initial.energy, initial.error, self.cfg.precision
+            )));
+        }
         let (first_step, first_cg) = (self.steps_done, self.cg_iterations);
         let last_step = stop.map_or(steps, |s| s.min(steps));
         for s in self.steps_done..last_step {
@@ -426,8 +434,15 @@ impl Solver {
         if !(last.energy.is_finite() && last.error.is_finite()) {
             return Err(Error::Unstable(format!(
                 "the solution is no longer finite at t = {} after {} steps of dt = {dt:e}; lower --cfl \
-                 (now {}) or use another --forms",
-                self.t, self.steps_done, self.cfg.cfl
+                 (now {}){} or use another --forms",
+                self.t,
+                self.steps_done,
+                self.cfg.cfl,
+                match self.cfg.dissipation {
+                    // The time step does not shrink with the dissipation's strength.
+                    Some(eps) => format!(", lower --dissipation (now {eps}: dt does not shrink with it)"),
+                    None => String::new(),
+                }
             )));
         }
         let mut timing = *self.timing.borrow();

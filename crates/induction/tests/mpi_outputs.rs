@@ -138,7 +138,7 @@ fn pieces_on_four_ranks_and_restarts_match_one_rank() {
     run(1, &["--vtk", &d("one")]);
     run(1, &["--checkpoint", &d("ckpt1"), "--stop-after", "4"]);
     run(1, &["--restart", &d("ckpt1"), "--vtk", &d("one-restarted")]);
-    let name = "confined_domain_order4_n16";
+    let name = "confined_domain_order4_n16x12x20";
     let (e, one) = read_vti(&dir.join("one").join(format!("{name}.vti")));
     assert_eq!(e, [[0, 15], [0, 11], [0, 19]]);
     same_bits(

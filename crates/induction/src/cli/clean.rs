@@ -180,6 +180,9 @@ impl CleanCmdArgs {
                 )));
             }
         }
+        // The cleaning takes no time step: the limit on the step count of the case's final
+        // time (a box of large sides needs many) does not apply.
+        cfg.force = true;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -277,8 +280,11 @@ pub fn clean_on(ctx: &clarray::Context, a: &CleanCmdArgs, cfg: &Config) -> Resul
                 ],
             };
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir)
-                    .map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
+                std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+                    doing: "writing",
+                    path: dir.display().to_string(),
+                    source,
+                })?;
             }
             super::picture::write_panels_png(&path, dims, &panels)?;
             written.push(path);

@@ -79,7 +79,7 @@ pub fn note_write(r: std::io::Result<()>) {
 /// An error if a write to standard output failed (other than on a closed pipe).
 fn take_write_error() -> Result<()> {
     match WRITE_ERROR.with(|w| w.borrow_mut().take()) {
-        Some(source) => Err(Error::Io { path: "standard output".into(), source }),
+        Some(source) => Err(Error::Io { doing: "writing", path: "standard output".into(), source }),
         None => Ok(()),
     }
 }

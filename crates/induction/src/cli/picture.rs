@@ -296,6 +296,7 @@ fn write_rgb_png(path: &Path, cv: &Canvas) -> Result<()> {
     enc.set_color(png::ColorType::Rgb);
     enc.set_depth(png::BitDepth::Eight);
     let png_err = |e: png::EncodingError| Error::Io {
+        doing: "writing",
         path: path.display().to_string(),
         source: std::io::Error::other(e),
     };

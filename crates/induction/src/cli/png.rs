@@ -145,8 +145,11 @@ pub fn write(solver: &Solver, file: &Path, args: &PngArgs) -> Result<Vec<PathBuf
                 }
             };
             if let Some(dir) = f.path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir)
-                    .map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
+                std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+                    doing: "writing",
+                    path: dir.display().to_string(),
+                    source,
+                })?;
             }
             super::picture::write_panels_png(&f.path, slice.dims, &panels)?;
             written.push(f.path.clone());

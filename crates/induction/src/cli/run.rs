@@ -240,7 +240,11 @@ pub fn pvti_name(cfg: &Config) -> String {
 fn write_pieces(solver: &Solver, dir: &Path, rank: usize, size: usize) -> Result<Vec<PathBuf>> {
     let cfg = solver.config();
     let piece = solver.output_piece()?;
-    std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
+    std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+        doing: "writing",
+        path: dir.display().to_string(),
+        source,
+    })?;
     let path = dir.join(vti_piece_name(cfg, rank));
     crate::output::write_vti_piece(&path, cfg, piece.extent, &piece.b, &piece.div)?;
     let mut written = vec![path];
@@ -264,11 +268,10 @@ fn write_pieces(solver: &Solver, dir: &Path, rank: usize, size: usize) -> Result
 ///
 /// See [the example in `cli`](mod@crate::cli).
 pub fn vti_name(cfg: &Config) -> String {
-    let n = cfg.n.into_iter().max().unwrap_or(0);
-    let grid = if Config::new_with(cfg.case, cfg.order, cfg.operator, n).n == cfg.n {
-        format!("n{n}")
-    } else {
+    let grid = if cfg.per_axis_grid() {
         format!("n{}x{}x{}", cfg.n[0], cfg.n[1], cfg.n[2])
+    } else {
+        format!("n{}", cfg.n.into_iter().max().unwrap_or(0))
     };
     format!("{}_order{}_{grid}.vti", cfg.case, cfg.order)
 }
@@ -363,8 +366,11 @@ pub(super) fn write_outputs(
     }
     let cfg = solver.config();
     if let Some(dir) = vtk {
-        std::fs::create_dir_all(dir)
-            .map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+            doing: "writing",
+            path: dir.display().to_string(),
+            source,
+        })?;
         let path = dir.join(vti_name(cfg));
         crate::output::write_vti(&path, cfg, &solver.field()?, &solver.divergence_field()?)?;
         written.push(path);

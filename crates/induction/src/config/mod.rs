@@ -243,6 +243,13 @@ impl Config {
         })
     }
 
+    /// Whether the grid is not the one `--n N` lays out for the case (N its largest extent):
+    /// extents given one by one (`--nx`, `--ny`, `--nz`), which messages then name.
+    pub(crate) fn per_axis_grid(&self) -> bool {
+        let n = self.n.into_iter().max().unwrap_or(0);
+        Config::new_with(self.case, self.order, self.operator, n).n != self.n
+    }
+
     /// The number of grid nodes, nx·ny·nz; an error where the product overflows, is more than
     /// the kernels index ([`MAX_NODES`]), or an x-y plane is more than [`MAX_PLANE`] nodes.
     ///
@@ -257,7 +264,8 @@ impl Config {
             return Err(Error::Config(format!(
                 "a grid of nx × ny × nz = {nx} × {ny} × {nz} is larger than the solver can index: an \
                  x-y plane may hold at most {MAX_PLANE} nodes (32-bit offsets within a plane); use \
-                 a smaller --n, --nx or --ny"
+                 a smaller --n{}",
+                if self.per_axis_grid() { ", --nx or --ny" } else { "" }
             )));
         }
         match nx.checked_mul(ny).and_then(|p| p.checked_mul(nz)) {

@@ -59,15 +59,19 @@ impl Config {
             (sbp.min_points(), "the boundary closures of the SBP operator")
         };
         for (a, &n) in self.n.iter().enumerate() {
+            let axis = ["x", "y", "z"][a];
             if n < min {
                 return Err(Error::Config(format!(
-                    "n{} = {n} is too small for order {} ({} operators): {what} need at least {min} \
-                     points per axis; use --n {min} or more, or --n{0} {min} or more for this axis \
-                     alone (or a lower --order{})",
-                    ["x", "y", "z"][a],
+                    "n{axis} = {n} is too small for order {} ({} operators): {what} need at least \
+                     {min} points per axis; use --n {min} or more{} (or a lower order{})",
                     self.order,
                     self.operator,
-                    if self.operator == OperatorForm::Extended { ", or --operator classical" } else { "" }
+                    if self.per_axis_grid() {
+                        format!(", or --n{axis} {min} or more for this axis alone")
+                    } else {
+                        String::new()
+                    },
+                    if self.operator == OperatorForm::Extended { ", or --operator classical" } else { "" },
                 )));
             }
         }
@@ -141,6 +145,7 @@ impl Config {
         }
         self.validate_hall()?;
         self.check_bounds()?;
+        self.check_magnitudes()?;
         if let Some(c) = self.clean {
             match c.norm {
                 CgNorm::H if !(c.tol > 0.0 && c.tol < 1.0) => {
@@ -164,6 +169,63 @@ impl Config {
             }
         }
         self.steps()?;
+        Ok(())
+    }
+
+    /// Checks that the run's precision holds its numbers: the box's corners and the strengths
+    /// and thresholds of the dissipation (an f32 run writes them as `float`s: a value past
+    /// f32's largest became inf), and the grid cells' volume, which every norm is weighted by
+    /// (past the largest value the energy is inf from the start; below the least normal one
+    /// every norm is 0).
+    fn check_magnitudes(&self) -> Result<()> {
+        let (name, max, least) = match self.precision {
+            super::Precision::F32 => ("f32", f64::from(f32::MAX), f64::from(f32::MIN_POSITIVE)),
+            super::Precision::F64 => ("f64", f64::MAX, f64::MIN_POSITIVE),
+        };
+        let other = if self.precision == super::Precision::F32 { ", or --precision f64" } else { "" };
+        let (lo, hi) = self.domain();
+        let box_option = if self.periodic_length.is_some() { "--length" } else { "--box" };
+        for (a, axis) in ["x", "y", "z"].iter().enumerate() {
+            for (end, v) in [("min", lo[a]), ("max", hi[a])] {
+                if v.abs() > max {
+                    return Err(Error::Config(format!(
+                        "{box_option}: {axis}{end} = {v:e} is beyond the largest {name} number                          ({max:e}); give a smaller box{other}"
+                    )));
+                }
+            }
+        }
+        let h = self.spacing();
+        let volume = h[0] * h[1] * h[2];
+        if !(volume.is_finite() && volume <= max && volume >= least) {
+            return Err(Error::Config(format!(
+                "the grid's cells are {:e} × {:e} × {:e} = {volume:e} in volume, which {name} cannot                  hold (its normal numbers lie between {least:e} and {max:e}): every norm, weighted by                  it, would be {} from the start; give a box {} ({box_option}){other}",
+                h[0],
+                h[1],
+                h[2],
+                if volume >= least { "inf" } else { "0" },
+                if volume >= least { "of smaller sides" } else { "of larger sides or a coarser grid" },
+            )));
+        }
+        if let Some(eps) = self.dissipation.filter(|e| *e > max) {
+            return Err(Error::Config(format!(
+                "--dissipation {eps:e} is beyond the largest {name} number ({max:e}); give a                  smaller strength{other}"
+            )));
+        }
+        let a = self.dissipation_options.adaptive;
+        for (option, v) in [("mp2min", a.mp2min), ("mp2max", a.mp2max), ("cmin", a.cmin), ("cmax", a.cmax)] {
+            if v.abs() > max {
+                return Err(Error::Config(format!(
+                    "--{option} {v:e} is beyond the largest {name} number ({max:e}); give a smaller                      threshold{other}"
+                )));
+            }
+        }
+        if self.dissipation.is_some() && (a.lower() > max || a.upper() > max) {
+            return Err(Error::Config(format!(
+                "the adaptive dissipation's thresholds mp2min·cmin = {:e} and mp2max·cmax = {:e}                  must not pass the largest {name} number ({max:e}); give smaller --mp2max or                  --cmax{other}",
+                a.lower(),
+                a.upper()
+            )));
+        }
         Ok(())
     }
 
@@ -197,7 +259,7 @@ impl Config {
                     "zero inflow data (--inflow zero) was asked for with the Hall term, but with \
                      --hall the outflow penalties replace the inflow ones on every face and impose \
                      no boundary data, so the inflow data would be ignored; leave --inflow out \
-                     (Config::inflow = Inflow::Exact) or the Hall term off ({})",
+                     or the Hall term off ({})",
                     self.case
                 )));
             }
@@ -205,7 +267,7 @@ impl Config {
                 return Err(Error::Usage(format!(
                     "zero inflow data (--inflow zero) was asked for, but {} is periodic: it has no \
                      boundary, so no inflow data are imposed and the option would be ignored; \
-                     leave --inflow out (Config::inflow = Inflow::Exact) or take a bounded case",
+                     leave --inflow out or take a bounded case",
                     self.case
                 )));
             }
@@ -258,10 +320,9 @@ impl Config {
             if let Some(v) = value {
                 return Err(Error::Usage(format!(
                     "{flag} {v} was asked for, but the stage kernels run in the CPU layout here \
-                     (a CPU device, or Config::gpu_layout = Some(false)), whose work-items take \
-                     one plane and one node along x, so {flag} would be ignored; leave {flag} \
-                     out, or run on a GPU (Config::gpu_layout = Some(true) forces the GPU \
-                     layout)"
+                     (a CPU device, or the GPU layout turned off), whose work-items take one \
+                     plane and one node along x, so {flag} would be ignored; leave {flag} out, \
+                     or run on a GPU"
                 )));
             }
         }
@@ -283,7 +344,7 @@ impl Config {
         if self.case.is_hall() && !self.hall {
             return Err(Error::Config(format!(
                 "{} is an exact solution of the induction equation with the Hall term, which is \
-                 off; turn it on (Config::hall, --hall)",
+                 off; turn it on (--hall)",
                 self.case
             )));
         }

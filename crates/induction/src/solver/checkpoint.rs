@@ -7,8 +7,11 @@
 //! written whole under a temporary name, flushed to disk and renamed, so a file with a final
 //! name is complete. Older checkpoints are removed only after every rank has its new one (the
 //! ranks agree first), so that at any time the ranks share at least one complete step; a restart
-//! takes the newest step every rank has. A run killed at any point loses at most the steps since
-//! its last checkpoint. B, the time and the step are the whole state between steps: every
+//! takes the newest step every rank has. Both concern this run's checkpoints only (those whose
+//! header is this run's): other runs may share the folder, and theirs are neither removed nor
+//! taken. A file whose header disagrees with its name (the step, the time of that step) or
+//! whose field is cut short is refused as damaged. A run killed at any point loses at most the
+//! steps since its last checkpoint. B, the time and the step are the whole state between steps: every
 //! scheme's other registers are set within a step before they are read.
 
 use std::io::Write;
@@ -20,8 +23,34 @@ use crate::error::{Error, Result};
 
 const MAGIC: &str = "induction checkpoint 1";
 
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
-    move |source| Error::Io { path: path.display().to_string(), source }
+fn io_err<'a>(doing: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> Error + 'a {
+    move |source| Error::Io { doing, path: path.display().to_string(), source }
+}
+
+/// The fingerprint line of the checkpoint file `path` (its second line), read without the field;
+/// `None` where the file does not start as a checkpoint does, or is gone (another rank or run
+/// removed it since the folder was listed).
+fn fingerprint_of(path: &Path) -> Result<Option<String>> {
+    use std::io::{BufRead, Read};
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_err("reading", path)(e)),
+    };
+    // The header is a few hundred bytes; a file without line breaks is not read whole.
+    let mut r = std::io::BufReader::new(file).take(1 << 16);
+    let mut line = || -> Result<Vec<u8>> {
+        let mut l = Vec::new();
+        r.read_until(b'\n', &mut l).map_err(io_err("reading", path))?;
+        if l.last() == Some(&b'\n') {
+            l.pop();
+        }
+        Ok(l)
+    };
+    if line()? != MAGIC.as_bytes() {
+        return Ok(None);
+    }
+    Ok(String::from_utf8(line()?).ok())
 }
 
 impl Solver {
@@ -51,10 +80,10 @@ impl Solver {
         let entries = match std::fs::read_dir(dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(found),
-            Err(e) => return Err(io_err(dir)(e)),
+            Err(e) => return Err(io_err("reading", dir)(e)),
         };
         for entry in entries {
-            let entry = entry.map_err(io_err(dir))?;
+            let entry = entry.map_err(io_err("reading", dir))?;
             let name = entry.file_name().to_string_lossy().into_owned();
             let step =
                 name.strip_prefix(&prefix).and_then(|r| r.strip_suffix(".ckpt")).and_then(|s| s.parse().ok());
@@ -74,11 +103,14 @@ impl Solver {
     }
 
     /// Writes this rank's checkpoint of the current state into `dir` (created if missing); every
-    /// rank must call it at the same step. Returns the file written.
+    /// rank must call it at the same step. Returns the file written. The state must be one that
+    /// [`Solver::run`] or [`Solver::run_to`] reached: after [`Solver::step`] by hand (which
+    /// advances the time but not [`Solver::steps_done`]) it is refused.
     ///
     /// See the example in the [crate docs](crate).
     pub fn checkpoint(&self, dir: &Path) -> Result<PathBuf> {
-        std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+        self.check_reached_by_run()?;
+        std::fs::create_dir_all(dir).map_err(io_err("writing", dir))?;
         let name = format!("{}{:010}.ckpt", self.file_prefix(), self.steps_done);
         let path = dir.join(&name);
         let tmp = dir.join(format!("{name}.tmp"));
@@ -92,7 +124,7 @@ impl Solver {
             b.len()
         );
         {
-            let file = std::fs::File::create(&tmp).map_err(io_err(&tmp))?;
+            let file = std::fs::File::create(&tmp).map_err(io_err("writing", &tmp))?;
             let mut w = std::io::BufWriter::new(file);
             let mut body = || -> std::io::Result<()> {
                 w.write_all(header.as_bytes())?;
@@ -102,49 +134,90 @@ impl Solver {
                 w.flush()?;
                 w.get_ref().sync_all()
             };
-            body().map_err(io_err(&tmp))?;
+            body().map_err(io_err("writing", &tmp))?;
         }
-        std::fs::rename(&tmp, &path).map_err(io_err(&path))?;
+        std::fs::rename(&tmp, &path).map_err(io_err("writing", &path))?;
         // Every rank has this step now (each says so by taking part in the sum), so the older
-        // ones may go.
+        // ones may go: those of this run only (the same fingerprint). Another run's checkpoints
+        // in the same folder (another case, grid or option) are its own, and stay.
         let mut agree = [1.0];
         self.sum_over_ranks(&mut agree)?;
+        let mine = self.fingerprint()?;
         for (step, old) in self.checkpoints_in(dir)? {
-            if step < self.steps_done {
-                std::fs::remove_file(&old).map_err(io_err(&old))?;
+            if step < self.steps_done && fingerprint_of(&old)?.as_deref() == Some(mine.as_str()) {
+                match std::fs::remove_file(&old) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(io_err("writing", &old)(e));
+                    }
+                    _ => {}
+                }
             }
         }
         Ok(path)
     }
 
     /// Restores the newest checkpoint in `dir` that every rank has (written by a run of the same
-    /// configuration on as many ranks); [`Solver::run`] then continues from its step. Returns
-    /// the step restored.
+    /// configuration on as many ranks; other runs' checkpoints in `dir` are passed over, and
+    /// named in the error where none of this run's is there); [`Solver::run`] then continues
+    /// from its step. Returns the step restored.
     ///
     /// See the example in the [crate docs](crate).
     pub fn restart(&mut self, dir: &Path) -> Result<usize> {
-        let found = self.checkpoints_in(dir)?;
+        let mine = self.fingerprint()?;
+        // This rank's checkpoints of this run (the same fingerprint); those of other runs that
+        // share the folder are passed over, and named if none of this run's is there.
+        let mut found = Vec::new();
+        let mut others: Vec<(usize, PathBuf, Option<String>)> = Vec::new();
+        for (step, path) in self.checkpoints_in(dir)? {
+            match fingerprint_of(&path)? {
+                Some(print) if print == mine => found.push((step, path)),
+                print => others.push((step, path, print)),
+            }
+        }
         // The newest step common to all ranks: the least of the ranks' newest.
         let newest = found.last().map_or(-1.0, |(s, _)| *s as f64);
         let mut least = [-newest];
         self.max_over_ranks(&mut least)?;
         let step = -least[0];
-        let Some((_, path)) = found.iter().find(|(s, _)| *s as f64 == step) else {
+        let Some((name_step, path)) = found.iter().find(|(s, _)| *s as f64 == step) else {
             let (rank, size) = self.place();
+            if found.is_empty() && !others.is_empty() {
+                return Err(Error::Config(format!(
+                    "--restart {}: it holds checkpoints for rank {rank} of {size}, but none of this \
+                     run: {}; restart with the same options and number of ranks as the run that wrote \
+                     them, or give this run a folder of its own (--checkpoint and --restart)",
+                    dir.display(),
+                    foreign(&others, &mine)
+                )));
+            }
             return Err(Error::Config(format!(
                 "--restart {}: no checkpoint there that every rank has (rank {rank} of {size} looked for \
-                 files {}*.ckpt); restart with the folder and the number of ranks of the run that wrote it",
+                 files {}*.ckpt of this run); restart with the folder and the number of ranks of the run \
+                 that wrote it",
                 dir.display(),
                 self.file_prefix()
             )));
         };
-        let bytes = std::fs::read(path).map_err(io_err(path))?;
+        let bytes = std::fs::read(path).map_err(io_err("reading", path))?;
         let bad = |why: &str| {
             Error::Config(format!(
                 "--restart: {} is not a checkpoint of this run: {why}; restart with the same options and \
                  number of ranks as the run that wrote it",
                 path.display()
             ))
+        };
+        // A file whose header was read as this run's, but whose contents do not hold together:
+        // damaged (cut short, edited, renamed), not another run's.
+        let damaged = |why: String| Error::Io {
+            doing: "reading",
+            path: path.display().to_string(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "the checkpoint is damaged: {why}; remove it to restart from an older checkpoint \
+                     of this run (or run again from the start)"
+                ),
+            ),
         };
         let mut lines = bytes.splitn(4, |&c| c == b'\n');
         let (magic, print, state) = (lines.next(), lines.next(), lines.next());
@@ -153,7 +226,6 @@ impl Solver {
             return Err(bad("it does not start as a checkpoint does"));
         }
         let print = String::from_utf8_lossy(print.unwrap_or(&[])).into_owned();
-        let mine = self.fingerprint()?;
         if print != mine {
             return Err(bad(&format!(
                 "it differs in {}; it was written by `{print}`, this run is `{mine}`",
@@ -173,22 +245,94 @@ impl Solver {
             ))
         })();
         let Some((steps, t, cg, values)) = parsed else {
-            return Err(bad("its state line does not parse"));
+            return Err(damaged(format!("its state line `{state}` does not parse")));
         };
+        if steps != *name_step {
+            return Err(damaged(format!("its header says step {steps}, its name step {name_step}")));
+        }
+        let t = f64::from_bits(t);
+        let (fits, expected) = self.time_of_steps(steps, t)?;
+        if !fits {
+            return Err(damaged(format!(
+                "its header says t = {t:e}, but {steps} steps of this run end at t = {expected:e}"
+            )));
+        }
         if values.checked_mul(8) != Some(data.len()) {
-            return Err(bad(&format!(
-                "it holds {} bytes of field where {values} values were announced",
+            return Err(damaged(format!(
+                "it is truncated or overlong: its header announces {values} values ({} bytes of field), \
+                 the file holds {} bytes of field",
+                values.saturating_mul(8),
                 data.len()
             )));
         }
         let b: Vec<f64> =
             data.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect();
         self.set_field(&b)?;
-        self.t = f64::from_bits(t);
+        self.t = t;
         self.steps_done = steps;
         self.cg_iterations = cg;
         Ok(steps)
     }
+
+    /// Whether `t` is the time that `steps` steps of [`Solver::run`] reach: `steps` times the
+    /// run's dt up to the rounding of adding them up (or the final time after the last step);
+    /// with that time.
+    fn time_of_steps(&self, steps: usize, t: f64) -> Result<(bool, f64)> {
+        let (total, dt) = self.cfg.steps()?;
+        let k = steps as f64;
+        let expected = k * dt;
+        // Each of the k additions rounds by at most half an ulp of a sum of at most k·dt.
+        let rounding = k * k * f64::EPSILON * dt;
+        let fits = (t - expected).abs() <= rounding || (steps == total && t == self.cfg.final_time());
+        Ok((fits, expected))
+    }
+
+    /// An error unless the solver is at a state that [`Solver::run`] reaches: its time is that
+    /// of the steps it counts ([`Solver::step`] by hand advances the time, not the count, and
+    /// a restart from such a state would go on from a wrong step or refuse to run).
+    fn check_reached_by_run(&self) -> Result<()> {
+        let (fits, expected) = self.time_of_steps(self.steps_done, self.t)?;
+        if fits {
+            return Ok(());
+        }
+        Err(Error::Config(format!(
+            "Solver::checkpoint: this solver is at t = {:e}, but the {} steps of run()/run_to() it \
+             counts end at t = {expected:e}: it was advanced by Solver::step by hand. A checkpoint \
+             holds a state that run() or run_to() reached, so that a restart goes on with the run's \
+             steps; advance with run_to(Some(step), …) instead, or checkpoint before stepping by hand",
+            self.t, self.steps_done
+        )))
+    }
+}
+
+/// The checkpoints of other runs (`others`: step, file, fingerprint where the file starts as a
+/// checkpoint does), in words: each fingerprint once, with its steps, a file and how it differs
+/// from this run's (`mine`).
+fn foreign(others: &[(usize, PathBuf, Option<String>)], mine: &str) -> String {
+    let mut prints: Vec<&Option<String>> = Vec::new();
+    for (_, _, print) in others {
+        if !prints.contains(&print) {
+            prints.push(print);
+        }
+    }
+    prints
+        .into_iter()
+        .map(|print| {
+            let of: Vec<_> = others.iter().filter(|(_, _, p)| p == print).collect();
+            let steps: Vec<String> = of.iter().map(|(s, _, _)| s.to_string()).collect();
+            let file = of[0].1.display();
+            match print {
+                Some(print) => format!(
+                    "{file} (steps {}) is not a checkpoint of this run: it differs in {}; it was \
+                     written by `{print}`, this run is `{mine}`",
+                    steps.join(", "),
+                    differences(print, mine)
+                ),
+                None => format!("{file} (steps {}) does not start as a checkpoint does", steps.join(", ")),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// [`Solver::fingerprint`] of a run of `cfg` on rank `place.0` of `place.1`, with block `part`.

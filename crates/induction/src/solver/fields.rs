@@ -76,6 +76,15 @@ impl Solver {
             Precision::F64 => bytemuck::cast_slice(values).to_vec(),
             Precision::F32 => {
                 let v: Vec<f32> = values.iter().map(|&x| x as f32).collect();
+                // A finite value past f32's largest would become inf on the device.
+                if let Some(i) = values.iter().zip(&v).position(|(x, y)| x.is_finite() && !y.is_finite()) {
+                    return Err(Error::Config(format!(
+                        "value {i} of the field, {:e}, is beyond the largest f32 number ({:e}) of \
+                         this f32 solver; scale the field or use Precision::F64",
+                        values[i],
+                        f32::MAX
+                    )));
+                }
                 bytemuck::cast_slice(&v).to_vec()
             }
         };
