@@ -196,6 +196,19 @@ impl Solver {
                 device: info.name.clone(),
             });
         }
+        // A work-group the device cannot run failed at the first kernel with the launch's
+        // message, which names no option.
+        if let Some(l) = cfg.local {
+            let product = l.iter().try_fold(1usize, |a, &x| a.checked_mul(x));
+            let fits_axes = l.iter().zip(&info.max_work_item_sizes).all(|(&x, &m)| x <= m);
+            if product.is_none_or(|p| p > info.max_work_group_size) || !fits_axes {
+                return Err(Error::Config(format!(
+                    "--local {},{},{}: {} runs work-groups of at most {} work-items, at most {:?} \
+                     along the axes; give a smaller --local (or leave it out for the solver's own)",
+                    l[0], l[1], l[2], info.name, info.max_work_group_size, info.max_work_item_sizes
+                )));
+            }
+        }
         let gpu = cfg.gpu_layout.unwrap_or(info.device_type != DeviceType::Cpu);
         cfg.check_layout(gpu)?;
         // Pairs of nodes (VX = 2) where the block's x-range starts and ends on a pair.

@@ -137,3 +137,17 @@ fn an_unstable_run_with_dissipation_names_it() {
     assert!(matches!(e, Error::Unstable(_)), "{e:?}");
     assert!(e.to_string().contains("lower --dissipation (now 1000"), "{e}");
 }
+
+/// Regression: a --local work-group larger than the device runs failed at the first kernel with
+/// the launch's message, which names no option.
+#[test]
+fn a_work_group_the_device_cannot_run_names_local() {
+    let ctx = induction::context(None).unwrap();
+    let info = ctx.device().info();
+    // A cube of side 2^k past the device's work-group limit, dividing the grid.
+    let side = (1..).map(|k| 1usize << k).find(|s| s * s * s > info.max_work_group_size).unwrap();
+    let cfg = Config { local: Some([side; 3]), ..Config::new(Case::Rotation3d, 2, side.max(16)) };
+    let e = Solver::new(&ctx, &cfg).map(drop).unwrap_err();
+    let m = e.to_string();
+    assert!(matches!(e, Error::Config(_)) && m.contains(&format!("--local {side},{side},{side}")), "{m}");
+}
