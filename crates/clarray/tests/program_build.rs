@@ -184,3 +184,35 @@ fn build_log_of_a_successful_build() {
     let log = p.build_log().unwrap();
     assert!(log.contains("clarray-build-log-marker"), "{log}");
 }
+
+/// Regression: `i64::MIN` was written as `-9223372036854775808`, the negation of a literal no
+/// C integer type holds (PoCL made it 128 bits wide; others unsigned, so `M < 0` was false),
+/// and `i32::MIN` became a `long`; a text define's quotes were removed by the driver's option
+/// parsing (`"12345"` arrived as an integer). The least values keep their type and sign; quotes
+/// and backslashes are refused.
+#[test]
+fn least_integers_keep_their_type_and_quotes_are_refused() {
+    let ctx = Context::new().unwrap();
+    let src = "kernel void k(global long* o) {
+        o[0] = L; o[1] = sizeof(L); o[2] = L < 0; o[3] = I; o[4] = sizeof(I); o[5] = I < 0;
+        o[6] = (long)U; o[7] = sizeof(U); }";
+    let k = Source::new(src)
+        .defines(Defines::new().set("L", i64::MIN).set("I", i32::MIN).set("U", usize::MAX))
+        .build(&ctx)
+        .unwrap()
+        .kernel("k")
+        .unwrap();
+    let out = Buffer::uninit(&ctx, 8 * 8).unwrap();
+    k.launch(
+        ctx.queue(),
+        clarray::runtime::Dims::new([1]).driver_local(),
+        [clarray::runtime::Arg::Buffer(&out)],
+    )
+    .unwrap();
+    let got = out.to_vec::<i64>().unwrap();
+    assert_eq!(got, vec![i64::MIN, 8, 1, i32::MIN as i64, 4, 1, -1, 8]);
+    for text in ["\"12345\"", "a\\b", "'c'"] {
+        let e = Source::new(src).defines(Defines::new().text("T", text)).build(&ctx).map(drop).unwrap_err();
+        assert!(e.to_string().contains("quote or a backslash"), "{text}: {e}");
+    }
+}

@@ -19,12 +19,32 @@ macro_rules! int_define {
     ($($t:ty),*) => {$(
         impl DefineValue for $t {
             fn literal(&self) -> Result<String> {
-                Ok(if *self < 0 as $t { format!("({self})") } else { self.to_string() })
+                (*self as i64).literal()
             }
         }
     )*};
 }
-int_define!(i8, i16, i32, i64, isize, u8, u16, u32, usize);
+int_define!(i8, i16, i32, isize, u8, u16, u32);
+
+impl DefineValue for i64 {
+    fn literal(&self) -> Result<String> {
+        Ok(match *self {
+            // `-2147483648` is the negation of a literal too large for `int`, so a `long`; and
+            // `-9223372036854775808` of one too large for `long`, which has no type in C (PoCL
+            // made it a 128-bit integer). The least values are written as differences instead.
+            v if v == i64::from(i32::MIN) => "(-2147483647-1)".to_string(),
+            i64::MIN => "(-9223372036854775807L-1L)".to_string(),
+            v if v < 0 => format!("({v})"),
+            v => v.to_string(),
+        })
+    }
+}
+
+impl DefineValue for usize {
+    fn literal(&self) -> Result<String> {
+        (*self as u64).literal()
+    }
+}
 
 impl DefineValue for u64 {
     fn literal(&self) -> Result<String> {
@@ -174,7 +194,19 @@ impl Defines {
     ///
     /// See [the example on `Defines`](crate::program::source::Defines).
     pub fn text(self, name: &str, text: &str) -> Defines {
-        let v = if text.is_empty() || text.chars().any(char::is_whitespace) {
+        let v = if text.contains(['"', '\\', '\'']) {
+            // Build options are split and unquoted by the driver: `"12345"` arrived as the
+            // integer 12345, `"hi"` as an identifier.
+            Err(Error::Value {
+                name: "define",
+                value: format!("{name}={text}"),
+                message: format!(
+                    "define {name}: the text `{text}` holds a quote or a backslash, which the \
+                     driver's option parsing removes or reads otherwise; define it in the source \
+                     (Source::include_text) instead"
+                ),
+            })
+        } else if text.is_empty() || text.chars().any(char::is_whitespace) {
             Err(Error::Value {
                 name: "define",
                 value: format!("{name}={text}"),
