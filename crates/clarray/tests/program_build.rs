@@ -216,3 +216,74 @@ fn least_integers_keep_their_type_and_quotes_are_refused() {
         assert!(e.to_string().contains("quote or a backslash"), "{text}: {e}");
     }
 }
+
+/// The `long` a one-work-item kernel `k(global long* o)` writes to `o[0]`.
+fn first_long(ctx: &Context, src: &Source) -> i64 {
+    let k = src.build(ctx).unwrap().kernel("k").unwrap();
+    let out = Buffer::uninit(ctx, 8).unwrap();
+    k.launch(
+        ctx.queue(),
+        clarray::runtime::Dims::new([1]).driver_local(),
+        [clarray::runtime::Arg::Buffer(&out)],
+    )
+    .unwrap();
+    out.to_vec::<i64>().unwrap()[0]
+}
+
+/// Regressions of the include expander against what a C preprocessor does (found in review):
+/// a `#pragma once` header first included inside a dead `#ifdef` was blanked at its live
+/// include (the kernel silently took another value); classic `#ifndef` guards that include
+/// each other failed as a cycle, and guarded diamonds were inlined at every include (growing
+/// exponentially); a missing header in a dead `#if` failed the build; a block comment opened on
+/// an `#include` line closed in code; absolute include paths were refused (quoted) or left to
+/// the driver outside the cache key (angle), so a changed header served a stale program.
+#[test]
+fn includes_follow_the_preprocessor() {
+    let ctx = Context::new().unwrap();
+    let dir = scratch("preprocessor");
+    let w = |name: &str, text: &str| std::fs::write(dir.join(name), text).unwrap();
+    w("once.h", "#pragma once\n#define SCALE 2\n");
+    let src = "#ifdef NEVER\n#include \"once.h\"\n#endif\n#include \"once.h\"\n#include \"once.h\"\n\
+               #ifndef SCALE\n#define SCALE 1\n#endif\nkernel void k(global long* o) { o[0] = SCALE; }";
+    assert_eq!(first_long(&ctx, &Source::new(src).include_dir(&dir)), 2);
+    // Mutually including guarded headers, and a diamond 16 deep of guarded headers.
+    w("g1.h", "#ifndef G1\n#define G1\n#include \"g2.h\"\n#define A 1\n#endif\n");
+    w("g2.h", "// guard\n#ifndef G2\n#define G2 1\n#include \"g1.h\"\n#define B 10\n#endif // G2\n");
+    let src = "#include \"g1.h\"\nkernel void k(global long* o) { o[0] = A + B; }";
+    assert_eq!(first_long(&ctx, &Source::new(src).include_dir(&dir)), 11);
+    for level in 0..16 {
+        let next = if level < 15 {
+            format!("#include \"d{}.h\"\n#include \"d{}.h\"\n", level + 1, level + 1)
+        } else {
+            String::new()
+        };
+        w(
+            &format!("d{level}.h"),
+            &format!("#ifndef D{level}\n#define D{level}\n{next}#define V{level} {level}\n#endif\n"),
+        );
+    }
+    let diamond = Source::new("#include \"d0.h\"\nkernel void k(global long* o) { o[0] = V0 + V15; }")
+        .include_dir(&dir);
+    assert!(diamond.expand().unwrap().text.len() < 10_000);
+    assert_eq!(first_long(&ctx, &diamond), 15);
+    // A missing header in a dead branch; a block comment opening on an include line.
+    let src = "#if 0\n#include \"missing.h\"\n#endif\nkernel void k(global long* o) { o[0] = 3; }";
+    assert_eq!(first_long(&ctx, &Source::new(src)), 3);
+    w("v.h", "#define V 5\n");
+    let src = "#include \"v.h\" /* a note\n   that goes on */\nkernel void k(global long* o) { o[0] = V; }";
+    assert_eq!(first_long(&ctx, &Source::new(src).include_dir(&dir)), 5);
+    // Absolute paths, quoted and angled: inlined, so a change reaches the next build.
+    let abs = dir.join("abs.h");
+    for (form, close) in [('"', '"'), ('<', '>')] {
+        let src =
+            format!("#include {form}{}{close}\nkernel void k(global long* o) {{ o[0] = W; }}", abs.display());
+        for value in [7, 8] {
+            std::fs::write(&abs, format!("#define W {value}\n")).unwrap();
+            assert_eq!(first_long(&ctx, &Source::new(src.clone())), value, "{src}");
+        }
+    }
+    // A live missing header is still an error that names it, and unguarded cycles a cycle.
+    let e = Source::new("#include \"missing.h\"\n").expand().unwrap_err();
+    assert!(e.to_string().contains("missing.h"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -173,16 +173,24 @@ impl Source {
     ///
     /// See [the example on `Source`](crate::program::source::Source).
     pub fn expand(&self) -> Result<Expanded> {
-        let mut files = Vec::new();
-        let mut once = HashSet::new();
         let (text, label, dir) = match &self.main {
             Main::Text(t) => (t.clone(), MAIN_LABEL.to_string(), None),
             Main::File(p) => (read(p)?, p.display().to_string(), p.parent().map(Path::to_path_buf)),
         };
         let mut out = String::with_capacity(text.len());
-        let mut any = false;
         let search = Search { dirs: &self.include_dirs, texts: &self.texts };
-        expand_into(&text, &label, dir.as_deref(), &search, 0, &mut once, &mut out, &mut files, &mut any)?;
+        let mut x = Expansion::default();
+        expand_into(
+            &text,
+            &label,
+            dir.as_deref(),
+            &search,
+            false,
+            include_guard(&text).is_some(),
+            &mut x,
+            &mut out,
+        )?;
+        let Expansion { any, mut files, .. } = x;
         if !any {
             // Nothing was included: the compiler gets the text unchanged.
             out = text.clone();
@@ -235,6 +243,54 @@ fn has_pragma_once(text: &str) -> bool {
     })
 }
 
+/// A preprocessor directive's name and the rest of its line (`#  ifndef X` → `("ifndef", "X")`),
+/// in a line of code (comments and literals blanked).
+fn directive(code_line: &str) -> Option<(&str, &str)> {
+    let rest = code_line.trim_start().strip_prefix('#')?.trim_start();
+    let end = rest.find(|c: char| !c.is_ascii_alphanumeric() && c != '_').unwrap_or(rest.len());
+    Some((&rest[..end], rest[end..].trim()))
+}
+
+/// The macro of a classic include guard: the whole file (but blank lines and comments) inside
+/// `#ifndef X` (or `#if !defined(X)`) whose next directive is `#define X` and whose `#endif`
+/// is the file's last line of code.
+fn include_guard(text: &str) -> Option<String> {
+    let code = code_only(text);
+    let mut lines = code.lines().map(str::trim).filter(|l| !l.is_empty());
+    let (kind, rest) = directive(lines.next()?)?;
+    let name = match kind {
+        "ifndef" => rest,
+        "if" => rest
+            .strip_prefix('!')?
+            .trim_start()
+            .strip_prefix("defined")?
+            .trim()
+            .trim_matches(['(', ')'])
+            .trim(),
+        _ => return None,
+    };
+    if name.is_empty() || !name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
+        return None;
+    }
+    let (kind, rest) = directive(lines.next()?)?;
+    if kind != "define" || rest.split(|c: char| !c.is_ascii_alphanumeric() && c != '_').next() != Some(name) {
+        return None;
+    }
+    // The #ifndef's own #endif must close the file.
+    let mut depth = 1usize;
+    for l in lines {
+        if depth == 0 {
+            return None; // code after the guard's #endif
+        }
+        match directive(l).map(|(k, _)| k) {
+            Some("if" | "ifdef" | "ifndef") => depth += 1,
+            Some("endif") => depth -= 1,
+            _ => {}
+        }
+    }
+    (depth == 0).then(|| name.to_string())
+}
+
 /// Where includes are looked for: the in-memory files, then the include directories.
 struct Search<'a> {
     dirs: &'a [PathBuf],
@@ -247,22 +303,55 @@ enum Found<'a> {
     Text(&'a str),
 }
 
+/// What an expansion has learnt so far.
+#[derive(Default)]
+struct Expansion {
+    /// The keys of headers that need not be inlined again: `#pragma once` files (by path or
+    /// in-memory name) and classic guards (by macro) inlined where no `#if` could skip them.
+    once: HashSet<String>,
+    /// The keys of the headers being inlined, outermost first.
+    stack: Vec<String>,
+    /// Every file read: its label and text.
+    files: Vec<(String, String)>,
+    /// Whether anything was inlined.
+    any: bool,
+}
+
+/// Inlines the includes of `text` (the file `label` in `dir`) into `out`. `conditional`: the
+/// text is inside an `#if` of a file that includes it, which the compiler may skip. `guarded`:
+/// the text is wrapped in its own include guard, whose `#ifndef` is no condition on what it
+/// includes (it is the condition on the file itself).
+///
+/// The compiler, not this function, evaluates `#if`: a header that an `#if` may skip is inlined
+/// all the same (guarded so that the compiler takes it once), and one that is not found there is
+/// left to the compiler (which fails on it only where the branch is taken).
 #[allow(clippy::too_many_arguments)]
 fn expand_into(
     text: &str,
     label: &str,
     dir: Option<&Path>,
     search: &Search<'_>,
-    depth: usize,
-    once: &mut HashSet<String>,
+    conditional: bool,
+    guarded: bool,
+    x: &mut Expansion,
     out: &mut String,
-    files: &mut Vec<(String, String)>,
-    any: &mut bool,
 ) -> Result<()> {
     // Directives are looked for in the code only: an `#include` in a comment or a string
     // literal is text, not an include (the compiler would not read it either).
     let code = code_only(text);
+    // `#if` nesting in this file.
+    let mut depth = 0usize;
+    // A block comment that opened on a replaced `#include` line, to open again after it.
+    let mut reopen = false;
     for (i, (line, code_line)) in text.lines().zip(code.lines()).enumerate() {
+        if std::mem::take(&mut reopen) {
+            out.push_str("/*");
+        }
+        match directive(code_line).map(|(k, _)| k) {
+            Some("if" | "ifdef" | "ifndef") => depth += 1,
+            Some("endif") => depth = depth.saturating_sub(1),
+            _ => {}
+        }
         let directive = include_target(code_line).and_then(|_| {
             // The name is inside quotes, which code_only blanks: read it from the line itself,
             // at the same offset (code_only keeps offsets).
@@ -274,13 +363,19 @@ fn expand_into(
             out.push('\n');
             continue;
         };
+        let skippable = conditional || depth > usize::from(guarded);
         let include_dirs = search.dirs;
         let in_memory = search.texts.iter().find(|(n, _)| n == name).map(|(_, t)| Found::Text(t));
+        let absolute = Some(Path::new(name)).filter(|p| p.is_absolute()).map(Path::to_path_buf);
         let candidates = dir.filter(|_| quoted).into_iter().chain(include_dirs.iter().map(PathBuf::as_path));
-        let found =
-            in_memory.or_else(|| candidates.map(|d| d.join(name)).find(|p| p.is_file()).map(Found::File));
+        let found = in_memory.or_else(|| {
+            absolute
+                .filter(|p| p.is_file())
+                .or_else(|| candidates.map(|d| d.join(name)).find(|p| p.is_file()))
+                .map(Found::File)
+        });
         let Some(found) = found else {
-            if quoted {
+            if quoted && !skippable {
                 let searched: Vec<String> = dir
                     .into_iter()
                     .chain(include_dirs.iter().map(PathBuf::as_path))
@@ -304,19 +399,8 @@ fn expand_into(
             out.push('\n');
             continue;
         };
-        if depth >= MAX_DEPTH {
-            return Err(Error::Value {
-                name: "#include",
-                value: format!("{label}:{}", i + 1),
-                message: format!(
-                    "{label}:{}: includes nest deeper than {MAX_DEPTH} (an include cycle?); guard the \
-                 header with #pragma once or #ifndef",
-                    i + 1
-                ),
-            });
-        }
-        // What `#pragma once` knows a file by: its canonical path, or its in-memory name.
-        let (key, inc, inc_label, inc_dir) = match found {
+        // What the file is known by: its canonical path, or its in-memory name.
+        let (file_key, inc, inc_label, inc_dir) = match found {
             Found::File(path) => {
                 let canonical = path.canonicalize().unwrap_or_else(|_| path.clone());
                 (
@@ -328,22 +412,69 @@ fn expand_into(
             }
             Found::Text(t) => (format!("text:{name}"), t.to_string(), name.to_string(), None),
         };
-        if once.contains(&key) {
-            out.push('\n');
-            continue;
+        // A header taken once (`#pragma once`, keyed by file; a classic guard, keyed by its
+        // macro, as the compiler knows it) is not inlined where it was inlined already
+        // unconditionally, nor inside itself (an include cycle the guard ends).
+        let pragma = has_pragma_once(&inc);
+        let key = if pragma { Some(file_key) } else { include_guard(&inc).map(|m| format!("macro:{m}")) };
+        if let Some(k) = &key {
+            if x.once.contains(k) || x.stack.contains(k) {
+                out.push('\n');
+                continue;
+            }
         }
-        if has_pragma_once(&inc) {
-            once.insert(key);
+        if x.stack.len() >= MAX_DEPTH {
+            return Err(Error::Value {
+                name: "#include",
+                value: format!("{label}:{}", i + 1),
+                message: format!(
+                    "{label}:{}: includes nest deeper than {MAX_DEPTH} (an include cycle?); guard the \
+                     header with #pragma once or #ifndef",
+                    i + 1
+                ),
+            });
         }
-        *any = true;
-        if !files.iter().any(|(l, _)| *l == inc_label) {
-            files.push((inc_label.clone(), inc.clone()));
+        x.any = true;
+        if !x.files.iter().any(|(l, _)| *l == inc_label) {
+            x.files.push((inc_label.clone(), inc.clone()));
+        }
+        // `#pragma once` where an `#if` may have skipped the file before (or may skip it here):
+        // a guard macro of clarray's own lets the compiler take it once.
+        let wrap = match (&key, pragma) {
+            (Some(k), true) => Some(once_macro(k)),
+            _ => None,
+        };
+        if let Some(m) = &wrap {
+            writeln!(out, "#ifndef {m}\n#define {m}").expect("writing to a String cannot fail");
         }
         writeln!(out, "#line 1 \"{}\"", escape(&inc_label)).expect("writing to a String cannot fail");
-        expand_into(&inc, &inc_label, inc_dir.as_deref(), search, depth + 1, once, out, files, any)?;
+        x.stack.push(key.clone().unwrap_or_else(|| format!("unguarded:{inc_label}")));
+        let guarded = key.as_ref().is_some_and(|k| k.starts_with("macro:"));
+        expand_into(&inc, &inc_label, inc_dir.as_deref(), search, skippable, guarded, x, out)?;
+        x.stack.pop();
+        if let Some(k) = key.filter(|_| !skippable) {
+            x.once.insert(k);
+        }
+        if wrap.is_some() {
+            out.push_str("#endif\n");
+        }
         writeln!(out, "#line {} \"{}\"", i + 2, escape(label)).expect("writing to a String cannot fail");
+        reopen = opens_block_comment(line);
     }
     Ok(())
+}
+
+/// The guard macro clarray wraps a `#pragma once` file in, named by its key.
+fn once_macro(key: &str) -> String {
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::digest(key.as_bytes());
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("CLARRAY_ONCE_{hex}_")
+}
+
+/// Whether `line` leaves a block comment open at its end (`#include "a.h" /* note`).
+fn opens_block_comment(line: &str) -> bool {
+    line.rfind("/*").is_some_and(|at| !line[at + 2..].contains("*/"))
 }
 
 #[cfg(test)]
