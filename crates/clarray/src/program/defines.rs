@@ -194,14 +194,14 @@ impl Defines {
     ///
     /// See [the example on `Defines`](crate::program::source::Defines).
     pub fn text(self, name: &str, text: &str) -> Defines {
-        let v = if text.contains(['"', '\\', '\'']) {
+        let v = if text.contains(['"', '\\']) {
             // Build options are split and unquoted by the driver: `"12345"` arrived as the
             // integer 12345, `"hi"` as an identifier.
             Err(Error::Value {
                 name: "define",
                 value: format!("{name}={text}"),
                 message: format!(
-                    "define {name}: the text `{text}` holds a quote or a backslash, which the \
+                    "define {name}: the text `{text}` holds a double quote or a backslash, which the \
                      driver's option parsing removes or reads otherwise; define it in the source \
                      (Source::include_text) instead"
                 ),

@@ -256,7 +256,10 @@ fn directive(code_line: &str) -> Option<(&str, &str)> {
 /// is the file's last line of code.
 fn include_guard(text: &str) -> Option<String> {
     let code = code_only(text);
-    let mut lines = code.lines().map(str::trim).filter(|l| !l.is_empty());
+    // (A `#pragma once` may come before the guard, as in headers written for both.)
+    let mut lines = code.lines().map(str::trim).filter(|l| !l.is_empty()).skip_while(|l| {
+        directive(l).is_some_and(|(k, rest)| k == "pragma" && rest.split_whitespace().next() == Some("once"))
+    });
     let (kind, rest) = directive(lines.next()?)?;
     let name = match kind {
         "ifndef" => rest,
@@ -285,6 +288,8 @@ fn include_guard(text: &str) -> Option<String> {
         match directive(l).map(|(k, _)| k) {
             Some("if" | "ifdef" | "ifndef") => depth += 1,
             Some("endif") => depth -= 1,
+            // The file has a branch for when the macro is defined: no guard.
+            Some("else" | "elif" | "elifdef" | "elifndef") if depth == 1 => return None,
             _ => {}
         }
     }
@@ -449,16 +454,17 @@ fn expand_into(
         }
         writeln!(out, "#line 1 \"{}\"", escape(&inc_label)).expect("writing to a String cannot fail");
         x.stack.push(key.clone().unwrap_or_else(|| format!("unguarded:{inc_label}")));
-        let guarded = key.as_ref().is_some_and(|k| k.starts_with("macro:"));
+        let guarded = include_guard(&inc).is_some();
         expand_into(&inc, &inc_label, inc_dir.as_deref(), search, skippable, guarded, x, out)?;
         x.stack.pop();
         if let Some(k) = key.filter(|_| !skippable) {
             x.once.insert(k);
         }
+        // Each after an empty line, which a backslash ending the header's last line splices.
         if wrap.is_some() {
-            out.push_str("#endif\n");
+            out.push_str("\n#endif\n");
         }
-        writeln!(out, "#line {} \"{}\"", i + 2, escape(label)).expect("writing to a String cannot fail");
+        writeln!(out, "\n#line {} \"{}\"", i + 2, escape(label)).expect("writing to a String cannot fail");
         reopen = opens_block_comment(line);
     }
     Ok(())
@@ -472,9 +478,10 @@ fn once_macro(key: &str) -> String {
     format!("CLARRAY_ONCE_{hex}_")
 }
 
-/// Whether `line` leaves a block comment open at its end (`#include "a.h" /* note`).
+/// Whether `line` leaves a block comment open at its end (`#include "a.h" /* note`; not a
+/// `/*` in a line comment or a string): a character on the next line is then comment.
 fn opens_block_comment(line: &str) -> bool {
-    line.rfind("/*").is_some_and(|at| !line[at + 2..].contains("*/"))
+    code_only(&format!("{line}\nX")).ends_with(' ')
 }
 
 #[cfg(test)]

@@ -189,7 +189,8 @@ impl Config {
             for (end, v) in [("min", lo[a]), ("max", hi[a])] {
                 if v.abs() > max {
                     return Err(Error::Config(format!(
-                        "{box_option}: {axis}{end} = {v:e} is beyond the largest {name} number                          ({max:e}); give a smaller box{other}"
+                        "{box_option}: {axis}{end} = {v:e} is beyond the largest {name} number \
+                         ({max:e}); give a smaller box{other}"
                     )));
                 }
             }
@@ -198,7 +199,9 @@ impl Config {
         let volume = h[0] * h[1] * h[2];
         if !(volume.is_finite() && volume <= max && volume >= least) {
             return Err(Error::Config(format!(
-                "the grid's cells are {:e} × {:e} × {:e} = {volume:e} in volume, which {name} cannot                  hold (its normal numbers lie between {least:e} and {max:e}): every norm, weighted by                  it, would be {} from the start; give a box {} ({box_option}){other}",
+                "the grid's cells are {:e} × {:e} × {:e} = {volume:e} in volume, which {name} \
+                 cannot hold (its normal numbers lie between {least:e} and {max:e}): every norm, \
+                 weighted by it, would be {} from the start; give a box {} ({box_option}){other}",
                 h[0],
                 h[1],
                 h[2],
@@ -208,20 +211,24 @@ impl Config {
         }
         if let Some(eps) = self.dissipation.filter(|e| *e > max) {
             return Err(Error::Config(format!(
-                "--dissipation {eps:e} is beyond the largest {name} number ({max:e}); give a                  smaller strength{other}"
+                "--dissipation {eps:e} is beyond the largest {name} number ({max:e}); give a \
+                 smaller strength{other}"
             )));
         }
         let a = self.dissipation_options.adaptive;
         for (option, v) in [("mp2min", a.mp2min), ("mp2max", a.mp2max), ("cmin", a.cmin), ("cmax", a.cmax)] {
             if v.abs() > max {
                 return Err(Error::Config(format!(
-                    "--{option} {v:e} is beyond the largest {name} number ({max:e}); give a smaller                      threshold{other}"
+                    "--{option} {v:e} is beyond the largest {name} number ({max:e}); give a \
+                     smaller threshold{other}"
                 )));
             }
         }
         if self.dissipation.is_some() && (a.lower() > max || a.upper() > max) {
             return Err(Error::Config(format!(
-                "the adaptive dissipation's thresholds mp2min·cmin = {:e} and mp2max·cmax = {:e}                  must not pass the largest {name} number ({max:e}); give smaller --mp2max or                  --cmax{other}",
+                "the adaptive dissipation's thresholds mp2min·cmin = {:e} and mp2max·cmax = {:e} \
+                 must not pass the largest {name} number ({max:e}); give smaller --mp2max or \
+                 --cmax{other}",
                 a.lower(),
                 a.upper()
             )));
