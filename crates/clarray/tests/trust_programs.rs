@@ -500,6 +500,15 @@ fn cache_dir_writable_by_others_is_not_loaded_from() {
         assert!(matches!(&o, Outcome::Untrusted(r) if r.contains("owned by user 65534")), "{o:?}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+    // Regression: a file in the directory's place gave `Rebuilt` ("rebuilt and overwritten")
+    // on every call, though nothing could be stored (found in review).
+    std::fs::write(&dir, b"not a directory").unwrap();
+    for _ in 0..2 {
+        let (p, o) = cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap();
+        assert!(matches!(&o, Outcome::Untrusted(r) if r.contains("not a directory")), "{o:?}");
+        fill_works(&ctx, &p);
+    }
+    std::fs::remove_file(&dir).unwrap();
 }
 
 #[test]

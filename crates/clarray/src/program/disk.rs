@@ -40,13 +40,14 @@ pub enum Outcome {
     Hit,
     /// Not in the cache: built and stored.
     Miss,
-    /// In the cache but unusable (the reason says why): rebuilt and overwritten.
+    /// In the cache but unusable (the reason says why): rebuilt, and overwritten where the
+    /// entry's path can be written (a failure to store is logged).
     Rebuilt(String),
     /// In the cache, but another process was loading it (its loading marker names a live
     /// process): built from source, the entry left as it was.
     Busy,
-    /// The cache directory cannot be trusted (owned by another user, or writable by others;
-    /// the reason says which): built from source, nothing loaded or stored.
+    /// The cache directory cannot be used (owned by another user, writable by others, or not
+    /// a directory; the reason says which): built from source, nothing loaded or stored.
     Untrusted(String),
 }
 
@@ -248,8 +249,11 @@ impl DiskCache {
                 Err(_) => return Ok(()),
             };
             if !meta.is_dir() {
-                // Storing fails later, and says so; nothing can be loaded from it.
-                return Ok(());
+                // Nothing could be loaded from it or stored in it (every call said "rebuilt").
+                return Err(format!(
+                    "it is not a directory; remove what is in its place or set {CACHE_DIR_ENV} to a \
+                     directory"
+                ));
             }
             // The owner of /proc/self is this process's effective user (Linux).
             if let Ok(me) = std::fs::metadata("/proc/self").map(|m| m.uid()) {
