@@ -168,17 +168,31 @@ impl Solver {
         // share the folder are passed over, and named if none of this run's is there.
         let mut found = Vec::new();
         let mut others: Vec<(usize, PathBuf, Option<String>)> = Vec::new();
-        for (step, path) in self.checkpoints_in(dir)? {
-            match fingerprint_of(&path)? {
-                Some(print) if print == mine => found.push((step, path)),
-                print => others.push((step, path, print)),
+        // A rank that cannot read the folder still takes part in the agreement below (the
+        // others would wait for it for ever), and then returns its error.
+        let read = self.checkpoints_in(dir).and_then(|list| {
+            for (step, path) in list {
+                match fingerprint_of(&path)? {
+                    Some(print) if print == mine => found.push((step, path)),
+                    print => others.push((step, path, print)),
+                }
             }
-        }
-        // The newest step common to all ranks: the least of the ranks' newest.
+            Ok(())
+        });
+        // The newest step common to all ranks: the least of the ranks' newest; and whether a
+        // rank failed to read.
         let newest = found.last().map_or(-1.0, |(s, _)| *s as f64);
-        let mut least = [-newest];
-        self.max_over_ranks(&mut least)?;
-        let step = -least[0];
+        let mut agreed = [-newest, if read.is_err() { 1.0 } else { 0.0 }];
+        self.max_over_ranks(&mut agreed)?;
+        read?;
+        if agreed[1] > 0.0 {
+            return Err(Error::Config(format!(
+                "--restart {}: another rank could not read its checkpoints there (its own error \
+                 says why); nothing was restored",
+                dir.display()
+            )));
+        }
+        let step = -agreed[0];
         let Some((name_step, path)) = found.iter().find(|(s, _)| *s as f64 == step) else {
             let (rank, size) = self.place();
             if found.is_empty() && !others.is_empty() {
