@@ -486,9 +486,10 @@ fn axes_out_of_range_are_axis_errors_naming_axis_and_ndim() {
         let e = a.permute(&axes).unwrap_err();
         assert!(matches!(e, Error::Axis { .. }) && e.to_string().contains("twice"), "{e}");
     }
-    // A 0-d array has no axes.
+    // A 0-d array has no axes (but NumPy scans it along 0 or -1 as one element).
     let s = a.sum().unwrap();
-    assert_axis_error(s.cumsum(0), 0, 0);
+    assert_axis_error(s.cumsum(1), 1, 0);
+    assert_axis_error(s.cumsum(-2), -2, 0);
 }
 
 // ---------------------------------------------------------------------------------------------
