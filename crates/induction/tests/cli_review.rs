@@ -188,3 +188,12 @@ fn vti_names_tell_grids_apart() {
     let hall = Config::new(Case::HallTravellingWave, 4, 40);
     assert_eq!(vti_name(&hall), "hall_travelling_wave_order4_n40.vti");
 }
+
+/// Regression: a --stop-after past the run's last step was ignored without a word (the run
+/// ended at its final time); it is a usage error before any device is used.
+#[test]
+fn a_stop_after_the_last_step_is_refused() {
+    let line = "run --case rotation_2d --n 8 --final-time 0.3 --checkpoint ck --stop-after 100000";
+    let args: Vec<&str> = line.split(' ').chain(NODEV).collect();
+    refused(&args, &["--stop-after 100000 is past the run's last step", "from 1 to"]);
+}

@@ -310,6 +310,8 @@ where
             if let Some(dir) = &a.checkpoint {
                 crate::output::check_output_dir("--checkpoint", dir)?;
             }
+            // The checkpoint options too (on every rank, before any device is taken).
+            Checkpoints::of(&a)?;
             // Started by mpiexec on several ranks (feature `mpi`): the grid split in blocks.
             #[cfg(feature = "mpi")]
             if crate::ranks::launched() {

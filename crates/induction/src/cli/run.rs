@@ -44,6 +44,18 @@ impl Checkpoints {
                     .into(),
             ));
         }
+        if let Some(stop) = a.stop_after {
+            let cfg = a.config()?;
+            let (steps, _) = cfg.steps()?;
+            if stop > steps {
+                return Err(Error::Usage(format!(
+                    "--stop-after {stop} is past the run's last step: it takes {steps} steps to \
+                     --final-time {}, where it ends (with its checkpoint), so --stop-after would be \
+                     ignored; give a step from 1 to {steps}, or leave it out",
+                    cfg.final_time()
+                )));
+            }
+        }
         Ok(Checkpoints {
             every: a.checkpoint_every,
             dir: a.checkpoint.clone(),
