@@ -6,7 +6,7 @@ use super::dtype::{DType, Element};
 use super::dynarray::{each, DynArray};
 use super::expr::{Expr, IntoExpr};
 use super::layout::{Layout, OVERLAP_WORK_REFUSE};
-use super::write::{drop_leading_axes, read_write_hazard, views_overlap, views_share};
+use super::write::{drop_leading_axes, read_write_hazard, views_overlap, views_share, View};
 use super::Array;
 use crate::error::{Error, Result};
 use crate::runtime::{Buffer, Context};
@@ -109,8 +109,11 @@ impl Fused {
         // Exactly: views side by side or interleaved (`m[:, :3]` and `m[:, 3:]`, `a[::2]` and
         // `a[1::2]`) share no element though their byte spans intersect.
         for (k, o) in self.targets.iter().enumerate() {
-            let shared =
-                views_share(&o.buf, &o.layout, o.dtype.size(), &t.buf, &t.layout, size, OVERLAP_WORK_REFUSE);
+            let shared = views_share(
+                View { buf: &o.buf, layout: &o.layout, elem: o.dtype.size() },
+                View { buf: &t.buf, layout: &t.layout, elem: size },
+                OVERLAP_WORK_REFUSE,
+            );
             let how = match shared {
                 Some(false) => continue,
                 Some(true) => "shares elements with",
@@ -159,9 +162,15 @@ impl Fused {
                 targets.iter().enumerate().any(|(ti, t)| {
                     let (lsz, tsz) = (l.dtype.size(), t.dtype.size());
                     if groups[gi].contains(&ti) {
-                        read_write_hazard(&l.buffer, &l.layout, lsz, &t.buf, &t.layout, tsz)
+                        read_write_hazard(
+                            View { buf: &l.buffer, layout: &l.layout, elem: lsz },
+                            View { buf: &t.buf, layout: &t.layout, elem: tsz },
+                        )
                     } else {
-                        views_overlap(&l.buffer, &l.layout, lsz, &t.buf, &t.layout, tsz)
+                        views_overlap(
+                            View { buf: &l.buffer, layout: &l.layout, elem: lsz },
+                            View { buf: &t.buf, layout: &t.layout, elem: tsz },
+                        )
                     }
                 })
             })

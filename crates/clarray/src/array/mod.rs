@@ -172,7 +172,7 @@ pub use expr::{
 pub use fused::Fused;
 pub use host::{ContextCopy, PendingArray};
 pub use layout::{broadcast_shapes, Layout};
-pub(crate) use write::views_overlap;
+pub(crate) use write::{views_overlap, View};
 
 use crate::error::{Error, Result};
 use crate::program::KernelArg;

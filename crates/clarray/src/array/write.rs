@@ -93,7 +93,10 @@ impl<T: Element> Array<T> {
         plan.flatten(&e.cast_into(T::DTYPE))?;
         drop_leading_axes(&mut plan, self.layout.ndim());
         let hazard = plan.leaves.iter().any(|l| {
-            read_write_hazard(&l.buffer, &l.layout, l.dtype.size(), &self.buf, &self.layout, T::DTYPE.size())
+            read_write_hazard(
+                View { buf: &l.buffer, layout: &l.layout, elem: l.dtype.size() },
+                View { buf: &self.buf, layout: &self.layout, elem: T::DTYPE.size() },
+            )
         });
         if hazard {
             let tmp = Array::<T>::empty(&self.ctx, self.shape())?;
@@ -179,17 +182,8 @@ pub(super) fn check_broadcasts(value: &[usize], out: &[usize]) -> Result<()> {
 /// Whether a kernel that writes view `b` while reading view `a` needs a temporary: they share
 /// a byte ([`views_overlap`]) and `a` does not read each element exactly where `b` writes it
 /// ([`same_places`]). The cheap tests first: disjoint byte spans, then the same places.
-pub(super) fn read_write_hazard(
-    a: &Buffer,
-    al: &Layout,
-    asz: usize,
-    b: &Buffer,
-    bl: &Layout,
-    bsz: usize,
-) -> bool {
-    a.shares_bytes(al.byte_span(asz), b, bl.byte_span(bsz))
-        && !same_places(a, al, asz, b, bl, bsz)
-        && views_overlap(a, al, asz, b, bl, bsz)
+pub(super) fn read_write_hazard(a: View<'_>, b: View<'_>) -> bool {
+    a.buf.shares_bytes(a.span(), b.buf, b.span()) && !same_places(a, b) && views_overlap(a, b)
 }
 
 /// Copies the contiguous array `src` into `out` (same shape and dtype): one kernel. f16 moves
@@ -207,47 +201,48 @@ pub(super) fn copy_into(ctx: &Context, src: &DynArray, out: &Buffer, out_layout:
 /// work of a decision whose conservative answer costs a temporary copy. The test every write
 /// that reads its own destination uses to decide on a temporary; comparing buffer handles
 /// misses sub-buffers. `false` only when they certainly share nothing.
-pub(crate) fn views_overlap(
-    a: &Buffer,
-    al: &Layout,
-    asz: usize,
-    b: &Buffer,
-    bl: &Layout,
-    bsz: usize,
-) -> bool {
-    views_share(a, al, asz, b, bl, bsz, OVERLAP_WORK_COPY) != Some(false)
+pub(crate) fn views_overlap(a: View<'_>, b: View<'_>) -> bool {
+    views_share(a, b, OVERLAP_WORK_COPY) != Some(false)
 }
 
 /// Whether two views share a byte, exactly: `Some(true)` or `Some(false)`, or `None` when the
 /// exact test ([`share_bytes`]) would take more than `max_work` steps. Byte spans that do not
 /// intersect (or different root allocations) answer `Some(false)` at once.
-pub(crate) fn views_share(
-    a: &Buffer,
-    al: &Layout,
-    asz: usize,
-    b: &Buffer,
-    bl: &Layout,
-    bsz: usize,
-    max_work: usize,
-) -> Option<bool> {
-    if !a.shares_bytes(al.byte_span(asz), b, bl.byte_span(bsz)) {
+pub(crate) fn views_share(a: View<'_>, b: View<'_>, max_work: usize) -> Option<bool> {
+    if !a.buf.shares_bytes(a.span(), b.buf, b.span()) {
         return Some(false);
     }
-    let va = ByteView::of(al, asz, a.root_offset(0).1)?;
-    let vb = ByteView::of(bl, bsz, b.root_offset(0).1)?;
+    let va = ByteView::of(a.layout, a.elem, a.buf.root_offset(0).1)?;
+    let vb = ByteView::of(b.layout, b.elem, b.buf.root_offset(0).1)?;
     share_bytes(va, vb, max_work)
 }
 
 /// Whether view `a`, broadcast to `b`'s shape, reads each element exactly where `b` writes the
 /// same element (same root, same first byte, same element size and strides): an elementwise
 /// update in place, which needs no temporary.
-pub(super) fn same_places(a: &Buffer, al: &Layout, asz: usize, b: &Buffer, bl: &Layout, bsz: usize) -> bool {
-    let Ok(ab) = al.broadcast_to(&bl.shape) else { return false };
+pub(super) fn same_places(a: View<'_>, b: View<'_>) -> bool {
+    let Ok(ab) = a.layout.broadcast_to(&b.layout.shape) else { return false };
     let first = |buf: &Buffer, l: &Layout, sz: usize| l.offset.checked_mul(sz).map(|o| buf.root_offset(o).1);
-    asz == bsz
-        && ab.strides == bl.strides
-        && a.same_root(b)
-        && matches!((first(a, &ab, asz), first(b, bl, bsz)), (Some(x), Some(y)) if x == y)
+    a.elem == b.elem
+        && ab.strides == b.layout.strides
+        && a.buf.same_root(b.buf)
+        && matches!((first(a.buf, &ab, a.elem), first(b.buf, b.layout, b.elem)), (Some(x), Some(y)) if x == y)
+}
+
+/// A view of device memory as the overlap tests take it: its buffer, its layout (in elements)
+/// and its element size in bytes.
+#[derive(Clone, Copy)]
+pub(crate) struct View<'a> {
+    pub buf: &'a Buffer,
+    pub layout: &'a Layout,
+    pub elem: usize,
+}
+
+impl View<'_> {
+    /// The bytes of `buf` it can touch.
+    fn span(&self) -> std::ops::Range<usize> {
+        self.layout.byte_span(self.elem)
+    }
 }
 
 impl Expr {

@@ -15,7 +15,7 @@
 
 use std::fmt::Write as _;
 
-use crate::array::{views_overlap, Array, DType, Element};
+use crate::array::{views_overlap, Array, DType, Element, View};
 use crate::error::{Error, Result};
 use crate::kernel::access::bits_type;
 use crate::kernel::cache::kernel_by_text;
@@ -107,7 +107,10 @@ fn out_of_bounds(idx: &Strided, pos: usize, n: usize, what: &str) -> Result<()> 
 /// sub-buffers too, and intersecting byte spans): a kernel that writes one while reading the
 /// other needs a copy of what it reads first.
 pub(super) fn arrays_overlap<T: Element, U: Element>(a: &Array<T>, b: &Array<U>) -> bool {
-    views_overlap(a.buffer(), a.layout(), T::DTYPE.size(), b.buffer(), b.layout(), U::DTYPE.size())
+    views_overlap(
+        View { buf: a.buffer(), layout: a.layout(), elem: T::DTYPE.size() },
+        View { buf: b.buffer(), layout: b.layout(), elem: U::DTYPE.size() },
+    )
 }
 
 /// The index view as a contiguous view: itself when C-contiguous (its offset kept), else a

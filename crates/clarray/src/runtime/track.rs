@@ -64,18 +64,27 @@ impl Queue {
     ///
     /// See [the example on `Queue`](crate::runtime::context::Queue).
     pub fn set_recording(&self, on: bool) -> Result<()> {
-        if on && !self.is_profiling() {
-            return Err(Error::Unsupported(
-                "command recording was asked of a queue without profiling; create it with \
-                 Context::create_queue(true) or Context::profiled, or set CLARRAY_PROFILE=1"
-                    .into(),
-            ));
+        if on {
+            self.check_records()?;
         }
         self.inner.recording.store(on, Ordering::Release);
         if !on {
             *lock(&self.inner.log) = CommandLog::default();
         }
         Ok(())
+    }
+
+    /// [`Error::Unsupported`] unless the queue profiles, which recording needs (the device's
+    /// times of each command).
+    fn check_records(&self) -> Result<()> {
+        if self.is_profiling() {
+            return Ok(());
+        }
+        Err(Error::Unsupported(
+            "command recording was asked of a queue without profiling; create it with \
+             Context::create_queue(true) or Context::profiled, or set CLARRAY_PROFILE=1"
+                .into(),
+        ))
     }
 
     /// Whether the queue records its commands for the profiler.
@@ -281,13 +290,7 @@ impl Queue {
     ///
     /// See [the example on `RecordLog`](RecordLog).
     pub fn record_log(&self) -> Result<RecordLog> {
-        if !self.is_profiling() {
-            return Err(Error::Unsupported(
-                "command recording was asked of a queue without profiling; create it with \
-                 Context::create_queue(true) or Context::profiled, or set CLARRAY_PROFILE=1"
-                    .into(),
-            ));
-        }
+        self.check_records()?;
         let id = NEXT_LOG.fetch_add(1, Ordering::Relaxed);
         lock(&self.inner.logs).push((id, CommandLog::default()));
         self.inner.logging.fetch_add(1, Ordering::AcqRel);
