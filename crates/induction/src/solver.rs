@@ -387,8 +387,10 @@ impl Solver {
 
     /// Runs from t = 0 (or from the step of [`Solver::restart`]'s checkpoint) to the final time:
     /// `on_step(step, steps, solver)` is called after every step (for a progress bar, an energy
-    /// history or a checkpoint). A solver runs once; [`Solver::step`] advances by hand. After a
-    /// restart the report's initial norms are those at the step restored.
+    /// history or a checkpoint). A solver runs once: run again, it takes no step and reports 0
+    /// steps (as after a restart from the final checkpoint). [`Solver::step`] advances by hand, and
+    /// a solver so advanced does not run. After a restart the report's initial norms are those at
+    /// the step restored.
     ///
     /// See the example in the [crate docs](crate).
     pub fn run(&mut self, on_step: impl FnMut(usize, usize, &Solver) -> Result<()>) -> Result<Report> {
@@ -406,10 +408,15 @@ impl Solver {
         stop: Option<usize>,
         mut on_step: impl FnMut(usize, usize, &Solver) -> Result<()>,
     ) -> Result<Report> {
-        if self.t != 0.0 && self.steps_done == 0 {
+        let (fits, expected) = self.time_of_steps(self.steps_done, self.t)?;
+        if !fits {
+            // Solver::step by hand advances the time, not the count: going on would label the
+            // steps wrongly and end one step past the final time.
             return Err(Error::Config(format!(
-                "run() starts at t = 0, but this solver is at t = {}; make a new Solver to run again",
-                self.t
+                "run() goes on from the {} steps it counts (t = {expected:e}), but this solver is at \
+                 t = {:e}: it was advanced by Solver::step by hand; make a new Solver (or restart \
+                 from a checkpoint) to run",
+                self.steps_done, self.t
             )));
         }
         if let Some(stop) = stop.filter(|&s| s <= self.steps_done) {

@@ -190,6 +190,29 @@ fn checkpoints_of_states_that_run_did_not_reach_are_refused() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Regression: a solver stepped by hand after `run_to()` ran on from the count of `run_to()`'s
+/// steps with its clock one step ahead: the steps were mislabelled and the field ended a step
+/// past the final time, reported as the final time's. Now `run()` refuses such a solver (and its
+/// field stays as it was); a solver that ran to the end runs again without a step.
+#[test]
+fn run_refuses_a_solver_stepped_by_hand_after_run_to() {
+    let cfg = run_of(1.0);
+    let (_, dt) = cfg.steps().unwrap();
+    let mut s = solver_at(&cfg, None, 2);
+    s.step(dt).unwrap();
+    let before = s.field().unwrap();
+    let e = s.run(|_, _, _| Ok(())).unwrap_err();
+    assert!(matches!(e, Error::Config(_)), "{e:?}");
+    assert!(e.to_string().contains("by hand") && e.to_string().contains("2 steps"), "{e}");
+    assert_eq!(s.field().unwrap(), before);
+    let mut done = Solver::new(&ctx(), &cfg).unwrap();
+    let first = done.run(|_, _, _| Ok(())).unwrap();
+    let field = done.field().unwrap();
+    let again = done.run(|_, _, _| Ok(())).unwrap();
+    assert_eq!((again.steps, again.initial.energy, again.last.energy), (0, first.last.energy, first.last.energy));
+    assert_eq!(done.field().unwrap(), field);
+}
+
 /// Regression: every file error was reported as "writing", so `--restart afile` (a file, not a
 /// folder) said "writing afile: Not a directory". Reads say "reading" (the cause kept as the
 /// source), writes "writing".

@@ -291,7 +291,7 @@ impl Solver {
     /// Whether `t` is the time that `steps` steps of [`Solver::run`] reach: `steps` times the
     /// run's dt up to the rounding of adding them up (or the final time after the last step);
     /// with that time.
-    fn time_of_steps(&self, steps: usize, t: f64) -> Result<(bool, f64)> {
+    pub(crate) fn time_of_steps(&self, steps: usize, t: f64) -> Result<(bool, f64)> {
         let (total, dt) = self.cfg.steps()?;
         let k = steps as f64;
         let expected = k * dt;
