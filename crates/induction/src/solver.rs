@@ -367,7 +367,10 @@ impl Solver {
     }
 
     /// One time step of size `dt` (and a cleaning after it, if configured); `dt` must be a
-    /// positive finite number.
+    /// positive finite number. Stability is the caller's: a `dt` past the run's
+    /// ([`Config::steps`], from `--cfl`) may grow the field without bound, which no step
+    /// reports; [`Solver::norms`] shows it (not finite), and [`Solver::run`] refuses such a
+    /// solver (advanced by hand, it does not run).
     ///
     /// See the example in the [crate docs](crate).
     pub fn step(&mut self, dt: f64) -> Result<()> {

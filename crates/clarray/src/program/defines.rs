@@ -7,6 +7,12 @@ use crate::error::{Error, Result};
 
 /// A value that can be written into a `-DNAME=value` define.
 ///
+/// Integers of every Rust type are written as plain decimal literals, whose OpenCL C type is C's
+/// rule for the literal and not the Rust type: `int` where the value fits an `int` (an `i64` of
+/// 5 or of `i32::MIN` too), else `long`, else (above `i64::MAX`) `ulong`. Cast in the kernel
+/// (`(long)N`) where the type matters, e.g. before a product that could pass `int`'s range.
+/// Floats keep their type: `f64` unsuffixed (`double`), `f32` with `f`.
+///
 /// See [the example on `Defines`](crate::program::Defines).
 pub trait DefineValue {
     /// The value as OpenCL C source text.
