@@ -149,8 +149,13 @@ fn a_request_that_fits_the_limit_but_not_its_bin_is_served() {
     let mut out = vec![0u8; n];
     ctx.queue().read_buffer(&b, 0, &mut out).unwrap();
     assert!(out == data);
-    drop((b, rest));
-    // The exact block goes back to the pool and is released for an allocation that needs room.
+    let before = memory::stats(&ctx);
+    drop(b);
+    // The exact block is released, not held: no request's bin is its size, so it would only
+    // take room. Regression: it was held until an allocation needed the room.
+    let after = memory::stats(&ctx);
+    assert_eq!((after.held, after.releases), (before.held, before.releases + 1), "{after:?}");
+    drop(rest);
     let c = memory::alloc(&ctx, 600_000).unwrap();
     let s = memory::stats(&ctx);
     assert!(s.in_use + s.held <= limit, "{s:?}");

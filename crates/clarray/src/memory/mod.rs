@@ -12,7 +12,7 @@
 //!   device's global memory less a reserve (1/16 of it, between 64 MiB and 1 GiB); set with
 //!   [`set_limit`] or `CLARRAY_MEMORY_LIMIT` (bytes, with an optional `K`/`M`/`G` suffix, or a
 //!   percentage of the device's memory such as `50%`). A request that fits under the limit
-//!   but whose bin would not gets a block of its own size. Images
+//!   but whose bin would not gets a block of its own size, released when dropped. Images
 //!   ([`Image`](crate::runtime::Image)) are made by the driver outside the pool and do not
 //!   count against the limit; a driver that cannot make one says so with
 //!   [`Error::OutOfDeviceMemory`].
@@ -374,6 +374,8 @@ struct Manager {
 struct State {
     initialised: bool,
     limit: u64,
+    /// The device's largest allocation, which decides the bins ([`bin_size`]).
+    max_alloc: u64,
     pooling_set: bool,
     pooling: bool,
     bins: BTreeMap<usize, Vec<Block>>,
@@ -400,6 +402,8 @@ impl State {
             self.pooling_set = true;
             self.pooling = settings.pooling.unwrap_or(true);
         }
+        // Fixed here, not with the limit: `set_limit` can fix the limit first.
+        self.max_alloc = ctx.device().info().max_alloc_bytes;
         if !self.initialised {
             self.limit = limit_bytes(ctx, settings.memory_limit.unwrap_or(Limit::Default))?;
             self.initialised = true;
@@ -433,9 +437,11 @@ impl Recycle for Manager {
         let mut st = self.state();
         st.in_use = st.in_use.saturating_sub(bytes as u64);
         // Only read-write blocks are reused: a read-only one handed to an array would fail
-        // its first kernel write.
+        // its first kernel write. And only blocks of a bin's size: a block of its own size
+        // (made to fit the limit) would never be asked for again, only held.
         let fits = st.in_use.saturating_add(st.held).saturating_add(bytes as u64) <= st.limit;
-        if st.pooling && block.access() == Access::ReadWrite && fits {
+        let binned = bin_size(bytes, st.max_alloc) == bytes;
+        if st.pooling && block.access() == Access::ReadWrite && fits && binned {
             st.held += bytes as u64;
             st.bins.entry(bytes).or_default().push(block);
         } else {
