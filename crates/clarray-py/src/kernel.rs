@@ -545,10 +545,7 @@ impl PyElementwise {
         let ev = py
             .detach(|| {
                 let refs: Vec<&dyn UserArg> = vals.iter().map(|v| v as &dyn UserArg).collect();
-                self.inner.run(&refs)?;
-                // The library's `run` returns no event; a marker on the (in-order) queue it
-                // launched on completes with it.
-                self.ctx.queue().marker()
+                self.inner.run(&refs)
             })
             .py()?;
         Ok(PyEvent::command(ev))

@@ -538,3 +538,24 @@ fn reduction_kernel_preamble_reaches_every_pass() {
         }
     }
 }
+
+/// `ElementwiseKernel::run` returns its launch's event (PyOpenCL's kernels return one): on a
+/// profiling context it times the kernel. With no element, a marker. (It returned `()`.)
+#[test]
+fn elementwise_run_returns_the_launchs_event() {
+    let timed = ctx().profiled().unwrap();
+    let k = ElementwiseKernel::new(&timed, "float *y, float *x", "y[i] = 2 * x[i] + 1", "twice_plus_one").unwrap();
+    let xs = data(1 << 16, 11);
+    let x = Array::from_slice(&timed, &xs, &[xs.len()]).unwrap();
+    let y = Array::<f32>::full(&timed, &[xs.len()], f32::NAN).unwrap();
+    let ev = k.run(&[&y, &x]).unwrap();
+    assert!(ev.has_profiling());
+    assert!(ev.seconds().unwrap() > 0.0);
+    assert!(ev.is_complete());
+    let want: Vec<f32> = xs.iter().map(|v| 2.0 * v + 1.0).collect();
+    assert_eq!(y.to_vec().unwrap(), want);
+    let empty = Array::<f32>::zeros(&timed, &[0]).unwrap();
+    let ev = k.run(&[&empty, &empty]).unwrap();
+    ev.wait().unwrap();
+    assert!(ev.is_complete());
+}

@@ -8,7 +8,7 @@ use crate::array::DType;
 use crate::error::{Error, Result};
 use crate::kernel::args::Args;
 use crate::program::cache::generated_kernel;
-use crate::runtime::{Context, Dims, Kernel};
+use crate::runtime::{Context, Dims, Event, Kernel};
 
 /// A kernel running a user's statement for every index `i` of its arrays.
 ///
@@ -105,11 +105,13 @@ impl ElementwiseKernel {
         &self.decls
     }
 
-    /// Runs the kernel over `0..n`, `n` the length of the first array argument (non-blocking).
-    /// Every array argument must have `n` elements and belong to the kernel's context.
+    /// Runs the kernel over `0..n`, `n` the length of the first array argument (non-blocking),
+    /// on the context's queue; returns the launch's event (to wait for, or to time on a
+    /// profiling queue; with `n = 0` nothing is launched and the event is a marker). Every
+    /// array argument must have `n` elements and belong to the kernel's context.
     ///
     /// See [the example on `ElementwiseKernel::new`](crate::kernels::ElementwiseKernel::new).
-    pub fn run(&self, args: &[&dyn UserArg]) -> Result<()> {
+    pub fn run(&self, args: &[&dyn UserArg]) -> Result<Event> {
         let vals = check(&self.name, &self.decls, args, &self.ctx)?;
         let mut n = None;
         let mut a = Args::default();
@@ -154,7 +156,7 @@ impl ElementwiseKernel {
         let n = n.map_or(0, |(n, _)| n);
         a.long(n as i64);
         if n == 0 {
-            return Ok(());
+            return self.ctx.queue().marker();
         }
         // The device's work-group size, or less where the compiled body allows less (a body
         // using many registers): a power of two, so that the grid stays a multiple of it.
@@ -165,7 +167,6 @@ impl ElementwiseKernel {
         let wg = 1 << wg.ilog2();
         let cap = crate::reduce::engine::target_threads(&self.ctx, wg) * 4;
         let global = [n.min(cap).div_ceil(wg) * wg];
-        self.kernel.launch(self.ctx.queue(), Dims::new(global).local([wg]), a.as_args())?;
-        Ok(())
+        self.kernel.launch(self.ctx.queue(), Dims::new(global).local([wg]), a.as_args())
     }
 }
