@@ -512,8 +512,6 @@ fn user_args(kernel: &str, decls: &[ArgDecl], args: &Bound<'_, PyTuple>) -> PyRe
 pub struct PyElementwise {
     inner: clarray::kernels::ElementwiseKernel,
     name: String,
-    /// The context it runs on (its queue gives the call's event).
-    ctx: Context,
 }
 
 #[pymethods]
@@ -534,7 +532,7 @@ impl PyElementwise {
                 clarray::kernels::ElementwiseKernel::with_preamble(&ctx, arguments, operation, name, preamble)
             })
             .py()?;
-        Ok(PyElementwise { inner: k, name: name.to_string(), ctx })
+        Ok(PyElementwise { inner: k, name: name.to_string() })
     }
 
     /// Runs the kernel (non-blocking) over the arguments, in declaration order; returns an
