@@ -953,3 +953,51 @@ fn complex_and_f16_row_broadcasts_match_the_host() {
         "f16 loads"
     );
 }
+
+// ---- f16 operations round as NumPy's float16 loops ----
+
+proptest! {
+    #![proptest_config(cfg())]
+    /// Each f16 operation is computed in f32 and rounded to f16 (NumPy's float16 loops), so a
+    /// cast of the result to f32, a comparison of it, and a chain of operations see the rounded
+    /// values. Regression: the float value was carried unrounded into casts and comparisons
+    /// (`(a*a).astype(f32)` of 1+2^-10 gave 1.0019541, NumPy 1.0019531; `a*a == 1+2^-9` false).
+    #[test]
+    fn f16_operations_round_each_result(bits in prop::collection::vec((any::<u16>(), any::<u16>(), any::<u16>()), 1..400)) {
+        let ctx = shared_ctx();
+        // Finite values of moderate size (products and sums stay in f16's range mostly; inf
+        // and NaN results are compared too).
+        let h = |b: u16| f16::from_bits(b & 0xbfff);
+        let (ha, hb, hc): (Vec<f16>, Vec<f16>, Vec<f16>) =
+            (bits.iter().map(|t| h(t.0)).collect(), bits.iter().map(|t| h(t.1)).collect(), bits.iter().map(|t| h(t.2)).collect());
+        let n = ha.len();
+        let arr = |v: &[f16]| Array::from_slice(ctx, v, &[n]).unwrap();
+        let (a, b, c) = (arr(&ha), arr(&hb), arr(&hc));
+        let r = |x: f32| f16::from_f32(x);
+        // (a * b + c) as f32: two roundings to f16 on the way.
+        let got = eval_poisoned((&a * &b + &c).astype::<f32>(), n, -7.5f32);
+        for i in 0..n {
+            let want = r(r(ha[i].to_f32() * hb[i].to_f32()).to_f32() + hc[i].to_f32()).to_f32();
+            prop_assert!(same_float(got[i] as f64, want as f64), "element {}: {} != {} ({} * {} + {})", i, got[i], want, ha[i], hb[i], hc[i]);
+        }
+        // a * b < c and a * b == c on the rounded product.
+        let lt = eval_poisoned((&a * &b).less(&c), n, true);
+        let eq = eval_poisoned((&a * &b).equal(&c), n, true);
+        for i in 0..n {
+            let p = r(ha[i].to_f32() * hb[i].to_f32());
+            prop_assert_eq!(lt[i], p < hc[i], "element {}: {} * {} < {}", i, ha[i], hb[i], hc[i]);
+            prop_assert_eq!(eq[i], p == hc[i], "element {}: {} * {} == {}", i, ha[i], hb[i], hc[i]);
+        }
+    }
+}
+
+/// The case of the review: 1 + 2^-10 squared is 1 + 2^-9 in f16 (NumPy), not the f32 product.
+#[test]
+fn f16_square_compares_and_casts_as_numpy() {
+    let ctx = shared_ctx();
+    let x = f16::from_f32(1.0 + 1.0 / 1024.0);
+    let a = Array::from_slice(ctx, &[x; 5], &[5]).unwrap();
+    let sq = f16::from_f32(1.0 + 2.0 / 1024.0);
+    assert_eq!(eval_poisoned((&a * &a).astype::<f32>(), 5, 0.0f32), [sq.to_f32(); 5]);
+    assert_eq!(eval_poisoned((&a * &a).equal(sq), 5, false), [true; 5]);
+}

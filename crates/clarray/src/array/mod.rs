@@ -21,8 +21,9 @@
 //! `Complex<f64>` arrays can be created and copied anywhere, but computing with them on a
 //! device without fp64 is [`Error::Unsupported`]. `f16` is loaded and stored with
 //! `vload_half`/`vstore_half_rte` and computed in `float` on every device (so it works without
-//! `cl_khr_fp16`, e.g. on PoCL); a fused expression rounds to f16 once when it stores (or
-//! casts), not after each operation as NumPy does — the result is at least as accurate.
+//! `cl_khr_fp16`, e.g. on PoCL); each f16 operation of a fused expression is rounded to f16
+//! (to nearest even) as NumPy's float16 loops round it, so comparisons and casts of the result
+//! see the values NumPy sees.
 //!
 //! Slicing uses ndarray's [`s!`](ndarray::s) macro and semantics: `a.slice(s![1.., ..;2, -1])`.
 //! One difference from NumPy: a negative step walks the *selected range* backwards

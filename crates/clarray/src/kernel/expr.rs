@@ -471,6 +471,16 @@ impl Emitter {
                 Instr::Where(c, a, b) => format!("({} ? {} : {})", name(*c), name(*a), name(*b)),
                 Instr::Cast(a) => self.cast(dt(*a), *d, &name(*a)),
             };
+            // An f16 operation is computed in float and rounded to f16 at once, as NumPy's
+            // float16 loops do: a comparison or cast of the result sees the f16 value. (Loads,
+            // scalars, casts and selections of f16 values are f16 values already.)
+            let e = match instr {
+                Instr::Unary(..) | Instr::Binary(..) if *d == DType::F16 => {
+                    let rh = self.round_half();
+                    format!("{rh}({e})")
+                }
+                _ => e,
+            };
             let _ = writeln!(out, "    {} {} = {};", d.cl_compute(), name(i), e);
         }
         name(instrs.len() - 1)
