@@ -270,6 +270,16 @@ fn element_code_embeds_an_expression_in_another_kernel() {
         element_code(&(&a2 - &b2).abs(), &[3, 9], &["row", "col"], "row * n + col", "long", "e_").unwrap();
     assert_eq!(code.signature, code2.signature);
     assert_eq!(code.body, code2.body);
+    // Other names of the coordinates or of the flat index write another body: another
+    // signature. (Regression: the names were left out, so a cache keyed by the signature
+    // could hand back a kernel written for other names.)
+    let renamed = element_code(&(&a2 - &b2).abs(), &[3, 9], &["r", "c"], "r * n + c", "long", "e_").unwrap();
+    assert_ne!(code.body, renamed.body);
+    assert_ne!(code.signature, renamed.signature);
+    // Equal signatures, equal code (the contract), whatever the flat index's name.
+    let reflat =
+        element_code(&(&a2 - &b2).abs(), &[3, 9], &["row", "col"], "col + row * n", "long", "e_").unwrap();
+    assert!(code.signature != reflat.signature || code.body == reflat.body);
 }
 
 #[test]

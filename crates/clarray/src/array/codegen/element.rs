@@ -154,6 +154,7 @@ pub(super) fn strided_code(
         value,
         dtype,
         values: args.into_vec(),
-        signature: format!("strided{}|{it}|{prefix}|{}", coords.len(), plan.signature()),
+        // The names of the coordinates and of the flat index are written into the body.
+        signature: format!("strided|{}|{flat:?}|{it}|{prefix}|{}", coords.join(","), plan.signature()),
     }
 }
