@@ -224,3 +224,35 @@ def test_mask_of_wrong_shape_is_index_error():
 ])
 def test_creation_arguments(case):
     same_outcome(outcome(lambda: case(cl)), outcome(lambda: case(np)))
+
+
+# arange of bool (NumPy 2: at most 2 values, else TypeError) and of complex (complex128 computes
+# in float64, complex64 in float32, as NumPy's fill loops).
+@pytest.mark.parametrize("case", [
+    lambda m: m.arange(0, 3, dtype=bool),
+    lambda m: m.arange(0, 10, dtype=bool),
+    lambda m: m.arange(0, 2, dtype=bool),
+    lambda m: m.arange(-1, 1, dtype=bool),
+    lambda m: m.arange(2, 0, -1, dtype=bool),
+    lambda m: m.arange(0.0, 0.4, 0.2, dtype=bool),
+    lambda m: m.arange(0, 1, dtype=bool),
+    lambda m: m.arange(5, 3, dtype=bool),
+    lambda m: m.arange(1e8, 1e8 + 3, 1.0, dtype=np.complex128),
+    lambda m: m.arange(0, 1, 0.1, dtype=np.complex128),
+    lambda m: m.arange(1e8, 1e8 + 3, 1.0, dtype=np.complex64),
+    lambda m: m.arange(-3.0, 3.0, 0.37, dtype=np.complex64),
+])
+def test_arange_of_bool_and_complex(case):
+    same_outcome(outcome(lambda: case(cl)), outcome(lambda: case(np)))
+
+
+def test_arange_of_huge_arguments_raises():
+    """Values beyond the dtype, or a count beyond an array, are exceptions (they were arithmetic
+    overflows, which abort); an empty range is empty whatever its bounds."""
+    with pytest.raises(OverflowError, match="outside int64's range"):
+        cl.arange(0.0, 1e55, 1e37, dtype=np.int64)
+    with pytest.raises(OverflowError, match="outside int64's range"):
+        cl.arange(-9.9e37, 1e38, 1.98e38, dtype=np.int64)
+    with pytest.raises(cl.TooLargeError, match="larger step"):
+        cl.arange(-(1 << 126), 1 << 126, 1 << 64, dtype=np.int64)
+    assert cl.arange(2**127 - 1, 0, 1, dtype=np.int64).get().shape == (0,)

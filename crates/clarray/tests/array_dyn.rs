@@ -291,3 +291,151 @@ fn dyn_reduce_expr_fuses_with_the_expression_and_types_as_array_reductions() {
     let err = expect_err(DynArray::reduce_expr(&bad, ExprReduction::Sum, Axes::All, false));
     assert!(matches!(err, Error::Shape { .. }), "{err:?}");
 }
+
+// ---- arange ----
+
+/// `arange` with arguments far beyond int64 (a `Scalar::Int` is any i128): a typed error where
+/// NumPy's values do not fit the dtype or the count does not fit an array, NumPy's result where
+/// there is one; never an arithmetic overflow (which panicked in debug and release builds).
+#[test]
+fn dyn_arange_of_huge_arguments_is_a_typed_error_or_numpys_result() {
+    use Scalar::{Float, Int};
+    let ctx = ctx();
+    // ceil(1e55 / 1e37) = 1e18 values (a count an array may have), but the second value, 1e37,
+    // is beyond int64: refused as out of range, naming the call, the range and a fix.
+    let e = expect_err(DynArray::arange(&ctx, Float(0.0), Float(1e55), Float(1e37), DType::I64));
+    assert!(matches!(&e, Error::ScalarOverflow { dtype, .. } if dtype == "int64"), "{e:?}");
+    assert_msg(&e, &["arange(0.0, 1e55, 1e37) as int64", &i64::MAX.to_string(), "float64"]);
+    // ceil((1e38 + 9.9e37) / 1.98e38) = 2 values, -9.9e37 and 9.9e37: both beyond int64 (their
+    // difference is beyond i128).
+    let e = expect_err(DynArray::arange(&ctx, Float(-9.9e37), Float(1e38), Float(1.98e38), DType::I64));
+    assert!(matches!(&e, Error::ScalarOverflow { .. }), "{e:?}");
+    assert_msg(&e, &["-9.9e37", "outside int64's range"]);
+    // (2^126 - (-2^126)) / 2^64 = 2^63 values (the difference, 2^127, is beyond i128): one
+    // more than an array can hold (isize::MAX).
+    let e = expect_err(DynArray::arange(&ctx, Int(-(1 << 126)), Int(1 << 126), Int(1 << 64), DType::I64));
+    assert!(matches!(&e, Error::TooLarge(_)), "{e:?}");
+    let asked =
+        format!("arange({}, {}, {}) has {} values", -(1i128 << 126), 1i128 << 126, 1i128 << 64, 1u128 << 63);
+    assert_msg(&e, &[&asked, &isize::MAX.to_string(), "larger step"]);
+    // ceil((0 - i128::MAX) / 1) and ceil((0 - i128::MIN) / -1) are negative: no value, an empty
+    // array, whatever the bounds (start + step is beyond i128 and not needed).
+    for (a, d) in [(i128::MAX, 1), (i128::MIN, -1)] {
+        let r = DynArray::arange(&ctx, Int(a), Int(0), Int(d), DType::I64).unwrap();
+        assert_eq!((r.dtype(), r.shape()), (DType::I64, &[0][..]), "arange({a}, 0, {d})");
+    }
+    // ceil((6 - 5) / i128::MAX) = 1 value, 5 (start + step, beyond i128, is not needed).
+    let r = DynArray::arange(&ctx, Int(5), Int(6), Int(i128::MAX), DType::I64).unwrap();
+    assert_eq!(r.to_scalars().unwrap(), [Int(5)]);
+    // float64 of ceil((i128::MAX - i128::MIN) / 2^126) = ceil((2^128 - 1) / 2^126) = 4 values
+    // (the difference is beyond i128): start + i·step, -2^127 + i·2^126, exact in f64.
+    if ctx.device().info().fp64 {
+        let r = DynArray::arange(&ctx, Int(i128::MIN), Int(i128::MAX), Int(1 << 126), DType::F64).unwrap();
+        let want: Vec<f64> = (0..4).map(|i| -(2f64.powi(127)) + f64::from(i) * 2f64.powi(126)).collect();
+        assert_eq!(r.to_scalars().unwrap().into_iter().map(re).collect::<Vec<_>>(), want);
+    }
+}
+
+/// NumPy's float and complex `arange`, written out: the count is `ceil((stop - start) / step)`
+/// in f64; the first two values are `start` and `start + step` (f64) rounded to the type, the
+/// others `first + i·(second - first)` computed by NumPy's fill loop of the type: in double for
+/// float64 and complex128 (whose parts are double), in float for float32, complex64 and float16
+/// (`HALF_fill` converts to float), then rounded to the type.
+fn arange_numpy_inexact(dt: DType, a: f64, b: f64, d: f64) -> Vec<f64> {
+    let n = ((b - a) / d).ceil().max(0.0) as usize;
+    let round = |x: f64| match dt {
+        DType::F16 => half::f16::from_f64(x).to_f64(),
+        DType::F32 | DType::C64 => f64::from(x as f32),
+        _ => x,
+    };
+    let (v0, v1) = (round(a), round(a + d));
+    let rest = |i: usize| match dt {
+        DType::F64 | DType::C128 => v0 + i as f64 * (v1 - v0),
+        _ => round(f64::from(v0 as f32 + i as f32 * (v1 as f32 - v0 as f32))),
+    };
+    (0..n).map(|i| [v0, v1].get(i).copied().unwrap_or_else(|| rest(i))).collect()
+}
+
+/// `arange` of complex128 computes in float64, as NumPy's `CDOUBLE_fill` does (it computed in
+/// float32: `arange(1e8, 1e8 + 3, 1, complex128)` was [1e8, 1e8, 1e8], NumPy's is 1e8, 1e8 + 1,
+/// 1e8 + 2); complex64 and float16 compute in float32 as NumPy's loops do. Every value with a
+/// zero imaginary part, bit for bit.
+#[test]
+fn dyn_arange_of_complex128_computes_in_float64() {
+    let ctx = ctx();
+    let cases = [(1e8, 1e8 + 3.0, 1.0), (0.0, 1.0, 0.1), (-3.0, 3.0, 0.37), (0.5, 4.0, 1.25)];
+    for dt in dtypes(&ctx).into_iter().filter(|d| d.is_inexact()) {
+        for (a, b, d) in cases {
+            let got =
+                DynArray::arange(&ctx, Scalar::Float(a), Scalar::Float(b), Scalar::Float(d), dt).unwrap();
+            assert_eq!(got.dtype(), dt);
+            let got = got.to_scalars().unwrap();
+            let want = arange_numpy_inexact(dt, a, b, d);
+            let im = |s: &Scalar| if let Scalar::Complex(_, i) = s { *i } else { 0.0 };
+            // Bit for bit, any NaN as NaN (float16 of 1e8 overflows to inf, and inf - inf is NaN).
+            let bits = |v: f64| (!v.is_nan()).then_some(v.to_bits());
+            let got_re: Vec<_> = got.iter().map(|&s| bits(re(s))).collect();
+            assert_eq!(
+                got_re,
+                want.into_iter().map(bits).collect::<Vec<_>>(),
+                "arange({a}, {b}, {d}) of {dt}"
+            );
+            assert!(got.iter().all(|s| im(s) == 0.0), "arange({a}, {b}, {d}) of {dt}: {got:?}");
+        }
+    }
+    // NumPy's own examples: arange(1e8, 1e8 + 3, 1, complex128) is 1e8, 1e8 + 1, 1e8 + 2, and
+    // value 1 of arange(0, 1, 0.1, complex128) is 0.1 (0 + 0.1 in f64), not 0.1 as float32.
+    if ctx.device().info().fp64 {
+        let r = DynArray::arange(
+            &ctx,
+            Scalar::Float(1e8),
+            Scalar::Float(1e8 + 3.0),
+            Scalar::Float(1.0),
+            DType::C128,
+        );
+        let want = [1e8, 1e8 + 1.0, 1e8 + 2.0].map(|v| Scalar::Complex(v, 0.0));
+        assert_eq!(r.unwrap().to_scalars().unwrap(), want);
+        let r = DynArray::arange(&ctx, Scalar::Int(0), Scalar::Int(1), Scalar::Float(0.1), DType::C128);
+        assert_eq!(r.unwrap().to_scalars().unwrap()[1], Scalar::Complex(0.1, 0.0));
+    }
+}
+
+/// NumPy 2's bool `arange`: more than 2 values is a TypeError ("arange() is only supported for
+/// booleans when the result has at most length 2."; it gave [false, true, true] for
+/// `arange(0, 3, 1, bool)`); up to 2 values, `start` and `start + step` converted to bool
+/// (nonzero is true), as NumPy gives them (`arange(-1, 1, 1, bool)` is [true, false]).
+#[test]
+fn dyn_arange_of_bool_follows_numpy_2() {
+    use Scalar::{Float, Int};
+    let ctx = ctx();
+    let cases = [
+        (Int(0), Int(3), Int(1)),
+        (Int(0), Int(2), Int(1)),
+        (Int(1), Int(3), Int(1)),
+        (Int(-1), Int(1), Int(1)),
+        (Int(2), Int(0), Int(-1)),
+        (Int(0), Int(1), Int(1)),
+        (Int(0), Int(0), Int(1)),
+        (Int(5), Int(3), Int(1)),
+        (Int(0), Int(10), Int(1)),
+        (Float(0.0), Float(0.4), Float(0.2)),
+        (Float(0.5), Float(2.0), Float(1.0)),
+        (Float(0.0), Float(1.5), Float(1.0)),
+    ];
+    for (a, b, d) in cases {
+        let (fa, fb, fd) = (re(a), re(b), re(d));
+        // NumPy's count, ceil((stop - start) / step), at least 0 (exact for these values).
+        let n = ((fb - fa) / fd).ceil().max(0.0) as usize;
+        let r = DynArray::arange(&ctx, a, b, d, DType::Bool);
+        if n > 2 {
+            let e = expect_err(r);
+            assert!(matches!(&e, Error::Type { .. }), "arange({fa}, {fb}, {fd}): {e:?}");
+            assert_msg(&e, &["bool", &format!("{n} values"), "at most length 2", "integer dtype"]);
+        } else {
+            let want: Vec<Scalar> = [fa, fa + fd][..n].iter().map(|&v| Scalar::Bool(v != 0.0)).collect();
+            let r = r.unwrap();
+            assert_eq!((r.dtype(), r.shape()), (DType::Bool, &[n][..]));
+            assert_eq!(r.to_scalars().unwrap(), want, "arange({fa}, {fb}, {fd})");
+        }
+    }
+}

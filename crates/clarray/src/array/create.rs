@@ -64,10 +64,14 @@ pub(crate) fn arange_len(start: Scalar, stop: Scalar, step: Scalar, dtype: DType
                     message: format!("arange with step {d}; the step must be finite and nonzero"),
                 });
             }
-            // (b - a) and the quotient fit i128: every operand came from at most 64 bits.
-            let (q, r) = ((b - a) / d, (b - a) % d);
-            let n = if r != 0 && (r > 0) == (d > 0) { q + 1 } else { q };
-            n.max(0) as u128
+            // `ceil((b - a) / d)`, at least 0, in magnitudes: `b - a` of two i128 values may
+            // not fit i128 (a `Scalar::Int` is any i128), but its magnitude fits u128.
+            if b == a || (b > a) != (d > 0) {
+                0
+            } else {
+                let (diff, step) = (b.abs_diff(a), d.unsigned_abs());
+                diff / step + u128::from(diff % step != 0)
+            }
         }
         _ => {
             let (a, b, d) = (arange_f64(start, dtype)?, arange_f64(stop, dtype)?, arange_f64(step, dtype)?);
@@ -107,8 +111,16 @@ pub(crate) fn arange_len(start: Scalar, stop: Scalar, step: Scalar, dtype: DType
         }
     };
     usize::try_from(len).ok().filter(|&n| isize::try_from(n).is_ok()).ok_or_else(|| {
+        let num = |s: Scalar| match s {
+            Scalar::Int(v) => v.to_string(),
+            Scalar::Float(v) => format!("{v:?}"),
+            other => format!("{other:?}"),
+        };
         Error::TooLarge(format!(
-            "arange with {len} values: more than an array can hold ({}); use a larger step",
+            "arange({}, {}, {}) has {len} values: more than an array can hold ({}); use a larger step",
+            num(start),
+            num(stop),
+            num(step),
             isize::MAX
         ))
     })
@@ -314,8 +326,9 @@ impl<T: Element> Array<T> {
 
     /// NumPy's values of an `arange` of `n` elements: `first`, `second`, then
     /// `first + i·(second − first)`, the difference and the sums computed in the type (float32
-    /// for float16; wrapping for integers). So a float step below the type's resolution at
-    /// `start` repeats `start`, as in NumPy.
+    /// for float16 and complex64, float64 for complex128, as NumPy's fill loops compute;
+    /// wrapping for integers). So a float step below the type's resolution at `start` repeats
+    /// `start`, as in NumPy.
     pub(crate) fn arange_values(ctx: &Context, n: usize, first: T, second: T) -> Result<Array<T>> {
         let i = Expr::index(ctx, &[n]);
         let (s0, s1) = (first.to_scalar(), second.to_scalar());
@@ -324,7 +337,9 @@ impl<T: Element> Array<T> {
             return (i.cast(T::DTYPE) * delta + Expr::typed_scalar(first)).eval();
         }
         let (a, b) = (f64::from_scalar(s0), f64::from_scalar(s1));
-        let (w, delta) = match T::DTYPE {
+        // NumPy's fill loop of a type built on double (float64, complex128) computes in double;
+        // the others (float16, float32, complex64) in float.
+        let (w, delta) = match T::DTYPE.real() {
             DType::F64 => (DType::F64, b - a),
             _ => (DType::F32, f64::from(b as f32 - a as f32)),
         };

@@ -268,14 +268,19 @@ impl DynArray {
         with_dtype!(dtype, T => Array::<T>::from_buffer(buffer, shape, strides, offset).map(DynArray::from))
     }
 
-    /// NumPy's `arange(start, stop, step, dtype)` (integer and float dtypes), as NumPy computes
-    /// it: the count from the values given (`ceil((stop - start) / step)`, exactly for
-    /// integers), then `start` and `start + step` converted to `dtype` (floats to integers
-    /// toward zero), and every other value `first + i·(second − first)` in `dtype`. So
+    /// NumPy's `arange(start, stop, step, dtype)` (integer, float, complex and bool dtypes),
+    /// as NumPy computes it: the count from the values given (`ceil((stop - start) / step)`,
+    /// exactly for integers), then `start` and `start + step` converted to `dtype` (floats to
+    /// integers toward zero), and every other value `first + i·(second − first)` in `dtype`
+    /// (in float32 for float16 and complex64, float64 for complex128, as NumPy's fill loops). So
     /// `arange(-3.0, 3.0, 0.5, int64)` has 12 values, -3 to 8, as in NumPy's documentation.
-    /// With integer arguments and an integer dtype, a value outside the dtype's range is refused
-    /// ([`Error::ScalarOverflow`](crate::Error::ScalarOverflow)); `stop` need not fit
-    /// (`arange(5, -1, -1, uint8)` is 5 to 0).
+    /// An empty range is an empty array whatever its bounds. With an integer dtype, a value
+    /// outside the dtype's range is refused ([`Error::ScalarOverflow`](crate::Error::ScalarOverflow));
+    /// `stop` need not fit (`arange(5, -1, -1, uint8)` is 5 to 0). A count beyond what an
+    /// array holds is [`Error::TooLarge`](crate::Error::TooLarge). As in NumPy 2, a bool
+    /// `arange` of more than 2 values is refused ([`Error::Type`](crate::Error::Type)); up to 2,
+    /// it is `start` and `start + step` converted to bool (`arange(-1, 1, 1, bool)` is
+    /// `[true, false]`).
     ///
     /// See [the example on `DynArray`](crate::DynArray).
     pub fn arange(
@@ -288,11 +293,31 @@ impl DynArray {
         let n = crate::array::create::arange_len(start, stop, step, dtype)?;
         let num = |s: Scalar| match s {
             Scalar::Int(v) => v.to_string(),
-            Scalar::Float(v) => v.to_string(),
+            // (`1e55`, not its 56 digits.)
+            Scalar::Float(v) => format!("{v:?}"),
             other => format!("{other:?}"),
         };
+        let asked = || format!("arange({}, {}, {})", num(start), num(stop), num(step));
+        if dtype == DType::Bool && n > 2 {
+            return Err(Error::Type {
+                dtypes: vec![dtype.name().into()],
+                message: format!(
+                    "{} as bool has {n} values; arange is only supported for booleans when the \
+                     result has at most length 2 (as in NumPy); use an integer dtype and compare \
+                     (`!= 0`) for more",
+                    asked()
+                ),
+            });
+        }
+        // `start + step`, used only where there are two values or more (so an empty or
+        // one-value range needs no second value: `arange(i128::MAX, 0, 1)` is empty). With two
+        // or more, `start + step` lies between `start` and `stop`, so the integer sum fits
+        // i128; were it not to, it is kept as a float, which no integer dtype holds.
         let second = match (start, step) {
-            (Scalar::Int(a), Scalar::Int(d)) => Scalar::Int(a + d),
+            _ if n < 2 => start,
+            (Scalar::Int(a), Scalar::Int(d)) => {
+                a.checked_add(d).map_or_else(|| Scalar::Float(a as f64 + d as f64), Scalar::Int)
+            }
             // (arange_len refused any other kind.)
             (a, d) => {
                 let f = |s: Scalar| if let Scalar::Int(v) = s { v as f64 } else { f64::from_scalar(s) };
@@ -300,7 +325,8 @@ impl DynArray {
             }
         };
         // An integer dtype holds every value, or the call is refused: the first, the second and
-        // the last (`first + (n - 1)·(second - first)`, floats converted toward zero first).
+        // the last (`first + (n - 1)·(second - first)`, floats converted toward zero first). A
+        // value beyond i128 is beyond every integer dtype.
         if let (Some((lo, hi)), true) = (dtype.int_range(), n > 0) {
             let whole = |s: Scalar| match s {
                 Scalar::Int(v) => Some(v),
@@ -308,25 +334,52 @@ impl DynArray {
                 _ => None,
             };
             let (first, next) = (whole(start), whole(second));
+            let steps = n as i128 - 1;
             let last = match (first, next) {
-                (Some(a), Some(b)) => Some(a + (n as i128 - 1) * (b - a)),
+                (Some(a), Some(b)) => {
+                    b.checked_sub(a).and_then(|d| d.checked_mul(steps)).and_then(|x| x.checked_add(a))
+                }
                 _ => None,
             };
-            let used = [Some(first), (n > 1).then_some(next), Some(last)];
-            if let Some(v) = used.into_iter().flatten().find(|v| !v.is_some_and(|v| (lo..=hi).contains(&v))) {
-                let shown = v.map_or_else(|| "a value beyond every integer".to_string(), |v| v.to_string());
+            // The last value in f64, for the message where it is beyond i128.
+            let last_f64 = || {
+                let f = |s: Scalar| match s {
+                    Scalar::Int(v) => v as f64,
+                    s => f64::from_scalar(s).trunc(),
+                };
+                let (a, b) = (f(start), f(second));
+                a + steps as f64 * (b - a)
+            };
+            let used = [(Some(first), start), ((n > 1).then_some(next), second), (Some(last), start)];
+            let bad = used.into_iter().enumerate().find_map(|(k, (v, s))| match v {
+                Some(Some(v)) if (lo..=hi).contains(&v) => None,
+                Some(Some(v)) => Some(v.to_string()),
+                Some(None) if k == 2 => Some(format!("about {:e}", last_f64())),
+                Some(None) => Some(format!("about {:e}", f64::from_scalar(s))),
+                None => None,
+            });
+            if let Some(shown) = bad {
+                let fix = match dtype {
+                    DType::I64 | DType::U64 => {
+                        "use a float dtype (float64), or bounds and a step whose values fit"
+                    }
+                    d if d.is_signed_int() => "use a wider dtype (int64)",
+                    _ => "use a wider dtype (uint64, or int64 for negative values)",
+                };
                 return Err(Error::ScalarOverflow {
                     value: shown.clone(),
                     dtype: dtype.name().into(),
                     message: format!(
-                        "arange({}, {}, {}) as {dtype} holds {shown}, outside {dtype}'s range {lo}..={hi}; \
-                         use a wider dtype",
-                        num(start),
-                        num(stop),
-                        num(step)
+                        "{} as {dtype} holds {shown}, outside {dtype}'s range {lo}..={hi}; {fix}",
+                        asked()
                     ),
                 });
             }
+        }
+        if dtype == DType::Bool {
+            // NumPy's values: `start` and `start + step` converted to bool (nonzero is true).
+            let values = [bool::from_scalar(start), bool::from_scalar(second)];
+            return Array::<bool>::from_slice(ctx, &values[..n], &[n]).map(DynArray::from);
         }
         with_dtype!(dtype, T => {
             let (first, second) = (T::from_scalar(start), T::from_scalar(second));
