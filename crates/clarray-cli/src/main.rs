@@ -60,7 +60,10 @@ enum Command {
         /// bandwidth.
         #[arg(long)]
         sweep: bool,
-        /// With --sweep: draw GB/s against size, with the copy ceiling, into this SVG file.
+        /// With --sweep: draw GB/s against size, with the copy ceiling, into this SVG file. It
+        /// is written whole (a temporary file beside it, renamed over it), through a symbolic
+        /// link (the link stays); a path that is not a regular file (a FIFO, /dev/stdout) is
+        /// refused before anything is measured.
         #[arg(long, value_name = "FILE.svg")]
         plot: Option<std::path::PathBuf>,
         /// With --plot: draw the peers' sweep rows beside (the JSON of `scripts/peers.py

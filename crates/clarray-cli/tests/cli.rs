@@ -293,6 +293,51 @@ fn bench_sweep_options_are_checked_first() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `--plot`'s file is proven writable before anything is measured: a folder that exists but
+/// takes no file (`/proc`) and a path that is not a regular file (`/dev/null`, which a rename
+/// would replace) exit 2 at once, with nothing on stdout, naming the file that failed (the
+/// temporary file written first, for `/proc`).
+#[cfg(target_os = "linux")]
+#[test]
+fn bench_plot_refuses_an_unwritable_path_before_measuring() {
+    let cases: [(&[&str], &str); 3] = [
+        (&["--sweep", "--quick", "--plot", "/proc/x.svg"], "--plot /proc/x.svg: cannot create /proc/.x.svg."),
+        (&["--sweep", "--quick", "--plot", "/dev/null"], "--plot /dev/null: is not a regular file"),
+        (&["--sweep", "--quick", "--plot", "/dev/stdout"], "--plot /dev/stdout: is not a regular file"),
+    ];
+    for (args, want) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_clarray")).arg("bench").args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(out.stdout.is_empty() && !err.contains("sweep:"), "{args:?}: nothing measured");
+    }
+}
+
+/// `--tune`'s conflicts are reported first, so following each message's advice works: with
+/// `--plot` (or `--peers`) it does not ask for `--sweep` (which it refuses), it asks to leave
+/// them out.
+#[test]
+fn bench_tune_conflicts_come_first() {
+    let want = "--tune runs its own rows; leave --only, --sweep, --plot and --peers out";
+    let cases: [&[&str]; 6] = [
+        &["--tune", "scan", "--plot", "x.svg"],
+        &["--tune", "scan", "--sweep", "--plot", "x.svg"],
+        &["--tune", "scan", "--peers", "p.json"],
+        &["--tune", "scan", "--sweep"],
+        &["--tune", "scan", "--only", "sum"],
+        &["--tune", "scan", "--only", ""],
+    ];
+    for args in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_clarray")).arg("bench").args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains("add --sweep") && !err.contains("add --plot"), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}: nothing measured");
+    }
+}
+
 /// The quick sweep measures every operation at every size 2^10 … 2^20 and draws them.
 #[test]
 fn bench_sweep_measures_every_size_and_draws_it() {

@@ -340,6 +340,14 @@ fn tune_areas(name: &str) -> Option<Vec<Area>> {
 
 /// Runs the command.
 pub fn run(args: &Args) -> i32 {
+    // --tune's conflicts first: its advice (leave the others out) is the one that works, where
+    // the other options' checks below would ask for more options that --tune refuses.
+    if args.tune.is_some()
+        && (args.only.is_some() || args.sweep || args.plot.is_some() || args.peers.is_some())
+    {
+        eprintln!("clarray bench: --tune runs its own rows; leave --only, --sweep, --plot and --peers out");
+        return 2;
+    }
     let mut only = args.only.as_deref();
     if let Some(o) = only {
         if o.trim().is_empty() {
@@ -383,10 +391,6 @@ pub fn run(args: &Args) -> i32 {
     };
     let result = match &args.tune {
         Some(name) => {
-            if only.is_some() || args.plot.is_some() {
-                eprintln!("clarray bench: --tune runs its own rows; leave --only, --sweep and --plot out");
-                return 2;
-            }
             let Some(areas) = tune_areas(name) else {
                 let names: Vec<&str> = tune::AREAS.iter().map(|a| a.name).collect();
                 eprintln!("clarray bench: --tune {name}: no such area; one of {}, or all", names.join(", "));

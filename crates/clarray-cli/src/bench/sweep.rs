@@ -8,7 +8,7 @@
 //! text without a font rasteriser), with the copy ceiling as a line and, with `--peers
 //! FILE.json` (`scripts/peers.py --sweep --json`), each peer's rows of the same names beside.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use clarray::array::Array;
 use clarray::Context;
@@ -100,31 +100,95 @@ pub fn peer_curves(json: &str) -> Result<Vec<Curve>, String> {
     Ok(out)
 }
 
-/// An error unless the SVG file `path` can be written: not a folder, in a folder that exists.
-pub fn check_plot_path(path: &Path) -> Result<(), String> {
-    if path.is_dir() {
-        return Err("is a folder; give a file name".into());
+/// The file `--plot PATH` writes: `path` with its symbolic links followed (a link is written
+/// through, to the file it names, and stays a link; a dangling one makes the file it names).
+/// An existing path that is not a regular file — a folder, a FIFO, a device such as
+/// `/dev/stdout`, a socket — is refused: the SVG is written to a temporary file beside the
+/// target and renamed over it, which would replace such a path, not write to it.
+fn plot_target(path: &Path) -> Result<PathBuf, String> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err("is a folder; give a file name".into()),
+        Ok(m) if !m.is_file() => {
+            Err("is not a regular file (a FIFO, a device or a socket); the SVG is written \
+                                     to a temporary file and renamed over the path, so give the path of a \
+                                     regular file or a new one"
+                .into())
+        }
+        Ok(_) => std::fs::canonicalize(path).map_err(|e| format!("cannot resolve {}: {e}", path.display())),
+        // Missing, or a dangling link: follow the links by hand to the path they name.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let mut p = path.to_path_buf();
+            for _ in 0..40 {
+                match std::fs::symlink_metadata(&p) {
+                    Ok(m) if m.file_type().is_symlink() => {
+                        let to = std::fs::read_link(&p)
+                            .map_err(|e| format!("cannot read the link {}: {e}", p.display()))?;
+                        p = match p.parent() {
+                            Some(dir) if to.is_relative() => dir.join(to),
+                            _ => to,
+                        };
+                    }
+                    _ => return Ok(p),
+                }
+            }
+            Err(format!("{}: too many levels of symbolic links", p.display()))
+        }
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
     }
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+}
+
+/// The temporary file the SVG of `target` is written to before it is renamed over `target`:
+/// in the same folder (so the rename stays in one file system), hidden, named by the process.
+fn temp_for(target: &Path) -> PathBuf {
+    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    target.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+/// An error unless the SVG file `path` can be written, found before anything is measured: the
+/// path (its links followed, see [`plot`]) is not a folder nor any other file that is not a
+/// regular one, and the temporary file written beside it can be created (it is created and
+/// removed again). The error names the file that failed.
+pub fn check_plot_path(path: &Path) -> Result<(), String> {
+    let target = plot_target(path)?;
+    let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     if !dir.is_dir() {
         return Err(format!("its folder {} does not exist", dir.display()));
     }
-    Ok(())
+    let tmp = temp_for(&target);
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+        Ok(f) => {
+            drop(f);
+            std::fs::remove_file(&tmp)
+                .map_err(|e| format!("cannot remove the temporary file {}: {e}", tmp.display()))
+        }
+        Err(e) => Err(format!(
+            "cannot create {} (the temporary file written first, then renamed to {}): {e}; give a path in a \
+             folder you can write",
+            tmp.display(),
+            target.display()
+        )),
+    }
 }
 
 /// Draws `curves` and the ceiling (GB/s) into an SVG file, written atomically: into a
-/// temporary file in the same folder, renamed to `path` once whole.
+/// temporary file in the same folder, renamed to `path` once whole. A symbolic link at `path`
+/// is followed (the file it names is replaced; the link stays); an existing `path` that is not
+/// a regular file (a FIFO, a device) is refused, as [`check_plot_path`] refuses it. An error
+/// names the file that could not be written or renamed.
 pub fn plot(path: &Path, title: &str, ceiling_gbps: f64, curves: &[Curve]) -> Result<(), String> {
     let mut svg = String::new();
     draw(&mut svg, path, title, ceiling_gbps, curves)?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let written = std::fs::write(&tmp, svg).and_then(|()| std::fs::rename(&tmp, path));
-    if let Err(e) = written {
+    let target = plot_target(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let tmp = temp_for(&target);
+    let written = match std::fs::write(&tmp, svg) {
+        Err(e) => Err(format!("cannot write {}: {e}", tmp.display())),
+        Ok(()) => std::fs::rename(&tmp, &target)
+            .map_err(|e| format!("cannot rename {} to {}: {e}", tmp.display(), target.display())),
+    };
+    if written.is_err() {
         std::fs::remove_file(&tmp).ok();
-        return Err(format!("cannot write {}: {e}", path.display()));
     }
-    Ok(())
+    written
 }
 
 /// Draws `curves` and the ceiling (GB/s) as SVG into `svg`.
@@ -231,6 +295,79 @@ mod tests {
         assert!(check_plot_path(&dir).unwrap_err().contains("is a folder"));
         let e = check_plot_path(&dir.join("nope/x.svg")).unwrap_err();
         assert!(e.contains("does not exist"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The pre-check creates the temporary file the plot is written to, so a folder that exists
+    /// but takes no new file (`/proc`) is refused before anything is measured, and the error
+    /// names that temporary file (the file that failed), not the plot's path.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_check_creates_the_temporary_file_and_names_it() {
+        let e = check_plot_path(Path::new("/proc/x.svg")).unwrap_err();
+        let tmp = format!("/proc/.x.svg.{}.tmp", std::process::id());
+        assert!(e.contains(&format!("cannot create {tmp}")), "{e}");
+        // A folder that takes files: the check leaves nothing behind.
+        let dir = std::env::temp_dir().join(format!("clarray-sweep-check-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        check_plot_path(&dir.join("new.svg")).unwrap();
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "the check left a file");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A symbolic link is written through: the file it names gets the SVG and the link stays a
+    /// link (a dangling one makes the file it names); a path that is not a regular file (a
+    /// device, a FIFO) is refused by the check and by `plot`, and left as it was.
+    #[cfg(unix)]
+    #[test]
+    fn the_plot_writes_through_links_and_refuses_what_is_not_a_file() {
+        use std::os::unix::fs::{symlink, FileTypeExt};
+        let dir = std::env::temp_dir().join(format!("clarray-sweep-links-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        let c = [Curve { label: "clarray sum".into(), points: vec![(10.0, 1.0)] }];
+        let is_link = |p: &Path| std::fs::symlink_metadata(p).unwrap().file_type().is_symlink();
+
+        // A link to an existing file, relative to the link's folder.
+        std::fs::write(dir.join("sub/real.svg"), "old").unwrap();
+        symlink("sub/real.svg", dir.join("link.svg")).unwrap();
+        check_plot_path(&dir.join("link.svg")).unwrap();
+        plot(&dir.join("link.svg"), "t", 1.0, &c).unwrap();
+        assert!(is_link(&dir.join("link.svg")), "the link was replaced");
+        assert!(std::fs::read_to_string(dir.join("sub/real.svg")).unwrap().starts_with("<svg"));
+
+        // A dangling link (through another link): the file it names is made.
+        symlink("sub/new.svg", dir.join("hop.svg")).unwrap();
+        symlink("hop.svg", dir.join("dangling.svg")).unwrap();
+        check_plot_path(&dir.join("dangling.svg")).unwrap();
+        plot(&dir.join("dangling.svg"), "t", 1.0, &c).unwrap();
+        assert!(is_link(&dir.join("dangling.svg")) && is_link(&dir.join("hop.svg")));
+        assert!(std::fs::read_to_string(dir.join("sub/new.svg")).unwrap().starts_with("<svg"));
+
+        // Not regular files: a device and a link to it, and a FIFO where mkfifo exists.
+        symlink("/dev/null", dir.join("null.svg")).unwrap();
+        let fifo = dir.join("fifo.svg");
+        let have_fifo = std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+        let mut odd = vec![PathBuf::from("/dev/null"), dir.join("null.svg")];
+        if have_fifo {
+            odd.push(fifo.clone());
+        }
+        for p in &odd {
+            let e = check_plot_path(p).unwrap_err();
+            assert!(e.contains("not a regular file"), "{}: {e}", p.display());
+            let e = plot(p, "t", 1.0, &c).unwrap_err();
+            assert!(e.contains("not a regular file"), "{}: {e}", p.display());
+        }
+        assert!(is_link(&dir.join("null.svg")));
+        if have_fifo {
+            assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "the FIFO was replaced");
+        }
+        // No temporary file was left anywhere.
+        for d in [dir.clone(), dir.join("sub")] {
+            for f in std::fs::read_dir(&d).unwrap() {
+                let name = f.unwrap().file_name().to_string_lossy().into_owned();
+                assert!(!name.ends_with(".tmp"), "{name} left in {}", d.display());
+            }
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
