@@ -137,6 +137,8 @@ pub struct Facts {
     pub platforms: Result<Vec<String>, String>,
     /// Whether this process runs as root.
     pub is_root: bool,
+    /// `CLARRAY_DEVICE` where set, and the device it picks (its name) or why none matches.
+    pub selector: Option<(String, Result<String, String>)>,
 }
 
 /// The file name of a path.

@@ -86,6 +86,7 @@ pub fn diagnose(facts: &Facts) -> Vec<Finding> {
     check_registered(facts, &mut out);
     check_unregistered(facts, &mut out);
     check_platforms(facts, &mut out);
+    check_selector(facts, &mut out);
     if !usable(facts) && !out.iter().any(|f| f.fix.is_some()) {
         out.push(finding(
             Level::Problem,
@@ -245,7 +246,30 @@ fn quoted(names: &[String]) -> String {
     names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ")
 }
 
-/// Whether OpenCL is usable: the loader loads and lists at least one platform.
+/// `CLARRAY_DEVICE`, where set: the device it picks, or a problem (every program would fail).
+fn check_selector(facts: &Facts, out: &mut Vec<Finding>) {
+    let Some((sel, picked)) = &facts.selector else { return };
+    if facts.platforms.as_ref().map_or(true, Vec::is_empty) {
+        return; // nothing to pick from; said above
+    }
+    out.push(match picked {
+        Ok(name) => finding(Level::Ok, format!("CLARRAY_DEVICE={sel} picks \"{name}\""), None),
+        Err(e) => finding(
+            Level::Problem,
+            format!("CLARRAY_DEVICE={sel} matches no device, so every clarray program fails: {e}"),
+            Some(
+                "unset CLARRAY_DEVICE, or set it to a device `clarray devices` lists (P:D, a part of \
+                 its name, gpu or cpu)"
+                    .into(),
+            ),
+        ),
+    });
+}
+
+/// Whether OpenCL is usable: the loader loads and lists at least one platform, and
+/// `CLARRAY_DEVICE`, where set, picks a device.
 pub fn usable(facts: &Facts) -> bool {
-    facts.loader.is_ok() && facts.platforms.as_ref().is_ok_and(|p| !p.is_empty())
+    facts.loader.is_ok()
+        && facts.platforms.as_ref().is_ok_and(|p| !p.is_empty())
+        && facts.selector.as_ref().is_none_or(|(_, picked)| picked.is_ok())
 }

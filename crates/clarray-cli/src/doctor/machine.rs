@@ -135,7 +135,16 @@ pub fn gather() -> Facts {
         Err("the loader is missing".into())
     };
     let is_root = is_root();
-    Facts { loader, loader_path, env, source, registered, found, platforms, is_root }
+    // What every program will meet: the device CLARRAY_DEVICE picks, where it is set.
+    let selector =
+        std::env::var(clarray::runtime::DEVICE_ENV).ok().filter(|s| !s.trim().is_empty()).map(|sel| {
+            let picked = clarray::runtime::devices()
+                .and_then(|devs| clarray::runtime::choose(&devs, Some(&sel)))
+                .map(|d| d.name().to_string())
+                .map_err(|e| e.to_string());
+            (sel, picked)
+        });
+    Facts { loader, loader_path, env, source, registered, found, platforms, is_root, selector }
 }
 
 /// Whether this process runs as root: `/proc/self` belongs to the process's user.

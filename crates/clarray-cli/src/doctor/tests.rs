@@ -40,7 +40,31 @@ fn facts() -> Facts {
         found: find_drivers(LDCONFIG, &nvidia_in_container()),
         platforms: Ok(vec!["Portable Computing Language".into()]),
         is_root: true,
+        selector: None,
     }
+}
+
+/// Regression: with CLARRAY_DEVICE matching nothing, doctor said "OpenCL is usable" (exit 0)
+/// while every program failed to find a device. Now that is a problem with its fix; a selector
+/// that matches is said as it is.
+#[test]
+fn a_device_selector_that_matches_nothing_is_a_problem() {
+    let f = Facts {
+        selector: Some(("gpu".into(), Err("no OpenCL device matches CLARRAY_DEVICE=gpu".into()))),
+        ..facts()
+    };
+    assert!(!usable(&f));
+    let before = problems(&facts()).len();
+    let p = problems(&f);
+    assert_eq!(p.len(), before + 1, "{p:?}");
+    let sel = p
+        .iter()
+        .find(|x| x.what.contains("CLARRAY_DEVICE=gpu matches no device"))
+        .expect("the selector's problem");
+    assert!(sel.fix.as_deref().is_some_and(|x| x.contains("unset CLARRAY_DEVICE")), "{:?}", sel.fix);
+    let f = Facts { selector: Some(("cpu".into(), Ok("cpu-haswell".into()))), ..facts() };
+    assert!(usable(&f) && problems(&f).len() == before);
+    assert!(diagnose(&f).iter().any(|x| x.level == Level::Ok && x.what.contains("picks \"cpu-haswell\"")));
 }
 
 fn problems(f: &Facts) -> Vec<Finding> {
