@@ -166,7 +166,10 @@ impl Philox {
     }
 
     /// The generator of stream `id` with the same seed, at its start: streams never overlap,
-    /// so parallel users each take one.
+    /// so parallel users each take one. The id is absolute, not relative to `self`'s stream:
+    /// `Philox::new(s).stream(0)` starts over the numbers of `Philox::new(s)` itself, and
+    /// `g.stream(1).stream(0)` is `g`'s stream again; give each user a distinct id (from 1
+    /// where stream 0 is in use).
     ///
     /// See [the example in `random`](mod@crate::random).
     pub fn stream(&self, id: u64) -> Philox {
