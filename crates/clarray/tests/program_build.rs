@@ -319,3 +319,24 @@ fn includes_follow_the_preprocessor() {
     assert!(e.to_string().contains("missing.h"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Regressions found by comparing the expander with GCC's preprocessor on random include graphs
+/// (tests/program_includes.rs), checked here through the driver's compiler:
+/// - a block comment opened on an `#include` line makes the directive go on to the line where
+///   it closes, and what follows `*/` there is the directive's (ignored), not code: it was kept
+///   as code (here a `#define` that changed the kernel);
+/// - a header whose guard was `#undef`ined is included again: it was skipped as taken once.
+#[test]
+fn includes_follow_the_preprocessor_past_comments_and_undefined_guards() {
+    let ctx = Context::new().unwrap();
+    let dir = scratch("preprocessor-2");
+    std::fs::write(dir.join("v.h"), "#define V 5\n").unwrap();
+    let src = "#include \"v.h\" /* a note\n that goes on */ #define W 9\n#ifndef W\n#define W 0\n#endif\n\
+               kernel void k(global long* o) { o[0] = V + W; }";
+    assert_eq!(first_long(&ctx, &Source::new(src).include_dir(&dir)), 5);
+    std::fs::write(dir.join("c.h"), "#ifndef CG\n#define CG\nn += 1;\n#endif\n").unwrap();
+    let src = "kernel void k(global long* o) {\nlong n = 0;\n#include \"c.h\"\n#undef CG\n#include \"c.h\"\n\
+               #include \"c.h\"\no[0] = n;\n}";
+    assert_eq!(first_long(&ctx, &Source::new(src).include_dir(&dir)), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

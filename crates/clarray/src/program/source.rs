@@ -12,7 +12,7 @@
 // This file: `Source` and the expansion of its includes. The typed defines are in defines.rs,
 // the mapping of a build log back to the included files in build.rs.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -76,6 +76,14 @@ pub const MAIN_LABEL: &str = "<source>";
 
 /// Include nesting deeper than this is taken for a cycle.
 const MAX_DEPTH: usize = 64;
+
+/// A source whose includes expand past this many bytes, or inline more headers than
+/// [`MAX_INLINES`], is refused: headers included again and again without a guard (or whose
+/// guard is undefined) grow exponentially.
+const MAX_EXPANDED: usize = 64 << 20;
+
+/// See [`MAX_EXPANDED`].
+const MAX_INLINES: usize = 20_000;
 
 impl Source {
     /// A program from OpenCL C text.
@@ -168,8 +176,12 @@ impl Source {
     }
 
     /// The source with every `#include "…"` inlined (`#include <…>` too, where found in the
-    /// include directories; left to the compiler otherwise). A file whose text contains
-    /// `#pragma once` is inlined once.
+    /// include directories; left to the compiler otherwise), as the C preprocessor would take
+    /// them (tested against GCC's on random include graphs): a `#pragma once` header, or one
+    /// guarded by `#ifndef`, is inlined once unless an `#if` may skip it or its guard is
+    /// `#undef`ined; headers inside `#if` branches are inlined for the compiler to choose.
+    /// Includes nested deeper than 64, or expanding past 64 MiB or 20 000 inlined headers, are
+    /// refused ([`Error::Value`]).
     ///
     /// See [the example on `Source`](crate::program::source::Source).
     pub fn expand(&self) -> Result<Expanded> {
@@ -320,6 +332,10 @@ struct Expansion {
     files: Vec<(String, String)>,
     /// Whether anything was inlined.
     any: bool,
+    /// Headers inlined so far.
+    inlines: usize,
+    /// The files read so far, by canonical path.
+    read: HashMap<PathBuf, String>,
 }
 
 /// Inlines the includes of `text` (the file `label` in `dir`) into `out`. `conditional`: the
@@ -346,15 +362,31 @@ fn expand_into(
     let code = code_only(text);
     // `#if` nesting in this file.
     let mut depth = 0usize;
-    // A block comment that opened on a replaced `#include` line, to open again after it.
-    let mut reopen = false;
-    for (i, (line, code_line)) in text.lines().zip(code.lines()).enumerate() {
-        if std::mem::take(&mut reopen) {
-            out.push_str("/*");
+    let lines: Vec<&str> = text.lines().collect();
+    // The last line of a replaced `#include` directive that goes on over several lines (a
+    // block comment or a backslash): the lines up to it are the directive's, not code.
+    let mut blank_to = 0usize;
+    for (i, (line, code_line)) in lines.iter().copied().zip(code.lines()).enumerate() {
+        if i > 0 && i <= blank_to {
+            out.push('\n');
+            continue;
         }
-        match directive(code_line).map(|(k, _)| k) {
-            Some("if" | "ifdef" | "ifndef") => depth += 1,
-            Some("endif") => depth = depth.saturating_sub(1),
+        match directive(code_line) {
+            Some(("if" | "ifdef" | "ifndef", _)) => depth += 1,
+            Some(("endif", _)) => depth = depth.saturating_sub(1),
+            // A guard undefined lets its header in again (where this #undef is live; where it
+            // is not, inlining the header again costs text, not meaning: its guard holds).
+            // Where a header being inlined has its guard undefined (a header that includes
+            // itself once more, or a cycle), the guard no longer ends the cycle: it is inlined
+            // again, up to the nesting limit, as the preprocessor would (which stops it only
+            // where an #if, unknown here, does).
+            Some(("undef", name)) => {
+                let key = format!("macro:{}", name.split_whitespace().next().unwrap_or(""));
+                x.once.remove(&key);
+                for k in x.stack.iter_mut().filter(|k| **k == key) {
+                    k.push_str(" (undefined)");
+                }
+            }
             _ => {}
         }
         let directive = include_target(code_line).and_then(|_| {
@@ -404,13 +436,25 @@ fn expand_into(
             out.push('\n');
             continue;
         };
+        // Whatever follows on the directive's lines is the directive's (extra tokens, which the
+        // compiler ignores): blanked, not left as code.
+        blank_to = directive_last_line(&lines, i);
         // What the file is known by: its canonical path, or its in-memory name.
         let (file_key, inc, inc_label, inc_dir) = match found {
             Found::File(path) => {
                 let canonical = path.canonicalize().unwrap_or_else(|_| path.clone());
+                // Each file read once per expansion: one text for every include of it.
+                let inc = match x.read.get(&canonical) {
+                    Some(t) => t.clone(),
+                    None => {
+                        let t = read(&path)?;
+                        x.read.insert(canonical.clone(), t.clone());
+                        t
+                    }
+                };
                 (
                     format!("file:{}", canonical.display()),
-                    read(&path)?,
+                    inc,
                     path.display().to_string(),
                     path.parent().map(Path::to_path_buf),
                 )
@@ -428,13 +472,29 @@ fn expand_into(
                 continue;
             }
         }
+        x.inlines += 1;
+        if out.len() > MAX_EXPANDED || x.inlines > MAX_INLINES {
+            return Err(Error::Value {
+                name: "#include",
+                value: format!("{label}:{}", i + 1),
+                message: format!(
+                    "{label}:{}: the includes expand to more than {} MiB of source or {MAX_INLINES} \
+                     inlined headers (headers included again and again); guard the headers with \
+                     #pragma once or #ifndef",
+                    i + 1,
+                    MAX_EXPANDED >> 20
+                ),
+            });
+        }
         if x.stack.len() >= MAX_DEPTH {
             return Err(Error::Value {
                 name: "#include",
                 value: format!("{label}:{}", i + 1),
                 message: format!(
                     "{label}:{}: includes nest deeper than {MAX_DEPTH} (an include cycle?); guard the \
-                     header with #pragma once or #ifndef",
+                     header with #pragma once or #ifndef (a header that #undefs its own guard and \
+                     includes itself again is inlined to this depth: the #if that would end it is \
+                     the compiler's to evaluate)",
                     i + 1
                 ),
             });
@@ -456,8 +516,9 @@ fn expand_into(
         x.stack.push(key.clone().unwrap_or_else(|| format!("unguarded:{inc_label}")));
         let guarded = include_guard(&inc).is_some();
         expand_into(&inc, &inc_label, inc_dir.as_deref(), search, skippable, guarded, x, out)?;
-        x.stack.pop();
-        if let Some(k) = key.filter(|_| !skippable) {
+        // Taken once from now on, unless its guard was undefined while it was inlined.
+        let still_guarded = x.stack.pop() == key;
+        if let Some(k) = key.filter(|_| !skippable && still_guarded) {
             x.once.insert(k);
         }
         // Each after an empty line, which a backslash ending the header's last line splices.
@@ -465,7 +526,6 @@ fn expand_into(
             out.push_str("\n#endif\n");
         }
         writeln!(out, "\n#line {} \"{}\"", i + 2, escape(label)).expect("writing to a String cannot fail");
-        reopen = opens_block_comment(line);
     }
     Ok(())
 }
@@ -478,10 +538,46 @@ fn once_macro(key: &str) -> String {
     format!("CLARRAY_ONCE_{hex}_")
 }
 
-/// Whether `line` leaves a block comment open at its end (`#include "a.h" /* note`; not a
-/// `/*` in a line comment or a string): a character on the next line is then comment.
-fn opens_block_comment(line: &str) -> bool {
-    code_only(&format!("{line}\nX")).ends_with(' ')
+/// The last line of the directive that starts on line `first` of `lines`: a directive ends at
+/// the first line end that is neither inside a block comment nor spliced by a backslash (the
+/// preprocessor replaces comments before it reads directives, so `#include "a.h" /* note` goes
+/// on to the line where the comment closes, and what follows `*/` there is the directive's).
+fn directive_last_line(lines: &[&str], first: usize) -> usize {
+    let (mut block, mut line_comment, mut quote) = (false, false, None::<u8>);
+    for (j, line) in lines.iter().enumerate().skip(first) {
+        let b = line.as_bytes();
+        let mut k = 0;
+        while k < b.len() && !line_comment {
+            let next = b.get(k + 1).copied();
+            match (block, quote, b[k]) {
+                (true, _, b'*') if next == Some(b'/') => {
+                    block = false;
+                    k += 1;
+                }
+                (true, ..) => {}
+                (_, Some(_), b'\\') => k += 1,
+                (_, Some(q), c) if c == q => quote = None,
+                (_, Some(_), _) => {}
+                (_, None, b'/') if next == Some(b'*') => {
+                    block = true;
+                    k += 1;
+                }
+                (_, None, b'/') if next == Some(b'/') => line_comment = true,
+                (_, None, c @ (b'"' | b'\'')) => quote = Some(c),
+                _ => {}
+            }
+            k += 1;
+        }
+        if line.ends_with('\\') {
+            continue; // spliced with the next line, a line comment too
+        }
+        line_comment = false;
+        quote = None;
+        if !block {
+            return j;
+        }
+    }
+    lines.len().saturating_sub(1)
 }
 
 #[cfg(test)]
