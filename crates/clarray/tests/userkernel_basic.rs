@@ -544,7 +544,8 @@ fn reduction_kernel_preamble_reaches_every_pass() {
 #[test]
 fn elementwise_run_returns_the_launchs_event() {
     let timed = ctx().profiled().unwrap();
-    let k = ElementwiseKernel::new(&timed, "float *y, float *x", "y[i] = 2 * x[i] + 1", "twice_plus_one").unwrap();
+    let k = ElementwiseKernel::new(&timed, "float *y, float *x", "y[i] = 2 * x[i] + 1", "twice_plus_one")
+        .unwrap();
     let xs = data(1 << 16, 11);
     let x = Array::from_slice(&timed, &xs, &[xs.len()]).unwrap();
     let y = Array::<f32>::full(&timed, &[xs.len()], f32::NAN).unwrap();

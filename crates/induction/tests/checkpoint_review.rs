@@ -209,7 +209,10 @@ fn run_refuses_a_solver_stepped_by_hand_after_run_to() {
     let first = done.run(|_, _, _| Ok(())).unwrap();
     let field = done.field().unwrap();
     let again = done.run(|_, _, _| Ok(())).unwrap();
-    assert_eq!((again.steps, again.initial.energy, again.last.energy), (0, first.last.energy, first.last.energy));
+    assert_eq!(
+        (again.steps, again.initial.energy, again.last.energy),
+        (0, first.last.energy, first.last.energy)
+    );
     assert_eq!(done.field().unwrap(), field);
 }
 
