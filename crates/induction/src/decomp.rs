@@ -4,7 +4,9 @@
 //! - **The process grid** is the factorisation `P = px·py·pz` with the least halo surface (the
 //!   nodes a step exchanges across block faces, `(px−1)·NY·NZ + (py−1)·NX·NZ + (pz−1)·NX·NY`,
 //!   counting the wrap-around faces of periodic axes too), among those whose blocks keep at
-//!   least the stencil's width of nodes on every axis. Ties go to the grid that splits the
+//!   least the stencil's width of nodes on every axis they split (an axis in one part keeps all
+//!   its nodes, and has no halo: the configuration's validation sizes it). The width may differ
+//!   per axis ([`Decomposition::with_minimums`]). Ties go to the grid that splits the
 //!   slowest axes most (z, then y), whose faces are the most contiguous in memory (x is the
 //!   fastest index).
 //! - **Uneven splits.** An axis of `n` nodes in `p` parts gives the first `n mod p` parts one
@@ -22,6 +24,10 @@
 //! let b = d.block(0)?;
 //! assert_eq!((b.rank, b.start, b.neighbours[0][0]), (0, [0; 3], None)); // None: the boundary
 //! assert!(d.block(4).is_err());
+//! // 5 nodes in z stay in one part: only the split axes keep 6 nodes a block.
+//! assert_eq!(Decomposition::new([16, 16, 5], 2, 6, [true; 3])?.parts, [1, 2, 1]);
+//! // Per axis: 2 nodes a block in z, 8 in x and y (which 12 nodes cannot split).
+//! assert_eq!(Decomposition::with_minimums([12, 12, 8], 4, [8, 8, 2], [true; 3])?.parts, [1, 1, 4]);
 //! assert_eq!(split(10, 3, 0)?, (0, 4)); // 10 nodes in 3 parts: 4, 3, 3
 //! assert_eq!(split(10, 3, 2)?, (7, 3));
 //! assert!(split(10, 3, 3).is_err()); // parts 0, 1 and 2
@@ -64,8 +70,9 @@ pub struct Decomposition {
 
 impl Decomposition {
     /// The process grid for `processes` blocks of a grid of `nodes` nodes per axis, each block
-    /// keeping at least `min_nodes` nodes per axis (the stencil's width, so that a halo comes
-    /// from the neighbour alone). Errors when no factorisation allows that.
+    /// keeping at least `min_nodes` nodes along each axis split (the stencil's width, so that a
+    /// halo comes from the neighbour alone; an axis in one part keeps all its nodes and is not
+    /// checked). Errors when no factorisation allows that.
     ///
     /// See [the example in `decomp`](mod@crate::decomp).
     pub fn new(
@@ -74,16 +81,30 @@ impl Decomposition {
         min_nodes: usize,
         periodic: [bool; 3],
     ) -> Result<Decomposition> {
+        Decomposition::with_minimums(nodes, processes, [min_nodes; 3], periodic)
+    }
+
+    /// [`Decomposition::new`] with the least block of each axis apart: `min_nodes[a]` nodes a
+    /// block along axis `a` where it is split (e.g. a periodic axis needs only its halo's width,
+    /// a bounded one its boundary closure's too).
+    ///
+    /// See [the example in `decomp`](mod@crate::decomp).
+    pub fn with_minimums(
+        nodes: [usize; 3],
+        processes: usize,
+        min_nodes: [usize; 3],
+        periodic: [bool; 3],
+    ) -> Result<Decomposition> {
         if processes == 0 {
             return Err(Error::Config("a decomposition needs at least one process".into()));
         }
-        let min_nodes = min_nodes.max(1);
+        let min_nodes = min_nodes.map(|m| m.max(1));
         let mut best: Option<([usize; 3], u128)> = None;
         for pz in divisors(processes).into_iter().rev() {
             for py in divisors(processes / pz).into_iter().rev() {
                 let px = processes / pz / py;
                 let parts = [px, py, pz];
-                if (0..3).any(|a| nodes[a] / parts[a] < min_nodes) {
+                if !fits(nodes, parts, min_nodes) {
                     continue;
                 }
                 let s = surface(nodes, parts, periodic);
@@ -94,12 +115,21 @@ impl Decomposition {
         }
         match best {
             Some((parts, _)) => Ok(Decomposition { nodes, parts, periodic }),
-            None => Err(Error::Config(format!(
-                "{processes} processes cannot split a {}×{}×{} grid into blocks of at least \
-                 {min_nodes} nodes per axis (the stencil's width); use fewer processes or a \
-                 larger grid",
-                nodes[0], nodes[1], nodes[2]
-            ))),
+            None => {
+                let least = if min_nodes.iter().all(|&m| m == min_nodes[0]) {
+                    format!("{} nodes along each axis it splits", min_nodes[0])
+                } else {
+                    format!(
+                        "{} nodes along x, {} along y and {} along z, on the axes it splits",
+                        min_nodes[0], min_nodes[1], min_nodes[2]
+                    )
+                };
+                Err(Error::Config(format!(
+                    "{processes} processes cannot split a {}×{}×{} grid into blocks of at least \
+                     {least} (the stencil's width); use fewer processes or a larger grid",
+                    nodes[0], nodes[1], nodes[2]
+                )))
+            }
         }
     }
 
@@ -118,7 +148,7 @@ impl Decomposition {
             return Err(Error::Config("a decomposition needs at least one process".into()));
         }
         let min_nodes = min_nodes.max(1);
-        if nodes[2] / processes < min_nodes {
+        if processes > 1 && nodes[2] / processes < min_nodes {
             return Err(Error::Config(format!(
                 "{processes} processes cannot split the {} planes in z of a {}×{}×{} grid into slabs of \
                  at least {min_nodes} planes (the stencil's width); use fewer processes or more nodes in z",
@@ -217,6 +247,12 @@ fn surface(n: [usize; 3], p: [usize; 3], periodic: [bool; 3]) -> u128 {
         .sum()
 }
 
+/// Whether every block of `parts` keeps at least `min_nodes[a]` nodes along each axis `a` it
+/// splits (the smallest block of an axis has `nodes / parts` nodes).
+fn fits(nodes: [usize; 3], parts: [usize; 3], min_nodes: [usize; 3]) -> bool {
+    (0..3).all(|a| parts[a] == 1 || nodes[a] / parts[a] >= min_nodes[a])
+}
+
 fn divisors(n: usize) -> Vec<usize> {
     (1..=n).filter(|d| n % d == 0).collect()
 }
@@ -230,27 +266,35 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(256))]
 
         /// The blocks cover every node exactly once, neighbours are mutual and adjacent, sizes
-        /// along an axis differ by at most one, and no factorisation has less surface.
+        /// along an axis differ by at most one, every block keeps its axis's least nodes along
+        /// each axis split (an axis in one part is not checked), and no factorisation has less
+        /// surface.
         #[test]
         fn blocks_partition_the_grid(
             n in prop::array::uniform3(1usize..40),
             p in 1usize..40,
-            min in 1usize..4,
+            min in prop::array::uniform3(1usize..8),
             periodic in prop::array::uniform3(any::<bool>()),
         ) {
-            let Ok(d) = Decomposition::new(n, p, min, periodic) else {
-                // Refused only when no factorisation keeps `min` nodes per block and axis.
+            // A split axis keeps `min[a]` nodes a block; an axis in one part any number.
+            let admissible = |parts: [usize; 3]| (0..3).all(|a| parts[a] == 1 || n[a] / parts[a] >= min[a]);
+            let Ok(d) = Decomposition::with_minimums(n, p, min, periodic) else {
+                // Refused only when no factorisation keeps `min[a]` nodes per block along each
+                // split axis.
                 for pz in 1..=p { for py in 1..=p { if p % (pz * py) == 0 {
                     let parts = [p / pz / py, py, pz];
-                    prop_assert!((0..3).any(|a| n[a] / parts[a] < min), "{parts:?} fits");
+                    prop_assert!(!admissible(parts), "{parts:?} fits");
                 }}}
                 return Ok(());
             };
+            if min.iter().all(|&m| m == min[0]) {
+                prop_assert_eq!(&Decomposition::new(n, p, min[0], periodic).unwrap(), &d);
+            }
             prop_assert_eq!(d.len(), p);
             let mut owner = vec![usize::MAX; n[0] * n[1] * n[2]];
             let blocks: Vec<Block> = (0..p).map(|r| d.block(r).unwrap()).collect();
             for b in &blocks {
-                prop_assert!((0..3).all(|a| b.len[a] >= min));
+                prop_assert!((0..3).all(|a| d.parts[a] == 1 || b.len[a] >= min[a]), "{:?}", b.len);
                 for z in b.start[2]..b.start[2] + b.len[2] {
                     for y in b.start[1]..b.start[1] + b.len[1] {
                         for x in b.start[0]..b.start[0] + b.len[0] {
@@ -294,7 +338,7 @@ mod tests {
             };
             for pz in 1..=p { for py in 1..=p { if p % (pz * py) == 0 {
                 let parts = [p / pz / py, py, pz];
-                if (0..3).all(|a| n[a] / parts[a] >= min) {
+                if admissible(parts) {
                     prop_assert!(count(parts) >= d.halo_surface(), "{parts:?} beats {:?}", d.parts);
                 }
             }}}
@@ -357,5 +401,25 @@ mod tests {
         assert!(Decomposition::new([8; 3], 0, 1, [false; 3]).is_err());
         let d = Decomposition::new([8; 3], 2, 1, [false; 3]).unwrap();
         assert!(d.block(2).is_err());
+        let e = Decomposition::with_minimums([8, 8, 8], 7, [4, 3, 3], [true; 3]).unwrap_err();
+        assert!(e.to_string().contains("at least 4 nodes along x, 3 along y and 3 along z"), "{e}");
+    }
+
+    /// Regression: the least block was asked of every axis, also those in one part (which hold
+    /// no halo), so `alfven_periodic_2d`'s 16×16×5 grid could not be split in 2 at 6 nodes a
+    /// block. Only the split axes are checked now; each with its own least block.
+    #[test]
+    fn axes_in_one_part_keep_any_number_of_nodes() {
+        let d = Decomposition::new([16, 16, 5], 2, 6, [true; 3]).unwrap();
+        assert_eq!(d.parts, [1, 2, 1]);
+        let d = Decomposition::new([16, 16, 1], 4, 6, [false; 3]).unwrap();
+        assert_eq!(d.parts, [2, 2, 1]);
+        assert!(Decomposition::new([16, 5, 5], 4, 6, [true; 3]).is_err(), "16 in 4 parts of 4");
+        // Per axis: z with blocks of 2 (its halo), x and y with 8 (which 12 nodes cannot give).
+        let d = Decomposition::with_minimums([12, 12, 8], 4, [8, 8, 2], [true; 3]).unwrap();
+        assert_eq!(d.parts, [1, 1, 4]);
+        assert!(Decomposition::with_minimums([12, 12, 8], 4, [8, 8, 3], [true; 3]).is_err());
+        // A slab decomposition of one process splits nothing.
+        assert_eq!(Decomposition::slabs([4, 4, 2], 1, 6, [false; 3]).unwrap().parts, [1, 1, 1]);
     }
 }

@@ -106,6 +106,44 @@ impl Ranks {
     pub fn context(&self) -> Result<clarray::Context> {
         Ok(clarray::Context::for_local_rank(self.local_rank())?)
     }
+
+    /// Ends the whole run after `e` on this rank: prints `error: rank R of P: …` to stderr and
+    /// aborts every rank (`MPI_Abort`, code 2 for a usage error, else 1, as `main`'s exit
+    /// codes). An error returned instead would reach `MPI_Finalize` (the [`Ranks`]' drop), which
+    /// waits for the other ranks, and they may be waiting in an exchange for this one: the run
+    /// would hang until `INDUCTION_MPI_TIMEOUT`, and this rank's message would never be printed.
+    ///
+    /// ```no_run
+    /// use induction::ranks::Ranks;
+    /// # fn work(_: &Ranks) -> induction::Result<()> { Ok(()) }
+    /// # fn main() -> induction::Result<()> {
+    /// let ranks = Ranks::init()?;
+    /// if let Err(e) = work(&ranks) {
+    ///     ranks.abort_on_error(&e); // never returns: every rank of the run ends
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn abort_on_error(&self, e: &Error) -> ! {
+        let message = format!(
+            "error: rank {} of {}: {e}\n(ending the run on every rank: MPI_Abort)\n",
+            self.rank(),
+            self.size()
+        );
+        abort_with(&self.world, &message, if matches!(e, Error::Usage(_)) { 2 } else { 1 })
+    }
+}
+
+/// Writes `message` to stderr in one write (after what stdout holds), gives the launcher a moment
+/// to forward it, and aborts every rank of `world` with `code`: MPI_Abort tears the run down at
+/// once, and a message still in the launcher's pipe was seen cut after its first piece.
+fn abort_with(world: &SimpleCommunicator, message: &str, code: i32) -> ! {
+    let _ = std::io::Write::flush(&mut std::io::stdout().lock());
+    let mut err = std::io::stderr().lock();
+    let _ = std::io::Write::write_all(&mut err, message.as_bytes());
+    let _ = std::io::Write::flush(&mut err);
+    drop(err);
+    std::thread::sleep(Duration::from_millis(200));
+    world.abort(code)
 }
 
 /// The ranks as a split solver sees them ([`crate::Solver::with_peers`]; pass an
@@ -247,15 +285,8 @@ impl Ranks {
                     self.timeout.as_secs_f64(),
                     what()
                 );
-                // One write (`eprintln!` writes each piece of its format apart), and a moment for
-                // the launcher to forward it: MPI_Abort tears the run down at once, and a message
-                // still in the launcher's pipe was seen cut after its first piece.
-                let mut err = std::io::stderr().lock();
-                let _ = std::io::Write::write_all(&mut err, message.as_bytes());
-                let _ = std::io::Write::flush(&mut err);
-                drop(err);
-                std::thread::sleep(Duration::from_millis(200));
-                self.world.abort(3);
+                // One write (`eprintln!` writes each piece of its format apart).
+                abort_with(&self.world, &message, 3);
             }
             // Spin briefly (exchanges are usually answered at once), then give the core to
             // whoever needs it but come straight back (a sleep's wake-up took 100–250 µs, the

@@ -308,7 +308,31 @@ pub fn bench_scaling(a: &BenchArgs) -> Result<()> {
     let ranks =
         if crate::ranks::launched() { Some(std::rc::Rc::new(crate::ranks::Ranks::init()?)) } else { None };
     #[cfg(feature = "mpi")]
-    let (ctx, peers) = match &ranks {
+    if let Some(r) = ranks.as_ref().filter(|r| r.size() > 1) {
+        // An error on one rank ends the run on every rank at once: returned, it would reach
+        // MPI_Finalize (the Ranks' drop), which waits for the others, while they may wait in an
+        // exchange for this one (`Ranks::abort_on_error`).
+        return match scaling_table(a, &cfg, steps, ranks.as_ref()) {
+            Ok(()) => Ok(()),
+            Err(e) => r.abort_on_error(&e),
+        };
+    }
+    #[cfg(feature = "mpi")]
+    return scaling_table(a, &cfg, steps, ranks.as_ref());
+    #[cfg(not(feature = "mpi"))]
+    scaling_table(a, &cfg, steps)
+}
+
+/// [`bench_scaling`] once the configuration is checked (and MPI started, where launched): the
+/// rows on every rank, the table on rank 0.
+fn scaling_table(
+    a: &BenchArgs,
+    cfg: &Config,
+    steps: usize,
+    #[cfg(feature = "mpi")] ranks: Option<&std::rc::Rc<crate::ranks::Ranks>>,
+) -> Result<()> {
+    #[cfg(feature = "mpi")]
+    let (ctx, peers) = match ranks {
         Some(r) if r.size() > 1 => {
             if a.device.is_some() {
                 return Err(Error::Usage(
@@ -331,7 +355,7 @@ pub fn bench_scaling(a: &BenchArgs) -> Result<()> {
         Some(p) => Some(crate::scaling::links(p.as_ref())?),
         None => None,
     };
-    let rows = crate::scaling::scaling(&ctx, &cfg, steps, peers)?;
+    let rows = crate::scaling::scaling(&ctx, cfg, steps, peers)?;
     if !root {
         return Ok(());
     }

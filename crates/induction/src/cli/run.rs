@@ -165,6 +165,8 @@ fn run_steps(
     history: bool,
 ) -> Result<(Report, Vec<HistoryRow>)> {
     let mut rows = Vec::new();
+    // The step the run starts from: 0, or the step of the checkpoint restored.
+    let first = solver.steps_done();
     let report = solver.run_to(ckpt.stop_after, |s, _, solver| {
         ckpt.after_step(s, steps, solver)?;
         if history {
@@ -177,7 +179,8 @@ fn run_steps(
     })?;
     pb.finish_and_clear();
     if history {
-        rows.insert(0, HistoryRow { step: 0, norms: report.initial, clean: None });
+        // The norms before the first step of this run: at step 0, or at the step restored.
+        rows.insert(0, HistoryRow { step: first, norms: report.initial, clean: None });
         // The last step ends exactly at the final time (run() snaps the clock to it).
         if let Some(last) = rows.last_mut() {
             last.norms = report.last;
@@ -188,8 +191,21 @@ fn run_steps(
 
 /// `induction run` on several MPI ranks: each rank solves its block of the grid on the device of
 /// its node-local rank; rank 0 prints the summary (norms of the whole grid; its own times).
+///
+/// An error on any rank ends the whole run at once ([`crate::ranks::Ranks::abort_on_error`]:
+/// the rank prints it and calls MPI_Abort): returned, it would reach MPI_Finalize, which waits
+/// for the other ranks, while they may wait in an exchange for this one.
 #[cfg(feature = "mpi")]
 pub(super) fn run_ranks(a: &RunArgs, cfg: &Config, ranks: std::rc::Rc<crate::ranks::Ranks>) -> Result<()> {
+    match run_ranks_on(a, cfg, &ranks) {
+        Ok(()) => Ok(()),
+        Err(e) => ranks.abort_on_error(&e),
+    }
+}
+
+/// [`run_ranks`]' work, whose error ends the run.
+#[cfg(feature = "mpi")]
+fn run_ranks_on(a: &RunArgs, cfg: &Config, ranks: &std::rc::Rc<crate::ranks::Ranks>) -> Result<()> {
     let size = ranks.size();
     if a.common.device.is_some() {
         return Err(Error::Config(format!(

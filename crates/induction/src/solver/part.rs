@@ -24,10 +24,12 @@
 //! Periodic cases: along a split axis the first and last blocks are neighbours, and the kernels
 //! take plain offsets into the halo there (`SPLIT_X` … in `kernels/common.cl`); an axis in one
 //! part wraps inside the block as on one rank. The halo nodes' coordinates are those of the
-//! nodes they copy, so that u there is the same bit for bit.
+//! nodes they copy, so that u there is the same bit for bit. A block of a periodic axis needs
+//! only the halo's width of nodes (no closure applies there), a block of a bounded axis also the
+//! boundary closure's columns; an axis in one part keeps all of its nodes.
 //!
 //! Artificial dissipation reaches as far as the central stencil (q = order/2), so the same halo
-//! serves; its boundary closures make the least block larger.
+//! serves; its boundary closures make the least block of a bounded axis larger.
 //!
 //! The Hall term: before each stage `hall_prepare` writes u on every node held and J = curl B/ρ
 //! on the nodes owned (from B's refreshed halo, with the boundary rows at the physical faces
@@ -100,6 +102,8 @@ impl<P: Peers + ?Sized> Peers for std::rc::Rc<P> {
 /// See the example in the [crate docs](crate).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Part {
+    /// Nodes of the whole grid along x, y and z.
+    pub grid: [usize; 3],
     /// The process grid: blocks along x, y and z.
     pub parts: [usize; 3],
     /// The first node owned along each axis (numbered in the whole grid).
@@ -133,7 +137,7 @@ impl Part {
         let width = halo_widths(&sbp);
         // A block keeps at least a boundary block's columns (so all of its rows too), so that
         // the closures at a physical face read no node beyond its own block and halo, and a halo
-        // comes from one neighbour.
+        // comes from one neighbour. Along a periodic axis, only the latter (below).
         let mut min = sbp.cols().max(width[0]).max(width[2]);
         if cfg.dissipation.is_some() {
             // The dissipation's stencils reach q = order/2 = the central stencil's half-width
@@ -159,14 +163,19 @@ impl Part {
             min = min.max(cols);
         }
         let periodic = cfg.case.periodic();
-        let d = Decomposition::new(cfg.n, size, min, [periodic; 3]).map_err(|e| match e {
-            Error::Config(m) if cfg.operator == OperatorForm::Extended => Error::Config(format!(
-                "{m}, or --operator classical (the extended operators' boundary blocks of order {} \
+        // A periodic axis has no boundary closure (nor the dissipation's): a block there needs
+        // only the halo's width, which its neighbours copy from its own nodes.
+        let least = if periodic { width } else { [min; 3] };
+        let d = Decomposition::with_minimums(cfg.n, size, least, [periodic; 3]).map_err(|e| match e {
+            Error::Config(m) if cfg.operator == OperatorForm::Extended && !periodic => {
+                Error::Config(format!(
+                    "{m}, or --operator classical (the extended operators' boundary blocks of order {} \
                  take {} nodes, the classical ones' {})",
-                cfg.order,
-                sbp.cols(),
-                Sbp::new(cfg.order).map_or(0, |c| c.cols())
-            )),
+                    cfg.order,
+                    sbp.cols(),
+                    Sbp::new(cfg.order).map_or(0, |c| c.cols())
+                ))
+            }
             e => e,
         })?;
         let Block { start, len, mut neighbours, .. } = d.block(rank)?;
@@ -182,7 +191,7 @@ impl Part {
                 }
             }
         }
-        Ok(Part { parts: d.parts, start, len, halo, neighbours })
+        Ok(Part { grid: cfg.n, parts: d.parts, start, len, halo, neighbours })
     }
 
     /// The first node held along axis `a` (halo included): below 0 on the first block of a
@@ -267,14 +276,18 @@ impl Part {
     }
 
     /// The nodes of this block's piece of an output file: its own and, on each axis with a
-    /// neighbour above, that neighbour's first layer (pieces share their faces, so that no cell
-    /// is missing between them), as `[first, last]` per axis.
+    /// neighbour above inside the grid, that neighbour's first layer (pieces share their faces,
+    /// so that no cell is missing between them), as `[first, last]` per axis. The last block of
+    /// a split periodic axis adds no layer: its neighbour above is the first block across the
+    /// periodic seam, whose first layer is node 0, not a node past the grid's last (the one-rank
+    /// file holds nodes 0 … n − 1 too).
     ///
     /// See the example in the [crate docs](crate).
     pub fn piece_extent(&self) -> [[usize; 2]; 3] {
         let mut e = [[0; 2]; 3];
         for (a, ea) in e.iter_mut().enumerate() {
-            *ea = [self.start[a], self.end(a) - 1 + usize::from(self.neighbours[a][1].is_some())];
+            let above = self.neighbours[a][1].is_some() && self.end(a) < self.grid[a];
+            *ea = [self.start[a], self.end(a) - 1 + usize::from(above)];
         }
         e
     }

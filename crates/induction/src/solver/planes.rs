@@ -339,6 +339,23 @@ impl Solver {
             if !(e[a][0]..=e[a][1]).contains(&k) {
                 continue;
             }
+            // A piece past the plane, or inverted, would be gathered past the slice's buffer:
+            // refused (the extents of the ranks disagree with the grid; a defect), not indexed.
+            if e[u][0] > e[u][1] || e[v][0] > e[v][1] || e[u][1] >= dims[0] || e[v][1] >= dims[1] {
+                return Err(Error::Config(format!(
+                    "rank {r}'s piece holds nodes {} … {} along {} and {} … {} along {} of the {axis} \
+                     plane, which has nodes 0 … {} and 0 … {} there; the pieces must lie inside the \
+                     grid (a defect of the solver's decomposition: please report it)",
+                    e[u][0],
+                    e[u][1],
+                    ["x", "y", "z"][u],
+                    e[v][0],
+                    e[v][1],
+                    ["x", "y", "z"][v],
+                    dims[0].saturating_sub(1),
+                    dims[1].saturating_sub(1),
+                )));
+            }
             let (lu, lv) = (e[u][1] + 1 - e[u][0], e[v][1] + 1 - e[v][0]);
             let vals = if r == 0 {
                 match &mine {
@@ -350,6 +367,15 @@ impl Solver {
                 peers.exchange(None, Some((r, bytemuck::cast_slice_mut(&mut vals))))?;
                 vals
             };
+            if vals.len() != channels * lu * lv {
+                return Err(Error::Config(format!(
+                    "rank {r}'s part of the {axis} plane holds {} values where its piece of {lu}×{lv} \
+                     nodes takes {} ({channels} channels); every rank must make its solver with the \
+                     same configuration",
+                    vals.len(),
+                    channels * lu * lv
+                )));
+            }
             for c in 0..channels {
                 for (jv, gv) in (e[v][0]..=e[v][1]).enumerate() {
                     for (ju, gu) in (e[u][0]..=e[u][1]).enumerate() {
