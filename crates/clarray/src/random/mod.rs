@@ -5,7 +5,7 @@
 //! `i` computes block `start + i` directly, with no state shared between work-items, so the
 //! same seed gives the same numbers on every device and every work-group size. Here the key is
 //! the 64-bit seed and the 128-bit counter is (block index: 64 bits, stream: 64 bits), so
-//! [`Philox::stream`] gives 2^64 independent streams of 2^64 blocks each for parallel use.
+//! [`Philox::stream`] gives 2^64 independent streams for parallel use, each of 2^64 − 1 blocks (a position is a `u64`, and the one after the last block must be one too).
 //!
 //! | call | per 128-bit block | conversion |
 //! |---|---|---|
@@ -362,7 +362,7 @@ impl Philox {
         Ok(out)
     }
 
-    /// Refuses a call whose `blocks` would run past the stream's last block (2^64 of them),
+    /// Refuses a call whose `blocks` would run past the stream's last block (2^64 − 1 of them: the position after it must be a `u64` too),
     /// which would silently repeat the stream's first numbers.
     fn check_room(&self, blocks: usize) -> Result<()> {
         if self.counter.checked_add(blocks as u64).is_none() {
@@ -370,7 +370,7 @@ impl Philox {
                 name: "position",
                 value: self.counter.to_string(),
                 message: format!(
-                    "{blocks} blocks from position {} run past the end of the stream (2^64 blocks), where \
+                    "{blocks} blocks from position {} run past the end of the stream (2^64 − 1 blocks), where \
                      its numbers would repeat; set a lower position or take another stream",
                     self.counter
                 ),
