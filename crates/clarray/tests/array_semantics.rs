@@ -184,7 +184,7 @@ fn bad_inputs_are_typed_errors_with_messages() {
         ((&a << 1), "Shl"),
         ((Array::<Complex<f32>>::zeros(ctx, &[2]).unwrap() % 2.0), "Rem"),
         ((Array::<Complex<f32>>::zeros(ctx, &[2]).unwrap().sin()), "Sin"),
-        ((Array::<bool>::zeros(ctx, &[2]).unwrap() + true), "Add"),
+        ((Array::<bool>::zeros(ctx, &[2]).unwrap() - true), "Sub"),
         ((-Array::<bool>::zeros(ctx, &[2]).unwrap()), "negation"),
     ] {
         let err = e.eval::<f32>().unwrap_err();
@@ -457,4 +457,35 @@ fn assign_from_interleaved_and_shifted_views_of_itself() {
     let sq = Array::from_slice(ctx, &host[..9], &[3, 3]).unwrap();
     sq.clone().assign(sq.t()).unwrap();
     assert_eq!(sq.to_vec().unwrap(), [0.0, 3.0, 6.0, 1.0, 4.0, 7.0, 2.0, 5.0, 8.0]);
+}
+
+/// NumPy's bool loops: `+` is `or` and `*` is `and` (bool results, never 2), `/` divides in f64,
+/// `-` is refused. They were refused (`+`, `*`), a documented difference from NumPy.
+#[test]
+fn bool_add_and_multiply_are_or_and_and() {
+    let ctx = ctx();
+    let (xa, xb) = ([false, false, true, true], [false, true, false, true]);
+    let a = Array::from_slice(ctx, &xa, &[4]).unwrap();
+    let b = Array::from_slice(ctx, &xb, &[4]).unwrap();
+    let sum: Vec<bool> = (&a + &b).eval::<bool>().unwrap().to_vec().unwrap();
+    let prod: Vec<bool> = (&a * &b).eval::<bool>().unwrap().to_vec().unwrap();
+    for i in 0..4 {
+        assert_eq!(sum[i], xa[i] || xb[i], "{i}");
+        assert_eq!(prod[i], xa[i] && xb[i], "{i}");
+    }
+    // Stored as 0/1 bytes (a sum of two trues is 1, not 2).
+    let stored = (&a + &b).eval::<bool>().unwrap();
+    let bytes: Vec<u8> = stored.buffer().to_vec::<u8>().unwrap();
+    assert_eq!(bytes[stored.offset_bytes()..][..4], [0, 1, 1, 1]);
+    // `a + True` (a weak bool scalar) stays bool; in place too.
+    let mut c = Array::from_slice(ctx, &xa, &[4]).unwrap();
+    c.assign(&c + true).unwrap();
+    assert_eq!(c.to_vec().unwrap(), [true; 4]);
+    let q: Vec<f64> = (&a / &b).eval::<f64>().unwrap().to_vec().unwrap();
+    let want: Vec<f64> = (0..4).map(|i| f64::from(u8::from(xa[i])) / f64::from(u8::from(xb[i]))).collect();
+    for (g, w) in q.iter().zip(&want) {
+        assert!((g.is_nan() && w.is_nan()) || g == w, "{q:?} vs {want:?}");
+    }
+    let e = (&a - &b).eval::<bool>().unwrap_err();
+    assert!(e.to_string().contains("no boolean subtract"), "{e}");
 }

@@ -86,8 +86,6 @@ enum Known {
     /// sum and on fused multiply-adds, which neither NumPy (BLAS) nor clarray fixes.
     F32ProductOverflow,
     // ---- documented choices of clarray (see the `array` and `reduce` module docs) ----
-    /// `+ * /` on two bools are refused (NumPy: logical or, and; float64 division).
-    DocBoolArithmetic,
     /// Complex numbers are not ordered (NumPy orders them lexicographically) and have only
     /// exp, sqrt, abs and `**` among the math functions; no sort, min or max. (Complex `**` is
     /// NumPy's, but has no reference written out here: python/tests/test_ops.py compares it
@@ -103,7 +101,6 @@ enum Known {
 const KNOWN_DIFFERENCES: &[Known] = &[
     Known::F16IntermediateOverflow,
     Known::F32ProductOverflow,
-    Known::DocBoolArithmetic,
     Known::DocComplexOrderAndMath,
     Known::DocIntNegativePower,
     Known::DocEmptyMaxNorm,
@@ -782,7 +779,6 @@ fn binary_case(c: BinCase) -> Result<(), String> {
         match op {
             BinOp::FloorDiv | BinOp::Rem | BinOp::Pow => cats.push(Known::BoolUnaryAndIntLoops),
             BinOp::Shl | BinOp::Shr => cats.push(Known::BoolShift),
-            BinOp::Add | BinOp::Mul | BinOp::Div => cats.push(Known::DocBoolArithmetic),
             _ => {}
         }
     }

@@ -120,8 +120,9 @@
 //! Invalid combinations are [`Error::Type`], reported when the expression is evaluated (an
 //! operator cannot return a `Result`; [`Expr::check`] reports it earlier): bitwise operations
 //! and shifts on floats or complex, `%`, `//`, min/max and ordering comparisons on
-//! complex, math functions other than `exp`, `sqrt`, `abs`, `pow` on complex, arithmetic (`+ - * /`)
-//! on two bool operands other than `/` (NumPy's `+` on bool is `or`: write `logical_or`).
+//! complex, math functions other than `exp`, `sqrt`, `abs`, `pow` on complex, `-` on two bool
+//! operands (NumPy has no boolean subtract). As in NumPy, `+` on two bools is `or` and `*` is
+//! `and` (bool results), `/` divides in f64.
 //!
 //! # Defined results where C would be undefined
 //!

@@ -388,6 +388,9 @@ impl Emitter {
                 Sub => "-",
                 _ => "*",
             }),
+            // NumPy's bool `+` and `*`: or, and (0 or 1, never 2).
+            Add if k == Kind::Bool => format!("(uchar)(({a}) || ({b}))"),
+            Mul if k == Kind::Bool => format!("(uchar)(({a}) && ({b}))"),
             Add => format!("(({a}) + ({b}))"),
             Sub => format!("(({a}) - ({b}))"),
             Mul if k == Kind::Complex => format!("{}({a}, {b})", self.complex_helper("mul", t)),

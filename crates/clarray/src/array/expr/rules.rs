@@ -16,12 +16,16 @@ pub fn binary_types(op: BinOp, t: DType) -> Result<(DType, DType)> {
     let k = t.kind();
     let name = Name(&op);
     Ok(match op {
-        Add | Sub | Mul => {
-            if k == Kind::Bool {
-                return Err(type_err(name, t, "; cast with astype to an integer type first"));
-            }
-            (t, t)
+        // NumPy's bool loops: `+` is `or`, `*` is `and`; `-` has none.
+        Sub if k == Kind::Bool => {
+            return Err(type_err(
+                name,
+                t,
+                " (NumPy has no boolean subtract); use `^` (bitwise xor) or logical_xor, or cast \
+                 with astype to an integer type first",
+            ))
         }
+        Add | Sub | Mul => (t, t),
         Div => {
             // Integer and bool operands divide in f64, whatever their width (NumPy's rule
             // for true division), unlike the other float-only operations.
