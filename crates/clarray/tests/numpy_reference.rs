@@ -93,8 +93,6 @@ enum Known {
     DocComplexOrderAndMath,
     /// Integer `**` with a negative exponent is 0 (NumPy raises).
     DocIntNegativePower,
-    /// The max norm of no elements is 0 (NumPy raises).
-    DocEmptyMaxNorm,
 }
 
 /// The categories skipped today. Remove a line when its fix merges.
@@ -103,7 +101,6 @@ const KNOWN_DIFFERENCES: &[Known] = &[
     Known::F32ProductOverflow,
     Known::DocComplexOrderAndMath,
     Known::DocIntNegativePower,
-    Known::DocEmptyMaxNorm,
 ];
 
 /// An axis as the API takes it: counted from the end for odd axes, so that negative axes are
@@ -1625,8 +1622,8 @@ fn reduce_ref(r: Red, d: DType, xs: &[V], cats: &mut Vec<Known>) -> Option<Want>
                 }
                 _ => {
                     if n == 0 {
-                        cats.push(Known::DocEmptyMaxNorm);
-                        return Some(Want::Any);
+                        // NumPy's max of no |x| (no identity): an error.
+                        return None;
                     }
                     if a.iter().any(|x| x.is_nan()) {
                         return Some(Want::Exact(V::F(f64::NAN)));
@@ -1799,7 +1796,7 @@ fn reduction_case(c: RedCase) -> Result<(), String> {
     };
     // NumPy refuses a reduction with no identity over an empty axis even where the result is
     // empty too (`zeros((0, 0)).max(axis=0)`), where no lane's reference says so.
-    let no_identity = matches!(r, Red::Min | Red::Max | Red::ArgMin | Red::ArgMax);
+    let no_identity = matches!(r, Red::Min | Red::Max | Red::ArgMin | Red::ArgMax | Red::Norm(2));
     if exps.iter().any(|e| e.is_none()) || (no_identity && axes.iter().any(|&k| shape[k] == 0)) {
         count("reduce: NumPy refuses (empty)");
         return match got {

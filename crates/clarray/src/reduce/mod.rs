@@ -68,9 +68,10 @@
 //!
 //! ## Empty reductions, NaN
 //! * Reducing over no elements gives the neutral element: `sum` 0, `prod` 1, `any` false,
-//!   `all` true, `count_nonzero` 0, `norm` 0; `mean` and `var` give NaN (0/0), as NumPy does.
-//! * `min`, `max`, `argmin`, `argmax` of no elements are an [`Error::EmptyReduction`] that
-//!   names the empty axis.
+//!   `all` true, `count_nonzero` 0, the L1 and L2 norms 0; `mean` and `var` give NaN (0/0), as
+//!   NumPy does.
+//! * `min`, `max`, `argmin`, `argmax` and the max norm of no elements are an
+//!   [`Error::EmptyReduction`] that names the empty axis (NumPy raises: no identity).
 //! * NaN propagates through `min` and `max` (NumPy's `min`, not `nanmin`): any NaN makes the
 //!   result NaN. `argmin`/`argmax` give the index of the first NaN when there is one.
 //! * `argmin`/`argmax` give the first index of the extreme value; over several axes the index
@@ -224,7 +225,8 @@ pub(crate) fn reduce_map(mut map: MapExpr, kind: Kind, axes: &Axes, keepdims: bo
         // expression of real arrays can give complex values).
         map.preamble += &complex_helpers(t == DType::C128);
     }
-    let needs_items = matches!(kind, Kind::Min | Kind::Max | Kind::ArgMin | Kind::ArgMax);
+    let needs_items =
+        matches!(kind, Kind::Min | Kind::Max | Kind::ArgMin | Kind::ArgMax | Kind::Norm(Norm::Max));
     // NumPy refuses a reduction without a neutral element over an empty axis whatever the
     // result's size: `zeros((0, 0)).max(axis=0)` is a ValueError although its result would be
     // empty too, while `zeros((3, 0)).max(axis=0)` (no reduced axis empty) is an empty array.
