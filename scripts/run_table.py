@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """A markdown table of `induction run` summaries, for BENCHMARKS.md.
 
-Usage: scripts/run_table.py LABEL=FILE [LABEL=FILE ...]
+Usage: scripts/run_table.py LABEL=FILE[#SECTION] [LABEL=FILE[#SECTION] ...]
 
 Each FILE holds the output of one `induction run` (its summary at the end); each becomes a row
 with the wall and kernel seconds, the launches, the CG iterations and the final error and
-divergence norms, so that two builds' runs of one configuration sit side by side.
+divergence norms, so that two builds' runs of one configuration sit side by side. A log that
+joins several runs in one file, each after a heading line `## NAME`, gives one of them with
+FILE#NAME: the lines from that heading to the next line starting with `## ` (or the end).
 """
 
 import re
@@ -28,15 +30,31 @@ def parse(text, path):
     return row
 
 
+def section(text, path, name):
+    """The lines of `text` under the heading `## name`, up to the next `## ` heading."""
+    lines = text.splitlines()
+    heads = [i for i, l in enumerate(lines) if l.startswith("## ")]
+    start = next((i for i in heads if lines[i][3:].strip() == name), None)
+    if start is None:
+        have = ", ".join(lines[i][3:].strip() for i in heads) or "none"
+        raise SystemExit(f"{path}: no section `## {name}` (sections: {have})")
+    end = next((i for i in heads if i > start), len(lines))
+    return "\n".join(lines[start + 1 : end])
+
+
 def main(args):
     if not args:
         raise SystemExit(__doc__)
     print("| run | steps | CG iterations | wall s | kernel s | launches | error | divergence |")
     print("|---|---|---|---|---|---|---|---|")
     for arg in args:
-        label, _, path = arg.partition("=")
+        label, _, spec = arg.partition("=")
+        path, _, name = spec.partition("#")
         with open(path, encoding="utf-8") as f:
-            r = parse(f.read(), path)
+            text = f.read()
+        if name:
+            text = section(text, path, name)
+        r = parse(text, spec)
         print(
             f"| {label} | {r['steps']} | {r['cg']} | {r['wall_s']:.3f} | {r['kernel_s']:.3f} | "
             f"{r['launches']} | {r['error']} | {r['divergence']} |"

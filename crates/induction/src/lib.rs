@@ -23,8 +23,10 @@
 //! | `cli` | (feature `cli`, on by default) the `induction` command line, its progress bars and PNG pictures |
 //!
 //! The library needs neither clap nor a PNG encoder: a program that embeds the solver depends on
-//! `induction = { version = "0.1", default-features = false }` (examples/embed.rs steps a solver
-//! and reads its norms so).
+//! it with `default-features = false`. The crate is not published on crates.io, so by path or
+//! git: `induction = { path = "…/crates/induction", default-features = false }` (once
+//! published, `version = "0.1"` in place of `path`). examples/embed.rs steps a solver and reads
+//! its norms so.
 //!
 //! ```no_run
 //! use induction::{Case, Config, Solver};
