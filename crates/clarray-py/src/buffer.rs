@@ -73,9 +73,18 @@ enum EventKind {
     Read(Arc<Read>),
 }
 
-/// A copy in flight and its host array (for a read, a flat uint8 view of it, which keeps the
-/// array alive).
+/// A write in flight and its host array (kept alive until the write has completed).
 type Copy = (Pending<'static, Vec<u8>>, Py<PyAny>);
+
+/// A read in flight: the copy, the destination's first bytes to write (a flat uint8 view made
+/// at the enqueue) and the destination array itself (whose writeable flag is checked when the
+/// read lands: the view keeps the flag the array had at the enqueue).
+#[derive(Debug)]
+struct ReadCopy {
+    pending: Pending<'static, Vec<u8>>,
+    head: Py<PyAny>,
+    dest: Py<PyAny>,
+}
 
 /// A write's state, `None` once finished. Locked only with the GIL released, and no Python
 /// code runs while it is locked.
@@ -90,11 +99,15 @@ struct Read {
     /// Increasing in registration (and so enqueue) order.
     seq: u64,
     /// The copy, until the lander takes it. Locked briefly, never while running Python code.
-    copy: Mutex<Option<Copy>>,
+    copy: Mutex<Option<ReadCopy>>,
     /// Set, under the registry's lock, once the bytes are in the host array (or failed to be).
     landed: AtomicBool,
-    /// Why landing failed, for the event's owner to raise.
+    /// Why landing failed, for the event's owner to raise: kept, so that every `wait()` raises
+    /// it again.
     error: Mutex<Option<PyErr>>,
+    /// Set once `error` has been raised to the event's owner (a dropped event then does not
+    /// report it again as unraisable).
+    raised: AtomicBool,
 }
 
 /// The reads of one queue not yet landed.
@@ -138,11 +151,11 @@ fn reads() -> MutexGuard<'static, Registry> {
 
 /// Whether the device has completed the read (false once a lander has taken it).
 fn is_ready(read: &Read) -> bool {
-    lock(&read.copy).as_ref().is_some_and(|(p, _)| p.is_complete())
+    lock(&read.copy).as_ref().is_some_and(|c| c.pending.is_complete())
 }
 
 /// Registers a read just enqueued on `queue`, with the registry locked across the enqueue.
-fn register(r: &mut Registry, queue: u64, copy: Copy) -> Arc<Read> {
+fn register(r: &mut Registry, queue: u64, copy: ReadCopy) -> Arc<Read> {
     let seq = r.next_seq;
     r.next_seq += 1;
     let read = Arc::new(Read {
@@ -151,6 +164,7 @@ fn register(r: &mut Registry, queue: u64, copy: Copy) -> Arc<Read> {
         copy: Mutex::new(Some(copy)),
         landed: AtomicBool::new(false),
         error: Mutex::new(None),
+        raised: AtomicBool::new(false),
     });
     r.queues.entry(queue).or_default().pending.push_back(read.clone());
     read
@@ -261,18 +275,33 @@ impl Drop for Lander {
 }
 
 /// Writes a read's bytes into its host array once the device has completed it (waiting with
-/// the GIL released). No lock is held: the NumPy assignment may run Python code. A failure is
-/// kept for the event's owner, or reported as unraisable where the event is gone.
+/// the GIL released). No lock is held: Python code may run here. A destination made read-only
+/// since the enqueue, or held by another clarray call (`run_kernel` in another thread), is not
+/// written: a ValueError or RuntimeError. A failure is kept for the event's owner, or reported
+/// as unraisable where the event is gone.
 fn land(py: Python<'_>, read: &Arc<Read>) {
-    let Some((pending, host)) = py.detach(|| lock(&read.copy).take()) else {
+    let Some(ReadCopy { pending, head, dest }) = py.detach(|| lock(&read.copy).take()) else {
         return;
     };
-    // Python's own assignment: it honours the array's writeable flag at this time.
     let result = py.detach(|| pending.wait()).py().and_then(|bytes| {
-        let src = numpy::PyArray1::from_vec(py, bytes);
-        host.bind(py).set_item(py.Ellipsis(), src)
+        // The byte view keeps the writeable flag the array had at the enqueue: the array's
+        // own flag now is what counts.
+        if !dest.bind(py).getattr("flags")?.getattr("writeable")?.extract::<bool>()? {
+            return Err(PyValueError::new_err(
+                "enqueue_copy: the destination NumPy array was made read-only (flags.writeable = \
+                 False) before the non-blocking read landed; nothing was written into it",
+            ));
+        }
+        let view = head.bind(py).cast::<PyArrayDyn<u8>>()?;
+        let mut rw = view
+            .try_readwrite()
+            .map_err(|e| crate::convert::array_in_use("enqueue_copy: the destination NumPy array", e))?;
+        let out = rw.as_slice_mut().map_err(|e| PyTypeError::new_err(e.to_string()))?;
+        out.copy_from_slice(&bytes);
+        Ok(())
     });
-    drop(host);
+    drop(head);
+    drop(dest);
     if let Err(e) = result {
         if Arc::strong_count(read) > 1 {
             *lock(&read.error) = Some(e);
@@ -283,15 +312,22 @@ fn land(py: Python<'_>, read: &Arc<Read>) {
 }
 
 /// Lands `read` and the reads enqueued before it on its queue, in order (waiting for the
-/// device); raises the error of landing `read`, if any. Called from Python code run while
-/// this thread lands reads (nested), it leaves them to the landing in progress.
+/// device); raises the error of landing `read`, if any (every time: the error is kept).
+/// Called from Python code run while this thread lands reads (nested), it leaves them to the
+/// landing in progress.
 fn finish_read(py: Python<'_>, read: &Arc<Read>) -> PyResult<()> {
     if !read.landed.load(Ordering::Acquire) {
         if let Some(role) = py.detach(|| Lander::take(read.queue, &Want::Read(read))) {
             role.run(py);
         }
     }
-    lock(&read.error).take().map_or(Ok(()), Err)
+    match lock(&read.error).as_ref() {
+        None => Ok(()),
+        Some(e) => {
+            read.raised.store(true, Ordering::Release);
+            Err(e.clone_ref(py))
+        }
+    }
 }
 
 /// Finishes a write: waits for the device with the GIL released (the slot locked, no Python
@@ -348,6 +384,19 @@ impl PyEvent {
     }
 }
 
+/// A `wait_for` list as device events for the command's queue: a command's event is waited for
+/// by the device; a non-blocking copy's event is waited for here, now (its host side too: a
+/// read has landed in its array, a write has let go of its source), raising its error.
+pub fn wait_list(py: Python<'_>, wait_for: Option<&[PyRef<'_, PyEvent>]>) -> PyResult<Vec<clarray::Event>> {
+    let events = wait_for.unwrap_or_default();
+    for e in events {
+        if e.command_event().is_none() {
+            e.wait(py)?;
+        }
+    }
+    Ok(events.iter().filter_map(|e| e.command_event()).collect())
+}
+
 impl Drop for PyEvent {
     /// A dropped copy event waits for its copy and finishes it (a read lands after those
     /// before it), so that no read is lost; an error then is reported as unraisable (there is
@@ -366,7 +415,10 @@ impl Drop for PyEvent {
                 });
             }
             EventKind::Read(read) => {
-                if read.landed.load(Ordering::Acquire) && read.error.try_lock().is_ok_and(|e| e.is_none()) {
+                let settled = read.landed.load(Ordering::Acquire)
+                    && (read.raised.load(Ordering::Acquire)
+                        || read.error.try_lock().is_ok_and(|e| e.is_none()));
+                if settled {
                     return;
                 }
                 Python::try_attach(|py| {
@@ -420,7 +472,9 @@ impl PyEvent {
     }
 }
 
-/// The host array as a writable, C-contiguous byte view (`arr.view(uint8).reshape(-1)`).
+/// The host array as a flat, C-contiguous byte view (`asarray(arr).reshape(-1).view(uint8)`: a
+/// plain ndarray, so that a subclass such as `np.matrix`, whose reshape stays 2-d, slices bytes
+/// rather than rows). Writable where the array is, at this time.
 pub fn byte_view<'py>(host: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let flags = host.getattr("flags")?;
     if !flags.getattr("c_contiguous")?.extract::<bool>()? {
@@ -429,8 +483,11 @@ pub fn byte_view<'py>(host: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         ));
     }
     let py = host.py();
+    let np = py.import("numpy")?;
     // Flat first: NumPy cannot view a 0-d array as another itemsize.
-    host.call_method1("reshape", (-1,))?.call_method1("view", (py.import("numpy")?.getattr("uint8")?,))
+    np.call_method1("asarray", (host,))?
+        .call_method1("reshape", (-1,))?
+        .call_method1("view", (np.getattr("uint8")?,))
 }
 
 /// The keyword the destination offset was given by.
@@ -478,7 +535,10 @@ fn check_device_range(name: &'static str, offset: usize, n: usize, size: usize, 
 /// for a blocking copy). Blocking by default; with ``is_blocking=False`` a read lands in the host array once the copy is known complete (the event's
 /// ``wait()``, ``is_complete`` reading True, ``finish()`` of the queue, a later host copy on
 /// it, or the event dropped, which waits), and the host array stays referenced until then.
-/// A read-only destination array is a ``ValueError`` before anything is enqueued.
+/// A read-only destination array is a ``ValueError`` before anything is enqueued; one made
+/// read-only before a non-blocking read lands is not written (the event raises ``ValueError``,
+/// at every ``wait()``). A host array that another clarray call holds (``run_kernel`` in
+/// another thread) is a ``RuntimeError``.
 /// Every range is checked before anything is copied or waited for: an offset and byte count
 /// past a buffer's end raise :class:`CopyRangeError` (a ``ValueError`` and an
 /// ``OutOfBoundsError``) naming the offset, the count and the buffer's size.
@@ -632,13 +692,7 @@ pub fn enqueue_copy(
         }
         (None, None) => {}
     }
-    let wait: Vec<clarray::Event> = wait_for.iter().flatten().filter_map(|e| e.command_event()).collect();
-    for e in wait_for.iter().flatten() {
-        // A copy's own event completes it (its host side too) before this copy reads or writes.
-        if e.command_event().is_none() {
-            e.wait(py)?;
-        }
-    }
+    let wait = wait_list(py, wait_for.as_deref())?;
     match (d, s) {
         (Some(d), Some(s)) => {
             let (d, s) = (d.get().inner.clone(), s.get().inner.clone());
@@ -671,7 +725,9 @@ pub fn enqueue_copy(
             settle_reads(py, Some(q.id()))?;
             let host = byte_view(src)?;
             let a = host.cast::<PyArrayDyn<u8>>()?;
-            let ro = a.try_readonly()?;
+            let ro = a
+                .try_readonly()
+                .map_err(|e| crate::convert::array_in_use("enqueue_copy: the source NumPy array", e))?;
             let all = ro.as_slice().map_err(|e| PyTypeError::new_err(e.to_string()))?;
             let n = byte_count.unwrap_or(all.len());
             let data = all.get(..n).ok_or_else(|| {
@@ -699,22 +755,24 @@ pub fn enqueue_copy(
                 )));
             }
             let q = queue.as_ref().unwrap_or(buf.context()).queue().clone();
-            let host_head = host.get_item(pyo3::types::PySlice::new(py, 0, n as isize, 1))?.unbind();
+            let head = host.get_item(pyo3::types::PySlice::new(py, 0, n as isize, 1))?.unbind();
+            let dest = dest.clone().unbind();
             let bytes = vec![0u8; n];
             // Registered with the registry locked across the enqueue, so that reads enqueued
             // on one queue by several threads are registered (and land) in enqueue order.
             let registered = py.detach(|| {
                 let mut r = reads();
                 match q.after(&wait).read_buffer_async(&buf, src_offset, bytes) {
-                    Ok(p) => Ok(register(&mut r, q.id(), (p, host_head))),
-                    Err(e) => Err((e, host_head)),
+                    Ok(pending) => Ok(register(&mut r, q.id(), ReadCopy { pending, head, dest })),
+                    Err(e) => Err((e, head, dest)),
                 }
             });
             let read = match registered {
                 Ok(read) => read,
-                // The host array's reference is given up with the GIL held.
-                Err((e, host_head)) => {
-                    drop(host_head);
+                // The host array's references are given up with the GIL held.
+                Err((e, head, dest)) => {
+                    drop(head);
+                    drop(dest);
                     return Err(e).py();
                 }
             };

@@ -4,7 +4,7 @@
 use clarray::array::{BinOp, DType, DynArray, Expr, Scalar};
 use clarray::Context;
 use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyOverflowError, PyTypeError};
+use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyBool, PyComplex, PyFloat, PyInt};
 
@@ -136,7 +136,8 @@ pub fn check_scalar_write(obj: &Bound<'_, PyAny>, dt: DType, numpy_scalars: bool
 /// A device copy of anything `numpy.asarray` accepts. The NumPy array is made C-contiguous
 /// (`asarray(order="C")`, which keeps 0-d arrays 0-d)
 /// and native-endian first (a no-op for most arrays), then read in place while the device
-/// copy runs with the GIL released.
+/// copy runs with the GIL released (a bool array as bytes, nonzero stored as 1). An array that
+/// another clarray call holds (`run_kernel` in another thread) is a RuntimeError.
 pub fn upload(ctx: &Context, obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<DynArray> {
     let py = obj.py();
     // A non-blocking read on this queue into host memory lands before host memory is read.
@@ -160,13 +161,72 @@ pub fn upload(ctx: &Context, obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> Py
         arr.call_method0("copy")?
     };
     let dt = to_dtype(&arr.getattr("dtype")?)?;
-    with_dtype!(dt, T => {
-        let a = arr.cast::<PyArrayDyn<T>>()?;
-        let ro: PyReadonlyArrayDyn<'_, T> = a.readonly();
-        let shape = ro.shape().to_vec();
-        let data = ro.as_slice().map_err(|e| PyTypeError::new_err(e.to_string()))?;
-        py.detach(|| DynArray::from_slice(ctx, data, &shape)).py()
+    match dt {
+        DType::Bool => upload_bool(ctx, &arr),
+        DType::I8 => upload_as::<i8>(ctx, &arr),
+        DType::I16 => upload_as::<i16>(ctx, &arr),
+        DType::I32 => upload_as::<i32>(ctx, &arr),
+        DType::I64 => upload_as::<i64>(ctx, &arr),
+        DType::U8 => upload_as::<u8>(ctx, &arr),
+        DType::U16 => upload_as::<u16>(ctx, &arr),
+        DType::U32 => upload_as::<u32>(ctx, &arr),
+        DType::U64 => upload_as::<u64>(ctx, &arr),
+        DType::F16 => upload_as::<half::f16>(ctx, &arr),
+        DType::F32 => upload_as::<f32>(ctx, &arr),
+        DType::F64 => upload_as::<f64>(ctx, &arr),
+        DType::C64 => upload_as::<num_complex::Complex<f32>>(ctx, &arr),
+        DType::C128 => upload_as::<num_complex::Complex<f64>>(ctx, &arr),
+    }
+}
+
+/// A C-contiguous, aligned, native-endian NumPy array of `T` (not bool) copied to the device,
+/// read in place with the GIL released.
+fn upload_as<T>(ctx: &Context, arr: &Bound<'_, PyAny>) -> PyResult<DynArray>
+where
+    T: numpy::Element + clarray::Element,
+    DynArray: From<clarray::array::Array<T>>,
+{
+    let a = arr.cast::<PyArrayDyn<T>>()?;
+    let ro: PyReadonlyArrayDyn<'_, T> = a.try_readonly().map_err(|e| array_in_use("the NumPy array", e))?;
+    let shape = ro.shape().to_vec();
+    let data = ro.as_slice().map_err(|e| PyTypeError::new_err(e.to_string()))?;
+    arr.py().detach(|| DynArray::from_slice(ctx, data, &shape)).py()
+}
+
+/// A C-contiguous NumPy bool array copied to the device. NumPy's bool memory may hold any
+/// byte (`np.array([2, 255], np.uint8).view(bool)` is `[True, True]` to NumPy), which would be
+/// undefined behaviour as a Rust `bool`: it is read as bytes, and every nonzero byte is stored
+/// as 1 (NumPy's truth, in the canonical form the device's kernels expect).
+fn upload_bool(ctx: &Context, arr: &Bound<'_, PyAny>) -> PyResult<DynArray> {
+    let py = arr.py();
+    let bytes = arr.call_method1("view", (py.import("numpy")?.getattr("uint8")?,))?;
+    let a = bytes.cast::<PyArrayDyn<u8>>()?;
+    let ro = a.try_readonly().map_err(|e| array_in_use("the NumPy array", e))?;
+    let shape = ro.shape().to_vec();
+    let data = ro.as_slice().map_err(|e| PyTypeError::new_err(e.to_string()))?;
+    py.detach(|| {
+        let canonical: Vec<bool> = data.iter().map(|&b| b != 0).collect();
+        DynArray::from_slice(ctx, &canonical, &shape)
     })
+    .py()
+}
+
+/// The error of a NumPy array that another clarray call holds (rust-numpy's borrow checking;
+/// `subject` names the array, e.g. "the NumPy array"): `run_kernel` holds each NumPy argument
+/// until it returns, and a blocking `enqueue_copy` its source, with the GIL released, so
+/// another thread (or Python code run further up this thread's stack, e.g. a NumPy subclass's
+/// method) may meet it. An ordinary exception (RuntimeError), never a panic.
+pub fn array_in_use(subject: &str, e: numpy::BorrowError) -> PyErr {
+    match e {
+        numpy::BorrowError::NotWriteable => PyValueError::new_err(format!(
+            "{subject} is read-only (flags.writeable is False); pass a writable array"
+        )),
+        _ => PyRuntimeError::new_err(format!(
+            "{subject} is in use by another clarray call (a run_kernel or a blocking enqueue_copy \
+             running in another thread, or further up this thread's stack, holds its memory until it \
+             returns); wait for that call to return before passing the array"
+        )),
+    }
 }
 
 /// The array on the host as a NumPy array of the same shape and dtype (blocking; the GIL is

@@ -439,8 +439,10 @@ impl PyKernel {
 
     /// ``kernel(queue_or_ctx, global_size, local_size, *args, global_offset=None,
     /// wait_for=None)``: launches over ``global_size`` (an int or a tuple of up to 3) with
-    /// work-groups of ``local_size`` (None: clarray picks one that divides the global size).
-    /// Non-blocking; returns an :class:`Event`.
+    /// work-groups of ``local_size`` (None: clarray picks one that divides the global size),
+    /// after the events of ``wait_for`` (a command's is waited for on the device; a
+    /// non-blocking copy's here, before the launch, as ``enqueue_copy`` does: a read has then
+    /// landed in its array). Non-blocking; returns an :class:`Event`.
     #[pyo3(signature = (queue, global_size, local_size, *args, global_offset=None, wait_for=None))]
     fn __call__(
         &self,
@@ -461,7 +463,9 @@ impl PyKernel {
         };
         let d = dims(self.inner.name(), &g, l.as_deref(), o.as_deref())?;
         let owned = self.launch_args(args)?;
-        let wait: Vec<clarray::Event> = wait_for.iter().flatten().filter_map(|e| e.command_event()).collect();
+        // A non-blocking copy's event is waited for here (as enqueue_copy does), a command's by
+        // the device.
+        let wait = crate::buffer::wait_list(py, wait_for.as_deref())?;
         let ev = py
             .detach(|| {
                 let refs: Vec<&dyn KernelArg> = owned.iter().map(|o| o as &dyn KernelArg).collect();

@@ -112,9 +112,12 @@ fn run_ctx(
 /// runs the kernel ``name`` (or each of a list of names, in order, all over the same
 /// arguments) over ``global_size``. A NumPy array argument is copied to the device once
 /// before the first kernel and, unless every kernel declares it ``const``, back into the same
-/// array after the last (it must then be writable and C-contiguous); clarray arrays, buffers
-/// and LocalMemory stay on the device; NumPy scalars pass with their dtype, Python numbers
-/// as the parameter's type. Blocking; returns a :class:`RunReport` with kernel time and
+/// array after the last (it must then be writable, C-contiguous and of native byte order; a
+/// ``const`` input is made so, a copy where needed). Each NumPy array is held until the call
+/// returns: another clarray call meeting it meanwhile (another thread's) raises
+/// ``RuntimeError``, and one array passed for two parameters, one written, ``ValueError``.
+/// clarray arrays, buffers and LocalMemory stay on the device; NumPy scalars pass with their
+/// dtype, Python numbers as the parameter's type. Blocking; returns a :class:`RunReport` with kernel time and
 /// copy time apart.
 #[pyfunction]
 #[pyo3(signature = (source_or_program, name, global_size, *args, local_size=None, ctx=None))]
@@ -155,6 +158,9 @@ pub fn run_kernel(
     let np = py.import("numpy")?;
     let ndarray = np.getattr("ndarray")?;
     let mut held: Vec<Held<'_>> = Vec::with_capacity(args.len());
+    // The NumPy arrays borrowed so far (as borrowed: a const input may be a converted copy),
+    // to tell a clash between two arguments from one with another clarray call.
+    let mut borrowed: Vec<(usize, Bound<'_, PyAny>)> = Vec::new();
     for (i, a) in args.iter().enumerate() {
         if !a.is_instance(&ndarray)? {
             let ty = first.args().get(i).and_then(|x| x.type_name.as_deref());
@@ -162,7 +168,10 @@ pub fn run_kernel(
             continue;
         }
         // Checked against the kernels' pointer parameters as a device array of its dtype is.
-        let elem = to_dtype(&a.getattr("dtype")?).map_or("u8", rust_type_name);
+        let descr = a.getattr("dtype")?;
+        let elem = to_dtype(&descr).map_or("u8", rust_type_name);
+        // The device reads and writes native byte order (a '>f4' array reports float32).
+        let native = descr.getattr("isnative")?.extract::<bool>()?;
         // Written unless every kernel reads it through a const or __constant pointer.
         let written = kernels.iter().any(|k| {
             k.args().get(i).is_none_or(|x| !(x.is_const || x.space == Some(AddressSpace::Constant)))
@@ -183,16 +192,38 @@ pub fn run_kernel(
                     first.name()
                 )));
             }
+            if !native {
+                let d: String = descr.getattr("str")?.extract()?;
+                return Err(PyValueError::new_err(format!(
+                    "argument {i} is a NumPy array of non-native byte order (dtype '{d}'), and kernel `{}` \
+                     may write it back; the device reads and writes native-order values, so pass \
+                     b = a.astype(a.dtype.newbyteorder('=')) and read the result from b",
+                    first.name()
+                )));
+            }
             let bytes = byte_view(&a)?;
-            let rw =
-                bytes.cast::<PyArrayDyn<u8>>()?.try_readwrite().map_err(|_| shared_array(i, first.name()))?;
+            let rw = match bytes.cast::<PyArrayDyn<u8>>()?.try_readwrite() {
+                Ok(rw) => rw,
+                Err(e) => return Err(borrow_error(&np, i, &a, &borrowed, first.name(), e)),
+            };
             held.push(Held::Rw(rw, elem));
+            borrowed.push((i, a));
         } else {
+            // A const input is only read: converted to native byte order (a copy) where it is
+            // not, and made C-contiguous.
+            let a = if native {
+                a
+            } else {
+                a.call_method1("astype", (descr.call_method1("newbyteorder", ("=",))?,))?
+            };
             let c = np.call_method1("ascontiguousarray", (&a,))?;
             let bytes = byte_view(&c)?;
-            let ro =
-                bytes.cast::<PyArrayDyn<u8>>()?.try_readonly().map_err(|_| shared_array(i, first.name()))?;
+            let ro = match bytes.cast::<PyArrayDyn<u8>>()?.try_readonly() {
+                Ok(ro) => ro,
+                Err(e) => return Err(borrow_error(&np, i, &c, &borrowed, first.name(), e)),
+            };
             held.push(Held::Ro(ro, elem));
+            borrowed.push((i, c));
         }
     }
     let mut pre: Vec<Pre<'_>> = Vec::with_capacity(held.len());
@@ -224,12 +255,34 @@ pub fn run_kernel(
     Ok(report.into())
 }
 
-/// A NumPy array (or one sharing its memory) passed for two parameters, one of them written:
-/// run_kernel copies every array to its own device buffer, so the results would race.
-fn shared_array(i: usize, kernel: &str) -> PyErr {
+/// Why argument `i` (the NumPy array `a`, as it was to be borrowed) could not be borrowed:
+/// it may share memory with an earlier argument of this call (`borrowed`), or another clarray
+/// call holds it (another thread's `run_kernel`, or one further up this thread's stack).
+fn borrow_error(
+    np: &Bound<'_, PyAny>,
+    i: usize,
+    a: &Bound<'_, PyAny>,
+    borrowed: &[(usize, Bound<'_, PyAny>)],
+    kernel: &str,
+    e: numpy::BorrowError,
+) -> PyErr {
+    if matches!(e, numpy::BorrowError::AlreadyBorrowed) {
+        for (j, b) in borrowed {
+            if np.call_method1("may_share_memory", (a, b)).and_then(|r| r.is_truthy()).unwrap_or(false) {
+                return shared_array(i, *j, kernel);
+            }
+        }
+    }
+    crate::convert::array_in_use(&format!("run_kernel: argument {i} (a NumPy array)"), e)
+}
+
+/// A NumPy array (or one sharing its memory) passed for two parameters (`j` before `i`), one of
+/// them written: run_kernel copies every array to its own device buffer, so the results would
+/// race.
+fn shared_array(i: usize, j: usize, kernel: &str) -> PyErr {
     PyValueError::new_err(format!(
-        "argument {i} is a NumPy array that shares memory with an earlier argument, and kernel \
-         `{kernel}` may write one of them; run_kernel copies each array to its own device buffer, \
-         so pass it once, or pass a copy (a.copy()) for the other parameter"
+        "argument {i} is a NumPy array that shares memory with an earlier argument ({j}), and kernel `{kernel}` \
+         may write one of them; run_kernel copies each array to its own device buffer, so pass it \
+         once, or pass a copy (a.copy()) for the other parameter"
     ))
 }
