@@ -79,11 +79,12 @@ const MAX_DEPTH: usize = 64;
 
 /// A source whose includes expand past this many bytes, or inline more headers than
 /// [`MAX_INLINES`], is refused: headers included again and again without a guard (or whose
-/// guard is undefined) grow exponentially.
+/// guard is undefined) grow exponentially, as do guarded headers included inside `#if`
+/// branches (inlined at each include: which branch the compiler takes is not known here).
 const MAX_EXPANDED: usize = 64 << 20;
 
 /// See [`MAX_EXPANDED`].
-const MAX_INLINES: usize = 20_000;
+const MAX_INLINES: usize = 500_000;
 
 impl Source {
     /// A program from OpenCL C text.
@@ -332,6 +333,8 @@ struct Expansion {
     files: Vec<(String, String)>,
     /// Whether anything was inlined.
     any: bool,
+    /// The keys of the headers taken once that were inlined anywhere so far.
+    seen: HashSet<String>,
     /// Headers inlined so far.
     inlines: usize,
     /// The files read so far, by canonical path.
@@ -366,10 +369,16 @@ fn expand_into(
     // The last line of a replaced `#include` directive that goes on over several lines (a
     // block comment or a backslash): the lines up to it are the directive's, not code.
     let mut blank_to = 0usize;
+    // A block comment opened on a replaced `#include` line that never closes: opened again
+    // after it, so that the compiler sees the unterminated comment the file has.
+    let mut reopen = false;
     for (i, (line, code_line)) in lines.iter().copied().zip(code.lines()).enumerate() {
         if i > 0 && i <= blank_to {
             out.push('\n');
             continue;
+        }
+        if std::mem::take(&mut reopen) {
+            out.push_str("/*");
         }
         match directive(code_line) {
             Some(("if" | "ifdef" | "ifndef", _)) => depth += 1,
@@ -389,12 +398,20 @@ fn expand_into(
             }
             _ => {}
         }
-        let directive = include_target(code_line).and_then(|_| {
-            // The name is inside quotes, which code_only blanks: read it from the line itself,
-            // at the same offset (code_only keeps offsets).
-            let hash = code_line.find('#')?;
-            line.get(hash..).and_then(include_target)
-        });
+        // `#include \` with the name on the next line: the directive is the spliced lines.
+        let spliced = match directive(code_line) {
+            Some(("include", _)) if include_target(code_line).is_none() && splices(line) => {
+                Some(join_spliced(&lines, i))
+            }
+            _ => None,
+        };
+        // The name is inside quotes, which code_only blanks: read it from the line itself (or
+        // the spliced lines), at the same offset (code_only keeps offsets).
+        let hash = code_line.find('#');
+        let directive = match &spliced {
+            Some(text) => hash.and_then(|h| text.get(h..)).and_then(include_target),
+            None => include_target(code_line).and_then(|_| line.get(hash?..).and_then(include_target)),
+        };
         let Some((name, quoted)) = directive else {
             out.push_str(line);
             out.push('\n');
@@ -438,7 +455,12 @@ fn expand_into(
         };
         // Whatever follows on the directive's lines is the directive's (extra tokens, which the
         // compiler ignores): blanked, not left as code.
-        blank_to = directive_last_line(&lines, i);
+        match directive_last_line(&lines, i) {
+            Some(last) => blank_to = last,
+            None => reopen = true,
+        }
+        // What comes before the `#` (the end of a comment opened above: `*/ #include …`).
+        let before = line.get(..code_line.find('#').unwrap_or(0)).unwrap_or("");
         // What the file is known by: its canonical path, or its in-memory name.
         let (file_key, inc, inc_label, inc_dir) = match found {
             Found::File(path) => {
@@ -468,21 +490,28 @@ fn expand_into(
         let key = if pragma { Some(file_key) } else { include_guard(&inc).map(|m| format!("macro:{m}")) };
         if let Some(k) = &key {
             if x.once.contains(k) || x.stack.contains(k) {
+                out.push_str(before);
                 out.push('\n');
                 continue;
             }
         }
         x.inlines += 1;
         if out.len() > MAX_EXPANDED || x.inlines > MAX_INLINES {
+            let what = if x.inlines > MAX_INLINES {
+                format!("more than {MAX_INLINES} inlined headers")
+            } else {
+                format!("more than {} MiB of source", MAX_EXPANDED >> 20)
+            };
             return Err(Error::Value {
                 name: "#include",
                 value: format!("{label}:{}", i + 1),
                 message: format!(
-                    "{label}:{}: the includes expand to more than {} MiB of source or {MAX_INLINES} \
-                     inlined headers (headers included again and again); guard the headers with \
-                     #pragma once or #ifndef",
-                    i + 1,
-                    MAX_EXPANDED >> 20
+                    "the includes expand to {what} (the limit was passed at {label}:{}): headers \
+                     included again and again. A header without a guard is inlined at every \
+                     include, and so is a guarded one included inside an #if or #ifdef branch \
+                     (which branch the compiler takes is not known before it builds); guard the \
+                     headers with #pragma once or #ifndef and include them outside #if branches",
+                    i + 1
                 ),
             });
         }
@@ -509,13 +538,21 @@ fn expand_into(
             (Some(k), true) => Some(once_macro(k)),
             _ => None,
         };
+        if !before.trim().is_empty() {
+            out.push_str(before);
+            out.push('\n');
+        }
         if let Some(m) = &wrap {
             writeln!(out, "#ifndef {m}\n#define {m}").expect("writing to a String cannot fail");
         }
         writeln!(out, "#line 1 \"{}\"", escape(&inc_label)).expect("writing to a String cannot fail");
         x.stack.push(key.clone().unwrap_or_else(|| format!("unguarded:{inc_label}")));
         let guarded = include_guard(&inc).is_some();
-        expand_into(&inc, &inc_label, inc_dir.as_deref(), search, skippable, guarded, x, out)?;
+        // A header taken once that was inlined before (inside an #if, or before its guard was
+        // undefined) may be skipped here by its own guard: what it includes is conditional then,
+        // and taken once only where it is inlined unconditionally.
+        let seen_before = key.as_ref().is_some_and(|k| !x.seen.insert(k.clone()));
+        expand_into(&inc, &inc_label, inc_dir.as_deref(), search, skippable || seen_before, guarded, x, out)?;
         // Taken once from now on, unless its guard was undefined while it was inlined.
         let still_guarded = x.stack.pop() == key;
         if let Some(k) = key.filter(|_| !skippable && still_guarded) {
@@ -538,16 +575,46 @@ fn once_macro(key: &str) -> String {
     format!("CLARRAY_ONCE_{hex}_")
 }
 
+/// Whether a backslash ends `line` and splices it with the next (spaces or a carriage return
+/// may follow the backslash, as GCC and Clang take it).
+fn splices(line: &str) -> bool {
+    line.trim_end_matches([' ', '\t', '\r']).ends_with('\\')
+}
+
+/// Line `first` of `lines` with the lines that backslashes splice onto it.
+fn join_spliced(lines: &[&str], first: usize) -> String {
+    let mut text = String::new();
+    for line in &lines[first..] {
+        if !splices(line) {
+            text.push_str(line);
+            break;
+        }
+        text.push_str(line.trim_end_matches([' ', '\t', '\r']).strip_suffix('\\').unwrap_or(line));
+    }
+    text
+}
+
 /// The last line of the directive that starts on line `first` of `lines`: a directive ends at
 /// the first line end that is neither inside a block comment nor spliced by a backslash (the
-/// preprocessor replaces comments before it reads directives, so `#include "a.h" /* note` goes
-/// on to the line where the comment closes, and what follows `*/` there is the directive's).
-fn directive_last_line(lines: &[&str], first: usize) -> usize {
-    let (mut block, mut line_comment, mut quote) = (false, false, None::<u8>);
+/// preprocessor splices lines, then replaces comments, before it reads directives, so
+/// `#include "a.h" /* note` goes on to the line where the comment closes, and what follows `*/`
+/// there is the directive's). A backslash before the line end splices it also with spaces or a
+/// carriage return after it (as GCC and Clang take it). `None` where a block comment opened on
+/// the directive never closes.
+fn directive_last_line(lines: &[&str], first: usize) -> Option<usize> {
+    let mut block = false;
+    // One logical line: physical lines joined where a backslash ends them.
+    let mut logical = String::new();
     for (j, line) in lines.iter().enumerate().skip(first) {
-        let b = line.as_bytes();
+        if splices(line) {
+            logical.push_str(line.trim_end_matches([' ', '\t', '\r']).strip_suffix('\\').unwrap_or(line));
+            continue;
+        }
+        logical.push_str(line);
+        let b = std::mem::take(&mut logical).into_bytes();
+        let mut quote = None::<u8>;
         let mut k = 0;
-        while k < b.len() && !line_comment {
+        while k < b.len() {
             let next = b.get(k + 1).copied();
             match (block, quote, b[k]) {
                 (true, _, b'*') if next == Some(b'/') => {
@@ -562,22 +629,19 @@ fn directive_last_line(lines: &[&str], first: usize) -> usize {
                     block = true;
                     k += 1;
                 }
-                (_, None, b'/') if next == Some(b'/') => line_comment = true,
+                (_, None, b'/') if next == Some(b'/') => break, // a line comment: to the end
                 (_, None, c @ (b'"' | b'\'')) => quote = Some(c),
                 _ => {}
             }
             k += 1;
         }
-        if line.ends_with('\\') {
-            continue; // spliced with the next line, a line comment too
-        }
-        line_comment = false;
-        quote = None;
         if !block {
-            return j;
+            return Some(j);
         }
     }
-    lines.len().saturating_sub(1)
+    // Spliced into the end of the file: the directive ends there (a comment still open is
+    // unterminated).
+    (!block).then(|| lines.len().saturating_sub(1))
 }
 
 #[cfg(test)]

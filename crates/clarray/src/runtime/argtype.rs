@@ -437,6 +437,10 @@ fn is_identifier(s: &str) -> bool {
 
 /// `source` with every comment and the contents of every string and character literal
 /// replaced by spaces, newlines kept: byte offsets and line numbers stay those of `source`.
+/// Line splices (a backslash before a line end, spaces or a carriage return allowed between, as
+/// GCC and Clang take them) join what they split, as the preprocessor joins lines before it
+/// finds comments: `*\` then `/` on the next line closes a block comment, and a line comment
+/// goes on over a splice.
 pub fn code_only(source: &str) -> String {
     #[derive(PartialEq)]
     enum S {
@@ -447,23 +451,29 @@ pub fn code_only(source: &str) -> String {
     }
     let b = source.as_bytes();
     let mut out = Vec::with_capacity(b.len());
+    // Blanks `b[from..to]`, newlines kept.
+    let blank = |out: &mut Vec<u8>, from: usize, to: usize| {
+        out.extend(b[from..to].iter().map(|&c| if c == b'\n' { b'\n' } else { b' ' }));
+    };
     let mut s = S::Code;
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
-        let next = b.get(i + 1).copied();
+        // The next byte that counts: past any splices after this one.
+        let k = after_splices(b, i + 1);
+        let next = b.get(k).copied();
         match s {
             S::Code => match (c, next) {
                 (b'/', Some(b'/')) => {
                     s = S::Line;
-                    out.extend_from_slice(b"  ");
-                    i += 2;
+                    blank(&mut out, i, k + 1);
+                    i = k + 1;
                     continue;
                 }
                 (b'/', Some(b'*')) => {
                     s = S::Block;
-                    out.extend_from_slice(b"  ");
-                    i += 2;
+                    blank(&mut out, i, k + 1);
+                    i = k + 1;
                     continue;
                 }
                 (b'"' | b'\'', _) => {
@@ -473,10 +483,11 @@ pub fn code_only(source: &str) -> String {
                 _ => out.push(c),
             },
             S::Line => {
-                if c == b'\\' && next == Some(b'\n') {
-                    // A line comment continues over an escaped newline.
-                    out.extend_from_slice(b" \n");
-                    i += 2;
+                let end = after_splices(b, i);
+                if end > i {
+                    // A line comment continues over a splice.
+                    blank(&mut out, i, end);
+                    i = end;
                     continue;
                 }
                 if c == b'\n' {
@@ -489,16 +500,22 @@ pub fn code_only(source: &str) -> String {
             S::Block => {
                 if c == b'*' && next == Some(b'/') {
                     s = S::Code;
-                    out.extend_from_slice(b"  ");
-                    i += 2;
+                    blank(&mut out, i, k + 1);
+                    i = k + 1;
                     continue;
                 }
                 out.push(if c == b'\n' { b'\n' } else { b' ' });
             }
             S::Str(q) => {
-                if c == b'\\' && next.is_some() {
+                let end = after_splices(b, i);
+                if end > i {
+                    blank(&mut out, i, end);
+                    i = end;
+                    continue;
+                }
+                if c == b'\\' && i + 1 < b.len() {
                     out.push(b' ');
-                    out.push(if next == Some(b'\n') { b'\n' } else { b' ' });
+                    out.push(if b[i + 1] == b'\n' { b'\n' } else { b' ' });
                     i += 2;
                     continue;
                 }
@@ -517,6 +534,22 @@ pub fn code_only(source: &str) -> String {
     // Only ASCII bytes were replaced, by ASCII spaces: multi-byte characters inside comments
     // became spaces byte for byte, those outside are copied whole.
     String::from_utf8(out).unwrap_or_default()
+}
+
+/// The index of the first byte at or after `j` that is not part of a line splice (a backslash,
+/// then spaces, tabs or a carriage return, then a newline).
+fn after_splices(b: &[u8], mut j: usize) -> usize {
+    while b.get(j) == Some(&b'\\') {
+        let mut k = j + 1;
+        while matches!(b.get(k), Some(b' ' | b'\t' | b'\r')) {
+            k += 1;
+        }
+        if b.get(k) != Some(&b'\n') {
+            break;
+        }
+        j = k + 1;
+    }
+    j
 }
 
 #[cfg(test)]
