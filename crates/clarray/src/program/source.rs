@@ -383,12 +383,10 @@ fn expand_into(
         match directive(code_line) {
             Some(("if" | "ifdef" | "ifndef", _)) => depth += 1,
             Some(("endif", _)) => depth = depth.saturating_sub(1),
-            // A guard undefined lets its header in again (where this #undef is live; where it
-            // is not, inlining the header again costs text, not meaning: its guard holds).
-            // Where a header being inlined has its guard undefined (a header that includes
-            // itself once more, or a cycle), the guard no longer ends the cycle: it is inlined
-            // again, up to the nesting limit, as the preprocessor would (which stops it only
-            // where an #if, unknown here, does).
+            // An undefined guard lets its header in again (where the #undef is dead, the copy
+            // costs text, not meaning: the guard still holds), and no longer ends a cycle
+            // through a header being inlined: it is inlined again, up to the nesting limit
+            // (the preprocessor stops it only where an #if, unknown here, does).
             Some(("undef", name)) => {
                 let key = format!("macro:{}", name.split_whitespace().next().unwrap_or(""));
                 x.once.remove(&key);
@@ -460,7 +458,7 @@ fn expand_into(
             None => reopen = true,
         }
         // What comes before the `#` (the end of a comment opened above: `*/ #include …`).
-        let before = line.get(..code_line.find('#').unwrap_or(0)).unwrap_or("");
+        let before = line.get(..hash.unwrap_or(0)).unwrap_or("");
         // What the file is known by: its canonical path, or its in-memory name.
         let (file_key, inc, inc_label, inc_dir) = match found {
             Found::File(path) => {
