@@ -136,7 +136,9 @@
 //!   has the sign of `a / b`. By zero: `a // 0` is `a / 0` (±inf or NaN), `a % 0` NaN.
 //! - f64 → f16 conversion rounds once, to nearest even, from the double (not through f32,
 //!   which would round twice), on the device and for host scalars alike.
-//! - Integer `pow` with a negative exponent gives 0 (1 for base 1, ±1 for base −1); NumPy raises.
+//! - Integer `pow` with a negative scalar exponent is refused ([`Error::Value`]), as NumPy
+//!   raises; with an array of exponents a negative one gives 0 (1 for base 1, ±1 for base −1),
+//!   where NumPy raises (the elements are not known before the kernel runs).
 //! - Complex `pow` is NumPy's: `z ** 0` is 1 for every z (`0 ** 0` too), `0 ** b` is 0 where
 //!   `Re b > 0` and NaN + NaN i otherwise; a real integer exponent in (−100, 100) multiplies
 //!   (by squaring; a negative one takes the reciprocal), any other is `exp(b·log a)`.

@@ -168,6 +168,20 @@ pub(super) fn build_binary(op: BinOp, a: Expr, b: Expr) -> Result<Expr> {
         _ => t,
     };
     let (tin, tout) = binary_types(op, t)?;
+    // NumPy raises for an integer power with a negative exponent; a scalar exponent is known
+    // here (an array's elements are not: those give 0, or ±1 for a base of ±1).
+    if let (BinOp::Pow, Kind::Int, Node::Scalar(Scalar::Int(v))) = (op, tin.kind(), &ib.node) {
+        if *v < 0 {
+            return Err(crate::Error::Value {
+                name: "exponent",
+                value: v.to_string(),
+                message: format!(
+                    "{tin} ** {v}: integers to negative integer powers are not allowed (as in \
+                     NumPy); use a float exponent ({v}.0) or cast the base to a float type"
+                ),
+            });
+        }
+    }
     // int64 against uint64 promotes to float64, which cannot hold every value of either:
     // comparisons keep both operands' own types, and the kernel compares them exactly, as
     // NumPy 2 does.
