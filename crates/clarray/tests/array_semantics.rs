@@ -492,3 +492,21 @@ fn bool_add_and_multiply_are_or_and_and() {
     let e = (&a - &b).eval::<bool>().unwrap_err();
     assert!(e.to_string().contains("no boolean subtract"), "{e}");
 }
+
+/// NumPy raises for an integer power with a negative exponent; with a scalar exponent so does
+/// clarray (a typed error when the expression is built), weak or typed; an array of exponents
+/// keeps the documented 0 / ±1.
+#[test]
+fn integer_powers_with_a_negative_scalar_exponent_are_refused() {
+    let ctx = ctx();
+    let a = Array::from_slice(ctx, &[2i8, 1, -1], &[3]).unwrap();
+    for e in [a.pow(-1).eval::<i8>().unwrap_err(), a.pow(-3i8).eval::<i8>().unwrap_err()] {
+        assert!(matches!(&e, Error::Value { name: "exponent", .. }), "{e}");
+        assert!(e.to_string().contains("negative integer powers are not allowed"), "{e}");
+    }
+    let exps = Array::from_slice(ctx, &[-1i8, -1, -1], &[3]).unwrap();
+    assert_eq!(a.pow(&exps).eval::<i8>().unwrap().to_vec().unwrap(), [0, 1, -1]);
+    assert_eq!(a.pow(2).eval::<i8>().unwrap().to_vec().unwrap(), [4, 1, 1]);
+    // A float exponent is NumPy's float power.
+    assert_eq!(a.pow(-1.0).eval::<f64>().unwrap().to_vec().unwrap(), [0.5, 1.0, -1.0]);
+}
