@@ -408,7 +408,15 @@ fn expand_into(
         let hash = code_line.find('#');
         let directive = match &spliced {
             Some(text) => hash.and_then(|h| text.get(h..)).and_then(include_target),
-            None => include_target(code_line).and_then(|_| line.get(hash?..).and_then(include_target)),
+            None => include_target(code_line)
+                .and_then(|_| line.get(hash?..).and_then(include_target))
+                // `<sub//a.h>`, `<it's.h>`: a header name in angle brackets is taken as written,
+                // though code_only read a comment or a literal in it.
+                .or_else(|| {
+                    matches!(directive(code_line), Some(("include", _)))
+                        .then(|| line.get(hash?..).and_then(include_target).filter(|&(_, quoted)| !quoted))
+                        .flatten()
+                }),
         };
         let Some((name, quoted)) = directive else {
             out.push_str(line);
@@ -678,5 +686,18 @@ mod tests {
         // A name neither in memory nor on disk: the error says both ways to give it.
         let err = Source::new("#include \"none.h\"\n").include_text("gen.h", "").expand().unwrap_err();
         assert!(err.to_string().contains("Source::include_text"), "{err}");
+    }
+
+    /// A header name in angle brackets is taken as written, `//` and `'` included (they were
+    /// read as a comment and a literal, and the include was left to the compiler).
+    #[test]
+    fn angled_names_with_comment_or_quote_characters_are_inlined() {
+        let src = Source::new("#include <it's.h>\n#include <sub//a.h>\nrest\n")
+            .include_text("it's.h", "#define QUOTED 1\n")
+            .include_text("sub//a.h", "#define SLASHED 2\n");
+        let e = src.expand().unwrap();
+        assert!(e.text.contains("#define QUOTED 1") && e.text.contains("#define SLASHED 2"), "{}", e.text);
+        assert!(!e.text.contains("#include"), "{}", e.text);
+        assert!(e.text.contains("rest"), "{}", e.text);
     }
 }
