@@ -138,3 +138,41 @@ fn unwritable_cache_dir_still_builds() {
     check_works(&ctx, &p);
     std::fs::remove_file(&dir).unwrap();
 }
+
+/// Regression: a cache directory whose path cannot be used at all (a name longer than the file
+/// system allows, a parent that is a file) said `Rebuilt` ("rebuilt and overwritten") on every
+/// call, though nothing was in the cache or could be stored; it is `Untrusted` with the reason.
+#[test]
+fn unusable_cache_dir_path_says_why() {
+    let ctx = Context::new().unwrap();
+    let base = scratch("unusable");
+    std::fs::create_dir_all(&base).unwrap();
+    std::fs::write(base.join("file"), b"a file").unwrap();
+    let long = base.join("x".repeat(300));
+    let deep: PathBuf = (0..30).fold(base.clone(), |p, i| p.join(format!("{i}{}", "d".repeat(200))));
+    for dir in [long, base.join("file").join("cache"), deep] {
+        for _ in 0..2 {
+            let (p, o) = DiskCache::new(&dir).load_or_build(&ctx, SRC, OPTS, &files()).unwrap();
+            assert!(matches!(&o, Outcome::Untrusted(r) if r.contains("cannot be used")), "{o:?}");
+            check_works(&ctx, &p);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// A cache directory whose name is not UTF-8 works as any other.
+#[cfg(unix)]
+#[test]
+fn cache_dir_with_a_name_that_is_not_utf8() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let ctx = Context::new().unwrap();
+    let base = scratch("non-utf8");
+    let dir = base.join(std::ffi::OsStr::from_bytes(b"caf\xe9 \xff"));
+    let cache = DiskCache::new(&dir);
+    assert_eq!(cache.load_or_build(&ctx, SRC, OPTS, &files()).unwrap().1, Outcome::Miss);
+    let (p, o) = cache.load_or_build(&ctx, SRC, OPTS, &files()).unwrap();
+    assert_eq!(o, Outcome::Hit);
+    check_works(&ctx, &p);
+    assert_eq!(entries(&dir).len(), 1, "{:?}", entries(&dir));
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -62,9 +62,37 @@ fn cache_dir_and_no_cache_env() {
     std::env::set_var("POCL_EXTRA_BUILD_FLAGS", "-cl-opt-disable");
     let unoptimised = DiskCache::key(&ctx, src, "");
     assert_ne!(plain, unoptimised, "POCL_EXTRA_BUILD_FLAGS is part of the cache key");
+    // Regression: flags that are not UTF-8 reach the driver too, but were hashed as no flags.
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        std::env::set_var("POCL_EXTRA_BUILD_FLAGS", std::ffi::OsStr::from_bytes(b"-DX=\xff"));
+        assert_ne!(plain, DiskCache::key(&ctx, src, ""), "flags that are not UTF-8 change the key");
+    }
     match flags {
         Some(f) => std::env::set_var("POCL_EXTRA_BUILD_FLAGS", f),
         None => std::env::remove_var("POCL_EXTRA_BUILD_FLAGS"),
     }
+
+    // Regression: white space around the value, and values that are not UTF-8. `" 0 "` turned
+    // the cache off (only exactly `0` asked for it), and a value that is not UTF-8 (set, so
+    // "anything but 0") left it on.
+    std::env::set_var("CLARRAY_CACHE_DIR", &dir);
+    std::env::set_var("CLARRAY_NO_CACHE", " 0 ");
+    assert_eq!(DiskCache::from_env().unwrap().dir(), dir.as_path());
+    assert_eq!(DiskCache::for_context(&ctx).unwrap().dir(), dir.as_path(), "` 0 ` asks for the cache");
+    std::env::set_var("CLARRAY_NO_CACHE", " 1\n");
+    assert!(DiskCache::from_env().is_none());
+    std::env::set_var("CLARRAY_NO_CACHE", "  ");
+    assert!(DiskCache::from_env().is_some(), "blank is unset");
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        std::env::set_var("CLARRAY_NO_CACHE", std::ffi::OsStr::from_bytes(b"\xff"));
+        assert!(DiskCache::from_env().is_none(), "a value that is not UTF-8 is set: the cache is off");
+        assert!(DiskCache::for_context(&ctx).is_none());
+    }
+    std::env::remove_var("CLARRAY_NO_CACHE");
+    std::env::remove_var("CLARRAY_CACHE_DIR");
     let _ = std::fs::remove_dir_all(&dir);
 }

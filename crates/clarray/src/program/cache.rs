@@ -35,13 +35,19 @@
 //! abort every later process too. So a marker file (`KEY.loading`) is written before a cached
 //! binary is handed to the driver and removed once the program is built from it: an entry whose
 //! marker is still there when it is next loaded made an earlier process die while loading it,
-//! and is discarded and rebuilt from source. The marker holds the loading process's id and the
-//! time it was written: a marker whose process is still alive (Linux: `/proc/PID` exists;
-//! elsewhere: a marker younger than ten minutes) is a load in progress in another process, and
-//! this one builds from source and leaves the entry alone. The directory must be owned by the user and not
+//! and is discarded and rebuilt from source. The marker holds the loading process's id, the
+//! time it was written and where that id means something (this host's boot and PID namespace):
+//! a marker whose process is still alive (Linux, a marker of this host and PID namespace:
+//! `/proc/PID` exists; elsewhere, and for markers written on other hosts sharing the directory
+//! or in other containers: a marker younger than ten minutes) is a load in progress in another
+//! process, and this one builds from source and leaves the entry alone. A marker that could not
+//! be written whole (a full disk) is removed at once, and one that goes away while it is read
+//! was a load that ended. Temporary files get names no other process (of any host) picks and
+//! are created only where nothing is, so one writer never truncates another's file. The directory must be owned by the user and not
 //! writable by others (group or world): otherwise binaries from it are not loaded — a warning
 //! says so, and programs are built from source and not stored. clarray creates the directory
-//! with mode 0700.
+//! with mode 0700. A directory whose path cannot be used at all (a name too long, a parent that
+//! is a file or cannot be searched) is treated the same way, with the reason.
 
 // This file: the in-memory cache per context, `Kernels` and `Source::build`. The disk store
 // described above is in disk.rs; checking options and building from source, in build.rs.

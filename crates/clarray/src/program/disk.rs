@@ -59,6 +59,18 @@ fn has_own_cache(platform: &str) -> bool {
         && std::env::var("POCL_KERNEL_CACHE").map_or(true, |v| v.trim() != "0")
 }
 
+/// `CLARRAY_NO_CACHE`: `None` when unset or empty, `Some(false)` for `0` (the cache asked for),
+/// `Some(true)` for anything else, a value that is not UTF-8 included (the cache off). White
+/// space around the value is ignored.
+fn no_cache_env() -> Option<bool> {
+    let v = std::env::var_os(NO_CACHE_ENV)?;
+    match v.to_str().map(str::trim) {
+        Some("") => None,
+        Some("0") => Some(false),
+        _ => Some(true),
+    }
+}
+
 /// A program cache directory.
 ///
 /// See [the example on `Source`](crate::program::Source).
@@ -78,11 +90,12 @@ impl DiskCache {
     }
 
     /// The cache the environment asks for: `None` when `CLARRAY_NO_CACHE` is set (to anything
-    /// but `0` or empty) or no directory can be found.
+    /// but `0` or empty, surrounding white space ignored; a value that is not UTF-8 counts as
+    /// set) or no directory can be found.
     ///
     /// See [the example on `Source`](crate::program::Source).
     pub fn from_env() -> Option<DiskCache> {
-        if std::env::var(NO_CACHE_ENV).is_ok_and(|v| !v.is_empty() && v != "0") {
+        if no_cache_env() == Some(true) {
             return None;
         }
         let nonempty = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
@@ -99,7 +112,7 @@ impl DiskCache {
     ///
     /// See [the example on `Source`](crate::program::Source).
     pub fn for_context(ctx: &Context) -> Option<DiskCache> {
-        let forced = std::env::var(NO_CACHE_ENV).is_ok_and(|v| v == "0");
+        let forced = no_cache_env() == Some(false);
         if !forced && has_own_cache(&ctx.device().info().platform_name) {
             return None;
         }
@@ -121,26 +134,27 @@ impl DiskCache {
         // Flags a driver adds to every build from its environment compile the same source into
         // another binary (PoCL's POCL_EXTRA_BUILD_FLAGS: scripts/test.sh builds without
         // optimisation through it), so they are part of the key.
-        let extra = std::env::var(DRIVER_BUILD_FLAGS_ENV).unwrap_or_default();
+        // Its bytes as they are: a value that is not UTF-8 still reaches the driver.
+        let extra = std::env::var_os(DRIVER_BUILD_FLAGS_ENV).unwrap_or_default();
         let mut h = Sha256::new();
-        let fields: [&str; 12] = [
-            "clarray program cache",
-            env!("CARGO_PKG_VERSION"),
-            &info.platform_name,
-            &info.platform_version,
-            &info.name,
-            &info.vendor,
-            &info.driver_version,
-            &info.opencl_version,
-            &info.opencl_c_version,
-            &extra,
-            options,
-            source,
+        let fields: [&[u8]; 12] = [
+            b"clarray program cache",
+            env!("CARGO_PKG_VERSION").as_bytes(),
+            info.platform_name.as_bytes(),
+            info.platform_version.as_bytes(),
+            info.name.as_bytes(),
+            info.vendor.as_bytes(),
+            info.driver_version.as_bytes(),
+            info.opencl_version.as_bytes(),
+            info.opencl_c_version.as_bytes(),
+            extra.as_encoded_bytes(),
+            options.as_bytes(),
+            source.as_bytes(),
         ];
         for f in fields {
             // Length-prefixed, so that no two field lists hash alike.
             h.update((f.len() as u64).to_le_bytes());
-            h.update(f.as_bytes());
+            h.update(f);
         }
         h.finalize().into()
     }
@@ -180,8 +194,8 @@ impl DiskCache {
         let key = DiskCache::key(ctx, source, options);
         let path = self.path_of(&key);
         let marker = path.with_extension("loading");
-        let outcome = if marker.exists() {
-            if !marker_left_by_crash(&marker) {
+        let outcome = if let Some(crashed) = marker_left_by_crash(&marker) {
+            if !crashed {
                 // Another process is loading this entry right now: leave the entry and its
                 // marker alone, and build this one from source.
                 log::debug!(
@@ -201,7 +215,7 @@ impl DiskCache {
                 Ok(bytes) => match check(&bytes, &key) {
                     Err(why) => Outcome::Rebuilt(why),
                     Ok(binary) => {
-                        let marked = std::fs::write(&marker, marker_text());
+                        let marked = write_marker(&marker);
                         let loaded = Program::from_cache(ctx, binary, source, options);
                         if marked.is_ok() {
                             let _ = std::fs::remove_file(&marker);
@@ -246,7 +260,12 @@ impl DiskCache {
             use std::os::unix::fs::MetadataExt as _;
             let meta = match std::fs::metadata(&self.dir) {
                 Ok(m) => m,
-                Err(_) => return Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+                // A name too long, a parent that is a file or cannot be searched: nothing could be
+                // loaded or stored (every call said "rebuilt").
+                Err(e) => {
+                    return Err(format!("it cannot be used: {e}; set {CACHE_DIR_ENV} to another directory"))
+                }
             };
             if !meta.is_dir() {
                 // Nothing could be loaded from it or stored in it (every call said "rebuilt").
@@ -277,6 +296,30 @@ impl DiskCache {
         Ok(())
     }
 
+    /// Removes the temporary files of stores that never finished (their process was killed, as
+    /// every rank of an aborted `mpiexec` job is): older than [`TEMP_STALE`], which no write
+    /// takes, so no other process (of any host) is still writing them. Each holds a whole
+    /// binary, and nothing else would ever remove them.
+    fn sweep_temporaries(&self) {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else { return };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if !(name.starts_with('.') && name.ends_with(".tmp") && name.contains(".clbin.")) {
+                continue;
+            }
+            let old = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| std::time::SystemTime::now().duration_since(t).ok())
+                .is_some_and(|age| age > TEMP_STALE);
+            if old {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+
     fn store(&self, path: &Path, key: &[u8; 32], binary: &[u8]) -> Result<()> {
         let io = |what: &str, e: std::io::Error| Error::io(format!("{what} `{}`", path.display()), e);
         let mut dirs = std::fs::DirBuilder::new();
@@ -284,12 +327,8 @@ impl DiskCache {
         #[cfg(unix)]
         std::os::unix::fs::DirBuilderExt::mode(&mut dirs, 0o700);
         dirs.create(&self.dir).map_err(|e| io("creating the program cache directory for", e))?;
-        let tmp = self.dir.join(format!(
-            ".{}.{}.{}.tmp",
-            path.file_name().and_then(|n| n.to_str()).unwrap_or("program"),
-            std::process::id(),
-            TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
+        self.sweep_temporaries();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("program");
         let mut data = Vec::with_capacity(HEADER + binary.len());
         data.extend_from_slice(MAGIC);
         data.extend_from_slice(&FORMAT.to_le_bytes());
@@ -297,10 +336,22 @@ impl DiskCache {
         data.extend_from_slice(&(binary.len() as u64).to_le_bytes());
         data.extend_from_slice(&Sha256::digest(binary));
         data.extend_from_slice(binary);
-        let written = std::fs::File::create(&tmp).and_then(|mut f| {
-            f.write_all(&data)?;
-            f.sync_all()
-        });
+        // A name no other process uses, created only if it is not there: processes of other hosts
+        // sharing the directory, or of other PID namespaces, have the same process ids, and
+        // opening another writer's file would truncate it mid-write.
+        let (tmp, mut file) = {
+            let mut attempt = 0;
+            loop {
+                let tmp = self.dir.join(format!(".{name}.{}.{}.tmp", std::process::id(), unique_suffix()));
+                match std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+                    Ok(f) => break (tmp, f),
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 16 => attempt += 1,
+                    Err(e) => return Err(io("creating a temporary file for", e)),
+                }
+            }
+        };
+        let written = file.write_all(&data).and_then(|()| file.sync_all());
+        drop(file);
         if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
             let _ = std::fs::remove_file(&tmp);
             return Err(io("writing the program cache entry", e));
@@ -313,36 +364,98 @@ impl DiskCache {
 /// reused), whatever the process table says: no driver takes this long to load a binary.
 const MARKER_STALE: std::time::Duration = std::time::Duration::from_secs(10 * 60);
 
-/// What a loading marker holds: this process's id and the time it was written (seconds since
-/// the Unix epoch), so that another process can tell a load in progress from a crash.
+/// Where this process's id means something: the boot of this host and this PID namespace
+/// (Linux: `/proc/sys/kernel/random/boot_id` and the `/proc/self/ns/pid` link), `-` where that
+/// cannot be known. Processes of other hosts sharing the cache directory over a network file
+/// system, or of other PID namespaces (containers), have ids that say nothing here.
+fn process_space() -> &'static str {
+    static SPACE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SPACE.get_or_init(|| {
+        let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id");
+        let ns = std::fs::read_link("/proc/self/ns/pid");
+        match (boot, ns) {
+            (Ok(b), Ok(n)) => {
+                let s = format!("{}/{}", b.trim(), n.to_string_lossy());
+                if s.is_empty() || s.contains(char::is_whitespace) {
+                    "-".into()
+                } else {
+                    s
+                }
+            }
+            _ => "-".into(),
+        }
+    })
+}
+
+/// A name part no other process (of this host or another) picks: a hash of this process's id
+/// space and id, a counter and the time.
+fn unique_suffix() -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let mut h = Sha256::new();
+    h.update(process_space().as_bytes());
+    h.update(std::process::id().to_le_bytes());
+    h.update(TEMP_COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+    h.update(now.to_le_bytes());
+    h.finalize()[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A temporary file of a store older than this was left by a process that was killed while
+/// writing it: no write takes this long.
+const TEMP_STALE: std::time::Duration = std::time::Duration::from_secs(60 * 60);
+
+/// What a loading marker holds: this process's id, the time it was written (seconds since the
+/// Unix epoch) and where the id means something ([`process_space`]), so that another process can
+/// tell a load in progress from a crash.
 fn marker_text() -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    format!("{} {now}", std::process::id())
+    format!("{} {now} {}", std::process::id(), process_space())
+}
+
+/// Writes this process's loading marker. One that could not be written whole (a full disk) is
+/// removed: an empty marker left behind would later pass for a crash, and its entry be deleted.
+fn write_marker(marker: &Path) -> std::io::Result<()> {
+    let written = std::fs::write(marker, marker_text());
+    if written.is_err() {
+        let _ = std::fs::remove_file(marker);
+    }
+    written
 }
 
 /// Whether the loading marker at `marker` was left by a process that died while loading: its
-/// process is gone (Linux: no `/proc/PID`), or, where that cannot be known (other systems, or
-/// a marker that names no process), the marker is older than [`MARKER_STALE`]. A marker of a
-/// live process is a load in progress.
-fn marker_left_by_crash(marker: &Path) -> bool {
-    let text = std::fs::read_to_string(marker).unwrap_or_default();
+/// process is gone (Linux: no `/proc/PID`, for a marker written on this host in this PID
+/// namespace), or, where that cannot be known (other systems, other hosts or namespaces, a
+/// marker that names no process), the marker is older than [`MARKER_STALE`]. A marker of a
+/// live process is a load in progress. `None`: there is no marker (or it went away while it
+/// was read: its load ended).
+fn marker_left_by_crash(marker: &Path) -> Option<bool> {
+    let gone = |e: &std::io::Error| e.kind() == std::io::ErrorKind::NotFound;
+    let text = match std::fs::read_to_string(marker) {
+        Ok(t) => t,
+        Err(e) if gone(&e) => return None,
+        Err(_) => String::new(),
+    };
     let mut words = text.split_whitespace();
     let pid = words.next().and_then(|w| w.parse::<u32>().ok());
-    let written = words
-        .next()
-        .and_then(|w| w.parse::<u64>().ok())
-        .map(|s| std::time::UNIX_EPOCH + std::time::Duration::from_secs(s))
-        .or_else(|| std::fs::metadata(marker).and_then(|m| m.modified()).ok());
+    let written = match words.next().and_then(|w| w.parse::<u64>().ok()) {
+        Some(s) => Some(std::time::UNIX_EPOCH + std::time::Duration::from_secs(s)),
+        None => match std::fs::metadata(marker).and_then(|m| m.modified()) {
+            Ok(t) => Some(t),
+            Err(e) if gone(&e) => return None,
+            Err(_) => None,
+        },
+    };
+    // Markers of earlier versions name no id space: this host's.
+    let here = words.next().is_none_or(|space| space != "-" && space == process_space());
     // A time in the future (clocks of hosts sharing the directory disagree) is not stale.
     let stale = written
         .is_none_or(|t| std::time::SystemTime::now().duration_since(t).is_ok_and(|age| age > MARKER_STALE));
     if stale {
-        return true;
+        return Some(true);
     }
-    match pid {
-        Some(pid) if Path::new("/proc/self").exists() => !Path::new(&format!("/proc/{pid}")).exists(),
+    Some(match pid {
+        Some(pid) if here && Path::new("/proc/self").exists() => !Path::new(&format!("/proc/{pid}")).exists(),
         _ => false,
-    }
+    })
 }
 
 const CRASHED: &str = "a process died while the driver loaded this binary (its loading marker was \
@@ -385,4 +498,58 @@ fn check<'a>(bytes: &'a [u8], key: &[u8; 32]) -> std::result::Result<&'a [u8], S
         return Err("corrupt: the payload's checksum does not match".into());
     }
     Ok(payload)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("clarray-disk-unit-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    /// Regression: a marker that went away between the check that it exists and the read of
+    /// its text (its load ended: the normal case when several processes load one entry) was
+    /// judged a crash (no text, no time: "stale"), and the good entry deleted.
+    #[test]
+    fn a_marker_that_is_gone_is_no_crash() {
+        let dir = scratch("gone");
+        assert_eq!(marker_left_by_crash(&dir.join("k.loading")), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// This process's own marker is a load in progress; one of a dead process of this host is
+    /// a crash; one of another host or PID namespace is judged by its age.
+    #[test]
+    fn markers_are_judged_where_their_process_id_means_something() {
+        let dir = scratch("space");
+        let m = dir.join("k.loading");
+        write_marker(&m).unwrap();
+        assert_eq!(marker_left_by_crash(&m), Some(false), "{:?}", std::fs::read_to_string(&m));
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+        let dead = 4_194_305u32; // above Linux's largest process id
+        let here = process_space();
+        std::fs::write(&m, format!("{dead} {now} {here}")).unwrap();
+        let on_linux = Path::new("/proc/self").exists() && here != "-";
+        assert_eq!(marker_left_by_crash(&m), Some(on_linux));
+        std::fs::write(&m, format!("{dead} {now} -")).unwrap();
+        assert_eq!(marker_left_by_crash(&m), Some(false));
+        std::fs::write(&m, format!("{dead} {} other-host/pid:[1]", now - 3600)).unwrap();
+        assert_eq!(marker_left_by_crash(&m), Some(true));
+        // Being written (created, no text yet): a load in progress.
+        std::fs::write(&m, "").unwrap();
+        assert_eq!(marker_left_by_crash(&m), Some(false));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn temporary_names_differ() {
+        let a = unique_suffix();
+        let b = unique_suffix();
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 16);
+    }
 }
