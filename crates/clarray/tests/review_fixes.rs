@@ -423,42 +423,13 @@ proptest! {
         prop_assert!(got.iter().zip(&w32).all(|(g, w)| same(*g, *w)), "f32 {a} {b} {num}: {got:?} {w32:?}");
         let d = DynArray::linspace(&ctx(), a, b, num, DType::F16).unwrap();
         let got: Vec<f16> = d.typed::<f16>().unwrap().to_vec().unwrap();
-        let w16: Vec<f16> = want.iter().map(|&v| f16_nearest(v)).collect();
+        let w16: Vec<f16> = want.iter().map(|&v| common::f16_nearest(v)).collect();
         prop_assert!(
             got.iter().zip(&w16).all(|(g, w)| same(f64::from(*g), f64::from(*w))),
             "f16 {a} {b} {num}: {got:?} {w16:?}"
         );
         prop_assert_eq!(got.len(), num);
     }
-}
-
-/// The f16 nearest `x`, ties to even, rounded once: `half`'s `f16::from_f64` may go through
-/// f32 (rounding twice: linspace(0, -47.22673173566243, 164)[93] = -26.9453131… is -26.953125
-/// in NumPy's float16, -26.9375 through f32), so the neighbours of its answer are compared
-/// exactly in f64, which holds every f16 value.
-fn f16_nearest(x: f64) -> f16 {
-    let h = f16::from_f64(x);
-    if !x.is_finite() || !h.is_finite() {
-        return h;
-    }
-    let step = |b: u16, up: bool| {
-        let v = f16::from_bits(b);
-        if v.is_infinite() || v.is_nan() {
-            return None;
-        }
-        // The next f16 away from or toward zero, by bit pattern (same sign).
-        let nb = if up { b.checked_add(1)? } else { b.checked_sub(1)? };
-        let n = f16::from_bits(nb);
-        (n.is_finite() && (n.to_bits() & 0x8000) == (b & 0x8000)).then_some(n)
-    };
-    let mut best = h;
-    for n in [step(h.to_bits(), true), step(h.to_bits(), false)].into_iter().flatten() {
-        let (dn, db) = ((f64::from(n) - x).abs(), (f64::from(best) - x).abs());
-        if dn < db || (dn == db && n.to_bits() % 2 == 0) {
-            best = n;
-        }
-    }
-    best
 }
 
 // ---- Defect 8: reductions without identity over an empty axis ----
@@ -593,12 +564,13 @@ fn var_of_values_near_the_largest_of_opposite_signs_is_inf_not_nan() {
     }
 }
 
-/// The reference above, on the case that showed `f16::from_f64` rounding twice.
+/// linspace in f16 rounds once from the double, on the case where `half`'s `f16::from_f64`
+/// (through f32) rounds twice and `common::f16_nearest` does not.
 #[test]
 fn linspace_f16_rounds_once_from_the_double() {
     let v = clarray::array::DynArray::linspace(&ctx(), 0.0, -47.22673173566243, 164, DType::F16).unwrap();
     let got: Vec<f16> = v.typed::<f16>().unwrap().to_vec().unwrap();
     let x = 93.0 * (-47.22673173566243 / 163.0);
-    assert_eq!(f16_nearest(x), f16::from_f32(-26.953125));
-    assert_eq!(got[93], f16_nearest(x));
+    assert_eq!(common::f16_nearest(x), f16::from_f32(-26.953125));
+    assert_eq!(got[93], common::f16_nearest(x));
 }

@@ -12,7 +12,7 @@ mod common;
 use clarray::array::{atan2, hypot, isclose, Array, DType, Element, Expr, IntoExpr, Scalar};
 use clarray::reduce::{allclose, array_equal};
 use clarray::{Context, Error};
-use common::{assert_msg, expect_err, npy_divmod_f32, npy_divmod_f64};
+use common::{assert_msg, expect_err, f16_nearest, npy_divmod_f32, npy_divmod_f64};
 use half::f16;
 use num_complex::Complex;
 use proptest::prelude::*;
@@ -194,47 +194,6 @@ fn f16_edge_double() -> impl Strategy<Value = f64> {
         1 => 65000.0f64..66000.0,
         1 => prop::sample::select(vec![f64::NAN, f64::INFINITY, -0.0, 65520.0, 65519.99, 5.960464477539063e-8 / 2.0]),
     ]
-}
-
-/// The f16 nearest `x`, ties to even, from the ordered list of f16 values: a binary search
-/// for the neighbours below and above (compared exactly in f64, which holds every f16 value
-/// and every midpoint between two of them). Written out here because the `half` crate's
-/// `f16::from_f64` goes through f32 on x86 with F16C (rounding twice), and its fallback drops
-/// the low 32 bits of the mantissa before rounding.
-fn f16_nearest(x: f64) -> f16 {
-    if x.is_nan() {
-        return f16::NAN;
-    }
-    let a = x.abs();
-    let sign = if x.is_sign_negative() { 0x8000 } else { 0 };
-    // 65520 is halfway between 65504 (odd) and 2^16 (even, out of range): infinity.
-    if a >= 65520.0 {
-        return f16::from_bits(sign | 0x7c00);
-    }
-    let val = |b: u16| f16::from_bits(b).to_f64();
-    // The largest finite non-negative pattern whose value is <= a.
-    let (mut lo, mut hi) = (0u16, 0x7bffu16);
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if val(mid) <= a {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    let below = lo;
-    let bits = if val(below) == a {
-        below
-    } else {
-        let above = below + 1;
-        let mid = (val(below) + val(above)) / 2.0;
-        if a < mid || (a == mid && below % 2 == 0) {
-            below
-        } else {
-            above
-        }
-    };
-    f16::from_bits(sign | bits)
 }
 
 proptest! {

@@ -398,7 +398,7 @@ fn expand_into(
         }
         // `#include \` with the name on the next line: the directive is the spliced lines.
         let spliced = match directive(code_line) {
-            Some(("include", _)) if include_target(code_line).is_none() && splices(line) => {
+            Some(("include", _)) if include_target(code_line).is_none() && spliced_part(line).is_some() => {
                 Some(join_spliced(&lines, i))
             }
             _ => None,
@@ -581,21 +581,23 @@ fn once_macro(key: &str) -> String {
     format!("CLARRAY_ONCE_{hex}_")
 }
 
-/// Whether a backslash ends `line` and splices it with the next (spaces or a carriage return
-/// may follow the backslash, as GCC and Clang take it).
-fn splices(line: &str) -> bool {
-    line.trim_end_matches([' ', '\t', '\r']).ends_with('\\')
+/// `line` without the backslash that splices it with the next (spaces or a carriage return may
+/// follow the backslash, as GCC and Clang take it); `None` where no splice ends it.
+fn spliced_part(line: &str) -> Option<&str> {
+    line.trim_end_matches([' ', '\t', '\r']).strip_suffix('\\')
 }
 
 /// Line `first` of `lines` with the lines that backslashes splice onto it.
 fn join_spliced(lines: &[&str], first: usize) -> String {
     let mut text = String::new();
     for line in &lines[first..] {
-        if !splices(line) {
-            text.push_str(line);
-            break;
+        match spliced_part(line) {
+            Some(part) => text.push_str(part),
+            None => {
+                text.push_str(line);
+                break;
+            }
         }
-        text.push_str(line.trim_end_matches([' ', '\t', '\r']).strip_suffix('\\').unwrap_or(line));
     }
     text
 }
@@ -612,8 +614,8 @@ fn directive_last_line(lines: &[&str], first: usize) -> Option<usize> {
     // One logical line: physical lines joined where a backslash ends them.
     let mut logical = String::new();
     for (j, line) in lines.iter().enumerate().skip(first) {
-        if splices(line) {
-            logical.push_str(line.trim_end_matches([' ', '\t', '\r']).strip_suffix('\\').unwrap_or(line));
+        if let Some(part) = spliced_part(line) {
+            logical.push_str(part);
             continue;
         }
         logical.push_str(line);

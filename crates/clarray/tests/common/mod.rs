@@ -177,3 +177,44 @@ macro_rules! npy_divmod {
 }
 npy_divmod!(npy_divmod_f64, f64);
 npy_divmod!(npy_divmod_f32, f32);
+
+/// The f16 nearest `x`, ties to even, from the ordered list of f16 values: a binary search
+/// for the neighbours below and above (compared exactly in f64, which holds every f16 value
+/// and every midpoint between two of them). Written out because the `half` crate's
+/// `half::f16::from_f64` goes through f32 on x86 with F16C (rounding twice), and its fallback drops
+/// the low 32 bits of the mantissa before rounding.
+pub fn f16_nearest(x: f64) -> half::f16 {
+    if x.is_nan() {
+        return half::f16::NAN;
+    }
+    let a = x.abs();
+    let sign = if x.is_sign_negative() { 0x8000 } else { 0 };
+    // 65520 is halfway between 65504 (odd) and 2^16 (even, out of range): infinity.
+    if a >= 65520.0 {
+        return half::f16::from_bits(sign | 0x7c00);
+    }
+    let val = |b: u16| half::f16::from_bits(b).to_f64();
+    // The largest finite non-negative pattern whose value is <= a.
+    let (mut lo, mut hi) = (0u16, 0x7bffu16);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if val(mid) <= a {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let below = lo;
+    let bits = if val(below) == a {
+        below
+    } else {
+        let above = below + 1;
+        let mid = (val(below) + val(above)) / 2.0;
+        if a < mid || (a == mid && below % 2 == 0) {
+            below
+        } else {
+            above
+        }
+    };
+    half::f16::from_bits(sign | bits)
+}
