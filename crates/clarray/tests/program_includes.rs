@@ -255,3 +255,26 @@ fn guarded_headers_included_in_branches_expand() {
     assert_eq!(got, want);
     assert_eq!(want.len(), 16 * 2, "`int xk;` for each header once");
 }
+
+/// Unguarded headers that each include the next twice grow exponentially: refused with a
+/// message that says which limit was passed, where, and what to do, not built for ever.
+#[test]
+fn exponential_expansions_are_refused_with_the_limit_passed() {
+    let dir = std::env::temp_dir().join(format!("clarray-includes-limit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let levels = 20; // 2^20 inlines, past the limit of 500 000, at a depth well inside 64
+    for k in 0..levels {
+        let next = if k + 1 < levels {
+            format!("#include \"u{}.h\"\n#include \"u{}.h\"\n", k + 1, k + 1)
+        } else {
+            "int x;\n".into()
+        };
+        std::fs::write(dir.join(format!("u{k}.h")), next).unwrap();
+    }
+    let e = Source::new("#include \"u0.h\"\n").include_dir(&dir).expand().unwrap_err();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(matches!(e, clarray::Error::Value { name: "#include", .. }), "{e:?}");
+    let m = e.to_string();
+    assert!(m.contains("more than 500000 inlined headers") && m.contains("(the limit was passed at "), "{m}");
+    assert!(m.contains("guard the headers with #pragma once or #ifndef"), "{m}");
+}
