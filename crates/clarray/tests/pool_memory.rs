@@ -264,3 +264,31 @@ fn two_queues_on_shared_buffers_wait_for_exactly_what_they_must() {
         }
     }
 }
+
+/// Regression: a limit below one block of the smallest bin was accepted through a fraction,
+/// a percentage or `Limit::Bytes(0)`, and every allocation then failed ("asked for 0 bytes
+/// ..., limit 0 bytes"); only the plain number `0` was refused. Every route refuses it now,
+/// naming the smallest limit, and leaves the limit in force unchanged. The smallest limit
+/// itself serves an empty array and a block of its size.
+#[test]
+fn a_limit_below_one_block_is_refused_on_every_route() {
+    let ctx = Context::new().unwrap();
+    memory::set_limit(&ctx, Limit::Bytes(1 << 20)).unwrap();
+    let global = ctx.device().info().global_mem_bytes;
+    let below = memory::MIN_LIMIT - 1;
+    let tiny = below as f64 / global as f64;
+    for limit in [Limit::Bytes(0), Limit::Bytes(below), Limit::Fraction(1e-300), Limit::Fraction(tiny)] {
+        let e = memory::set_limit(&ctx, limit).unwrap_err();
+        assert!(matches!(e, Error::Value { .. }) && e.to_string().contains("give at least 256 bytes"), "{e}");
+        assert_eq!(memory::limit(&ctx).unwrap(), 1 << 20, "{limit:?} changed the limit");
+    }
+    for text in ["1e-30%", "0.0000001%", "255", "0K"] {
+        let e = memory::parse_limit(text, global).unwrap_err();
+        assert!(matches!(e, Error::Value { .. }), "{text}: {e}");
+    }
+    assert_eq!(memory::parse_limit("256", global).unwrap(), memory::MIN_LIMIT);
+    memory::set_limit(&ctx, Limit::Bytes(memory::MIN_LIMIT)).unwrap();
+    memory::free_held(&ctx);
+    assert_eq!(clarray::Array::<f32>::zeros(&ctx, &[0]).unwrap().len(), 0);
+    assert_eq!(memory::alloc(&ctx, memory::MIN_LIMIT as usize).unwrap().len(), 256);
+}

@@ -168,3 +168,22 @@ fn profilers_of_one_queue_each_see_every_command() {
     k.launch(q, 64, (&x, 2.0f32)).unwrap();
     assert_eq!(launches(&later.stop().unwrap()), 1);
 }
+
+/// Regression: `Report::from_records` added the bytes of transfers with `+`, so records a
+/// caller built (or merged from several runs) whose bytes summed past `u64::MAX` panicked
+/// with an overflow, in release too (overflow checks are on). The total saturates.
+#[test]
+fn transfer_bytes_past_u64_max_saturate() {
+    use clarray::profile::Report;
+    use clarray::runtime::{CommandKind, CommandRecord, ProfileTimes};
+    let rec = |bytes, start| CommandRecord {
+        kind: CommandKind::Write,
+        bytes,
+        times: ProfileTimes { queued: 0, submit: 0, start, end: start + 10 },
+    };
+    let r = Report::from_records(&[rec(u64::MAX, 0), rec(1, 20), rec(5, 40)]);
+    assert_eq!(r.transfers.len(), 1);
+    assert_eq!((r.transfers[0].count, r.transfers[0].bytes), (3, u64::MAX));
+    let r = Report::from_records(&[rec(7, 0), rec(5, 40)]);
+    assert_eq!(r.transfers[0].bytes, 12);
+}

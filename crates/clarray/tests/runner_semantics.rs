@@ -163,3 +163,21 @@ fn errors_come_before_any_copy() {
     let e = RunArg::scalar(&dev).unwrap_err();
     assert!(e.to_string().contains("RunArg::device"), "{e}");
 }
+
+/// Regression: `RunReport::add` summed the byte totals with `+`, which panicked (overflow
+/// checks are on in release too) once a long-running total passed `u64::MAX`. They saturate.
+#[test]
+fn run_report_totals_saturate() {
+    let mut total = clarray::runner::RunReport { bytes_in: u64::MAX - 1, bytes_out: 3, ..Default::default() };
+    let one = clarray::runner::RunReport {
+        bytes_in: 5,
+        bytes_out: 4,
+        kernel_seconds: 0.5,
+        kernels: vec![("k".into(), 0.5)],
+        ..Default::default()
+    };
+    total.add(&one);
+    total.add(&one);
+    assert_eq!((total.bytes_in, total.bytes_out), (u64::MAX, 11));
+    assert_eq!((total.kernel_seconds, total.kernels.clone()), (1.0, vec![("k".to_string(), 1.0)]));
+}

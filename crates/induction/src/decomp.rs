@@ -98,6 +98,20 @@ impl Decomposition {
         if processes == 0 {
             return Err(Error::Config("a decomposition needs at least one process".into()));
         }
+        let total: u128 = nodes.iter().map(|&n| n as u128).product();
+        if total == 0 {
+            return Err(Error::Config(format!(
+                "a {}×{}×{} grid has no nodes to decompose; give every axis at least one node",
+                nodes[0], nodes[1], nodes[2]
+            )));
+        }
+        if processes as u128 > total {
+            return Err(Error::Config(format!(
+                "{processes} processes cannot split a {}×{}×{} grid ({total} nodes): every block \
+                 needs at least one node; use at most {total} processes or a larger grid",
+                nodes[0], nodes[1], nodes[2]
+            )));
+        }
         let min_nodes = min_nodes.map(|m| m.max(1));
         let mut best: Option<([usize; 3], u128)> = None;
         for pz in divisors(processes).into_iter().rev() {
@@ -147,6 +161,20 @@ impl Decomposition {
         if processes == 0 {
             return Err(Error::Config("a decomposition needs at least one process".into()));
         }
+        let total: u128 = nodes.iter().map(|&n| n as u128).product();
+        if total == 0 {
+            return Err(Error::Config(format!(
+                "a {}×{}×{} grid has no nodes to decompose; give every axis at least one node",
+                nodes[0], nodes[1], nodes[2]
+            )));
+        }
+        if processes as u128 > total {
+            return Err(Error::Config(format!(
+                "{processes} processes cannot split a {}×{}×{} grid ({total} nodes): every block \
+                 needs at least one node; use at most {total} processes or a larger grid",
+                nodes[0], nodes[1], nodes[2]
+            )));
+        }
         let min_nodes = min_nodes.max(1);
         if processes > 1 && nodes[2] / processes < min_nodes {
             return Err(Error::Config(format!(
@@ -162,7 +190,9 @@ impl Decomposition {
     ///
     /// See [the example in `decomp`](mod@crate::decomp).
     pub fn len(&self) -> usize {
-        self.parts.iter().product()
+        // Saturating: the fields are public, and a hand-made `parts` may not be a real one
+        // (`block` refuses those).
+        self.parts.iter().fold(1usize, |n, &p| n.saturating_mul(p))
     }
 
     /// Whether there are no blocks (never: a decomposition has at least one).
@@ -183,6 +213,7 @@ impl Decomposition {
     ///
     /// See [the example in `decomp`](mod@crate::decomp).
     pub fn block(&self, rank: usize) -> Result<Block> {
+        self.check()?;
         if rank >= self.len() {
             return Err(Error::Config(format!("rank {rank} of a decomposition into {} blocks", self.len())));
         }
@@ -219,6 +250,28 @@ impl Decomposition {
         }
         Ok(Block { rank, coords, start, len, neighbours })
     }
+
+    /// Refuses a hand-made decomposition (the fields are public) that no constructor would
+    /// give: an axis in no part or in more parts than it has nodes, or more blocks than a
+    /// `usize` counts.
+    fn check(&self) -> Result<()> {
+        for a in 0..3 {
+            if self.parts[a] == 0 || self.parts[a] > self.nodes[a] {
+                return Err(Error::Config(format!(
+                    "a decomposition of {} nodes along axis {a} into {} parts: each axis needs 1 to \
+                     its number of nodes parts (build one with `Decomposition::new`)",
+                    self.nodes[a], self.parts[a]
+                )));
+            }
+        }
+        if self.parts.iter().try_fold(1usize, |n, &p| n.checked_mul(p)).is_none() {
+            return Err(Error::Config(format!(
+                "a decomposition into {:?} parts has more blocks than a usize counts",
+                self.parts
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// Part `i < p` of `n` nodes split into `p ≥ 1` parts: (first node, nodes); the first `n mod p`
@@ -240,7 +293,7 @@ pub fn split(n: usize, p: usize, i: usize) -> Result<(usize, usize)> {
 fn surface(n: [usize; 3], p: [usize; 3], periodic: [bool; 3]) -> u128 {
     (0..3)
         .map(|a| {
-            let cuts = if periodic[a] && p[a] > 1 { p[a] } else { p[a] - 1 };
+            let cuts = if periodic[a] && p[a] > 1 { p[a] } else { p[a].saturating_sub(1) };
             let face: u128 = (0..3).filter(|&b| b != a).map(|b| n[b] as u128).product();
             cuts as u128 * face
         })
@@ -253,14 +306,66 @@ fn fits(nodes: [usize; 3], parts: [usize; 3], min_nodes: [usize; 3]) -> bool {
     (0..3).all(|a| parts[a] == 1 || nodes[a] / parts[a] >= min_nodes[a])
 }
 
+/// The divisors of `n ≥ 1`, ascending (trial division up to √n).
 fn divisors(n: usize) -> Vec<usize> {
-    (1..=n).filter(|d| n % d == 0).collect()
+    let (mut low, mut high) = (Vec::new(), Vec::new());
+    let mut d = 1usize;
+    while d <= n / d {
+        if n % d == 0 {
+            low.push(d);
+            if d != n / d {
+                high.push(n / d);
+            }
+        }
+        d += 1;
+    }
+    low.extend(high.into_iter().rev());
+    low
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The √n trial division gives what testing every number up to n gives.
+    #[test]
+    fn divisors_are_every_divisor_ascending() {
+        for n in 1..3000usize {
+            assert_eq!(divisors(n), (1..=n).filter(|d| n % d == 0).collect::<Vec<_>>(), "{n}");
+        }
+        assert_eq!(divisors(1 << 40).len(), 41);
+    }
+
+    /// Regression: `with_minimums` with 2^40 processes tested every number up to 2^40 for a
+    /// divisor (hours); a count above the grid's nodes is refused at once, and one below it
+    /// is factorised through √P trial division.
+    #[test]
+    fn a_process_count_above_the_nodes_is_refused_at_once() {
+        let t = std::time::Instant::now();
+        let e = Decomposition::with_minimums([8; 3], 1 << 40, [1; 3], [false; 3]).unwrap_err();
+        assert!(e.to_string().contains("at most 512 processes"), "{e}");
+        let e = Decomposition::new([0, 8, 8], 1, 1, [false; 3]).unwrap_err();
+        assert!(e.to_string().contains("no nodes"), "{e}");
+        let d = Decomposition::with_minimums([1 << 20, 1 << 20, 1], 1 << 40, [1; 3], [false; 3]).unwrap();
+        assert_eq!(d.parts, [1 << 20, 1 << 20, 1]);
+        assert!(t.elapsed().as_secs() < 10, "{:?}", t.elapsed());
+    }
+
+    /// Regression: the fields are public, and hand-made decompositions panicked: `parts` with
+    /// a zero underflowed in `halo_surface`, one whose product overflows a usize overflowed in
+    /// `len`. They give a surface and a saturated count, and `block` refuses them.
+    #[test]
+    fn hand_made_decompositions_are_refused_not_panicking() {
+        let zero = Decomposition { nodes: [8; 3], parts: [0, 1, 1], periodic: [false; 3] };
+        assert_eq!((zero.halo_surface(), zero.len(), zero.is_empty()), (0, 0, true));
+        assert!(zero.block(0).unwrap_err().to_string().contains("1 to its number of nodes parts"));
+        let huge = Decomposition { nodes: [usize::MAX; 3], parts: [usize::MAX, 2, 1], periodic: [true; 3] };
+        assert_eq!(huge.len(), usize::MAX);
+        assert!(huge.block(0).unwrap_err().to_string().contains("more blocks than a usize counts"));
+        let more = Decomposition { nodes: [2, 8, 8], parts: [3, 1, 1], periodic: [false; 3] };
+        assert!(more.block(0).is_err());
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]

@@ -387,10 +387,14 @@ impl<T: Element> Array<T> {
     pub(crate) fn linspace_f64(ctx: &Context, start: f64, stop: f64, num: usize) -> Result<Array<T>> {
         linspace_float_type(T::DTYPE)?;
         if !ctx.device().info().fp64 {
+            // The device array first: its size and memory checks refuse a `num` too large
+            // before the host vector of the same length is made.
+            let mut out = Array::empty(ctx, &[num])?;
             let v: Vec<T> = (0..num)
                 .map(|i| T::from_scalar(Scalar::Float(linspace_f64_value(start, stop, num, i))))
                 .collect();
-            return Array::from_slice(ctx, &v, &[num]);
+            out.set_slice(&v)?;
+            return Ok(out);
         }
         let i = Expr::index(ctx, &[num]);
         let x = i.cast(DType::F64);

@@ -11,7 +11,8 @@
 //! - **Limit.** Bytes in use plus bytes held by the pool never exceed the limit: by default the
 //!   device's global memory less a reserve (1/16 of it, between 64 MiB and 1 GiB); set with
 //!   [`set_limit`] or `CLARRAY_MEMORY_LIMIT` (bytes, with an optional `K`/`M`/`G` suffix, or a
-//!   percentage of the device's memory such as `50%`). A request that fits under the limit
+//!   percentage of the device's memory such as `50%`); a limit below [`MIN_LIMIT`] (one block of
+//!   the smallest bin) is refused, whichever way it is given. A request that fits under the limit
 //!   but whose bin would not gets a block of its own size, released when dropped. Images
 //!   ([`Image`](crate::runtime::Image)) are made by the driver outside the pool and do not
 //!   count against the limit; a driver that cannot make one says so with
@@ -38,6 +39,8 @@
 //! memory::set_limit(&ctx, memory::Limit::Bytes(1 << 20))?; // 1 MiB from now on
 //! let too_big = memory::alloc(&ctx, 2 << 20);
 //! assert!(matches!(too_big, Err(clarray::Error::OutOfDeviceMemory { .. })));
+//! // A limit no allocation could meet is refused, not set.
+//! assert!(memory::set_limit(&ctx, memory::Limit::Bytes(memory::MIN_LIMIT - 1)).is_err());
 //! # Ok(()) }
 //! ```
 //!
@@ -270,18 +273,40 @@ pub fn set_limit(ctx: &Context, limit: Limit) -> Result<()> {
 /// A limit in bytes for `ctx`'s device.
 fn limit_bytes(ctx: &Context, limit: Limit) -> Result<u64> {
     let global = ctx.device().info().global_mem_bytes;
-    Ok(match limit {
-        Limit::Bytes(b) => b,
-        Limit::Fraction(f) if f > 0.0 && f <= 1.0 => (global as f64 * f) as u64,
-        Limit::Fraction(f) => {
-            return Err(Error::Value {
-                name: "memory_limit",
-                value: f.to_string(),
-                message: format!("a memory limit of {f} of the device's memory; give a fraction in (0, 1]"),
-            })
+    match limit {
+        Limit::Bytes(b) => at_least_one_block(b, "memory_limit", &b.to_string()),
+        Limit::Fraction(f) if f > 0.0 && f <= 1.0 => {
+            at_least_one_block((global as f64 * f) as u64, "memory_limit", &format!("{f} of {global} bytes"))
         }
-        Limit::Default => default_limit(global)?,
-    })
+        Limit::Fraction(f) => Err(Error::Value {
+            name: "memory_limit",
+            value: f.to_string(),
+            message: format!("a memory limit of {f} of the device's memory; give a fraction in (0, 1]"),
+        }),
+        Limit::Default => default_limit(global),
+    }
+}
+
+/// The smallest memory limit: one block of the pool's smallest bin (a limit below it would
+/// refuse every allocation, an empty array's too).
+///
+/// See [the example in `memory`](mod@crate::memory).
+pub const MIN_LIMIT: u64 = 256;
+
+/// `bytes` as a limit, refused below [`MIN_LIMIT`] (`name` and `asked` say where it came from).
+fn at_least_one_block(bytes: u64, name: &'static str, asked: &str) -> Result<u64> {
+    if bytes < MIN_LIMIT {
+        return Err(Error::Value {
+            name,
+            value: asked.to_string(),
+            message: format!(
+                "a memory limit of {bytes} bytes ({asked}) is below the smallest block the memory \
+                 pool hands out ({MIN_LIMIT} bytes), so no allocation could succeed; give at least \
+                 {MIN_LIMIT} bytes"
+            ),
+        });
+    }
+    Ok(bytes)
 }
 
 /// The limit in force for `ctx` (fixing the default now if no allocation has yet).
@@ -312,7 +337,7 @@ pub fn set_pooling(ctx: &Context, on: bool) {
 ///
 /// See [the example in `memory`](mod@crate::memory).
 pub fn bin_size(bytes: usize, max_alloc: u64) -> usize {
-    const SMALL: usize = 256;
+    const SMALL: usize = MIN_LIMIT as usize;
     let n = bytes.max(1);
     let bin = if n <= 4 * SMALL {
         n.div_ceil(SMALL) * SMALL
@@ -354,7 +379,7 @@ pub fn parse_limit(text: &str, global: u64) -> Result<u64> {
         if !(p > 0.0 && p <= 100.0) {
             return Err(bad());
         }
-        return Ok((global as f64 * p / 100.0) as u64);
+        return at_least_one_block((global as f64 * p / 100.0) as u64, MEMORY_LIMIT_ENV, text);
     }
     let (num, mult) = match t.char_indices().last() {
         Some((i, 'K' | 'k')) => (&t[..i], 1u64 << 10),
@@ -362,7 +387,14 @@ pub fn parse_limit(text: &str, global: u64) -> Result<u64> {
         Some((i, 'G' | 'g')) => (&t[..i], 1 << 30),
         _ => (t, 1),
     };
-    num.trim().parse::<u64>().ok().and_then(|n| n.checked_mul(mult)).filter(|&n| n > 0).ok_or_else(bad)
+    let bytes = num
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .filter(|&n| n > 0)
+        .ok_or_else(bad)?;
+    at_least_one_block(bytes, MEMORY_LIMIT_ENV, text)
 }
 
 #[derive(Default)]

@@ -188,7 +188,8 @@ impl Report {
                         gb_per_s: 0.0,
                     });
                     t.count += 1;
-                    t.bytes += rec.bytes;
+                    // Saturating: records are plain data a caller may build by hand.
+                    t.bytes = t.bytes.saturating_add(rec.bytes);
                     t.seconds += s;
                     r.transfer_seconds += s;
                 }

@@ -172,8 +172,9 @@ impl RunReport {
         self.copy_in_seconds += other.copy_in_seconds;
         self.copy_out_seconds += other.copy_out_seconds;
         self.copy_seconds += other.copy_seconds;
-        self.bytes_in += other.bytes_in;
-        self.bytes_out += other.bytes_out;
+        // Saturating: totals over very many calls (or reports built by hand) stop at u64::MAX.
+        self.bytes_in = self.bytes_in.saturating_add(other.bytes_in);
+        self.bytes_out = self.bytes_out.saturating_add(other.bytes_out);
         self.wall_seconds += other.wall_seconds;
         for (name, s) in &other.kernels {
             match self.kernels.iter_mut().find(|(n, _)| n == name) {
