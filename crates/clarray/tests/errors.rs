@@ -262,12 +262,21 @@ fn kernel_arguments_are_checked_against_the_signature() {
     }
     let e = expect_err(k.launch(q, Dims::new([16]).offset([0, 0]).driver_local(), good));
     assert_msg(&e, &["offset [0, 0] has 2 dimensions, global size has 1"]);
+    // Regression: an offset whose sum with the global size overflows a size_t was launched
+    // (PoCL ran it with wrapped ids; OpenCL says CL_INVALID_GLOBAL_OFFSET).
+    let e = expect_err(k.launch(q, Dims::new([16]).offset([usize::MAX - 15]).driver_local(), good));
+    assert_msg(
+        &e,
+        &["offset 18446744073709551600 plus global size 16 along dimension 0 overflows", "smaller offset"],
+    );
+    q.check_launch(&k, Dims::new([16]).offset([usize::MAX - 16]).driver_local(), &good)
+        .expect("the last id fits: usize::MAX - 1");
     assert_eq!(read_all(q, &y), vec![POISON; 64], "no refused launch ran");
 
     // Local memory of zero bytes.
     let bs = p.kernel("block_sums").unwrap();
     let e = expect_err(bs.launch(q, dims(&[16]), [Arg::Buffer(&x), Arg::Buffer(&y), Arg::Local(0)]));
-    assert_msg(&e, &["kernel `block_sums`", "argument 2 (`scratch`)", "local memory of 0 bytes"]);
+    assert_msg(&e, &["kernel `block_sums`", "argument 2 (`scratch`)", "local memory of 0 bytes", "n ≥ 1"]);
     let have = ctx.device().info().local_mem_bytes;
     let too_much = have as usize + 4;
     let e = expect_err(bs.launch(q, dims(&[16]), [Arg::Buffer(&x), Arg::Buffer(&y), Arg::Local(too_much)]));

@@ -1,5 +1,7 @@
 //! [`ElementwiseKernel`]: a user's statement run for every index `i` of its arrays, in a
-//! grid-stride loop over contiguous arrays of one length.
+//! grid-stride loop over contiguous arrays of one length. The loop bounds `i` by that length;
+//! a statement that indexes by anything else (`x[i + 1]`, `x[2 * i]`) must keep in range
+//! itself (see [what a launch checks, and what it cannot](mod@crate::runtime::launch)).
 
 use std::fmt::Write as _;
 
@@ -56,7 +58,8 @@ impl ElementwiseKernel {
             return Err(Error::NoArray {
                 op: name.to_string(),
                 message: format!(
-                    "the elementwise kernel `{name}` has no array argument, so it has no length to run over"
+                    "the elementwise kernel `{name}` has no array argument, so it has no length to run over; \
+                     declare one among its arguments (e.g. `float *x`)"
                 ),
             });
         }

@@ -7,6 +7,11 @@
 //! kernels must write all of it), or a scalar. The [`RunReport`] gives kernel time and copy
 //! time separately (from device events) and the wall time, as MatCL does.
 //!
+//! The runner checks the arguments against the kernels' signatures and the host data's
+//! element type, but not the kernels' indexing: the global size and each kernel's accesses
+//! must stay within the data given (see [what a launch checks, and what it
+//! cannot](mod@crate::runtime::launch)).
+//!
 //! ```no_run
 //! # fn demo(ctx: &clarray::Context) -> clarray::Result<()> {
 //! use clarray::program::Source;

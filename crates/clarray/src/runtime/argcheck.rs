@@ -116,7 +116,12 @@ impl Kernel {
                             .arg_error(i, format!("local memory was given where the kernel takes {shown}")));
                     }
                     if *bytes == 0 {
-                        return Err(self.arg_error(i, "local memory of 0 bytes".into()));
+                        return Err(self.arg_error(
+                            i,
+                            "local memory of 0 bytes was given; OpenCL needs at least 1: give \
+                             `Arg::Local(n)` with n ≥ 1 bytes"
+                                .into(),
+                        ));
                     }
                 }
                 (Arg::Scalar(bytes, rust), space) => {

@@ -290,7 +290,10 @@ impl Image {
             return Err(Error::Value {
                 name: "region",
                 value: format!("{region:?}"),
-                message: format!("{what}: region {region:?} has a zero extent"),
+                message: format!(
+                    "{what}: region {region:?} has a zero extent; every extent must be at least 1 \
+                     (depth 1 for a 2-D image, height and depth 1 for a 1-D one)"
+                ),
             });
         }
         for i in 0..3 {

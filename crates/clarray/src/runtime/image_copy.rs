@@ -391,7 +391,11 @@ impl Queue {
         {
             return Err(Error::Overlap {
                 what: "image copy",
-                message: "image → image copy within one image with overlapping regions".into(),
+                message: format!(
+                    "image → image copy within one image: the source region at {src_origin:?} and \
+                     the destination region at {dst_origin:?}, both of extent {region:?}, overlap \
+                     (OpenCL leaves the result undefined); copy through a second image or a buffer"
+                ),
             });
         }
         let track =

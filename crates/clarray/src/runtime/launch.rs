@@ -14,6 +14,23 @@
 //! k.launch(q.after(&[first]), 1024, (2.0f32, x, y))?; // after an event
 //! # Ok(()) }
 //! ```
+//!
+//! # What a launch checks, and what it cannot
+//!
+//! Before anything is enqueued, a launch checks the sizes against the kernel and the device
+//! (dimensions, work-group size, offset), every argument against the kernel's signature (count,
+//! address space, type where the program was built with `-cl-kernel-arg-info`, the buffer's
+//! context) and the local memory asked for; a refused launch enqueues nothing. What it cannot
+//! check is the kernel's own indexing: a kernel that reads or writes past the end of a buffer
+//! (a global size larger than the buffer's elements, with no bounds test in the kernel) is a bug
+//! in that kernel, as in any OpenCL program. On a GPU such an access faults or corrupts other
+//! device memory; on a CPU device (PoCL) device memory is host memory, and it can crash the
+//! process. Keep a bounds test (`if (i < n)`) in kernels whose global size may exceed their
+//! data, and set `CLARRAY_CHECK_LAUNCHES=1` while developing, so that a fault is reported by
+//! the launch that caused it ([`Error::KernelFailed`]). The kernels clarray generates (arrays,
+//! reductions, scans, sorts) bound every access; user kernels ([`Runner`](crate::runner::Runner),
+//! [`ElementwiseKernel`](crate::kernels::ElementwiseKernel) bodies, raw [`Kernel`]s) are
+//! the user's.
 
 // This file: `Kernel::launch`, the checked launch path behind it, and `BareLaunch`. The shape
 // of a launch (`Dims`, `Sizes`) and `auto_local` are in dims.rs.
@@ -181,6 +198,17 @@ impl Queue {
                     "offset {o:?} has {} dimensions, global size has {d}",
                     o.len()
                 )));
+            }
+            // OpenCL refuses (CL_INVALID_GLOBAL_OFFSET) an offset whose sum with the global
+            // size overflows a size_t; some drivers (PoCL) launch it, with wrapped ids.
+            for (i, (&g, &x)) in global.iter().zip(o).enumerate() {
+                if g.checked_add(x).is_none() {
+                    return Err(dims_err(format!(
+                        "offset {x} plus global size {g} along dimension {i} overflows a size_t \
+                         ({}); the last work-item's id must fit: give a smaller offset",
+                        usize::MAX
+                    )));
+                }
             }
         }
         kernel.check_args(args)?;
