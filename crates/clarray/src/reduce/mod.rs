@@ -50,8 +50,8 @@
 //! | reduction | bool, i8–i64 | u8–u64 | f16 | f32 | f64 | `Complex<f32>` / `Complex<f64>` |
 //! |---|---|---|---|---|---|---|
 //! | `sum`, `prod` | i64 | u64 | f16 (accumulated in f32) | f32 | f64 | same |
-//! | `min`, `max` | same | same | f16 | f32 | f64 | error (not ordered) |
-//! | `argmin`, `argmax` | i64 | i64 | i64 | i64 | i64 | error |
+//! | `min`, `max` | same | same | f16 | f32 | f64 | same (NumPy's order, below) |
+//! | `argmin`, `argmax` | i64 | i64 | i64 | i64 | i64 | i64 |
 //! | `mean` | f64 | f64 | f16 (accumulated in f32) | f32 | f64 | same |
 //! | `var`, `std`, `norm` | f64 | f64 | f16 | f32 | f64 | f32 / f64 |
 //! | `any`, `all` | bool | bool | bool | bool | bool | bool |
@@ -76,6 +76,16 @@
 //!   result NaN. `argmin`/`argmax` give the index of the first NaN when there is one.
 //! * `argmin`/`argmax` give the first index of the extreme value; over several axes the index
 //!   counts in C order over the reduced axes (over all axes: the index into the flattened array).
+//!
+//! ## Complex values
+//! Complex values are ordered as NumPy orders them: lexicographically by (real, imaginary),
+//! −0.0 equal to +0.0. `argmax`/`argmin` give the index of the first element with a NaN part
+//! if there is one, else of the first largest/smallest element; `max`/`min` give that
+//! element itself (its bits: the sign of a zero, a NaN's payload) — NumPy's result for one
+//! line and for axes of a C-contiguous array. (NumPy's whole reduction of another view walks it
+//! in memory order, so where several elements tie or hold NaN it can return another of them;
+//! clarray always takes the first in C order.) `sort` and `argsort` order complex values too:
+//! see [`sort`].
 //!
 //! ## Accuracy
 //! Float sums (and `mean`, `var`, `dot`, `norm`) keep a compensation term per work-item and
@@ -194,19 +204,6 @@ pub enum Norm {
     Max,
 }
 
-fn ordered(t: DType, what: &str) -> Result<()> {
-    if t.is_complex() {
-        return Err(Error::Type {
-            dtypes: vec![t.name().into()],
-            message: format!(
-                "{what} of {} values: complex numbers are not ordered; reduce `.real()` or `.abs()` instead",
-                t.name()
-            ),
-        });
-    }
-    Ok(())
-}
-
 /// Runs reduction `kind` of the elementwise expression `map` over `axes`.
 pub(crate) fn reduce_map(mut map: MapExpr, kind: Kind, axes: &Axes, keepdims: bool) -> Result<Strided> {
     let x0 = map.inputs.first().ok_or_else(|| Error::NoArray {
@@ -244,12 +241,14 @@ pub(crate) fn reduce_map(mut map: MapExpr, kind: Kind, axes: &Axes, keepdims: bo
     let spec = match kind {
         Kind::Sum => spec(Op::Sum, t.sum_type(), t.sum_type(), "v"),
         Kind::Prod => spec(Op::Prod, t.sum_type(), t.sum_type(), "v"),
-        Kind::Min | Kind::Max => {
-            ordered(t, &format!("{kind:?}"))?;
-            spec(if kind == Kind::Min { Op::Min } else { Op::Max }, t, t, "v")
+        // Complex values: NumPy's value is the first NaN-holding element, else the first
+        // extreme one, which the argmin/argmax state (value and index, merged in order of
+        // index) finds; its value is the result.
+        Kind::Min | Kind::Max if t.is_complex() => {
+            spec(if kind == Kind::Min { Op::ArgMin } else { Op::ArgMax }, t, t, "v")
         }
+        Kind::Min | Kind::Max => spec(if kind == Kind::Min { Op::Min } else { Op::Max }, t, t, "v"),
         Kind::ArgMin | Kind::ArgMax => {
-            ordered(t, &format!("{kind:?}"))?;
             spec(if kind == Kind::ArgMin { Op::ArgMin } else { Op::ArgMax }, t, DType::I64, "idx")
         }
         Kind::Mean => {

@@ -1,6 +1,6 @@
 //! One-sweep radix sort of one line: the path of [`Array::sort`](crate::array::Array::sort)
-//! and `argsort` for a single long line of every real dtype (other shapes take
-//! `reduce/radix.rs`).
+//! and `argsort` for a single long line of every real dtype and of complex64 (other shapes
+//! take `reduce/radix.rs`; complex128 takes the bitonic network).
 //!
 //! Least-significant-digit first, 8 bits per pass (one pass per byte of the element), each
 //! pass stable:
@@ -21,7 +21,9 @@
 //!   view and the last writing the values back from their keys. A sort of floats does the
 //!   same unless the input holds a −0.0 or a NaN (flagged by `os_hist`, read by the pass
 //!   kernels on the device): then positions move with the keys and the last pass gathers the
-//!   values from the input, so zero signs and NaN payloads are kept bit for bit. `argsort`
+//!   values from the input, so zero signs and NaN payloads are kept bit for bit. A sort of
+//!   complex64 values always moves positions (its keys, ranks of both parts and of NaN
+//!   classes, see `key_functions`, are not turned back into values). `argsort`
 //!   moves 32-bit positions and the last pass writes them as `i64`.
 //!
 //! Counts and flags share a word (30 bits of count), so lines of 2³⁰ elements or more take
@@ -57,7 +59,7 @@ pub(crate) fn applies(ctx: &Context, t: DType, line_len: usize, nlines: usize) -
     let tun = tuning::get();
     let fits = local_bytes(t, tun.sort_kpt) <= info.local_mem_bytes as usize
         || !tun.is_library_choice(tuning::Kind::Sort);
-    !t.is_complex()
+    t != DType::C128
         && nlines == 1
         && (256..=MAX_N).contains(&line_len)
         && info.max_work_group_size >= WG
@@ -80,7 +82,29 @@ pub(crate) fn key_functions(t: DType) -> String {
     let sign = format!("(({k})1 << {})", w - 1);
     // All ones of the key's width (a shift by the type's full width would be undefined).
     let mask = if w >= 32 { format!("(~({k})0)") } else { format!("((({k})1 << {w}) - 1)") };
-    let (key, value, special) = if t.is_float() {
+    let (key, value, special) = if t == DType::C64 {
+        // NumPy's complex order (see `reduce/sort.rs`) as one 64-bit key: each part's rank
+        // among the M = 2^32 − 2^24 + 1 values a non-NaN float32 can compare as (−0.0 ranked
+        // as +0.0), then the classes one after the other: R+Rj as `re·M + im` (below M²),
+        // R+nanj as `M² + re`, nan+Rj as `M² + M + im`, nan+nanj as `M² + 2M` (below 2^64, as
+        // M + 1 < 2^32). The sorted values are always gathered from the input by position
+        // (`special` says so), so no key is turned back into a value.
+        const M: u64 = (1 << 32) - (1 << 24) + 1;
+        let m2 = M * M;
+        (
+            format!(
+                "const uint2 w = as_uint2(bits);
+  const int nr = (w.x & 0x7FFFFFFFu) > 0x7F800000u, ni = (w.y & 0x7FFFFFFFu) > 0x7F800000u;
+  const K rr = crank(w.x), ri = crank(w.y);
+  if (!nr && !ni) return rr * {M}UL + ri;
+  if (!nr) return {m2}UL + rr;
+  if (!ni) return {m2}UL + {M}UL + ri;
+  return {m2}UL + 2UL * {M}UL;"
+            ),
+            "return (U)key;".to_string(),
+            "return 1;".to_string(),
+        )
+    } else if t.is_float() {
         let inf = match t {
             DType::F16 => "0x7C00",
             DType::F32 => "0x7F800000",
@@ -101,10 +125,21 @@ pub(crate) fn key_functions(t: DType) -> String {
     } else {
         ("return (K)bits;".into(), "return (U)key;".into(), "return 0;".into())
     };
+    // (A complex64 key ranks each float32 part: its sortable bits less those of the NaNs
+    // below −inf, and less one from +0.0 up, so that +0.0 ranks as −0.0, its neighbour.)
+    let crank = if t == DType::C64 {
+        "inline uint crank(uint x) {
+  const uint u = (x & 0x80000000u) ? ~x : (x | 0x80000000u);
+  return u - 0x007FFFFFu - (u >= 0x80000000u ? 1u : 0u);
+}
+"
+    } else {
+        ""
+    };
     format!(
         "typedef {k} K;
 typedef {u} U;
-// The sortable key of an element's bits.
+{crank}// The sortable key of an element's bits.
 inline K key_of(U bits) {{
   {key}
 }}
@@ -126,6 +161,8 @@ inline int special(U bits) {{
 fn vals_mode(t: DType, want_keys: bool) -> u32 {
     match (want_keys, t.is_float()) {
         (false, _) => 1,
+        // (Complex keys are not turned back into values.)
+        _ if t.is_complex() => 1,
         (true, true) => 2,
         (true, false) => 0,
     }

@@ -1,6 +1,6 @@
 //! Radix sort of the lines of an array: the path of [`Array::sort`](crate::array::Array::sort)
-//! and `argsort` for several long lines of every real dtype (one line takes the one-sweep
-//! sort of `reduce/onesweep.rs`, which shares its keys with this file).
+//! and `argsort` for several long lines of every real dtype and of complex64 (one line takes
+//! the one-sweep sort of `reduce/onesweep.rs`, which shares its keys with this file).
 //!
 //! Least-significant-digit first, 4 bits per pass, each pass stable, so the order is the
 //! stable order the bitonic path gives (and NumPy's `kind="stable"`):
@@ -9,7 +9,8 @@
 //!   unsigned integers and bool as they are, signed integers with the sign bit flipped, floats
 //!   with the sign bit flipped (positive) or every bit flipped (negative); −0.0 is keyed as
 //!   +0.0 (they compare equal) and every NaN as the largest key (after +inf, in their original
-//!   order). The sorted values are then gathered from the input, so NaN payloads and the sign
+//!   order). A complex64 key is 64 bits: NumPy's order of its parts and NaN classes (see
+//!   `onesweep::key_functions`). The sorted values are then gathered from the input, so NaN payloads and the sign
 //!   of zero are kept.
 //! - **Lines.** The positions sorted along with the keys are positions in the whole run of
 //!   lines; after the key passes, passes over the line number (position / line length) put
@@ -48,7 +49,7 @@ const BITS: u32 = 4;
 /// Whether the radix path sorts `n` elements in lines of `line_len` of dtype `t` on `ctx`'s
 /// device (shorter lines take fewer launches in the bitonic network).
 pub(crate) fn applies(ctx: &Context, t: DType, line_len: usize, n: usize) -> bool {
-    !t.is_complex()
+    t != DType::C128
         && line_len >= 256
         // Work-item indices run up to a tile past the last element, in 32 bits.
         && n <= u32::MAX as usize - TILE

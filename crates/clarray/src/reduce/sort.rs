@@ -1,19 +1,29 @@
 //! Sorting along an axis: [`Array::sort`] and [`Array::argsort`].
 //!
-//! One line of 256 elements or more (below 2³⁰) of every real dtype takes the one-sweep radix
-//! sort (`reduce/onesweep.rs`: 8-bit digits, one kernel per pass); several such lines take the
-//! radix sort with line passes (`reduce/radix.rs`: 4-bit digits, three kernels per pass).
-//! Shorter lines take a bitonic sorting network over each line, padded to a power of two: `O(n log² n)` work in `log² n / 2`
-//! launches of one kernel. Both sort keys together with their original positions and are
-//! stable (argsort gives NumPy's `kind="stable"` order); NaN sorts after every number, as in
-//! NumPy, and −0.0 ties with +0.0. Complex values are refused (they are not ordered).
+//! One line of 256 elements or more (below 2³⁰) of every real dtype and of complex64 takes the
+//! one-sweep radix sort (`reduce/onesweep.rs`: 8-bit digits, one kernel per pass); several
+//! such lines take the radix sort with line passes (`reduce/radix.rs`: 4-bit digits, three
+//! kernels per pass); a complex64 key is 64 bits (eight or sixteen passes, as float64's).
+//! Shorter lines, and complex128 lines of every length, take a bitonic sorting network over
+//! each line, padded to a power of two: `O(n log² n)` work in `k(k + 1)/2` launches of one
+//! kernel for lines padded to `2^k` (136 for lines of up to 2^16 elements, 465 for 2^30), on
+//! buffers of keys and positions of the padded size. Both sort keys together with their
+//! original positions and are stable (argsort gives NumPy's `kind="stable"` order); NaN sorts
+//! after every number, as in NumPy, and −0.0 ties with +0.0.
+//!
+//! Complex values sort in NumPy's order: first those without NaN, lexicographically by (real,
+//! imaginary); then `R+nanj` by the real part, `nan+Rj` by the imaginary part, then
+//! `nan+nanj` (NumPy's classes `[R + Rj, R + nanj, nan + Rj, nan + nanj]`); −0.0 ties with
+//! +0.0 in either part. The sorted values are the input's elements at the stable order's
+//! positions, bit for bit (NumPy's default sort is not stable, so among tied values — zeros of
+//! both signs, NaNs of one class — its order of their bits can differ).
 //!
 //! See [the example in `reduce`](mod@crate::reduce).
 
 use std::fmt::Write as _;
 
 use crate::array::{Array, DType, Element};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::kernel::access::{bits_type, load, store};
 use crate::kernel::cache::kernel_by_text;
 use crate::runtime::Dims;
@@ -28,16 +38,35 @@ fn source(t: DType) -> String {
     let c = t.cl_compute();
     let nan = if t.is_float() { "isnan" } else { "0 &&" };
     let mut src = DType::pragmas(&[t]);
-    let _ = write!(
-        src,
-        "// Whether (ka, ia) sorts before (kb, ib): padding (index >= L) last, NaN after numbers,
-// then by key, then by position (stable).
-inline int before({c} ka, long ia, {c} kb, long ib, long L) {{
+    let before = if t.is_complex() {
+        // NumPy's complex order: the classes R+Rj, R+nanj, nan+Rj, nan+nanj in that order
+        // (`ca`, `cb`: 2 for a NaN real part plus 1 for a NaN imaginary part), within a class
+        // lexicographically by the parts that are not NaN (−0.0 ties with +0.0).
+        format!(
+            "inline int before({c} ka, long ia, {c} kb, long ib, long L) {{
+  if (ia >= L) return 0; if (ib >= L) return 1;
+  const int ca = (isnan(ka.x) ? 2 : 0) | (isnan(ka.y) ? 1 : 0), cb = (isnan(kb.x) ? 2 : 0) | (isnan(kb.y) ? 1 : 0);
+  if (ca != cb) return ca < cb;
+  if (!(ca & 2)) {{ if (ka.x < kb.x) return 1; if (ka.x > kb.x) return 0; }}
+  if (!(ca & 1)) {{ if (ka.y < kb.y) return 1; if (ka.y > kb.y) return 0; }}
+  return ia < ib;
+}}"
+        )
+    } else {
+        format!(
+            "inline int before({c} ka, long ia, {c} kb, long ib, long L) {{
   if (ia >= L) return 0; if (ib >= L) return 1;
   const int na = {nan}(ka), nb = {nan}(kb);
   if (na || nb) return na ? (nb && ia < ib) : 1;
   return ka < kb || (ka == kb && ia < ib);
-}}
+}}"
+        )
+    };
+    let _ = write!(
+        src,
+        "// Whether (ka, ia) sorts before (kb, ib): padding (index >= L) last, NaN after numbers,
+// then by key, then by position (stable).
+{before}
 __kernel void sort_init(__global const {s}* a, long off, long so, long sl, long L, long P, long total,
                         __global {s}* keys, __global long* idx) {{
   const long g = get_global_id(0); if (g >= total) return;
@@ -103,12 +132,6 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: isize, want_keys: bool) -> Result<
     let t = T::DTYPE;
     let nd = x.ndim();
     let axis = crate::array::normalize_axis(axis, nd, if want_keys { "sort" } else { "argsort" })?;
-    if t.is_complex() {
-        return Err(Error::Type {
-            dtypes: vec![t.name().into()],
-            message: format!("sort of {t} values: complex numbers are not ordered; sort .real() or .abs()"),
-        });
-    }
     let ctx = x.context().clone();
     // Move the axis last and make the rest one contiguous run of lines.
     let mut perm: Vec<usize> = (0..nd).filter(|&k| k != axis).collect();
@@ -201,7 +224,8 @@ fn sort_lines<T: Element>(x: &Array<T>, axis: isize, want_keys: bool) -> Result<
 }
 
 impl<T: Element> Array<T> {
-    /// A sorted copy along `axis` (negative counts from the end; ascending; NaN last; stable). Complex values are an error.
+    /// A sorted copy along `axis` (negative counts from the end; ascending; NaN last; stable;
+    /// complex values in NumPy's order, see [`sort`](mod@crate::reduce::sort)).
     ///
     /// See [the example on `Array`](crate::array::Array).
     pub fn sort(&self, axis: isize) -> Result<Array<T>> {

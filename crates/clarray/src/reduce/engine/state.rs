@@ -107,6 +107,20 @@ impl<'a> State<'a> {
                 let nan = if self.nan { " || isnan(y_)" } else { "" };
                 format!("{{ {a} y_ = {cast}; {p}v = (y_ {cmp} {p}v{nan}) ? y_ : {p}v; }}")
             }
+            Op::ArgMin | Op::ArgMax if self.acc.is_complex() => {
+                // (Values come in order of index: a NaN, or a value strictly past the state's,
+                // replaces a state that holds no NaN.)
+                let past = if *self.op == Op::ArgMin {
+                    clex_lt("y_", &format!("{p}v"))
+                } else {
+                    clex_lt(&format!("{p}v"), "y_")
+                };
+                format!(
+                    "{{ {a} y_ = {cast}; if ({p}i < 0 || (!{} && ({} || {past}))) {{ {p}v = y_; {p}i = {idx}; }} }}",
+                    cnan(&format!("{p}v")),
+                    cnan("y_")
+                )
+            }
             Op::ArgMin | Op::ArgMax => {
                 let cmp = if *self.op == Op::ArgMin { "<" } else { ">" };
                 let nan = if self.nan { format!(" || (isnan(y_) && !isnan({p}v))") } else { String::new() };
@@ -180,6 +194,16 @@ impl<'a> State<'a> {
                 "{{ {a} t_ = {p}v + {q}v; {a} b_ = t_ - {p}v; \
                  {p}c += {q}c + (({p}v - (t_ - b_)) + ({q}v - b_)); {p}v = t_; }}"
             ),
+            Op::ArgMin | Op::ArgMax if self.acc.is_complex() => {
+                let (pv, qv) = (format!("{p}v"), format!("{q}v"));
+                let past = if *self.op == Op::ArgMin { clex_lt(&qv, &pv) } else { clex_lt(&pv, &qv) };
+                let (pn, qn) = (cnan(&pv), cnan(&qv));
+                format!(
+                    "if ({q}i >= 0 && ({p}i < 0 || ({qn} ? (!{pn} || {q}i < {p}i) : \
+                     (!{pn} && ({past} || ({qv}.x == {pv}.x && {qv}.y == {pv}.y && {q}i < {p}i)))))) \
+                     {{ {p}v = {qv}; {p}i = {q}i; }}"
+                )
+            }
             Op::ArgMin | Op::ArgMax => {
                 let cmp = if *self.op == Op::ArgMin { "<" } else { ">" };
                 let nan = if self.nan {
@@ -313,4 +337,16 @@ impl<'a> State<'a> {
             store(spec.out, "out", o, &spec.finish)
         )
     }
+}
+
+/// Whether the complex value `v` (a `float2`/`double2` name) has a NaN part: NumPy's
+/// `min`/`max`/`argmin`/`argmax` take the first such value.
+fn cnan(v: &str) -> String {
+    format!("(isnan({v}.x) || isnan({v}.y))")
+}
+
+/// Whether the complex value `a` is below `b` in NumPy's order of complex values without NaN:
+/// lexicographic on (real, imaginary), −0.0 equal to +0.0.
+fn clex_lt(a: &str, b: &str) -> String {
+    format!("({a}.x < {b}.x || ({a}.x == {b}.x && {a}.y < {b}.y))")
 }
