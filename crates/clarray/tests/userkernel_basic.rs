@@ -560,3 +560,33 @@ fn elementwise_run_returns_the_launchs_event() {
     ev.wait().unwrap();
     assert!(ev.is_complete());
 }
+
+/// Regression (found in review): `Strided` views, which user kernels take as arguments, were
+/// made without the size limit arrays have: `broadcast_to([usize::MAX, 2])` gave a view whose
+/// `len()` overflowed (a panic, in release too), `broadcast_to([1 << 40])` one whose host copy
+/// aborted the process on a 4 TiB allocation (the host copy now reserves with `try_reserve`), and `empty` of `[0, usize::MAX, 4]` a negative
+/// stride from a wrapped cast. Each is `Error::TooLarge` now, with the array's message; a
+/// slice's refusal says which rule it broke.
+#[test]
+fn strided_views_keep_the_array_size_limit() {
+    use clarray::reduce::Strided;
+    let s = Strided::from_slice(&ctx(), &[1.0f32], &[1]).unwrap();
+    for shape in [vec![usize::MAX, 2], vec![1 << 62], vec![0, usize::MAX, 4]] {
+        let e = s.broadcast_to(&shape).unwrap_err();
+        assert!(
+            matches!(e, Error::TooLarge(_)) && e.to_string().contains("use a smaller shape"),
+            "{shape:?}: {e}"
+        );
+    }
+    let e = Strided::empty(&ctx(), DType::F32, &[0, usize::MAX, 4]).unwrap_err();
+    assert!(matches!(e, Error::TooLarge(_)), "{e}");
+    assert_eq!(s.broadcast_to(&[3, 4]).unwrap().to_vec::<f32>().unwrap(), vec![1.0; 12]);
+    // A view of 2^56 elements is within the limit (it reads one), but no host holds its
+    // copy (2^58 bytes): refused, not an abort.
+    let e = s.broadcast_to(&[1 << 56]).unwrap().to_vec::<f32>().unwrap_err();
+    assert!(matches!(e, Error::TooLarge(_)) && e.to_string().contains("host could not allocate"), "{e}");
+    let e = Strided::from_slice(&ctx(), &[1.0f32; 3], &[3]).unwrap().sliced(0, 0, 3, 0).unwrap_err();
+    assert!(e.to_string().contains("the step must not be 0"), "{e}");
+    let e = Strided::from_slice(&ctx(), &[1.0f32; 3], &[3]).unwrap().sliced(0, 2, 1, 1).unwrap_err();
+    assert!(e.to_string().contains("start must not be past stop"), "{e}");
+}

@@ -25,23 +25,15 @@ pub struct Strided {
 ///
 /// See [the example in `reduce`](mod@crate::reduce).
 pub fn c_strides(shape: &[usize]) -> Vec<isize> {
-    let mut s = vec![0isize; shape.len()];
-    let mut acc = 1isize;
-    for k in (0..shape.len()).rev() {
-        s[k] = acc;
-        acc = acc.saturating_mul(shape[k].max(1) as isize);
-    }
-    s
+    crate::array::layout::c_strides(shape).to_vec()
 }
 
-/// The number of elements of `shape`, or [`Error::TooLarge`] when it overflows.
+/// The number of elements of `shape`, or [`Error::TooLarge`] above what an array can index
+/// (the limit of [`checked_size`](crate::array::layout::checked_size), which this is).
 ///
 /// See [the example in `reduce`](mod@crate::reduce).
 pub fn numel(shape: &[usize]) -> Result<usize> {
-    shape
-        .iter()
-        .try_fold(1usize, |a, &n| a.checked_mul(n))
-        .ok_or_else(|| Error::TooLarge(format!("the shape {shape:?} has more elements than fit in a usize")))
+    crate::array::layout::checked_size(shape)
 }
 
 impl Strided {
@@ -216,9 +208,20 @@ impl Strided {
     ///
     /// See [the example in `reduce`](mod@crate::reduce).
     pub fn sliced(&self, axis: usize, start: usize, stop: usize, step: isize) -> Result<Strided> {
-        if axis >= self.ndim() || start > stop || stop > self.shape[axis] || step == 0 {
+        let why = if axis >= self.ndim() {
+            Some(format!("the view has {} axes (0 to {})", self.ndim(), self.ndim().saturating_sub(1)))
+        } else if step == 0 {
+            Some("the step must not be 0".to_string())
+        } else if start > stop {
+            Some("start must not be past stop (a negative step walks back from stop - 1)".to_string())
+        } else if stop > self.shape[axis] {
+            Some(format!("stop must be at most the axis's length, {}", self.shape[axis]))
+        } else {
+            None
+        };
+        if let Some(why) = why {
             return Err(Error::OutOfBounds(format!(
-                "slice {start}..{stop} step {step} of axis {axis} of shape {:?}",
+                "slice {start}..{stop} step {step} of axis {axis} of shape {:?}: {why}",
                 self.shape
             )));
         }
@@ -276,6 +279,9 @@ impl Strided {
                 });
             }
         }
+        // The shape's size is checked as an array's: a broadcast view is read element by
+        // element (a reduction's index arithmetic, a copy to the host).
+        numel(shape)?;
         let mut v = self.clone();
         v.shape = shape.to_vec();
         v.strides = strides;
@@ -344,7 +350,17 @@ impl Strided {
         }
         let mut all = vec![<T::Repr as bytemuck::Zeroable>::zeroed(); (hi - lo + 1) as usize];
         q.read_buffer(&self.buffer, lo as usize * self.dtype.size(), &mut all)?;
-        let mut out = Vec::with_capacity(n);
+        // A broadcast view may read few elements into many: the host vector is the large one,
+        // and a failed allocation is an error, not an abort.
+        let mut out = Vec::new();
+        out.try_reserve_exact(n).map_err(|_| {
+            Error::TooLarge(format!(
+                "a host copy of the view of shape {:?} needs {n} elements ({} bytes), which the \
+                 host could not allocate; copy a smaller view",
+                self.shape,
+                n as u128 * self.dtype.size() as u128
+            ))
+        })?;
         let mut idx = vec![0usize; self.ndim()];
         for _ in 0..n {
             let off: isize = self.offset as isize - lo
