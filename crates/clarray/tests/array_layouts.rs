@@ -565,3 +565,34 @@ fn transposes_whose_tiles_overflow_local_memory_take_the_strided_kernel() {
         }
     }
 }
+
+/// Regression (found in review): `Layout`'s fields are public, and layouts given by hand
+/// panicked in its methods: strides fewer than axes indexed out of bounds in `slice`,
+/// `permute`, `broadcast_to` and `flip` (and `reshape` accepted them), a shape whose size
+/// overflows a usize overflowed in `size` and `may_self_overlap`. The methods refuse such
+/// layouts with `Error::Shape` / `Error::TooLarge`; `size` saturates.
+#[test]
+fn hand_made_layouts_are_refused_not_panicking() {
+    use clarray::array::{s, Layout};
+    let short = Layout { shape: [2usize, 3][..].into(), strides: [1isize][..].into(), offset: 0 };
+    let errs = [
+        short.slice(s![.., 1].as_ref()).unwrap_err(),
+        short.permute(&[1, 0]).unwrap_err(),
+        short.broadcast_to(&[4, 2, 3]).unwrap_err(),
+        short.flip(1).unwrap_err(),
+        short.reshape(&[6]).unwrap_err(),
+    ];
+    for e in errs {
+        assert!(
+            matches!(e, clarray::Error::Shape { .. }) && e.to_string().contains("needs 2 strides"),
+            "{e}"
+        );
+    }
+    let huge = Layout::contiguous(&[usize::MAX, 2]);
+    assert_eq!(huge.size(), usize::MAX);
+    let _ = huge.may_self_overlap(); // no panic; the answer is not asked of a layout no array has
+    assert!(matches!(huge.permute(&[1, 0]).unwrap_err(), clarray::Error::TooLarge(_)));
+    let big = Layout::contiguous(&[1 << 40, 1 << 40]);
+    let _ = big.may_self_overlap();
+    assert!(big.flip(0).is_err());
+}

@@ -239,7 +239,27 @@ impl Layout {
     ///
     /// See [the example in `layout`](mod@crate::array::layout).
     pub fn size(&self) -> usize {
-        self.shape.iter().product()
+        // Saturating: the fields are public, and a layout given by hand may be larger than any
+        // array's (the methods that make layouts refuse it: see `check`).
+        self.shape.iter().fold(1usize, |n, &k| n.saturating_mul(k))
+    }
+
+    /// Refuses a layout given by hand (the fields are public) that no array has: a stride
+    /// count other than the axis count, or a shape above [`checked_size`]'s limit. Every
+    /// method that makes a new layout checks this first.
+    fn check(&self) -> Result<()> {
+        if self.strides.len() != self.shape.len() {
+            return Err(Error::Shape {
+                shapes: vec![self.shape.to_vec()],
+                message: format!(
+                    "a layout of shape {:?} needs {} strides, and has {:?}",
+                    self.shape,
+                    self.shape.len(),
+                    self.strides
+                ),
+            });
+        }
+        checked_size(&self.shape).map(drop)
     }
 
     /// Whether two elements may lie at the same place (strides such as `[1, 1]` over a `[2, 2]`
@@ -341,6 +361,7 @@ impl Layout {
     ///
     /// See [the example in `layout`](mod@crate::array::layout).
     pub fn slice(&self, info: &[SliceInfoElem]) -> Result<Layout> {
+        self.check()?;
         let consumed = info.iter().filter(|e| !matches!(e, SliceInfoElem::NewAxis)).count();
         if consumed > self.ndim() {
             return Err(Error::Shape {
@@ -435,6 +456,7 @@ impl Layout {
     ///
     /// See [the example in `layout`](mod@crate::array::layout).
     pub fn reshape(&self, shape: &[usize]) -> Result<Option<Layout>> {
+        self.check()?;
         let size = checked_size(shape)?;
         if size != self.size() {
             return Err(Error::Shape {
@@ -500,6 +522,7 @@ impl Layout {
     ///
     /// See [the example in `layout`](mod@crate::array::layout).
     pub fn permute(&self, axes: &[isize]) -> Result<Layout> {
+        self.check()?;
         let nd = self.ndim();
         let ax = super::normalize_axes_in_order(axes, nd, "permute")?;
         if ax.len() != nd {
@@ -523,6 +546,7 @@ impl Layout {
     ///
     /// See [the example in `layout`](mod@crate::array::layout).
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Layout> {
+        self.check()?;
         checked_size(shape)?;
         let lead = shape.len().checked_sub(self.ndim()).ok_or_else(|| self.bcast_err(shape))?;
         let mut strides: Strides = smallvec![0isize; shape.len()];
@@ -554,6 +578,7 @@ impl Layout {
     ///
     /// See [the example in `layout`](mod@crate::array::layout).
     pub fn flip(&self, axis: isize) -> Result<Layout> {
+        self.check()?;
         let axis = super::normalize_axis(axis, self.ndim(), "flip")?;
         let mut l = self.clone();
         let n = l.shape[axis];
@@ -603,8 +628,7 @@ fn resolve_bound(i: isize, n: usize, axis: usize) -> Result<usize> {
 /// Merges axes that every one of several layouts walks contiguously, and drops axes of extent 1,
 /// for the same iteration in C order. Returns the merged shape and each layout's strides.
 ///
-/// See [the example in `layout`](mod@crate::array::layout).
-pub fn collapse(shape: &[usize], strides: &[Strides]) -> (Shape, Vec<Strides>) {
+pub(crate) fn collapse(shape: &[usize], strides: &[Strides]) -> (Shape, Vec<Strides>) {
     let mut out_shape = Shape::new();
     let mut out_strides: Vec<Strides> = vec![Strides::new(); strides.len()];
     for k in 0..shape.len() {
