@@ -426,8 +426,14 @@ fn cache_loading_marker_of_a_live_process_keeps_the_entry() {
     // This process is alive: its marker is a load in progress.
     let text = format!("{} {}", std::process::id(), now_secs());
     std::fs::write(&marker, &text).unwrap();
+    let t = std::time::Instant::now();
     let (p, o) = cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap();
     assert_eq!(o, Outcome::Busy);
+    assert!(
+        t.elapsed() >= clarray::program::BUSY_WAIT,
+        "built only after waiting for the load: {:?}",
+        t.elapsed()
+    );
     fill_works(&ctx, &p);
     assert_eq!(std::fs::read(&path).unwrap(), stored, "the entry is untouched");
     assert_eq!(std::fs::read_to_string(&marker).unwrap(), text, "the other process's marker is kept");
@@ -442,6 +448,33 @@ fn cache_loading_marker_of_a_live_process_keeps_the_entry() {
     let (_, o) = cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap();
     assert!(matches!(&o, Outcome::Rebuilt(r) if r.contains("died while the driver loaded")), "{o:?}");
     assert_eq!(cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap().1, Outcome::Hit);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Regression: a process that found another's load of the same entry in progress built the
+/// program from source at once (under `mpiexec` every rank but one built every program, as they
+/// start together). It waits for the load to end, up to `BUSY_WAIT`, and then loads the entry.
+#[test]
+fn cache_load_in_progress_is_waited_for_then_hit() {
+    let ctx = ctx();
+    let dir = cache_dir("wait-marker");
+    let cache = DiskCache::new(&dir);
+    assert_eq!(cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap().1, Outcome::Miss);
+    let marker = cache.path(&ctx, CACHE_SRC, CACHE_OPTS).with_extension("loading");
+    std::fs::write(&marker, format!("{} {}", std::process::id(), now_secs())).unwrap();
+    let remover = {
+        let marker = marker.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            std::fs::remove_file(&marker).unwrap();
+        })
+    };
+    let t = std::time::Instant::now();
+    let (p, o) = cache.load_or_build(&ctx, CACHE_SRC, CACHE_OPTS, &cache_files()).unwrap();
+    remover.join().unwrap();
+    assert_eq!(o, Outcome::Hit, "after {:?}", t.elapsed());
+    assert!(t.elapsed() >= std::time::Duration::from_millis(300), "{:?}", t.elapsed());
+    fill_works(&ctx, &p);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -67,7 +67,8 @@ impl Fused {
     /// converted to `T` as [`Array::assign`] does; leading axes of extent 1 beyond `out`'s are
     /// dropped, and a bare complex scalar into a real or integer `out` is an [`Error::Type`]).
     /// Checked now: the shape, the type, a writable `out`, one context, and no element shared
-    /// with an output already added.
+    /// with an output already added. A refused assignment is not added; those added before it
+    /// stay, and [`Fused::run`] still evaluates them (drop the `Fused` to discard them).
     pub fn assign<T: Element>(&mut self, out: &mut Array<T>, src: impl IntoExpr) -> Result<&mut Fused> {
         out.check_writable()?;
         let target = Target {

@@ -61,7 +61,7 @@ use crate::runtime::device::lock;
 use crate::runtime::{Context, Kernel, Program, StoredKernel, StoredProgram};
 
 use super::build::{build, check_options};
-pub use super::disk::{DiskCache, Outcome, CACHE_DIR_ENV, NO_CACHE_ENV};
+pub use super::disk::{DiskCache, Outcome, BUSY_WAIT, CACHE_DIR_ENV, NO_CACHE_ENV};
 use super::source::{with_arg_info, Source, MAIN_LABEL};
 
 /// A built program with its kernels, each created once (on first use) and kept: creating a

@@ -44,7 +44,8 @@ pub enum Outcome {
     /// entry's path can be written (a failure to store is logged).
     Rebuilt(String),
     /// In the cache, but another process was loading it (its loading marker names a live
-    /// process): built from source, the entry left as it was.
+    /// process) and still was after [`BUSY_WAIT`]: built from source, the entry left as it was.
+    /// (A load that ends within the wait is followed by this one's: a hit.)
     Busy,
     /// The cache directory cannot be used (owned by another user, writable by others, or not
     /// a directory; the reason says which): built from source, nothing loaded or stored.
@@ -194,12 +195,13 @@ impl DiskCache {
         let key = DiskCache::key(ctx, source, options);
         let path = self.path_of(&key);
         let marker = path.with_extension("loading");
-        let outcome = if let Some(crashed) = marker_left_by_crash(&marker) {
+        let outcome = if let Some(crashed) = wait_for_loader(&marker) {
             if !crashed {
-                // Another process is loading this entry right now: leave the entry and its
-                // marker alone, and build this one from source.
+                // Another process has been loading this entry for all of the wait: leave the
+                // entry and its marker alone, and build this one from source.
                 log::debug!(
-                    "clarray: program cache entry {} is being loaded by another process; built from source",
+                    "clarray: program cache entry {} is being loaded by another process (for over \
+                     {BUSY_WAIT:?}); built from source",
                     path.display()
                 );
                 return Ok((build(ctx, source, options, files)?, Outcome::Busy));
@@ -427,6 +429,29 @@ fn write_marker(marker: &Path) -> std::io::Result<()> {
 /// marker that names no process), the marker is older than [`MARKER_STALE`]. A marker of a
 /// live process is a load in progress. `None`: there is no marker (or it went away while it
 /// was read: its load ended).
+/// How long a process waits for another's load of the same entry to end before it builds the
+/// program from source instead ([`Outcome::Busy`]). Loading a binary takes milliseconds to
+/// a second; building from source takes longer, and under `mpiexec` every rank but the first
+/// would otherwise build (the ranks start together and load the same programs).
+///
+/// See [the example on `Source`](crate::program::Source).
+pub const BUSY_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// [`marker_left_by_crash`] once the load in progress (if any) has ended, or [`BUSY_WAIT`] has
+/// passed: `None` (no marker: the entry can be read), `Some(true)` (a crash), `Some(false)` (a
+/// live process still loading).
+fn wait_for_loader(marker: &Path) -> Option<bool> {
+    let start = std::time::Instant::now();
+    loop {
+        match marker_left_by_crash(marker) {
+            Some(false) if start.elapsed() < BUSY_WAIT => {
+                std::thread::sleep(std::time::Duration::from_millis(5))
+            }
+            other => return other,
+        }
+    }
+}
+
 fn marker_left_by_crash(marker: &Path) -> Option<bool> {
     let gone = |e: &std::io::Error| e.kind() == std::io::ErrorKind::NotFound;
     let text = match std::fs::read_to_string(marker) {

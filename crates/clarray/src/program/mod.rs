@@ -21,7 +21,9 @@ mod disk;
 pub mod source;
 
 pub use crate::runtime::{Bytes, Dims, KernelArg, KernelArgs, Local, Sizes};
-pub use cache::{cached_kernel, cached_program, DiskCache, Kernels, Outcome, CORRECTLY_ROUNDED_DIVIDE_SQRT};
+pub use cache::{
+    cached_kernel, cached_program, DiskCache, Kernels, Outcome, BUSY_WAIT, CORRECTLY_ROUNDED_DIVIDE_SQRT,
+};
 pub use constants::Constants;
 pub use defines::{DefineValue, Defines};
 pub use source::{Expanded, Source};
