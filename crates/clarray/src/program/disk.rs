@@ -423,12 +423,6 @@ fn write_marker(marker: &Path) -> std::io::Result<()> {
     written
 }
 
-/// Whether the loading marker at `marker` was left by a process that died while loading: its
-/// process is gone (Linux: no `/proc/PID`, for a marker written on this host in this PID
-/// namespace), or, where that cannot be known (other systems, other hosts or namespaces, a
-/// marker that names no process), the marker is older than [`MARKER_STALE`]. A marker of a
-/// live process is a load in progress. `None`: there is no marker (or it went away while it
-/// was read: its load ended).
 /// How long a process waits for another's load of the same entry to end before it builds the
 /// program from source instead ([`Outcome::Busy`]). Loading a binary takes milliseconds to
 /// a second; building from source takes longer, and under `mpiexec` every rank but the first
@@ -452,6 +446,12 @@ fn wait_for_loader(marker: &Path) -> Option<bool> {
     }
 }
 
+/// Whether the loading marker at `marker` was left by a process that died while loading: its
+/// process is gone (Linux: no `/proc/PID`, for a marker written on this host in this PID
+/// namespace), or, where that cannot be known (other systems, other hosts or namespaces, a
+/// marker that names no process), the marker is older than [`MARKER_STALE`]. A marker of a
+/// live process is a load in progress. `None`: there is no marker (or it went away while it
+/// was read: its load ended).
 fn marker_left_by_crash(marker: &Path) -> Option<bool> {
     let gone = |e: &std::io::Error| e.kind() == std::io::ErrorKind::NotFound;
     let text = match std::fs::read_to_string(marker) {
