@@ -238,7 +238,7 @@ _UNARY = {
     "arcsinh": "Inverse hyperbolic sine", "arccosh": "Inverse hyperbolic cosine",
     "arctanh": "Inverse hyperbolic tangent", "floor": "Round down", "ceil": "Round up",
     "rint": "Round to the nearest integer, halves to even", "trunc": "Round toward zero",
-    "sign": "Sign (-1, 0, 1; NaN for NaN)", "isnan": "Whether NaN",
+    "sign": "Sign (-1, 0, 1; NaN for NaN; z/|z| for complex)", "isnan": "Whether NaN",
     "isinf": "Whether infinite", "isfinite": "Whether finite",
     "conjugate": "Complex conjugate", "conj": "Complex conjugate", "real": "Real part",
     "imag": "Imaginary part",

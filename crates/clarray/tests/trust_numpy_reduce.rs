@@ -615,7 +615,7 @@ proptest! {
 /// result (`zeros((3, 0)).max(axis=0)`); over an empty axis NumPy refuses them even where the
 /// result is empty too (`zeros((0, 0, 0)).min(axis=0)`: ValueError).
 #[test]
-fn min_over_an_empty_axis_with_an_empty_result_is_empty() {
+fn min_over_an_empty_axis_is_refused_as_numpy_does() {
     let ctx = shared_ctx();
     let a = Array::<bool>::zeros(&ctx, &[0, 0, 0]).unwrap();
     let e = a.min_axes(0, false).unwrap_err();

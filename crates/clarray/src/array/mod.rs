@@ -112,6 +112,8 @@
 //! | `floor`, `ceil`, `round`, `trunc` | integers | unchanged (NumPy ≥ 2.3's integer loops) |
 //! | comparisons, logical operations, `isnan`/`isinf`/`isfinite` | any | bool |
 //! | `abs`, `real`, `imag` | complex | the real type |
+//! | the math functions (`exp`, `exp2`, `expm1`, `log`, `log2`, `log10`, `log1p`, `sqrt`, `sin`, `cos`, `tan`, `asin`, `acos`, `atan`, `sinh`, `cosh`, `tanh`, `asinh`, `acosh`, `atanh`), `sign`, `round` | complex | the same complex type |
+//! | `cbrt`, `floor`, `ceil`, `trunc`, `atan2`, `hypot`, `//`, `%` | complex | refused, as in NumPy |
 //!
 //! [`isclose`] is NumPy's: `|a - b| <= atol + rtol·|b|` where `b` is finite, or `a == b`; NaN
 //! equals NaN only with `equal_nan`; an integer `b` is taken as f64. `allclose` and
@@ -119,9 +121,9 @@
 //!
 //! Invalid combinations are [`Error::Type`], reported when the expression is evaluated (an
 //! operator cannot return a `Result`; [`Expr::check`] reports it earlier): bitwise operations
-//! and shifts on floats or complex, `%`, `//`, min/max and ordering comparisons on
-//! complex, math functions other than `exp`, `sqrt`, `abs`, `pow` on complex, `-` on two bool
-//! operands (NumPy has no boolean subtract). As in NumPy, `+` on two bools is `or` and `*` is
+//! and shifts on floats or complex, `%`, `//`, `atan2`, `hypot`, `cbrt`, `floor`, `ceil` and
+//! `trunc` on complex (NumPy has none of them), `-` on two bool operands (NumPy has no boolean
+//! subtract). As in NumPy, `+` on two bools is `or` and `*` is
 //! `and` (bool results), `/` divides in f64.
 //!
 //! # Defined results where C would be undefined
@@ -147,6 +149,22 @@
 //!   is platform-dependent outside the range). A float scalar assigned to an integer array
 //!   converts the same way (`a.assign(2.7)` writes 2, as NumPy's `a[...] = 2.7`).
 //! - `minimum`/`maximum` propagate NaN, as NumPy's.
+//! - Complex values are ordered as in NumPy 2, lexicographically: `a < b` where
+//!   `Re a < Re b` and neither imaginary part is NaN, or `Re a == Re b` and `Im a < Im b`
+//!   (`<=` alike, with `Im a <= Im b`); so a NaN part makes every comparison false except
+//!   through equal real parts. `maximum(a, b)` is `a` where `a` has a NaN part or `a >= b`,
+//!   else `b` (`minimum` with `a <= b`): the first NaN-holding operand propagates, and between
+//!   equal values (`0` and `-0`) the first is kept.
+//! - The complex math functions follow NumPy 2: its branch cuts (log, sqrt, the inverse
+//!   functions) with the side taken from the sign of a zero part, C99 Annex G's results for
+//!   infinite and NaN parts as NumPy's C library gives them, NumPy's own formulas for
+//!   `expm1`, `exp2`, `log2`, `log10` and `sign` (`z/|z|`, 0 for 0). They are computed in the
+//!   type's precision with formulas that avoid cancellation (log through log1p near |z| = 1,
+//!   Kahan's formulas for tanh, asin, acos, acosh), within a few ε·|result| (normwise; bounds
+//!   in `docs/numpy-semantics.md`); `log1p` is accurate for small `z`, where NumPy's
+//!   `log(hypot(1 + x, y))` is not. Where an intermediate `e^|x|` overflows (sinh, cosh, sin,
+//!   cos, expm1, exp2 and exp of parts beyond about 88 in complex64 or 709 in complex128), a
+//!   part whose exact value is finite may come out infinite or NaN.
 
 mod axis;
 pub mod codegen;

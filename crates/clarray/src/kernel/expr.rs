@@ -108,6 +108,47 @@ impl Emitter {
         })
     }
 
+    /// Includes the per-type complex helpers ([`complex_set`]) of `d`; returns their suffix.
+    fn complex_set(&mut self, d: DType) -> &'static str {
+        let sfx = csfx(d);
+        self.helper(&format!("cmul_{sfx}"), || complex_set(sfx));
+        sfx
+    }
+
+    /// The complex math functions of `d` (see [`complex_math`]), after the helpers they call;
+    /// returns the name of the one computing `op`.
+    fn complex_math(&mut self, op: UnOp, d: DType) -> String {
+        self.complex_helper("sqrt", d);
+        self.complex_helper("exp", d);
+        self.complex_set(d);
+        let ct = d.cl_compute();
+        // Keyed to sort after `csqrt_…` and `cexp_…` (the helpers are written in key order).
+        self.helper(&format!("zmath_{ct}"), || complex_math(d));
+        let f = match op {
+            UnOp::Exp2 => "exp2",
+            UnOp::Log => "log",
+            UnOp::Log2 => "log2",
+            UnOp::Log10 => "log10",
+            UnOp::Log1p => "log1p",
+            UnOp::Expm1 => "expm1",
+            UnOp::Sin => "sin",
+            UnOp::Cos => "cos",
+            UnOp::Tan => "tan",
+            UnOp::Asin => "asin",
+            UnOp::Acos => "acos",
+            UnOp::Atan => "atan",
+            UnOp::Sinh => "sinh",
+            UnOp::Cosh => "cosh",
+            UnOp::Tanh => "tanh",
+            UnOp::Asinh => "asinh",
+            UnOp::Acosh => "acosh",
+            UnOp::Atanh => "atanh",
+            UnOp::Sign => "sign",
+            _ => "rint",
+        };
+        format!("z{f}_{ct}")
+    }
+
     fn complex_helper(&mut self, what: &str, d: DType) -> String {
         let ct = d.cl_compute();
         let f = d.real().cl_compute();
@@ -124,8 +165,10 @@ impl Emitter {
             "div" => format!(
                 "{ct} {name}({ct} a, {ct} b) {{\n  {f} br = fabs(b.x), bi = fabs(b.y);\n  if (br >= bi) {{\n    if (br == 0 && bi == 0) return ({ct})(a.x / br, a.y / br);\n    {f} r = b.y / b.x; {f} s = 1 / (b.x + b.y * r);\n    return ({ct})((a.x + a.y * r) * s, (a.y - a.x * r) * s);\n  }}\n  {f} r = b.x / b.y; {f} s = 1 / (b.y + b.x * r);\n  return ({ct})((a.x * r + a.y) * s, (a.y * r - a.x) * s);\n}}"
             ),
+            // C99 Annex G's special values where `Re a` is infinite and `Im a` is not finite: (∞, NaN)
+            // for +∞, (0, ±0) for −∞ (the zero with the sign of an infinite `Im a`).
             "exp" => format!(
-                "{ct} {name}({ct} a) {{ {f} e = exp(a.x); return a.y == 0 ? ({ct})(e, a.y) : ({ct})(e * cos(a.y), e * sin(a.y)); }}"
+                "{ct} {name}({ct} a) {{\n  if (isinf(a.x) && !isfinite(a.y)) return a.x > 0 ? ({ct})(a.x, a.y - a.y) : ({ct})(0, isinf(a.y) ? copysign(({f})0, a.y) : 0);\n  {f} e = exp(a.x);\n  return a.y == 0 ? ({ct})(e, a.y) : ({ct})(e * cos(a.y), e * sin(a.y));\n}}"
             ),
             // NumPy's complex power (npy_cpow): z**0 is 1 (0**0 and nan**0 too); 0**b is 0 where
             // Re b > 0, else NaN + NaN i; a real integer exponent in (-100, 100) multiplies
@@ -186,11 +229,17 @@ impl Emitter {
             }
             // sqrt(z) = s * sqrt(z / s^2): |z| + |Re z| overflows for parts above about a
             // third of the largest float (a finite square root came out infinite), so such z
-            // are scaled by 1/4 (exact) and the root by 2.
+            // are scaled by 1/4 (exact) and the root by 2; parts below the smallest normal
+            // number (whose halves round) by 2^108 (2^48 for float) and the root by 2^-54
+            // (2^-24). Infinite parts give C99 Annex G's
+            // results: `∞ ± i∞` for an infinite `Im z`; for `Re z = +∞`, `+∞ ± i0` (NaN stays);
+            // for `Re z = −∞`, `0 ± i∞` (`NaN ± i∞` with a NaN `Im z`).
             _ => {
                 let max = if d == DType::C128 { "DBL_MAX" } else { "FLT_MAX" };
+                let (min, up, down) =
+                    if d == DType::C128 { ("DBL_MIN", "0x1p108", "0x1p-54") } else { ("FLT_MIN", "0x1p48f", "0x1p-24f") };
                 format!(
-                    "{ct} {name}({ct} a) {{\n  {f} s = 1;\n  if (fabs(a.x) > {max} / 4 || fabs(a.y) > {max} / 4) {{ a *= ({f})0.25; s = 2; }}\n  {f} m = hypot(a.x, a.y);\n  if (m == 0) return ({ct})(0, a.y);\n  if (a.x >= 0) {{ {f} t = sqrt((m + a.x) * ({f})0.5); return ({ct})(s * t, s * (a.y / (2 * t))); }}\n  {f} t = sqrt((m - a.x) * ({f})0.5);\n  return ({ct})(s * (fabs(a.y) / (2 * t)), copysign(s * t, a.y));\n}}"
+                    "{ct} {name}({ct} a) {{\n  if (isinf(a.y)) return ({ct})(INFINITY, a.y);\n  if (isinf(a.x)) return a.x > 0 ? ({ct})(a.x, isnan(a.y) ? a.y : copysign(({f})0, a.y)) : ({ct})(isnan(a.y) ? a.y : 0, copysign(({f})INFINITY, a.y));\n  {f} s = 1;\n  if (fabs(a.x) > {max} / 4 || fabs(a.y) > {max} / 4) {{ a *= ({f})0.25; s = 2; }}\n  else if (fabs(a.x) < {min} && fabs(a.y) < {min}) {{ a *= {up}; s = {down}; }}\n  {f} m = hypot(a.x, a.y);\n  if (m == 0) return ({ct})(0, a.y);\n  if (a.x >= 0) {{ {f} t = sqrt((m + a.x) * ({f})0.5); return ({ct})(s * t, s * (a.y / (2 * t))); }}\n  {f} t = sqrt((m - a.x) * ({f})0.5);\n  return ({ct})(s * (fabs(a.y) / (2 * t)), copysign(s * t, a.y));\n}}"
                 )
             }
         };
@@ -332,6 +381,12 @@ impl Emitter {
             },
             Sqrt if k == Kind::Complex => format!("{}({a})", self.complex_helper("sqrt", t)),
             Exp if k == Kind::Complex => format!("{}({a})", self.complex_helper("exp", t)),
+            Exp2 | Log | Log2 | Log10 | Log1p | Expm1 | Sin | Cos | Tan | Asin | Acos | Atan | Sinh
+            | Cosh | Tanh | Asinh | Acosh | Atanh | Sign | Round
+                if k == Kind::Complex =>
+            {
+                format!("{}({a})", self.complex_math(op, t))
+            }
             Sign => match k {
                 Kind::Float => format!("(isnan({a}) ? ({a}) : ({tc})((({a}) > 0) - (({a}) < 0)))"),
                 _ if t.is_unsigned_int() => format!("({tc})(({a}) > 0)"),
@@ -404,6 +459,19 @@ impl Emitter {
             Pow if k == Kind::Int => format!("{}({a}, {b})", self.int_helper("ipow", t)),
             Pow if k == Kind::Complex => format!("{}({a}, {b})", self.complex_helper("pow", t)),
             Pow => format!("pow({a}, {b})"),
+            Minimum | Maximum if k == Kind::Complex => {
+                let sfx = self.complex_set(t);
+                format!("c{}_{sfx}({a}, {b})", if op == Minimum { "min" } else { "max" })
+            }
+            Lt | Le | Gt | Ge if k == Kind::Complex => {
+                let sfx = self.complex_set(t);
+                match op {
+                    Lt => format!("(uchar)clt_{sfx}({a}, {b})"),
+                    Le => format!("(uchar)cle_{sfx}({a}, {b})"),
+                    Gt => format!("(uchar)clt_{sfx}({b}, {a})"),
+                    _ => format!("(uchar)cle_{sfx}({b}, {a})"),
+                }
+            }
             Minimum | Maximum if k == Kind::Float => {
                 let h = self.float_helper(if op == Minimum { "min" } else { "max" }, t);
                 format!("{h}({a}, {b})")
@@ -517,8 +585,17 @@ fn compare_mixed_sign(op: BinOp, ta: DType, tb: DType, a: &str, b: &str) -> Opti
 }
 
 /// The OpenCL C helpers for complex numbers of one type, suffixed `_f` (float2) or `_d`
-/// (double2): product, conjugate, squared magnitude, magnitude. Guarded, so that a kernel may
-/// include the set more than once (from its operands' types and from its expression's code).
+/// (double2): product, conjugate, squared magnitude, magnitude, and NumPy's ordering of complex
+/// values (its `CLT`/`CLE` and `maximum`/`minimum` loops):
+///
+/// - `clt(a, b)`: `(a.x < b.x && neither imaginary part is NaN) || (a.x == b.x && a.y < b.y)`;
+/// - `cle(a, b)`: `(a.x < b.x && neither imaginary part is NaN) || (a.x == b.x && a.y <= b.y)`;
+/// - `cmax(a, b)`: `a` where `a` has a NaN part or `cle(b, a)`, else `b`; `cmin(a, b)`: `a`
+///   where `a` has a NaN part or `cle(a, b)`, else `b` — so a NaN operand propagates (the first
+///   one when both have one), and between equal values (`0` and `-0` too) `a` is kept.
+///
+/// Guarded, so that a kernel may include the set more than once (from its operands' types and
+/// from its expression's code).
 fn complex_set(sfx: &str) -> String {
     let (r, c) = if sfx == "d" { ("double", "double2") } else { ("float", "float2") };
     format!(
@@ -527,6 +604,10 @@ fn complex_set(sfx: &str) -> String {
          inline {c} conj_{sfx}({c} a) {{ return ({c})(a.x, -a.y); }}\n\
          inline {r} cabs2_{sfx}({c} a) {{ return a.x*a.x + a.y*a.y; }}\n\
          inline {r} cabs_{sfx}({c} a) {{ return hypot(a.x, a.y); }}\n\
+         inline int clt_{sfx}({c} a, {c} b) {{ return (a.x < b.x && !isnan(a.y) && !isnan(b.y)) || (a.x == b.x && a.y < b.y); }}\n\
+         inline int cle_{sfx}({c} a, {c} b) {{ return (a.x < b.x && !isnan(a.y) && !isnan(b.y)) || (a.x == b.x && a.y <= b.y); }}\n\
+         inline {c} cmax_{sfx}({c} a, {c} b) {{ return (isnan(a.x) || isnan(a.y) || cle_{sfx}(b, a)) ? a : b; }}\n\
+         inline {c} cmin_{sfx}({c} a, {c} b) {{ return (isnan(a.x) || isnan(a.y) || cle_{sfx}(a, b)) ? a : b; }}\n\
          #endif"
     )
 }
@@ -569,4 +650,167 @@ pub(crate) fn truth(x: &str, t: DType) -> String {
     } else {
         format!("(({x}) != 0)")
     }
+}
+
+/// NumPy's complex math functions for `d` (C64 or C128), named `z{function}_{float2|double2}`,
+/// computed in the type's own precision. They call `csqrt_…` and `cexp_…`
+/// ([`Emitter::complex_helper`]), which must come first.
+///
+/// - `log`: `log|z|` from `hypot`, through `log1p((m-1)(m+1) + n²)/2` (m the larger part, n the
+///   smaller) where `|z|` is in [0.71, 1.73], and with parts halved near overflow or scaled up
+///   below the smallest normal number; the argument is `atan2(y, x)`. `log2`, `log10`: `log`
+///   with both parts multiplied by log2(e), log10(e), as NumPy does.
+/// - `log1p`: for `|x|, |y| < 0.5`, `log1p(x(2+x) + y²)/2 + i·atan2(y, 1+x)` (NumPy's own
+///   `log(hypot(1+x, y))` loses every digit of small `z`); else `log(1+z)` as above.
+/// - `expm1`: NumPy's `expm1(x)cos y − 2sin²(y/2) + i·exp(x)sin y`; `exp2`: NumPy's
+///   `exp(z·ln 2)`.
+/// - `sinh`, `cosh`: the textbook products; a zero imaginary part gives the real function and
+///   keeps that zero (`cosh`: its sign times the sign of `x`), and C99 Annex G's results for a
+///   zero or infinite real part with an infinite or NaN imaginary one. `sin(z) = −i·sinh(iz)`,
+///   `cos(z) = cosh(iz)`.
+/// - `tanh`: Kahan's formula (`t = tan y`, `β = 1 + t²`, `s = sinh x`:
+///   `(β·s·√(1+s²) + i·t)/(1 + β·s²)`), `±1 + i·4·sin y·cos y·e^(−2|x|)` for large `|x|`, and
+///   Annex G's special values. `tan(z) = −i·tanh(iz)`.
+/// - `asin`, `acos`, `acosh`: Kahan's formulas ("Branch cuts for complex elementary
+///   functions", 1987) from `√(1−z)` and `√(1+z)` (`√(z−1)`, `√(z+1)` for acosh), which keep
+///   the sign of a zero imaginary part on the branch cuts. `asinh(z) = −i·asin(iz)`.
+/// - `atanh`: `log1p(4|x|/((1−|x|)² + y²))/4` with the sign of `x` (`(ln 2 − log|y|)/2` for
+///   `|x| = 1` and small `y`, whose square may underflow), and
+///   `atan2(2y, (1−x)(1+x) − y²)/2`; `1/z ± iπ/2` beyond 1/ε, and Annex G's special values.
+///   `atan(z) = −i·atanh(iz)`.
+/// - `sign`: NumPy 2's `z/|z|` (0 for 0; NaN + NaN i for a NaN part; for an infinite `|z|`,
+///   `±1` on the real or `±i` on the imaginary axis, NaN + NaN i for two infinite parts); a
+///   subnormal `z` is scaled up first (NumPy's `hypot` of it keeps fewer digits).
+/// - `rint`: each part rounded to the nearest integer, ties to even (NumPy's `round`).
+fn complex_math(d: DType) -> String {
+    let double = d == DType::C128;
+    let code = r"
+$F zlabs_$C($F x, $F y) {
+  $F ax = fabs(x), ay = fabs(y);
+  if (ax > $MAX / 4 || ay > $MAX / 4) return log(hypot(ax / 2, ay / 2)) + M_LN2$K;
+  $F h = hypot(ax, ay);
+  if (h < $MIN) return log(hypot(ax * $SC, ay * $SC)) - $NS * M_LN2$K;
+  if (h >= ($F)0.71 && h <= ($F)1.73) {
+    $F hi = fmax(ax, ay), lo = fmin(ax, ay);
+    return log1p((hi - 1) * (hi + 1) + lo * lo) / 2;
+  }
+  return log(h);
+}
+$C zlog_$C($C a) { return ($C)(zlabs_$C(a.x, a.y), atan2(a.y, a.x)); }
+$C zlog2_$C($C a) { return zlog_$C(a) * M_LOG2E$K; }
+$C zlog10_$C($C a) { return zlog_$C(a) * M_LOG10E$K; }
+$C zlog1p_$C($C a) {
+  $F x = a.x, y = a.y;
+  if (fabs(x) < ($F)0.5 && fabs(y) < ($F)0.5) return ($C)(log1p(x * (2 + x) + y * y) / 2, atan2(y, 1 + x));
+  return ($C)(zlabs_$C(1 + x, y), atan2(y, 1 + x));
+}
+$C zexpm1_$C($C a) {
+  $F s = sin(a.y / 2);
+  return ($C)(expm1(a.x) * cos(a.y) - 2 * s * s, exp(a.x) * sin(a.y));
+}
+$C zexp2_$C($C a) { return cexp_$C(($C)(a.x * M_LN2$K, a.y * M_LN2$K)); }
+$C zsinh_$C($C a) {
+  $F x = a.x, y = a.y;
+  if (y == 0) return ($C)(sinh(x), y);
+  if (!isfinite(y) && x == 0) return ($C)(x, y - y);
+  if (!isfinite(y) && isinf(x)) return ($C)(fabs(x), y - y);
+  return ($C)(sinh(x) * cos(y), cosh(x) * sin(y));
+}
+$C zcosh_$C($C a) {
+  $F x = a.x, y = a.y;
+  if (y == 0) return ($C)(cosh(x), isnan(x) ? y : copysign(($F)1, x) * y);
+  if (!isfinite(y) && x == 0) return ($C)(y - y, 0);
+  if (!isfinite(y) && isinf(x)) return ($C)(x * x, y - y);
+  return ($C)(cosh(x) * cos(y), sinh(x) * sin(y));
+}
+$C zsin_$C($C a) {
+  if (isinf(a.y) && !isfinite(a.x)) return ($C)(a.x - a.x, fabs(a.y));
+  $C w = zsinh_$C(($C)(-a.y, a.x)); return ($C)(w.y, -w.x); }
+$C zcos_$C($C a) { return zcosh_$C(($C)(-a.y, a.x)); }
+$C ztanh_$C($C a) {
+  $F x = a.x, y = a.y;
+  if (isnan(x)) return ($C)(x, y == 0 ? y : x);
+  if (isinf(x)) return ($C)(copysign(($F)1, x), isfinite(y) ? copysign(($F)0, sin(y) * cos(y)) : copysign(($F)0, y));
+  if (!isfinite(y)) return ($C)(x == 0 ? x : y - y, y - y);
+  if (fabs(x) >= $TH) { $F e = exp(-fabs(x)); return ($C)(copysign(($F)1, x), 4 * sin(y) * cos(y) * e * e); }
+  $F t = tan(y), b = 1 + t * t, s = sinh(x), r = sqrt(1 + s * s), d = 1 + b * s * s;
+  return ($C)(b * r * s / d, t / d);
+}
+$C ztan_$C($C a) { $C w = ztanh_$C(($C)(-a.y, a.x)); return ($C)(w.y, -w.x); }
+$C zasinh_special_$C($C a) {
+  $F x = a.x, y = a.y;
+  if (isnan(x)) return y == 0 ? a : ($C)(isinf(y) ? fabs(y) : x, x);
+  if (isnan(y)) return isinf(x) ? a : ($C)(y, y);
+  return ($C)(copysign(($F)INFINITY, x), atan2(y, fabs(x)));
+}
+$C zasin_$C($C a) {
+  if (isinf(a.x) && isnan(a.y)) return ($C)(a.y, INFINITY);
+  if (!isfinite(a.x) || !isfinite(a.y)) { $C w = zasinh_special_$C(($C)(-a.y, a.x)); return ($C)(w.y, -w.x); }
+  $C p = csqrt_$C(($C)(1 - a.x, -a.y)), q = csqrt_$C(($C)(1 + a.x, a.y));
+  return ($C)(atan2(a.x, p.x * q.x - p.y * q.y), asinh(p.x * q.y - p.y * q.x));
+}
+$C zacos_$C($C a) {
+  $F x = a.x, y = a.y;
+  if (isnan(x)) return ($C)(x, isinf(y) ? -y : x);
+  if (isnan(y)) return isinf(x) ? ($C)(y, -INFINITY) : ($C)(x == 0 ? M_PI_2$K : y, y);
+  if (isinf(x) || isinf(y)) return ($C)(atan2(fabs(y), x), -copysign(($F)INFINITY, y));
+  $C p = csqrt_$C(($C)(1 - a.x, -a.y)), q = csqrt_$C(($C)(1 + a.x, a.y));
+  return ($C)(2 * atan2(p.x, q.x), asinh(q.x * p.y - q.y * p.x));
+}
+$C zacosh_$C($C a) {
+  $F x = a.x, y = a.y;
+  if (isnan(x)) return ($C)(isinf(y) ? fabs(y) : x, x);
+  if (isnan(y)) return isinf(x) ? ($C)(fabs(x), y) : ($C)(y, x == 0 ? M_PI_2$K : y);
+  if (isinf(x) || isinf(y)) return ($C)(INFINITY, copysign(atan2(fabs(y), x), y));
+  $C p = csqrt_$C(($C)(a.x - 1, a.y)), q = csqrt_$C(($C)(a.x + 1, a.y));
+  return ($C)(asinh(p.x * q.x + p.y * q.y), 2 * atan2(p.y, q.x));
+}
+$C zasinh_$C($C a) {
+  if (!isfinite(a.x) || !isfinite(a.y)) return zasinh_special_$C(a);
+  $C w = zasin_$C(($C)(-a.y, a.x));
+  return ($C)(w.y, -w.x);
+}
+$C zatanh_$C($C a) {
+  $F x = a.x, y = a.y, ax = fabs(x), ay = fabs(y);
+  if (isnan(x) || isnan(y)) {
+    if (isinf(x)) return ($C)(copysign(($F)0, x), y);
+    if (isinf(y)) return ($C)(copysign(($F)0, x), copysign(M_PI_2$K, y));
+    if (x == 0) return ($C)(x, y);
+    return ($C)(x + y, x + y);
+  }
+  if (ax > $BIG || ay > $BIG) {
+    $F re = ax >= ay ? (1 / x) / (1 + (y / x) * (y / x)) : ((x / y) / y) / (1 + (x / y) * (x / y));
+    if (isinf(ax) || isinf(ay)) re = copysign(($F)0, x);
+    return ($C)(re, copysign(M_PI_2$K, y));
+  }
+  // At |x| = 1, y² may underflow: log1p(4/y²)/4 = (ln 2 − log|y|)/2 to within y²/4.
+  $F re = ax == 1 && ay < $SQEPS ? (M_LN2$K - log(ay)) / 2 : log1p(4 * ax / ((1 - ax) * (1 - ax) + ay * ay)) / 4;
+  return ($C)(copysign(re, x), atan2(2 * y, (1 - x) * (1 + x) - ay * ay) / 2);
+}
+$C zatan_$C($C a) { $C w = zatanh_$C(($C)(-a.y, a.x)); return ($C)(w.y, -w.x); }
+$C zsign_$C($C a) {
+  $F m = hypot(a.x, a.y);
+  if (isnan(m)) return ($C)(NAN, NAN);
+  if (isinf(m)) {
+    if (isinf(a.x)) return isinf(a.y) ? ($C)(NAN, NAN) : ($C)(a.x > 0 ? 1 : -1, 0);
+    return ($C)(0, a.y > 0 ? 1 : -1);
+  }
+  if (m == 0) return ($C)(0, 0);
+  // (Below the smallest normal number, hypot rounds to fewer digits: scaled up, exactly.)
+  if (m < $MIN) { a *= $SC; m = hypot(a.x, a.y); }
+  return ($C)(a.x / m, a.y / m);
+}
+$C zrint_$C($C a) { return ($C)(rint(a.x), rint(a.y)); }
+";
+    let (c, f) = if double { ("double2", "double") } else { ("float2", "float") };
+    code.replace("$C", c)
+        .replace("$F", f)
+        .replace("$K", if double { "" } else { "_F" })
+        .replace("$MAX", if double { "DBL_MAX" } else { "FLT_MAX" })
+        .replace("$MIN", if double { "DBL_MIN" } else { "FLT_MIN" })
+        .replace("$SC", if double { "18014398509481984.0" } else { "16777216.0f" })
+        .replace("$NS", if double { "54" } else { "24" })
+        .replace("$BIG", if double { "9007199254740992.0" } else { "16777216.0f" })
+        .replace("$TH", if double { "22" } else { "9" })
+        .replace("$SQEPS", if double { "1e-8" } else { "1e-4f" })
 }

@@ -167,11 +167,12 @@ macro_rules! elementwise_methods {
             floor => Floor,
             /// Rounds up (integers unchanged).
             ceil => Ceil,
-            /// Rounds to the nearest integer, halves to even, as NumPy (integers unchanged).
+            /// Rounds to the nearest integer, halves to even, as NumPy (integers unchanged;
+            /// complex numbers part by part).
             round => Round,
             /// Rounds toward zero (integers unchanged).
             trunc => Trunc,
-            /// -1, 0 or 1 (NaN for NaN).
+            /// -1, 0 or 1 (NaN for NaN); `z/|z|` for complex numbers (0 for 0), as NumPy 2.
             sign => Sign,
             /// Whether an element is NaN (bool).
             isnan => IsNan,
@@ -196,9 +197,10 @@ macro_rules! elementwise_methods {
             atan2 => Atan2,
             /// `sqrt(self² + other²)`.
             hypot => Hypot,
-            /// Elementwise minimum; NaN propagates.
+            /// Elementwise minimum; NaN propagates (complex numbers: NumPy's lexicographic
+            /// order, see [the `array` module](mod@crate::array)).
             minimum => Minimum,
-            /// Elementwise maximum; NaN propagates.
+            /// Elementwise maximum; NaN propagates (complex numbers: as `minimum`).
             maximum => Maximum,
             /// Floor division (NumPy's `//`); integer division by zero gives 0.
             floor_divide => FloorDiv,

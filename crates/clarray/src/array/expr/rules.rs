@@ -40,12 +40,8 @@ pub fn binary_types(op: BinOp, t: DType) -> Result<(DType, DType)> {
             Kind::Bool => (DType::I8, DType::I8),
             _ => (t, t),
         },
-        Minimum | Maximum => {
-            if k == Kind::Complex {
-                return Err(type_err(name, t, " (complex numbers are not ordered)"));
-            }
-            (t, t)
-        }
+        // Complex values are ordered as NumPy orders them: lexicographically, (real, imag).
+        Minimum | Maximum => (t, t),
         Atan2 | Hypot => {
             if k == Kind::Complex {
                 return Err(type_err(name, t, ""));
@@ -54,12 +50,7 @@ pub fn binary_types(op: BinOp, t: DType) -> Result<(DType, DType)> {
             (f, f)
         }
         Eq | Ne => (t, DType::Bool),
-        Lt | Le | Gt | Ge => {
-            if k == Kind::Complex {
-                return Err(type_err(name, t, " (complex numbers are not ordered)"));
-            }
-            (t, DType::Bool)
-        }
+        Lt | Le | Gt | Ge => (t, DType::Bool),
         LogicalAnd | LogicalOr | LogicalXor => (DType::Bool, DType::Bool),
         BitAnd | BitOr | BitXor => {
             if !matches!(k, Kind::Bool | Kind::Int) {
@@ -100,20 +91,24 @@ pub fn unary_types(op: UnOp, t: DType) -> Result<(DType, DType)> {
             Kind::Complex => (t, t.real()),
             _ => (t, t),
         },
-        Sqrt | Exp => {
-            let f = t.to_inexact();
-            (f, f)
+        Cbrt if k == Kind::Complex => {
+            return Err(type_err(name, t, " (as in NumPy, cbrt takes real numbers)"));
         }
-        Cbrt | Exp2 | Log | Log2 | Log10 | Log1p | Expm1 | Sin | Cos | Tan | Asin | Acos | Atan | Sinh
-        | Cosh | Tanh | Asinh | Acosh | Atanh => {
-            if k == Kind::Complex {
-                return Err(type_err(name, t, "; complex arrays support exp and sqrt"));
-            }
+        Sqrt | Exp | Cbrt | Exp2 | Log | Log2 | Log10 | Log1p | Expm1 | Sin | Cos | Tan | Asin | Acos
+        | Atan | Sinh | Cosh | Tanh | Asinh | Acosh | Atanh => {
             let f = t.to_inexact();
             (f, f)
         }
         Floor | Ceil | Round | Trunc | Sign => match (op, k) {
-            (_, Kind::Complex) => return Err(type_err(name, t, "")),
+            // NumPy rounds each part of a complex number (`rint`), and its `sign` is z/|z|.
+            (Round | Sign, Kind::Complex) => (t, t),
+            (_, Kind::Complex) => {
+                return Err(type_err(
+                    name,
+                    t,
+                    " (as in NumPy, complex numbers have round but not floor, ceil, trunc)",
+                ))
+            }
             // NumPy's `round` of bool goes through its float loops (f16); floor, ceil and trunc
             // keep bool. NumPy 2 refuses `sign` of bool (its ufunc has no loop for it).
             (Round, Kind::Bool) => (DType::F16, DType::F16),
