@@ -256,3 +256,18 @@ def test_arange_of_huge_arguments_raises():
     with pytest.raises(cl.TooLargeError, match="larger step"):
         cl.arange(-(1 << 126), 1 << 126, 1 << 64, dtype=np.int64)
     assert cl.arange(2**127 - 1, 0, 1, dtype=np.int64).get().shape == (0,)
+
+
+def test_negative_integer_power_of_device_exponents():
+    # Regression: device arrays and lazy expressions of exponents gave 0 for a negative
+    # exponent (the binding's own check read an array's minimum; an expression was not looked
+    # at). The library refuses them when the power is evaluated, as NumPy raises.
+    base = cl.asarray(np.int16([2, 3]))
+    with pytest.raises(ValueError, match="negative integer powers"):
+        (base ** (cl.asarray(np.int16([1, 0])) - 1)).get()
+    with pytest.raises(ValueError, match="negative integer powers"):
+        (cl.lazy(base) ** cl.asarray(np.int16([1, -1]))).get()
+    np.testing.assert_array_equal((base ** cl.asarray(np.int16([2, 0]))).get(), np.int16([4, 1]))
+    # An empty power is no error, as in NumPy.
+    for m in (cl, np):
+        assert (m.asarray(np.zeros(0, np.int8)) ** -1).shape == (0,)

@@ -377,23 +377,21 @@ pub fn operand_of(ctx: &Context, op: BinOp, obj: &Bound<'_, PyAny>) -> PyResult<
 }
 
 /// NumPy's refusal of a negative exponent in an integer power (`e`, of the exponent
-/// `exponent`): a scalar is read as it is, an array by its minimum (one reduction); a lazy
-/// `Expr` is not evaluated.
+/// `exponent`), with NumPy's message, for exponents on the host: a Python int, or a NumPy
+/// array or sequence (its minimum). Device exponents (arrays and lazy expressions) are checked
+/// by the library when the power is evaluated (`Error::Value`, an `InvalidArgumentError`).
 pub fn check_int_pow(e: &Expr, exponent: &Bound<'_, PyAny>) -> PyResult<()> {
     match e.dtype() {
         Ok(dt) if dt.is_int() => {}
         _ => return Ok(()),
     }
+    // An empty power is no error: NumPy's loop never looks at its exponents.
+    if e.shape().is_ok_and(|s| s.contains(&0)) {
+        return Ok(());
+    }
     let py = exponent.py();
-    let negative = if exponent.cast::<crate::expr::PyExpr>().is_ok() {
+    let negative = if exponent.cast::<crate::expr::PyExpr>().is_ok() || exponent.cast::<PyArr>().is_ok() {
         false
-    } else if let Ok(a) = exponent.cast::<PyArr>() {
-        let dt = a.get().inner.dtype();
-        if a.get().inner.is_empty() || !dt.is_int() || dt.name().starts_with('u') {
-            false
-        } else {
-            a.call_method0("min")?.lt(0)?
-        }
     } else if exponent.is_instance_of::<PyInt>() {
         exponent.lt(0)?
     } else {

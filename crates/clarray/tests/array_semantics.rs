@@ -3,7 +3,7 @@
 
 use std::sync::OnceLock;
 
-use clarray::array::{generated_kernel_count, promote, Array, DType, Expr};
+use clarray::array::{generated_kernel_count, promote, where_, Array, DType, Expr, Fused};
 use clarray::program::KernelArg;
 use clarray::{Context, Error};
 use half::f16;
@@ -494,8 +494,8 @@ fn bool_add_and_multiply_are_or_and_and() {
 }
 
 /// NumPy raises for an integer power with a negative exponent; with a scalar exponent so does
-/// clarray (a typed error when the expression is built), weak or typed; an array of exponents
-/// keeps the documented 0 / ±1.
+/// clarray (a typed error when the expression is built), weak or typed. An array of exponents:
+/// see `integer_powers_with_negative_array_exponents_are_refused`.
 #[test]
 fn integer_powers_with_a_negative_scalar_exponent_are_refused() {
     let ctx = ctx();
@@ -504,9 +504,52 @@ fn integer_powers_with_a_negative_scalar_exponent_are_refused() {
         assert!(matches!(&e, Error::Value { name: "exponent", .. }), "{e}");
         assert!(e.to_string().contains("negative integer powers are not allowed"), "{e}");
     }
-    let exps = Array::from_slice(ctx, &[-1i8, -1, -1], &[3]).unwrap();
-    assert_eq!(a.pow(&exps).eval::<i8>().unwrap().to_vec().unwrap(), [0, 1, -1]);
     assert_eq!(a.pow(2).eval::<i8>().unwrap().to_vec().unwrap(), [4, 1, 1]);
     // A float exponent is NumPy's float power.
     assert_eq!(a.pow(-1.0).eval::<f64>().unwrap().to_vec().unwrap(), [0.5, 1.0, -1.0]);
+    // An empty power is no error (NumPy's loop never looks at the exponent).
+    let empty = Array::<i8>::zeros(ctx, &[0]).unwrap();
+    assert_eq!(empty.pow(-1).eval::<i8>().unwrap().len(), 0);
+}
+
+/// Regression: an integer power whose exponents are an array (or an expression) gave 0 (or ±1
+/// for bases ±1) for a negative exponent, where NumPy raises. Every evaluation path refuses it
+/// now, before anything is written: `eval`, `assign` (the destination keeps its values),
+/// `Fused::run` (no output written), reductions of the power, an exponent that is itself an
+/// expression, a power nested in a `where`, and broadcasting. Nonnegative exponents, unsigned
+/// ones and an empty power are evaluated.
+#[test]
+fn integer_powers_with_negative_array_exponents_are_refused() {
+    let ctx = ctx();
+    let a = Array::from_slice(ctx, &[2i32, 1, -1, 3], &[4]).unwrap();
+    let exps = Array::from_slice(ctx, &[1i32, 2, 0, -1], &[4]).unwrap();
+    let refused = |e: Error| {
+        assert!(matches!(&e, Error::Value { name: "exponent", .. }), "{e}");
+        assert!(e.to_string().contains("negative integer powers are not allowed"), "{e}");
+    };
+    refused(a.pow(&exps).eval::<i32>().unwrap_err());
+    refused(a.pow(&exps - 1).eval::<i32>().unwrap_err()); // an expression of exponents
+    refused(where_(a.greater(0), a.pow(&exps), 0).eval::<i32>().unwrap_err());
+    refused(a.pow(&exps).sum::<i64>().unwrap_err());
+    let col = Array::from_slice(ctx, &[1i32, -2], &[2, 1]).unwrap();
+    refused(a.pow(&col).eval::<i32>().unwrap_err()); // broadcast to [2, 4]
+    let mut out = Array::from_slice(ctx, &[7i32; 4], &[4]).unwrap();
+    refused(out.assign(a.pow(&exps)).unwrap_err());
+    assert_eq!(out.to_vec().unwrap(), [7; 4], "nothing written");
+    let mut other = Array::from_slice(ctx, &[5i32; 4], &[4]).unwrap();
+    let mut f = Fused::new();
+    f.assign(&mut other, &a + 1).unwrap().assign(&mut out, a.pow(&exps)).unwrap();
+    refused(f.run().unwrap_err());
+    assert_eq!(
+        (other.to_vec().unwrap(), out.to_vec().unwrap()),
+        (vec![5; 4], vec![7; 4]),
+        "no output written"
+    );
+    // What NumPy evaluates.
+    let ok = Array::from_slice(ctx, &[1i32, 2, 0, 3], &[4]).unwrap();
+    assert_eq!(a.pow(&ok).eval::<i32>().unwrap().to_vec().unwrap(), [2, 1, 1, 27]);
+    let u = Array::from_slice(ctx, &[3u8, 0], &[2]).unwrap();
+    assert_eq!(u.pow(&u).eval::<u8>().unwrap().to_vec().unwrap(), [27, 1]);
+    let empty = Array::<i32>::zeros(ctx, &[0, 4]).unwrap();
+    assert_eq!(empty.pow(&exps).eval::<i32>().unwrap().shape(), &[0, 4]);
 }

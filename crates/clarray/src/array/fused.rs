@@ -142,6 +142,10 @@ impl Fused {
         let targets = std::mem::take(&mut self.targets);
         let Some(first) = targets.first() else { return Ok(()) };
         let ctx = first.ctx.clone();
+        // Before any output is written: a refused power leaves every output as it was.
+        for t in &targets {
+            super::codegen::check_int_powers(&t.expr)?;
+        }
         // Outputs grouped by shape, in the order they were added.
         let mut groups: Vec<Vec<usize>> = Vec::new();
         for (i, t) in targets.iter().enumerate() {

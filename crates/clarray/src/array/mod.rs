@@ -138,9 +138,11 @@
 //!   has the sign of `a / b`. By zero: `a // 0` is `a / 0` (±inf or NaN), `a % 0` NaN.
 //! - f64 → f16 conversion rounds once, to nearest even, from the double (not through f32,
 //!   which would round twice), on the device and for host scalars alike.
-//! - Integer `pow` with a negative scalar exponent is refused ([`Error::Value`]), as NumPy
-//!   raises; with an array of exponents a negative one gives 0 (1 for base 1, ±1 for base −1),
-//!   where NumPy raises (the elements are not known before the kernel runs).
+//! - Integer `pow` with a negative exponent is refused ([`Error::Value`]), as NumPy raises,
+//!   where the power has elements: a scalar exponent when the expression is built, an array
+//!   (or expression) of exponents when it is evaluated, before anything is written. The
+//!   array's elements are looked at on the device first (two small kernels and a blocking read
+//!   of a flag), a cost only expressions with such a power pay.
 //! - Complex `pow` is NumPy's: `z ** 0` is 1 for every z (`0 ** 0` too), `0 ** b` is 0 where
 //!   `Re b > 0` and NaN + NaN i otherwise; a real integer exponent in (−100, 100) multiplies
 //!   (by squaring; a negative one takes the reciprocal), any other is `exp(b·log a)`.

@@ -89,6 +89,7 @@ impl<T: Element> Array<T> {
         if let Some(c) = e.context() {
             self.ctx.check_same(c)?;
         }
+        codegen::check_int_powers(&e)?;
         let mut plan = Plan::empty();
         plan.flatten(&e.cast_into(T::DTYPE))?;
         drop_leading_axes(&mut plan, self.layout.ndim());

@@ -27,6 +27,7 @@ pub(crate) fn map_of_expr(e: &Expr) -> Result<MapExpr> {
         message: "a reduction of an expression of scalars only has no device; combine it with an array"
             .into(),
     })?;
+    crate::array::codegen::check_int_powers(e)?;
     let plan = Plan::new(e)?;
     plan.check_device(&ctx)?;
     if plan.instrs.iter().any(|(i, _)| matches!(i, Instr::Index)) {

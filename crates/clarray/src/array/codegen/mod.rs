@@ -296,9 +296,92 @@ pub(crate) fn eval_into(
     out_layout: &Layout,
     out_dtype: DType,
 ) -> Result<Event> {
+    check_int_powers(expr)?;
     let mut plan = Plan::empty();
     plan.flatten(&expr.cast(out_dtype))?;
     eval_plan_into(ctx, &plan, out, out_layout)
+}
+
+/// Refuses an integer power whose exponent, an array (or an expression of arrays), holds a
+/// negative value, as NumPy raises ("Integers to negative integer powers are not allowed"); a
+/// negative scalar exponent is refused when the expression is built. The exponents are looked
+/// at on the device (one comparison kernel and one flag kernel per such power, and a blocking
+/// read of the flag): only expressions with such a power pay for it. Every path that evaluates
+/// a user's expression calls this first (`eval`, `assign`, `Fused::run`, reductions), so a
+/// refused power writes nothing.
+pub(crate) fn check_int_powers(expr: &Expr) -> Result<()> {
+    let mut seen: SmallVec<[*const ExprInner; 8]> = SmallVec::new();
+    let mut stack = vec![expr.clone()];
+    while let Some(e) = stack.pop() {
+        let inner = e.inner()?;
+        if seen.contains(&Arc::as_ptr(inner)) {
+            continue;
+        }
+        seen.push(Arc::as_ptr(inner));
+        match &inner.node {
+            Node::Array(_) | Node::Scalar(_) | Node::Index => {}
+            Node::Unary(_, a) | Node::Cast(a) => stack.push(a.clone()),
+            Node::Binary(op, a, b) => {
+                let (ib, base) = (b.inner()?, a.inner()?);
+                // (An empty power is no error: NumPy's loop never looks at its exponents.)
+                if *op == crate::kernel::ops::BinOp::Pow
+                    && base.dtype.is_int()
+                    && ib.dtype.is_signed_int()
+                    && !matches!(ib.node, Node::Scalar(_))
+                    && !inner.shape.contains(&0)
+                    && any_negative(b)?
+                {
+                    return Err(crate::Error::Value {
+                        name: "exponent",
+                        value: "a negative element".into(),
+                        message: format!(
+                            "{} ** an array of exponents with a negative element: integers to \
+                             negative integer powers are not allowed (as in NumPy); use float \
+                             exponents or cast the base to a float type",
+                            base.dtype
+                        ),
+                    });
+                }
+                stack.push(a.clone());
+                stack.push(b.clone());
+            }
+            Node::Where(c, a, b) => {
+                stack.push(c.clone());
+                stack.push(a.clone());
+                stack.push(b.clone());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether the signed integer expression `e` has a negative element: `e < 0` evaluated into
+/// a bool buffer (its own powers checked first: this recurses), then a flag kernel over it
+/// (the reductions live in a layer above this one).
+fn any_negative(e: &Expr) -> Result<bool> {
+    let inner = e.inner()?;
+    let Some(ctx) = inner.ctx.clone() else { return Ok(false) };
+    let n = crate::array::layout::checked_size(&inner.shape)?;
+    if n == 0 {
+        return Ok(false);
+    }
+    let negative = crate::memory::alloc(&ctx, n)?;
+    let lt = super::expr::binary(crate::kernel::ops::BinOp::Lt, e.clone(), 0i64);
+    eval_into(&ctx, &lt, &negative, &Layout::contiguous(&inner.shape), DType::Bool)?;
+    let kernel = cache::kernel_by_text(&ctx, "any_nonzero".into(), "any_nonzero", || {
+        "__kernel void any_nonzero(__global const uchar* x, long n, __global int* flag) {\n  \
+         for (long i = get_global_id(0); i < n; i += get_global_size(0))\n    \
+         if (x[i]) { atomic_or(flag, 1); return; }\n}\n"
+            .into()
+    })?;
+    let flag = crate::memory::alloc(&ctx, 4)?;
+    ctx.queue().write_buffer(&flag, 0, &[0i32])?;
+    let mut args = crate::kernel::args::Args::default();
+    args.buf(&negative).long(n as i64).buf(&flag);
+    launch_args(&ctx, &kernel, &args.as_args(), n)?;
+    let mut v = [0i32];
+    ctx.queue().read_buffer(&flag, 0, &mut v)?;
+    Ok(v[0] != 0)
 }
 
 /// Evaluates a plan (whose value has the output's dtype) into `out`.

@@ -190,8 +190,8 @@ macro_rules! elementwise_methods {
             logical_not => LogicalNot,
         }
         binary_methods! {
-            /// `self` to the power `other`. Integer powers with negative exponents give 0
-            /// (1 or ±1 for bases 1 and -1).
+            /// `self` to the power `other`. An integer power with a negative exponent is an
+            /// [`Error::Value`](crate::Error::Value), as NumPy raises (see the `array` module).
             pow => Pow,
             /// `atan2(self, other)`.
             atan2 => Atan2,

@@ -163,10 +163,11 @@ pub(super) fn build_binary(op: BinOp, a: Expr, b: Expr) -> Result<Expr> {
         _ => t,
     };
     let (tin, tout) = binary_types(op, t)?;
-    // NumPy raises for an integer power with a negative exponent; a scalar exponent is known
-    // here (an array's elements are not: those give 0, or ±1 for a base of ±1).
+    // NumPy raises for an integer power with a negative exponent (where the result has
+    // elements: its loop never looks at an empty one); a scalar exponent is known here (an
+    // array's elements are looked at when the power is evaluated: `codegen::check_int_powers`).
     if let (BinOp::Pow, Kind::Int, Node::Scalar(Scalar::Int(v))) = (op, tin.kind(), &ib.node) {
-        if *v < 0 {
+        if *v < 0 && !shape.contains(&0) {
             return Err(crate::Error::Value {
                 name: "exponent",
                 value: v.to_string(),
