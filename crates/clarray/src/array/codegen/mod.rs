@@ -310,17 +310,16 @@ pub(crate) fn eval_into(
 /// a user's expression calls this first (`eval`, `assign`, `Fused::run`, reductions), so a
 /// refused power writes nothing.
 pub(crate) fn check_int_powers(expr: &Expr) -> Result<()> {
-    let mut seen: SmallVec<[*const ExprInner; 8]> = SmallVec::new();
-    let mut stack = vec![expr.clone()];
-    while let Some(e) = stack.pop() {
+    // Recursive, with the nodes seen inline: the usual small expression allocates nothing.
+    fn walk(e: &Expr, seen: &mut SmallVec<[*const ExprInner; 8]>) -> Result<()> {
         let inner = e.inner()?;
         if seen.contains(&Arc::as_ptr(inner)) {
-            continue;
+            return Ok(());
         }
         seen.push(Arc::as_ptr(inner));
         match &inner.node {
-            Node::Array(_) | Node::Scalar(_) | Node::Index => {}
-            Node::Unary(_, a) | Node::Cast(a) => stack.push(a.clone()),
+            Node::Array(_) | Node::Scalar(_) | Node::Index => Ok(()),
+            Node::Unary(_, a) | Node::Cast(a) => walk(a, seen),
             Node::Binary(op, a, b) => {
                 let (ib, base) = (b.inner()?, a.inner()?);
                 // (An empty power is no error: NumPy's loop never looks at its exponents.)
@@ -342,17 +341,17 @@ pub(crate) fn check_int_powers(expr: &Expr) -> Result<()> {
                         ),
                     });
                 }
-                stack.push(a.clone());
-                stack.push(b.clone());
+                walk(a, seen)?;
+                walk(b, seen)
             }
             Node::Where(c, a, b) => {
-                stack.push(c.clone());
-                stack.push(a.clone());
-                stack.push(b.clone());
+                walk(c, seen)?;
+                walk(a, seen)?;
+                walk(b, seen)
             }
         }
     }
-    Ok(())
+    walk(expr, &mut SmallVec::new())
 }
 
 /// Whether the signed integer expression `e` has a negative element: `e < 0` evaluated into
