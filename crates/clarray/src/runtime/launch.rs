@@ -125,7 +125,11 @@ impl Queue {
         ] {
             if let Some(s) = s {
                 if !(1..=3).contains(&s.n) {
-                    return Err(dims_err(format!("{what} of {} dimensions; OpenCL takes 1 to 3", s.n)));
+                    let shown = if s.n > 3 { " (the first 3 are shown)" } else { "" };
+                    return Err(dims_err(format!(
+                        "{what} of {} dimensions{shown}; OpenCL takes 1 to 3",
+                        s.n
+                    )));
                 }
             }
         }
