@@ -95,23 +95,7 @@ impl Decomposition {
         min_nodes: [usize; 3],
         periodic: [bool; 3],
     ) -> Result<Decomposition> {
-        if processes == 0 {
-            return Err(Error::Config("a decomposition needs at least one process".into()));
-        }
-        let total: u128 = nodes.iter().map(|&n| n as u128).product();
-        if total == 0 {
-            return Err(Error::Config(format!(
-                "a {}×{}×{} grid has no nodes to decompose; give every axis at least one node",
-                nodes[0], nodes[1], nodes[2]
-            )));
-        }
-        if processes as u128 > total {
-            return Err(Error::Config(format!(
-                "{processes} processes cannot split a {}×{}×{} grid ({total} nodes): every block \
-                 needs at least one node; use at most {total} processes or a larger grid",
-                nodes[0], nodes[1], nodes[2]
-            )));
-        }
+        check_processes(nodes, processes)?;
         let min_nodes = min_nodes.map(|m| m.max(1));
         let mut best: Option<([usize; 3], u128)> = None;
         for pz in divisors(processes).into_iter().rev() {
@@ -158,23 +142,7 @@ impl Decomposition {
         min_nodes: usize,
         periodic: [bool; 3],
     ) -> Result<Decomposition> {
-        if processes == 0 {
-            return Err(Error::Config("a decomposition needs at least one process".into()));
-        }
-        let total: u128 = nodes.iter().map(|&n| n as u128).product();
-        if total == 0 {
-            return Err(Error::Config(format!(
-                "a {}×{}×{} grid has no nodes to decompose; give every axis at least one node",
-                nodes[0], nodes[1], nodes[2]
-            )));
-        }
-        if processes as u128 > total {
-            return Err(Error::Config(format!(
-                "{processes} processes cannot split a {}×{}×{} grid ({total} nodes): every block \
-                 needs at least one node; use at most {total} processes or a larger grid",
-                nodes[0], nodes[1], nodes[2]
-            )));
-        }
+        check_processes(nodes, processes)?;
         let min_nodes = min_nodes.max(1);
         if processes > 1 && nodes[2] / processes < min_nodes {
             return Err(Error::Config(format!(
@@ -272,6 +240,29 @@ impl Decomposition {
         }
         Ok(())
     }
+}
+
+/// Refuses a process count no decomposition of `nodes` can have: none, or more than the grid
+/// has nodes (a block needs at least one; this also bounds the factorisations tried).
+fn check_processes(nodes: [usize; 3], processes: usize) -> Result<()> {
+    if processes == 0 {
+        return Err(Error::Config("a decomposition needs at least one process".into()));
+    }
+    let total: u128 = nodes.iter().map(|&n| n as u128).product();
+    if total == 0 {
+        return Err(Error::Config(format!(
+            "a {}×{}×{} grid has no nodes to decompose; give every axis at least one node",
+            nodes[0], nodes[1], nodes[2]
+        )));
+    }
+    if processes as u128 > total {
+        return Err(Error::Config(format!(
+            "{processes} processes cannot split a {}×{}×{} grid ({total} nodes): every block \
+             needs at least one node; use at most {total} processes or a larger grid",
+            nodes[0], nodes[1], nodes[2]
+        )));
+    }
+    Ok(())
 }
 
 /// Part `i < p` of `n` nodes split into `p ≥ 1` parts: (first node, nodes); the first `n mod p`
