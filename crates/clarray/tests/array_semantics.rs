@@ -553,3 +553,22 @@ fn integer_powers_with_negative_array_exponents_are_refused() {
     let empty = Array::<i32>::zeros(ctx, &[0, 4]).unwrap();
     assert_eq!(empty.pow(&exps).eval::<i32>().unwrap().shape(), &[0, 4]);
 }
+
+/// Regression (found in review): an exponent built from scalars only (`typed_scalar(0) - 1`,
+/// `-typed_scalar(1)`) has no device of its own, and the check of negative exponents skipped
+/// it (the power gave 0). It is looked at on the power's device. An unsigned exponent cast to
+/// the power's signed type is evaluated without a check (it cannot be negative).
+#[test]
+fn integer_powers_with_negative_scalar_expression_exponents_are_refused() {
+    let ctx = ctx();
+    let a = Array::from_slice(ctx, &[2i32, 3], &[2]).unwrap();
+    for e in [
+        a.pow(Expr::typed_scalar(0i32) - 1).eval::<i32>().unwrap_err(),
+        a.pow(-Expr::typed_scalar(1i32)).eval::<i32>().unwrap_err(),
+    ] {
+        assert!(matches!(&e, Error::Value { name: "exponent", .. }), "{e}");
+    }
+    assert_eq!(a.pow(Expr::typed_scalar(1i32) + 1).eval::<i32>().unwrap().to_vec().unwrap(), [4, 9]);
+    let u = Array::from_slice(ctx, &[2u8, 0], &[2]).unwrap();
+    assert_eq!(a.pow(&u).eval::<i32>().unwrap().to_vec().unwrap(), [4, 1]);
+}

@@ -153,8 +153,8 @@
 //! - `minimum`/`maximum` propagate NaN, as NumPy's.
 //! - Complex values are ordered as in NumPy 2, lexicographically: `a < b` where
 //!   `Re a < Re b` and neither imaginary part is NaN, or `Re a == Re b` and `Im a < Im b`
-//!   (`<=` alike, with `Im a <= Im b`); so a NaN part makes every comparison false except
-//!   through equal real parts. `maximum(a, b)` is `a` where `a` has a NaN part or `a >= b`,
+//!   (`<=` alike, with `Im a <= Im b`); so every ordering comparison with a NaN part is
+//!   false. `maximum(a, b)` is `a` where `a` has a NaN part or `a >= b`,
 //!   else `b` (`minimum` with `a <= b`): the first NaN-holding operand propagates, and between
 //!   equal values (`0` and `-0`) the first is kept.
 //! - The complex math functions follow NumPy 2: its branch cuts (log, sqrt, the inverse

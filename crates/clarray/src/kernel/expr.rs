@@ -811,6 +811,6 @@ $C zrint_$C($C a) { return ($C)(rint(a.x), rint(a.y)); }
         .replace("$SC", if double { "18014398509481984.0" } else { "16777216.0f" })
         .replace("$NS", if double { "54" } else { "24" })
         .replace("$BIG", if double { "9007199254740992.0" } else { "16777216.0f" })
-        .replace("$TH", if double { "22" } else { "9" })
+        .replace("$TH", if double { "22" } else { "11" })
         .replace("$SQEPS", if double { "1e-8" } else { "1e-4f" })
 }

@@ -321,14 +321,25 @@ pub(crate) fn check_int_powers(expr: &Expr) -> Result<()> {
             Node::Array(_) | Node::Scalar(_) | Node::Index => Ok(()),
             Node::Unary(_, a) | Node::Cast(a) => walk(a, seen),
             Node::Binary(op, a, b) => {
+                // The operands first: the exponent's own powers are checked once, here, and
+                // `any_negative` evaluates it unchecked.
+                walk(a, seen)?;
+                walk(b, seen)?;
                 let (ib, base) = (b.inner()?, a.inner()?);
-                // (An empty power is no error: NumPy's loop never looks at its exponents.)
+                // (An empty power is no error: NumPy's loop never looks at its exponents. An
+                // exponent that is an unsigned or bool value cast to the power's signed type
+                // cannot be negative.)
+                let never_negative = match &ib.node {
+                    Node::Scalar(_) => true, // refused when the power was built
+                    Node::Cast(x) => x.dtype().is_ok_and(|d| d.is_unsigned_int() || d == DType::Bool),
+                    _ => false,
+                };
                 if *op == crate::kernel::ops::BinOp::Pow
                     && base.dtype.is_int()
                     && ib.dtype.is_signed_int()
-                    && !matches!(ib.node, Node::Scalar(_))
+                    && !never_negative
                     && !inner.shape.contains(&0)
-                    && any_negative(b)?
+                    && any_negative(b, inner.ctx.as_ref())?
                 {
                     return Err(crate::Error::Value {
                         name: "exponent",
@@ -341,8 +352,7 @@ pub(crate) fn check_int_powers(expr: &Expr) -> Result<()> {
                         ),
                     });
                 }
-                walk(a, seen)?;
-                walk(b, seen)
+                Ok(())
             }
             Node::Where(c, a, b) => {
                 walk(c, seen)?;
@@ -354,19 +364,22 @@ pub(crate) fn check_int_powers(expr: &Expr) -> Result<()> {
     walk(expr, &mut SmallVec::new())
 }
 
-/// Whether the signed integer expression `e` has a negative element: `e < 0` evaluated into
-/// a bool buffer (its own powers checked first: this recurses), then a flag kernel over it
-/// (the reductions live in a layer above this one).
-fn any_negative(e: &Expr) -> Result<bool> {
+/// Whether the signed integer expression `e` (its own powers already checked) has a negative
+/// element, on `ctx` (the power's device: `e` may be an expression of scalars only): `e < 0`
+/// evaluated into a bool buffer, then a flag kernel over it (the reductions live in a layer
+/// above this one).
+fn any_negative(e: &Expr, ctx: Option<&Context>) -> Result<bool> {
     let inner = e.inner()?;
-    let Some(ctx) = inner.ctx.clone() else { return Ok(false) };
+    let Some(ctx) = ctx.cloned() else { return Ok(false) };
     let n = crate::array::layout::checked_size(&inner.shape)?;
     if n == 0 {
         return Ok(false);
     }
     let negative = crate::memory::alloc(&ctx, n)?;
     let lt = super::expr::binary(crate::kernel::ops::BinOp::Lt, e.clone(), 0i64);
-    eval_into(&ctx, &lt, &negative, &Layout::contiguous(&inner.shape), DType::Bool)?;
+    let mut plan = Plan::empty();
+    plan.flatten(&lt.cast(DType::Bool))?;
+    eval_plan_into(&ctx, &plan, &negative, &Layout::contiguous(&inner.shape))?;
     let kernel = cache::kernel_by_text(&ctx, "any_nonzero".into(), "any_nonzero", || {
         "__kernel void any_nonzero(__global const uchar* x, long n, __global int* flag) {\n  \
          for (long i = get_global_id(0); i < n; i += get_global_size(0))\n    \
