@@ -271,3 +271,42 @@ def test_negative_integer_power_of_device_exponents():
     # An empty power is no error, as in NumPy.
     for m in (cl, np):
         assert (m.asarray(np.zeros(0, np.int8)) ** -1).shape == (0,)
+
+
+@pytest.mark.parametrize("exponent", [0.5, 2, 2.0, -1, -1.0, 1, 3, np.float64(0.5), np.array(0.5)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+def test_scalar_power_fast_paths(exponent, dtype):
+    # Regression (found by differential fuzzing): NumPy's operator ** takes sqrt for a Python
+    # float 0.5, square and reciprocal for a Python int 2 and -1, whose results differ from
+    # power's ((-4+0j) ** 0.5 is 2j, not 1.2e-16+2j; (0+infj) ** -1 is -0j, not NaN); other
+    # exponents (2.0, -1.0) and NumPy scalars take power. In place too.
+    vals = [-4, -0.0, 0.0, 2.5, np.inf, -np.inf, np.nan]
+    if np.dtype(dtype).kind == "c":
+        vals += [complex(0, np.inf), complex(-4, 0.0), complex(1, -2)]
+    x = np.array(vals, dtype)
+    with np.errstate(all="ignore"):
+        want = x ** exponent
+        got = (cl.asarray(x) ** exponent).get()
+        a = cl.asarray(x)
+        a **= exponent
+        w2 = x.copy()
+        w2 **= exponent
+    assert got.dtype == want.dtype
+    if np.dtype(dtype).kind == "f" and type(exponent) not in (int, float) and exponent == 0.5:
+        # Documented difference: NumPy's float power loop takes sqrt for any stride-0 exponent
+        # of 0.5; clarray takes it for Python and Rust scalars, not for a NumPy scalar or 0-d
+        # array (uploaded as a device array). They differ at -inf and -0.0 only.
+        keep = np.isfinite(x) & (x != 0)
+        got, want, a_got, w2 = got[keep], want[keep], a.get()[keep], w2[keep]
+    else:
+        a_got = a.get()
+    single = np.dtype(dtype) in (np.dtype(np.float32), np.dtype(np.complex64))
+    tol = dict(rtol=1e-5 if single else 1e-12)
+    np.testing.assert_allclose(got, want, equal_nan=True, **tol)
+    np.testing.assert_allclose(a_got, w2, equal_nan=True, **tol)
+    # Signed zeros as NumPy's (sqrt(-0.0) is -0.0, power's is +0.0).
+    zero = np.isfinite(want) & (want == 0)
+    np.testing.assert_array_equal(np.signbit(got.real[zero]), np.signbit(want.real[zero]))
+    if np.dtype(dtype).kind == "c" and (type(exponent), exponent) in ((float, 0.5), (int, -1)):
+        # The results that tell sqrt and reciprocal from power: exactly NumPy's.
+        np.testing.assert_array_equal(got[np.isfinite(want)], want[np.isfinite(want)])

@@ -572,3 +572,24 @@ fn integer_powers_with_negative_scalar_expression_exponents_are_refused() {
     let u = Array::from_slice(ctx, &[2u8, 0], &[2]).unwrap();
     assert_eq!(a.pow(&u).eval::<i32>().unwrap().to_vec().unwrap(), [4, 1]);
 }
+
+/// Regression (found by differential fuzzing against NumPy): NumPy's real float power loops
+/// take `sqrt` for a scalar exponent of 0.5, so `power(-inf, 0.5)` is NaN and
+/// `power(-0.0, 0.5)` is -0.0; clarray called C's `pow` (+inf, +0.0). A scalar 0.5 is `sqrt`
+/// now; an array of exponents keeps `pow`, as in NumPy.
+#[test]
+fn a_float_power_of_a_scalar_half_is_sqrt_as_numpy() {
+    let ctx = ctx();
+    let x = Array::from_slice(ctx, &[f64::NEG_INFINITY, -0.0, 4.0, -1.0], &[4]).unwrap();
+    let got = x.pow(0.5).eval::<f64>().unwrap().to_vec().unwrap();
+    assert!(
+        got[0].is_nan() && got[1] == 0.0 && got[1].is_sign_negative() && got[2] == 2.0 && got[3].is_nan(),
+        "{got:?}"
+    );
+    let half = Array::from_slice(ctx, &[0.5f64; 4], &[4]).unwrap();
+    let got = x.pow(&half).eval::<f64>().unwrap().to_vec().unwrap();
+    assert!(got[0] == f64::INFINITY && got[1] == 0.0 && got[1].is_sign_positive(), "{got:?}");
+    let y = Array::from_slice(ctx, &[-0.0f32, 9.0], &[2]).unwrap();
+    let got = y.pow(0.5).eval::<f32>().unwrap().to_vec().unwrap();
+    assert!(got[0].is_sign_negative() && got[1] == 3.0, "{got:?}");
+}

@@ -66,7 +66,11 @@ impl PyArr {
                 return Ok(Py::new(py, PyArr::new(r))?.into_any());
             }
         };
-        let e = if reflected { binary(op, o, &self.inner) } else { binary(op, &self.inner, o) };
+        let e = match (reflected, fast_power(&self.inner, op, other)) {
+            (false, Some(e)) => e,
+            (true, _) => binary(op, o, &self.inner),
+            (false, None) => binary(op, &self.inner, o),
+        };
         if matches!(op, BinOp::Pow) {
             if reflected {
                 check_int_pow(&e, Bound::new(py, PyArr::new(self.inner.clone()))?.as_any())?;
@@ -84,7 +88,10 @@ impl PyArr {
     /// `self op= other`: one kernel writing into this array (or view), refused as NumPy
     /// refuses it when the result's dtype cannot be cast to this array's under 'same_kind'.
     fn inplace(&self, py: Python<'_>, op: BinOp, other: &Bound<'_, PyAny>, name: &str) -> PyResult<()> {
-        let e = binary(op, &self.inner, operand_of(self.ctx(), op, other)?);
+        let e = match fast_power(&self.inner, op, other) {
+            Some(e) => e,
+            None => binary(op, &self.inner, operand_of(self.ctx(), op, other)?),
+        };
         if matches!(op, BinOp::Pow) {
             check_int_pow(&e, other)?;
         }
@@ -137,4 +144,28 @@ impl PyArr {
 /// The class's Python object for a new array.
 pub fn wrap(py: Python<'_>, a: DynArray) -> PyResult<Py<PyArr>> {
     Py::new(py, PyArr::new(a))
+}
+
+/// NumPy's operator `**` on a float or complex array takes ufuncs other than `power` for
+/// three exponents (its `fast_scalar_power`): a Python `int` -1 is `reciprocal(a)`, a Python
+/// `int` 2 is `square(a)`, a Python `float` 0.5 is `sqrt(a)`; their results differ from
+/// `power`'s (`(-4+0j) ** 0.5` is `2j`, not `1.2e-16+2j`; `(0+infj) ** -1` is `-0j`, not NaN).
+/// Other exponents, `-1.0` and `2.0` included, and NumPy scalars take `power`.
+fn fast_power(a: &DynArray, op: BinOp, exponent: &Bound<'_, PyAny>) -> Option<Expr> {
+    use pyo3::types::{PyFloat, PyInt};
+    let d = a.dtype();
+    if op != BinOp::Pow || !(d.is_float() || d.is_complex()) {
+        return None;
+    }
+    if exponent.is_exact_instance_of::<PyInt>() {
+        match exponent.extract::<i64>().ok()? {
+            -1 => Some(binary(BinOp::Div, 1.0, a)),
+            2 => Some(binary(BinOp::Mul, a, a)),
+            _ => None,
+        }
+    } else if exponent.is_exact_instance_of::<PyFloat>() && exponent.extract::<f64>().ok()? == 0.5 {
+        Some(unary(UnOp::Sqrt, a))
+    } else {
+        None
+    }
 }

@@ -178,6 +178,14 @@ pub(super) fn build_binary(op: BinOp, a: Expr, b: Expr) -> Result<Expr> {
             });
         }
     }
+    // NumPy's real float power loops take `sqrt` for a scalar exponent of 0.5 (stride 0):
+    // `power(-inf, 0.5)` is NaN and `power(-0.0, 0.5)` is -0.0 there, as `sqrt` gives, where C's
+    // `pow` gives +inf and +0.0 (an array of exponents takes `pow`, in NumPy too).
+    if let (BinOp::Pow, Kind::Float, Node::Scalar(Scalar::Float(e))) = (op, tin.kind(), &ib.node) {
+        if *e == 0.5 {
+            return Ok(Expr::new(Node::Unary(UnOp::Sqrt, a.cast_into(tin)), tout, shape, ctx));
+        }
+    }
     // int64 against uint64 promotes to float64, which cannot hold every value of either:
     // comparisons keep both operands' own types, and the kernel compares them exactly, as
     // NumPy 2 does.
