@@ -457,3 +457,45 @@ fn huge_ddof_leaves_no_degree_of_freedom() {
     let c = Array::from_slice(&ctx, &[5.0f32; 3], &[3]).unwrap();
     assert!(c.var(usize::MAX).unwrap().item().unwrap().is_nan());
 }
+
+/// Regression (found by differential fuzzing against NumPy): a running sum or product began
+/// from its neutral, so the first value was `0 + x` or `1 * x`, not `x` as in NumPy:
+/// `cumsum([-0.0, -0.0])` was `[0, 0]` (NumPy `[-0, -0]`), a complex `cumprod` of
+/// `[nan+1j, 2]` began with `nan+nanj` and of `[inf+0j]` with `inf+nanj` (`0·inf` in the
+/// complex product by 1). Long lines too (the look-back and vector paths), and the exclusive
+/// sum still begins with +0.
+#[test]
+fn running_sums_and_products_begin_with_the_first_element() {
+    let ctx = ctx();
+    for n in [2usize, 5000] {
+        let x = Array::from_slice(&ctx, &vec![-0.0f64; n], &[n]).unwrap();
+        let s = x.cumsum(0).unwrap().to_vec().unwrap();
+        assert!(s.iter().all(|v| *v == 0.0 && v.is_sign_negative()), "f64 {n}: {:?}", &s[..2]);
+        let x = Array::from_slice(&ctx, &vec![-0.0f32; n], &[n]).unwrap();
+        let s = x.cumsum(0).unwrap().to_vec().unwrap();
+        assert!(s.iter().all(|v| *v == 0.0 && v.is_sign_negative()), "f32 {n}: {:?}", &s[..2]);
+        let e = x.cumsum_exclusive(0).unwrap().to_vec().unwrap();
+        assert!(e[0] == 0.0 && e[0].is_sign_positive(), "{:?}", &e[..2]);
+        let z = Array::from_slice(&ctx, &vec![Complex::new(-0.0f64, -0.0); n], &[n]).unwrap();
+        let s = z.cumsum(0).unwrap().to_vec().unwrap();
+        assert!(
+            s.iter().all(|v| v.re.is_sign_negative() && v.im.is_sign_negative()),
+            "c128 {n}: {:?}",
+            &s[..2]
+        );
+    }
+    let z = Array::from_slice(&ctx, &[Complex::new(f64::NAN, 1.0), Complex::new(2.0, 0.0)], &[2]).unwrap();
+    let p = z.cumprod(0).unwrap().to_vec().unwrap();
+    assert!(p[0].re.is_nan() && p[0].im == 1.0, "{p:?}");
+    for c in [Complex::new(f32::INFINITY, 0.0), Complex::new(2.75, -0.0)] {
+        let z = Array::from_slice(&ctx, &[c], &[1]).unwrap();
+        let p = z.cumprod(0).unwrap().to_vec().unwrap();
+        assert!(
+            p[0].re == c.re && p[0].im == c.im && p[0].im.is_sign_negative() == c.im.is_sign_negative(),
+            "{c}: {p:?}"
+        );
+    }
+    // Products of ordinary values are unchanged.
+    let z = Array::from_slice(&ctx, &[Complex::new(1.0f64, 2.0), Complex::new(3.0, -1.0)], &[2]).unwrap();
+    assert_eq!(z.cumprod(0).unwrap().to_vec().unwrap()[1], Complex::new(5.0, 5.0));
+}

@@ -266,12 +266,26 @@ impl Expr {
 fn cum_spec(t: DType, prod: bool, exclusive: bool) -> ScanSpec {
     let out = t.sum_type();
     let acc = out.acc_type();
+    // The first running value is the first element itself, as in NumPy: the neutral must
+    // leave every element as it is. For float sums that is -0.0 (`+0.0 + -0.0` is +0.0, a
+    // running -0.0 stays -0.0; +0.0 turned it into +0.0); an exclusive scan's first value is
+    // the neutral itself, +0.0 there. A complex product by (1, 0) is no identity for infinite
+    // or NaN parts (`0·inf` is NaN): the neutral is passed through instead of multiplied.
     let combine = match (prod, acc.is_complex()) {
         (false, _) => "a + b".to_string(),
-        (true, true) => format!("cmul_{}(a, b)", csfx(acc)),
+        (true, true) => {
+            format!("((a.x == 1 && a.y == 0) ? b : (b.x == 1 && b.y == 0) ? a : cmul_{}(a, b))", csfx(acc))
+        }
         (true, false) => "a * b".to_string(),
     };
-    let neutral = if prod { acc.one() } else { acc.zero() };
+    let neutral = match (prod, exclusive) {
+        (true, _) => acc.one(),
+        (false, false) if acc.is_float() || acc.is_complex() => {
+            let f = if acc.real() == DType::F64 { "-0.0" } else { "-0.0f" };
+            format!("(({})({f}))", acc.cl_compute())
+        }
+        (false, _) => acc.zero(),
+    };
     ScanSpec { acc, neutral, combine, out, output: "item".into(), exclusive, preamble: String::new() }
 }
 
