@@ -310,3 +310,26 @@ def test_scalar_power_fast_paths(exponent, dtype):
     if np.dtype(dtype).kind == "c" and (type(exponent), exponent) in ((float, 0.5), (int, -1)):
         # The results that tell sqrt and reciprocal from power: exactly NumPy's.
         np.testing.assert_array_equal(got[np.isfinite(want)], want[np.isfinite(want)])
+
+
+@pytest.mark.parametrize("case", [
+    # Regressions (found by differential fuzzing): an in-place operator whose result has more
+    # dimensions than the array (leading axes of 1) was accepted; NumPy refuses it as a
+    # non-broadcastable output. `put` with no values writes nothing in NumPy (it was refused).
+    lambda m: _iadd(m.zeros(3), m.ones((1, 3))),
+    lambda m: _iadd(m.zeros((2, 3)), m.ones(3)),
+    lambda m: _put(m.asarray(np.arange(3.0)), [0, 1], []),
+    lambda m: _put(m.asarray(np.arange(3.0)), [2], [7.0]),
+])
+def test_inplace_output_shape_and_empty_put(case):
+    same_outcome(outcome(lambda: case(cl)), outcome(lambda: case(np)))
+
+
+def _iadd(a, b):
+    a += b
+    return a
+
+
+def _put(a, i, v):
+    a.put(i, v)
+    return a

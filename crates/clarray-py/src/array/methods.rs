@@ -711,6 +711,10 @@ impl PyArr {
             Ok(v) => v.borrow().inner.clone(),
             Err(_) => upload(self.ctx(), values, Some(self.inner.dtype()))?,
         };
+        // NumPy writes nothing for an empty `values` (it repeats values to the indices' length).
+        if vals.is_empty() {
+            return Ok(());
+        }
         let mut t = self.inner.clone();
         py.detach(|| t.put(&idx, &vals)).py()
     }

@@ -108,6 +108,16 @@ impl PyArr {
             }));
         }
         let mut t = self.inner.clone();
+        // NumPy's in-place operators write into the array as an ufunc's `out`: a result of more
+        // dimensions (leading axes of 1 included, which an assignment drops) is refused.
+        let (res, own) = (e.shape().py()?, self.inner.shape().to_vec());
+        if res.len() > own.len() {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "non-broadcastable output operand with shape {} doesn't match the broadcast shape {}",
+                py_shape(&own),
+                py_shape(&res)
+            )));
+        }
         py.detach(|| t.assign(e)).py()
     }
 
@@ -167,5 +177,13 @@ fn fast_power(a: &DynArray, op: BinOp, exponent: &Bound<'_, PyAny>) -> Option<Ex
         Some(unary(UnOp::Sqrt, a))
     } else {
         None
+    }
+}
+
+/// A shape as Python prints a tuple: `(3,)`, `(1, 3)`, `()`.
+fn py_shape(s: &[usize]) -> String {
+    match s {
+        [n] => format!("({n},)"),
+        _ => format!("({})", s.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")),
     }
 }
