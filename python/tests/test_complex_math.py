@@ -135,3 +135,21 @@ def test_ordering_matches_numpy(dt, seed):
             np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
             m = ~np.isnan(w)
             assert g[m].tobytes() == w[m].tobytes(), (name, part)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_power_of_infinite_and_subnormal_values(dtype):
+    # Regressions (found by differential fuzzing): z ** 2.5 of an infinite z gave NaN (0·inf
+    # in the exponent's cross terms), and z ** w of a subnormal z lost most of its angle (log|z|
+    # taken of a subnormal |z|); NumPy gives inf / 0 and the accurate value.
+    tiny = np.finfo(dtype).smallest_subnormal
+    z = np.array([complex(np.inf, 0), complex(0.5, 0), complex(tiny, tiny), complex(3 * tiny, -tiny), 2 + 1j], dtype)
+    for w in (2.5, -2.5, 1j, 0.5 + 0.25j):
+        with np.errstate(all="ignore"):
+            want = np.power(z, np.asarray(w, dtype))
+            got = cl.power(cl.asarray(z), cl.asarray(np.asarray(w, dtype))).get()
+        fin = np.isfinite(want)
+        assert np.array_equal(np.isfinite(got), fin), (w, got, want)
+        np.testing.assert_allclose(got[fin], want[fin], rtol=1e-4 if dtype == np.complex64 else 1e-10)
+        both_inf = np.isinf(want.real) & ~np.isfinite(got.real)
+        assert np.array_equal(got.real[both_inf], want.real[both_inf]), (w, got, want)

@@ -177,9 +177,12 @@ impl Emitter {
             // with log|a| taken through log1p near |a| = 1 and halved parts near overflow, as
             // NumPy's clog.
             "pow" => {
-                let max = if d == DType::C128 { "DBL_MAX" } else { "FLT_MAX" };
+                // log|a| is the complex log's (`zlabs`, written after this helper: declared here),
+                // and the power is the complex exp of `b·log a` (C99 Annex G's infinities).
+                self.complex_math(UnOp::Log, d);
                 format!(
-                    "{ct} {name}_mul({ct} a, {ct} b) {{ return ({ct})(a.x*b.x - a.y*b.y, a.x*b.y + a.y*b.x); }}
+                    "{f} zlabs_{ct}({f} x, {f} y);
+{ct} {name}_mul({ct} a, {ct} b) {{ return ({ct})(a.x*b.x - a.y*b.y, a.x*b.y + a.y*b.x); }}
 {ct} {name}({ct} a, {ct} b) {{
   if (b.x == 0 && b.y == 0) return ({ct})(1, 0);
   if (a.x == 0 && a.y == 0) return b.x > 0 ? ({ct})(0, 0) : ({ct})(NAN, NAN);
@@ -206,25 +209,11 @@ impl Emitter {
     {f} t = r.x / r.y, s = 1 / (r.y + r.x * t);
     return ({ct})((t + 0) * s, -s);
   }}
-  {f} ax = fabs(a.x), ay = fabs(a.y), lr;
-  if (ax > {max} / 4 || ay > {max} / 4) {{
-    lr = log(hypot(ax / 2, ay / 2)) + M_LN2{suffix};
-  }} else {{
-    {f} h = hypot(ax, ay);
-    if (h >= ({f})0.71 && h <= ({f})1.73) {{
-      {f} hi = fmax(ax, ay), lo = fmin(ax, ay);
-      lr = log1p((hi - 1) * (hi + 1) + lo * lo) / 2;
-    }} else {{
-      lr = log(h);
-    }}
-  }}
-  {f} li = atan2(a.y, a.x);
-  {f} er = lr * b.x - li * b.y, ei = lr * b.y + li * b.x;
-  {f} e = exp(er);
-  if (ei == 0) return ({ct})(e, ei);
-  return ({ct})(e * cos(ei), e * sin(ei));
-}}",
-                    suffix = if d == DType::C128 { "" } else { "_F" }
+  {f} lr = zlabs_{ct}(a.x, a.y), li = atan2(a.y, a.x);
+  // A real exponent scales the log without cross terms (0·inf would be NaN).
+  {f} er = b.y == 0 ? lr * b.x : lr * b.x - li * b.y, ei = b.y == 0 ? li * b.x : lr * b.y + li * b.x;
+  return cexp_{ct}(({ct})(er, ei));
+}}"
                 )
             }
             // sqrt(z) = s * sqrt(z / s^2): |z| + |Re z| overflows for parts above about a
