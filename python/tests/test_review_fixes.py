@@ -224,13 +224,16 @@ def test_nonblocking_reads_land_in_order_while_another_thread_waits(ctx):
 
 
 class _Hooked(np.ndarray):
-    """An array whose assignment first runs the hooks in ``HOOKS`` (as the cyclic GC could
-    while a read is written into its host array)."""
+    """An array whose ``flags``, which the binding reads while a non-blocking read lands in it
+    (the writeable check, before the bytes are written), first runs the hooks in ``HOOKS`` (as
+    the cyclic GC could while a read is written into its host array). The bytes themselves are
+    written through a plain uint8 view made at the enqueue, which runs no Python code."""
 
-    def __setitem__(self, key, value):
+    @property
+    def flags(self):
         while HOOKS:
             HOOKS.pop()()
-        super().__setitem__(key, value)
+        return super().flags
 
 
 HOOKS = []
@@ -238,19 +241,37 @@ HOOKS = []
 
 @pytest.mark.parametrize("nested", ["drop", "wait", "finish"])
 def test_python_code_run_while_a_read_lands_can_finish_a_later_read(ctx, src_buf, nested):
-    # Dropping (or waiting on) a later read's event from Python code run while an earlier read
-    # is written into its array neither deadlocks nor lets the later read land first.
+    # Dropping (or waiting on) a later read's event, or finishing the context, from Python code
+    # run while an earlier read is written into its array neither deadlocks nor lets the later
+    # read land first: the landing in progress lands the later read too, after the earlier one.
     sevens = cl.Buffer(N * 4)
     cl.enqueue_copy(sevens, np.full(N, 7, np.float32))
     h = np.zeros(N, np.float32).view(_Hooked)
     e1 = cl.enqueue_copy(h, src_buf, is_blocking=False)
     later = [cl.enqueue_copy(h, sevens, is_blocking=False)]
-    HOOKS.append({"drop": later.clear, "wait": lambda: later[0].wait(), "finish": ctx.finish}[nested])
-    t = threading.Thread(target=e1.wait, daemon=True)
+    ran, errors = [], []
+    action = {"drop": later.clear, "wait": lambda: later[0].wait(), "finish": ctx.finish}[nested]
+
+    def hook():
+        action()
+        ran.append(nested)
+
+    def wait_first():
+        try:
+            e1.wait()
+        except BaseException as e:  # noqa: BLE001
+            errors.append(e)
+
+    HOOKS.append(hook)
+    t = threading.Thread(target=wait_first, daemon=True)
     t.start()
     t.join(30)
     assert not t.is_alive(), "deadlock"
     HOOKS.clear()
+    assert not errors, errors
+    # Without the hook run during the landing, nothing here would land the later read: e1.wait()
+    # lands e1 and only the reads the device happens to have completed by then.
+    assert ran == [nested], "the hook did not run while the read landed"
     np.testing.assert_array_equal(np.asarray(h), np.full(N, 7, np.float32))
     del later
 

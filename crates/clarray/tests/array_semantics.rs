@@ -593,3 +593,20 @@ fn a_float_power_of_a_scalar_half_is_sqrt_as_numpy() {
     let got = y.pow(0.5).eval::<f32>().unwrap().to_vec().unwrap();
     assert!(got[0].is_sign_negative() && got[1] == 3.0, "{got:?}");
 }
+
+/// Regressions (found in review): a negative exponent of scalars only nested in an expression
+/// (`a + 2 ** (0 - 1)`) escaped the check (its power has no device: the evaluating one is
+/// used), and a same-width cast of an unsigned exponent (`u32::MAX as i32` is -1) was taken
+/// as never negative.
+#[test]
+fn negative_exponents_hidden_in_scalars_or_casts_are_refused() {
+    let ctx = ctx();
+    let a = Array::from_slice(ctx, &[2i32, 3], &[2]).unwrap();
+    let nested = &a + clarray::array::pow(Expr::typed_scalar(2i32), Expr::typed_scalar(0i32) - 1);
+    assert!(matches!(nested.eval::<i32>().unwrap_err(), Error::Value { name: "exponent", .. }));
+    let u = Array::from_slice(ctx, &[u32::MAX, 2], &[2]).unwrap();
+    let e = a.pow(u.expr().cast(DType::I32)).eval::<i32>().unwrap_err();
+    assert!(matches!(e, Error::Value { name: "exponent", .. }), "{e}");
+    let small = Array::from_slice(ctx, &[u16::MAX, 2], &[2]).unwrap();
+    assert_eq!(a.pow(small.expr().cast(DType::I32)).eval::<i32>().unwrap().to_vec().unwrap()[1], 9);
+}

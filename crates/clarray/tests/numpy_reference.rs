@@ -851,8 +851,12 @@ fn binary_case(c: BinCase) -> Result<(), String> {
             let y = if settle && c.form != 2 { cast(y, sb).unwrap_or(y) } else { y };
             let exact = if is_cmp(op) && both_int(sa, sb) { Some((as_i(x), as_i(y))) } else { None };
             let exact = if is_cmp(op) && out_of_range { Some((as_i_or(x), as_i_or(y))) } else { exact };
-            // NumPy's real float power loops take sqrt for a scalar exponent of 0.5.
-            if op == BinOp::Pow && c.form == 1 && is_float(tin) && as_f(to_loop(y, tin)) == 0.5 {
+            // NumPy's float32/float64 power loops take sqrt for a scalar exponent of 0.5.
+            if op == BinOp::Pow
+                && c.form == 1
+                && matches!(tin, DType::F32 | DType::F64)
+                && as_f(to_loop(y, tin)) == 0.5
+            {
                 return unary_value(UnOp::Sqrt, to_loop(x, tin), tin, tout);
             }
             binary_value(op, to_loop(x, tin), to_loop(y, tin), tin, tout, exact)

@@ -156,24 +156,32 @@ pub fn wrap(py: Python<'_>, a: DynArray) -> PyResult<Py<PyArr>> {
     Py::new(py, PyArr::new(a))
 }
 
-/// NumPy's operator `**` on a float or complex array takes ufuncs other than `power` for
-/// three exponents (its `fast_scalar_power`): a Python `int` -1 is `reciprocal(a)`, a Python
-/// `int` 2 is `square(a)`, a Python `float` 0.5 is `sqrt(a)`; their results differ from
-/// `power`'s (`(-4+0j) ** 0.5` is `2j`, not `1.2e-16+2j`; `(0+infj) ** -1` is `-0j`, not NaN).
-/// Other exponents, `-1.0` and `2.0` included, and NumPy scalars take `power`.
+/// NumPy's operator `**` takes ufuncs other than `power` for three exponents (its
+/// `fast_scalar_power`): a Python `int` 2 is `square(a)` for every dtype (bool squares in int8),
+/// a Python `int` -1 is `reciprocal(a)` and a Python `float` 0.5 is `sqrt(a)` for float and
+/// complex arrays; their results differ from `power`'s (`(-4+0j) ** 0.5` is `2j`, not
+/// `1.2e-16+2j`). Other exponents, `-1.0` and `2.0` included, and NumPy scalars take `power`.
+/// (Complex `reciprocal` is not a clarray operation: a complex `** -1` takes `power`, which
+/// differs from NumPy's at zeros, infinities and subnormals.)
 fn fast_power(a: &DynArray, op: BinOp, exponent: &Bound<'_, PyAny>) -> Option<Expr> {
     use pyo3::types::{PyFloat, PyInt};
     let d = a.dtype();
-    if op != BinOp::Pow || !(d.is_float() || d.is_complex()) {
+    if op != BinOp::Pow {
         return None;
     }
+    let inexact = d.is_float() || d.is_complex();
     if exponent.is_exact_instance_of::<PyInt>() {
         match exponent.extract::<i64>().ok()? {
-            -1 => Some(binary(BinOp::Div, 1.0, a)),
+            -1 if d.is_float() => Some(binary(BinOp::Div, 1.0, a)),
+            2 if d == clarray::DType::Bool => {
+                let b = a.expr().cast(clarray::DType::I8);
+                Some(binary(BinOp::Mul, &b, &b))
+            }
             2 => Some(binary(BinOp::Mul, a, a)),
             _ => None,
         }
-    } else if exponent.is_exact_instance_of::<PyFloat>() && exponent.extract::<f64>().ok()? == 0.5 {
+    } else if inexact && exponent.is_exact_instance_of::<PyFloat>() && exponent.extract::<f64>().ok()? == 0.5
+    {
         Some(unary(UnOp::Sqrt, a))
     } else {
         None

@@ -269,13 +269,11 @@ fn cum_spec(t: DType, prod: bool, exclusive: bool) -> ScanSpec {
     // The first running value is the first element itself, as in NumPy: the neutral must
     // leave every element as it is. For float sums that is -0.0 (`+0.0 + -0.0` is +0.0, a
     // running -0.0 stays -0.0; +0.0 turned it into +0.0); an exclusive scan's first value is
-    // the neutral itself, +0.0 there. A complex product by (1, 0) is no identity for infinite
-    // or NaN parts (`0·inf` is NaN): the neutral is passed through instead of multiplied.
+    // the neutral itself, +0.0 there. (A complex running product starts from (1, 0), which is
+    // no identity for infinite or NaN parts, `0·inf` being NaN: documented.)
     let combine = match (prod, acc.is_complex()) {
         (false, _) => "a + b".to_string(),
-        (true, true) => {
-            format!("((a.x == 1 && a.y == 0) ? b : (b.x == 1 && b.y == 0) ? a : cmul_{}(a, b))", csfx(acc))
-        }
+        (true, true) => format!("cmul_{}(a, b)", csfx(acc)),
         (true, false) => "a * b".to_string(),
     };
     let neutral = match (prod, exclusive) {

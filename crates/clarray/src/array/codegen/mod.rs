@@ -311,7 +311,8 @@ pub(crate) fn eval_into(
 /// refused power writes nothing.
 pub(crate) fn check_int_powers(expr: &Expr) -> Result<()> {
     // Recursive, with the nodes seen inline: the usual small expression allocates nothing.
-    fn walk(e: &Expr, seen: &mut SmallVec<[*const ExprInner; 8]>) -> Result<()> {
+    // `ctx`: the device the expression is evaluated on (a power of scalars only has none).
+    fn walk(e: &Expr, ctx: Option<&Context>, seen: &mut SmallVec<[*const ExprInner; 8]>) -> Result<()> {
         let inner = e.inner()?;
         if seen.contains(&Arc::as_ptr(inner)) {
             return Ok(());
@@ -319,19 +320,21 @@ pub(crate) fn check_int_powers(expr: &Expr) -> Result<()> {
         seen.push(Arc::as_ptr(inner));
         match &inner.node {
             Node::Array(_) | Node::Scalar(_) | Node::Index => Ok(()),
-            Node::Unary(_, a) | Node::Cast(a) => walk(a, seen),
+            Node::Unary(_, a) | Node::Cast(a) => walk(a, ctx, seen),
             Node::Binary(op, a, b) => {
                 // The operands first: the exponent's own powers are checked once, here, and
                 // `any_negative` evaluates it unchecked.
-                walk(a, seen)?;
-                walk(b, seen)?;
+                walk(a, ctx, seen)?;
+                walk(b, ctx, seen)?;
                 let (ib, base) = (b.inner()?, a.inner()?);
                 // (An empty power is no error: NumPy's loop never looks at its exponents. An
-                // exponent that is an unsigned or bool value cast to the power's signed type
-                // cannot be negative.)
+                // exponent that is a bool, or an unsigned value widened to the power's signed
+                // type, cannot be negative; a same-width or narrowing cast can.)
                 let never_negative = match &ib.node {
                     Node::Scalar(_) => true, // refused when the power was built
-                    Node::Cast(x) => x.dtype().is_ok_and(|d| d.is_unsigned_int() || d == DType::Bool),
+                    Node::Cast(x) => x.dtype().is_ok_and(|d| {
+                        d == DType::Bool || (d.is_unsigned_int() && d.size() < ib.dtype.size())
+                    }),
                     _ => false,
                 };
                 if *op == crate::kernel::ops::BinOp::Pow
@@ -339,7 +342,7 @@ pub(crate) fn check_int_powers(expr: &Expr) -> Result<()> {
                     && ib.dtype.is_signed_int()
                     && !never_negative
                     && !inner.shape.contains(&0)
-                    && any_negative(b, inner.ctx.as_ref())?
+                    && any_negative(b, inner.ctx.as_ref().or(ctx))?
                 {
                     return Err(crate::Error::Value {
                         name: "exponent",
@@ -355,13 +358,14 @@ pub(crate) fn check_int_powers(expr: &Expr) -> Result<()> {
                 Ok(())
             }
             Node::Where(c, a, b) => {
-                walk(c, seen)?;
-                walk(a, seen)?;
-                walk(b, seen)
+                walk(c, ctx, seen)?;
+                walk(a, ctx, seen)?;
+                walk(b, ctx, seen)
             }
         }
     }
-    walk(expr, &mut SmallVec::new())
+    let ctx = expr.inner()?.ctx.clone();
+    walk(expr, ctx.as_ref(), &mut SmallVec::new())
 }
 
 /// Whether the signed integer expression `e` (its own powers already checked) has a negative

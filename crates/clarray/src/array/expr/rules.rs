@@ -178,11 +178,12 @@ pub(super) fn build_binary(op: BinOp, a: Expr, b: Expr) -> Result<Expr> {
             });
         }
     }
-    // NumPy's real float power loops take `sqrt` for a scalar exponent of 0.5 (stride 0):
-    // `power(-inf, 0.5)` is NaN and `power(-0.0, 0.5)` is -0.0 there, as `sqrt` gives, where C's
-    // `pow` gives +inf and +0.0 (an array of exponents takes `pow`, in NumPy too).
+    // NumPy's float32 and float64 power loops take `sqrt` for a scalar exponent of 0.5 (stride
+    // 0): `power(-inf, 0.5)` is NaN and `power(-0.0, 0.5)` is -0.0 there, as `sqrt` gives, where
+    // C's `pow` gives +inf and +0.0 (an array of exponents takes `pow`, in NumPy too; float16's
+    // loop has no such path).
     if let (BinOp::Pow, Kind::Float, Node::Scalar(Scalar::Float(e))) = (op, tin.kind(), &ib.node) {
-        if *e == 0.5 {
+        if *e == 0.5 && tin != DType::F16 {
             return Ok(Expr::new(Node::Unary(UnOp::Sqrt, a.cast_into(tin)), tout, shape, ctx));
         }
     }
