@@ -175,6 +175,14 @@ fn gen_rate<T: Cx>(r: &mut StdRng, n: usize, nan_rate: f64) -> Vec<T> {
 
 /// The view numbered `view` of a 3-d device array and of its host copy: the whole, the
 /// transpose, axes permuted, or reversed and every other element.
+/// Random values of `shape` (from `seed`) on the device and on the host.
+fn random_input<T: Cx>(seed: u64, shape: [usize; 3]) -> (Array<T>, ArrayD<T>) {
+    let mut r = StdRng::seed_from_u64(seed);
+    let data: Vec<T> = gen(&mut r, shape.iter().product());
+    let full = Array::from_slice(&shared_ctx(), &data, &shape).unwrap();
+    (full, ArrayD::from_shape_vec(IxDyn(&shape), data).unwrap())
+}
+
 fn views<'a, T: Cx>(full: &Array<T>, host: &'a ArrayD<T>, view: u8) -> (Array<T>, ArrayViewD<'a, T>) {
     match view % 4 {
         0 => (full.clone(), host.view()),
@@ -194,10 +202,7 @@ fn check_reductions<T: Cx>(
     keepdims: bool,
 ) -> Result<(), TestCaseError> {
     let ctx = shared_ctx();
-    let mut r = StdRng::seed_from_u64(seed);
-    let data: Vec<T> = gen(&mut r, shape.iter().product());
-    let full = Array::from_slice(&ctx, &data, &shape).unwrap();
-    let host = ArrayD::from_shape_vec(IxDyn(&shape), data).unwrap();
+    let (full, host) = random_input::<T>(seed, shape);
     let (a, h) = views(&full, &host, view);
     let sh = h.shape().to_vec();
     let axes: Axes = if ax == 0 { Axes::All } else { Axes::from(AXES[ax].to_vec()) };
@@ -328,11 +333,7 @@ fn check_sort<T: Cx>(
 }
 
 fn check_sorts<T: Cx>(seed: u64, shape: [usize; 3], view: u8, axis: isize) -> Result<(), TestCaseError> {
-    let ctx = shared_ctx();
-    let mut r = StdRng::seed_from_u64(seed);
-    let data: Vec<T> = gen(&mut r, shape.iter().product());
-    let full = Array::from_slice(&ctx, &data, &shape).unwrap();
-    let host = ArrayD::from_shape_vec(IxDyn(&shape), data).unwrap();
+    let (full, host) = random_input::<T>(seed, shape);
     let (a, h) = views(&full, &host, view);
     check_sort(&a, &h, axis, seed % 4 == 0)
 }
