@@ -344,3 +344,10 @@ def test_bool_squared_is_int8():
     # NumPy's operator ** 2 squares every dtype: a bool array gives int8 (power gives int64).
     x = np.array([True, False])
     same_outcome(outcome(lambda: cl.asarray(x) ** 2), x ** 2)
+
+
+def test_inplace_output_shape_message():
+    # The refusal says what NumPy says: the array's shape and the result's.
+    a = cl.zeros(3)
+    with pytest.raises(ValueError, match=r"non-broadcastable output operand with shape \(3,\) doesn't match the broadcast shape \(1, 3\)"):
+        a += cl.ones((1, 3))

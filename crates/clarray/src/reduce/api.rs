@@ -35,7 +35,8 @@ pub(crate) fn map_of_expr(e: &Expr) -> Result<MapExpr> {
         let dt = e.dtype()?;
         let out = Strided::empty(&ctx, dt, &shape)?;
         let layout = crate::array::Layout::contiguous(&shape);
-        crate::array::codegen::eval_into(&ctx, e, out.buffer(), &layout, dt)?;
+        // The plan made above (the exponents of integer powers are checked already).
+        crate::array::codegen::eval_plan_into(&ctx, &plan, out.buffer(), &layout)?;
         return Ok(MapExpr::identity(&out));
     }
     let mut inputs = Vec::with_capacity(plan.leaves.len());

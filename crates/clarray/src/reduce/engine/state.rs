@@ -110,10 +110,11 @@ impl<'a> State<'a> {
             Op::ArgMin | Op::ArgMax if self.acc.is_complex() => {
                 // (Values come in order of index: a NaN, or a value strictly past the state's,
                 // replaces a state that holds no NaN.)
+                let s = csfx(self.acc);
                 let past = if *self.op == Op::ArgMin {
-                    clex_lt("y_", &format!("{p}v"))
+                    clex_lt("y_", &format!("{p}v"), s)
                 } else {
-                    clex_lt(&format!("{p}v"), "y_")
+                    clex_lt(&format!("{p}v"), "y_", s)
                 };
                 format!(
                     "{{ {a} y_ = {cast}; if ({p}i < 0 || (!{} && ({} || {past}))) {{ {p}v = y_; {p}i = {idx}; }} }}",
@@ -196,7 +197,8 @@ impl<'a> State<'a> {
             ),
             Op::ArgMin | Op::ArgMax if self.acc.is_complex() => {
                 let (pv, qv) = (format!("{p}v"), format!("{q}v"));
-                let past = if *self.op == Op::ArgMin { clex_lt(&qv, &pv) } else { clex_lt(&pv, &qv) };
+                let s = csfx(self.acc);
+                let past = if *self.op == Op::ArgMin { clex_lt(&qv, &pv, s) } else { clex_lt(&pv, &qv, s) };
                 let (pn, qn) = (cnan(&pv), cnan(&qv));
                 format!(
                     "if ({q}i >= 0 && ({p}i < 0 || ({qn} ? (!{pn} || {q}i < {p}i) : \
@@ -345,8 +347,9 @@ fn cnan(v: &str) -> String {
     format!("(isnan({v}.x) || isnan({v}.y))")
 }
 
-/// Whether the complex value `a` is below `b` in NumPy's order of complex values without NaN:
-/// lexicographic on (real, imaginary), −0.0 equal to +0.0.
-fn clex_lt(a: &str, b: &str) -> String {
-    format!("({a}.x < {b}.x || ({a}.x == {b}.x && {a}.y < {b}.y))")
+/// Whether the complex value `a` is below `b` in NumPy's order (lexicographic on (real,
+/// imaginary), −0.0 equal to +0.0): the shared `clt` helper of the complex set (`s` its
+/// suffix), which callers use only on values without NaN (a NaN is taken apart, first).
+fn clex_lt(a: &str, b: &str, s: &str) -> String {
+    format!("clt_{s}({a}, {b})")
 }
